@@ -1,0 +1,77 @@
+package spec
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// DefaultFile is the conventional spec file name.
+const DefaultFile = "debugflow.yaml"
+
+// ToolVersion is the debugflow release the generated workflows install by default.
+const ToolVersion = "v0.1.0"
+
+// Module is debugflow's Go module path.
+const Module = "github.com/debugflow/debugflow"
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultYAML returns the embedded default spec, comments included (what `debugflow init`
+// writes).
+func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
+
+// Default returns the embedded default spec: the reference CUDA T4 debug workflow.
+func Default() *Spec {
+	s, err := Parse("(embedded default)", defaultYAML)
+	if err != nil {
+		// The embedded file is part of the program and covered by tests: this is a build bug.
+		panic(fmt.Sprintf("embedded default spec is invalid: %v", err))
+	}
+	return s
+}
+
+// applyDefaults fills the fields that are absent from the file. Present fields keep what was
+// written, so validation can reject count: 0 instead of silently using the default.
+func applyDefaults(s *Spec, idx *positions) {
+	setStr := func(p string, dst *string, v string) {
+		if !idx.has(p) && *dst == "" {
+			*dst = v
+		}
+	}
+	setInt := func(p string, dst *int, v int) {
+		if !idx.has(p) {
+			*dst = v
+		}
+	}
+	setStr("workflow.file", &s.Workflow.File, "debugflow.yml")
+	if !idx.has("workflow.name") {
+		s.Workflow.Name = "Debug " + strings.Join(s.Runners, ", ")
+	}
+	setInt("timeout_minutes", &s.TimeoutMinutes, 300)
+	if !idx.has("triggers") {
+		s.Triggers.WorkflowDispatch = true
+	}
+	setStr("checkout.submodules", &s.Checkout.Submodules, "false")
+	setInt("checkout.fetch_depth", &s.Checkout.FetchDepth, 1)
+	setStr("setup.python", &s.Setup.Python, "3.12")
+	setStr("setup.go", &s.Setup.Go, "1.26")
+	setInt("reproducer.workers", &s.Reproducer.Workers, 8)
+	setInt("reproducer.count", &s.Reproducer.Count, 50)
+	setStr("reproducer.python", &s.Reproducer.Python, "python")
+	setStr("reproducer.rebuild_dir", &s.Reproducer.RebuildDir, "build")
+	setStr("sanitizer.tool", &s.Sanitizer.Tool, "memcheck")
+	setInt("sanitizer.print_limit", &s.Sanitizer.PrintLimit, 100)
+	setInt("sanitizer.max_tests", &s.Sanitizer.MaxTests, 5)
+	setStr("sanitizer.when", &s.Sanitizer.When, "failed")
+	setInt("tmate.timeout_minutes", &s.Tmate.TimeoutMinutes, 60)
+	setStr("tmate.placement", &s.Tmate.Placement, "after")
+	setStr("tmate.continue_file", &s.Tmate.ContinueFile, "/tmp/continue")
+	setStr("artifact.name", &s.Artifact.Name, "debugflow_artifacts")
+	setStr("artifact.dir", &s.Artifact.Dir, "/tmp/repro")
+	if !idx.has("step_binary.path") || s.StepBinary.Path == "" {
+		setStr("step_binary.module", &s.StepBinary.Module, Module)
+		setStr("step_binary.version", &s.StepBinary.Version, ToolVersion)
+	}
+}

@@ -1,0 +1,248 @@
+// Package spec defines the debug spec: one YAML file (debugflow.yaml) that says everything the
+// generated debug workflow does. Loading is strict (unknown keys and wrong types are errors with
+// file:line:column and the field path) and validation reports every problem at once.
+package spec
+
+// Spec describes one debug workflow. Field comments are the reference; default.yaml shows
+// every field with the values of the reference T4 debug workflow.
+type Spec struct {
+	// Workflow names the file and title of the generated workflow.
+	Workflow Workflow `yaml:"workflow"`
+	// Runners are the runner labels. One label gives a single job; several give a matrix with
+	// one job per label and a final cross-runner report job.
+	Runners []string `yaml:"runners"`
+	// TimeoutMinutes is the job's timeout-minutes (GitHub's backstop for the whole job).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
+	// Triggers are the events that start the workflow.
+	Triggers Triggers `yaml:"triggers"`
+	// Inputs are the workflow_dispatch inputs, in order. debugflow adds an optional
+	// dispatch_id input of its own so `debugflow dispatch` can find the run it created.
+	Inputs []Input `yaml:"inputs"`
+	// Env is the workflow-level env, in order.
+	Env Env `yaml:"env"`
+	// Checkout is the checkout of the project under test.
+	Checkout Checkout `yaml:"checkout"`
+	// Setup is the toolchain set-up (Python, Go for the step binary).
+	Setup Setup `yaml:"setup"`
+	// Install lists system packages and commands run before the build.
+	Install Install `yaml:"install"`
+	// Build is the build of the project under test.
+	Build Build `yaml:"build"`
+	// Reproducer is the pytest run that hammers the failing tests.
+	Reproducer Reproducer `yaml:"reproducer"`
+	// Sanitizer is the compute-sanitizer run over the tests that failed.
+	Sanitizer Sanitizer `yaml:"sanitizer"`
+	// Tmate is the interactive gate on the runner.
+	Tmate Tmate `yaml:"tmate"`
+	// Artifact is the uploaded evidence.
+	Artifact Artifact `yaml:"artifact"`
+	// StepBinary says where debugflow-step comes from on the runner.
+	StepBinary StepBinary `yaml:"step_binary"`
+}
+
+// Workflow names the generated workflow.
+type Workflow struct {
+	// File is the workflow file name under .github/workflows, e.g. debug_cuda_repro.yml.
+	File string `yaml:"file"`
+	// Name is the workflow title shown in the Actions tab.
+	Name string `yaml:"name"`
+	// Branch is the throw-away debug branch the workflow lives on (used in messages and by
+	// `debugflow dispatch` when --ref is not given and the current branch is unknown).
+	Branch string `yaml:"branch"`
+}
+
+// Triggers are the events that start the workflow.
+type Triggers struct {
+	// PullRequest, when set, runs the workflow on pull_request events of these types. A pull
+	// request is also how GitHub learns about a workflow that exists only on a new branch.
+	PullRequest *PullRequest `yaml:"pull_request"`
+	// WorkflowDispatch enables manual runs with the inputs.
+	WorkflowDispatch bool `yaml:"workflow_dispatch"`
+}
+
+// PullRequest is the pull_request trigger.
+type PullRequest struct {
+	// Types are activity types such as opened, reopened, synchronize.
+	Types []string `yaml:"types"`
+}
+
+// InputType is the type of a workflow_dispatch input.
+type InputType string
+
+// The input types GitHub accepts for workflow_dispatch.
+const (
+	InputString  InputType = "string"
+	InputNumber  InputType = "number"
+	InputBoolean InputType = "boolean"
+	InputChoice  InputType = "choice"
+)
+
+// Input is one workflow_dispatch input.
+type Input struct {
+	Name        string    `yaml:"name"`
+	Type        InputType `yaml:"type"`
+	Description string    `yaml:"description"`
+	Required    bool      `yaml:"required"`
+	// Default is applied by GitHub on manual runs and by the generated expressions
+	// (inputs.x || 'default') when the run comes from another event such as a pull request.
+	Default string   `yaml:"default"`
+	Options []string `yaml:"options"`
+}
+
+// Checkout is the checkout of the project under test.
+type Checkout struct {
+	// Repository is owner/name of the project; empty means the repository of the workflow.
+	Repository string `yaml:"repository"`
+	// RefInput names the input that holds the ref to check out; its default is used when the
+	// run has no inputs. Empty checks out the commit that triggered the run.
+	RefInput string `yaml:"ref_input"`
+	// Submodules is actions/checkout's submodules: "true", "false" or "recursive".
+	Submodules string `yaml:"submodules"`
+	// FetchDepth is actions/checkout's fetch-depth (0 means all history).
+	FetchDepth int `yaml:"fetch_depth"`
+}
+
+// Setup is the toolchain set-up.
+type Setup struct {
+	// Python is the Python version for actions/setup-python ("3.10": quote it in YAML).
+	Python string `yaml:"python"`
+	// Go is the Go version used to install the step binary.
+	Go string `yaml:"go"`
+}
+
+// Install lists system packages and commands run before the build.
+type Install struct {
+	// Apt packages are installed with sudo apt-get (nvidia-cuda-toolkit brings compute-sanitizer).
+	Apt []string `yaml:"apt"`
+	// Commands run in order, each as its own line of the step.
+	Commands []string `yaml:"commands"`
+}
+
+// Build is the build of the project under test.
+type Build struct {
+	Env      Env      `yaml:"env"`
+	Commands []string `yaml:"commands"`
+}
+
+// Reproducer is the pytest run that hammers the failing tests.
+type Reproducer struct {
+	// Paths are the test files or directories handed to pytest.
+	Paths []string `yaml:"paths"`
+	// Select is pytest's -k expression.
+	Select string `yaml:"select"`
+	// Workers is pytest-xdist's -n.
+	Workers int `yaml:"workers"`
+	// Count is pytest-repeat's --count when CountInput is empty.
+	Count int `yaml:"count"`
+	// CountInput names the number input that overrides Count.
+	CountInput string `yaml:"count_input"`
+	// PytestArgs are extra pytest arguments (--tb=long -ra -v are always passed).
+	PytestArgs []string `yaml:"pytest_args"`
+	// Env is extra environment for pytest, in order.
+	Env Env `yaml:"env"`
+	// Python is the interpreter on the runner that has pytest installed.
+	Python string `yaml:"python"`
+	// StopOnFirstFailure stops the whole run at the first failing or crashing test.
+	StopOnFirstFailure bool `yaml:"stop_on_first_failure"`
+	// Standalone is the single test the staged repro_standalone.py runs (for py-spy).
+	Standalone Standalone `yaml:"standalone"`
+	// RebuildDir is where `cmake --build .` rebuilds inside the tmate session.
+	RebuildDir string `yaml:"rebuild_dir"`
+}
+
+// Standalone names one test function for the standalone repro script.
+type Standalone struct {
+	File string `yaml:"file"`
+	Test string `yaml:"test"`
+}
+
+// Sanitizer is the compute-sanitizer run over the tests that failed.
+type Sanitizer struct {
+	// Tool is memcheck, racecheck, initcheck or synccheck.
+	Tool string `yaml:"tool"`
+	// PrintLimit is --print-limit (0 means unlimited).
+	PrintLimit int `yaml:"print_limit"`
+	// MaxTests caps how many failed tests run under the sanitizer.
+	MaxTests int `yaml:"max_tests"`
+	// When is "failed" (only when the reproducer failed) or "always".
+	When string `yaml:"when"`
+	// Args are extra compute-sanitizer arguments.
+	Args []string `yaml:"args"`
+	// Enabled turns the sanitizer step off when false.
+	Enabled *bool `yaml:"enabled"`
+}
+
+// Tmate is the interactive gate.
+type Tmate struct {
+	// Enabled turns the gate off when false.
+	Enabled *bool `yaml:"enabled"`
+	// TimeoutInput names the number input holding the gate timeout in minutes.
+	TimeoutInput string `yaml:"timeout_input"`
+	// TimeoutMinutes is the timeout when TimeoutInput is empty (1 to 360).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
+	// ConnectTimeoutMinutes ends the gate early when nobody attached (0: never).
+	ConnectTimeoutMinutes int `yaml:"connect_timeout_minutes"`
+	// Placement is "after" (a blocking gate at the end) or "before" (open the session before
+	// the reproducer, keep the job alive at the end).
+	Placement string `yaml:"placement"`
+	// LimitToActor lets only the SSH keys of the user who started the run attach.
+	LimitToActor *bool `yaml:"limit_to_actor"`
+	// ContinueFile frees the job when it exists.
+	ContinueFile string `yaml:"continue_file"`
+	// Server is an optional self-hosted tmate server.
+	Server *TmateServer `yaml:"server"`
+}
+
+// TmateServer is a self-hosted tmate server.
+type TmateServer struct {
+	Host               string `yaml:"host"`
+	Port               int    `yaml:"port"`
+	RSAFingerprint     string `yaml:"rsa_fingerprint"`
+	ED25519Fingerprint string `yaml:"ed25519_fingerprint"`
+}
+
+// Artifact is the uploaded evidence.
+type Artifact struct {
+	Name string `yaml:"name"`
+	Dir  string `yaml:"dir"`
+}
+
+// StepBinary says where debugflow-step comes from on the runner: `go install
+// <module>/cmd/debugflow-step@<version>` (a full version or commit, never @latest), or a
+// path inside the checkout to build from.
+type StepBinary struct {
+	Module  string `yaml:"module"`
+	Version string `yaml:"version"`
+	Path    string `yaml:"path"`
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	Name  string
+	Value string
+}
+
+// Env is an ordered list of environment variables, written in YAML as a mapping.
+type Env []EnvVar
+
+// GateEnabled reports whether the tmate gate is emitted.
+func (t Tmate) GateEnabled() bool { return t.Enabled == nil || *t.Enabled }
+
+// LimitsToActor reports whether only the actor's SSH keys may attach (default true).
+func (t Tmate) LimitsToActor() bool { return t.LimitToActor == nil || *t.LimitToActor }
+
+// SanitizerEnabled reports whether the sanitizer step is emitted.
+func (s Sanitizer) SanitizerEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// Input returns the input called name.
+func (s *Spec) Input(name string) (Input, bool) {
+	for _, in := range s.Inputs {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Input{}, false
+}
+
+// Matrix reports whether the spec runs on several runner types.
+func (s *Spec) Matrix() bool { return len(s.Runners) > 1 }

@@ -1,0 +1,182 @@
+package spec
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Every file under testdata/ok must load clean.
+func TestOKSpecs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ok/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no specs under testdata/ok")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f); err != nil {
+				t.Fatalf("want no error, got:\n%v", err)
+			}
+		})
+	}
+}
+
+// Every file under testdata/err carries its expected errors as "# want: line:col: path: message"
+// comments; the errors must match them one to one (each want a prefix of one error).
+func TestErrSpecs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/err/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no specs under testdata/err")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wants []string
+			for _, line := range strings.Split(string(data), "\n") {
+				if w, ok := strings.CutPrefix(line, "# want: "); ok {
+					wants = append(wants, f+":"+w)
+				}
+			}
+			if len(wants) == 0 {
+				t.Fatal("no # want: lines")
+			}
+			_, err = Parse(f, data)
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("want spec.Errors, got %T: %v", err, err)
+			}
+			if len(errs) != len(wants) {
+				t.Fatalf("want %d errors, got %d:\n%v", len(wants), len(errs), err)
+			}
+			for i, w := range wants {
+				if got := errs[i].Error(); !strings.HasPrefix(got, w) {
+					t.Errorf("error %d:\n got: %s\nwant: %s...", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDefaultIsTheReferenceWorkflow(t *testing.T) {
+	s := Default()
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"title", s.Workflow.Name, "Debug CUDA T4 max-reducer hang"},
+		{"runners", s.Runners, []string{"gpu-t4-4-core"}},
+		{"pull_request types", s.Triggers.PullRequest.Types, []string{"opened", "reopened", "synchronize"}},
+		{"dispatch", s.Triggers.WorkflowDispatch, true},
+		{"input names", inputNames(s), []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count"}},
+		{"ref default", s.Inputs[0].Default, "efd3f69abba15b574bf729ae11239d2a203a5f40"},
+		{"tmate default", s.Inputs[1].Default, "60"},
+		{"count default", s.Inputs[2].Default, "50"},
+		{"env", s.Env, Env{{"CUDA_LAUNCH_BLOCKING", "1"}, {"PYTHONUNBUFFERED", "1"}, {"PYTHONFAULTHANDLER", "1"}}},
+		{"cmake args", s.Build.Env, Env{{"QUADRANTS_CMAKE_ARGS", "-DQD_WITH_VULKAN=OFF -DQD_WITH_CUDA=ON -DQD_WITH_AMDGPU=OFF -DQD_BUILD_TESTS=OFF"}}},
+		{"build", s.Build.Commands, []string{"pip install -e . --no-build-isolation"}},
+		{"apt", s.Install.Apt, []string{"nvidia-cuda-toolkit"}},
+		{"python", s.Setup.Python, "3.10"},
+		{"submodules", s.Checkout.Submodules, "recursive"},
+		{"paths", s.Reproducer.Paths, []string{"tests/python/test_ad_ndarray.py"}},
+		{"select", s.Reproducer.Select, "cuda"},
+		{"workers", s.Reproducer.Workers, 8},
+		{"count input", s.Reproducer.CountInput, "reproduce_count"},
+		{"tool", s.Sanitizer.Tool, "memcheck"},
+		{"artifact", s.Artifact, Artifact{Name: "debug_cuda_repro_artifacts", Dir: "/tmp/repro"}},
+		{"tmate limit", s.Tmate.LimitsToActor(), true},
+		{"continue", s.Tmate.ContinueFile, "/tmp/continue"},
+		{"placement", s.Tmate.Placement, "after"},
+		{"step binary", s.StepBinary, StepBinary{Module: Module, Version: ToolVersion}},
+	}
+	for _, c := range checks {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestDefaultsFillOnlyAbsentFields(t *testing.T) {
+	s, err := Parse("min.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Reproducer.Count != 50 || s.Reproducer.Workers != 8 || s.Sanitizer.PrintLimit != 100 ||
+		s.Tmate.TimeoutMinutes != 60 || s.Artifact.Dir != "/tmp/repro" || !s.Triggers.WorkflowDispatch {
+		t.Errorf("defaults not applied: %+v", s)
+	}
+	// A present zero is kept and rejected, not replaced by the default.
+	_, err = Parse("zero.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n  workers: 0\n  count: 0\n"))
+	if err == nil || !strings.Contains(err.Error(), "reproducer.count: must be at least 1") {
+		t.Errorf("want count error, got %v", err)
+	}
+	if strings.Contains(err.Error(), "workers") {
+		t.Errorf("workers: 0 (no xdist) is valid, got %v", err)
+	}
+}
+
+func TestEnvKeepsOrder(t *testing.T) {
+	s, err := Parse("env.yaml", []byte("runners: [gpu]\nreproducer: {paths: [t]}\nenv:\n  Z: 1\n  A: x\n  M: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Env{{"Z", "1"}, {"A", "x"}, {"M", "true"}}
+	if diff := cmp.Diff(want, s.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaultYAMLIsACopy(t *testing.T) {
+	a := DefaultYAML()
+	a[0] = 'X'
+	if DefaultYAML()[0] == 'X' {
+		t.Error("DefaultYAML returned the embedded slice itself")
+	}
+}
+
+func inputNames(s *Spec) []string {
+	var names []string
+	for _, in := range s.Inputs {
+		names = append(names, in.Name)
+	}
+	return names
+}
+
+// FuzzParse: any bytes either load or give located errors, never a panic.
+func FuzzParse(f *testing.F) {
+	f.Add(DefaultYAML())
+	seeds, _ := filepath.Glob("testdata/*/*.yaml")
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.yaml", data)
+		if err == nil {
+			if s == nil || len(s.Runners) == 0 || s.Reproducer.Count < 1 {
+				t.Fatalf("valid spec breaks an invariant: %+v", s)
+			}
+			return
+		}
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) == 0 {
+			t.Fatalf("want spec.Errors, got %T: %v", err, err)
+		}
+	})
+}
+
+func BenchmarkParseDefault(b *testing.B) {
+	data := DefaultYAML()
+	for b.Loop() {
+		if _, err := Parse("default.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

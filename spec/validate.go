@@ -1,0 +1,339 @@
+package spec
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Limits and patterns of the spec, as data.
+const (
+	// MaxInputs is the number of workflow_dispatch inputs GitHub accepts, dispatch_id included.
+	MaxInputs = 10
+	// MaxTmateMinutes is the longest gate: six hours, the limit of a GitHub-hosted job.
+	MaxTmateMinutes = 360
+	// MaxJobMinutes is the longest job timeout we accept (three days; self-hosted runners
+	// allow up to five).
+	MaxJobMinutes = 4320
+	// DispatchIDInput is the input debugflow adds so `debugflow dispatch` can find its run.
+	DispatchIDInput = "dispatch_id"
+)
+
+var (
+	// Runner labels are plain words: no spaces, no expressions.
+	runnerLabelRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// GitHub: "must start with a letter or _ and contain only alphanumeric characters, - or _".
+	inputNameRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+	envNameRe      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	workflowFileRe = regexp.MustCompile(`^[A-Za-z0-9._-]+\.ya?ml$`)
+	repositoryRe   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	aptPackageRe   = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+~:-]+)?$`)
+	// A pinned version: a full semantic version or a full commit SHA.
+	semverRe    = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	commitSHARe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	// Artifact names may not contain what upload-artifact rejects.
+	artifactNameBad = `"<>|*?:\/` + "\r\n"
+
+	pullRequestTypes = []string{"assigned", "unassigned", "labeled", "unlabeled", "opened", "edited",
+		"closed", "reopened", "synchronize", "converted_to_draft", "ready_for_review", "locked",
+		"unlocked", "review_requested", "review_request_removed", "auto_merge_enabled",
+		"auto_merge_disabled", "milestoned", "demilestoned", "enqueued", "dequeued"}
+	inputTypes      = []InputType{InputString, InputNumber, InputBoolean, InputChoice}
+	sanitizerTools  = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
+	sanitizerWhens  = []string{"failed", "always"}
+	tmatePlacements = []string{"after", "before"}
+	submoduleValues = []string{"false", "true", "recursive"}
+)
+
+// validator collects problems by field path; Parse adds the positions.
+type validator struct{ errs Errors }
+
+func (v *validator) addf(path, format string, args ...any) {
+	v.errs = append(v.errs, &Error{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func validate(s *Spec) Errors {
+	v := &validator{}
+	v.workflow(s)
+	v.runners(s)
+	v.inputs(s)
+	v.env("env", s.Env)
+	v.env("build.env", s.Build.Env)
+	v.env("reproducer.env", s.Reproducer.Env)
+	v.checkout(s)
+	v.install(s)
+	v.reproducer(s)
+	v.sanitizer(s)
+	v.tmate(s)
+	v.artifact(s)
+	v.stepBinary(s)
+	return v.errs
+}
+
+func (v *validator) workflow(s *Spec) {
+	if !workflowFileRe.MatchString(s.Workflow.File) {
+		v.addf("workflow.file", "want a file name ending in .yml or .yaml, without folders (got %q)", s.Workflow.File)
+	}
+	if strings.TrimSpace(s.Workflow.Name) == "" {
+		v.addf("workflow.name", "must not be empty: it is the title shown in the Actions tab")
+	}
+	if s.TimeoutMinutes < 1 || s.TimeoutMinutes > MaxJobMinutes {
+		v.addf("timeout_minutes", "must be between 1 and %d (got %d)", MaxJobMinutes, s.TimeoutMinutes)
+	}
+	if s.Triggers.PullRequest == nil && !s.Triggers.WorkflowDispatch {
+		v.addf("triggers", "no trigger: enable workflow_dispatch, pull_request or both")
+	}
+	if pr := s.Triggers.PullRequest; pr != nil {
+		for i, t := range pr.Types {
+			if !slices.Contains(pullRequestTypes, t) {
+				v.addf(fmt.Sprintf("triggers.pull_request.types[%d]", i), "unknown pull_request type %q (for example opened, reopened, synchronize)", t)
+			}
+		}
+	}
+}
+
+func (v *validator) runners(s *Spec) {
+	if len(s.Runners) == 0 {
+		v.addf("runners", "name at least one runner label, e.g. [gpu-t4-4-core]")
+	}
+	seen := map[string]bool{}
+	for i, label := range s.Runners {
+		p := fmt.Sprintf("runners[%d]", i)
+		switch {
+		case !runnerLabelRe.MatchString(label):
+			v.addf(p, "bad runner label %q: use letters, digits, '.', '_' and '-' only", label)
+		case seen[label]:
+			v.addf(p, "runner label %q is listed twice", label)
+		}
+		seen[label] = true
+	}
+}
+
+func (v *validator) inputs(s *Spec) {
+	if len(s.Inputs) > 0 && !s.Triggers.WorkflowDispatch {
+		v.addf("inputs", "inputs need the workflow_dispatch trigger (triggers.workflow_dispatch: true)")
+	}
+	total := len(s.Inputs)
+	if s.Triggers.WorkflowDispatch {
+		total++ // dispatch_id
+	}
+	if total > MaxInputs {
+		v.addf("inputs", "too many inputs: GitHub accepts %d and debugflow adds %s, so at most %d of yours (got %d)",
+			MaxInputs, DispatchIDInput, MaxInputs-1, len(s.Inputs))
+	}
+	seen := map[string]bool{}
+	for i, in := range s.Inputs {
+		p := fmt.Sprintf("inputs[%d]", i)
+		switch {
+		case !inputNameRe.MatchString(in.Name):
+			v.addf(p+".name", "invalid input name %q: start with a letter or '_', then letters, digits, '-' or '_'", in.Name)
+		case in.Name == DispatchIDInput:
+			v.addf(p+".name", "%q is reserved: debugflow adds it to find the runs it dispatches", in.Name)
+		case seen[strings.ToLower(in.Name)]:
+			v.addf(p+".name", "duplicate input name %q (input names are case-insensitive)", in.Name)
+		}
+		seen[strings.ToLower(in.Name)] = true
+		if !slices.Contains(inputTypes, in.Type) {
+			v.addf(p+".type", "unknown input type %q: use string, number, boolean or choice", in.Type)
+			continue
+		}
+		if len(in.Options) > 0 && in.Type != InputChoice {
+			v.addf(p+".options", "options are only for type: choice")
+		}
+		if in.Default == "" {
+			if in.Type == InputChoice && len(in.Options) == 0 {
+				v.addf(p+".options", "a choice input needs options")
+			}
+			continue
+		}
+		switch in.Type {
+		case InputNumber:
+			if _, err := strconv.ParseFloat(in.Default, 64); err != nil {
+				v.addf(p+".default", "number input %q has a non-numeric default %q", in.Name, in.Default)
+			}
+		case InputBoolean:
+			if in.Default != "true" && in.Default != "false" {
+				v.addf(p+".default", "boolean input %q needs default true or false (got %q)", in.Name, in.Default)
+			}
+		case InputChoice:
+			if len(in.Options) == 0 {
+				v.addf(p+".options", "a choice input needs options")
+			} else if !slices.Contains(in.Options, in.Default) {
+				v.addf(p+".default", "default %q is not one of the options %v", in.Default, in.Options)
+			}
+		}
+	}
+}
+
+func (v *validator) env(p string, env Env) {
+	seen := map[string]bool{}
+	for _, e := range env {
+		switch {
+		case !envNameRe.MatchString(e.Name):
+			v.addf(p+"."+e.Name, "invalid environment variable name %q", e.Name)
+		case strings.HasPrefix(e.Name, "GITHUB_"):
+			v.addf(p+"."+e.Name, "%s: GitHub reserves the GITHUB_ prefix", e.Name)
+		case seen[e.Name]:
+			v.addf(p+"."+e.Name, "%s is set twice", e.Name)
+		}
+		seen[e.Name] = true
+	}
+}
+
+// numberInput checks that name is a declared number input and returns its default.
+func (v *validator) numberInput(s *Spec, p, name string) (def float64, ok bool) {
+	in, found := s.Input(name)
+	if !found {
+		v.addf(p, "names input %q, which is not declared under inputs", name)
+		return 0, false
+	}
+	if in.Type != InputNumber {
+		v.addf(p, "input %q must be of type number (it is %s)", name, in.Type)
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(in.Default, 64)
+	if err != nil {
+		return 0, false // reported by inputs()
+	}
+	return f, true
+}
+
+func (v *validator) checkout(s *Spec) {
+	c := s.Checkout
+	if c.Repository != "" && !repositoryRe.MatchString(c.Repository) {
+		v.addf("checkout.repository", "want owner/name (got %q)", c.Repository)
+	}
+	if c.RefInput != "" {
+		if in, ok := s.Input(c.RefInput); !ok {
+			v.addf("checkout.ref_input", "names input %q, which is not declared under inputs", c.RefInput)
+		} else if in.Type != InputString && in.Type != InputChoice {
+			v.addf("checkout.ref_input", "input %q must be a string (it is %s)", c.RefInput, in.Type)
+		}
+	}
+	if !slices.Contains(submoduleValues, c.Submodules) {
+		v.addf("checkout.submodules", "want false, true or recursive (got %q)", c.Submodules)
+	}
+	if c.FetchDepth < 0 {
+		v.addf("checkout.fetch_depth", "must be 0 (all history) or more (got %d)", c.FetchDepth)
+	}
+	if strings.TrimSpace(s.Setup.Python) == "" {
+		v.addf("setup.python", "name a Python version, e.g. \"3.10\"")
+	}
+}
+
+func (v *validator) install(s *Spec) {
+	for i, pkg := range s.Install.Apt {
+		if !aptPackageRe.MatchString(pkg) {
+			v.addf(fmt.Sprintf("install.apt[%d]", i), "not a Debian package name: %q", pkg)
+		}
+	}
+}
+
+func (v *validator) reproducer(s *Spec) {
+	r := s.Reproducer
+	if len(r.Paths) == 0 {
+		v.addf("reproducer.paths", "name at least one test file or folder")
+	}
+	for i, p := range r.Paths {
+		if strings.HasPrefix(p, "-") || strings.TrimSpace(p) == "" {
+			v.addf(fmt.Sprintf("reproducer.paths[%d]", i), "%q is not a path (put pytest options under pytest_args)", p)
+		}
+	}
+	if r.Workers < 0 || r.Workers > 256 {
+		v.addf("reproducer.workers", "must be between 0 and 256 (got %d)", r.Workers)
+	}
+	if r.Count <= 0 {
+		v.addf("reproducer.count", "must be at least 1 (got %d)", r.Count)
+	}
+	if r.CountInput != "" {
+		if def, ok := v.numberInput(s, "reproducer.count_input", r.CountInput); ok && def <= 0 {
+			v.addf("reproducer.count_input", "input %q defaults to %v: the repeat count must be at least 1", r.CountInput, def)
+		}
+	}
+	if strings.TrimSpace(r.Python) == "" {
+		v.addf("reproducer.python", "name the interpreter that has pytest, e.g. python")
+	}
+	if (r.Standalone.File == "") != (r.Standalone.Test == "") {
+		v.addf("reproducer.standalone", "give both file and test, or neither")
+	}
+}
+
+func (v *validator) sanitizer(s *Spec) {
+	z := s.Sanitizer
+	if !slices.Contains(sanitizerTools, z.Tool) {
+		v.addf("sanitizer.tool", "unknown tool %q: use memcheck, racecheck, initcheck or synccheck", z.Tool)
+	}
+	if z.PrintLimit < 0 {
+		v.addf("sanitizer.print_limit", "must be 0 (unlimited) or more (got %d)", z.PrintLimit)
+	}
+	if z.MaxTests < 1 {
+		v.addf("sanitizer.max_tests", "must be at least 1 (got %d)", z.MaxTests)
+	}
+	if !slices.Contains(sanitizerWhens, z.When) {
+		v.addf("sanitizer.when", "want failed or always (got %q)", z.When)
+	}
+}
+
+func (v *validator) tmate(s *Spec) {
+	t := s.Tmate
+	if t.TimeoutMinutes < 1 || t.TimeoutMinutes > MaxTmateMinutes {
+		v.addf("tmate.timeout_minutes", "must be between 1 and %d (got %d)", MaxTmateMinutes, t.TimeoutMinutes)
+	}
+	if t.TimeoutInput != "" {
+		if def, ok := v.numberInput(s, "tmate.timeout_input", t.TimeoutInput); ok && (def < 1 || def > MaxTmateMinutes || def != float64(int(def))) {
+			v.addf("tmate.timeout_input", "input %q defaults to %v: the tmate timeout must be a whole number of minutes between 1 and %d", t.TimeoutInput, def, MaxTmateMinutes)
+		}
+	}
+	if t.ConnectTimeoutMinutes < 0 || t.ConnectTimeoutMinutes > MaxTmateMinutes {
+		v.addf("tmate.connect_timeout_minutes", "must be between 0 (off) and %d (got %d)", MaxTmateMinutes, t.ConnectTimeoutMinutes)
+	}
+	if !slices.Contains(tmatePlacements, t.Placement) {
+		v.addf("tmate.placement", "want after or before (got %q)", t.Placement)
+	}
+	if !path.IsAbs(t.ContinueFile) {
+		v.addf("tmate.continue_file", "want an absolute path such as /tmp/continue (got %q)", t.ContinueFile)
+	}
+	if srv := t.Server; srv != nil {
+		if srv.Host == "" {
+			v.addf("tmate.server.host", "a self-hosted tmate server needs a host")
+		}
+		if srv.Port < 1 || srv.Port > 65535 {
+			v.addf("tmate.server.port", "want a port between 1 and 65535 (got %d)", srv.Port)
+		}
+		if srv.RSAFingerprint == "" && srv.ED25519Fingerprint == "" {
+			v.addf("tmate.server", "give the server's rsa_fingerprint or ed25519_fingerprint (SHA256:...) so clients can trust it")
+		}
+	}
+}
+
+func (v *validator) artifact(s *Spec) {
+	a := s.Artifact
+	if strings.TrimSpace(a.Name) == "" || strings.ContainsAny(a.Name, artifactNameBad) {
+		v.addf("artifact.name", "want a non-empty name without any of %q (got %q)", `" < > | * ? : \ /`, a.Name)
+	}
+	if !path.IsAbs(a.Dir) {
+		v.addf("artifact.dir", "want an absolute directory such as /tmp/repro (got %q)", a.Dir)
+	}
+}
+
+func (v *validator) stepBinary(s *Spec) {
+	b := s.StepBinary
+	switch {
+	case b.Path != "" && b.Version != "":
+		v.addf("step_binary", "give version (go install) or path (build from the checkout), not both")
+	case b.Path != "":
+		if path.IsAbs(b.Path) || strings.HasPrefix(path.Clean(b.Path), "..") {
+			v.addf("step_binary.path", "want a path inside the checkout, e.g. ./cmd/debugflow-step (got %q)", b.Path)
+		}
+	case b.Version == "latest" || b.Version == "master" || b.Version == "main" || b.Version == "HEAD":
+		v.addf("step_binary.version", "%q is not pinned: use a full version such as v0.1.0 or a 40-character commit SHA", b.Version)
+	case !semverRe.MatchString(b.Version) && !commitSHARe.MatchString(b.Version):
+		v.addf("step_binary.version", "want a full version such as v0.1.0 or a 40-character commit SHA (got %q)", b.Version)
+	}
+	if b.Path == "" && strings.TrimSpace(b.Module) == "" {
+		v.addf("step_binary.module", "name the Go module that provides cmd/debugflow-step")
+	}
+}
