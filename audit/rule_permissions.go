@@ -1,0 +1,84 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Values of `permissions:` that this rule cares about.
+const (
+	permWriteAll = "write-all" // every scope writable: refused at any level
+	permWrite    = "write"     // a writable scope: refused unless allowed
+)
+
+// leastPermissions is the top-level block suggested when none exists: a
+// debug workflow only needs to read the repository.
+const leastPermissions = "permissions: contents: read"
+
+// permissions requires a top-level `permissions:` block, so the GITHUB_TOKEN
+// does not fall back to the repository default (which may be read/write on
+// everything), and refuses `write-all` and any `write` scope that is not
+// explicitly allowed, at the top level and in jobs.
+//
+// https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#permissions
+type permissions struct {
+	ruleBase
+	allowedWrite []string
+}
+
+func newPermissions(file string, allowedWrite []string) *permissions {
+	return &permissions{
+		ruleBase: ruleBase{file: file, info: Rule{
+			Name:        "permissions",
+			Description: "a top-level permissions: block exists; no write-all and no write scope outside the allowlist",
+			URL:         "https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#permissions",
+		}},
+		allowedWrite: allowedWrite,
+	}
+}
+
+// VisitWorkflow checks the top-level block.
+func (r *permissions) VisitWorkflow(w *workflowNode) {
+	entries := w.doc.mappingEntries(w.root)
+	e := lookupEntry(entries, "permissions")
+	if e == nil {
+		where := w.root
+		if len(entries) > 0 {
+			where = entries[0].KeyNd
+		}
+		r.report(where, "add `"+leastPermissions+"` at the top level",
+			"the workflow has no top-level permissions: block, so jobs get the repository's default GITHUB_TOKEN permissions")
+		return
+	}
+	r.check(w.doc, e.Value, "the workflow")
+}
+
+// VisitJob checks a job's block, when it has one.
+func (r *permissions) VisitJob(j *jobNode) {
+	if n := j.get("permissions"); n != nil {
+		r.check(j.doc, n, fmt.Sprintf("job %q", j.ID))
+	}
+}
+
+func (r *permissions) check(doc *document, n ast.Node, who string) {
+	if entries := doc.mappingEntries(n); entries != nil {
+		for _, e := range entries {
+			if strings.TrimSpace(strings.ToLower(scalarText(e.Value))) != permWrite {
+				continue
+			}
+			if slices.Contains(r.allowedWrite, e.Key) {
+				continue
+			}
+			r.report(e.Value, fmt.Sprintf("use `%s: read` or drop the scope; allow it explicitly if the job must write", e.Key),
+				"%s grants %q write access to the GITHUB_TOKEN", who, e.Key)
+		}
+		return
+	}
+	if strings.TrimSpace(strings.ToLower(scalarText(n))) == permWriteAll {
+		r.report(n, "list only the scopes needed, e.g. `"+leastPermissions+"`",
+			"%s grants write-all: every scope of the GITHUB_TOKEN is writable", who)
+	}
+}
