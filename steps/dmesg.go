@@ -1,0 +1,455 @@
+package steps
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kernel-log snapshots.
+//
+// Each snapshot writes dmesg_NAME.log (a "# " header, then the raw kernel
+// log) and records in dmesg_state.json where it ended: its last few lines
+// (the anchor) and the last kernel timestamp. Lines new since an earlier
+// snapshot are found by position, never by diff:
+//
+//  1. the anchor found in the new snapshot → everything after it;
+//  2. the ring buffer rotated and dropped the older part of the anchor, so
+//     the new snapshot starts with the anchor's tail → everything after it;
+//  3. the anchor rotated away entirely → lines whose kernel timestamp is
+//     later than the last one seen;
+//  4. no usable timestamp → everything.
+
+const (
+	dmesgStateFile = "dmesg_state.json"
+	anchorLines    = 5
+	dmesgTimeout   = 30 * time.Second
+)
+
+// DmesgOptions configures one kernel-log snapshot.
+type DmesgOptions struct {
+	// Out is the artifact directory.
+	Out string
+	// Name names the snapshot: dmesg_NAME.log.
+	Name string
+	// Source, when set, is a file read instead of the kernel log (tests,
+	// or a log copied from elsewhere).
+	Source string
+	// Since names the earlier snapshot to compare with; empty means the
+	// most recent one recorded before this one.
+	Since string
+}
+
+// Snapshot is one captured kernel log.
+type Snapshot struct {
+	Name string
+	// Source says where the lines came from ("dmesg --ctime",
+	// "sudo -n dmesg --ctime", "journalctl -k --no-pager", "file PATH", or
+	// "none" when every source failed).
+	Source string
+	// Notes are problems met on the way (permission denied, tool missing).
+	Notes []string
+	Lines []string
+	// Base is the snapshot New was computed against ("" when none).
+	Base string
+	// Method is how New was found: anchor, rotated-anchor, timestamp, all.
+	Method string
+	// New holds the lines that appeared since Base.
+	New []string
+}
+
+// dmesgState is dmesg_state.json.
+type dmesgState struct {
+	Snapshots []snapshotMark `json:"snapshots"`
+}
+
+// snapshotMark remembers where one snapshot ended.
+type snapshotMark struct {
+	Name     string     `json:"name"`
+	File     string     `json:"file"`
+	Source   string     `json:"source"`
+	Taken    time.Time  `json:"taken"`
+	Lines    int        `json:"lines"`
+	Anchor   []string   `json:"anchor"`
+	LastTime *kernelTime `json:"last_time,omitempty"`
+}
+
+// kernelTime is a comparable timestamp parsed from a kernel-log line. Only
+// stamps of the same Kind compare.
+type kernelTime struct {
+	Kind  string  `json:"kind"` // monotonic, ctime, syslog
+	Value float64 `json:"value"`
+}
+
+var (
+	reMonotonic = regexp.MustCompile(`^\[\s*(\d+\.\d+)\]`)
+	reCtime     = regexp.MustCompile(`^\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \d{4})\]`)
+	reSyslog    = regexp.MustCompile(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d)(?:\.(\d+))? `)
+)
+
+// parseKernelTime reads the timestamp at the start of a dmesg, dmesg
+// --ctime or journalctl/syslog line.
+func parseKernelTime(line string) (kernelTime, bool) {
+	if m := reMonotonic.FindStringSubmatch(line); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		return kernelTime{Kind: "monotonic", Value: v}, err == nil
+	}
+	if m := reCtime.FindStringSubmatch(line); m != nil {
+		t, err := time.Parse("Mon Jan _2 15:04:05 2006", m[1])
+		return kernelTime{Kind: "ctime", Value: float64(t.Unix())}, err == nil
+	}
+	if m := reSyslog.FindStringSubmatch(line); m != nil {
+		// No year in this format: seconds since the start of a leap year
+		// keep the order within one year, which is all a CI job spans.
+		t, err := time.Parse("2006 Jan _2 15:04:05", "2000 "+m[1])
+		if err != nil {
+			return kernelTime{}, false
+		}
+		v := float64(t.Sub(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Seconds())
+		if m[2] != "" {
+			frac, _ := strconv.ParseFloat("0."+m[2], 64)
+			v += frac
+		}
+		return kernelTime{Kind: "syslog", Value: v}, true
+	}
+	return kernelTime{}, false
+}
+
+// newLinesSince returns the lines of cur that follow the snapshot marked by
+// base, and the method that found them.
+func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
+	if base == nil || base.Lines == 0 || len(base.Anchor) == 0 {
+		return cur, "all"
+	}
+	if i := indexSeq(cur, base.Anchor); i >= 0 {
+		return cur[i+len(base.Anchor):], "anchor"
+	}
+	// Rotation drops the oldest lines first, so the new snapshot may start
+	// with the tail of the anchor.
+	for k := len(base.Anchor) - 1; k >= 1; k-- {
+		tail := base.Anchor[len(base.Anchor)-k:]
+		if len(cur) >= k && equalSeq(cur[:k], tail) {
+			return cur[k:], "rotated-anchor"
+		}
+	}
+	if base.LastTime != nil {
+		var out []string
+		sawStamp, taking := false, false
+		for _, l := range cur {
+			if t, ok := parseKernelTime(l); ok && t.Kind == base.LastTime.Kind {
+				sawStamp = true
+				taking = t.Value > base.LastTime.Value
+			}
+			// Lines without a stamp (continuations) follow the decision
+			// made for the stamped line before them.
+			if taking {
+				out = append(out, l)
+			}
+		}
+		if sawStamp {
+			return out, "timestamp"
+		}
+	}
+	return cur, "all"
+}
+
+func indexSeq(hay, needle []string) int {
+	for i := 0; i+len(needle) <= len(hay); i++ {
+		if equalSeq(hay[i:i+len(needle)], needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+func equalSeq(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// markOf summarises a snapshot for dmesg_state.json.
+func markOf(s *Snapshot, file string, taken time.Time) snapshotMark {
+	m := snapshotMark{Name: s.Name, File: file, Source: s.Source, Taken: taken.UTC(), Lines: len(s.Lines)}
+	start := max(len(s.Lines)-anchorLines, 0)
+	m.Anchor = append([]string{}, s.Lines[start:]...)
+	for i := len(s.Lines) - 1; i >= 0; i-- {
+		if t, ok := parseKernelTime(s.Lines[i]); ok {
+			m.LastTime = &t
+			break
+		}
+	}
+	return m
+}
+
+func loadDmesgState(dir string) (dmesgState, error) {
+	var st dmesgState
+	b, err := os.ReadFile(filepath.Join(dir, dmesgStateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read dmesg state: %w", err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return dmesgState{}, fmt.Errorf("parse %s: %w", filepath.Join(dir, dmesgStateFile), err)
+	}
+	return st, nil
+}
+
+func (st *dmesgState) find(name string) *snapshotMark {
+	for i := range st.Snapshots {
+		if st.Snapshots[i].Name == name {
+			return &st.Snapshots[i]
+		}
+	}
+	return nil
+}
+
+// put records m, replacing an earlier snapshot of the same name and
+// keeping the list in the order the snapshots were taken.
+func (st *dmesgState) put(m snapshotMark) {
+	kept := st.Snapshots[:0]
+	for _, s := range st.Snapshots {
+		if s.Name != m.Name {
+			kept = append(kept, s)
+		}
+	}
+	st.Snapshots = append(kept, m)
+}
+
+func saveDmesgState(dir string, st dmesgState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode dmesg state: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, dmesgStateFile), append(b, '\n'))
+}
+
+// validSnapshotName keeps NAME usable inside a file name.
+var validSnapshotName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// TakeSnapshot captures the kernel log, writes dmesg_NAME.log and updates
+// dmesg_state.json. Failing to read the kernel log is not an error: the
+// reasons are recorded in the log header and in Snapshot.Notes.
+func TakeSnapshot(ctx context.Context, env *Env, opts DmesgOptions) (*Snapshot, error) {
+	if !validSnapshotName.MatchString(opts.Name) {
+		return nil, usagef("--name %q: use letters, digits, '.', '_' or '-'", opts.Name)
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return nil, err
+	}
+	st, err := loadDmesgState(opts.Out)
+	if err != nil {
+		// A corrupt state file must not stop evidence collection.
+		env.warnf("%v; starting dmesg state afresh", err)
+		st = dmesgState{}
+	}
+	snap := &Snapshot{Name: opts.Name}
+	snap.Lines, snap.Source, snap.Notes = readKernelLog(ctx, env, opts.Source)
+
+	var base *snapshotMark
+	switch {
+	case opts.Since != "":
+		base = st.find(opts.Since)
+		if base == nil {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("no earlier snapshot %q: every line counts as new", opts.Since))
+		}
+	default:
+		for i := len(st.Snapshots) - 1; i >= 0; i-- {
+			if st.Snapshots[i].Name != opts.Name {
+				base = &st.Snapshots[i]
+				break
+			}
+		}
+	}
+	if base != nil {
+		snap.Base = base.Name
+	}
+	snap.New, snap.Method = newLinesSince(base, snap.Lines)
+
+	taken := env.Now()
+	file := "dmesg_" + opts.Name + ".log"
+	if err := writeSnapshotFile(filepath.Join(opts.Out, file), snap, taken); err != nil {
+		return nil, err
+	}
+	st.put(markOf(snap, file, taken))
+	if err := saveDmesgState(opts.Out, st); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+func writeSnapshotFile(path string, s *Snapshot, taken time.Time) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# debugflow dmesg snapshot %q taken %s\n", s.Name, taken.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "# source: %s\n", s.Source)
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "# note: %s\n", strings.ReplaceAll(n, "\n", " "))
+	}
+	if s.Base != "" {
+		fmt.Fprintf(&b, "# lines: %d, new since %q: %d (%s)\n", len(s.Lines), s.Base, len(s.New), s.Method)
+	} else {
+		fmt.Fprintf(&b, "# lines: %d (first snapshot)\n", len(s.Lines))
+	}
+	for _, l := range s.Lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write dmesg snapshot: %w", err)
+	}
+	return nil
+}
+
+// readKernelLog tries the configured sources in order and returns the
+// lines, the source used and notes about every source that failed.
+func readKernelLog(ctx context.Context, env *Env, sourceFile string) (lines []string, source string, notes []string) {
+	if sourceFile != "" {
+		b, err := os.ReadFile(sourceFile)
+		if err != nil {
+			return nil, "none", []string{fmt.Sprintf("read --source: %v", err)}
+		}
+		return splitLines(string(b)), "file " + sourceFile, nil
+	}
+	type attempt struct {
+		name string
+		args []string
+	}
+	var attempts []attempt
+	if env.Geteuid() != 0 {
+		attempts = append(attempts, attempt{"sudo", []string{"-n", "dmesg", "--ctime"}})
+	}
+	attempts = append(attempts,
+		attempt{"dmesg", []string{"--ctime"}},
+		attempt{"journalctl", []string{"-k", "--no-pager"}},
+	)
+	for _, a := range attempts {
+		out, err := env.runCapture(ctx, dmesgTimeout, a.name, a.args...)
+		if err != nil {
+			notes = append(notes, permissionHint(err.Error()))
+			continue
+		}
+		if out.Truncated > 0 {
+			notes = append(notes, fmt.Sprintf("output cut at %d bytes (%d dropped)", maxCapture, out.Truncated))
+		}
+		lines = splitLines(out.Stdout)
+		if a.name == "journalctl" {
+			lines = dropJournalMeta(lines)
+		}
+		return lines, commandString(a.name, a.args), notes
+	}
+	return nil, "none", notes
+}
+
+// permissionHint adds the usual fix to a permission error.
+func permissionHint(msg string) string {
+	low := strings.ToLower(msg)
+	if strings.Contains(low, "not permitted") || strings.Contains(low, "permission denied") || strings.Contains(low, "password is required") {
+		return msg + " (kernel log needs root: run as root, allow passwordless sudo, or set kernel.dmesg_restrict=0)"
+	}
+	return msg
+}
+
+// dropJournalMeta removes journalctl's "-- No entries --" / "-- Boot ..." lines.
+func dropJournalMeta(lines []string) []string {
+	out := lines[:0]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// splitLines splits text into lines without trailing empty ones.
+func splitLines(s string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 64<<10), len(s)+1)
+	for sc.Scan() {
+		out = append(out, strings.TrimRight(sc.Text(), "\r"))
+	}
+	for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// readSnapshotBody reads the kernel-log lines of a dmesg_NAME.log, skipping
+// the "# " header.
+func readSnapshotBody(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := splitLines(string(b))
+	i := 0
+	for i < len(lines) && strings.HasPrefix(lines[i], "# ") {
+		i++
+	}
+	return lines[i:], nil
+}
+
+// writeFileAtomic writes via a temp file and rename so a crash never
+// leaves half a JSON file behind.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// RunDmesgSnapshot is `debugflow-step dmesg snapshot`: it takes the
+// snapshot and prints how many lines are new.
+func RunDmesgSnapshot(ctx context.Context, env *Env, opts DmesgOptions) error {
+	snap, err := TakeSnapshot(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	printSnapshot(env, snap)
+	return nil
+}
+
+func printSnapshot(env *Env, snap *Snapshot) {
+	for _, n := range snap.Notes {
+		env.warnf("dmesg %s: %s", snap.Name, n)
+	}
+	if snap.Base == "" {
+		fmt.Fprintf(env.Stdout, "dmesg snapshot %q: %d lines from %s\n", snap.Name, len(snap.Lines), snap.Source)
+		return
+	}
+	fmt.Fprintf(env.Stdout, "dmesg snapshot %q: %d lines from %s, %d new since %q (%s)\n",
+		snap.Name, len(snap.Lines), snap.Source, len(snap.New), snap.Base, snap.Method)
+}

@@ -1,0 +1,74 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// Exit codes of debugflow-step. Verbs that pass an exit code through
+// (verdict) or report a signal (reproduce cancelled) use other values.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// ExitError carries the process exit code a verb wants. A nil Err means
+// the verb already printed everything it had to say.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// UsageError marks a bad flag or argument (exit code 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usagef builds a UsageError.
+func usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// SignalCause is the context cancellation cause set by the binary when it
+// receives SIGINT or SIGTERM; verbs translate it to exit code 128+signal.
+type SignalCause struct{ Signal os.Signal }
+
+func (s *SignalCause) Error() string { return "received " + s.Signal.String() }
+
+// ExitCodeFor maps an error returned by a verb to the process exit code:
+// nil → 0, *ExitError → its code, *UsageError → 2, anything else → 1.
+func ExitCodeFor(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// signalExitCode is the shell convention 128+n for a signal.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return ExitFailure
+}

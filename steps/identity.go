@@ -1,0 +1,256 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// IdentityOptions configures `debugflow-step identity`.
+type IdentityOptions struct {
+	// Out is the artifact directory.
+	Out string
+	// Python is the interpreter used for the Python version, pip freeze and
+	// the libcuda device-attribute probe.
+	Python string
+	// DmesgSource replaces the kernel log for the "start" snapshot (tests).
+	DmesgSource string
+	// Sanitizer is an explicit compute-sanitizer path (default: search).
+	Sanitizer string
+}
+
+const identityTimeout = 60 * time.Second
+
+// hmmProbe asks libcuda for the unified-memory device attributes. It
+// prints "unavailable: ..." instead of failing so a runner without a
+// driver still gets a complete identity file.
+//
+// Attribute numbers are from cuda.h (CUdevice_attribute).
+const hmmProbe = `import ctypes, sys
+ATTRS = [(83, "managed_memory"), (88, "pageable_memory_access"),
+         (99, "host_register_supported"),
+         (100, "pageable_memory_access_uses_host_page_tables")]
+try:
+    cuda = ctypes.CDLL("libcuda.so.1")
+except OSError as e:
+    print("unavailable: cannot load libcuda.so.1 (no NVIDIA driver?): %s" % e)
+    sys.exit(0)
+r = cuda.cuInit(0)
+if r != 0:
+    print("unavailable: cuInit returned CUresult %d" % r)
+    sys.exit(0)
+n = ctypes.c_int()
+r = cuda.cuDeviceGetCount(ctypes.byref(n))
+if r != 0:
+    print("unavailable: cuDeviceGetCount returned CUresult %d" % r)
+    sys.exit(0)
+if n.value == 0:
+    print("unavailable: no CUDA device")
+for i in range(n.value):
+    dev = ctypes.c_int()
+    cuda.cuDeviceGet(ctypes.byref(dev), i)
+    name = ctypes.create_string_buffer(256)
+    cuda.cuDeviceGetName(name, 256, dev)
+    vals = []
+    for attr, label in ATTRS:
+        v = ctypes.c_int()
+        r = cuda.cuDeviceGetAttribute(ctypes.byref(v), attr, dev)
+        vals.append("%s(%d)=%s" % (label, attr, v.value if r == 0 else "error %d" % r))
+    print("device %d (%s): %s" % (i, name.value.decode(errors="replace"), " ".join(vals)))
+`
+
+// identityWriter collects the sections of system_identity.txt.
+type identityWriter struct{ b strings.Builder }
+
+func (w *identityWriter) section(title string) {
+	if w.b.Len() > 0 {
+		w.b.WriteByte('\n')
+	}
+	fmt.Fprintf(&w.b, "==== %s ====\n", title)
+}
+
+func (w *identityWriter) text(s string) {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return
+	}
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+}
+
+func (w *identityWriter) linef(format string, args ...any) {
+	fmt.Fprintf(&w.b, format+"\n", args...)
+}
+
+// RunIdentity is `debugflow-step identity`: it writes system_identity.txt
+// and takes the "start" dmesg snapshot. Missing tools are recorded, never
+// fatal.
+func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
+	if err := ensureDir(opts.Out); err != nil {
+		return err
+	}
+	if opts.Python == "" {
+		opts.Python = "python3"
+	}
+	text := BuildIdentity(ctx, env, opts)
+	path := filepath.Join(opts.Out, "system_identity.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("write system identity: %w", err)
+	}
+	end := env.group("system identity")
+	fmt.Fprint(env.Stdout, text)
+	end()
+	fmt.Fprintf(env.Stdout, "wrote %s\n", path)
+
+	snap, err := TakeSnapshot(ctx, env, DmesgOptions{Out: opts.Out, Name: "start", Source: opts.DmesgSource})
+	if err != nil {
+		return err
+	}
+	printSnapshot(env, snap)
+	return nil
+}
+
+// BuildIdentity returns the text of system_identity.txt.
+func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
+	w := &identityWriter{}
+	run := func(title, name string, args ...string) string {
+		w.section(title)
+		out, err := env.runCapture(ctx, identityTimeout, name, args...)
+		w.text(out.Stdout)
+		if err != nil {
+			w.linef("%v", err)
+		}
+		return out.Stdout
+	}
+	file := func(title, path string) string {
+		w.section(title)
+		b, err := os.ReadFile(env.sysPath(path))
+		if err != nil {
+			w.linef("%s: %s", path, describeReadError(err))
+			return ""
+		}
+		w.text(string(b))
+		return string(b)
+	}
+
+	run("uname -a", "uname", "-a")
+	file("/etc/os-release", "/etc/os-release")
+	run("nvidia-smi", "nvidia-smi")
+	query := run("nvidia-smi -q", "nvidia-smi", "-q")
+
+	version := file("/proc/driver/nvidia/version", "/proc/driver/nvidia/version")
+	w.linef("kernel module: %s", kernelModuleFlavor(version))
+
+	w.section("HMM / unified memory")
+	if mode := addressingMode(query); mode != "" {
+		w.linef("nvidia-smi -q Addressing Mode: %s", mode)
+	} else {
+		w.linef("nvidia-smi -q Addressing Mode: not reported")
+	}
+	w.linef("CUDA device attributes (cuDeviceGetAttribute through %s):", opts.Python)
+	out, err := env.runCapture(ctx, identityTimeout, opts.Python, "-c", hmmProbe)
+	if err != nil {
+		w.linef("unavailable: %v", err)
+	} else {
+		w.text(out.Stdout)
+	}
+	w.linef("nvidia_uvm module parameters (/sys/module/nvidia_uvm/parameters):")
+	w.text(uvmParameters(env))
+
+	w.section("compute-sanitizer --version")
+	if path, err := FindSanitizer(env, opts.Sanitizer); err != nil {
+		w.linef("compute-sanitizer: not found")
+	} else {
+		w.linef("path: %s", path)
+		out, err := env.runCapture(ctx, identityTimeout, path, "--version")
+		w.text(out.Stdout)
+		if err != nil {
+			w.linef("%v", err)
+		}
+	}
+
+	run("python --version ("+opts.Python+")", opts.Python, "--version")
+	run("pip freeze ("+opts.Python+" -m pip freeze)", opts.Python, "-m", "pip", "freeze")
+
+	w.section("runner image")
+	imageOS, imageVersion := env.Getenv("ImageOS"), env.Getenv("ImageVersion")
+	if imageOS == "" && imageVersion == "" {
+		w.linef("ImageOS/ImageVersion: not set")
+	} else {
+		w.linef("ImageOS=%s ImageVersion=%s", imageOS, imageVersion)
+	}
+	if b, err := os.ReadFile(env.sysPath("/imagegeneration/imagedata.json")); err == nil {
+		w.linef("/imagegeneration/imagedata.json:")
+		w.text(string(b))
+	} else {
+		w.linef("/imagegeneration/imagedata.json: %s", describeReadError(err))
+	}
+	return w.b.String()
+}
+
+// kernelModuleFlavor tells the open GPU kernel module from the proprietary
+// one by the banner in /proc/driver/nvidia/version.
+func kernelModuleFlavor(version string) string {
+	switch {
+	case version == "":
+		return "unknown (no NVIDIA driver loaded)"
+	case strings.Contains(version, "Open Kernel Module"):
+		return `open ("Open Kernel Module" in /proc/driver/nvidia/version)`
+	default:
+		return "proprietary (no \"Open Kernel Module\" in /proc/driver/nvidia/version)"
+	}
+}
+
+// addressingMode returns the "Addressing Mode" field of nvidia-smi -q
+// (HMM, ATS or None on recent drivers).
+func addressingMode(query string) string {
+	for _, l := range strings.Split(query, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok && strings.TrimSpace(k) == "Addressing Mode" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// uvmParameters lists /sys/module/nvidia_uvm/parameters/* as name = value.
+func uvmParameters(env *Env) string {
+	dir := env.sysPath("/sys/module/nvidia_uvm/parameters")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "nvidia_uvm: " + describeReadError(err) + " (module not loaded?)"
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		v, err := os.ReadFile(filepath.Join(dir, n))
+		val := strings.TrimSpace(string(v))
+		if err != nil {
+			val = "(" + describeReadError(err) + ")"
+		}
+		fmt.Fprintf(&b, "%s = %s\n", n, val)
+	}
+	if b.Len() == 0 {
+		return "nvidia_uvm: no parameters"
+	}
+	return b.String()
+}
+
+func describeReadError(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "not found"
+	case os.IsPermission(err):
+		return "permission denied"
+	default:
+		return err.Error()
+	}
+}

@@ -1,0 +1,477 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/debugflow/debugflow/parse/pytestlog"
+	"github.com/debugflow/debugflow/parse/xidlog"
+)
+
+// Files written by reproduce.
+const (
+	ReproducerLog     = "reproducer.log"
+	ReproducerSummary = "reproducer_summary.json"
+	XidAddedLog       = "xid_added.log"
+)
+
+const (
+	// defaultProgressInterval is how often CI gets a plain progress line.
+	defaultProgressInterval = 30 * time.Second
+	// crashStopDelay lets the crash-synthesised FAILED line (which names
+	// the test the worker was running) follow a "node down" line before
+	// --stop-on-first-failure terminates pytest.
+	crashStopDelay = time.Second
+	// preflightTimeout bounds the "can this interpreter import pytest" check.
+	preflightTimeout = 60 * time.Second
+)
+
+// ReproducerFlags are the flags shared by stage and reproduce.
+type ReproducerFlags struct {
+	// Python is the interpreter that runs pytest (default python3).
+	Python string
+	// Workers is pytest-xdist's -n.
+	Workers int
+	// Count is pytest-repeat's --count.
+	Count int
+	// Select is pytest's -k expression ("" for none).
+	Select string
+	// PytestArgs are appended to the pytest command line.
+	PytestArgs []string
+	// Env are KEY=VALUE pairs added to pytest's environment.
+	Env []string
+	// Paths are the test paths (positional arguments).
+	Paths []string
+}
+
+// validate checks values a shell script would only discover at run time.
+func (f ReproducerFlags) validate() error {
+	if f.Workers < 0 {
+		return usagef("--workers must be >= 0, got %d", f.Workers)
+	}
+	if f.Count < 1 {
+		return usagef("--count must be >= 1, got %d", f.Count)
+	}
+	for _, kv := range f.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return usagef("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	return nil
+}
+
+// Progress is a snapshot of a running reproducer for live display.
+type Progress struct {
+	// Done is the number of test results seen; Total the collected items
+	// (0 until pytest announces them).
+	Done, Total int
+	Failures    int
+	Crashes     int
+	Elapsed     time.Duration
+}
+
+// String renders the CI progress line.
+func (p Progress) String() string {
+	total := "?"
+	if p.Total > 0 {
+		total = strconv.Itoa(p.Total)
+	}
+	return fmt.Sprintf("progress: %d/%s tests, %d failed, %d crashed workers, %s elapsed",
+		p.Done, total, p.Failures, p.Crashes, p.Elapsed.Round(time.Second))
+}
+
+// ReproduceOptions configures `debugflow-step reproduce`.
+type ReproduceOptions struct {
+	Out string
+	ReproducerFlags
+	// StopOnFirstFailure terminates pytest's process group at the first
+	// FAILED/ERROR result or worker crash.
+	StopOnFirstFailure bool
+	// Grace is the SIGTERM→SIGKILL delay when stopping early (default 10s).
+	Grace time.Duration
+	// DmesgSource replaces the kernel log for the after_reproducer
+	// snapshot (tests).
+	DmesgSource string
+	// Dir is pytest's working directory ("" = ours).
+	Dir string
+	// Progress, when set, is called from the output reader after every
+	// result (keep it quick). `debugflow local` renders it.
+	Progress func(Progress)
+	// ProgressInterval is the period of the plain progress line printed
+	// when $CI is set (default 30s; <0 disables).
+	ProgressInterval time.Duration
+}
+
+// ReproducerResult is reproducer_summary.json.
+type ReproducerResult struct {
+	Command         []string `json:"command"`
+	ExitCode        int      `json:"exit_code"`
+	Reproduced      bool     `json:"reproduced"`
+	Cancelled       bool     `json:"cancelled"`
+	StoppedEarly    bool     `json:"stopped_early"`
+	StopReason      string   `json:"stop_reason,omitempty"`
+	PytestSignal    string   `json:"pytest_signal,omitempty"`
+	Count           int      `json:"count"`
+	Workers         int      `json:"workers"`
+	Select          string   `json:"select,omitempty"`
+	Paths           []string `json:"paths"`
+	DurationSeconds float64  `json:"duration_seconds"`
+	Collected       int      `json:"collected"`
+	Passed          int      `json:"passed"`
+	Failed          int      `json:"failed"`
+	Errors          int      `json:"errors"`
+	Skipped         int      `json:"skipped"`
+	Complete        bool     `json:"complete"`
+	NoTestsRan      bool     `json:"no_tests_ran"`
+	CrashedWorkers  []string `json:"crashed_workers"`
+	// Crashes pairs each crashed worker with the test it was running.
+	Crashes         []pytestlog.Crash `json:"crashes"`
+	FailedTests     []string          `json:"failed_tests"`
+	FailedBaseTests []string          `json:"failed_base_tests"`
+}
+
+// pytestCommand is the argv of the reproducer (without the interpreter
+// resolution, which is shown as given).
+func pytestCommand(python string, f ReproducerFlags) []string {
+	argv := []string{python, "-m", "pytest", "-n", strconv.Itoa(f.Workers), "--count", strconv.Itoa(f.Count)}
+	argv = append(argv, f.Paths...)
+	if f.Select != "" {
+		argv = append(argv, "-k", f.Select)
+	}
+	argv = append(argv, "--tb=long", "-ra", "-v")
+	return append(argv, f.PytestArgs...)
+}
+
+// childEnv is the environment of pytest: ours, unbuffered Python output
+// (so lines stream live through the pipe), then the --env pairs.
+func childEnv(env *Env, extra []string) []string {
+	out := append([]string{}, env.Environ()...)
+	out = append(out, "PYTHONUNBUFFERED=1")
+	return append(out, extra...)
+}
+
+// checkInterpreter resolves --python and checks it can import modules.
+func checkInterpreter(ctx context.Context, env *Env, python string, modules ...string) (string, error) {
+	path, err := env.LookPath(python)
+	if err != nil {
+		return "", fmt.Errorf("--python %s: interpreter not found (%v); pass --python with an interpreter that has %s",
+			python, err, strings.Join(modules, ", "))
+	}
+	code := "import " + strings.Join(modules, ", ")
+	if _, err := env.runCapture(ctx, preflightTimeout, path, "-c", code); err != nil {
+		return "", fmt.Errorf("--python %s cannot %q: %v; install them (pip install pytest pytest-xdist pytest-repeat, "+
+			"or apt-get install python3-pytest python3-pytest-xdist) or pass another --python", python, code, err)
+	}
+	return path, nil
+}
+
+// RunReproduce is `debugflow-step reproduce`. It returns an *ExitError
+// with 128+signal when the step was cancelled, an error when pytest could
+// not run at all, and nil otherwise (test failures are data, not errors).
+func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
+	if opts.Python == "" {
+		opts.Python = "python3"
+	}
+	if err := opts.ReproducerFlags.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 10 * time.Second
+	}
+	if opts.ProgressInterval == 0 {
+		opts.ProgressInterval = defaultProgressInterval
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return nil, err
+	}
+	if env.onGitHub() {
+		maskSecretEnv(env, opts.Env)
+	}
+	python, err := checkInterpreter(ctx, env, opts.Python, "pytest", "xdist", "pytest_repeat")
+	if err != nil {
+		return nil, err
+	}
+	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
+
+	logFile, err := os.Create(filepath.Join(opts.Out, ReproducerLog))
+	if err != nil {
+		return nil, fmt.Errorf("create reproducer log: %w", err)
+	}
+	defer logFile.Close()
+
+	fmt.Fprintf(env.Stdout, "reproducer: %s\n", commandString(argv[0], argv[1:]))
+	parser := pytestlog.NewParser()
+	var (
+		mu       sync.Mutex
+		progress Progress
+	)
+	start := env.Now()
+	var st *stream
+	onLine := func(line string) {
+		ev := parser.Line(line)
+		if ev.Kind == pytestlog.EventNone {
+			return
+		}
+		r := parser.Result()
+		mu.Lock()
+		progress = Progress{Done: r.Done, Total: r.Collected, Failures: len(r.FailedTests),
+			Crashes: len(r.CrashedWorkers), Elapsed: env.Now().Sub(start)}
+		p := progress
+		mu.Unlock()
+		if opts.Progress != nil {
+			opts.Progress(p)
+		}
+		if !opts.StopOnFirstFailure {
+			return
+		}
+		switch ev.Kind {
+		case pytestlog.EventFailure:
+			st.Stop(fmt.Sprintf("first failure: %s", ev.NodeID))
+		case pytestlog.EventCrash:
+			w := ev.Worker
+			time.AfterFunc(crashStopDelay, func() { st.Stop("worker " + w + " crashed") })
+		}
+	}
+	end := env.group("pytest reproducer")
+	st = newStream(env, streamSpec{
+		Path: python, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
+		Log: logFile, Echo: env.Stdout, OnLine: onLine, Grace: opts.Grace,
+	})
+	stopTicker := startProgressTicker(env, opts.ProgressInterval, func() Progress {
+		mu.Lock()
+		defer mu.Unlock()
+		p := progress
+		p.Elapsed = env.Now().Sub(start)
+		return p
+	})
+	sr, runErr := st.Run(ctx)
+	stopTicker()
+	end()
+	if err := logFile.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("close reproducer log: %w", err)
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+
+	res := summarizeReproducer(parser.Result(), sr, argv, opts)
+	if sr.Cancelled {
+		res.ExitCode = cancelExitCode(ctx)
+	}
+	// Evidence collection must survive the cancellation that ended pytest.
+	evCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*dmesgTimeout)
+	defer cancel()
+	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+		return res, err
+	}
+	if err := writeXidAdded(evCtx, env, opts.Out, opts.DmesgSource); err != nil {
+		return res, err
+	}
+	printReproducer(env, res)
+	env.setOutput("exit_code", strconv.Itoa(res.ExitCode))
+	env.setOutput("reproduced", strconv.FormatBool(res.Reproduced))
+	env.setOutput("failed", strconv.Itoa(res.Failed))
+	env.setOutput("crashed_workers", strings.Join(res.CrashedWorkers, ","))
+	if res.Cancelled {
+		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
+	}
+	return res, nil
+}
+
+// summarizeReproducer builds reproducer_summary.json from the parse and
+// the way pytest ended.
+func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opts ReproduceOptions) *ReproducerResult {
+	res := &ReproducerResult{
+		Command: argv, ExitCode: sr.ExitCode, Cancelled: sr.Cancelled,
+		StoppedEarly: sr.Stopped && !sr.Cancelled, Count: opts.Count, Workers: opts.Workers,
+		Select: opts.Select, Paths: nonNil(opts.Paths), DurationSeconds: sr.Duration.Seconds(),
+		Collected: r.Collected, Passed: r.Passed, Failed: r.Failed, Errors: r.Errors, Skipped: r.Skipped,
+		Complete: r.Complete, NoTestsRan: r.NoTestsRan,
+		CrashedWorkers: nonNil(r.CrashedWorkers), Crashes: r.Crashes,
+		FailedTests: nonNil(r.FailedTests),
+	}
+	if res.Crashes == nil {
+		res.Crashes = []pytestlog.Crash{}
+	}
+	if res.StoppedEarly {
+		res.StopReason = sr.Reason
+	}
+	if sr.Signal != 0 {
+		res.PytestSignal = sr.Signal.String()
+		// We stopped pytest because tests failed: report pytest's own
+		// "tests failed" code rather than the signal we sent.
+		if res.StoppedEarly && len(r.FailedTests)+len(r.CrashedWorkers) > 0 {
+			res.ExitCode = 1
+		}
+	}
+	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, opts.Count))
+	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
+		len(res.FailedTests) > 0 || res.ExitCode == 1
+	return res
+}
+
+func cancelExitCode(ctx context.Context) int {
+	var sc *SignalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		return signalExitCode(sc.Signal)
+	}
+	return 130
+}
+
+func printReproducer(env *Env, r *ReproducerResult) {
+	state := "not reproduced"
+	if r.Reproduced {
+		state = "REPRODUCED"
+	}
+	fmt.Fprintf(env.Stdout, "reproducer: %s: exit code %d, %d passed, %d failed, %d errors, %d crashed workers in %.1fs\n",
+		state, r.ExitCode, r.Passed, r.Failed, r.Errors, len(r.CrashedWorkers), r.DurationSeconds)
+	if r.StoppedEarly {
+		fmt.Fprintf(env.Stdout, "reproducer: stopped early (%s)\n", r.StopReason)
+	}
+	if r.Cancelled {
+		fmt.Fprintf(env.Stdout, "reproducer: cancelled\n")
+	}
+	for _, c := range r.Crashes {
+		fmt.Fprintf(env.Stdout, "reproducer: worker %s crashed while running %s\n", c.Worker, orUnknown(c.NodeID))
+	}
+	for _, id := range r.FailedBaseTests {
+		fmt.Fprintf(env.Stdout, "reproducer: failing test: %s\n", id)
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown test)"
+	}
+	return s
+}
+
+// startProgressTicker prints Progress every interval when $CI is set and
+// returns the function that stops it.
+func startProgressTicker(env *Env, interval time.Duration, snapshot func() Progress) func() {
+	if interval <= 0 || env.Getenv("CI") == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(env.Stderr, "debugflow-step: %s\n", snapshot())
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// maskSecretEnv hides the values of --env pairs whose key looks secret.
+func maskSecretEnv(env *Env, pairs []string) {
+	for _, kv := range pairs {
+		k, v, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(k)
+		if v != "" && (strings.Contains(up, "TOKEN") || strings.Contains(up, "SECRET") ||
+			strings.Contains(up, "PASSWORD") || strings.HasSuffix(up, "_KEY")) {
+			env.Action.AddMask(v)
+		}
+	}
+}
+
+// writeXidAdded takes the after_reproducer snapshot and writes the Xid
+// lines that appeared since the previous snapshot, raw then decoded.
+func writeXidAdded(ctx context.Context, env *Env, dir, source string) error {
+	snap, err := TakeSnapshot(ctx, env, DmesgOptions{Out: dir, Name: "after_reproducer", Source: source})
+	if err != nil {
+		return err
+	}
+	printSnapshot(env, snap)
+	text, n, err := xidReport(snap)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, XidAddedLog), []byte(text), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", XidAddedLog, err)
+	}
+	if n > 0 {
+		env.warnf("%d new NVIDIA Xid line(s) in the kernel log during the reproducer, see %s", n, XidAddedLog)
+	}
+	return nil
+}
+
+// xidReport renders the Xid lines among snap.New: a header, the raw lines,
+// then xidlog's decoded summary. n is the number of Xid lines.
+func xidReport(snap *Snapshot) (text string, n int, err error) {
+	var raw []string
+	for _, l := range snap.New {
+		if _, ok := xidlog.ParseLine(l); ok {
+			raw = append(raw, l)
+		}
+	}
+	var b strings.Builder
+	base := snap.Base
+	if base == "" {
+		base = "(no earlier snapshot: whole log)"
+	}
+	fmt.Fprintf(&b, "# NVIDIA Xid lines new in dmesg snapshot %q since %q (%s): %d\n", snap.Name, base, snap.Method, len(raw))
+	fmt.Fprintf(&b, "# source: %s\n", snap.Source)
+	for _, l := range raw {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	sum, err := xidlog.Parse(strings.NewReader(strings.Join(raw, "\n")))
+	if err != nil {
+		return "", 0, fmt.Errorf("decode Xid lines: %w", err)
+	}
+	b.WriteString("\n# decoded\n")
+	if err := sum.WriteText(&b); err != nil {
+		return "", 0, fmt.Errorf("render Xid summary: %w", err)
+	}
+	return b.String(), len(raw), nil
+}
+
+// writeJSON writes v as indented JSON atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// LoadReproducerResult reads reproducer_summary.json from dir. The error
+// wraps fs.ErrNotExist when the reproducer never ran.
+func LoadReproducerResult(dir string) (*ReproducerResult, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ReproducerSummary))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found in %s (did the reproducer run?): %w", ReproducerSummary, dir, err)
+		}
+		return nil, fmt.Errorf("read %s: %w", ReproducerSummary, err)
+	}
+	var r ReproducerResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", filepath.Join(dir, ReproducerSummary), err)
+	}
+	return &r, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

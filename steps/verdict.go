@@ -1,0 +1,55 @@
+package steps
+
+import (
+	"fmt"
+	"strings"
+)
+
+// VerdictOptions configures `debugflow-step verdict`.
+type VerdictOptions struct {
+	Out string
+}
+
+// RunVerdict is `debugflow-step verdict`: it prints one line saying why and
+// returns an *ExitError carrying the reproducer's exit code (nil for 0).
+// When the reproducer never ran it fails with exit code 1.
+func RunVerdict(env *Env, opts VerdictOptions) error {
+	r, err := LoadReproducerResult(opts.Out)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("verdict: %w", err)}
+	}
+	fmt.Fprintf(env.Stdout, "verdict: %s\n", verdictLine(r))
+	if r.ExitCode == 0 {
+		return nil
+	}
+	return &ExitError{Code: r.ExitCode}
+}
+
+func verdictLine(r *ReproducerResult) string {
+	var why []string
+	if r.Failed > 0 {
+		why = append(why, fmt.Sprintf("%d failed", r.Failed))
+	}
+	if r.Errors > 0 {
+		why = append(why, fmt.Sprintf("%d errors", r.Errors))
+	}
+	if n := len(r.CrashedWorkers); n > 0 {
+		why = append(why, fmt.Sprintf("%d crashed worker(s): %s", n, strings.Join(r.CrashedWorkers, ",")))
+	}
+	detail := ""
+	if len(why) > 0 {
+		detail = " (" + strings.Join(why, ", ") + ")"
+	}
+	switch {
+	case r.Cancelled:
+		return fmt.Sprintf("the reproducer was cancelled; exiting %d%s", r.ExitCode, detail)
+	case r.ExitCode == 0:
+		return fmt.Sprintf("pytest passed %d tests, bug not reproduced; exiting 0", r.Passed)
+	case r.StoppedEarly:
+		return fmt.Sprintf("reproduced, stopped at the first failure (%s); exiting %d%s", r.StopReason, r.ExitCode, detail)
+	case r.Reproduced:
+		return fmt.Sprintf("reproduced: pytest exited %d%s", r.ExitCode, detail)
+	default:
+		return fmt.Sprintf("pytest exited %d without failing tests (interrupted, internal or usage error, or no tests collected)", r.ExitCode)
+	}
+}
