@@ -107,18 +107,18 @@ func Stage(p StageParams) ([]string, error) {
 	for i, f := range staged {
 		b, err := Render(f.name, p)
 		if err != nil {
-			return nil, fmt.Errorf("stage: %w", err)
+			return nil, err
 		}
 		contents[i] = b
 	}
 	if err := os.MkdirAll(p.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("stage: create artifact directory: %w", err)
+		return nil, fmt.Errorf("create artifact directory: %w", err)
 	}
 	paths := make([]string, 0, len(staged))
 	for i, f := range staged {
 		path := filepath.Join(p.Out, f.name)
 		if err := writeFile(path, contents[i], f.mode); err != nil {
-			return paths, fmt.Errorf("stage: %w", err)
+			return paths, err
 		}
 		paths = append(paths, path)
 	}
