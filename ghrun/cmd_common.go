@@ -1,0 +1,140 @@
+package ghrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// runCommand runs fn with a context that Ctrl-C (SIGINT) and SIGTERM cancel,
+// and turns its error into an *ExitError with the tokens masked.
+func runCommand(cmd *cobra.Command, f *Factory, fn func(context.Context) error) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return finish(f, fn(ctx))
+}
+
+// finish masks the tokens in err and makes sure it carries an exit code.
+func finish(f *Factory, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = redactErr(err, f.secrets()...)
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return err
+	}
+	return &ExitError{Code: ExitCode(err), Err: err}
+}
+
+// interrupted turns a cancellation into a clean ExitInterrupted error that
+// says what state things were left in.
+func interrupted(ctx context.Context, err error, what string) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted: " + what)}
+	}
+	return err
+}
+
+// usageFlagErrors makes flag and argument errors exit with ExitUsage.
+func usageFlagErrors(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	cmd.SilenceUsage = true
+}
+
+func maxOneArg(_ *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usageError(fmt.Errorf("expected at most one RUN_ID, got %d arguments", len(args)))
+	}
+	return nil
+}
+
+// runSelector is the RUN_ID | --latest choice of watch and download.
+type runSelector struct {
+	Arg    string
+	Latest bool
+	Branch string
+}
+
+// resolveRun finds the repository and the run id the user means.
+func (f *Factory) resolveRun(ctx context.Context, flags repoFlags, sel runSelector, log io.Writer) (Repo, *Client, RunRef, error) {
+	var run RunRef
+	switch {
+	case sel.Arg != "" && sel.Latest:
+		return Repo{}, nil, run, usageError(errors.New("give a RUN_ID or --latest, not both"))
+	case sel.Arg == "" && !sel.Latest:
+		return Repo{}, nil, run, usageError(errors.New("which run? give a RUN_ID (or a run URL), or --latest for the newest run of the debug workflow"))
+	case sel.Arg != "":
+		id, urlRepo, err := ParseRunArg(sel.Arg)
+		if err != nil {
+			return Repo{}, nil, run, usageError(err)
+		}
+		run.ID = id
+		if urlRepo != nil && flags.Repo == "" {
+			flags.Repo = urlRepo.String()
+		}
+	}
+	repo, host, err := f.resolve(ctx, flags)
+	if err != nil {
+		return Repo{}, nil, run, err
+	}
+	client, err := f.client(host, log)
+	if err != nil {
+		return Repo{}, nil, run, err
+	}
+	if sel.Latest {
+		if f.Workflow == nil {
+			return Repo{}, nil, run, usageError(errors.New("--latest needs the debug spec to know the workflow file"))
+		}
+		wf, err := f.Workflow()
+		if err != nil {
+			return Repo{}, nil, run, usageError(fmt.Errorf("load the debug spec: %w", err))
+		}
+		run, err = client.LatestRun(ctx, repo, wf.File, sel.Branch)
+		if err != nil {
+			return Repo{}, nil, run, err
+		}
+		fmt.Fprintf(log, "latest run of %s: %d %s\n", wf.File, run.ID, run.HTMLURL)
+	}
+	return repo, client, run, nil
+}
+
+// conclusionError turns a run's conclusion into the command's result.
+func conclusionError(c Conclusion, run RunRef) error {
+	if c.ExitCode() == ExitOK {
+		return nil
+	}
+	msg := fmt.Sprintf("run %d concluded %s", run.ID, orDash(string(c)))
+	if run.HTMLURL != "" {
+		msg += ": " + run.HTMLURL
+	}
+	return &ExitError{Code: c.ExitCode(), Err: fmt.Errorf("%s", msg)}
+}
+
+// reportDirs prints the verdict of each extracted folder; a report that fails
+// is said and makes the result a failure, the others still print.
+func (f *Factory) reportDirs(dirs []string, stdout, stderr io.Writer) error {
+	if f.Report == nil {
+		for _, d := range dirs {
+			fmt.Fprintf(stdout, "artifact extracted into %s\n", d)
+		}
+		return nil
+	}
+	var failed []error
+	for _, d := range dirs {
+		if len(dirs) > 1 {
+			fmt.Fprintf(stdout, "\n== %s ==\n", d)
+		}
+		if err := f.Report(d, stdout); err != nil {
+			fmt.Fprintf(stderr, "report for %s: %v\n", d, err)
+			failed = append(failed, fmt.Errorf("report for %s: %w", d, err))
+		}
+	}
+	return errors.Join(failed...)
+}

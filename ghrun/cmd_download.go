@@ -1,0 +1,97 @@
+package ghrun
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// downloadCmdOptions are the download command's flags.
+type downloadCmdOptions struct {
+	f *Factory
+	repoFlags
+	runSelector
+	Name     string
+	Dir      string
+	MaxFiles int
+	MaxSize  string
+}
+
+// NewCmdDownload returns `debugflow download`.
+func NewCmdDownload(f *Factory) *cobra.Command { return newCmdDownload(f, nil) }
+
+func newCmdDownload(f *Factory, runF func(context.Context, *downloadCmdOptions) error) *cobra.Command {
+	opts := &downloadCmdOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "download [RUN_ID|--latest] [-n NAME] [-D DIR]",
+		Short: "Download a run's artifacts, extract them safely and print the verdict",
+		Long: `List the run's artifacts, download them (with a progress bar), extract them
+safely and print the debugflow report verdict for each folder.
+
+With -n, or when the run has one artifact, it goes into DIR. Without -n and
+with several artifacts (a matrix run), each goes into DIR/<artifact name>/ and
+gets its own report. DIR defaults to debugflow-run-<RUN_ID> and must be absent
+or empty.
+
+Extraction refuses, before writing anything: entries that leave the folder
+(.., absolute paths, backslashes), symbolic links and other special files, more
+than --max-files entries, and more than --max-size bytes in all (counted again
+while inflating, so a lying header does not help).
+
+The token needs actions: read.`,
+		Example: `  debugflow download 123456789
+  debugflow download --latest -n debug_cuda_repro_artifacts -D ./evidence
+  debugflow download 123456789 --max-size 8GiB`,
+		Args: maxOneArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Arg = args[0]
+			}
+			return runCommand(cmd, f, func(ctx context.Context) error {
+				if runF != nil {
+					return runF(ctx, opts)
+				}
+				return runDownload(ctx, opts)
+			})
+		},
+	}
+	usageFlagErrors(cmd)
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
+	fl.StringVar(&opts.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
+	fl.BoolVar(&opts.Latest, "latest", false, "download from the newest run of the debug workflow")
+	fl.StringVarP(&opts.Branch, "branch", "b", "", "with --latest: only runs on this branch")
+	fl.StringVarP(&opts.Name, "name", "n", "", "download only the artifact with this name")
+	fl.StringVarP(&opts.Dir, "dir", "D", "", "folder to extract into (default: debugflow-run-<RUN_ID>)")
+	fl.IntVar(&opts.MaxFiles, "max-files", DefaultExtractLimits.MaxFiles, "refuse an artifact with more entries than this")
+	fl.StringVar(&opts.MaxSize, "max-size", "4GiB", "refuse an artifact larger than this once extracted (B, KiB, MiB, GiB, TiB)")
+	return cmd
+}
+
+func runDownload(ctx context.Context, opts *downloadCmdOptions) error {
+	f := opts.f
+	stdout, stderr := f.streams()
+	maxBytes, err := ParseSize(opts.MaxSize)
+	if err != nil {
+		return usageError(fmt.Errorf("--max-size: %w", err))
+	}
+	if opts.MaxFiles <= 0 {
+		return usageError(fmt.Errorf("--max-files must be positive, got %d", opts.MaxFiles))
+	}
+	repo, client, run, err := f.resolveRun(ctx, opts.repoFlags, opts.runSelector, stderr)
+	if err != nil {
+		return interrupted(ctx, err, "stopped before downloading")
+	}
+	dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{
+		Name:     opts.Name,
+		Dir:      opts.Dir,
+		Progress: stderr,
+		IsTTY:    f.IsTTY,
+		Limits:   ExtractLimits{MaxFiles: opts.MaxFiles, MaxBytes: maxBytes},
+	})
+	if err != nil {
+		return interrupted(ctx, err, "download stopped; a partial folder may remain")
+	}
+	return f.reportDirs(dirs, stdout, stderr)
+}

@@ -1,0 +1,77 @@
+package ghrun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// watchCmdOptions are the watch command's flags.
+type watchCmdOptions struct {
+	f *Factory
+	repoFlags
+	runSelector
+	Interval time.Duration
+}
+
+// NewCmdWatch returns `debugflow watch`.
+func NewCmdWatch(f *Factory) *cobra.Command { return newCmdWatch(f, nil) }
+
+func newCmdWatch(f *Factory, runF func(context.Context, *watchCmdOptions) error) *cobra.Command {
+	opts := &watchCmdOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "watch [RUN_ID|--latest] [--interval 3s]",
+		Short: "Follow a run's jobs and steps until it completes",
+		Long: `Show the live progress of a run: each job, its current step, elapsed times, and
+which steps passed or failed. A terminal gets an updating display; a pipe gets
+one plain line per change. When the tmate gate step starts (a step whose name
+contains "tmate" or the word "gate"), watch says so loudly and where the SSH
+line is: in that job's log, under the gate step.
+
+RUN_ID may be a run URL. --latest takes the newest run of the debug workflow.
+Exit status: 0 success, 1 failure, 2 cancelled (like gh run watch --exit-status).
+Ctrl-C stops watching; the run continues on GitHub.`,
+		Example: `  debugflow watch 123456789
+  debugflow watch --latest
+  debugflow watch https://github.com/acme/kernels/actions/runs/123456789 --interval 10s`,
+		Args: maxOneArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Arg = args[0]
+			}
+			return runCommand(cmd, f, func(ctx context.Context) error {
+				if runF != nil {
+					return runF(ctx, opts)
+				}
+				return runWatch(ctx, opts)
+			})
+		},
+	}
+	usageFlagErrors(cmd)
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
+	fl.StringVar(&opts.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
+	fl.BoolVar(&opts.Latest, "latest", false, "watch the newest run of the debug workflow")
+	fl.StringVarP(&opts.Branch, "branch", "b", "", "with --latest: only runs on this branch")
+	fl.DurationVarP(&opts.Interval, "interval", "i", DefaultWatchInterval, "time between polls (each poll is two API requests)")
+	return cmd
+}
+
+func runWatch(ctx context.Context, opts *watchCmdOptions) error {
+	f := opts.f
+	stdout, stderr := f.streams()
+	if opts.Interval <= 0 {
+		return usageError(fmt.Errorf("--interval must be positive, got %s", opts.Interval))
+	}
+	repo, client, run, err := f.resolveRun(ctx, opts.repoFlags, opts.runSelector, stderr)
+	if err != nil {
+		return interrupted(ctx, err, "stopped before watching")
+	}
+	concl, err := client.Watch(ctx, repo, run.ID, WatchOptions{Interval: opts.Interval, Out: stdout, IsTTY: f.IsTTY, Now: f.Now})
+	if err != nil {
+		return interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub", run.ID))
+	}
+	return conclusionError(concl, run)
+}

@@ -1,0 +1,363 @@
+package ghrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// DownloadOptions configure Download.
+type DownloadOptions struct {
+	// Name selects one artifact; empty takes every artifact of the run.
+	Name string
+	// Dir receives the artifact (one artifact or Name given) or one folder per
+	// artifact, Dir/<artifact name>/ (several). Empty means debugflow-run-<ID>.
+	Dir string
+	// Progress receives the progress bars (nil: discard).
+	Progress io.Writer
+	// IsTTY draws an updating bar; otherwise one line at start and one at end.
+	IsTTY bool
+	// Limits bound each archive (zero fields: DefaultExtractLimits).
+	Limits ExtractLimits
+}
+
+// Download lists the run's artifacts, downloads the selected ones (following
+// the redirect to the blob store, without sending the token there), and
+// extracts each safely. It returns the folders it filled, in artifact name order.
+func (c *Client) Download(ctx context.Context, repo Repo, runID int64, opts DownloadOptions) ([]string, error) {
+	dirs, err := c.download(ctx, repo, runID, opts)
+	return dirs, c.scrub(err)
+}
+
+func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts DownloadOptions) ([]string, error) {
+	opts.Limits = opts.Limits.withDefaults()
+	if opts.Dir == "" {
+		opts.Dir = fmt.Sprintf("debugflow-run-%d", runID)
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	progress = &redactWriter{w: progress, secrets: []string{c.token}}
+
+	all, err := c.listArtifacts(ctx, repo, runID)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, c.noArtifacts(ctx, repo, runID)
+	}
+	selected, err := selectArtifacts(all, opts.Name, runID)
+	if err != nil {
+		return nil, err
+	}
+	single := len(selected) == 1 && (opts.Name != "" || len(all) == 1)
+	targets := make([]string, len(selected))
+	for i, a := range selected {
+		if single {
+			targets[i] = opts.Dir
+			continue
+		}
+		if err := checkArtifactName(a.GetName()); err != nil {
+			return nil, err
+		}
+		targets[i] = filepath.Join(opts.Dir, a.GetName())
+	}
+	// Refuse a non-empty target before spending time on the network.
+	for _, t := range targets {
+		if entries, err := os.ReadDir(t); err == nil && len(entries) > 0 {
+			return nil, fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", t)
+		}
+	}
+	for i, a := range selected {
+		if err := c.downloadOne(ctx, repo, a, targets[i], opts, progress); err != nil {
+			return targets[:i], err
+		}
+	}
+	return targets, nil
+}
+
+// maxArtifactPages bounds artifact listing (100 per page).
+const maxArtifactPages = 10
+
+func (c *Client) listArtifacts(ctx context.Context, repo Repo, runID int64) ([]*github.Artifact, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var all []*github.Artifact
+	for page := 0; page < maxArtifactPages; page++ {
+		list, resp, err := c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, opts)
+		if err != nil {
+			return nil, explain(err, fmt.Sprintf("list artifacts of run %d in %s", runID, repo), readAccess, repo,
+				fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo), c.now())
+		}
+		all = append(all, list.Artifacts...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].GetName() < all[j].GetName() })
+	return all, nil
+}
+
+// noArtifacts explains an empty artifact list from the run's state.
+func (c *Client) noArtifacts(ctx context.Context, repo Repo, runID int64) error {
+	run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
+	if err == nil && run.GetStatus() != "completed" {
+		return fmt.Errorf("run %d is still %s and has uploaded no artifact yet: wait for it (debugflow watch %d), then download",
+			runID, run.GetStatus(), runID)
+	}
+	return fmt.Errorf("run %d in %s has no artifacts: the job may have failed before its upload step; see %s",
+		runID, repo, run.GetHTMLURL())
+}
+
+// selectArtifacts applies -n and drops expired artifacts, explaining what is left out.
+func selectArtifacts(all []*github.Artifact, name string, runID int64) ([]*github.Artifact, error) {
+	if name != "" {
+		var names []string
+		for _, a := range all {
+			if a.GetName() == name {
+				if a.GetExpired() {
+					return nil, fmt.Errorf("artifact %q of run %d has expired (artifact retention)%s: re-run the workflow to get fresh evidence",
+						name, runID, expiredOn(a))
+				}
+				return []*github.Artifact{a}, nil
+			}
+			names = append(names, a.GetName())
+		}
+		return nil, fmt.Errorf("run %d has no artifact %q; it has: %s", runID, name, strings.Join(names, ", "))
+	}
+	var live []*github.Artifact
+	for _, a := range all {
+		if !a.GetExpired() {
+			live = append(live, a)
+		}
+	}
+	if len(live) == 0 {
+		return nil, fmt.Errorf("every artifact of run %d has expired (artifact retention): re-run the workflow to get fresh evidence", runID)
+	}
+	return live, nil
+}
+
+func expiredOn(a *github.Artifact) string {
+	if a.ExpiresAt == nil || a.ExpiresAt.IsZero() {
+		return ""
+	}
+	return " on " + a.ExpiresAt.UTC().Format("2006-01-02")
+}
+
+// checkArtifactName refuses an artifact name that cannot be a single folder
+// name (GitHub forbids these characters; a hostile server might not).
+func checkArtifactName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || !filepath.IsLocal(name) {
+		return fmt.Errorf("artifact name %q cannot be used as a folder name", name)
+	}
+	return nil
+}
+
+func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact, target string, opts DownloadOptions, progress io.Writer) error {
+	name := a.GetName()
+	op := fmt.Sprintf("download artifact %q of %s", name, repo)
+	blobURL, resp, err := c.gh.Actions.DownloadArtifact(ctx, repo.Owner, repo.Name, a.GetID(), 1)
+	if err != nil {
+		return explainArtifactRedirect(err, resp, op, repo)
+	}
+
+	tmp, err := os.CreateTemp("", "debugflow-artifact-*.zip")
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, blobURL.String(), nil)
+	if err != nil {
+		return fmt.Errorf("%s: bad download URL from GitHub", op)
+	}
+	res, err := c.blob.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", op, ctx.Err())
+		}
+		return fmt.Errorf("%s from %s: %s", op, blobURL.Host, shortNetErr(err))
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: the artifact store %s answered %s (the signed link may have expired: try again)",
+			op, blobURL.Host, res.Status)
+	}
+	total := res.ContentLength
+	if total <= 0 {
+		total = a.GetSizeInBytes()
+	}
+	if total > opts.Limits.MaxBytes {
+		return fmt.Errorf("%s: the archive is %s, over the %s limit (raise it with --max-size)",
+			op, formatBytes(total), formatBytes(opts.Limits.MaxBytes))
+	}
+	bar := newProgressBar(progress, opts.IsTTY, name, total, c.now)
+	n, err := io.Copy(io.MultiWriter(tmp, bar), io.LimitReader(res.Body, opts.Limits.MaxBytes+1))
+	if err != nil {
+		bar.fail()
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", op, ctx.Err())
+		}
+		return fmt.Errorf("%s: %s", op, shortNetErr(err))
+	}
+	if n > opts.Limits.MaxBytes {
+		bar.fail()
+		return fmt.Errorf("%s: the archive is larger than the %s limit (raise it with --max-size)", op, formatBytes(opts.Limits.MaxBytes))
+	}
+	bar.done()
+	stats, err := ExtractZip(tmp, n, target, opts.Limits)
+	if err != nil {
+		return fmt.Errorf("%s: extract into %s: %w", op, target, err)
+	}
+	fmt.Fprintf(progress, "extracted %q: %d files, %s into %s\n", name, stats.Files, formatBytes(stats.Bytes), target)
+	return nil
+}
+
+// explainArtifactRedirect explains a failed GET .../artifacts/ID/zip, which
+// go-github reports by status only.
+func explainArtifactRedirect(err error, resp *github.Response, op string, repo Repo) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	status := 0
+	if resp != nil && resp.Response != nil {
+		status = resp.StatusCode
+	}
+	ae := &APIError{Op: op, Status: status, Err: err}
+	switch status {
+	case 0:
+		return fmt.Errorf("%s: %s", op, shortNetErr(err))
+	case http.StatusGone, http.StatusNotFound:
+		ae.Hint = "the artifact has expired or was deleted: re-run the workflow to get fresh evidence."
+	case http.StatusUnauthorized:
+		ae.Hint = "the token was rejected: check that GH_TOKEN (or GITHUB_TOKEN) holds a valid, unexpired token for this host."
+	case http.StatusForbidden, http.StatusTooManyRequests:
+		ae.Hint = readAccess.hint(repo) + " (or the rate limit is used up: wait and try again)"
+	default:
+		if status >= 500 {
+			ae.Hint = "GitHub had a server error and retries did not help: try again in a few minutes."
+		}
+	}
+	return ae
+}
+
+// ParseSize parses a size such as 4GiB, 500MiB, 10M or 123456 (bytes).
+// Units are binary and case-insensitive: K, KB, KiB = 1024.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 15 {
+		return 0, fmt.Errorf("size %q: expected a whole number with an optional unit (B, KiB, MiB, GiB, TiB)", s)
+	}
+	var n int64
+	for _, d := range t[:i] {
+		n = n*10 + int64(d-'0')
+	}
+	var shift uint
+	switch strings.TrimSpace(t[i:]) {
+	case "", "b":
+	case "k", "kb", "kib":
+		shift = 10
+	case "m", "mb", "mib":
+		shift = 20
+	case "g", "gb", "gib":
+		shift = 30
+	case "t", "tb", "tib":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (use B, KiB, MiB, GiB or TiB)", s, t[i:])
+	}
+	if n > (1<<62)>>shift {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("size %q must be more than zero", s)
+	}
+	return n << shift, nil
+}
+
+// progressBar reports download progress: an updating bar on a terminal
+// (redrawn at most every 100ms), a start and an end line otherwise.
+type progressBar struct {
+	out       io.Writer
+	tty       bool
+	name      string
+	total     int64
+	n         int64
+	now       func() time.Time
+	lastDraw  time.Time
+	lastShown int64
+}
+
+const progressEvery = 100 * time.Millisecond
+
+func newProgressBar(out io.Writer, tty bool, name string, total int64, now func() time.Time) *progressBar {
+	p := &progressBar{out: out, tty: tty, name: name, total: total, now: now, lastShown: -1}
+	if tty {
+		p.draw()
+	} else {
+		size := "unknown size"
+		if total > 0 {
+			size = formatBytes(total)
+		}
+		fmt.Fprintf(out, "downloading %q (%s)\n", name, size)
+	}
+	return p
+}
+
+func (p *progressBar) Write(b []byte) (int, error) {
+	p.n += int64(len(b))
+	if p.tty && p.now().Sub(p.lastDraw) >= progressEvery {
+		p.draw()
+	}
+	return len(b), nil
+}
+
+func (p *progressBar) draw() {
+	p.lastDraw = p.now()
+	if p.n == p.lastShown {
+		return
+	}
+	p.lastShown = p.n
+	const width = 30
+	if p.total > 0 {
+		frac := min(float64(p.n)/float64(p.total), 1)
+		filled := int(frac * width)
+		fmt.Fprintf(p.out, "\r\x1b[K%s [%s%s] %3.0f%% %s/%s", truncate(p.name, 30), strings.Repeat("#", filled),
+			strings.Repeat(".", width-filled), frac*100, formatBytes(p.n), formatBytes(p.total))
+		return
+	}
+	fmt.Fprintf(p.out, "\r\x1b[K%s %s", truncate(p.name, 30), formatBytes(p.n))
+}
+
+func (p *progressBar) done() {
+	if p.tty {
+		if p.total <= 0 {
+			p.total = p.n
+		}
+		p.draw()
+		fmt.Fprintln(p.out)
+		return
+	}
+	fmt.Fprintf(p.out, "downloaded %q: %s\n", p.name, formatBytes(p.n))
+}
+
+func (p *progressBar) fail() {
+	if p.tty {
+		fmt.Fprintln(p.out)
+	}
+}

@@ -1,0 +1,229 @@
+package ghrun
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// InputType is the type of a workflow_dispatch input, as written in the workflow file.
+type InputType string
+
+// The workflow_dispatch input types GitHub knows.
+const (
+	InputString      InputType = "string"
+	InputNumber      InputType = "number"
+	InputBoolean     InputType = "boolean"
+	InputChoice      InputType = "choice"
+	InputEnvironment InputType = "environment"
+)
+
+// DispatchIDInput is the optional input a generated debug workflow declares and
+// echoes in its run-name, so dispatch can recognise the run it created.
+const DispatchIDInput = "dispatch_id"
+
+// InputDef describes one workflow_dispatch input. It mirrors the spec's input
+// so this package does not depend on the spec package.
+type InputDef struct {
+	Name        string
+	Type        InputType // empty means string
+	Required    bool
+	Default     string
+	Options     []string // choice options
+	Description string
+}
+
+// Workflow is the workflow dispatch talks to: its file name under
+// .github/workflows and its declared inputs.
+type Workflow struct {
+	File   string // e.g. debug_cuda_repro.yml
+	Inputs []InputDef
+}
+
+// Input returns the declared input called name.
+func (w Workflow) Input(name string) (InputDef, bool) {
+	for _, in := range w.Inputs {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return InputDef{}, false
+}
+
+// ValidationError lists every problem found in the given inputs at once, so a
+// user fixes them in one go.
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	if len(e.Problems) == 1 {
+		return "invalid input: " + e.Problems[0]
+	}
+	return "invalid inputs:\n  - " + strings.Join(e.Problems, "\n  - ")
+}
+
+// jsonNumber is the number grammar GitHub's number inputs accept (a JSON number).
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// ValidateInputs checks the -f values given by the user against the workflow's
+// declared inputs and returns the body to send. Values stay strings, because the
+// REST API takes every input as a string, but they are checked and normalised
+// (booleans to "true"/"false", numbers trimmed). Inputs not given are not sent:
+// GitHub applies the workflow's own defaults. Unknown names, wrong types and
+// missing required inputs are all reported together in a *ValidationError.
+func ValidateInputs(w Workflow, given map[string]string) (map[string]any, error) {
+	var problems []string
+	out := make(map[string]any, len(given))
+
+	valid := make([]string, 0, len(w.Inputs))
+	for _, in := range w.Inputs {
+		valid = append(valid, in.Name)
+	}
+
+	unknown := make([]string, 0)
+	for name := range given {
+		if _, ok := w.Input(name); !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		p := fmt.Sprintf("unknown input %q", name)
+		if s := similarName(name, valid); s != "" {
+			p += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		if len(valid) == 0 {
+			p += "; the workflow declares no inputs"
+		} else {
+			p += "; valid inputs: " + strings.Join(valid, ", ")
+		}
+		problems = append(problems, p)
+	}
+
+	for _, in := range w.Inputs {
+		v, ok := given[in.Name]
+		if !ok {
+			if in.Required && in.Default == "" {
+				problems = append(problems, fmt.Sprintf("required input %q is missing: pass -f %s=%s", in.Name, in.Name, example(in)))
+			}
+			continue
+		}
+		norm, err := checkValue(in, v)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		out[in.Name] = norm
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Problems: problems}
+	}
+	return out, nil
+}
+
+// checkValue validates one value against its declared type.
+func checkValue(in InputDef, v string) (string, error) {
+	if in.Required && strings.TrimSpace(v) == "" {
+		return "", fmt.Errorf("required input %q is empty", in.Name)
+	}
+	switch in.Type {
+	case InputNumber:
+		t := strings.TrimSpace(v)
+		if !jsonNumber.MatchString(t) {
+			return "", fmt.Errorf("input %q must be a number (like 50 or 2.5), got %q", in.Name, v)
+		}
+		if f, err := strconv.ParseFloat(t, 64); err != nil || math.IsInf(f, 0) {
+			return "", fmt.Errorf("input %q: number %q is out of range", in.Name, v)
+		}
+		return t, nil
+	case InputBoolean:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			return "true", nil
+		case "false":
+			return "false", nil
+		}
+		return "", fmt.Errorf("input %q must be a boolean (true or false), got %q", in.Name, v)
+	case InputChoice:
+		if slices.Contains(in.Options, v) {
+			return v, nil
+		}
+		return "", fmt.Errorf("input %q must be one of %s, got %q", in.Name, quoteList(in.Options), v)
+	case InputEnvironment:
+		if strings.TrimSpace(v) == "" {
+			return "", fmt.Errorf("input %q must name an environment, got an empty value", in.Name)
+		}
+		return v, nil
+	case InputString, "":
+		return v, nil
+	default:
+		return "", fmt.Errorf("input %q has type %q, which GitHub does not know", in.Name, in.Type)
+	}
+}
+
+// example gives a value of the right type for an error message.
+func example(in InputDef) string {
+	switch in.Type {
+	case InputNumber:
+		return "1"
+	case InputBoolean:
+		return "true"
+	case InputChoice:
+		if len(in.Options) > 0 {
+			return in.Options[0]
+		}
+	}
+	return "VALUE"
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// similarName returns a valid name equal to name ignoring case and the
+// difference between '-' and '_', the two typos people make most.
+func similarName(name string, valid []string) string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+	for _, v := range valid {
+		if norm(v) == norm(name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// ParseFields turns repeated -f name=value flags into a map. A flag without '='
+// or given twice is a problem; all problems are reported together.
+func ParseFields(fields []string) (map[string]string, error) {
+	out := make(map[string]string, len(fields))
+	var problems []string
+	for _, f := range fields {
+		name, value, ok := strings.Cut(f, "=")
+		name = strings.TrimSpace(name)
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("-f %q: expected name=value", f))
+		case name == "":
+			problems = append(problems, fmt.Sprintf("-f %q: the input name is empty", f))
+		default:
+			if _, dup := out[name]; dup {
+				problems = append(problems, fmt.Sprintf("input %q is given twice", name))
+				continue
+			}
+			out[name] = value
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Problems: problems}
+	}
+	return out, nil
+}

@@ -1,0 +1,195 @@
+package ghrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry policy. Waits are bounded: a rate limit that resets later than
+// maxRetryWait is not waited for, the error is reported instead.
+const (
+	defaultMaxAttempts = 5
+	retryBaseDelay     = time.Second
+	retryMaxBackoff    = 30 * time.Second
+	maxRetryWait       = 90 * time.Second
+	// secondaryDefaultWait is GitHub's advice for a secondary rate limit that
+	// gives no Retry-After: wait at least one minute.
+	secondaryDefaultWait = time.Minute
+	peekLimit            = 64 << 10
+)
+
+// retryTransport retries requests with bounded backoff on rate limits (any
+// method: GitHub did not process a rate-limited request) and on 5xx and network
+// errors (GET and HEAD only: a POST dispatch that failed with 502 may still have
+// started a run, and a second dispatch would start a second GPU job). Other 4xx
+// are returned at once.
+type retryTransport struct {
+	base        http.RoundTripper
+	sleep       func(context.Context, time.Duration) error
+	now         func() time.Time
+	log         io.Writer
+	maxAttempts int
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	attempts := t.maxAttempts
+	if attempts <= 0 {
+		attempts = defaultMaxAttempts
+	}
+	idempotent := req.Method == http.MethodGet || req.Method == http.MethodHead
+	for attempt := 1; ; attempt++ {
+		r := req
+		if attempt > 1 && req.Body != nil && req.Body != http.NoBody {
+			if req.GetBody == nil {
+				return nil, errors.New("cannot retry a request whose body cannot be replayed")
+			}
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, fmt.Errorf("replay request body: %w", err)
+			}
+			r = req.Clone(req.Context())
+			r.Body = body
+		}
+		resp, err := t.base.RoundTrip(r)
+		last := attempt >= attempts
+		if err != nil {
+			if last || !idempotent || req.Context().Err() != nil {
+				return nil, err
+			}
+			wait := backoff(attempt)
+			t.logf("%s %s: %v; retrying in %s (attempt %d of %d)", req.Method, req.URL.Path, shortNetErr(err), wait, attempt+1, attempts)
+			if err := t.sleep(req.Context(), wait); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		wait, why, retry := t.classify(resp, attempt, idempotent)
+		if !retry || last {
+			return resp, nil
+		}
+		if wait > maxRetryWait {
+			// Too long to wait silently: report it (go-github turns it into a rate limit error).
+			return resp, nil
+		}
+		drain(resp)
+		t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, req.URL.Path, why, wait.Round(time.Second), attempt+1, attempts)
+		if err := t.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// classify decides whether resp is worth another attempt and how long to wait.
+func (t *retryTransport) classify(resp *http.Response, attempt int, idempotent bool) (time.Duration, string, bool) {
+	code := resp.StatusCode
+	switch {
+	case code == http.StatusTooManyRequests || (code == http.StatusForbidden && isRateLimited(resp)):
+		if d, ok := retryAfter(resp.Header, t.now()); ok {
+			return d, fmt.Sprintf("rate limited (%d, Retry-After)", code), true
+		}
+		if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+			if d, ok := untilReset(resp.Header, t.now()); ok {
+				return d, fmt.Sprintf("rate limit exhausted (%d, X-RateLimit-Reset)", code), true
+			}
+		}
+		return secondaryDefaultWait, fmt.Sprintf("secondary rate limit (%d)", code), true
+	case code >= 500 && idempotent:
+		if d, ok := retryAfter(resp.Header, t.now()); ok {
+			return d, fmt.Sprintf("server error %d", code), true
+		}
+		return backoff(attempt), fmt.Sprintf("server error %d", code), true
+	}
+	return 0, "", false
+}
+
+// isRateLimited tells a 403 rate limit from a 403 permission error: the primary
+// limit sets X-RateLimit-Remaining: 0, a secondary limit sets Retry-After or
+// says so in its message and documentation_url. The body is peeked and put back.
+func isRateLimited(resp *http.Response) bool {
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != "" {
+		return true
+	}
+	if resp.Body == nil {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, peekLimit))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	if err != nil {
+		return false
+	}
+	lower := strings.ToLower(string(head))
+	return strings.Contains(lower, "secondary rate limit") || strings.Contains(lower, "abuse") ||
+		strings.Contains(lower, "secondary-rate-limits")
+}
+
+// retryAfter reads Retry-After as seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// untilReset reads X-RateLimit-Reset (epoch seconds) and returns the wait, one
+// second past the reset to be safe.
+func untilReset(h http.Header, now time.Time) (time.Duration, bool) {
+	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return max(time.Unix(secs, 0).Sub(now)+time.Second, time.Second), true
+}
+
+// backoff is the wait before attempt+1: 1s, 2s, 4s, ... capped.
+func backoff(attempt int) time.Duration {
+	d := retryBaseDelay << (attempt - 1)
+	if d > retryMaxBackoff || d <= 0 {
+		d = retryMaxBackoff
+	}
+	return d
+}
+
+func drain(resp *http.Response) {
+	if resp.Body != nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, peekLimit))
+		_ = resp.Body.Close()
+	}
+}
+
+func (t *retryTransport) logf(format string, args ...any) {
+	if t.log != nil {
+		fmt.Fprintf(t.log, format+"\n", args...)
+	}
+}
+
+// shortNetErr strips the URL from a transport error (an artifact blob URL
+// carries a signature in its query string).
+func shortNetErr(err error) string {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			return inner.Error()
+		}
+	}
+	return err.Error()
+}

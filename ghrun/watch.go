@@ -1,0 +1,361 @@
+package ghrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Conclusion is a completed run's conclusion as GitHub reports it.
+type Conclusion string
+
+// The conclusions GitHub reports for a completed run.
+const (
+	ConclusionSuccess        Conclusion = "success"
+	ConclusionFailure        Conclusion = "failure"
+	ConclusionCancelled      Conclusion = "cancelled"
+	ConclusionTimedOut       Conclusion = "timed_out"
+	ConclusionSkipped        Conclusion = "skipped"
+	ConclusionNeutral        Conclusion = "neutral"
+	ConclusionActionRequired Conclusion = "action_required"
+	ConclusionStartupFailure Conclusion = "startup_failure"
+)
+
+// ExitCode maps a conclusion like gh run watch --exit-status: 0 on success,
+// ExitCancelled on cancelled, ExitFailure on anything else.
+func (c Conclusion) ExitCode() int {
+	switch c {
+	case ConclusionSuccess:
+		return ExitOK
+	case ConclusionCancelled:
+		return ExitCancelled
+	default:
+		return ExitFailure
+	}
+}
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// Interval between polls (0: 3s). Each poll costs two API requests.
+	Interval time.Duration
+	// Out receives the progress display (nil: discard).
+	Out io.Writer
+	// IsTTY selects an updating display; otherwise plain lines, one per change.
+	IsTTY bool
+	// Now is the clock for elapsed times (nil: the client's clock).
+	Now func() time.Time
+}
+
+// DefaultWatchInterval is gh run watch's default poll interval.
+const DefaultWatchInterval = 3 * time.Second
+
+// Watch polls the run and its jobs until the run completes, showing progress
+// on opts.Out, and returns the run's conclusion. A tmate gate step that starts
+// is announced loudly, with the place where its SSH line appears. It returns
+// an error when ctx is cancelled (Ctrl-C): the run itself continues on GitHub.
+func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOptions) (Conclusion, error) {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultWatchInterval
+	}
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	now := opts.Now
+	if now == nil {
+		now = c.now
+	}
+	view := &runView{out: &redactWriter{w: out, secrets: []string{c.token}}, tty: opts.IsTTY, now: now}
+	op := fmt.Sprintf("watch run %d in %s", runID, repo)
+	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
+	for {
+		run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
+		if err != nil {
+			return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
+		}
+		jobs, err := c.listJobs(ctx, repo, runID)
+		if err != nil {
+			return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
+		}
+		view.update(run, jobs)
+		if run.GetStatus() == "completed" {
+			return Conclusion(run.GetConclusion()), nil
+		}
+		if err := c.sleep(ctx, opts.Interval); err != nil {
+			return "", fmt.Errorf("%s: %w", op, err)
+		}
+	}
+}
+
+// maxJobPages bounds job listing (100 per page): a matrix is never that wide.
+const maxJobPages = 10
+
+func (c *Client) listJobs(ctx context.Context, repo Repo, runID int64) ([]*github.WorkflowJob, error) {
+	opts := &github.ListWorkflowJobsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	var all []*github.WorkflowJob
+	for page := 0; page < maxJobPages; page++ {
+		jobs, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, repo.Owner, repo.Name, runID, opts)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, jobs.Jobs...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return all, nil
+}
+
+// gateStep matches the tmate gate step: "tmate" anywhere, or the word "gate"
+// (so "Aggregate results" is not a gate).
+var gateStep = regexp.MustCompile(`(?i)tmate|\bgate\b`)
+
+// IsGateStep reports whether a step name is the tmate gate.
+func IsGateStep(name string) bool { return gateStep.MatchString(name) }
+
+// runView renders a run's progress: an updating block on a terminal, one
+// plain line per change otherwise.
+type runView struct {
+	out   io.Writer
+	tty   bool
+	now   func() time.Time
+	drawn int // lines of the last terminal block, to redraw over it
+
+	seen      bool
+	runStatus string
+	jobs      map[int64]jobState
+	gates     map[int64]bool // jobs whose gate was announced
+}
+
+type jobState struct {
+	status, conclusion string
+	steps              map[int64]string // step number -> status/conclusion
+}
+
+func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
+	if v.jobs == nil {
+		v.jobs = map[int64]jobState{}
+		v.gates = map[int64]bool{}
+	}
+	var notes, log strings.Builder
+	if !v.seen {
+		v.seen = true
+		fmt.Fprintf(&log, "run %d %q: %s\n", run.GetID(), runTitle(run), run.GetHTMLURL())
+	}
+	if run.GetStatus() != v.runStatus && run.GetStatus() != "completed" {
+		fmt.Fprintf(&log, "run %d: %s\n", run.GetID(), run.GetStatus())
+	}
+	v.runStatus = run.GetStatus()
+
+	for _, j := range jobs {
+		prev, known := v.jobs[j.GetID()]
+		cur := jobState{status: j.GetStatus(), conclusion: j.GetConclusion(), steps: map[int64]string{}}
+		if !known || prev.status != cur.status || prev.conclusion != cur.conclusion {
+			fmt.Fprintf(&log, "job %q: %s\n", j.GetName(), v.jobPhrase(j))
+		}
+		for _, s := range j.Steps {
+			state := s.GetStatus() + "/" + s.GetConclusion()
+			cur.steps[s.GetNumber()] = state
+			if prev.steps[s.GetNumber()] == state {
+				continue
+			}
+			switch s.GetStatus() {
+			case "in_progress":
+				fmt.Fprintf(&log, "job %q: step %d %q started\n", j.GetName(), s.GetNumber(), s.GetName())
+			case "completed":
+				fmt.Fprintf(&log, "job %q: step %d %q %s%s\n", j.GetName(), s.GetNumber(), s.GetName(),
+					orDash(s.GetConclusion()), v.took(s.StartedAt, s.CompletedAt))
+			}
+			if s.GetStatus() == "in_progress" && IsGateStep(s.GetName()) && !v.gates[j.GetID()] {
+				v.gates[j.GetID()] = true
+				v.announceGate(&notes, run, j, s)
+			}
+		}
+		v.jobs[j.GetID()] = cur
+	}
+	completed := run.GetStatus() == "completed"
+	if completed {
+		fmt.Fprintf(&log, "run %d completed: %s%s %s\n", run.GetID(), orDash(run.GetConclusion()),
+			v.took(runStart(run), run.UpdatedAt), run.GetHTMLURL())
+	}
+
+	if !v.tty {
+		io.WriteString(v.out, notes.String()+log.String())
+		return
+	}
+	var b strings.Builder
+	if v.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA\x1b[J", v.drawn) // back to the top of the last block, clear it
+	}
+	b.WriteString(notes.String())
+	block := v.block(run, jobs)
+	b.WriteString(block)
+	v.drawn = strings.Count(block, "\n")
+	if completed {
+		fmt.Fprintf(&b, "\nrun %d completed: %s%s\n", run.GetID(), orDash(run.GetConclusion()), v.took(runStart(run), run.UpdatedAt))
+		v.drawn = 0
+	}
+	io.WriteString(v.out, b.String())
+}
+
+// block renders the terminal view: the run, each job, and the steps of the
+// jobs that are running or failed.
+func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s run %d %s · %s%s\n", symbol(run.GetStatus(), run.GetConclusion()), run.GetID(),
+		truncate(runTitle(run), 60), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
+	fmt.Fprintf(&b, "  %s\n", run.GetHTMLURL())
+	if len(jobs) == 0 {
+		b.WriteString("  (no jobs yet)\n")
+	}
+	for _, j := range jobs {
+		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), truncate(j.GetName(), 60),
+			statusWord(j.GetStatus(), j.GetConclusion()), v.since(j.StartedAt, j.CompletedAt, j.GetStatus()))
+		if j.GetStatus() == "completed" && j.GetConclusion() == "success" {
+			continue
+		}
+		for _, s := range j.Steps {
+			mark := ""
+			if s.GetStatus() == "in_progress" {
+				mark = "   <- current"
+				if IsGateStep(s.GetName()) {
+					mark = "   <- TMATE GATE OPEN (ssh line in the job log)"
+				}
+			}
+			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), truncate(s.GetName(), 60),
+				v.since(s.StartedAt, s.CompletedAt, s.GetStatus()), mark)
+		}
+	}
+	return b.String()
+}
+
+func (v *runView) announceGate(b *strings.Builder, run *github.WorkflowRun, j *github.WorkflowJob, s *github.TaskStep) {
+	where := j.GetHTMLURL()
+	if where == "" {
+		where = run.GetHTMLURL()
+	}
+	line := strings.Repeat("=", 72)
+	fmt.Fprintf(b, "%s\n", line)
+	fmt.Fprintf(b, ">>> TMATE GATE OPEN: job %q, step %d %q\n", j.GetName(), s.GetNumber(), s.GetName())
+	fmt.Fprintf(b, ">>> The SSH command is printed in that job's log, under the step %q:\n", s.GetName())
+	fmt.Fprintf(b, ">>>   %s\n", where)
+	b.WriteString(">>> It is also saved as tmate.txt in the run's artifact. The job waits there until the\n")
+	b.WriteString(">>> continue file (default /tmp/continue) is created in the session, or until the gate times out.\n")
+	fmt.Fprintf(b, "%s\n", line)
+}
+
+func (v *runView) jobPhrase(j *github.WorkflowJob) string {
+	switch j.GetStatus() {
+	case "completed":
+		return "completed: " + orDash(j.GetConclusion()) + v.took(j.StartedAt, j.CompletedAt)
+	case "in_progress":
+		if r := j.GetRunnerName(); r != "" {
+			return "in_progress on runner " + r
+		}
+		return "in_progress"
+	default:
+		if len(j.Labels) > 0 {
+			return j.GetStatus() + " (waiting for a runner: " + strings.Join(j.Labels, ", ") + ")"
+		}
+		return j.GetStatus()
+	}
+}
+
+// took renders " in 1m02s" for a finished span, "" when unknown.
+func (v *runView) took(start, end *github.Timestamp) string {
+	if start == nil || end == nil || start.IsZero() || end.IsZero() {
+		return ""
+	}
+	return " in " + formatElapsed(end.Sub(start.Time))
+}
+
+// since renders the elapsed time of a span that may still be running.
+func (v *runView) since(start, end *github.Timestamp, status string) string {
+	if start == nil || start.IsZero() {
+		return ""
+	}
+	stop := v.now()
+	if status == "completed" && end != nil && !end.IsZero() {
+		stop = end.Time
+	}
+	return " " + formatElapsed(stop.Sub(start.Time))
+}
+
+func runStart(run *github.WorkflowRun) *github.Timestamp {
+	if run.RunStartedAt != nil && !run.RunStartedAt.IsZero() {
+		return run.RunStartedAt
+	}
+	return run.CreatedAt
+}
+
+func runTitle(run *github.WorkflowRun) string {
+	if t := run.GetDisplayTitle(); t != "" {
+		return t
+	}
+	return run.GetName()
+}
+
+func symbol(status, conclusion string) string {
+	switch status {
+	case "completed":
+		switch conclusion {
+		case "success":
+			return "✓"
+		case "skipped", "neutral":
+			return "-"
+		case "cancelled":
+			return "!"
+		default:
+			return "X"
+		}
+	case "in_progress":
+		return "*"
+	default:
+		return "·"
+	}
+}
+
+func statusWord(status, conclusion string) string {
+	if status == "completed" {
+		return orDash(conclusion)
+	}
+	return orDash(status)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// formatElapsed renders 12s, 1m02s or 1h03m.
+func formatElapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh%02dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm%02ds", m, s)
+	default:
+		return fmt.Sprintf("%ds", s)
+	}
+}
