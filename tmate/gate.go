@@ -1,0 +1,384 @@
+package tmate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// queryTimeout bounds one has-session or display call in the wait loop; a
+// wedged tmate must not stall the end-condition checks.
+const queryTimeout = 10 * time.Second
+
+// maxSocketPath keeps the socket path below the 108-byte sun_path limit.
+const maxSocketPath = 100
+
+// endError is recorded (tmate.txt, the end_reason output) when the gate
+// failed after starting a session; Run itself returns "" with the error.
+const endError EndReason = "error"
+
+// gate carries the defaulted options through one Run.
+type gate struct {
+	o Options
+}
+
+// Run runs the tmate gate and returns what ended it. With Detach it returns
+// EndDetached once the session is ready; otherwise it blocks until an end
+// condition, kills the session and says which condition it was. A cancelled
+// ctx (SIGTERM/SIGINT in the CLI) kills the session and returns EndSignal
+// without error. Errors wrapping ErrInvalidInput are the user's to fix.
+func Run(ctx context.Context, opts Options) (EndReason, error) {
+	o := opts.withDefaults()
+	timeout, connect, err := o.validate()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return "", fmt.Errorf("creating output directory: %w", err)
+	}
+	g := &gate{o: o}
+
+	if o.Wait {
+		st, note := loadState(o.Out, o.Getenv)
+		if st != nil {
+			return g.resume(ctx, st)
+		}
+		g.logf("tmate: %s: starting a session now, like the blocking gate", note)
+	}
+
+	st, sess, err := g.open(ctx, timeout, connect)
+	if err != nil {
+		if st == nil || sess == nil {
+			if ctx.Err() != nil {
+				g.logf("tmate gate ended: %s: interrupted before the session was open (%v)", EndSignal, context.Cause(ctx))
+				g.output(EndSignal)
+				return EndSignal, nil
+			}
+			return "", err
+		}
+		// The session was started but never became usable.
+		reason, detail := endError, err.Error()
+		switch {
+		case ctx.Err() != nil:
+			reason, detail, err = EndSignal, "interrupted while tmate was starting: "+context.Cause(ctx).Error(), nil
+		case errors.Is(err, context.DeadlineExceeded) || !g.o.Now().Before(st.Deadline):
+			reason = EndTimeout
+			err = fmt.Errorf("the %d-minute timeout elapsed before the tmate session was usable: %w", st.TimeoutMinutes, err)
+		}
+		g.finish(st, *sess, reason, detail, true)
+		if reason == endError {
+			return "", err
+		}
+		return reason, err
+	}
+	if o.Detach {
+		if err := writeText(o.Out, st, time.Time{}, EndDetached, "the session stays open; a later `debugflow-step gate --wait` step waits for it"); err != nil {
+			return "", err
+		}
+		g.logf("tmate: detached: the session stays open until the `gate --wait` step (state in %s)", filepath.Join(o.Out, StateFile))
+		g.output(EndDetached)
+		return EndDetached, nil
+	}
+	reason, detail := g.wait(ctx, st, *sess)
+	g.finish(st, *sess, reason, detail, reason != EndSessionEnded)
+	return reason, nil
+}
+
+// resume picks up a session opened by --detach: it announces it again and
+// waits with the deadline recorded at the session start.
+func (g *gate) resume(ctx context.Context, st *state) (EndReason, error) {
+	sess := session{runner: g.o.Runner, tmate: st.Tmate, socket: st.Socket}
+	// Continue files configured on the --wait step count too.
+	for _, f := range continueFiles(g.o.ContinueFiles, g.o.Workspace) {
+		if !contains(st.Continue.Files, f) {
+			st.Continue.Files = append(st.Continue.Files, f)
+		}
+	}
+	now := g.o.Now()
+	g.logf("tmate: resuming the session started at %s (socket %s)", st.StartedAt.UTC().Format(clockFormat), st.Socket)
+	g.announceStart(st, now)
+	reason, detail := g.wait(ctx, st, sess)
+	g.finish(st, sess, reason, detail, reason != EndSessionEnded)
+	return reason, nil
+}
+
+// open finds tmate, prepares access control, starts the session, waits until
+// it is ready and announces it. Once the session was started it returns st
+// and sess even on error, so the caller can kill it.
+func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session, error) {
+	o := g.o
+	start := o.Now()
+	st := &state{
+		Version:        stateVersion,
+		StartedAt:      start,
+		Deadline:       start.Add(time.Duration(timeout) * o.Minute),
+		TimeoutMinutes: timeout,
+		ConnectMinutes: connect,
+		LimitActor:     o.LimitActor,
+	}
+	if connect > 0 {
+		st.ConnectDeadline = start.Add(time.Duration(connect) * o.Minute)
+	}
+	st.runIdentity(o.Getenv)
+
+	tmatePath, how, err := resolveTmate(ctx, o.Runner, o.TmatePath, o.Stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.Tmate = tmatePath
+	g.logf("tmate: %s", how)
+
+	dir, err := g.sessionDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	st.Dir = dir
+	st.Socket = filepath.Join(dir, "tmate.sock")
+
+	var keysFile, configFile string
+	if o.LimitActor {
+		client, err := newGitHubClient(o.HTTPClient, o.APIURL, o.Token)
+		if err == nil {
+			var keys []string
+			keys, err = fetchActorKeys(ctx, client, o.Actor)
+			if err == nil {
+				keysFile = filepath.Join(dir, "authorized_keys")
+				err = writeAuthorizedKeys(keysFile, o.Actor, keys)
+				st.Actor, st.Keys = o.Actor, len(keys)
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		g.logf("tmate: %s", accessSentence(st))
+	} else {
+		g.warnUnlimited()
+	}
+	if o.ServerHost != "" {
+		configFile = filepath.Join(dir, "tmate.conf")
+		if err := writeServerConfig(configFile, o); err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		st.Server = o.ServerHost + ":" + strconv.Itoa(o.ServerPort)
+		g.logf("tmate: using the tmate server %s", st.Server)
+	}
+	st.Continue = newContinueWatch(continueFiles(o.ContinueFiles, o.Workspace))
+	for f, mtime := range st.Continue.Stale {
+		g.logf("tmate: %s already exists (modified %s): it frees the job only once touched again", f, mtime.UTC().Format(time.RFC3339))
+	}
+
+	sess := &session{runner: o.Runner, tmate: tmatePath, socket: st.Socket}
+	startCtx, cancel := g.untilDeadline(ctx, st.Deadline, queryTimeout)
+	err = sess.start(startCtx, configFile, keysFile)
+	cancel()
+	if err != nil {
+		// A failed new-session may still have left a server behind.
+		if _, statErr := os.Stat(st.Socket); statErr == nil {
+			return st, sess, err
+		}
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	if err := st.save(o.Out); err != nil {
+		return st, sess, err
+	}
+
+	readyCtx, cancel := g.untilDeadline(ctx, st.Deadline, readyTimeoutMinutes*o.Minute)
+	err = sess.waitReady(readyCtx)
+	timedOut := errors.Is(readyCtx.Err(), context.DeadlineExceeded)
+	cancel()
+	if err != nil {
+		if timedOut && ctx.Err() == nil {
+			return st, sess, fmt.Errorf("tmate did not become ready within %s (can it reach its server?): %w", left(o.Now().Sub(start)), context.DeadlineExceeded)
+		}
+		return st, sess, err
+	}
+
+	queryCtx, cancel := g.untilDeadline(ctx, st.Deadline, queryTimeout)
+	defer cancel()
+	if st.SSH, err = sess.display(queryCtx, "#{tmate_ssh}"); err == nil && st.SSH == "" {
+		err = errors.New("tmate printed no SSH connection string for #{tmate_ssh}")
+	}
+	if err != nil {
+		return st, sess, err
+	}
+	if !o.LimitActor {
+		if st.Web, err = sess.display(queryCtx, "#{tmate_web}"); err != nil {
+			return st, sess, err
+		}
+	}
+	if err := st.save(o.Out); err != nil {
+		return st, sess, err
+	}
+	if err := writeText(o.Out, st, time.Time{}, "", "the session is open"); err != nil {
+		return st, sess, err
+	}
+	g.announceStart(st, o.Now())
+	return st, sess, nil
+}
+
+// wait polls the end conditions until one holds and returns it with a
+// sentence saying what was found. It never sleeps past a deadline.
+func (g *gate) wait(ctx context.Context, st *state, sess session) (EndReason, string) {
+	o := g.o
+	nextAnnounce := o.Now().Add(o.AnnounceInterval)
+	attached, clients, clientsErr := false, -1, ""
+	for {
+		if ctx.Err() != nil {
+			return EndSignal, "interrupted: " + context.Cause(ctx).Error()
+		}
+		if f, ok := st.Continue.triggered(); ok {
+			return EndContinueFile, f + " exists"
+		}
+		now := o.Now()
+		if !now.Before(st.Deadline) {
+			return EndTimeout, fmt.Sprintf("the %d-minute timeout elapsed", st.TimeoutMinutes)
+		}
+		queryCtx, cancel := g.untilDeadline(ctx, st.Deadline, queryTimeout)
+		ok, why := sess.alive(queryCtx)
+		if !ok {
+			cancel()
+			return EndSessionEnded, why
+		}
+		if queryCtx.Err() != nil {
+			// has-session used up the time left; the next round decides.
+			cancel()
+			continue
+		}
+		n, err := sess.numClients(queryCtx)
+		queryExpired := queryCtx.Err() != nil
+		cancel()
+		switch {
+		case err != nil && !queryExpired && err.Error() != clientsErr:
+			clientsErr = err.Error()
+			g.logf("tmate: cannot read the number of attached clients: %v", err)
+		case err == nil && n != clients:
+			if n > 0 || clients > 0 {
+				g.logf("tmate: %d client(s) attached", n)
+			}
+			clients, clientsErr = n, ""
+			attached = attached || n > 0
+		}
+		now = o.Now()
+		if !st.ConnectDeadline.IsZero() && !attached && !now.Before(st.ConnectDeadline) {
+			return EndConnectTimeout, fmt.Sprintf("nobody attached within the %d-minute connect timeout", st.ConnectMinutes)
+		}
+		if !now.Before(nextAnnounce) {
+			g.announceTick(st, now, attached)
+			nextAnnounce = now.Add(o.AnnounceInterval)
+		}
+
+		sleep := min(o.PollInterval, st.Deadline.Sub(now), nextAnnounce.Sub(now))
+		if !st.ConnectDeadline.IsZero() && !attached {
+			sleep = min(sleep, st.ConnectDeadline.Sub(now))
+		}
+		if sleep > 0 {
+			t := time.NewTimer(sleep)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// finish kills the session (when kill is set), removes its files and the
+// state, and records and prints the end reason.
+func (g *gate) finish(st *state, sess session, reason EndReason, detail string, kill bool) {
+	o := g.o
+	if kill {
+		if err := sess.kill(); err != nil {
+			if _, statErr := os.Stat(st.Socket); statErr == nil {
+				g.logf("tmate: %v", err)
+			}
+		}
+	}
+	if st.Dir != "" {
+		os.RemoveAll(st.Dir)
+	}
+	if err := removeState(o.Out); err != nil {
+		g.logf("tmate: %v", err)
+	}
+	ended := o.Now()
+	if err := writeText(o.Out, st, ended, reason, detail); err != nil {
+		g.logf("tmate: %v", err)
+	}
+	g.logf("tmate gate ended: %s: %s (after %s)", reason, detail, left(ended.Sub(st.StartedAt)))
+	g.summary(fmt.Sprintf("tmate session ended after %s: **%s** (%s).\n", left(ended.Sub(st.StartedAt)), reason, detail))
+	g.output(reason)
+}
+
+// untilDeadline derives a context that ends at the first of limit from now
+// and deadline (as the injected clock counts), so that no tmate call
+// outlives the gate's timeout.
+func (g *gate) untilDeadline(ctx context.Context, deadline time.Time, limit time.Duration) (context.Context, context.CancelFunc) {
+	d := min(limit, deadline.Sub(g.o.Now()))
+	if d < 0 {
+		d = 0
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// sessionDir creates the private directory for the socket, the authorized
+// keys and the server config. It lives outside the artifact directory (a
+// socket must not be uploaded) and under RUNNER_TEMP when possible, which the
+// runner empties after the job.
+func (g *gate) sessionDir() (string, error) {
+	base := g.o.Getenv("RUNNER_TEMP")
+	if base == "" {
+		base = g.o.Getenv("TMPDIR")
+	}
+	if base == "" || len(base) > maxSocketPath-40 {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "debugflow-tmate-")
+	if err != nil {
+		return "", fmt.Errorf("creating the tmate session directory: %w", err)
+	}
+	return dir, nil
+}
+
+func (g *gate) logf(format string, args ...any) {
+	fmt.Fprintf(g.o.Stdout, format+"\n", args...)
+}
+
+// summary appends Markdown to the step summary when the runner provides one.
+// go-githubactions panics when the file cannot be written; the gate must not.
+func (g *gate) summary(markdown string) {
+	if g.o.Action.Getenv("GITHUB_STEP_SUMMARY") == "" {
+		return
+	}
+	defer g.recoverFileCommand("step summary")
+	g.o.Action.AddStepSummary(markdown)
+}
+
+// output sets the step output end_reason when the runner provides outputs.
+func (g *gate) output(reason EndReason) {
+	if g.o.Action.Getenv("GITHUB_OUTPUT") == "" {
+		return
+	}
+	defer g.recoverFileCommand("step output")
+	g.o.Action.SetOutput("end_reason", string(reason))
+}
+
+func (g *gate) recoverFileCommand(what string) {
+	if r := recover(); r != nil {
+		g.logf("tmate: cannot write the %s: %v", what, r)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,569 @@
+package tmate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestGateEndConditions drives a blocking gate against the tmate double and
+// ends it once with each condition.
+func TestGateEndConditions(t *testing.T) {
+	tests := []struct {
+		name string
+		// end makes the condition hold once the session is ready.
+		end        func(t *testing.T, h *harness, st *state)
+		want       EndReason
+		wantDetail string
+		killed     bool // kill-session must be called
+	}{
+		{
+			name:       "configured continue file",
+			end:        func(t *testing.T, h *harness, _ *state) { touch(t, h.cont) },
+			want:       EndContinueFile,
+			wantDetail: "continue exists",
+			killed:     true,
+		},
+		{
+			name:       "root continue file",
+			end:        func(t *testing.T, _ *harness, _ *state) { touch(t, rootContinueFile) },
+			want:       EndContinueFile,
+			wantDetail: "rootfs-continue exists",
+			killed:     true,
+		},
+		{
+			name:       "workspace continue file",
+			end:        func(t *testing.T, h *harness, _ *state) { touch(t, filepath.Join(h.workspace, "continue")) },
+			want:       EndContinueFile,
+			wantDetail: filepath.Join("ws", "continue") + " exists",
+			killed:     true,
+		},
+		{
+			name: "socket gone",
+			end: func(t *testing.T, _ *harness, st *state) {
+				if err := os.Remove(st.Socket); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want:       EndSessionEnded,
+			wantDetail: "socket",
+		},
+		{
+			name:       "has-session fails",
+			end:        func(t *testing.T, _ *harness, st *state) { touch(t, st.Socket+".ended") },
+			want:       EndSessionEnded,
+			wantDetail: "has-session failed",
+		},
+		{
+			name:       "timeout",
+			end:        func(*testing.T, *harness, *state) {},
+			want:       EndTimeout,
+			wantDetail: "8-minute timeout elapsed",
+			killed:     true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			o := h.options()
+			o.TimeoutMinutes = "20" // 2 s: only the timeout case waits it out
+			if tc.want == EndTimeout {
+				o.TimeoutMinutes = "8" // 800 ms
+			}
+			ch := h.start(context.Background(), o)
+			st := h.ready()
+			tc.end(t, h, st)
+			r := h.wait(ch)
+			if r.err != nil {
+				t.Fatalf("Run error: %v\n%s", r.err, h.stdout.String())
+			}
+			if r.reason != tc.want {
+				t.Fatalf("reason = %q, want %q\n%s", r.reason, tc.want, h.stdout.String())
+			}
+			out := h.stdout.String()
+			if !strings.Contains(out, "tmate gate ended: "+string(tc.want)+": ") || !strings.Contains(out, tc.wantDetail) {
+				t.Errorf("stdout does not say what ended the gate (%s, %q):\n%s", tc.want, tc.wantDetail, out)
+			}
+			if got := h.called("kill-session"); got != tc.killed {
+				t.Errorf("kill-session called = %v, want %v; calls: %q", got, tc.killed, h.commands())
+			}
+			if exists(st.Socket) && tc.want != EndSessionEnded {
+				t.Errorf("socket %s still exists after the gate ended", st.Socket)
+			}
+			if exists(st.Dir) {
+				t.Errorf("session directory %s was not removed", st.Dir)
+			}
+			if exists(filepath.Join(h.out, StateFile)) {
+				t.Errorf("%s left behind after the session ended", StateFile)
+			}
+			text := readFile(t, filepath.Join(h.out, TextFile))
+			for _, want := range []string{"ssh: " + st.SSH, "end_reason: " + string(tc.want), "ended: "} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
+				}
+			}
+		})
+	}
+}
+
+// TestGateTimeoutIsPrompt checks that the gate never waits past its timeout
+// by more than 2 s, even with a poll interval far longer than the timeout
+// and even when tmate hangs.
+func TestGateTimeoutIsPrompt(t *testing.T) {
+	tests := []struct {
+		name      string
+		poll      time.Duration
+		doubleEnv []string
+	}{
+		{"long poll interval", time.Hour, nil},
+		{"has-session hangs", 5 * time.Millisecond, []string{"TMATE_DOUBLE_HANG=has-session"}},
+		{"display hangs", 5 * time.Millisecond, []string{"TMATE_DOUBLE_HANG=display"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			o := h.options()
+			o.TimeoutMinutes = "8" // 800 ms
+			o.PollInterval = tc.poll
+			timeout := 8 * o.Minute
+			begin := time.Now()
+			ch := h.start(context.Background(), o)
+			// The hang starts after the session is announced (display is also
+			// used to read the SSH command).
+			h.ready()
+			h.doubleEnv = tc.doubleEnv
+			r := h.wait(ch)
+			elapsed := time.Since(begin)
+			if r.err != nil || r.reason != EndTimeout {
+				t.Fatalf("Run = %q, %v; want timeout\n%s", r.reason, r.err, h.stdout.String())
+			}
+			if elapsed < timeout {
+				t.Errorf("gate ended after %v, before its %v timeout", elapsed, timeout)
+			}
+			if elapsed > timeout+2*time.Second {
+				t.Errorf("gate ended %v after its %v timeout (limit 2 s)", elapsed-timeout, timeout)
+			}
+		})
+	}
+}
+
+func TestGateConnectTimeout(t *testing.T) {
+	t.Run("nobody attaches", func(t *testing.T) {
+		h := newHarness(t)
+		o := h.options()
+		o.TimeoutMinutes = "50"       // 5 s
+		o.ConnectTimeoutMinutes = "2" // 200 ms
+		r := h.wait(h.start(context.Background(), o))
+		if r.err != nil || r.reason != EndConnectTimeout {
+			t.Fatalf("Run = %q, %v; want connect-timeout\n%s", r.reason, r.err, h.stdout.String())
+		}
+		if r.elapsed > 2*time.Second {
+			t.Errorf("connect timeout of 200 ms took %v", r.elapsed)
+		}
+		if !h.called("kill-session") {
+			t.Errorf("session not killed; calls %q", h.commands())
+		}
+		if !strings.Contains(h.stdout.String(), "nobody attached within the 2-minute connect timeout") {
+			t.Errorf("stdout does not explain the connect timeout:\n%s", h.stdout.String())
+		}
+	})
+	t.Run("a client attached", func(t *testing.T) {
+		h := newHarness(t)
+		o := h.options()
+		o.TimeoutMinutes = "50"       // 5 s
+		o.ConnectTimeoutMinutes = "5" // 500 ms
+		ch := h.start(context.Background(), o)
+		st := h.ready()
+		if err := os.WriteFile(st.Socket+".clients", []byte("1"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { return strings.Contains(h.stdout.String(), "1 client(s) attached") })
+		// The client leaves again: the connect timeout stays disarmed.
+		if err := os.WriteFile(st.Socket+".clients", []byte("0"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(600 * time.Millisecond) // past the connect deadline
+		touch(t, h.cont)
+		r := h.wait(ch)
+		if r.err != nil || r.reason != EndContinueFile {
+			t.Fatalf("Run = %q, %v; want continue-file (the connect timeout must not fire once someone attached)\n%s", r.reason, r.err, h.stdout.String())
+		}
+	})
+	t.Run("attached from the start", func(t *testing.T) {
+		h := newHarness(t)
+		h.doubleEnv = []string{"TMATE_DOUBLE_CLIENTS=1"}
+		o := h.options()
+		o.TimeoutMinutes = "4"        // 400 ms
+		o.ConnectTimeoutMinutes = "1" // 100 ms
+		r := h.wait(h.start(context.Background(), o))
+		if r.err != nil || r.reason != EndTimeout {
+			t.Fatalf("Run = %q, %v; want timeout\n%s", r.reason, r.err, h.stdout.String())
+		}
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestGateCancelKillsSession(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := h.start(ctx, h.options())
+	st := h.ready()
+	cancel()
+	r := h.wait(ch)
+	if r.err != nil || r.reason != EndSignal {
+		t.Fatalf("Run = %q, %v; want signal", r.reason, r.err)
+	}
+	if !h.called("kill-session") || exists(st.Socket) {
+		t.Errorf("session not killed: calls %q, socket exists %v", h.commands(), exists(st.Socket))
+	}
+}
+
+func TestGateStaleContinueFile(t *testing.T) {
+	h := newHarness(t)
+	touch(t, h.cont)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(h.cont, old, old); err != nil {
+		t.Fatal(err)
+	}
+	o := h.options()
+	ch := h.start(context.Background(), o)
+	h.ready()
+	time.Sleep(50 * time.Millisecond) // ten polls: the stale file must not end the gate
+	select {
+	case r := <-ch:
+		t.Fatalf("gate ended on a stale continue file: %q %v\n%s", r.reason, r.err, h.stdout.String())
+	default:
+	}
+	if !strings.Contains(h.stdout.String(), "already exists") {
+		t.Errorf("stdout does not mention the stale continue file:\n%s", h.stdout.String())
+	}
+	now := time.Now()
+	if err := os.Chtimes(h.cont, now, now); err != nil { // touch it again
+		t.Fatal(err)
+	}
+	r := h.wait(ch)
+	if r.reason != EndContinueFile {
+		t.Fatalf("reason = %q after touching the continue file, want continue-file", r.reason)
+	}
+}
+
+func TestGateAnnouncements(t *testing.T) {
+	for _, limit := range []bool{false, true} {
+		name := map[bool]string{false: "anyone", true: "actor only"}[limit]
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			summary := filepath.Join(t.TempDir(), "summary.md")
+			outputs := filepath.Join(t.TempDir(), "outputs")
+			h.env["GITHUB_STEP_SUMMARY"] = summary
+			h.env["GITHUB_OUTPUT"] = outputs
+			o := h.options()
+			o.AnnounceInterval = 20 * time.Millisecond
+			o.TimeoutMinutes = "5" // 500 ms: about twenty repeats
+			if limit {
+				api := newFakeAPI(t)
+				o.LimitActor, o.Actor, o.APIURL, o.Token = true, "octocat", api.URL, "tok-secret"
+			}
+			r := h.wait(h.start(context.Background(), o))
+			if r.err != nil || r.reason != EndTimeout {
+				t.Fatalf("Run = %q, %v", r.reason, r.err)
+			}
+			out := h.stdout.String()
+			ssh := "ssh D"
+			hint := "touch " + h.cont
+			if n := strings.Count(out, "::notice title=tmate session::"+ssh); n != 1 {
+				t.Errorf("want exactly one SSH notice, got %d:\n%s", n, out)
+			}
+			if n := strings.Count(out, "left (ends "); n < 3 {
+				t.Errorf("want the SSH line repeated with the time left at least 3 times, got %d:\n%s", n, out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, ssh) && !strings.Contains(line, hint) {
+					t.Errorf("announcement without %q: %s", hint, line)
+				}
+			}
+			hasWeb := strings.Contains(out, "https://nyc1.tmate.double/t/")
+			if hasWeb == limit {
+				t.Errorf("web URL shown = %v with limit %v:\n%s", hasWeb, limit, out)
+			}
+			hasWarning := strings.Contains(out, "::warning title=tmate access not limited::")
+			if hasWarning == limit {
+				t.Errorf("not-limited warning = %v with limit %v:\n%s", hasWarning, limit, out)
+			}
+			if strings.Contains(out, "tok-secret") || strings.Contains(readFile(t, summary), "tok-secret") {
+				t.Error("the token was printed")
+			}
+			sum := readFile(t, summary)
+			for _, want := range []string{"### tmate session", "Connect: `" + ssh, "`" + hint + "`", "**timeout**"} {
+				if !strings.Contains(sum, want) {
+					t.Errorf("step summary lacks %q:\n%s", want, sum)
+				}
+			}
+			if got := readFile(t, outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\ntimeout\n") {
+				t.Errorf("outputs file lacks end_reason=timeout:\n%s", got)
+			}
+			// Access control reached tmate: -a with the actor's keys, or no -a.
+			var newSession call
+			for _, c := range h.calls() {
+				if strings.Contains(c.String(), "new-session -d") {
+					newSession = c
+				}
+			}
+			keys, hasKeys := newSession.Files["-a"]
+			if hasKeys != limit {
+				t.Fatalf("new-session -a given = %v with limit %v: %q", hasKeys, limit, newSession.Argv)
+			}
+			if limit && !strings.Contains(keys, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOcto1 github:octocat") {
+				t.Errorf("authorized keys passed to tmate:\n%s", keys)
+			}
+		})
+	}
+}
+
+func TestGateSelfHostedServer(t *testing.T) {
+	h := newHarness(t)
+	o := h.options()
+	o.ServerHost, o.ServerPort = "tmate.example.com", 2222
+	o.ServerED25519Fingerprint = "SHA256:jfttvoypkHiQYUqUCwKeqd9d1fJj/ZiQlFOHVl6E9sI"
+	ch := h.start(context.Background(), o)
+	st := h.ready()
+	touch(t, h.cont)
+	if r := h.wait(ch); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if want := "ssh -p2222 "; !strings.HasPrefix(st.SSH, want) || !strings.HasSuffix(st.SSH, "@tmate.example.com") {
+		t.Errorf("SSH command %q does not use the self-hosted server", st.SSH)
+	}
+	var conf string
+	for _, c := range h.calls() {
+		if strings.Contains(c.String(), "new-session") {
+			conf = c.Files["-f"]
+			if c.Argv[0] != "-f" {
+				t.Errorf("new-session argv %q: -f must come before the command", c.Argv)
+			}
+		}
+	}
+	for _, want := range []string{
+		`set -g tmate-server-host "tmate.example.com"`,
+		`set -g tmate-server-port 2222`,
+		`set -g tmate-server-ed25519-fingerprint "SHA256:jfttvoypkHiQYUqUCwKeqd9d1fJj/ZiQlFOHVl6E9sI"`,
+	} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("config passed with -f lacks %q:\n%s", want, conf)
+		}
+	}
+	if strings.Contains(conf, "rsa-fingerprint") {
+		t.Errorf("config sets an RSA fingerprint that was not given:\n%s", conf)
+	}
+}
+
+func TestGateDetachThenWait(t *testing.T) {
+	h := newHarness(t)
+	o := h.options()
+	o.Detach = true
+	o.TimeoutMinutes = "8" // 800 ms from the detach start
+	begin := time.Now()
+	reason, err := Run(context.Background(), o)
+	if err != nil || reason != EndDetached {
+		t.Fatalf("detach: Run = %q, %v", reason, err)
+	}
+	st, note := loadState(h.out, h.getenv)
+	if st == nil {
+		t.Fatalf("no state after --detach: %s", note)
+	}
+	if !exists(st.Socket) || h.called("kill-session") {
+		t.Fatalf("--detach must leave the session open: socket %v, calls %q", exists(st.Socket), h.commands())
+	}
+	if text := readFile(t, filepath.Join(h.out, TextFile)); !strings.Contains(text, "end_reason: detached") {
+		t.Errorf("%s after --detach:\n%s", TextFile, text)
+	}
+
+	// The reproducer runs here; the timeout keeps counting.
+	time.Sleep(300 * time.Millisecond)
+
+	o = h.options()
+	o.Wait = true
+	o.TimeoutMinutes = "50" // ignored: the deadline recorded at the session start wins
+	reason, err = Run(context.Background(), o)
+	elapsed := time.Since(begin)
+	if err != nil || reason != EndTimeout {
+		t.Fatalf("wait: Run = %q, %v\n%s", reason, err, h.stdout.String())
+	}
+	if elapsed < 800*time.Millisecond || elapsed > 800*time.Millisecond+2*time.Second {
+		t.Errorf("detach+wait ended %v after the session start, want 800 ms (+2 s at most)", elapsed)
+	}
+	if n := strings.Count(h.stdout.String(), "::notice title=tmate session::"); n != 2 {
+		t.Errorf("want the session announced by --detach and again by --wait, got %d notices", n)
+	}
+	if exists(st.Socket) || exists(filepath.Join(h.out, StateFile)) {
+		t.Error("--wait left the session or its state behind")
+	}
+	if n := strings.Count(strings.Join(h.commands(), "\n"), "new-session"); n != 1 {
+		t.Errorf("--wait started a second session (%d new-session calls)", n)
+	}
+}
+
+func TestGateWaitContinueTouchedDuringReproducer(t *testing.T) {
+	h := newHarness(t)
+	o := h.options()
+	o.Detach = true
+	if reason, err := Run(context.Background(), o); err != nil || reason != EndDetached {
+		t.Fatalf("detach: %q %v", reason, err)
+	}
+	touch(t, filepath.Join(h.workspace, "continue")) // touched while the reproducer ran
+	o.Detach, o.Wait = false, true
+	reason, err := Run(context.Background(), o)
+	if err != nil || reason != EndContinueFile {
+		t.Fatalf("wait: Run = %q, %v; want continue-file", reason, err)
+	}
+}
+
+func TestGateWaitWithoutState(t *testing.T) {
+	tests := []struct {
+		name  string
+		state func(t *testing.T, h *harness)
+		note  string
+	}{
+		{"no state file", func(*testing.T, *harness) {}, "no tmate session state"},
+		{"corrupt state", func(t *testing.T, h *harness) {
+			touch(t, filepath.Join(h.out, StateFile))
+		}, "ignoring"},
+		{"state of another run", func(t *testing.T, h *harness) {
+			o := h.options()
+			o.Detach = true
+			h.env["GITHUB_RUN_ID"] = "41"
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			h.env["GITHUB_RUN_ID"] = "42"
+			h.stdout = &syncBuffer{} // forget the detached session's announcement
+		}, "left by run 41"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			if err := os.MkdirAll(h.out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.state(t, h)
+			before := strings.Count(strings.Join(h.commands(), "\n"), "new-session")
+			o := h.options()
+			o.Wait = true
+			ch := h.start(context.Background(), o)
+			h.ready()
+			touch(t, h.cont)
+			r := h.wait(ch)
+			if r.err != nil || r.reason != EndContinueFile {
+				t.Fatalf("Run = %q, %v", r.reason, r.err)
+			}
+			if after := strings.Count(strings.Join(h.commands(), "\n"), "new-session"); after != before+1 {
+				t.Errorf("--wait without usable state must start its own session (new-session calls %d -> %d)", before, after)
+			}
+			if !strings.Contains(h.stdout.String(), tc.note) {
+				t.Errorf("stdout lacks %q:\n%s", tc.note, h.stdout.String())
+			}
+		})
+	}
+}
+
+func TestGateStartFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		doubleEnv []string
+		timeout   string
+		wantErr   string
+		reason    EndReason
+	}{
+		{"new-session fails", []string{"TMATE_DOUBLE_FAIL=new-session"}, "20", "starting the tmate session", ""},
+		{"never ready", []string{"TMATE_DOUBLE_READY=never"}, "2", "did not become ready", EndTimeout},
+		{"wait fails", []string{"TMATE_DOUBLE_FAIL=wait"}, "20", "waiting for the tmate session to be ready", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.doubleEnv = tc.doubleEnv
+			o := h.options()
+			o.TimeoutMinutes = tc.timeout
+			r := h.wait(h.start(context.Background(), o))
+			if r.err == nil || !strings.Contains(r.err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", r.err, tc.wantErr)
+			}
+			if errors.Is(r.err, ErrInvalidInput) {
+				t.Errorf("a tmate failure is not an input error: %v", r.err)
+			}
+			if r.reason != tc.reason {
+				t.Errorf("reason = %q, want %q", r.reason, tc.reason)
+			}
+			if r.elapsed > 2*time.Second+200*time.Millisecond {
+				t.Errorf("failure took %v", r.elapsed)
+			}
+			entries, _ := os.ReadDir(h.runnerTmp)
+			if len(entries) != 0 {
+				t.Errorf("session directory left in RUNNER_TEMP: %v", entries)
+			}
+		})
+	}
+}
+
+func TestGateNoKeysStartsNothing(t *testing.T) {
+	h := newHarness(t)
+	api := newFakeAPI(t)
+	o := h.options()
+	o.LimitActor, o.Actor, o.APIURL = true, "nokeys", api.URL
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), `GitHub user "nokeys" has no public SSH keys: add one at`) {
+		t.Fatalf("err = %v", err)
+	}
+	if h.called("new-session") {
+		t.Error("a session was started although access could not be limited")
+	}
+	if entries, _ := os.ReadDir(h.runnerTmp); len(entries) != 0 {
+		t.Errorf("session directory left in RUNNER_TEMP: %v", entries)
+	}
+}
+
+// TestGateFakeClock shows that every deadline is counted with the injected
+// clock: once the clock jumps two hours, a 60-minute gate ends at the next
+// poll, and tmate.txt records the clock's times.
+func TestGateFakeClock(t *testing.T) {
+	h := newHarness(t)
+	o := h.options()
+	o.Minute = time.Minute
+	o.TimeoutMinutes = "60"
+	base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	var jumped atomic.Bool
+	o.Now = func() time.Time {
+		if jumped.Load() {
+			return base.Add(2 * time.Hour)
+		}
+		return base
+	}
+	ch := h.start(context.Background(), o)
+	h.ready()
+	jumped.Store(true)
+	r := h.wait(ch)
+	if r.err != nil || r.reason != EndTimeout {
+		t.Fatalf("Run = %q, %v", r.reason, r.err)
+	}
+	text := readFile(t, filepath.Join(h.out, TextFile))
+	for _, want := range []string{"deadline: 2024-05-01T13:00:00Z (timeout 60 min)", "ended: 2024-05-01T14:00:00Z (after 2h0m0s)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
+		}
+	}
+}

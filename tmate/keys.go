@@ -1,0 +1,119 @@
+package tmate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// maxKeyPages bounds the pagination of the keys listing (100 keys a page).
+const maxKeyPages = 10
+
+// loginPattern is a GitHub login: alphanumerics and single hyphens, at most 39
+// characters. Bots ("name[bot]") have no SSH keys and are rejected with a
+// clear message instead of a 404.
+var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+
+// newGitHubClient builds a go-github client for apiURL (GITHUB_API_URL; for
+// GitHub Enterprise Server it is https://HOST/api/v3). The token, when not
+// empty, is sent as a bearer token and never printed.
+func newGitHubClient(httpClient *http.Client, apiURL, token string) (*github.Client, error) {
+	base, err := url.Parse(apiURL)
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("%w: GITHUB_API_URL %q is not an absolute URL", ErrInvalidInput, apiURL)
+	}
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+	}
+	c := github.NewClient(httpClient)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	c.BaseURL = base
+	return c, nil
+}
+
+// fetchActorKeys returns the public SSH keys of a GitHub user, one
+// authorized_keys line each. A user without keys is an error that says how to
+// add one.
+func fetchActorKeys(ctx context.Context, c *github.Client, actor string) ([]string, error) {
+	if actor == "" {
+		return nil, fmt.Errorf("%w: GITHUB_ACTOR is not set, so access cannot be limited to the actor's SSH keys (set limit_to_actor: false in the spec to allow anyone with the link)", ErrInvalidInput)
+	}
+	if strings.HasSuffix(actor, "[bot]") {
+		return nil, fmt.Errorf("%w: the run was started by the bot %q, which has no SSH keys: dispatch the workflow yourself, or set limit_to_actor: false in the spec to allow anyone with the link", ErrInvalidInput, actor)
+	}
+	if !loginPattern.MatchString(actor) {
+		return nil, fmt.Errorf("%w: GITHUB_ACTOR %q is not a GitHub login", ErrInvalidInput, actor)
+	}
+	var keys []string
+	opts := &github.ListOptions{PerPage: 100}
+	for page := 0; page < maxKeyPages; page++ {
+		got, resp, err := c.Users.ListKeys(ctx, actor, opts)
+		if err != nil {
+			return nil, describeKeysError(c, actor, err)
+		}
+		for _, k := range got {
+			line := strings.TrimSpace(k.GetKey())
+			if line == "" || strings.ContainsAny(line, "\r\n") {
+				continue
+			}
+			keys = append(keys, line)
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("GitHub user %q has no public SSH keys: add one at %s (or set limit_to_actor: false in the spec to allow anyone with the link)", actor, keysSettingsURL(c))
+	}
+	return keys, nil
+}
+
+// keysSettingsURL is where the user adds an SSH key: github.com, or the
+// Enterprise host behind an /api/v3 API URL.
+func keysSettingsURL(c *github.Client) string {
+	u := *c.BaseURL
+	if u.Host == "api.github.com" {
+		return "https://github.com/settings/keys"
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3") + "/settings/keys"
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// describeKeysError turns the API errors a user can act on into sentences.
+func describeKeysError(c *github.Client, actor string, err error) error {
+	var er *github.ErrorResponse
+	var rl *github.RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		return fmt.Errorf("fetching the public SSH keys of GitHub user %q: the GitHub API rate limit is exhausted until %s (pass GITHUB_TOKEN to the step): %w", actor, rl.Rate.Reset.UTC().Format("15:04:05 UTC"), err)
+	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("GitHub user %q not found at %s (check GITHUB_ACTOR and GITHUB_API_URL): %w", actor, c.BaseURL, err)
+	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("fetching the public SSH keys of GitHub user %q: the GitHub API at %s rejected the token in GITHUB_TOKEN (401 Unauthorized); pass a valid token or none (the keys are public): %w", actor, c.BaseURL, err)
+	}
+	return fmt.Errorf("fetching the public SSH keys of GitHub user %q from %s: %w", actor, c.BaseURL, err)
+}
+
+// writeAuthorizedKeys writes keys in authorized_keys format, readable by the
+// owner only, each with a comment naming where it came from.
+func writeAuthorizedKeys(path, actor string, keys []string) error {
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s github:%s\n", k, actor)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("writing authorized keys: %w", err)
+	}
+	return nil
+}
