@@ -1,0 +1,92 @@
+package pytestlog
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "logs", "*.txt"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
+	f.Add("....[gw0] node down: x\rfReplacing crashed worker gw0\n")
+	f.Fuzz(func(t *testing.T, log string) {
+		r, err := Parse(strings.NewReader(log))
+		if err != nil {
+			t.Fatalf("Parse on an in-memory reader failed: %v", err)
+		}
+		// Streaming and feeding lines by hand must agree.
+		p := NewParser()
+		lines := strings.Split(log, "\n")
+		if strings.HasSuffix(log, "\n") {
+			lines = lines[:len(lines)-1]
+		}
+		for _, l := range lines {
+			p.Line(l)
+		}
+		byHand := p.Result()
+		if r.Done != byHand.Done || r.Failed != byHand.Failed || len(r.FailedTests) != len(byHand.FailedTests) || r.Complete != byHand.Complete {
+			t.Fatalf("Parse and Line disagree: %+v vs %+v", r, byHand)
+		}
+		if r.Done < 0 || r.Collected < 0 || r.DurationSeconds < 0 {
+			t.Fatalf("negative progress: %+v", r)
+		}
+		seen := map[string]bool{}
+		for _, id := range r.FailedTests {
+			if id == "" || seen[id] {
+				t.Fatalf("FailedTests has an empty or duplicate id %q: %q", id, r.FailedTests)
+			}
+			seen[id] = true
+		}
+		if len(r.CrashedWorkers) != len(r.Crashes) {
+			t.Fatalf("CrashedWorkers %q vs Crashes %+v", r.CrashedWorkers, r.Crashes)
+		}
+		for i, c := range r.Crashes {
+			if c.Worker != r.CrashedWorkers[i] || !strings.HasPrefix(c.Worker, "gw") {
+				t.Fatalf("crash %d: %+v", i, c)
+			}
+		}
+		if !r.Complete && (r.NoTestsRan || r.DurationSeconds != 0) {
+			t.Fatalf("final-line fields set without a final line: %+v", r)
+		}
+	})
+}
+
+func FuzzSplitRepeatID(f *testing.F) {
+	f.Add("t.py::test_x[cuda-3-50]", 50)
+	f.Add("t.py::test_x[1-50]", 50)
+	f.Add("t.py::test_range[Hard-1-50]", 20)
+	f.Add("a][1-5]", 5)
+	f.Add("x::[-1-1]", 1)
+	f.Fuzz(func(t *testing.T, id string, count int) {
+		base, iter, ok := SplitRepeatID(id, count)
+		if !ok {
+			if base != id || iter != 0 {
+				t.Fatalf("not ok but changed: %q -> %q, %d", id, base, iter)
+			}
+			return
+		}
+		if iter < 1 || iter > count {
+			t.Fatalf("iter %d outside 1..%d for %q", iter, count, id)
+		}
+		suffix := strconv.Itoa(iter) + "-" + strconv.Itoa(count) + "]"
+		rebuilt := []string{base + "[" + suffix}
+		if strings.HasSuffix(base, "]") {
+			rebuilt = append(rebuilt, base[:len(base)-1]+"-"+suffix)
+		}
+		if rebuilt[0] != id && (len(rebuilt) == 1 || rebuilt[1] != id) {
+			t.Fatalf("SplitRepeatID(%q, %d) = %q, %d: cannot rebuild the id (%q)", id, count, base, iter, rebuilt)
+		}
+		if again, _, _ := SplitRepeatID(base, count); len(again) > len(base) {
+			t.Fatalf("splitting the base grew it: %q -> %q", base, again)
+		}
+	})
+}

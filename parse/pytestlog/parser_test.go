@@ -1,0 +1,382 @@
+package pytestlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// facts are the fields each fixture asserts by hand; the golden JSON pins
+// the rest of the Result.
+type facts struct {
+	Passed, Failed, Errors, Skipped, XFailed, XPassed, Deselected, Warnings, Rerun int
+	Complete, NoTestsRan, MaxRestart                                               bool
+	Duration                                                                       float64
+	Collected, Workers, Done                                                       int
+	FailedTests                                                                    []string
+	Crashes                                                                        []Crash
+}
+
+func factsOf(r Result) facts {
+	f := facts{
+		Passed: r.Passed, Failed: r.Failed, Errors: r.Errors, Skipped: r.Skipped,
+		XFailed: r.XFailed, XPassed: r.XPassed, Deselected: r.Deselected,
+		Warnings: r.Warnings, Rerun: r.Rerun,
+		Complete: r.Complete, NoTestsRan: r.NoTestsRan, MaxRestart: r.MaxWorkerRestartReached,
+		Duration: r.DurationSeconds, Collected: r.Collected, Workers: r.Workers, Done: r.Done,
+		FailedTests: r.FailedTests, Crashes: r.Crashes,
+	}
+	// Crash reasons are pinned by the golden files.
+	crashes := make([]Crash, len(r.Crashes))
+	for i, c := range r.Crashes {
+		crashes[i] = Crash{Worker: c.Worker, NodeID: c.NodeID}
+	}
+	f.Crashes = crashes
+	return f
+}
+
+func TestParseFixtures(t *testing.T) {
+	tests := []struct {
+		file string
+		want facts
+	}{
+		{"xdist_verbose_crash_real_pytest72.txt", facts{
+			Passed: 7, Failed: 2, Skipped: 3, XFailed: 3, Complete: true, Duration: 0.53,
+			Collected: 15, Done: 15,
+			FailedTests: []string{"test_crash.py::test_x[cpu-3-3]", "test_crash.py::test_x[cuda-2-3]"},
+			Crashes:     []Crash{{Worker: "gw0", NodeID: "test_crash.py::test_x[cuda-2-3]"}},
+		}},
+		{"xdist_verbose_classic_style.txt", facts{
+			Passed: 3, Failed: 1, Skipped: 1, XPassed: 1, Complete: true, Duration: 0.23,
+			Collected: 6, Done: 6, FailedTests: []string{"test_k.py::test_a[2-2]"}, Crashes: []Crash{},
+		}},
+		{"nonxdist_verbose.txt", facts{
+			Passed: 3, Failed: 1, Skipped: 2, Deselected: 2, XFailed: 1, Errors: 1, Complete: true,
+			Duration: 0.02, Collected: 8, Done: 8,
+			FailedTests: []string{"test_crash.py::test_x[cpu-2-2]", "test_crash.py::test_xf[2-2]"},
+			Crashes:     []Crash{},
+		}},
+		{"nonxdist_verbose_classic_and_glued_output.txt", facts{
+			Passed: 2, Failed: 1, Complete: true, Duration: 0.05, Collected: 3, Done: 3,
+			FailedTests: []string{"test_io.py::test_b[a b-1-1]"}, Crashes: []Crash{},
+		}},
+		{"progress_letters.txt", facts{
+			Passed: 18, Failed: 2, Skipped: 1, XFailed: 1, XPassed: 1, Errors: 1, Complete: true,
+			Duration: 3.1, Collected: 24, Done: 24,
+			FailedTests: []string{"test_60.py::test_e", "test_50.py::test_num[17]", "test_60.py::test_crashy"},
+			Crashes:     []Crash{},
+		}},
+		{"jenkins_timestamps_crash.txt", facts{
+			// Not complete: counts come from the two per-test lines.
+			Passed: 1, Failed: 1, Collected: 20, Workers: 4, Done: 2,
+			FailedTests: []string{"testsuite/ui/create_service/test_catalog.py::test_catalog_page_search"},
+			Crashes:     []Crash{{Worker: "gw2", NodeID: "testsuite/ui/create_service/test_catalog.py::test_catalog_page_search"}},
+		}},
+		{"github_actions_timestamps_xdist3.txt", facts{
+			Passed: 398, Failed: 2, Complete: true, Duration: 80.12, Collected: 400, Workers: 8,
+			Done: 72 + 56 + 1 + 72,
+			FailedTests: []string{
+				"tests/python/test_ad_ndarray.py::test_ad_fill[cuda-3-50]",
+				"tests/python/test_ad_ndarray.py::test_ad_sum[cuda-17-50]",
+			},
+			Crashes: []Crash{{Worker: "gw3", NodeID: "tests/python/test_ad_ndarray.py::test_ad_fill[cuda-3-50]"}},
+		}},
+		{"ansi_color.txt", facts{
+			Passed: 1, Failed: 1, Skipped: 1, Deselected: 1, XFailed: 1, Complete: true, Duration: 0.01,
+			Collected: 4, Done: 4, FailedTests: []string{"test_crash.py::test_y"}, Crashes: []Crash{},
+		}},
+		{"old_status_line_glued_crash.txt", facts{
+			Passed: 9, Failed: 1, Complete: true, Duration: 1.43, Collected: 10, Done: 10,
+			FailedTests: []string{"test_crash.py::test_segfault"},
+			Crashes:     []Crash{{Worker: "gw0", NodeID: "test_crash.py::test_segfault"}},
+		}},
+		{"old_capitalized_max_restart.txt", facts{
+			Failed: 4, Complete: true, Duration: 3.21, Collected: 10, Done: 4, MaxRestart: true,
+			FailedTests: []string{".tmp/test_crash.py::test_crash[0]", ".tmp/test_crash.py::test_crash[1]"},
+			Crashes: []Crash{
+				{Worker: "gw1", NodeID: ".tmp/test_crash.py::test_crash[0]"},
+				{Worker: "gw0", NodeID: ".tmp/test_crash.py::test_crash[1]"},
+				{Worker: "gw2"}, {Worker: "gw3"},
+			},
+		}},
+		{"old_slave_wording.txt", facts{
+			Passed: 3, Failed: 1, Complete: true, Duration: 0.52, Collected: 4, Done: 4,
+			FailedTests: []string{"test_seg.py::test_boom"},
+			Crashes:     []Crash{{Worker: "gw0", NodeID: "test_seg.py::test_boom"}},
+		}},
+		{"restart_disabled.txt", facts{
+			Passed: 5, Failed: 1, Complete: true, Duration: 0.61, Collected: 6, Workers: 2, Done: 6,
+			MaxRestart:  true,
+			FailedTests: []string{"test_crash.py::test_x[cuda-2-3]"},
+			Crashes:     []Crash{{Worker: "gw1", NodeID: "test_crash.py::test_x[cuda-2-3]"}},
+		}},
+		{"xdist_max_crashed_separator.txt", facts{
+			Failed: 2, Complete: true, Duration: 0.9, Collected: 3, Workers: 1, Done: 2, MaxRestart: true,
+			FailedTests: []string{"test_x.py::test_a", "test_x.py::test_b"},
+			Crashes:     []Crash{{Worker: "gw0", NodeID: "test_x.py::test_a"}, {Worker: "gw1", NodeID: "test_x.py::test_b"}},
+		}},
+		{"short_summary_without_header.txt", facts{
+			FailedTests: []string{
+				"tests/models/gpt2/test_modeling_gpt2.py::GPT2ModelTest::test_generate",
+				"tests/models/gpt2/test_modeling_gpt2.py::GPT2ModelTest::test_other",
+			},
+			Crashes: []Crash{
+				{Worker: "gw53", NodeID: "tests/models/gpt2/test_modeling_gpt2.py::GPT2ModelTest::test_generate"},
+				// The message was cut at the terminal width: the entry's id is used.
+				{Worker: "gw54", NodeID: "tests/models/gpt2/test_modeling_gpt2.py::GPT2ModelTest::test_generate"},
+			},
+		}},
+		{"short_summary_all_forms.txt", facts{
+			Passed: 1, Failed: 2, Skipped: 4, XFailed: 2, XPassed: 2, Warnings: 3, Errors: 2,
+			Complete: true, Duration: 12,
+			FailedTests: []string{"t.py::test_setup", "test_mod.py", "t.py::test_x[cuda-3-50]", "t.py::TestK::test_y[a b-1-50]"},
+			Crashes:     []Crash{},
+		}},
+		{"final_pre51_seconds.txt", facts{
+			Passed: 571, XFailed: 16, XPassed: 3, Complete: true, Duration: 6.48,
+			FailedTests: []string{}, Crashes: []Crash{},
+		}},
+		{"final_over_60s_hms.txt", facts{
+			Failed: 2, Warnings: 1, Complete: true, Duration: 102.7, FailedTests: []string{}, Crashes: []Crash{},
+		}},
+		{"final_quiet_no_padding.txt", facts{
+			Passed: 7, Failed: 2, Skipped: 3, XFailed: 3, Complete: true, Duration: 0.35, Done: 13,
+			FailedTests: []string{"test_crash.py::test_x[cuda-2-3]", "test_crash.py::test_x[cpu-3-3]"},
+			Crashes:     []Crash{{Worker: "gw0"}},
+		}},
+		{"no_tests_ran.txt", facts{
+			Complete: true, NoTestsRan: true, Duration: 0.01, FailedTests: []string{}, Crashes: []Crash{},
+		}},
+		{"plugin_rerun_categories.txt", facts{
+			Passed: 2, Failed: 1, Rerun: 2, Complete: true, Duration: 1, Collected: 3, Workers: 2, Done: 5,
+			FailedTests: []string{"t.py::test_b"}, Crashes: []Crash{},
+		}},
+		{"count_style_progress.txt", facts{
+			Passed: 2, XPassed: 1, Warnings: 1, Errors: 1, Complete: true, Duration: 0.01, Collected: 4, Done: 4,
+			FailedTests: []string{"test_b.py::test_setup_err"}, Crashes: []Crash{},
+		}},
+		{"collection_error_interrupted.txt", facts{
+			Errors: 1, Complete: true, Duration: 0.2, Collected: 3,
+			FailedTests: []string{"test_mod.py"}, Crashes: []Crash{},
+		}},
+		{"crlf_line_endings.txt", facts{
+			Passed: 1, Failed: 1, Complete: true, Duration: 0.1, Collected: 2, Done: 2,
+			FailedTests: []string{"test_w.py::test_b"}, Crashes: []Crash{},
+		}},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		seen[tt.file] = true
+		t.Run(strings.TrimSuffix(tt.file, ".txt"), func(t *testing.T) {
+			r := parseFile(t, filepath.Join("testdata", "logs", tt.file))
+			if tt.want.FailedTests == nil {
+				tt.want.FailedTests = []string{}
+			}
+			if tt.want.Crashes == nil {
+				tt.want.Crashes = []Crash{}
+			}
+			if diff := cmp.Diff(tt.want, factsOf(r)); diff != "" {
+				t.Errorf("facts mismatch (-want +got):\n%s", diff)
+			}
+			checkGolden(t, tt.file, r)
+		})
+	}
+	// Every fixture must be covered by the table.
+	files, err := filepath.Glob(filepath.Join("testdata", "logs", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("fixture %s has no table entry", f)
+		}
+	}
+}
+
+func parseFile(t *testing.T, path string) Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := Parse(f)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", path, err)
+	}
+	return r
+}
+
+func checkGolden(t *testing.T, file string, r Result) {
+	t.Helper()
+	got, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden", strings.TrimSuffix(file, ".txt")+".json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("golden %s mismatch (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
+	}
+}
+
+func TestShortSummaryEntries(t *testing.T) {
+	r := parseFile(t, filepath.Join("testdata", "logs", "short_summary_all_forms.txt"))
+	want := []SummaryEntry{
+		{Outcome: Passed, NodeID: "t.py::test_ok", Count: 1},
+		{Outcome: Skipped, NodeID: "t.py:16", Message: "requires CUDA", Count: 3},
+		{Outcome: Skipped, NodeID: "t.py", Message: "module skipped", Count: 1},
+		{Outcome: XFail, NodeID: "t.py::test_xf[1-3]", Message: "known bug", Count: 1},
+		{Outcome: XFail, NodeID: "t.py::test_xf2", Count: 1},
+		{Outcome: XPass, NodeID: "t.py::test_xp", Message: "reason without dash", Count: 1},
+		{Outcome: XPass, NodeID: "t.py::test_xp2", Message: "reason with dash", Count: 1},
+		{Outcome: Error, NodeID: "t.py::test_setup", Message: "RuntimeError: setup failed", Count: 1},
+		{Outcome: Error, NodeID: "test_mod.py", Message: "ModuleNotFoundError: No module named 'cupy'", Count: 1},
+		{Outcome: Failed, NodeID: "t.py::test_x[cuda-3-50]", Message: "AssertionError: assert 1 == 2", Count: 1},
+		{Outcome: Failed, NodeID: "t.py::TestK::test_y[a b-1-50]", Message: "ValueError: x - y", Count: 1},
+	}
+	if diff := cmp.Diff(want, r.ShortSummary); diff != "" {
+		t.Errorf("ShortSummary mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestLineEvents feeds single lines to a fresh Parser and checks the event
+// the step runner acts on.
+func TestLineEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want Event
+	}{
+		{"xdist verbose pass", "[gw0] [ 26%] PASSED t.py::test_a[cuda-1-50] ", Event{Kind: EventResult, NodeID: "t.py::test_a[cuda-1-50]", Outcome: Passed, Worker: "gw0"}},
+		{"xdist verbose fail", "[gw7] [100%] FAILED t.py::test_a[cuda-3-50]", Event{Kind: EventFailure, NodeID: "t.py::test_a[cuda-3-50]", Outcome: Failed, Worker: "gw7"}},
+		{"xdist classic error", "[gw1] ERROR t.py::test_b", Event{Kind: EventFailure, NodeID: "t.py::test_b", Outcome: Error, Worker: "gw1"}},
+		{"xdist count style", "[gw1] [3/4] XPASS t.py::test_c", Event{Kind: EventResult, NodeID: "t.py::test_c", Outcome: XPass, Worker: "gw1"}},
+		{"non-xdist verbose", "t.py::test_d PASSED                   [ 50%]", Event{Kind: EventResult, NodeID: "t.py::test_d", Outcome: Passed}},
+		{"non-xdist skipped reason", "t.py::test_e SKIPPED (no gpu)      [ 60%]", Event{Kind: EventResult, NodeID: "t.py::test_e", Outcome: Skipped}},
+		{"non-xdist classic failed", "t.py::test_f FAILED", Event{Kind: EventFailure, NodeID: "t.py::test_f", Outcome: Failed}},
+		{"letters with failure", "..F.. [ 10%]", Event{Kind: EventFailure, Outcome: Failed}},
+		{"letters all pass", "t.py .....", Event{Kind: EventResult, Outcome: Passed}},
+		{"node down", "[gw3] node down: Not properly terminated", Event{Kind: EventCrash, Worker: "gw3"}},
+		{"node down glued to dots", "....[gw0] node down: Not properly terminated", Event{Kind: EventCrash, Worker: "gw0"}},
+		{"replacing", "replacing crashed worker gw4", Event{Kind: EventCrash, Worker: "gw4"}},
+		{"replacing capitalised glued", "fReplacing crashed worker gw1", Event{Kind: EventFailure, Outcome: Failed}},
+		{"replacing slave", "Replacing crashed slave gw2", Event{Kind: EventCrash, Worker: "gw2"}},
+		{"crashed while running", "worker 'gw2' crashed while running 't.py::test_g[cuda-2-3]'", Event{Kind: EventFailure, NodeID: "t.py::test_g[cuda-2-3]", Outcome: Failed, Worker: "gw2"}},
+		{"old capitalised crash", "Worker 'gw0' crashed while running 't.py::test_h'", Event{Kind: EventFailure, NodeID: "t.py::test_h", Outcome: Failed, Worker: "gw0"}},
+		{"max reached", "maximum crashed workers reached: 32", Event{Kind: EventCrash}},
+		{"max reached old", "Maximum crashed workers reached: 4", Event{Kind: EventCrash}},
+		{"restart disabled", "worker gw5 crashed and worker restarting disabled", Event{Kind: EventCrash, Worker: "gw5"}},
+		{"collected", "collected 42 items", Event{Kind: EventCollected}},
+		{"xdist items", "8 workers [400 items]", Event{Kind: EventCollected}},
+		{"old status", "gw0 [10] / gw1 [10]", Event{Kind: EventCollected}},
+		{"created", "created: 8/8 workers", Event{}},
+		{"final", "==== 1 failed, 3 passed in 1.00s ====", Event{Kind: EventFinal}},
+		{"final quiet", "1 failed, 3 passed in 1.00s", Event{Kind: EventFinal}},
+		{"jenkins timestamp", "13:33:50  [gw2] [ 50%] FAILED t.py::test_i", Event{Kind: EventFailure, NodeID: "t.py::test_i", Outcome: Failed, Worker: "gw2"}},
+		{"carriage return keeps result", "[gw1] [100%] PASSED t.py::test_j \r[gw2] Python 3.11.2 (main) [GCC 12.2.0]", Event{Kind: EventResult, NodeID: "t.py::test_j", Outcome: Passed, Worker: "gw1"}},
+		{"worker info line", "[gw0] linux Python 3.11.2 cwd: /tmp/pyt", Event{}},
+		{"test start line", "t.py::test_k[cuda-1-3] ", Event{}},
+		{"prose", "Unit tests passed in 3 stages", Event{}},
+		{"prose with words", "FAILED to start the server", Event{}},
+		{"traceback", "E       AssertionError: boom", Event{}},
+		{"summary failed outside block", "FAILED t.py::test_l - boom", Event{Kind: EventFailure, NodeID: "t.py::test_l", Outcome: Failed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NewParser().Line(tt.line); got != tt.want {
+				t.Errorf("Line(%q) = %+v, want %+v", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestProgressSnapshots checks Result while a run is still going, as the
+// step runner shows it.
+func TestProgressSnapshots(t *testing.T) {
+	p := NewParser()
+	p.Line("8 workers [4 items]")
+	p.Line("[gw0] [ 25%] PASSED t.py::test_a[1-2]")
+	r := p.Result()
+	if r.Collected != 4 || r.Done != 1 || r.Passed != 1 || r.Complete {
+		t.Fatalf("after one result: %+v", r)
+	}
+	p.Line("[gw1] [ 50%] FAILED t.py::test_a[2-2]")
+	r = p.Result()
+	r.FailedTests[0] = "mutated"
+	if got := p.Result().FailedTests; len(got) != 1 || got[0] != "t.py::test_a[2-2]" {
+		t.Fatalf("Result must return a copy; FailedTests = %q", got)
+	}
+	// The final line wins over the counted lines.
+	p.Line("==== 1 failed, 3 passed in 0.50s ====")
+	r = p.Result()
+	if !r.Complete || r.Passed != 3 || r.Failed != 1 || r.Done != 2 {
+		t.Fatalf("after final line: %+v", r)
+	}
+}
+
+func TestLongLineDoesNotFail(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("collected 2 items\n")
+	b.WriteString("[gw0] [ 50%] FAILED t.py::test_long[")
+	b.WriteString(strings.Repeat("x", 3<<20))
+	b.WriteString("]\n")
+	b.WriteString("[gw1] [100%] FAILED t.py::test_short\n")
+	b.WriteString("==== 2 failed in 1.00s ====\n")
+	r, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if !r.Complete || r.Failed != 2 || r.Done != 2 {
+		t.Fatalf("result after a 3 MiB line: complete=%v failed=%d done=%d", r.Complete, r.Failed, r.Done)
+	}
+	if len(r.FailedTests) != 2 || r.FailedTests[1] != "t.py::test_short" {
+		t.Fatalf("FailedTests = %d entries, last %q", len(r.FailedTests), r.FailedTests[len(r.FailedTests)-1])
+	}
+	if len(r.FailedTests[0]) > maxLineBytes {
+		t.Fatalf("first failing id kept %d bytes, want at most %d", len(r.FailedTests[0]), maxLineBytes)
+	}
+}
+
+func TestFailedTestsCapped(t *testing.T) {
+	p := NewParser()
+	for i := 0; i < MaxEntries+10; i++ {
+		p.Line("[gw0] FAILED t.py::test_x[" + strconv.Itoa(i) + "]")
+	}
+	r := p.Result()
+	if len(r.FailedTests) != MaxEntries || !r.Truncated || r.Failed != MaxEntries+10 {
+		t.Fatalf("len=%d truncated=%v failed=%d", len(r.FailedTests), r.Truncated, r.Failed)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, os.ErrPermission }
+
+func TestParseReadError(t *testing.T) {
+	if _, err := Parse(errReader{}); err == nil || !strings.Contains(err.Error(), "reading pytest log") {
+		t.Fatalf("Parse(failing reader) error = %v, want a wrapped read error", err)
+	}
+}

@@ -1,0 +1,131 @@
+package pytestlog
+
+// Outcome is a per-test outcome word as pytest prints it.
+type Outcome string
+
+// The outcomes pytest prints in verbose per-test lines and in the -r short
+// test summary.
+const (
+	Passed  Outcome = "PASSED"
+	Failed  Outcome = "FAILED"
+	Error   Outcome = "ERROR"
+	Skipped Outcome = "SKIPPED"
+	XFail   Outcome = "XFAIL"
+	XPass   Outcome = "XPASS"
+	// Rerun is printed by pytest-rerunfailures for an attempt that will be retried.
+	Rerun Outcome = "RERUN"
+)
+
+// outcomeWords maps every outcome word to its Outcome; it doubles as the set
+// of words that may start a short-summary line or end a verbose line.
+var outcomeWords = map[string]Outcome{
+	"PASSED": Passed, "FAILED": Failed, "ERROR": Error, "SKIPPED": Skipped,
+	"XFAIL": XFail, "XPASS": XPass, "RERUN": Rerun,
+}
+
+// isFailure reports whether the outcome makes the run fail.
+func (o Outcome) isFailure() bool { return o == Failed || o == Error }
+
+// EventKind says what a line meant to the step runner.
+type EventKind int
+
+// Event kinds, in increasing order of importance (Line returns the most
+// important one found on a line).
+const (
+	// EventNone: nothing the runner cares about.
+	EventNone EventKind = iota
+	// EventCollected: the number of items to run became known.
+	EventCollected
+	// EventResult: a per-test outcome that is not a failure.
+	EventResult
+	// EventFinal: the final summary line.
+	EventFinal
+	// EventCrash: a worker went down (node down, replacing, restart limit).
+	EventCrash
+	// EventFailure: a FAILED/ERROR outcome or a crash-synthesised failure.
+	EventFailure
+)
+
+var eventKindNames = [...]string{"none", "collected", "result", "final", "crash", "failure"}
+
+// String returns a short lower-case name of the kind.
+func (k EventKind) String() string {
+	if k >= 0 && int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "unknown"
+}
+
+// Event is what one fed line meant.
+type Event struct {
+	Kind    EventKind
+	NodeID  string  // the test concerned, "" when the line does not name one
+	Outcome Outcome // for EventResult / EventFailure from a per-test line
+	Worker  string  // "gw3" when the line names an xdist worker
+}
+
+// Crash is one crashed xdist worker and the test it was running.
+type Crash struct {
+	Worker string `json:"worker"`
+	NodeID string `json:"node_id"` // "" when the log does not say
+	Reason string `json:"reason,omitempty"`
+}
+
+// SummaryEntry is one line of the "short test summary info" block.
+type SummaryEntry struct {
+	Outcome Outcome `json:"outcome"`
+	// NodeID is the test id; for SKIPPED lines it is the location
+	// ("path:line") pytest prints instead.
+	NodeID  string `json:"node_id"`
+	Message string `json:"message,omitempty"`
+	// Count is the "[n]" of a folded SKIPPED line, 1 otherwise.
+	Count int `json:"count"`
+}
+
+// Result is the parsed state of a pytest console log.
+type Result struct {
+	// Counts come from the final line when Complete, else they are counted
+	// from per-test lines (verbose lines or progress letters).
+	Passed     int `json:"passed"`
+	Failed     int `json:"failed"`
+	Errors     int `json:"errors"`
+	Skipped    int `json:"skipped"`
+	XFailed    int `json:"xfailed"`
+	XPassed    int `json:"xpassed"`
+	Deselected int `json:"deselected"`
+	Warnings   int `json:"warnings"`
+	Rerun      int `json:"rerun"`
+	// Other holds plugin categories of the final line that have no field
+	// ("3 flaky"), keyed by their word.
+	Other map[string]int `json:"other,omitempty"`
+
+	Complete        bool    `json:"complete"` // final summary line seen
+	NoTestsRan      bool    `json:"no_tests_ran"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	// Collected is the number of items announced by the header (the
+	// selected count when pytest reports deselection), 0 if unknown.
+	Collected int `json:"collected"`
+	// Workers is the xdist worker count announced by "created: N/N workers"
+	// or by "N workers [M items]", 0 if unknown.
+	Workers int `json:"workers"`
+	// Done is the number of per-test results seen so far (for progress).
+	Done int `json:"done"`
+	// FailedTests are node ids with FAILED or ERROR, including
+	// crash-synthesised failures and -r summary lines, first-seen order,
+	// deduplicated.
+	FailedTests []string `json:"failed_tests"`
+	// CrashedWorkers are the xdist workers that went down ("gw3"),
+	// first-seen order, deduplicated.
+	CrashedWorkers []string `json:"crashed_workers"`
+	// Crashes is one entry per crashed worker.
+	Crashes []Crash `json:"crashes"`
+	// ShortSummary are the lines of the -r short test summary block.
+	ShortSummary []SummaryEntry `json:"short_summary"`
+	// MaxWorkerRestartReached is set by "maximum crashed workers reached"
+	// and by "worker gwN crashed and worker restarting disabled": tests
+	// queued after that point did not run.
+	MaxWorkerRestartReached bool `json:"max_worker_restart_reached"`
+	// Truncated is set when a list hit the memory cap (MaxEntries) and
+	// later entries were dropped; counts stay exact.
+	Truncated bool `json:"truncated,omitempty"`
+}
