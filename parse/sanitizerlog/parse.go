@@ -1,0 +1,1354 @@
+package sanitizerlog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// DefaultPrefix is what compute-sanitizer and cuda-memcheck put before each line
+// they write (changed with --prefix).
+const DefaultPrefix = "========="
+
+// Limits that keep memory bounded whatever the log size.
+const (
+	defaultMaxDistinct   = 10000    // distinct aggregated entries, all kinds together
+	defaultMaxBlockLines = 200      // lines kept in Report.FirstBlock
+	defaultMaxLineBytes  = 64 << 10 // longer lines are cut
+	maxFieldBytes        = 4096     // stored strings (kernel names, block lines) are cut here
+	maxKeyBytes          = 8 << 20  // total bytes of aggregation keys
+	maxMessages          = 64       // entries in TargetErrors, Warnings and Crashes each
+	maxLocations         = 16       // locations kept per hazard
+	readBufferSize       = 1 << 20
+)
+
+// Options tunes the parser. The zero value means the defaults.
+type Options struct {
+	// Prefix is the sanitizer's line prefix (its --prefix); default "=========".
+	Prefix string
+	// MaxDistinct caps distinct aggregated entries (default 10,000); records beyond
+	// it are counted in Report.Dropped.
+	MaxDistinct int
+	// MaxBlockLines caps Report.FirstBlock (default 200).
+	MaxBlockLines int
+	// MaxLineBytes is the longest line kept whole (default 64 KiB); longer lines are
+	// cut and counted in Report.TruncatedLines.
+	MaxLineBytes int
+}
+
+// Parse reads a compute-sanitizer or cuda-memcheck log with the default Options.
+func Parse(r io.Reader) (*Report, error) {
+	return Options{}.Parse(r)
+}
+
+// Parse reads a sanitizer log and aggregates it. Memory stays bounded whatever the
+// log size. On a read error it returns the report of what was read (marked
+// inconclusive) together with the error.
+func (o Options) Parse(r io.Reader) (*Report, error) {
+	p := newParser(o)
+	sc := newLineScanner(r, readBufferSize, p.maxLine)
+	for {
+		line, ok := sc.next()
+		if !ok {
+			break
+		}
+		p.line(line)
+	}
+	p.finish(sc.truncated, sc.err)
+	if sc.err != nil {
+		return p.rep, fmt.Errorf("read sanitizer log: %w", sc.err)
+	}
+	return p.rep, nil
+}
+
+type blockKind uint8
+
+const (
+	blkNone   blockKind = iota
+	blkAccess           // memory access, hardware exception, malloc/free, initcheck
+	blkAPI              // "Program hit ..."
+	blkAPIExt           // "CUDA API Error: ..."
+	blkLeak             // "Leaked N bytes ..."
+	blkRace             // racecheck analysis mode
+	blkHazard           // racecheck hazard mode
+	blkSync             // synccheck
+	blkUnused           // initcheck unused memory
+)
+
+// pending is the record being read. Its byte slices are reused from record to record
+// so that aggregating a known record allocates nothing.
+type pending struct {
+	tool     string
+	severity string
+	kind     []byte
+	size     int
+	haveLoc  bool
+	kernel   []byte
+	file     []byte
+	line     int
+	addr     []byte
+	thread   []byte
+	block    []byte
+	detail   []byte
+	space    []byte
+	idx      int // entry found as soon as the key was known, or -1
+	// Hazards: locations joined by 0 bytes, and the access types of a race.
+	locs    []byte
+	nLocs   int
+	access1 []byte
+	access2 []byte
+	hazards int
+	// Extended API errors.
+	call    []byte
+	result  []byte
+	code    int
+	message []byte
+	extra   int // free-text lines absorbed after "CUDA API Error:"
+}
+
+type parser struct {
+	rep        *Report
+	prefix     string
+	prefix0    byte
+	prefixWord uint64 // first 8 bytes of a prefix of 8 bytes or more, else 0
+	maxBlock   int
+	maxDist    int
+	maxLine    int
+	blk        blockKind
+	cur        pending
+	key        []byte
+	errIdx     map[string]int
+	apiIdx     map[string]int
+	hazIdx     map[string]int
+	leakIdx    map[string]int
+	distinct   int
+	keyBytes   int
+	tool       string // from records
+	cmdTool    string // from a "--tool X" command line echo
+	sawTool    bool   // any sanitizer line at all
+	sawBanner  bool
+
+	// FirstBlock capture.
+	capturing   bool
+	capLines    []string
+	haveAccess  bool // FirstBlock holds an access report
+	fallback    []string
+	fallbackSet bool
+
+	// Sessions: one per banner (or implicit when records come first).
+	sessOpen    bool
+	sessErrSum  bool
+	sessRaceSum bool
+	cutSessions int
+
+	fatal []string // reasons the run is inconclusive although it may have a summary
+}
+
+func newParser(o Options) *parser {
+	p := &parser{
+		rep:      &Report{},
+		prefix:   o.Prefix,
+		maxBlock: o.MaxBlockLines,
+		maxDist:  o.MaxDistinct,
+		maxLine:  o.MaxLineBytes,
+		errIdx:   make(map[string]int),
+		apiIdx:   make(map[string]int),
+		hazIdx:   make(map[string]int),
+		leakIdx:  make(map[string]int),
+	}
+	if p.prefix == "" {
+		p.prefix = DefaultPrefix
+	}
+	p.prefix0 = p.prefix[0]
+	if len(p.prefix) >= 8 {
+		p.prefixWord = binary.LittleEndian.Uint64([]byte(p.prefix))
+	}
+	if p.maxBlock <= 0 {
+		p.maxBlock = defaultMaxBlockLines
+	}
+	if p.maxDist <= 0 {
+		p.maxDist = defaultMaxDistinct
+	}
+	if p.maxLine <= 0 {
+		p.maxLine = defaultMaxLineBytes
+	}
+	p.cur.idx = -1
+	return p
+}
+
+// line handles one log line. This is the hot path: most lines are host frames of a
+// report or application output, and both are dismissed after a few byte compares.
+func (p *parser) line(raw []byte) {
+	p.rep.Lines++
+	s := raw
+	if len(s) == 0 {
+		return
+	}
+	if s[0] != p.prefix0 {
+		s = stripCIPrefix(s)
+	}
+	pl := len(p.prefix)
+	if len(s) >= pl && p.hasToolPrefix(s) && (len(s) == pl || s[pl] == ' ' || s[pl] == '\t') {
+		p.toolLine(raw, s[pl:])
+		return
+	}
+	p.appLine(s)
+}
+
+// hasToolPrefix reports whether s (at least as long as the prefix) starts with it.
+// The default prefix is compared as one 8-byte word plus a byte: this runs on
+// every line.
+func (p *parser) hasToolPrefix(s []byte) bool {
+	if p.prefixWord != 0 {
+		if binary.LittleEndian.Uint64(s) != p.prefixWord {
+			return false
+		}
+		for i := 8; i < len(p.prefix); i++ {
+			if s[i] != p.prefix[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return string(s[:len(p.prefix)]) == p.prefix
+}
+
+// toolLine handles a line that carries the sanitizer prefix; rest follows the prefix.
+func (p *parser) toolLine(raw, rest []byte) {
+	p.sawTool = true
+	indent := 0
+	for indent < len(rest) && (rest[indent] == ' ' || rest[indent] == '\t') {
+		indent++
+	}
+	c := rest[indent:]
+	if n := len(c); n > 0 && (c[n-1] == ' ' || c[n-1] == '\t') {
+		c = trimRightBlank(c)
+	}
+	if len(c) == 0 {
+		// "=========" or "========= " separates reports.
+		p.endBlock()
+		return
+	}
+	if p.blk != blkNone && (indent >= 2 || isContinuation(c)) {
+		p.continuation(raw, c)
+		return
+	}
+	p.topLevel(raw, c)
+}
+
+// isContinuation reports whether a line with collapsed indentation (as in the HTML
+// documentation) still belongs to the report above it.
+func isContinuation(c []byte) bool {
+	switch c[0] {
+	case 'a':
+		return hasPrefix(c, "at ") || hasPrefix(c, "and ")
+	case 'b':
+		return hasPrefix(c, "by thread")
+	case 'A':
+		return hasPrefix(c, "Address ") || hasPrefix(c, "Access at ") || hasPrefix(c, "Access to ")
+	case 'S':
+		return hasPrefix(c, "Saved host backtrace")
+	case 'H':
+		return hasPrefix(c, "Host Frame")
+	case 'D':
+		return hasPrefix(c, "Device Frame")
+	case 'i':
+		return hasPrefix(c, "in ") || len(c) == 2 && c[1] == 'n'
+	case 'W':
+		return hasPrefix(c, "Write Thread")
+	case 'R':
+		return hasPrefix(c, "Read Thread")
+	case 'C':
+		return hasPrefix(c, "Current Value")
+	case 'U':
+		return hasPrefix(c, "Uninitialized access at")
+	case 'N':
+		return hasPrefix(c, "Not written")
+	}
+	return false
+}
+
+// appLine handles a line without the prefix: application output, or a summary line
+// whose prefix was lost. It never ends a report in progress.
+func (p *parser) appLine(s []byte) {
+	if len(s) == 0 {
+		return
+	}
+	switch s[0] {
+	case 'E':
+		if hasPrefix(s, "ERROR SUMMARY:") {
+			p.sawTool = true
+			p.endBlock()
+			p.errorSummary(trimRightBlank(s))
+			return
+		}
+	case 'L':
+		if hasPrefix(s, "LEAK SUMMARY:") {
+			p.sawTool = true
+			p.endBlock()
+			p.leakSummary(trimRightBlank(s))
+			return
+		}
+	case 'R':
+		if hasPrefix(s, "RACECHECK SUMMARY:") {
+			p.sawTool = true
+			p.endBlock()
+			p.raceSummary(trimRightBlank(s))
+			return
+		}
+	}
+	p.checkCrash(s)
+	if !p.sawBanner && p.cmdTool == "" {
+		p.checkCommandLine(s)
+	}
+}
+
+// continuation handles an indented line of the report in progress.
+func (p *parser) continuation(raw, c []byte) {
+	if p.capturing {
+		p.capture(raw)
+	}
+	switch c[0] {
+	case 'H', 'i', 'S', 'D':
+		// Host frames, their module lines, the backtrace header and device frames:
+		// the bulk of every report, and nothing to aggregate.
+		return
+	}
+	switch p.blk {
+	case blkAccess:
+		p.accessLine(c)
+	case blkRace:
+		if hasPrefix(c, "and ") {
+			p.raceAnd(c)
+		}
+	case blkHazard:
+		p.hazardLine(c)
+	case blkSync:
+		p.syncLine(c)
+	case blkAPIExt:
+		p.apiExtLine(c)
+	case blkUnused:
+		if p.cur.idx < 0 && len(p.cur.detail) < maxFieldBytes {
+			p.cur.detail = append(p.cur.detail, "; "...)
+			p.cur.detail = appendStripDigitCommas(p.cur.detail, c)
+		}
+	}
+}
+
+// topLevel handles a line at report level: a record headline, a summary, a tool
+// message, or something unknown (which ends the report in progress).
+func (p *parser) topLevel(raw, c []byte) {
+	switch c[0] {
+	case 'I':
+		if hasPrefix(c, "Invalid __") {
+			p.startAccess(raw, c, ToolMemcheck)
+			return
+		}
+		if hasPrefix(c, "Internal Sanitizer Error") {
+			p.endBlock()
+			p.targetMessage(c)
+			return
+		}
+		if p.severityRecord(raw, c) {
+			return
+		}
+	case 'U':
+		if hasPrefix(c, "Uninitialized __") {
+			p.startAccess(raw, c, ToolInitcheck)
+			return
+		}
+		if hasPrefix(c, "Unused ") {
+			p.startUnused(raw, c)
+			return
+		}
+	case 'P':
+		if hasPrefix(c, "Program hit ") {
+			p.startAPI(raw, c)
+			return
+		}
+		if hasPrefix(c, "Potential ") {
+			p.startHazard(raw, "", c)
+			return
+		}
+		if hasPrefix(c, "Please use the compute-sanitizer") {
+			p.endBlock() // cuda-memcheck deprecation notice
+			return
+		}
+	case 'C':
+		if hasPrefix(c, "CUDA API Error:") {
+			p.startAPIExt(raw, c)
+			return
+		}
+		if string(c) == "COMPUTE-SANITIZER" {
+			p.banner(false)
+			return
+		}
+		if string(c) == "CUDA-MEMCHECK" {
+			p.banner(true)
+			return
+		}
+	case 'L':
+		if hasPrefix(c, "Leaked ") {
+			p.startLeak(raw, c)
+			return
+		}
+		if hasPrefix(c, "LEAK SUMMARY:") {
+			p.endBlock()
+			p.leakSummary(c)
+			return
+		}
+	case 'E':
+		if hasPrefix(c, "ERROR SUMMARY:") {
+			p.endBlock()
+			p.errorSummary(c)
+			return
+		}
+		if p.severityRecord(raw, c) {
+			return
+		}
+	case 'W':
+		if p.severityRecord(raw, c) {
+			return
+		}
+		if hasPrefix(c, "Warpgroup ") {
+			p.startSync(raw, c)
+			return
+		}
+	case 'R':
+		if hasPrefix(c, "RACECHECK SUMMARY:") {
+			p.endBlock()
+			p.raceSummary(c)
+			return
+		}
+		if hasPrefix(c, "Race reported between ") {
+			p.startRace(raw, "", c)
+			return
+		}
+	case 'B':
+		if hasPrefix(c, "Barrier error") {
+			p.startSync(raw, c)
+			return
+		}
+	case 'M':
+		if hasPrefix(c, "Malloc/Free error") {
+			p.startAccess(raw, c, ToolMemcheck)
+			return
+		}
+	case 'H':
+		if hasPrefix(c, "Host API memory access error") {
+			p.startAccess(raw, c, ToolInitcheck)
+			return
+		}
+	case 'T':
+		if hasPrefix(c, "Target application") || hasPrefix(c, "Tracking kernels launched by child processes") {
+			p.endBlock()
+			p.targetMessage(c)
+			return
+		}
+		if hasPrefix(c, "This tool is deprecated") {
+			p.endBlock()
+			return
+		}
+	case 'D':
+		if hasPrefix(c, "Default timeout can be adjusted") {
+			p.endBlock()
+			p.targetMessage(c)
+			return
+		}
+	}
+	if isHardwareException(c) {
+		p.startAccess(raw, c, ToolMemcheck)
+		return
+	}
+	if c[len(c)-1] == '=' {
+		// A pytest separator such as "========= 2 failed in 3.1s =========" whose
+		// left run happens to match the prefix: application output.
+		return
+	}
+	if p.blk == blkAPIExt && p.cur.extra == 0 {
+		// "CUDA API Error: ..." can be followed by a free-text explanation.
+		p.continuation(raw, c)
+		return
+	}
+	p.endBlock()
+}
+
+// hardwareExceptions are memcheck record headlines without "of size": device
+// exceptions reported with an "at" location and "by thread" line like access errors.
+var hardwareExceptions = []string{
+	"Out-of-range Shared or Local Address",
+	"Misaligned Shared or Local Address",
+	"Misaligned PC",
+	"Invalid PC",
+	"Invalid Address Space",
+	"Illegal Instruction",
+	"Illegal Address",
+	"Hardware Stack Overflow",
+	"Lane User Stack Overflow",
+	"Lane Illegal Address",
+	"Lane Misaligned Address",
+	"Warp ", // Warp Illegal Address, Warp Out-of-range Address, Warp Misaligned Address, ...
+}
+
+func isHardwareException(c []byte) bool {
+	switch c[0] {
+	case 'O', 'M', 'I', 'H', 'L', 'W':
+	default:
+		return false
+	}
+	for _, h := range hardwareExceptions {
+		if hasPrefix(c, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// severityRecord handles lines starting with "Error: ", "WARNING: ", "INFO: " and the
+// like: racecheck records, or tool messages. It reports whether it consumed c.
+func (p *parser) severityRecord(raw, c []byte) bool {
+	var sev string
+	var rest []byte
+	switch {
+	case hasPrefix(c, "Error: "), hasPrefix(c, "ERROR: "):
+		sev, rest = "error", c[7:]
+	case hasPrefix(c, "Warning: "), hasPrefix(c, "WARNING: "):
+		sev, rest = "warning", c[9:]
+	case hasPrefix(c, "INFO: "), hasPrefix(c, "Info: "):
+		sev, rest = "info", c[6:]
+	default:
+		return false
+	}
+	if hasPrefix(rest, "Race reported between ") {
+		p.startRace(raw, sev, rest)
+		return true
+	}
+	if hasPrefix(rest, "Potential ") {
+		p.startHazard(raw, sev, rest)
+		return true
+	}
+	p.endBlock()
+	switch sev {
+	case "error":
+		p.targetMessage(c)
+	case "warning":
+		addMessage(&p.rep.Warnings, c)
+		if bytes.Contains(c, []byte("RACECHECK")) || bytes.Contains(c, []byte("hazards")) {
+			p.evidence(ToolRacecheck)
+		}
+	}
+	return true
+}
+
+// fatalMessages are tool messages after which the run cannot be trusted to have
+// checked the target, whatever the summary says.
+var fatalMessages = []struct{ text, reason string }{
+	{"terminated before first instrumented API call", "the target terminated before its first instrumented CUDA API call, so nothing was checked (child processes need --target-processes all)"},
+	{"No attachable process found", "compute-sanitizer found no process to attach to before its launch timeout, so nothing was checked"},
+	{"Internal Sanitizer Error", "compute-sanitizer reported an internal error"},
+}
+
+func (p *parser) targetMessage(c []byte) {
+	addMessage(&p.rep.TargetErrors, c)
+	for _, f := range fatalMessages {
+		if bytes.Contains(c, []byte(f.text)) {
+			addReason(&p.fatal, f.reason)
+		}
+	}
+}
+
+// crashMarkers are application output, anywhere in a line, that says the target
+// process died (shell job messages, pytest-xdist, sanitizer front-end).
+var crashMarkers = [][]byte{
+	[]byte("Segmentation fault"),
+	[]byte("(core dumped)"),
+	[]byte("node down: "),
+	[]byte("terminated by signal"),
+}
+
+// crashPrefixes are application output lines that start by saying the target died.
+var crashPrefixes = []string{"Fatal Python error", "Bus error", "Killed", "Aborted", "Illegal instruction"}
+
+func (p *parser) checkCrash(s []byte) {
+	switch s[0] {
+	case 'F', 'B', 'K', 'A', 'I':
+		for _, m := range crashPrefixes {
+			if hasPrefix(s, m) {
+				p.crash(trimRightBlank(s))
+				return
+			}
+		}
+	}
+	for _, m := range crashMarkers {
+		if bytes.Contains(s, m) {
+			p.crash(trimRightBlank(s))
+			return
+		}
+	}
+}
+
+func (p *parser) crash(s []byte) {
+	if len(p.rep.Crashes) == 0 {
+		addReason(&p.fatal, "the application crashed ("+string(cut(s, 200))+"), so the sanitizer only checked what ran before")
+	}
+	addMessage(&p.rep.Crashes, s)
+}
+
+// checkCommandLine notes the tool of an echoed "compute-sanitizer --tool X" line.
+func (p *parser) checkCommandLine(s []byte) {
+	i := bytes.Index(s, []byte("--tool"))
+	if i < 0 || !(bytes.Contains(s, []byte("sanitizer")) || bytes.Contains(s, []byte("memcheck"))) {
+		return
+	}
+	rest := s[i+len("--tool"):]
+	if len(rest) == 0 || (rest[0] != ' ' && rest[0] != '=') {
+		return
+	}
+	rest = trimLeftBlank(rest[1:])
+	for _, t := range []string{ToolMemcheck, ToolRacecheck, ToolInitcheck, ToolSynccheck} {
+		if hasPrefix(rest, t) {
+			p.cmdTool = t
+			return
+		}
+	}
+}
+
+func (p *parser) evidence(tool string) {
+	if p.tool == "" {
+		p.tool = tool
+	}
+}
+
+// --- sessions ---------------------------------------------------------------
+
+func (p *parser) openSession() {
+	if p.sessOpen && !p.sessErrSum && !p.sessRaceSum {
+		p.cutSessions++
+	}
+	p.rep.Sessions++
+	p.sessOpen, p.sessErrSum, p.sessRaceSum = true, false, false
+}
+
+// recordSeen opens an implicit session for a record that no banner announced.
+func (p *parser) recordSeen() {
+	if !p.sessOpen || p.sessErrSum || p.sessRaceSum {
+		p.openSession()
+	}
+}
+
+func (p *parser) banner(legacy bool) {
+	p.endBlock()
+	p.sawBanner = true
+	if legacy {
+		p.rep.Legacy = true
+	}
+	p.openSession()
+}
+
+func (p *parser) errorSummary(c []byte) {
+	rest := trimLeftBlank(c[len("ERROR SUMMARY:"):])
+	v, n, ok := parseCount(rest)
+	if !ok {
+		return
+	}
+	if bytes.Contains(rest[n:], []byte("not printed")) {
+		p.rep.NotPrinted += clampInt(v)
+		return
+	}
+	if !p.sessOpen || p.sessErrSum {
+		p.openSession()
+	}
+	p.sessErrSum = true
+	total := clampInt(v)
+	if p.rep.ErrorSummary != nil {
+		total += *p.rep.ErrorSummary
+	}
+	p.rep.ErrorSummary = &total
+}
+
+func (p *parser) raceSummary(c []byte) {
+	p.evidence(ToolRacecheck)
+	if p.rep.RaceSummary == "" {
+		p.rep.RaceSummary = string(cut(c, maxFieldBytes))
+	}
+	if !p.sessOpen || p.sessRaceSum {
+		p.openSession()
+	}
+	p.sessRaceSum = true
+	rest := trimLeftBlank(c[len("RACECHECK SUMMARY:"):])
+	if v, _, ok := parseCount(rest); ok {
+		total := clampInt(v)
+		if p.rep.HazardsDisplayed != nil {
+			total += *p.rep.HazardsDisplayed
+		}
+		p.rep.HazardsDisplayed = &total
+	}
+}
+
+func (p *parser) leakSummary(c []byte) {
+	if p.rep.LeakSummary == "" {
+		p.rep.LeakSummary = string(cut(c, maxFieldBytes))
+	}
+}
+
+// --- blocks -----------------------------------------------------------------
+
+func (p *parser) startBlock(kind blockKind, raw []byte) {
+	p.endBlock()
+	p.recordSeen()
+	p.blk = kind
+	p.capturing = !p.haveAccess && (kind == blkAccess || !p.fallbackSet)
+	if p.capturing {
+		p.capLines = nil
+		p.capture(raw)
+	}
+	c := &p.cur
+	c.tool, c.severity = "", ""
+	c.kind = c.kind[:0]
+	c.size, c.line, c.code, c.hazards, c.nLocs, c.extra = 0, 0, 0, 0, 0, 0
+	c.haveLoc = false
+	c.idx = -1
+	c.kernel, c.file, c.addr = c.kernel[:0], c.file[:0], c.addr[:0]
+	c.thread, c.block, c.detail, c.space = c.thread[:0], c.block[:0], c.detail[:0], c.space[:0]
+	c.locs, c.access1, c.access2 = c.locs[:0], c.access1[:0], c.access2[:0]
+	c.call, c.result, c.message = c.call[:0], c.result[:0], c.message[:0]
+}
+
+func (p *parser) capture(raw []byte) {
+	if len(p.capLines) < p.maxBlock {
+		p.capLines = append(p.capLines, string(cut(raw, maxFieldBytes)))
+	}
+}
+
+// endBlock commits the record in progress.
+func (p *parser) endBlock() {
+	switch p.blk {
+	case blkNone:
+		return
+	case blkAccess:
+		p.commitAccess()
+	case blkRace, blkHazard, blkSync, blkUnused:
+		p.commitHazard()
+	case blkAPIExt:
+		p.commitAPIExt()
+	}
+	if p.capturing {
+		if p.blk == blkAccess {
+			p.rep.FirstBlock = p.capLines
+			p.haveAccess = true
+		} else if !p.fallbackSet {
+			p.fallback = p.capLines
+			p.fallbackSet = true
+		}
+		p.capLines = nil
+		p.capturing = false
+	}
+	p.blk = blkNone
+}
+
+// admit reserves room for a new distinct entry whose key has n bytes.
+func (p *parser) admit(n int) bool {
+	if p.distinct >= p.maxDist || p.keyBytes+n > maxKeyBytes {
+		p.rep.Dropped++
+		return false
+	}
+	p.distinct++
+	p.keyBytes += n
+	return true
+}
+
+// --- memory access errors ----------------------------------------------------
+
+func (p *parser) startAccess(raw, c []byte, tool string) {
+	p.startBlock(blkAccess, raw)
+	p.evidence(tool)
+	cur := &p.cur
+	cur.tool = tool
+	if hasPrefix(c, "Host API memory access error") {
+		// "Host API memory access error at host access to 0x.. of size N bytes"
+		cur.kind = append(cur.kind, "Host API memory access error"...)
+		if a := afterWord(c, " to 0x"); a != nil {
+			cur.addr = append(cur.addr, "0x"...)
+			cur.addr = appendHex(cur.addr, a)
+		}
+	}
+	if i := bytes.Index(c, []byte(" of size ")); i >= 0 {
+		if len(cur.kind) == 0 {
+			cur.kind = append(cur.kind, c[:i]...)
+		}
+		v, _, _ := parseCount(c[i+len(" of size "):])
+		cur.size = clampInt(v)
+	} else if len(cur.kind) == 0 {
+		k := c
+		for len(k) > 0 && (k[len(k)-1] == '.' || k[len(k)-1] == ':') {
+			k = k[:len(k)-1]
+		}
+		cur.kind = append(cur.kind, cut(k, maxFieldBytes)...)
+	}
+}
+
+func appendHex(dst, s []byte) []byte {
+	for _, c := range s {
+		if !isHex(c) {
+			break
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func (p *parser) accessLine(c []byte) {
+	cur := &p.cur
+	switch c[0] {
+	case 'a':
+		if hasPrefix(c, "at ") {
+			if cur.haveLoc {
+				return
+			}
+			cur.haveLoc = true
+			loc := parseLocation(c[3:])
+			cur.kernel = append(cur.kernel[:0], cut(loc.kernel, maxFieldBytes)...)
+			cur.file = append(cur.file[:0], cut(loc.file, maxFieldBytes)...)
+			cur.line = loc.line
+			p.accessKey()
+			if idx, ok := p.errIdx[string(p.key)]; ok {
+				cur.idx = idx // known: the first occurrence's details are kept already
+			}
+			return
+		}
+		if hasPrefix(c, "and ") && cur.idx < 0 && len(cur.detail) < maxFieldBytes {
+			if len(cur.detail) > 0 {
+				cur.detail = append(cur.detail, ' ')
+			}
+			cur.detail = appendStripDigitCommas(cur.detail, c)
+		}
+	case 'b':
+		if cur.idx < 0 && len(cur.thread) == 0 && hasPrefix(c, "by thread ") {
+			parseThreadBlock(c[len("by thread "):], &cur.thread, &cur.block)
+		}
+	case 'A':
+		if cur.idx >= 0 || len(cur.addr) > 0 {
+			return
+		}
+		var rest []byte
+		switch {
+		case hasPrefix(c, "Address "):
+			rest = c[len("Address "):]
+		case hasPrefix(c, "Access at "):
+			rest = c[len("Access at "):]
+		case hasPrefix(c, "Access to "):
+			rest = c[len("Access to "):]
+		default:
+			return
+		}
+		i := bytes.IndexByte(rest, ' ')
+		if i < 0 {
+			i = len(rest)
+		}
+		cur.addr = append(cur.addr, cut(rest[:i], 64)...)
+		if d := trimLeftBlank(rest[i:]); len(d) > 0 && len(cur.detail) < maxFieldBytes {
+			if len(cur.detail) > 0 {
+				cur.detail = append(cur.detail, ' ')
+			}
+			cur.detail = appendStripDigitCommas(cur.detail, d)
+		}
+	case 'U':
+		if cur.idx < 0 && len(cur.detail) < maxFieldBytes && hasPrefix(c, "Uninitialized access") {
+			if len(cur.detail) > 0 {
+				cur.detail = append(cur.detail, ' ')
+			}
+			cur.detail = appendStripDigitCommas(cur.detail, c)
+		}
+	}
+}
+
+// parseThreadBlock reads "(16,0,0) in block (0,0,0)".
+func parseThreadBlock(s []byte, thread, block *[]byte) {
+	s = trimLeftBlank(s)
+	if i := bytes.Index(s, []byte(" in block ")); i >= 0 {
+		*thread = append((*thread)[:0], cut(trimRightBlank(s[:i]), 64)...)
+		b := trimLeftBlank(s[i+len(" in block "):])
+		if j := bytes.IndexByte(b, ')'); j >= 0 {
+			b = b[:j+1]
+		}
+		*block = append((*block)[:0], cut(b, 64)...)
+		return
+	}
+	if j := bytes.IndexByte(s, ')'); j >= 0 {
+		s = s[:j+1]
+	}
+	*thread = append((*thread)[:0], cut(s, 64)...)
+}
+
+// accessKey builds the aggregation key (Kind, Size, Kernel) into p.key.
+func (p *parser) accessKey() {
+	k := append(p.key[:0], p.cur.kind...)
+	k = append(k, 0)
+	k = strconv.AppendInt(k, int64(p.cur.size), 10)
+	k = append(k, 0)
+	p.key = append(k, p.cur.kernel...)
+}
+
+func (p *parser) commitAccess() {
+	cur := &p.cur
+	idx := cur.idx
+	if idx < 0 {
+		p.accessKey()
+		if i, ok := p.errIdx[string(p.key)]; ok {
+			idx = i
+		}
+	}
+	if idx >= 0 {
+		p.rep.Errors[idx].Count++
+		return
+	}
+	if !p.admit(len(p.key)) {
+		return
+	}
+	p.errIdx[string(p.key)] = len(p.rep.Errors)
+	p.rep.Errors = append(p.rep.Errors, AccessError{
+		Kind:    string(cur.kind),
+		Size:    cur.size,
+		Kernel:  string(cur.kernel),
+		File:    string(cur.file),
+		Line:    cur.line,
+		Address: string(cur.addr),
+		Thread:  string(cur.thread),
+		Block:   string(cur.block),
+		Detail:  string(cut(cur.detail, maxFieldBytes)),
+		Count:   1,
+	})
+}
+
+// --- API errors ---------------------------------------------------------------
+
+// startAPI handles "Program hit <err> (error <n>) due to "<msg>" on CUDA API call to <api>."
+// and the old wording without "due to".
+func (p *parser) startAPI(raw, c []byte) {
+	p.startBlock(blkAPI, raw)
+	s := trimRightBlank(c[len("Program hit "):])
+	var call, msg []byte
+	if i := bytes.LastIndex(s, []byte(" on CUDA API call to ")); i >= 0 {
+		call = bytes.TrimRight(s[i+len(" on CUDA API call to "):], ". ")
+		s = s[:i]
+	}
+	if i := bytes.Index(s, []byte(` due to "`)); i >= 0 {
+		msg = bytes.TrimSuffix(s[i+len(` due to "`):], []byte(`"`))
+		s = s[:i]
+	}
+	result, code := splitErrorCode(s)
+	if bytes.IndexByte(result, ' ') >= 0 {
+		// Old wording: "Program hit invalid copy direction for memcpy (error 21) ...".
+		if len(msg) == 0 {
+			msg = result
+		}
+		result = nil
+	}
+	p.addAPI(call, result, code, msg, false)
+}
+
+// splitErrorCode splits "<name> (error <n>)" into name and n.
+func splitErrorCode(s []byte) (name []byte, code int) {
+	s = trimRightBlank(s)
+	if i := bytes.LastIndex(s, []byte(" (error ")); i >= 0 {
+		v, _, _ := parseCount(s[i+len(" (error "):])
+		return trimRightBlank(s[:i]), clampInt(v)
+	}
+	return s, 0
+}
+
+func (p *parser) addAPI(call, result []byte, code int, msg []byte, extended bool) {
+	k := append(p.key[:0], call...)
+	k = append(k, 0)
+	k = append(k, result...)
+	k = append(k, 0)
+	k = strconv.AppendInt(k, int64(code), 10)
+	if len(result) == 0 {
+		k = append(k, 0)
+		k = append(k, msg...)
+	}
+	if extended {
+		k = append(k, 0, 'x')
+	}
+	p.key = k
+	if i, ok := p.apiIdx[string(k)]; ok {
+		p.rep.APIErrors[i].Count++
+		return
+	}
+	if !p.admit(len(k)) {
+		return
+	}
+	p.apiIdx[string(k)] = len(p.rep.APIErrors)
+	p.rep.APIErrors = append(p.rep.APIErrors, APIError{
+		Call:     string(cut(call, maxFieldBytes)),
+		Result:   string(cut(result, maxFieldBytes)),
+		Code:     code,
+		Message:  string(cut(msg, maxFieldBytes)),
+		Extended: extended,
+		Count:    1,
+	})
+}
+
+// startAPIExt handles "CUDA API Error: <text>" (--report-api-errors extended). The
+// call name or an explanation may follow on the next lines, so it commits at the end.
+func (p *parser) startAPIExt(raw, c []byte) {
+	p.startBlock(blkAPIExt, raw)
+	text := trimLeftBlank(c[len("CUDA API Error:"):])
+	result, code := splitErrorCode(text)
+	cur := &p.cur
+	cur.code = code
+	if bytes.IndexByte(result, ' ') >= 0 {
+		cur.message = append(cur.message, cut(result, maxFieldBytes)...)
+	} else {
+		cur.result = append(cur.result, cut(result, maxFieldBytes)...)
+	}
+}
+
+func (p *parser) apiExtLine(c []byte) {
+	cur := &p.cur
+	cur.extra++
+	if len(cur.call) == 0 && bytes.IndexByte(c, ' ') < 0 && hasPrefix(c, "cu") {
+		cur.call = append(cur.call, cut(c, 256)...)
+		return
+	}
+	if len(cur.message) == 0 {
+		cur.message = append(cur.message, cut(c, maxFieldBytes)...)
+	}
+}
+
+func (p *parser) commitAPIExt() {
+	cur := &p.cur
+	p.addAPI(cur.call, cur.result, cur.code, cur.message, true)
+}
+
+// --- leaks --------------------------------------------------------------------
+
+// startLeak handles "Leaked <N> bytes at 0x..[ on the device heap]".
+func (p *parser) startLeak(raw, c []byte) {
+	p.startBlock(blkLeak, raw)
+	p.evidence(ToolMemcheck)
+	rest := c[len("Leaked "):]
+	v, _, _ := parseCount(rest)
+	var addr []byte
+	if a := afterWord(rest, " at "); a != nil {
+		if i := bytes.IndexByte(a, ' '); i >= 0 {
+			a = a[:i]
+		}
+		addr = cut(a, 64)
+	}
+	heap := bytes.Contains(rest, []byte("device heap"))
+	k := strconv.AppendInt(p.key[:0], v, 10)
+	if heap {
+		k = append(k, 'h')
+	}
+	p.key = k
+	if i, ok := p.leakIdx[string(k)]; ok {
+		p.rep.Leaks[i].Count++
+		return
+	}
+	if !p.admit(len(k)) {
+		return
+	}
+	p.leakIdx[string(k)] = len(p.rep.Leaks)
+	p.rep.Leaks = append(p.rep.Leaks, Leak{Bytes: v, Address: string(addr), DeviceHeap: heap, Count: 1})
+}
+
+// --- racecheck, synccheck, initcheck unused memory ---------------------------
+
+// startRace handles "Race reported between <Read|Write> access at <loc>[ [N hazards]]".
+func (p *parser) startRace(raw []byte, sev string, c []byte) {
+	p.startBlock(blkRace, raw)
+	p.evidence(ToolRacecheck)
+	cur := &p.cur
+	cur.tool, cur.severity = ToolRacecheck, sev
+	rest := c[len("Race reported between "):]
+	p.raceAccess(rest, &cur.access1)
+}
+
+// raceAnd handles "and <Read|Write> access at <loc> [N hazards]".
+func (p *parser) raceAnd(c []byte) {
+	if len(p.cur.access2) == 0 {
+		p.raceAccess(c[len("and "):], &p.cur.access2)
+		return
+	}
+	var ignored []byte
+	p.raceAccess(c[len("and "):], &ignored)
+}
+
+// raceAccess reads "<Type> access at <loc>[ [N hazards]]".
+func (p *parser) raceAccess(s []byte, typ *[]byte) {
+	cur := &p.cur
+	s = trimRightBlank(s)
+	if i := bytes.LastIndexByte(s, '['); i >= 0 && s[len(s)-1] == ']' {
+		if v, _, ok := parseCount(s[i+1:]); ok {
+			cur.hazards += clampInt(v)
+		}
+		s = trimRightBlank(s[:i])
+	}
+	if i := bytes.IndexByte(s, ' '); i > 0 {
+		*typ = append((*typ)[:0], cut(s[:i], 32)...)
+	}
+	if p.cur.nLocs == 0 {
+		if loc := afterWord(s, " access at "); loc != nil {
+			p.setHazardKernel(loc)
+		}
+	}
+	p.addLoc(s)
+}
+
+func (p *parser) setHazardKernel(loc []byte) {
+	l := parseLocation(loc)
+	p.cur.kernel = append(p.cur.kernel[:0], cut(l.kernel, maxFieldBytes)...)
+	p.cur.file = append(p.cur.file[:0], cut(l.file, maxFieldBytes)...)
+	p.cur.line = l.line
+}
+
+func (p *parser) addLoc(s []byte) {
+	cur := &p.cur
+	if cur.nLocs >= maxLocations {
+		return
+	}
+	if cur.nLocs > 0 {
+		cur.locs = append(cur.locs, 0)
+	}
+	cur.locs = append(cur.locs, cut(s, maxFieldBytes)...)
+	cur.nLocs++
+}
+
+// startHazard handles the hazard-mode headline
+// "Potential <RAW|WAR|WAW> hazard detected at <space> 0x<off> in block (x, y, z) :".
+func (p *parser) startHazard(raw []byte, sev string, c []byte) {
+	p.startBlock(blkHazard, raw)
+	p.evidence(ToolRacecheck)
+	cur := &p.cur
+	cur.tool, cur.severity = ToolRacecheck, sev
+	kind := c
+	if i := bytes.Index(c, []byte(" detected")); i >= 0 {
+		kind = c[:i]
+		if sp := afterWord(c[i:], " at "); sp != nil {
+			if j := bytes.IndexByte(sp, ' '); j >= 0 {
+				cur.space = append(cur.space, cut(sp[:j], 64)...)
+			}
+		}
+	}
+	cur.kind = append(cur.kind, cut(kind, 256)...)
+	if b := afterWord(c, " in block "); b != nil {
+		if j := bytes.IndexByte(b, ')'); j >= 0 {
+			b = b[:j+1]
+		}
+		cur.block = append(cur.block, cut(b, 64)...)
+	}
+}
+
+// hazardLine handles "<Write|Read> Thread (x, y, z) at <loc>".
+func (p *parser) hazardLine(c []byte) {
+	i := bytes.Index(c, []byte(" Thread "))
+	if i <= 0 {
+		return
+	}
+	typ := c[:i]
+	rest := c[i+len(" Thread "):]
+	j := bytes.Index(rest, []byte(" at "))
+	if j < 0 {
+		return
+	}
+	cur := &p.cur
+	if len(cur.thread) == 0 {
+		cur.thread = append(cur.thread, cut(rest[:j], 64)...)
+	}
+	loc := rest[j+len(" at "):]
+	if cur.nLocs == 0 {
+		p.setHazardKernel(loc)
+	}
+	// Keep the thread out of the location so records of other threads aggregate.
+	l := append(append(append([]byte(nil), typ...), " at "...), loc...)
+	p.addLoc(l)
+}
+
+// startSync handles "Barrier error detected. <reason>" and "Warpgroup ... error ...".
+func (p *parser) startSync(raw, c []byte) {
+	p.startBlock(blkSync, raw)
+	p.evidence(ToolSynccheck)
+	cur := &p.cur
+	cur.tool = ToolSynccheck
+	k := bytes.TrimRight(c, ". ")
+	cur.kind = append(cur.kind, cut(k, 256)...)
+}
+
+func (p *parser) syncLine(c []byte) {
+	cur := &p.cur
+	switch {
+	case hasPrefix(c, "at "):
+		if cur.nLocs == 0 {
+			p.setHazardKernel(c[3:])
+			p.addLoc(trimLeftBlank(c[3:]))
+		}
+	case hasPrefix(c, "by thread "):
+		if len(cur.thread) == 0 {
+			parseThreadBlock(c[len("by thread "):], &cur.thread, &cur.block)
+		}
+	}
+}
+
+// startUnused handles initcheck's "Unused memory in allocation 0x.. of size N bytes".
+func (p *parser) startUnused(raw, c []byte) {
+	p.startBlock(blkUnused, raw)
+	p.evidence(ToolInitcheck)
+	cur := &p.cur
+	cur.tool = ToolInitcheck
+	kind := c
+	if i := bytes.Index(c, []byte(" in allocation")); i >= 0 {
+		kind = c[:i]
+		cur.detail = appendStripDigitCommas(cur.detail, trimLeftBlank(c[i:]))
+	}
+	cur.kind = append(cur.kind, cut(kind, 256)...)
+}
+
+func (p *parser) hazardKey() {
+	cur := &p.cur
+	k := append(p.key[:0], cur.tool...)
+	k = append(k, 0)
+	k = append(k, cur.severity...)
+	k = append(k, 0)
+	k = p.appendHazardKind(k)
+	k = append(k, 0)
+	k = append(k, cur.kernel...)
+	k = append(k, 0)
+	p.key = append(k, cur.locs...)
+}
+
+// appendHazardKind writes the hazard's Kind: races are named after their two
+// access types ("Race reported between Read and Write access").
+func (p *parser) appendHazardKind(dst []byte) []byte {
+	cur := &p.cur
+	if p.blk != blkRace {
+		return append(dst, cur.kind...)
+	}
+	dst = append(dst, "Race reported between "...)
+	dst = append(dst, cur.access1...)
+	if len(cur.access2) > 0 {
+		dst = append(dst, " and "...)
+		dst = append(dst, cur.access2...)
+	}
+	return append(dst, " access"...)
+}
+
+func (p *parser) commitHazard() {
+	cur := &p.cur
+	p.hazardKey()
+	if i, ok := p.hazIdx[string(p.key)]; ok {
+		h := &p.rep.Hazards[i]
+		h.Count++
+		h.HazardCount += cur.hazards
+		return
+	}
+	if !p.admit(len(p.key)) {
+		return
+	}
+	p.hazIdx[string(p.key)] = len(p.rep.Hazards)
+	var locs []string
+	if cur.nLocs > 0 {
+		for _, l := range bytes.Split(cur.locs, []byte{0}) {
+			locs = append(locs, string(l))
+		}
+	}
+	p.rep.Hazards = append(p.rep.Hazards, Hazard{
+		Tool:        cur.tool,
+		Severity:    cur.severity,
+		Kind:        string(p.appendHazardKind(nil)),
+		Kernel:      string(cur.kernel),
+		File:        string(cur.file),
+		Line:        cur.line,
+		Locations:   locs,
+		Space:       string(cur.space),
+		Thread:      string(cur.thread),
+		Block:       string(cur.block),
+		Detail:      string(cut(cur.detail, maxFieldBytes)),
+		HazardCount: cur.hazards,
+		Count:       1,
+	})
+}
+
+// --- end of input -------------------------------------------------------------
+
+func (p *parser) finish(truncated int, readErr error) {
+	p.endBlock()
+	rep := p.rep
+	rep.TruncatedLines = truncated
+	switch {
+	case p.tool != "":
+		rep.Tool = p.tool
+	case p.cmdTool != "":
+		rep.Tool = p.cmdTool
+	default:
+		rep.Tool = ToolMemcheck
+	}
+	if !p.haveAccess && p.fallbackSet {
+		rep.FirstBlock = p.fallback
+	}
+	if rep.Errors == nil {
+		rep.Errors = []AccessError{}
+	}
+	if rep.APIErrors == nil {
+		rep.APIErrors = []APIError{}
+	}
+
+	var reasons []string
+	if readErr != nil {
+		reasons = append(reasons, "the log could not be read to the end: "+readErr.Error())
+	}
+	reasons = append(reasons, p.fatal...)
+	summary := "ERROR SUMMARY"
+	if rep.Tool == ToolRacecheck {
+		summary = "RACECHECK SUMMARY"
+	}
+	if p.sessOpen && !p.sessErrSum && !p.sessRaceSum {
+		p.cutSessions++
+		p.sessOpen = false
+	}
+	switch {
+	case !p.sawTool:
+		reasons = append(reasons, "no compute-sanitizer output in the log")
+	case rep.Sessions == 0 || p.cutSessions == rep.Sessions:
+		reasons = append(reasons, "no "+summary+" line: the log stops before the sanitizer finished (the target may have crashed or been killed)")
+	case p.cutSessions > 0:
+		reasons = append(reasons, fmt.Sprintf("%d of %d sanitizer runs printed no %s line: the log stops before they finished", p.cutSessions, rep.Sessions, summary))
+	}
+	rep.Complete = len(reasons) == 0
+	rep.Inconclusive = strings.Join(reasons, "; ")
+}
+
+// --- small helpers --------------------------------------------------------------
+
+// cut returns at most n bytes of s.
+func cut(s []byte, n int) []byte {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// addMessage appends s to list unless it is there already or the list is full.
+func addMessage(list *[]string, s []byte) {
+	s = cut(s, maxFieldBytes)
+	for _, m := range *list {
+		if m == string(s) {
+			return
+		}
+	}
+	if len(*list) < maxMessages {
+		*list = append(*list, string(s))
+	}
+}
+
+func addReason(list *[]string, r string) {
+	for _, m := range *list {
+		if m == r {
+			return
+		}
+	}
+	*list = append(*list, r)
+}

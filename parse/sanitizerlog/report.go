@@ -1,0 +1,165 @@
+// Package sanitizerlog parses compute-sanitizer and cuda-memcheck logs.
+//
+// The parser is pure and streaming: it reads an io.Reader line by line with a fixed
+// buffer, keeps bounded aggregation tables and returns a typed Report. It understands
+// every compute-sanitizer generation (2020.1 to 2026.x) and the older cuda-memcheck,
+// the four tools (memcheck with leak checking, racecheck, initcheck, synccheck), CI
+// line prefixes, application output interleaved with reports, and logs that simply
+// stop. A log without a summary line is never read as "0 errors": the Report is then
+// marked inconclusive with a reason.
+package sanitizerlog
+
+// Tool names a Report can carry in Report.Tool.
+const (
+	ToolMemcheck  = "memcheck"
+	ToolRacecheck = "racecheck"
+	ToolInitcheck = "initcheck"
+	ToolSynccheck = "synccheck"
+)
+
+// Report is everything a sanitizer log says, aggregated.
+//
+// Errors, APIErrors, Hazards and Leaks hold one entry per distinct finding in
+// first-seen order, with Count the number of records aggregated into it.
+type Report struct {
+	// Tool is "memcheck", "racecheck", "initcheck" or "synccheck", inferred from the
+	// records (or from a "--tool X" command line echoed before the banner); default
+	// "memcheck". Leak checking is part of memcheck.
+	Tool string `json:"tool"`
+	// Legacy is true when the log carries the CUDA-MEMCHECK banner.
+	Legacy bool `json:"legacy,omitempty"`
+	// ErrorSummary is the total of the "ERROR SUMMARY: N errors" lines (summed over
+	// sessions when several runs share one log); nil when no such line was seen.
+	ErrorSummary *int `json:"error_summary"`
+	// NotPrinted is the total of the "ERROR SUMMARY: K errors were not printed" lines.
+	NotPrinted int `json:"not_printed"`
+	// Complete is true when every sanitizer session in the log printed its summary
+	// and nothing says the target died or went unchecked.
+	Complete bool `json:"complete"`
+	// Inconclusive gives the reason(s) when Complete is false.
+	Inconclusive string `json:"inconclusive,omitempty"`
+	// Errors are memory access, hardware exception, malloc/free and initcheck errors.
+	Errors []AccessError `json:"errors"`
+	// APIErrors are "Program hit ..." and "CUDA API Error: ..." records.
+	APIErrors []APIError `json:"api_errors"`
+	// Hazards are racecheck, synccheck and initcheck unused-memory records.
+	Hazards []Hazard `json:"hazards,omitempty"`
+	// Leaks are "Leaked N bytes at 0x.." records.
+	Leaks []Leak `json:"leaks,omitempty"`
+	// FirstBlock is the first memory access report verbatim (or, when there is none,
+	// the first report of any kind): its lines as in the log, prefix kept, without
+	// interleaved application output. At most Options.MaxBlockLines lines.
+	FirstBlock []string `json:"first_block,omitempty"`
+	// TargetErrors are the tool's messages about the target process, deduplicated
+	// ("Error: process didn't terminate successfully", ...).
+	TargetErrors []string `json:"target_errors,omitempty"`
+	// Warnings are other tool warnings ("Warning: Maximum number of hazards reached...").
+	Warnings []string `json:"warnings,omitempty"`
+	// Crashes are application output lines that say the target crashed
+	// ("Segmentation fault", "Fatal Python error: ...", "[gw3] node down: ...").
+	Crashes []string `json:"crashes,omitempty"`
+	// LeakSummary is the raw "LEAK SUMMARY: ..." line without the prefix.
+	LeakSummary string `json:"leak_summary,omitempty"`
+	// RaceSummary is the raw "RACECHECK SUMMARY: ..." line without the prefix.
+	RaceSummary string `json:"race_summary,omitempty"`
+	// HazardsDisplayed is N from "RACECHECK SUMMARY: N hazards displayed", summed.
+	HazardsDisplayed *int `json:"hazards_displayed,omitempty"`
+	// Sessions counts the sanitizer runs found (banners, or implicit runs).
+	Sessions int `json:"sessions,omitempty"`
+	// Dropped counts records not aggregated because the distinct-entry cap was reached.
+	Dropped int `json:"dropped,omitempty"`
+	// Lines is the number of lines read.
+	Lines int64 `json:"lines,omitempty"`
+	// TruncatedLines counts lines longer than Options.MaxLineBytes (cut, not failed).
+	TruncatedLines int `json:"truncated_lines,omitempty"`
+}
+
+// AccessError is one distinct (Kind, Size, Kernel) memory error with its first
+// occurrence's details.
+type AccessError struct {
+	// Kind is the record headline without the size: "Invalid __global__ write",
+	// "Uninitialized __global__ memory read", "Warp Illegal Address", ...
+	Kind string `json:"kind"`
+	// Size is the access size in bytes (0 when the record has none).
+	Size int `json:"size"`
+	// Kernel is the function as printed, without "+0x..", without " in file:line" and
+	// without the "0x.. in " PC prefix; for path:line:func forms just func.
+	Kernel string `json:"kernel"`
+	// File and Line come from the location when it has file:line.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Address is the faulting address of the first occurrence.
+	Address string `json:"address"`
+	// Thread and Block are the coordinates of the first occurrence, as printed.
+	Thread string `json:"thread,omitempty"`
+	Block  string `json:"block,omitempty"`
+	// Detail is "is out of bounds" / "is misaligned" plus the nearest-allocation
+	// sentence, thousands separators removed.
+	Detail string `json:"detail,omitempty"`
+	// Count is the number of records aggregated into this entry (>= 1).
+	Count int `json:"count"`
+}
+
+// APIError is one distinct (Call, Result, Code) CUDA API error.
+type APIError struct {
+	// Call is the API function: "cuStreamSynchronize", "cudaMalloc".
+	Call string `json:"call"`
+	// Result is the error name: "CUDA_ERROR_ILLEGAL_ADDRESS", "cudaErrorLaunchFailure".
+	// The old wording without a name leaves it empty and puts the text in Message.
+	Result string `json:"result"`
+	// Code is N from "(error N)".
+	Code int `json:"code,omitempty"`
+	// Message is the quoted text after "due to".
+	Message string `json:"message,omitempty"`
+	// Extended is true for "CUDA API Error: ..." records (--report-api-errors extended).
+	Extended bool `json:"extended,omitempty"`
+	// Count is the number of records aggregated into this entry (>= 1).
+	Count int `json:"count"`
+}
+
+// Hazard is one distinct racecheck, synccheck or initcheck (unused memory) record.
+type Hazard struct {
+	// Tool is the tool that prints this kind of record.
+	Tool string `json:"tool"`
+	// Severity is "error", "warning" or "info" when the record says so.
+	Severity string `json:"severity,omitempty"`
+	// Kind is "Race reported between Read and Write access", "Potential RAW hazard",
+	// "Barrier error detected. Divergent thread(s) in warp", "Unused memory", ...
+	Kind string `json:"kind"`
+	// Kernel is the function of the first location, normalised like AccessError.Kernel.
+	Kernel string `json:"kernel,omitempty"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	// Locations are the accesses involved as printed ("Read access at f()+0x260").
+	Locations []string `json:"locations,omitempty"`
+	// Space is the memory space of a hazard-mode record ("__shared__").
+	Space string `json:"space,omitempty"`
+	// Thread and Block are the first occurrence's coordinates, as printed.
+	Thread string `json:"thread,omitempty"`
+	Block  string `json:"block,omitempty"`
+	// Detail is extra text of the first occurrence (allocation of unused memory, ...).
+	Detail string `json:"detail,omitempty"`
+	// HazardCount sums the "[N hazards]" annotations of the aggregated records.
+	HazardCount int `json:"hazard_count,omitempty"`
+	// Count is the number of records aggregated into this entry (>= 1).
+	Count int `json:"count"`
+}
+
+// Leak is one distinct (Bytes, DeviceHeap) leak record.
+type Leak struct {
+	Bytes int64 `json:"bytes"`
+	// Address is the first occurrence's allocation address.
+	Address string `json:"address"`
+	// DeviceHeap is true for "... on the device heap" (device-side malloc).
+	DeviceHeap bool `json:"device_heap,omitempty"`
+	// Count is the number of records aggregated into this entry (>= 1).
+	Count int `json:"count"`
+}
+
+// Findings is the number of distinct findings: Errors, APIErrors, Hazards and Leaks.
+func (r *Report) Findings() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Errors) + len(r.APIErrors) + len(r.Hazards) + len(r.Leaks)
+}
