@@ -1,0 +1,135 @@
+package siblings
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// gitRepo creates a Git repository with committed workflows and returns its
+// root. Git runs with no user or system configuration.
+func gitRepo(t *testing.T, committed, untracked map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	root := t.TempDir()
+	wf := filepath.Join(root, ".github", "workflows")
+	if err := os.MkdirAll(wf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "init", "-q", "-b", "main")
+	writeTree(t, wf, committed)
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "workflows")
+	writeTree(t, wf, untracked)
+	return root
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := ExecGit{}.Run(context.Background(), dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// porcelain returns `git status --porcelain` lines, sorted.
+func porcelain(t *testing.T, root string) []string {
+	t.Helper()
+	out := strings.TrimRight(git(t, root, "status", "--porcelain", "--untracked-files=all"), "\n")
+	if out == "" {
+		return nil
+	}
+	lines := strings.Split(out, "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+func TestRealGitRenamesAreStaged(t *testing.T) {
+	root := gitRepo(t,
+		map[string]string{"ci.yml": "ci", "release.yaml": "rel", "debug.yml": "dbg"},
+		map[string]string{"local.yml": "mine"})
+	t.Chdir(root)
+	ctx := context.Background()
+
+	if _, err := Disable(ctx, Options{Keep: []string{"debug.yml"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"?? .github/workflows/local.yml.disabled",
+		"R  .github/workflows/ci.yml -> .github/workflows/ci.yml.disabled",
+		"R  .github/workflows/release.yaml -> .github/workflows/release.yaml.disabled",
+	}
+	if diff := cmp.Diff(want, porcelain(t, root)); diff != "" {
+		t.Errorf("git status after disable (-want +got):\n%s", diff)
+	}
+
+	// A commit carries the renames.
+	git(t, root, "commit", "-q", "-m", "debug branch: disable siblings")
+	if got := porcelain(t, root); !slices.Equal(got, []string{"?? .github/workflows/local.yml.disabled"}) {
+		t.Errorf("after commit: %v", got)
+	}
+
+	if _, err := Enable(ctx, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{
+		"?? .github/workflows/local.yml",
+		"R  .github/workflows/ci.yml.disabled -> .github/workflows/ci.yml",
+		"R  .github/workflows/release.yaml.disabled -> .github/workflows/release.yaml",
+	}
+	if diff := cmp.Diff(want, porcelain(t, root)); diff != "" {
+		t.Errorf("git status after enable (-want +got):\n%s", diff)
+	}
+}
+
+// TestRealGitFailureIsUndone makes `git mv` fail (the index is locked) after
+// a plain rename succeeded: the plain rename is undone.
+func TestRealGitFailureIsUndone(t *testing.T) {
+	root := gitRepo(t, map[string]string{"b.yml": "tracked"}, map[string]string{"a.yml": "untracked"})
+	wf := filepath.Join(root, ".github", "workflows")
+	before := readTree(t, wf)
+	lock := filepath.Join(root, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Disable(context.Background(), Options{Dir: wf})
+	if err == nil || !strings.Contains(err.Error(), "git mv") || !strings.Contains(err.Error(), "1 earlier rename(s) were undone") {
+		t.Fatalf("want a git mv failure with the plain rename undone, got %v", err)
+	}
+	if diff := cmp.Diff(before, readTree(t, wf)); diff != "" {
+		t.Errorf("tree not restored (-want +got):\n%s", diff)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if got := porcelain(t, root); !slices.Equal(got, []string{"?? .github/workflows/a.yml"}) {
+		t.Errorf("git status after the failed run: %v", got)
+	}
+}
+
+func TestOutsideWorkTreePlainRename(t *testing.T) {
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.yml": "a"})
+	if _, err := Disable(context.Background(), Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"a.yml.disabled": "a"}, readTree(t, dir)); diff != "" {
+		t.Errorf("tree (-want +got):\n%s", diff)
+	}
+}
