@@ -74,12 +74,12 @@ type dmesgState struct {
 
 // snapshotMark remembers where one snapshot ended.
 type snapshotMark struct {
-	Name     string     `json:"name"`
-	File     string     `json:"file"`
-	Source   string     `json:"source"`
-	Taken    time.Time  `json:"taken"`
-	Lines    int        `json:"lines"`
-	Anchor   []string   `json:"anchor"`
+	Name     string      `json:"name"`
+	File     string      `json:"file"`
+	Source   string      `json:"source"`
+	Taken    time.Time   `json:"taken"`
+	Lines    int         `json:"lines"`
+	Anchor   []string    `json:"anchor"`
 	LastTime *kernelTime `json:"last_time,omitempty"`
 }
 

@@ -412,14 +412,35 @@ func writeXidAdded(ctx context.Context, env *Env, dir, source string) error {
 	return nil
 }
 
-// xidReport renders the Xid lines among snap.New: a header, the raw lines,
-// then xidlog's decoded summary. n is the number of Xid lines.
-func xidReport(snap *Snapshot) (text string, n int, err error) {
-	var raw []string
+// newXids decodes the Xid lines among snap.New. The "NVRM: GPU at PCI:..."
+// lines of the whole snapshot go first so events get their GPU UUID even
+// when the driver logged it at boot, before the earlier snapshot.
+func newXids(snap *Snapshot) (raw []string, sum xidlog.Summary, err error) {
+	var feed []string
+	for _, l := range snap.Lines {
+		if _, _, ok := xidlog.ParseGPULine(l); ok {
+			feed = append(feed, l)
+		}
+	}
 	for _, l := range snap.New {
 		if _, ok := xidlog.ParseLine(l); ok {
 			raw = append(raw, l)
+			feed = append(feed, l)
 		}
+	}
+	sum, err = xidlog.Parse(strings.NewReader(strings.Join(feed, "\n")))
+	if err != nil {
+		return nil, sum, fmt.Errorf("decode Xid lines: %w", err)
+	}
+	return raw, sum, nil
+}
+
+// xidReport renders the Xid lines among snap.New: a header, the raw lines,
+// then xidlog's decoded summary. n is the number of Xid lines.
+func xidReport(snap *Snapshot) (text string, n int, err error) {
+	raw, sum, err := newXids(snap)
+	if err != nil {
+		return "", 0, err
 	}
 	var b strings.Builder
 	base := snap.Base
@@ -431,10 +452,6 @@ func xidReport(snap *Snapshot) (text string, n int, err error) {
 	for _, l := range raw {
 		b.WriteString(l)
 		b.WriteByte('\n')
-	}
-	sum, err := xidlog.Parse(strings.NewReader(strings.Join(raw, "\n")))
-	if err != nil {
-		return "", 0, fmt.Errorf("decode Xid lines: %w", err)
 	}
 	b.WriteString("\n# decoded\n")
 	if err := sum.WriteText(&b); err != nil {

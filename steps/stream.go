@@ -1,7 +1,7 @@
 package steps
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +19,8 @@ import (
 // constant because a line is never held whole beyond maxParsedLine.
 
 const (
-	// readChunk is the reader buffer; a longer line is written through in
-	// chunks of this size.
+	// readChunk is the read buffer: output is written through in chunks
+	// of at most this size, whatever the line length.
 	readChunk = 64 << 10
 	// maxParsedLine is how much of one line the parser sees; the rest of a
 	// giant line still reaches the log.
@@ -195,52 +195,37 @@ func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
 }
 
-// copyLines copies r to Log and Echo and hands each line to OnLine.
-// Output is flushed whenever the reader has caught up with the child, so
-// the log is live and batched under heavy output.
+// copyLines copies r to Log and Echo as the bytes arrive, so a test name
+// pytest prints before the test finishes shows at once, and hands each
+// complete line to OnLine. Only the current line is buffered, capped at
+// maxParsedLine.
 func (s *stream) copyLines(r io.Reader) {
-	br := bufio.NewReaderSize(r, readChunk)
-	log := bufio.NewWriterSize(s.spec.Log, readChunk)
-	var echo *bufio.Writer
-	if s.spec.Echo != nil {
-		echo = bufio.NewWriterSize(s.spec.Echo, readChunk)
-	}
-	flush := func() {
-		_ = log.Flush()
-		if echo != nil {
-			_ = echo.Flush()
-		}
-	}
-	defer flush()
-	var partial []byte // the beginning of a line longer than readChunk
+	buf := make([]byte, readChunk)
+	var line []byte
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			_, _ = log.Write(chunk)
-			if echo != nil {
-				_, _ = echo.Write(chunk)
+		n, err := r.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			_, _ = s.spec.Log.Write(chunk)
+			if s.spec.Echo != nil {
+				_, _ = s.spec.Echo.Write(chunk)
+			}
+			for len(chunk) > 0 {
+				i := bytes.IndexByte(chunk, '\n')
+				if i < 0 {
+					line = appendCapped(line, chunk)
+					break
+				}
+				s.feed(appendCapped(line, chunk[:i]))
+				line = line[:0]
+				chunk = chunk[i+1:]
 			}
 		}
-		switch {
-		case err == nil:
-			line := chunk[:len(chunk)-1]
-			if len(partial) > 0 {
-				partial = appendCapped(partial, line)
-				line = partial
-			}
-			s.feed(line)
-			partial = partial[:0]
-		case errors.Is(err, bufio.ErrBufferFull):
-			partial = appendCapped(partial, chunk)
-			continue // more of the same line follows
-		default: // EOF or closed pipe
-			if len(chunk) > 0 || len(partial) > 0 {
-				s.feed(appendCapped(partial, chunk))
+		if err != nil { // EOF, or the pipe closed after the drain timeout
+			if len(line) > 0 {
+				s.feed(line)
 			}
 			return
-		}
-		if br.Buffered() == 0 {
-			flush()
 		}
 	}
 }

@@ -31,15 +31,9 @@ func RunXid(ctx context.Context, env *Env, opts XidOptions) (xidlog.Summary, err
 		return xidlog.Summary{}, err
 	}
 	printSnapshot(env, snap)
-	var raw []string
-	for _, l := range snap.New {
-		if _, ok := xidlog.ParseLine(l); ok {
-			raw = append(raw, l)
-		}
-	}
-	sum, err := xidlog.Parse(strings.NewReader(strings.Join(raw, "\n")))
+	raw, sum, err := newXids(snap)
 	if err != nil {
-		return sum, fmt.Errorf("decode Xid lines: %w", err)
+		return sum, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# NVIDIA Xid lines in the kernel log since snapshot \"start\" (%s): %d\n", snap.Method, len(raw))

@@ -1,0 +1,323 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseKernelTime(t *testing.T) {
+	tests := []struct {
+		line string
+		want kernelTime
+		ok   bool
+	}{
+		{"[ 1234.567890] NVRM: Xid (PCI:0000:01:00): 31, ...", kernelTime{"monotonic", 1234.56789}, true},
+		{"[    2.329368] nvidia: loading", kernelTime{"monotonic", 2.329368}, true},
+		{"[Wed Jun 24 15:44:20 2026] NVRM: Xid", kernelTime{"ctime", 1782315860}, true},
+		{"[Fri Mar  3 04:27:08 2023] usb 1-1: new device", kernelTime{"ctime", 1677817628}, true},
+		{"Jan  2 00:00:01 host kernel: NVRM: Xid", kernelTime{"syslog", 86401}, true},
+		{"Dec 02 10:45:59.250 host kernel: x", kernelTime{"syslog", 29069159.25}, true},
+		{"NVRM: Xid (PCI:0000:01:00): 31, no timestamp", kernelTime{}, false},
+		{"    continuation line", kernelTime{}, false},
+		{"", kernelTime{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseKernelTime(tt.line)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseKernelTime(%q) = %+v, %v; want %+v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func numbered(prefix string, from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("[%6d.000000] %s line %d", i, prefix, i))
+	}
+	return out
+}
+
+func markFor(lines []string) *snapshotMark {
+	m := markOf(&Snapshot{Name: "base", Lines: lines}, "dmesg_base.log", fixedNow)
+	return &m
+}
+
+func TestNewLinesSince(t *testing.T) {
+	base := numbered("k", 1, 10)
+	tests := []struct {
+		name       string
+		base       *snapshotMark
+		cur        []string
+		want       []string
+		wantMethod string
+	}{
+		{"no base", nil, numbered("k", 1, 3), numbered("k", 1, 3), "all"},
+		{"empty base", markFor(nil), numbered("k", 1, 3), numbered("k", 1, 3), "all"},
+		{"nothing new", markFor(base), base, nil, "anchor"},
+		{"appended", markFor(base), numbered("k", 1, 13), numbered("k", 11, 13), "anchor"},
+		{"rotated, anchor intact", markFor(base), numbered("k", 5, 14), numbered("k", 11, 14), "anchor"},
+		{"rotated into the anchor", markFor(base), numbered("k", 9, 12), numbered("k", 11, 12), "rotated-anchor"},
+		{"rotated past the anchor", markFor(base), numbered("k", 12, 15), numbered("k", 12, 15), "timestamp"},
+		{
+			// Identical text repeated later must not move the anchor: the
+			// first occurrence is the old content.
+			"anchor text repeats in new lines", markFor([]string{"a", "b"}),
+			[]string{"a", "b", "c", "a", "b"}, []string{"c", "a", "b"}, "anchor",
+		},
+		{
+			"continuation lines follow their stamped line", markFor(numbered("k", 1, 3)),
+			[]string{"[     4.000000] NVRM: GPU at", "    continued", "[     5.000000] x"},
+			[]string{"[     4.000000] NVRM: GPU at", "    continued", "[     5.000000] x"}, "timestamp",
+		},
+		{
+			"no usable timestamps", markFor([]string{"a", "b", "c"}),
+			[]string{"x", "y"}, []string{"x", "y"}, "all",
+		},
+		{
+			"different timestamp kind falls back to everything", markFor(numbered("k", 1, 3)),
+			[]string{"[Wed Jun 24 15:44:20 2026] x"}, []string{"[Wed Jun 24 15:44:20 2026] x"}, "all",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, method := newLinesSince(tt.base, tt.cur)
+			if method != tt.wantMethod {
+				t.Errorf("method = %q, want %q", method, tt.wantMethod)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
+				t.Errorf("new lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cmpEmpty treats nil and empty slices alike.
+var cmpEmpty = cmp.FilterValues(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 }, cmp.Ignore())
+
+// TestSnapshotSequenceWithRotation drives dmesg snapshot through a source
+// file that grows and rotates like the kernel ring buffer.
+func TestSnapshotSequenceWithRotation(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "kmsg")
+	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+	ctx := context.Background()
+	take := func(name, since string) *Snapshot {
+		t.Helper()
+		s, err := TakeSnapshot(ctx, te.Env, DmesgOptions{Out: filepath.Join(dir, "out"), Name: name, Source: src, Since: since})
+		if err != nil {
+			t.Fatalf("snapshot %s: %v", name, err)
+		}
+		return s
+	}
+	lines := numbered("boot", 1, 20)
+	writeFile(t, src, strings.Join(lines, "\n")+"\n")
+	start := take("start", "")
+	if start.Base != "" || len(start.New) != 20 {
+		t.Fatalf("start: base %q, %d new; want no base, 20", start.Base, len(start.New))
+	}
+
+	xid := "[    25.000000] NVRM: Xid (PCI:0001:00:00): 31, pid=1, name=python, channel 0x1, MMU Fault"
+	lines = append(lines, numbered("run", 21, 24)...)
+	lines = append(lines, xid)
+	writeFile(t, src, strings.Join(lines, "\n")+"\n")
+	after := take("after_reproducer", "")
+	if after.Base != "start" || after.Method != "anchor" {
+		t.Fatalf("after: base %q method %q", after.Base, after.Method)
+	}
+	if diff := cmp.Diff(lines[20:], after.New); diff != "" {
+		t.Errorf("after: new lines (-want +got):\n%s", diff)
+	}
+
+	// The ring buffer wraps: everything up to line 30 is gone, so the
+	// after_reproducer anchor (lines 21..25) rotated away entirely.
+	lines = numbered("late", 31, 40)
+	writeFile(t, src, strings.Join(lines, "\n")+"\n")
+	final := take("final", "start")
+	if final.Base != "start" || final.Method != "timestamp" || len(final.New) != 10 {
+		t.Errorf("final since start: base %q method %q, %d new; want start, timestamp, 10", final.Base, final.Method, len(final.New))
+	}
+	again := take("again", "")
+	if again.Base != "final" || len(again.New) != 0 || again.Method != "anchor" {
+		t.Errorf("again: base %q method %q new %q", again.Base, again.Method, again.New)
+	}
+
+	body, err := readSnapshotBody(filepath.Join(dir, "out", "dmesg_after_reproducer.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) != 25 || body[24] != xid {
+		t.Errorf("dmesg_after_reproducer.log body has %d lines, last %q", len(body), body[len(body)-1])
+	}
+	head := readFile(t, filepath.Join(dir, "out", "dmesg_after_reproducer.log"))
+	for _, want := range []string{`# debugflow dmesg snapshot "after_reproducer"`, "# source: file " + src, `new since "start": 5 (anchor)`} {
+		if !strings.Contains(head, want) {
+			t.Errorf("header lacks %q:\n%s", want, head[:300])
+		}
+	}
+
+	var st dmesgState
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "out", dmesgStateFile))), &st); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range st.Snapshots {
+		names = append(names, s.Name)
+	}
+	if diff := cmp.Diff([]string{"start", "after_reproducer", "final", "again"}, names); diff != "" {
+		t.Errorf("state snapshots (-want +got):\n%s", diff)
+	}
+	if a := st.find("after_reproducer"); a == nil || len(a.Anchor) != anchorLines || a.Anchor[anchorLines-1] != xid || a.LastTime.Value != 25 {
+		t.Errorf("after_reproducer mark = %+v", a)
+	}
+
+	// Retaking a name replaces it and moves it to the end.
+	take("start", "")
+	st, _ = loadDmesgState(filepath.Join(dir, "out"))
+	if n := len(st.Snapshots); n != 4 || st.Snapshots[3].Name != "start" {
+		t.Errorf("after retaking start: %+v", st.Snapshots)
+	}
+}
+
+func TestSnapshotSources(t *testing.T) {
+	kmsg := filepath.Join(t.TempDir(), "kmsg")
+	writeFile(t, kmsg, "[Wed Dec  2 10:45:59 2026] Linux version 6.8.0\n[Wed Dec  2 10:46:01 2026] nvidia: module loaded\n")
+	tests := []struct {
+		name       string
+		tools      []string
+		euid       int
+		vars       map[string]string
+		wantSource string
+		wantLines  int
+		wantNotes  []string
+	}{
+		{"root uses dmesg --ctime", []string{"dmesg"}, 0, nil, "dmesg --ctime", 2, nil},
+		{"non-root without sudo falls back to plain dmesg", []string{"dmesg"}, 1000, nil, "dmesg --ctime", 2,
+			[]string{"sudo: not found"}},
+		{"restricted dmesg and no journal", []string{"dmesg"}, 0, map[string]string{"FAKE_DMESG_DENY": "1"}, "none", 0,
+			[]string{"Operation not permitted (kernel log needs root", "journalctl: not found"}},
+		{"no tools at all", nil, 0, nil, "none", 0, []string{"dmesg: not found", "journalctl: not found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{"PATH": binDir(t, tt.tools...), "FAKE_DMESG_FILE": kmsg}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			te := newTestEnv(t, vars)
+			te.Geteuid = func() int { return tt.euid }
+			out := t.TempDir()
+			if err := RunDmesgSnapshot(context.Background(), te.Env, DmesgOptions{Out: out, Name: "s1"}); err != nil {
+				t.Fatalf("snapshot failed (must never be fatal): %v", err)
+			}
+			log := readFile(t, filepath.Join(out, "dmesg_s1.log"))
+			if !strings.Contains(log, "# source: "+tt.wantSource+"\n") {
+				t.Errorf("log header lacks source %q:\n%s", tt.wantSource, log)
+			}
+			body, _ := readSnapshotBody(filepath.Join(out, "dmesg_s1.log"))
+			if len(body) != tt.wantLines {
+				t.Errorf("%d lines, want %d", len(body), tt.wantLines)
+			}
+			for _, n := range tt.wantNotes {
+				if !strings.Contains(log, "# note: ") || !strings.Contains(log, n) {
+					t.Errorf("log lacks note %q:\n%s", n, log)
+				}
+			}
+			if !strings.Contains(te.stdout.String(), fmt.Sprintf("dmesg snapshot \"s1\": %d lines from %s", tt.wantLines, tt.wantSource)) {
+				t.Errorf("stdout: %s", te.stdout)
+			}
+		})
+	}
+}
+
+func TestSnapshotRejectsBadName(t *testing.T) {
+	te := newTestEnv(t, nil)
+	for _, name := range []string{"", "../x", "a b", "-x"} {
+		_, err := TakeSnapshot(context.Background(), te.Env, DmesgOptions{Out: t.TempDir(), Name: name})
+		if ExitCodeFor(err) != ExitUsage {
+			t.Errorf("name %q: err %v, want a usage error", name, err)
+		}
+	}
+}
+
+func TestSnapshotSurvivesCorruptState(t *testing.T) {
+	out := t.TempDir()
+	src := filepath.Join(out, "src")
+	writeFile(t, src, "[ 1.0] a\n")
+	writeFile(t, filepath.Join(out, dmesgStateFile), "{not json")
+	te := newTestEnv(t, nil)
+	s, err := TakeSnapshot(context.Background(), te.Env, DmesgOptions{Out: out, Name: "x", Source: src})
+	if err != nil || len(s.New) != 1 {
+		t.Fatalf("snapshot with corrupt state: %v, %+v", err, s)
+	}
+	if !strings.Contains(te.stderr.String(), "starting dmesg state afresh") {
+		t.Errorf("no warning about the corrupt state: %q", te.stderr)
+	}
+	if _, err := loadDmesgState(out); err != nil {
+		t.Errorf("state not rewritten: %v", err)
+	}
+}
+
+// FuzzNewLinesSince checks the position rules on arbitrary logs: the
+// result is always a subsequence of the current snapshot, and a snapshot
+// that only grew yields exactly the appended lines.
+func FuzzNewLinesSince(f *testing.F) {
+	f.Add("[ 1.0] a\n[ 2.0] b\n[ 3.0] c", "[ 4.0] d\n[ 5.0] e", 1)
+	f.Add("a\na\na", "a", 0)
+	f.Add("[Wed Jun 24 15:44:20 2026] x", "[Wed Jun 24 15:44:21 2026] y", 1)
+	f.Fuzz(func(t *testing.T, old, added string, drop int) {
+		oldLines := splitLines(old)
+		addLines := splitLines(added)
+		base := markFor(oldLines)
+		grown := append(append([]string{}, oldLines...), addLines...)
+		got, _ := newLinesSince(base, grown)
+		if len(oldLines) > 0 && !equalSeq(got, addLines) {
+			t.Fatalf("grown log: got %q, want %q", got, addLines)
+		}
+		if drop < 0 {
+			drop = -drop
+		}
+		rotated := grown[min(drop%(len(grown)+1), len(grown)):]
+		got, _ = newLinesSince(base, rotated)
+		j := 0
+		for _, l := range rotated {
+			if j < len(got) && got[j] == l {
+				j++
+			}
+		}
+		if j != len(got) {
+			t.Fatalf("result %q is not a subsequence of %q", got, rotated)
+		}
+	})
+}
+
+func FuzzParseKernelTime(f *testing.F) {
+	f.Add("[ 1234.567890] x")
+	f.Add("[Wed Jun 24 15:44:20 2026] x")
+	f.Add("Jun 24 15:44:20.123 host kernel: x")
+	f.Fuzz(func(t *testing.T, line string) {
+		kt, ok := parseKernelTime(line)
+		if ok && kt.Kind == "" {
+			t.Fatalf("ok without kind for %q", line)
+		}
+	})
+}
+
+func BenchmarkNewLinesSince(b *testing.B) {
+	old := numbered("boot", 1, 20000)
+	cur := append(numbered("boot", 5001, 20000), numbered("run", 20001, 20100)...)
+	base := markFor(old)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got, _ := newLinesSince(base, cur)
+		if len(got) != 100 {
+			b.Fatalf("%d new", len(got))
+		}
+	}
+}
+

@@ -1,0 +1,262 @@
+package steps
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// builtDir holds the test doubles and debugflow-step, built once by
+// TestMain from testdata/doubles and ../cmd/debugflow-step.
+var builtDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "steps-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	builtDir = dir
+	code := func() int {
+		defer os.RemoveAll(dir)
+		targets := map[string]string{
+			"compute-sanitizer": "./testdata/doubles/compute-sanitizer",
+			"nvidia-smi":        "./testdata/doubles/nvidia-smi",
+			"dmesg":             "./testdata/doubles/dmesg",
+			"debugflow-step":    "../cmd/debugflow-step",
+		}
+		for name, pkg := range targets {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "all", name), pkg).CombinedOutput()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
+				return 1
+			}
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// binDir returns a fresh directory holding only the named built programs,
+// to be put on PATH: a test decides exactly which tools "exist".
+func binDir(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(builtDir, "all", n))
+		if err != nil {
+			t.Fatalf("test double %s: %v", n, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// stepBinary is the built debugflow-step.
+func stepBinary() string { return filepath.Join(builtDir, "all", "debugflow-step") }
+
+// findPython returns an interpreter that has pytest, xdist and
+// pytest-repeat (/usr/bin/python3 first). The test fails when there is none.
+func findPython(t *testing.T) string {
+	t.Helper()
+	pythonOnce.Do(func() {
+		candidates := []string{"/usr/bin/python3"}
+		if p, err := exec.LookPath("python3"); err == nil {
+			candidates = append(candidates, p)
+		}
+		for _, c := range candidates {
+			if exec.Command(c, "-c", "import pytest, xdist, pytest_repeat").Run() == nil {
+				pythonPath = c
+				return
+			}
+		}
+	})
+	if pythonPath == "" {
+		t.Fatal("no Python with pytest, pytest-xdist and pytest-repeat: " +
+			"apt-get install python3-pytest python3-pytest-xdist and pip install pytest-repeat " +
+			"(or give /usr/bin/python3 those modules)")
+	}
+	return pythonPath
+}
+
+var (
+	pythonOnce sync.Once
+	pythonPath string
+)
+
+// syncBuffer is a bytes.Buffer safe for the reader goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testEnv is an Env whose environment is exactly vars (PATH included),
+// with captured stdout/stderr.
+type testEnv struct {
+	*Env
+	vars   map[string]string
+	stdout *syncBuffer
+	stderr *syncBuffer
+}
+
+func newTestEnv(t *testing.T, vars map[string]string) *testEnv {
+	t.Helper()
+	te := &testEnv{vars: map[string]string{}, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	for k, v := range vars {
+		te.vars[k] = v
+	}
+	getenv := func(k string) string { return te.vars[k] }
+	te.Env = &Env{
+		Stdout: te.stdout, Stderr: te.stderr,
+		Getenv: getenv,
+		Environ: func() []string {
+			out := make([]string, 0, len(te.vars))
+			for k, v := range te.vars {
+				out = append(out, k+"="+v)
+			}
+			sort.Strings(out)
+			return out
+		},
+		Now:     time.Now,
+		Root:    "/",
+		Geteuid: func() int { return 0 },
+		Command: exec.CommandContext,
+	}
+	te.Env.LookPath = func(file string) (string, error) { return LookPathIn(getenv("PATH"), file) }
+	te.Env.Action = githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(te.stdout))
+	return te
+}
+
+// outputs reads a $GITHUB_OUTPUT file written by githubactions.SetOutput.
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read outputs: %v", err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok {
+			continue
+		}
+		var val []string
+		for i++; i < len(lines) && lines[i] != delim; i++ {
+			val = append(val, lines[i])
+		}
+		out[name] = strings.Join(val, "\n")
+	}
+	return out
+}
+
+// terminalOutputs reads "output k=v" lines printed when GITHUB_OUTPUT is unset.
+func terminalOutputs(stdout string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(stdout, "\n") {
+		if rest, ok := strings.CutPrefix(l, "output "); ok {
+			k, v, _ := strings.Cut(rest, "=")
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// copySuite copies testdata/pysuite/NAME into a temp dir so pytest's cache
+// and __pycache__ never land in testdata.
+func copySuite(t *testing.T, name string) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("testdata", "pysuite", name)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		writeFile(t, filepath.Join(dst, e.Name()), readFile(t, filepath.Join(src, e.Name())))
+	}
+	return dst
+}
+
+// markedProcesses lists live processes whose command line or environment
+// contains marker (zombies have neither and are not listed).
+func markedProcesses(t *testing.T, marker string) []string {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, p := range procs {
+		if p == fmt.Sprintf("/proc/%d", os.Getpid()) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(p + "/cmdline")
+		environ, _ := os.ReadFile(p + "/environ")
+		if bytes.Contains(cmdline, []byte(marker)) || bytes.Contains(environ, []byte(marker)) {
+			found = append(found, fmt.Sprintf("%s: %s", filepath.Base(p), bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		}
+	}
+	return found
+}
+
+// waitFor polls cond every 20ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+
+// fixedNow is a stable clock value for marks built in tests.
+var fixedNow = time.Date(2026, 12, 2, 10, 46, 0, 0, time.UTC)
