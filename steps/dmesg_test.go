@@ -320,4 +320,3 @@ func BenchmarkNewLinesSince(b *testing.B) {
 		}
 	}
 }
-

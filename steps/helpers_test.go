@@ -257,6 +257,5 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-
 // fixedNow is a stable clock value for marks built in tests.
 var fixedNow = time.Date(2026, 12, 2, 10, 46, 0, 0, time.UTC)
