@@ -114,6 +114,8 @@ func redactURLString(s string) string {
 		}
 		return s
 	}
-	u.User = url.User("***")
-	return u.String()
+	// The token may be the user name (https://TOKEN@host) or the password.
+	u.User = nil
+	clean := u.String()
+	return strings.Replace(clean, "://", "://***@", 1)
 }

@@ -1,0 +1,197 @@
+package ghrun
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestValidateInputs(t *testing.T) {
+	wf := testWorkflow()
+	wf.Inputs = append(wf.Inputs,
+		InputDef{Name: "runner_label", Type: InputString, Required: true},
+		InputDef{Name: "deploy_env", Type: InputEnvironment},
+	)
+	tests := []struct {
+		name     string
+		given    map[string]string
+		want     map[string]any
+		problems []string // substrings, one per expected problem, in order
+	}{
+		{
+			name:  "only required given; defaults are not sent",
+			given: map[string]string{"runner_label": "gpu-t4-4-core"},
+			want:  map[string]any{"runner_label": "gpu-t4-4-core"},
+		},
+		{
+			name: "every type normalised",
+			given: map[string]string{"runner_label": "x", "reproduce_count": " 200 ", "open_tmate": "FALSE",
+				"sanitizer_tool": "racecheck", "tmate_timeout_minutes": "2.5e1", "deploy_env": "gpu"},
+			want: map[string]any{"runner_label": "x", "reproduce_count": "200", "open_tmate": "false",
+				"sanitizer_tool": "racecheck", "tmate_timeout_minutes": "2.5e1", "deploy_env": "gpu"},
+		},
+		{
+			name:  "a value equal to the default is still sent when given",
+			given: map[string]string{"runner_label": "x", "reproduce_count": "50"},
+			want:  map[string]any{"runner_label": "x", "reproduce_count": "50"},
+		},
+		{
+			name:     "unknown name lists the valid ones",
+			given:    map[string]string{"runner_label": "x", "count": "5"},
+			problems: []string{`unknown input "count"; valid inputs: quadrants_ref, tmate_timeout_minutes, reproduce_count, sanitizer_tool, open_tmate, dispatch_id, runner_label, deploy_env`},
+		},
+		{
+			name:     "near miss is suggested",
+			given:    map[string]string{"runner_label": "x", "Reproduce-Count": "5"},
+			problems: []string{`unknown input "Reproduce-Count" (did you mean "reproduce_count"?)`},
+		},
+		{
+			name: "every problem at once, unknown first then in declaration order",
+			given: map[string]string{"zeta": "1", "alpha": "2", "tmate_timeout_minutes": "thirty",
+				"reproduce_count": "0x10", "sanitizer_tool": "Memcheck", "open_tmate": "yes"},
+			problems: []string{
+				`unknown input "alpha"`,
+				`unknown input "zeta"`,
+				`input "tmate_timeout_minutes" must be a number (like 50 or 2.5), got "thirty"`,
+				`input "reproduce_count" must be a number`,
+				`input "sanitizer_tool" must be one of "memcheck", "racecheck", "initcheck", got "Memcheck"`,
+				`input "open_tmate" must be a boolean (true or false), got "yes"`,
+				`required input "runner_label" is missing: pass -f runner_label=VALUE`,
+			},
+		},
+		{
+			name:     "required and empty",
+			given:    map[string]string{"runner_label": "  "},
+			problems: []string{`required input "runner_label" is empty`},
+		},
+		{
+			name:     "number out of range",
+			given:    map[string]string{"runner_label": "x", "reproduce_count": "1e999"},
+			problems: []string{`number "1e999" is out of range`},
+		},
+		{
+			name:     "number with sign and spaces inside",
+			given:    map[string]string{"runner_label": "x", "reproduce_count": "5 0"},
+			problems: []string{`input "reproduce_count" must be a number`},
+		},
+		{
+			name:     "empty environment",
+			given:    map[string]string{"runner_label": "x", "deploy_env": ""},
+			problems: []string{`input "deploy_env" must name an environment`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ValidateInputs(wf, tt.given)
+			if len(tt.problems) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("body (-want +got):\n%s", diff)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want *ValidationError, got %v", err)
+			}
+			if len(ve.Problems) != len(tt.problems) {
+				t.Fatalf("want %d problems, got %d:\n%s", len(tt.problems), len(ve.Problems), err)
+			}
+			for i, p := range tt.problems {
+				if !strings.Contains(ve.Problems[i], p) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, ve.Problems[i], p)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateInputsRequiredWithDefaultIsNotMissing(t *testing.T) {
+	wf := Workflow{File: "w.yml", Inputs: []InputDef{{Name: "ref", Required: true, Default: "main"}}}
+	got, err := ValidateInputs(wf, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("got %v, %v; want nothing to send (GitHub applies the default)", got, err)
+	}
+}
+
+func TestValidateInputsNoInputsDeclared(t *testing.T) {
+	_, err := ValidateInputs(Workflow{File: "w.yml"}, map[string]string{"x": "1"})
+	if err == nil || !strings.Contains(err.Error(), "the workflow declares no inputs") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestParseFields(t *testing.T) {
+	tests := []struct {
+		in      []string
+		want    map[string]string
+		wantErr string
+	}{
+		{in: nil, want: map[string]string{}},
+		{in: []string{"a=1", "b=x=y", "c="}, want: map[string]string{"a": "1", "b": "x=y", "c": ""}},
+		{in: []string{"novalue"}, wantErr: `-f "novalue": expected name=value`},
+		{in: []string{"=v"}, wantErr: "the input name is empty"},
+		{in: []string{"a=1", "a=2", "b"}, wantErr: "invalid inputs:\n  - input \"a\" is given twice\n  - -f \"b\": expected name=value"},
+	}
+	for _, tt := range tests {
+		got, err := ParseFields(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseFields(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseFields(%q): %v", tt.in, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseFields(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// FuzzValidateInputs checks that validation never panics, and that whatever
+// it accepts is declared, a string, and of the declared type.
+func FuzzValidateInputs(f *testing.F) {
+	f.Add("reproduce_count=50", "open_tmate=true")
+	f.Add("sanitizer_tool=racecheck", "x=y")
+	f.Add("tmate_timeout_minutes=-1.5E+3", "=")
+	wf := testWorkflow()
+	f.Fuzz(func(t *testing.T, a, b string) {
+		given, err := ParseFields([]string{a, b})
+		if err != nil {
+			return
+		}
+		body, err := ValidateInputs(wf, given)
+		if err != nil {
+			return
+		}
+		for name, v := range body {
+			in, ok := wf.Input(name)
+			if !ok {
+				t.Fatalf("accepted undeclared input %q", name)
+			}
+			s, ok := v.(string)
+			if !ok {
+				t.Fatalf("input %q sent as %T, want string", name, v)
+			}
+			if _, err := checkValue(in, s); err != nil {
+				t.Fatalf("normalised value %q of %q does not validate again: %v", s, name, err)
+			}
+		}
+	})
+}
+
+func BenchmarkValidateInputs(b *testing.B) {
+	wf := testWorkflow()
+	given := map[string]string{"reproduce_count": "200", "open_tmate": "true", "sanitizer_tool": "memcheck", "quadrants_ref": "v1.2"}
+	for b.Loop() {
+		if _, err := ValidateInputs(wf, given); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
