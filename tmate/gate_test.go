@@ -71,14 +71,20 @@ func TestGateEndConditions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			o := h.options()
-			o.TimeoutMinutes = "20" // 2 s: only the timeout case waits it out
 			if tc.want == EndTimeout {
 				o.TimeoutMinutes = "8" // 800 ms
 			}
 			ch := h.start(context.Background(), o)
-			st := h.ready()
-			tc.end(t, h, st)
+			var st *state
+			if tc.want != EndTimeout { // the timeout may end the gate before ready() sees it
+				st = h.ready()
+				tc.end(t, h, st)
+			}
 			r := h.wait(ch)
+			if st == nil {
+				st = &state{Socket: h.socket(), SSH: "ssh D"}
+				st.Dir = filepath.Dir(st.Socket)
+			}
 			if r.err != nil {
 				t.Fatalf("Run error: %v\n%s", r.err, h.stdout.String())
 			}
@@ -102,7 +108,7 @@ func TestGateEndConditions(t *testing.T) {
 				t.Errorf("%s left behind after the session ended", StateFile)
 			}
 			text := readFile(t, filepath.Join(h.out, TextFile))
-			for _, want := range []string{"ssh: " + st.SSH, "end_reason: " + string(tc.want), "ended: "} {
+			for _, want := range []string{"ssh: " + st.SSH, "end_reason: " + string(tc.want), "end_detail: ", "ended: "} {
 				if !strings.Contains(text, want) {
 					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
 				}
@@ -131,16 +137,17 @@ func TestGateTimeoutIsPrompt(t *testing.T) {
 			o.TimeoutMinutes = "8" // 800 ms
 			o.PollInterval = tc.poll
 			timeout := 8 * o.Minute
-			begin := time.Now()
-			ch := h.start(context.Background(), o)
-			// The hang starts after the session is announced (display is also
-			// used to read the SSH command).
-			h.ready()
 			h.doubleEnv = tc.doubleEnv
-			r := h.wait(ch)
+			begin := time.Now()
+			r := h.wait(h.start(context.Background(), o))
 			elapsed := time.Since(begin)
-			if r.err != nil || r.reason != EndTimeout {
+			// A hanging display (used to read the SSH command) makes the
+			// timeout strike while the session is set up: still a timeout.
+			if r.reason != EndTimeout || (r.err != nil && !strings.Contains(r.err.Error(), "timeout elapsed before the tmate session was usable")) {
 				t.Fatalf("Run = %q, %v; want timeout\n%s", r.reason, r.err, h.stdout.String())
+			}
+			if exists(h.socket()) {
+				t.Error("the session was not killed")
 			}
 			if elapsed < timeout {
 				t.Errorf("gate ended after %v, before its %v timeout", elapsed, timeout)
@@ -156,7 +163,6 @@ func TestGateConnectTimeout(t *testing.T) {
 	t.Run("nobody attaches", func(t *testing.T) {
 		h := newHarness(t)
 		o := h.options()
-		o.TimeoutMinutes = "50"       // 5 s
 		o.ConnectTimeoutMinutes = "2" // 200 ms
 		r := h.wait(h.start(context.Background(), o))
 		if r.err != nil || r.reason != EndConnectTimeout {
@@ -175,8 +181,7 @@ func TestGateConnectTimeout(t *testing.T) {
 	t.Run("a client attached", func(t *testing.T) {
 		h := newHarness(t)
 		o := h.options()
-		o.TimeoutMinutes = "50"       // 5 s
-		o.ConnectTimeoutMinutes = "5" // 500 ms
+		o.ConnectTimeoutMinutes = "10" // 1 s
 		ch := h.start(context.Background(), o)
 		st := h.ready()
 		if err := os.WriteFile(st.Socket+".clients", []byte("1"), 0o600); err != nil {
@@ -187,7 +192,7 @@ func TestGateConnectTimeout(t *testing.T) {
 		if err := os.WriteFile(st.Socket+".clients", []byte("0"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(600 * time.Millisecond) // past the connect deadline
+		time.Sleep(time.Until(st.ConnectDeadline) + 100*time.Millisecond) // past the connect deadline
 		touch(t, h.cont)
 		r := h.wait(ch)
 		if r.err != nil || r.reason != EndContinueFile {
@@ -198,7 +203,7 @@ func TestGateConnectTimeout(t *testing.T) {
 		h := newHarness(t)
 		h.doubleEnv = []string{"TMATE_DOUBLE_CLIENTS=1"}
 		o := h.options()
-		o.TimeoutMinutes = "4"        // 400 ms
+		o.TimeoutMinutes = "15"       // 1.5 s
 		o.ConnectTimeoutMinutes = "1" // 100 ms
 		r := h.wait(h.start(context.Background(), o))
 		if r.err != nil || r.reason != EndTimeout {
@@ -274,13 +279,16 @@ func TestGateAnnouncements(t *testing.T) {
 			h.env["GITHUB_OUTPUT"] = outputs
 			o := h.options()
 			o.AnnounceInterval = 20 * time.Millisecond
-			o.TimeoutMinutes = "5" // 500 ms: about twenty repeats
 			if limit {
 				api := newFakeAPI(t)
 				o.LimitActor, o.Actor, o.APIURL, o.Token = true, "octocat", api.URL, "tok-secret"
 			}
-			r := h.wait(h.start(context.Background(), o))
-			if r.err != nil || r.reason != EndTimeout {
+			ch := h.start(context.Background(), o)
+			h.ready()
+			waitFor(t, func() bool { return strings.Count(h.stdout.String(), "left (ends ") >= 3 })
+			touch(t, h.cont)
+			r := h.wait(ch)
+			if r.err != nil || r.reason != EndContinueFile {
 				t.Fatalf("Run = %q, %v", r.reason, r.err)
 			}
 			out := h.stdout.String()
@@ -309,13 +317,13 @@ func TestGateAnnouncements(t *testing.T) {
 				t.Error("the token was printed")
 			}
 			sum := readFile(t, summary)
-			for _, want := range []string{"### tmate session", "Connect: `" + ssh, "`" + hint + "`", "**timeout**"} {
+			for _, want := range []string{"### tmate session", "Connect: `" + ssh, "`" + hint + "`", "**continue-file**"} {
 				if !strings.Contains(sum, want) {
 					t.Errorf("step summary lacks %q:\n%s", want, sum)
 				}
 			}
-			if got := readFile(t, outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\ntimeout\n") {
-				t.Errorf("outputs file lacks end_reason=timeout:\n%s", got)
+			if got := readFile(t, outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\ncontinue-file\n") {
+				t.Errorf("outputs file lacks end_reason=continue-file:\n%s", got)
 			}
 			// Access control reached tmate: -a with the actor's keys, or no -a.
 			var newSession call

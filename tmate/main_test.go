@@ -138,7 +138,7 @@ func (h *harness) getenv(k string) string { return h.env[k] }
 func (h *harness) options() Options {
 	return Options{
 		Out:              h.out,
-		TimeoutMinutes:   "20",
+		TimeoutMinutes:   "100", // 10 s: room for a loaded machine; most tests end the gate sooner
 		LimitActor:       false,
 		ContinueFiles:    []string{h.cont},
 		TmatePath:        tmateDouble(),
@@ -216,6 +216,18 @@ func (h *harness) ready() *state {
 	}
 	h.t.Fatalf("the gate never announced a session\nstdout:\n%s\nstderr:\n%s", h.stdout.String(), h.stderr.String())
 	return nil
+}
+
+// socket returns the socket the gate passed to the double.
+func (h *harness) socket() string {
+	h.t.Helper()
+	for _, c := range h.calls() {
+		if c.Socket != "" {
+			return c.Socket
+		}
+	}
+	h.t.Fatal("the gate never called tmate with -S")
+	return ""
 }
 
 // calls returns the double's recorded calls, argv without the -S socket.
