@@ -1,0 +1,238 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of `debugflow report`.
+const (
+	// ExitOK: the verdict was printed, whatever it says.
+	ExitOK = 0
+	// ExitUnreadable: an artifact directory could not be read or held no artifact files.
+	ExitUnreadable = 1
+	// ExitUsage: bad flags or arguments.
+	ExitUsage = 2
+)
+
+// ExitError carries the exit code the report command wants.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Options configures the report command. Tests set the writers and the environment.
+type Options struct {
+	// Dirs are the artifact directories (one, or several with Compare).
+	Dirs []string
+	// JSON prints the machine-readable shape instead of text.
+	JSON bool
+	// Markdown prints the Markdown of the step summary instead of text.
+	Markdown bool
+	// Compare puts several directories side by side.
+	Compare bool
+	// Artifact is the artifact name shown in the Markdown.
+	Artifact string
+	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
+	// removes the common prefix up to and including its first '-'.
+	StripPrefix string
+
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (NO_COLOR); default os.Getenv.
+	Getenv func(string) string
+	// IsTerminal reports whether w is a terminal; default: a character device other than
+	// /dev/null.
+	IsTerminal func(w io.Writer) bool
+}
+
+const reportLong = `Read an artifact directory of a debug run (downloaded with "debugflow download" or
+"gh run download") and print the verdict: was the bug reproduced, which tests failed and how
+often, which workers crashed, what compute-sanitizer saw first, which Xid errors the kernel
+logged.
+
+The directory may hold any of reproducer.log, reproducer_summary.json, sanitizer.log,
+dmesg_*.log and xid_added.log; a part whose file is missing is reported as missing (null in
+--json). A sanitizer log without ERROR SUMMARY is inconclusive, never "0 errors".
+
+With --compare, several directories (one per runner of a matrix run) are put side by side;
+each is labelled by its directory name without the common artifact-name prefix
+(debug_cuda_repro_artifacts-gpu-t4-4-core becomes gpu-t4-4-core).
+
+Exit status: 0 when the verdict was printed (reproduced or not), 1 when a directory could not
+be read, 2 on bad usage. Colour is used only when stdout is a terminal and NO_COLOR is unset.`
+
+const reportExample = `  debugflow report ./evidence
+  debugflow report ./evidence --json | jq '.sanitizer.errors[0]'
+  debugflow report ./evidence --markdown --artifact debug_cuda_repro_artifacts
+  debugflow report --compare ./evidence/debug_cuda_repro_artifacts-*
+  debugflow report --compare ./t4 ./a10g --json`
+
+// NewCmdReport returns `debugflow report DIR [--json]` and `debugflow report --compare DIR...`.
+func NewCmdReport() *cobra.Command {
+	return newCmdReport(&Options{})
+}
+
+func newCmdReport(opts *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "report DIR | --compare DIR...",
+		Short:         "Print the verdict of a debug run's artifact directory",
+		Long:          reportLong,
+		Example:       reportExample,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			compare, _ := cmd.Flags().GetBool("compare")
+			switch {
+			case len(args) == 0:
+				return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory (see --help)")}
+			case len(args) > 1 && !compare:
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare to put several side by side)", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dirs = args
+			if opts.Stdout == nil {
+				opts.Stdout = cmd.OutOrStdout()
+			}
+			if opts.Stderr == nil {
+				opts.Stderr = cmd.ErrOrStderr()
+			}
+			return RunReport(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print JSON (the shape of docs/design.md; an array of {runner, ...} with --compare)")
+	f.BoolVar(&opts.Markdown, "markdown", false, "print the Markdown of the job summary instead of text")
+	f.BoolVar(&opts.Compare, "compare", false, "compare several artifact directories, one per runner")
+	f.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown")
+	f.StringVar(&opts.StripPrefix, "strip-prefix", "auto", "prefix removed from directory names to label runners with --compare (\"\" keeps the names)")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
+	return cmd
+}
+
+// RunReport prints the verdict of opts.Dirs. It returns an *ExitError with ExitUnreadable when a
+// directory could not be read (with --compare, after printing the others).
+func RunReport(opts *Options) error {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.IsTerminal == nil {
+		opts.IsTerminal = isTerminal
+	}
+	if len(opts.Dirs) == 0 {
+		return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory")}
+	}
+	if !opts.Compare && len(opts.Dirs) > 1 {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare)", len(opts.Dirs))}
+	}
+	color := opts.IsTerminal(opts.Stdout) && opts.Getenv("NO_COLOR") == ""
+	if !opts.Compare {
+		v, err := Load(opts.Dirs[0])
+		if err != nil {
+			return &ExitError{Code: ExitUnreadable, Err: err}
+		}
+		switch {
+		case opts.JSON:
+			return v.WriteJSON(opts.Stdout)
+		case opts.Markdown:
+			_, err := io.WriteString(opts.Stdout, v.Markdown(opts.Artifact))
+			return err
+		}
+		return v.WriteText(opts.Stdout, color)
+	}
+
+	labels := RunnerLabels(opts.Dirs, opts.StripPrefix)
+	c := Comparison{}
+	var failed []string
+	for i, dir := range opts.Dirs {
+		v, err := Load(dir)
+		if err != nil {
+			failed = append(failed, err.Error())
+		} else {
+			v.Run.Runner = labels[i]
+		}
+		c.Rows = append(c.Rows, ComparisonRow{Runner: labels[i], Verdict: v, Err: err})
+	}
+	var err error
+	switch {
+	case opts.JSON:
+		err = c.WriteJSON(opts.Stdout)
+	case opts.Markdown:
+		_, err = io.WriteString(opts.Stdout, c.Markdown())
+	default:
+		err = c.WriteText(opts.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &ExitError{Code: ExitUnreadable, Err: errors.New(strings.Join(failed, "; "))}
+	}
+	return nil
+}
+
+// RunnerLabels labels artifact directories by their base names. prefix is removed from each
+// name; "auto" removes the longest common prefix of all names cut back to its first '-'
+// (debug_cuda_repro_artifacts-gpu-t4-4-core and debug_cuda_repro_artifacts-gpu-a10g-4-core give
+// gpu-t4-4-core and gpu-a10g-4-core). A name that would become empty keeps its full form.
+func RunnerLabels(dirs []string, prefix string) []string {
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Clean(d))
+	}
+	if prefix == "auto" {
+		prefix = ""
+		if len(names) > 1 {
+			common := names[0]
+			for _, n := range names[1:] {
+				for !strings.HasPrefix(n, common) {
+					common = common[:len(common)-1]
+				}
+			}
+			if i := strings.IndexByte(common, '-'); i >= 0 {
+				prefix = common[:i+1]
+			}
+		}
+	}
+	labels := make([]string, len(names))
+	for i, n := range names {
+		labels[i] = n
+		if l := strings.TrimPrefix(n, prefix); l != "" {
+			labels[i] = l
+		}
+	}
+	return labels
+}
+
+// isTerminal reports whether w is a character device other than /dev/null.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return false
+	}
+	return true
+}

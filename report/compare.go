@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Comparison is the verdicts of several runners side by side (the matrix feature).
+type Comparison struct {
+	Rows []ComparisonRow
+}
+
+// ComparisonRow is one runner's verdict, or the error that kept it from loading.
+type ComparisonRow struct {
+	Runner  string
+	Verdict *Verdict // nil when Err is set
+	Err     error
+}
+
+// Compare pairs labels with verdicts (same length; a nil verdict is a runner whose artifacts
+// could not be read).
+func Compare(labels []string, verdicts []*Verdict) Comparison {
+	c := Comparison{Rows: make([]ComparisonRow, 0, len(labels))}
+	for i, l := range labels {
+		row := ComparisonRow{Runner: l}
+		if i < len(verdicts) {
+			row.Verdict = verdicts[i]
+		}
+		if row.Verdict == nil {
+			row.Err = fmt.Errorf("no artifacts")
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+// compareRow is one runner's facts as table cells.
+type compareRow struct {
+	runner, reproduced, tests, crashed, sanitizer, xid string
+}
+
+var compareHeader = compareRow{"runner", "reproduced", "failed/total", "crashed workers", "first sanitizer finding", "Xid"}
+
+func (r ComparisonRow) cells() compareRow {
+	v := r.Verdict
+	if v == nil {
+		msg := "unreadable"
+		if r.Err != nil {
+			msg += ": " + r.Err.Error()
+		}
+		return compareRow{r.Runner, msg, "-", "-", "-", "-"}
+	}
+	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-"}
+	if v.Run.Cancelled {
+		row.reproduced += " (cancelled)"
+	}
+	if rep := v.Reproducer; rep != nil {
+		row.tests = fmt.Sprintf("%d/%d", rep.failures(), rep.total())
+		if !rep.Complete && !v.Run.Cancelled {
+			row.tests += " (incomplete)"
+		}
+		row.crashed = "0"
+		if len(rep.CrashedWorkers) > 0 {
+			row.crashed = fmt.Sprintf("%d (%s)", len(rep.CrashedWorkers), strings.Join(rep.CrashedWorkers, ", "))
+		}
+	}
+	if s := v.Sanitizer; s != nil {
+		switch f := s.firstFinding(); {
+		case f != "" && !s.Complete:
+			row.sanitizer = f + " (inconclusive)"
+		case f != "":
+			row.sanitizer = f
+		case !s.Complete:
+			row.sanitizer = "inconclusive"
+		default:
+			row.sanitizer = "clean"
+		}
+	}
+	if x := v.Xid; x != nil {
+		row.xid = x.countsLine(false)
+	}
+	return row
+}
+
+func (r compareRow) list() []string {
+	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid}
+}
+
+// Markdown renders the comparison as a table, one row per runner.
+func (c Comparison) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Reproduced on ")
+	var yes []string
+	for _, r := range c.Rows {
+		if r.Verdict != nil && r.Verdict.Reproduced() {
+			yes = append(yes, r.Runner)
+		}
+	}
+	if len(yes) == 0 {
+		b.WriteString("no runner")
+	} else {
+		b.WriteString(mdText(strings.Join(yes, ", ")))
+	}
+	fmt.Fprintf(&b, " (%d of %d)\n\n", len(yes), len(c.Rows))
+	writeMDRow(&b, compareHeader.list())
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range c.Rows {
+		writeMDRow(&b, r.cells().list())
+	}
+	return b.String()
+}
+
+func writeMDRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + mdCell(mdText(c)) + " |")
+	}
+	b.WriteString("\n")
+}
+
+// WriteText renders the comparison as an aligned table for a terminal.
+func (c Comparison) WriteText(w io.Writer) error {
+	rows := [][]string{compareHeader.list()}
+	for _, r := range c.Rows {
+		rows = append(rows, r.cells().list())
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len([]rune(cell)))
+		}
+	}
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			if i == len(row)-1 {
+				line.WriteString(cell)
+				break
+			}
+			line.WriteString(cell + strings.Repeat(" ", widths[i]-len([]rune(cell))+2))
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(line.String(), " ")); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+	}
+	return nil
+}
+
+// comparisonJSON is one runner in `--compare --json`: the runner label and the verdict fields.
+type comparisonJSON struct {
+	Runner string `json:"runner"`
+	// Error is set (and the sections are null) when the runner's artifacts could not be read.
+	Error string `json:"error,omitempty"`
+	*Verdict
+}
+
+// WriteJSON writes the comparison as a JSON array, one object per runner:
+// {"runner": label, "reproducer": ..., "sanitizer": ..., "xid": ...}.
+func (c Comparison) WriteJSON(w io.Writer) error {
+	out := make([]comparisonJSON, 0, len(c.Rows))
+	for _, r := range c.Rows {
+		row := comparisonJSON{Runner: r.Runner, Verdict: r.Verdict}
+		if row.Verdict == nil {
+			row.Verdict = &Verdict{}
+			if r.Err != nil {
+				row.Error = r.Err.Error()
+			}
+		}
+		out = append(out, row)
+	}
+	return writeJSON(w, out)
+}

@@ -1,0 +1,318 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// topTests is how many per-test failure counts the verdict lists.
+const topTests = 10
+
+// Reproduced reports whether the reproducer failed: a test failed or errored, a worker crashed,
+// or the step runner said so in reproducer_summary.json.
+func (v *Verdict) Reproduced() bool {
+	if r := v.Reproducer; r != nil && (r.Failed+r.Errors > 0 || len(r.CrashedWorkers) > 0 || len(r.FailedTests) > 0) {
+		return true
+	}
+	return v.Run.ReproducedBySummary
+}
+
+// total is the number of test results pytest reported.
+func (r *Reproducer) total() int { return r.Passed + r.Failed + r.Errors + r.Skipped }
+
+// failures is the number of failed and errored results.
+func (r *Reproducer) failures() int {
+	n := r.Failed + r.Errors
+	if n == 0 {
+		n = len(r.FailedTests) // a log cut before any count still names the failed tests
+	}
+	return n
+}
+
+// headline is the answer: "yes" or "no".
+func (v *Verdict) headline() string {
+	if v.Reproduced() {
+		return "yes"
+	}
+	return "no"
+}
+
+// testsLine is "9 of 200 failed (pytest -n 8 --count 50)", with errors and skips when any.
+func (v *Verdict) testsLine() string {
+	r := v.Reproducer
+	if r == nil {
+		return "no reproducer output (" + ReproducerLog + " missing)"
+	}
+	line := fmt.Sprintf("%d of %d failed", r.failures(), r.total())
+	if r.Errors > 0 {
+		line += fmt.Sprintf(" (%s among them)", plural(r.Errors, "error", "errors"))
+	}
+	if r.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped", r.Skipped)
+	}
+	var flags []string
+	if v.Run.Workers > 0 {
+		flags = append(flags, fmt.Sprintf("-n %d", v.Run.Workers))
+	}
+	if v.Run.Count > 0 {
+		flags = append(flags, fmt.Sprintf("--count %d", v.Run.Count))
+	}
+	if len(flags) > 0 {
+		line += " (pytest " + strings.Join(flags, " ") + ")"
+	}
+	return line
+}
+
+// endLine says how the run ended when that changes how to read the counts ("" when it simply
+// completed).
+func (v *Verdict) endLine() string {
+	r := v.Reproducer
+	var notes []string
+	if v.Run.Cancelled {
+		notes = append(notes, "cancelled: the run was stopped before it finished; the counts cover the tests that ran")
+	}
+	if v.Run.StoppedEarly {
+		notes = append(notes, "stopped early at the first failure (--stop-on-first-failure)")
+	}
+	if r != nil && !r.Complete && !v.Run.Cancelled && !v.Run.StoppedEarly {
+		notes = append(notes, "incomplete: pytest printed no final summary line (killed or crashed); the counts cover the tests it reported")
+	}
+	if v.Run.ExitCode != nil && *v.Run.ExitCode != 0 && *v.Run.ExitCode != 1 {
+		notes = append(notes, fmt.Sprintf("pytest exit code %d (%s)", *v.Run.ExitCode, pytestExitMeaning(*v.Run.ExitCode)))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// pytestExitMeaning names pytest's exit codes.
+func pytestExitMeaning(code int) string {
+	switch code {
+	case 0:
+		return "all passed"
+	case 1:
+		return "tests failed"
+	case 2:
+		return "interrupted"
+	case 3:
+		return "internal error"
+	case 4:
+		return "usage error"
+	case 5:
+		return "no tests collected"
+	}
+	if code > 128 && code < 160 {
+		return "killed by signal " + strconv.Itoa(code-128)
+	}
+	return "unexpected"
+}
+
+// crashed lists the crashed workers, each with the test it was running when the log says.
+func (r *Reproducer) crashed() []Crash {
+	tests := map[string]string{}
+	for _, c := range r.Crashes {
+		tests[c.Worker] = c.Test
+	}
+	out := make([]Crash, 0, len(r.CrashedWorkers))
+	for _, w := range r.CrashedWorkers {
+		out = append(out, Crash{Worker: w, Test: tests[w]})
+	}
+	return out
+}
+
+// repetitions is "8 of 50" when the count is known, "8" otherwise.
+func (v *Verdict) repetitions(failed int) string {
+	if v.Run.Count > 0 {
+		return fmt.Sprintf("%d of %d", failed, v.Run.Count)
+	}
+	return strconv.Itoa(failed)
+}
+
+// sanitizerState is the one-line state of the sanitizer run.
+func (s *Sanitizer) state() string {
+	tool := s.Tool
+	if tool == "" {
+		tool = "compute-sanitizer"
+	}
+	if !s.Complete {
+		reason := s.Inconclusive
+		if reason == "" {
+			reason = "the log has no ERROR SUMMARY line, which is not the same as 0 errors"
+		}
+		msg := tool + " inconclusive: " + reason
+		if n := len(s.Errors) + len(s.APIErrors) + s.Hazards; n > 0 {
+			msg += fmt.Sprintf("; %s seen before it ended", plural(n, "distinct finding", "distinct findings"))
+		}
+		return msg
+	}
+	var parts []string
+	if s.ErrorSummary != nil {
+		parts = append(parts, fmt.Sprintf("ERROR SUMMARY %s", plural(*s.ErrorSummary, "error", "errors")))
+		if s.NotPrinted > 0 {
+			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
+		}
+	}
+	if len(s.Errors) > 0 {
+		parts = append(parts, plural(len(s.Errors), "distinct invalid access", "distinct invalid accesses"))
+	}
+	if len(s.APIErrors) > 0 {
+		parts = append(parts, plural(len(s.APIErrors), "API error", "API errors"))
+	}
+	if s.Hazards > 0 {
+		parts = append(parts, plural(s.Hazards, "hazard", "hazards"))
+	}
+	if s.Leaks > 0 {
+		parts = append(parts, plural(s.Leaks, "leak", "leaks"))
+	}
+	if s.clean() {
+		return tool + " clean: ERROR SUMMARY 0 errors"
+	}
+	if len(parts) == 0 {
+		return tool + ": no findings"
+	}
+	return tool + ": " + strings.Join(parts, ", ")
+}
+
+// clean reports a complete run that found nothing.
+func (s *Sanitizer) clean() bool {
+	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) &&
+		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0
+}
+
+// firstFinding is a one-line description of what the sanitizer saw first ("" when nothing).
+func (s *Sanitizer) firstFinding() string {
+	switch {
+	case s == nil:
+		return ""
+	case len(s.Errors) > 0:
+		e := s.Errors[0]
+		return e.headline() + " in " + e.Kernel
+	case len(s.APIErrors) > 0:
+		e := s.APIErrors[0]
+		return e.Call + " returned " + e.Result
+	case s.FirstHazard != "":
+		return s.FirstHazard
+	}
+	return ""
+}
+
+// headline is "Invalid __global__ write of size 4 bytes".
+func (e AccessError) headline() string {
+	if e.Size > 0 {
+		return fmt.Sprintf("%s of size %d bytes", e.Kind, e.Size)
+	}
+	return e.Kind
+}
+
+// where is "thread (0,0,0) block (1,0,0)".
+func (e AccessError) where() string {
+	var parts []string
+	if e.Thread != "" {
+		parts = append(parts, "thread "+e.Thread)
+	}
+	if e.Block != "" {
+		parts = append(parts, "block "+e.Block)
+	}
+	return strings.Join(parts, " ")
+}
+
+// location is "file.cu:12" ("" without line info).
+func (e AccessError) location() string {
+	if e.File == "" {
+		return ""
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e.File
+}
+
+// xidCode is one Xid code with its event count and meaning.
+type xidCode struct {
+	Code    int
+	Count   int
+	Meaning string
+}
+
+// codes lists the Xid codes in ascending order.
+func (x *Xid) codes() []xidCode {
+	meaning := map[int]string{}
+	for _, e := range x.Events {
+		if _, ok := meaning[e.Code]; !ok {
+			meaning[e.Code] = e.Meaning
+		}
+	}
+	out := make([]xidCode, 0, len(x.Counts))
+	for code, n := range x.Counts {
+		m := meaning[code]
+		if m == "" {
+			m = XidMeaning(code)
+		}
+		out = append(out, xidCode{Code: code, Count: n, Meaning: m})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
+// countsLine is "31 x1, 109 x1" ("none" without events); withMeaning adds each code's meaning.
+func (x *Xid) countsLine(withMeaning bool) string {
+	codes := x.codes()
+	if len(codes) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(codes))
+	sep := ", "
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%d x%d", c.Code, c.Count)
+		if withMeaning && c.Meaning != "" {
+			parts[i] += ": " + c.Meaning
+			sep = "; "
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// firstFault is the first event with MMU fault details (Xid 31), or nil.
+func (x *Xid) firstFault() *XidEvent {
+	for i := range x.Events {
+		if x.Events[i].FaultAddress != "" || x.Events[i].FaultType != "" {
+			return &x.Events[i]
+		}
+	}
+	return nil
+}
+
+// describe is "fault @ 0x70a2_c8000000 FAULT_PDE ACCESS_TYPE_VIRT_WRITE, pid 37803 ([pytest-xdist r), PCI 0001:00:00".
+func (e XidEvent) describe() string {
+	var parts []string
+	if e.FaultAddress != "" || e.FaultType != "" {
+		f := "fault"
+		if e.FaultAddress != "" {
+			f += " @ " + e.FaultAddress
+		}
+		for _, s := range []string{e.FaultType, e.AccessType} {
+			if s != "" {
+				f += " " + s
+			}
+		}
+		parts = append(parts, f)
+	}
+	if e.PID != nil {
+		p := "pid " + strconv.Itoa(*e.PID)
+		if e.Process != "" {
+			p += " (" + e.Process + ")"
+		}
+		parts = append(parts, p)
+	}
+	if e.PCI != "" {
+		parts = append(parts, "PCI "+e.PCI)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden want.* files in testdata/")
+
+// checkGolden compares got with the golden file, rewriting it under -update.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+// goldenCases are the artifact directories under testdata/ with want.json, want.md and want.txt.
+var goldenCases = []string{"t4_reproduced", "clean_run", "sanitizer_inconclusive", "only_reproducer_log", "cancelled"}
+
+// inputsOf lists the artifact files of a case directory (the want.* files are not inputs).
+func copyCase(t *testing.T, name, to string) string {
+	t.Helper()
+	src := filepath.Join("testdata", name)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "want") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range goldenCases {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", name)
+			v, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Run.Dir = "" // the text names the directory; keep the golden independent of it
+			var js bytes.Buffer
+			if err := v.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join(dir, "want.json"), js.Bytes())
+			checkGolden(t, filepath.Join(dir, "want.md"), []byte(v.Markdown("debug_cuda_repro_artifacts")))
+			var txt bytes.Buffer
+			if err := v.WriteText(&txt, false); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join(dir, "want.txt"), txt.Bytes())
+		})
+	}
+}
+
+func TestGoldenUnreadable(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  func(t *testing.T) string
+		want []string
+	}{
+		{"identity only", func(*testing.T) string { return filepath.Join("testdata", "identity_only") },
+			[]string{"no artifact files", "reproducer.log", "reproducer_summary.json", "sanitizer.log", "dmesg_*.log", "xid_added.log"}},
+		{"empty directory", func(t *testing.T) string { return t.TempDir() },
+			[]string{"no artifact files", "looked for reproducer.log"}},
+		{"missing directory", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") },
+			[]string{"read artifact directory", "no such file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(tt.dir(t))
+			if err == nil {
+				t.Fatalf("Load: got a verdict %+v, want an error", v)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := Load(t.TempDir()); !errors.Is(err, ErrNoInputs) {
+		t.Errorf("empty directory: %v does not wrap ErrNoInputs", err)
+	}
+}

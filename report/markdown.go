@@ -1,0 +1,217 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the verdict for $GITHUB_STEP_SUMMARY: the answer as a heading, the key facts
+// as a list, then the failing tests, the first invalid access, the CUDA API errors and the Xid
+// events. artifactName is the name the directory was uploaded under ("" leaves it out).
+func (v *Verdict) Markdown(artifactName string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Reproduced: %s\n\n", v.headline())
+	if end := v.endLine(); end != "" {
+		fmt.Fprintf(&b, "**%s**\n\n", mdText(capitalize(end)))
+	}
+	fmt.Fprintf(&b, "- **Tests:** %s\n", mdText(v.testsLine()))
+	if r := v.Reproducer; r != nil {
+		if crashes := r.crashed(); len(crashes) > 0 {
+			parts := make([]string, len(crashes))
+			for i, c := range crashes {
+				parts[i] = mdCode(c.Worker)
+				if c.Test != "" {
+					parts[i] += " running " + mdCode(c.Test)
+				}
+			}
+			fmt.Fprintf(&b, "- **Crashed workers:** %d: %s\n", len(crashes), strings.Join(parts, ", "))
+		}
+		if r.FirstMessage != "" {
+			fmt.Fprintf(&b, "- **First failure:** %s\n", mdCode(r.FirstMessage))
+		}
+	}
+	if s := v.Sanitizer; s != nil {
+		fmt.Fprintf(&b, "- **Sanitizer:** %s\n", mdText(s.state()))
+	} else {
+		fmt.Fprintf(&b, "- **Sanitizer:** not run (%s missing)\n", mdCode(SanitizerLog))
+	}
+	if x := v.Xid; x != nil {
+		fmt.Fprintf(&b, "- **Xid:** %s\n", mdText(x.countsLine(true)))
+	} else {
+		b.WriteString("- **Xid:** no kernel log captured\n")
+	}
+	if artifactName != "" {
+		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
+	}
+	for _, n := range v.Run.Notes {
+		fmt.Fprintf(&b, "- **Note:** %s\n", mdText(n))
+	}
+	v.markdownTests(&b)
+	v.markdownSanitizer(&b)
+	v.markdownXid(&b)
+	return b.String()
+}
+
+func (v *Verdict) markdownTests(b *strings.Builder) {
+	r := v.Reproducer
+	if r == nil || len(r.PerTest) == 0 {
+		return
+	}
+	b.WriteString("\n### Failing tests\n\n| test | failed repetitions |\n|---|---|\n")
+	for i, t := range r.PerTest {
+		if i == topTests {
+			break
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", mdCell(mdCode(t.Test)), v.repetitions(t.Failed))
+	}
+	if more := len(r.PerTest) - topTests; more > 0 {
+		fmt.Fprintf(b, "\n%s more failing tests are in %s.\n", fmt.Sprint(more), mdCode(ReproducerLog))
+	}
+	if r.Truncated {
+		b.WriteString("\nThe list of failed ids hit the parser's memory cap; the counts above are exact.\n")
+	}
+}
+
+func (v *Verdict) markdownSanitizer(b *strings.Builder) {
+	s := v.Sanitizer
+	if s == nil {
+		return
+	}
+	if len(s.Errors) > 0 {
+		e := s.Errors[0]
+		b.WriteString("\n### First invalid access\n\n")
+		fmt.Fprintf(b, "- **Kind:** %s\n", mdCode(e.headline()))
+		fmt.Fprintf(b, "- **Kernel:** %s\n", mdCode(e.Kernel))
+		if loc := e.location(); loc != "" {
+			fmt.Fprintf(b, "- **Source:** %s\n", mdCode(loc))
+		}
+		if e.Address != "" {
+			addr := mdCode(e.Address)
+			if e.Detail != "" {
+				addr += " " + mdText(e.Detail)
+			}
+			fmt.Fprintf(b, "- **Address:** %s\n", addr)
+		}
+		if w := e.where(); w != "" {
+			fmt.Fprintf(b, "- **Thread / block:** %s\n", mdText(w))
+		}
+		if len(s.Errors) > 1 {
+			b.WriteString("\n| error | kernel | count |\n|---|---|---|\n")
+			for _, e := range s.Errors {
+				fmt.Fprintf(b, "| %s | %s | %d |\n", mdCell(mdCode(e.headline())), mdCell(mdCode(e.Kernel)), e.Count)
+			}
+		}
+	} else if s.FirstHazard != "" {
+		fmt.Fprintf(b, "\n### First %s finding\n\n%s\n", mdText(s.Tool), mdCode(s.FirstHazard))
+	}
+	if len(s.APIErrors) > 0 {
+		b.WriteString("\n### CUDA API errors\n\n| call | result | count |\n|---|---|---|\n")
+		for _, e := range s.APIErrors {
+			fmt.Fprintf(b, "| %s | %s | %d |\n", mdCell(mdCode(e.Call)), mdCell(mdCode(e.Result)), e.Count)
+		}
+	}
+	if len(s.TargetErrors) > 0 {
+		b.WriteString("\nThe sanitizer said about the target:\n\n")
+		for _, t := range s.TargetErrors {
+			fmt.Fprintf(b, "- %s\n", mdCode(t))
+		}
+	}
+}
+
+func (v *Verdict) markdownXid(b *strings.Builder) {
+	x := v.Xid
+	if x == nil || len(x.Counts) == 0 {
+		return
+	}
+	b.WriteString("\n### Xid events\n\n| Xid | count | meaning |\n|---|---|---|\n")
+	for _, c := range x.codes() {
+		fmt.Fprintf(b, "| %d | %d | %s |\n", c.Code, c.Count, mdCell(mdText(c.Meaning)))
+	}
+	if f := x.firstFault(); f != nil {
+		fmt.Fprintf(b, "\nFirst MMU fault (Xid %d): %s\n", f.Code, f.markdown())
+	}
+	if x.Triage != "" {
+		fmt.Fprintf(b, "\nTriage: %s\n", mdText(x.Triage))
+	}
+	if x.Dropped > 0 {
+		fmt.Fprintf(b, "\n%d more events are in %s (the counts are exact).\n", x.Dropped, mdCode(x.Source))
+	}
+}
+
+// mdCode is s as an inline code span, with a fence longer than any backtick run inside.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// markdown is describe with the values as code spans.
+func (e XidEvent) markdown() string {
+	var parts []string
+	if e.FaultAddress != "" || e.FaultType != "" {
+		f := "fault"
+		if e.FaultAddress != "" {
+			f += " @ " + mdCode(e.FaultAddress)
+		}
+		for _, s := range []string{e.FaultType, e.AccessType} {
+			if s != "" {
+				f += " " + mdCode(s)
+			}
+		}
+		parts = append(parts, f)
+	}
+	if e.PID != nil {
+		p := fmt.Sprintf("pid %d", *e.PID)
+		if e.Process != "" {
+			p += " (" + mdCode(e.Process) + ")"
+		}
+		parts = append(parts, p)
+	}
+	if e.PCI != "" {
+		parts = append(parts, "PCI "+mdCode(e.PCI))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mdText escapes the characters that would turn plain text into Markdown or HTML.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '#', '|', '~':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCell makes a rendered span safe inside a table cell: GitHub splits cells on every
+// unescaped '|', even inside code spans.
+func mdCell(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' && (i == 0 || s[i-1] != '\\') {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ANSI styles of the terminal verdict.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiGreen  = "\x1b[1;32m"
+	ansiYellow = "\x1b[1;33m"
+)
+
+// labelWidth aligns the values of the terminal verdict.
+const labelWidth = 16
+
+// textWriter writes aligned "label  value" lines and remembers the first write error.
+type textWriter struct {
+	w     io.Writer
+	color bool
+	err   error
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+// field writes a label and its value; further values go on continuation lines under the first.
+func (t *textWriter) field(label string, values ...string) {
+	for i, v := range values {
+		l := ""
+		if i == 0 {
+			l = label
+		}
+		t.printf("%-*s%s\n", labelWidth, l, v)
+	}
+}
+
+// paint wraps s in an ANSI style when colour is on.
+func (t *textWriter) paint(style, s string) string {
+	if !t.color {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// WriteText writes the verdict for a terminal: aligned lines without Markdown, with ANSI colour
+// only when color is true.
+func (v *Verdict) WriteText(w io.Writer, color bool) error {
+	t := &textWriter{w: w, color: color}
+	answer := t.paint(ansiGreen, "no")
+	if v.Reproduced() {
+		answer = t.paint(ansiRed, "yes")
+	}
+	t.field("Reproduced:", answer)
+	if end := v.endLine(); end != "" {
+		t.field("Run:", t.paint(ansiYellow, end))
+	}
+	t.field("Tests:", v.testsLine())
+	if r := v.Reproducer; r != nil {
+		if crashes := r.crashed(); len(crashes) > 0 {
+			lines := make([]string, len(crashes))
+			for i, c := range crashes {
+				lines[i] = c.Worker
+				if c.Test != "" {
+					lines[i] += " running " + c.Test
+				}
+			}
+			t.field("Crashed:", lines...)
+		}
+		if len(r.PerTest) > 0 {
+			lines := make([]string, 0, topTests+1)
+			for i, f := range r.PerTest {
+				if i == topTests {
+					lines = append(lines, fmt.Sprintf("... %d more in %s", len(r.PerTest)-topTests, ReproducerLog))
+					break
+				}
+				lines = append(lines, fmt.Sprintf("%-9s %s", v.repetitions(f.Failed), f.Test))
+			}
+			t.field("Failing:", lines...)
+		}
+		if r.FirstMessage != "" {
+			t.field("First error:", r.FirstMessage)
+		}
+	}
+	v.textSanitizer(t)
+	v.textXid(t)
+	for _, n := range v.Run.Notes {
+		t.field("Note:", t.paint(ansiYellow, n))
+	}
+	if v.Run.Dir != "" {
+		t.field("Directory:", v.Run.Dir)
+	}
+	return t.err
+}
+
+func (v *Verdict) textSanitizer(t *textWriter) {
+	s := v.Sanitizer
+	if s == nil {
+		t.field("Sanitizer:", "not run ("+SanitizerLog+" missing)")
+		return
+	}
+	state := s.state()
+	switch {
+	case !s.Complete:
+		state = t.paint(ansiYellow, state)
+	case s.clean():
+		state = t.paint(ansiGreen, state)
+	default:
+		state = t.paint(ansiRed, state)
+	}
+	t.field("Sanitizer:", state)
+	if len(s.Errors) > 0 {
+		e := s.Errors[0]
+		t.field("  first:", e.headline())
+		t.field("  kernel:", e.Kernel)
+		if loc := e.location(); loc != "" {
+			t.field("  source:", loc)
+		}
+		if e.Address != "" {
+			t.field("  address:", strings.TrimSpace(e.Address+" "+e.Detail))
+		}
+		if w := e.where(); w != "" {
+			t.field("  where:", w)
+		}
+		if len(s.Errors) > 1 {
+			lines := make([]string, 0, len(s.Errors))
+			for _, e := range s.Errors {
+				lines = append(lines, fmt.Sprintf("x%-4d %s in %s", e.Count, e.headline(), e.Kernel))
+			}
+			t.field("  distinct:", lines...)
+		}
+	} else if s.FirstHazard != "" {
+		t.field("  first:", s.FirstHazard)
+	}
+	if len(s.APIErrors) > 0 {
+		lines := make([]string, 0, len(s.APIErrors))
+		for _, e := range s.APIErrors {
+			lines = append(lines, fmt.Sprintf("x%-4d %s -> %s", e.Count, e.Call, e.Result))
+		}
+		t.field("  API errors:", lines...)
+	}
+	if len(s.TargetErrors) > 0 {
+		t.field("  target:", s.TargetErrors...)
+	}
+}
+
+func (v *Verdict) textXid(t *textWriter) {
+	x := v.Xid
+	if x == nil {
+		t.field("Xid:", "no kernel log captured")
+		return
+	}
+	codes := x.codes()
+	if len(codes) == 0 {
+		t.field("Xid:", "none")
+		return
+	}
+	lines := make([]string, 0, len(codes))
+	for _, c := range codes {
+		lines = append(lines, fmt.Sprintf("%-4d x%-4d %s", c.Code, c.Count, c.Meaning))
+	}
+	t.field("Xid:", lines...)
+	if f := x.firstFault(); f != nil {
+		t.field("  first fault:", f.describe())
+	}
+	if x.Triage != "" {
+		t.field("  triage:", x.Triage)
+	}
+	if x.Dropped > 0 {
+		t.field("", fmt.Sprintf("... %d more events in %s", x.Dropped, x.Source))
+	}
+}

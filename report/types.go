@@ -1,0 +1,186 @@
+// Package report turns an artifact directory of a debug run into a verdict a human reads in ten
+// seconds: did the reproducer fail, which tests and how often, what compute-sanitizer saw first,
+// which Xid errors the kernel logged. It renders the verdict as Markdown (the job's step
+// summary), terminal text and JSON (`debugflow report --json`), and compares the verdicts of
+// several runners side by side (`debugflow report --compare`).
+package report
+
+// Verdict is everything an artifact directory says. Its JSON form is the `debugflow report
+// --json` shape of docs/design.md: a section is null when its input file is absent.
+type Verdict struct {
+	// Reproducer is the pytest run (reproducer.log, reproducer_summary.json).
+	Reproducer *Reproducer `json:"reproducer"`
+	// Sanitizer is the compute-sanitizer run (sanitizer.log).
+	Sanitizer *Sanitizer `json:"sanitizer"`
+	// Xid are the NVIDIA Xid events the kernel logged during the run (xid_added.log, or the
+	// dmesg snapshots).
+	Xid *Xid `json:"xid"`
+	// Run is what the step runner recorded about the run; it is not part of the JSON shape.
+	Run Run `json:"-"`
+}
+
+// Run is the metadata of the run that is not in the JSON shape.
+type Run struct {
+	// Dir is the artifact directory the verdict was loaded from.
+	Dir string
+	// Runner labels the verdict in a comparison (the runner label, or the directory name).
+	Runner string
+	// Files are the input files read, in the order they were read.
+	Files []string
+	// Notes are problems with optional inputs that did not stop the verdict (an unreadable
+	// reproducer_summary.json, a log that ended mid-line), shown with the verdict.
+	Notes []string
+	// HasSummary is true when reproducer_summary.json was read; the fields below come from it.
+	HasSummary bool
+	// Command is the pytest command line.
+	Command []string
+	// ExitCode is pytest's exit code (nil when unknown).
+	ExitCode *int
+	// ReproducedBySummary is the step runner's own reproduced flag.
+	ReproducedBySummary bool
+	// Cancelled is true when the run was cancelled (the job was stopped or timed out).
+	Cancelled bool
+	// StoppedEarly is true when the run stopped at the first failure (--stop-on-first-failure).
+	StoppedEarly bool
+	// Count is pytest-repeat's --count (0 when unknown).
+	Count int
+	// Workers is pytest-xdist's -n (0 when unknown).
+	Workers int
+	// DurationSeconds is how long pytest ran.
+	DurationSeconds float64
+}
+
+// Reproducer is the pytest run of the reproducer.
+type Reproducer struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errors  int `json:"errors"`
+	Skipped int `json:"skipped"`
+	// Complete is true when pytest printed its final summary line.
+	Complete bool `json:"complete"`
+	// CrashedWorkers are the xdist workers that went down ("gw3"), first-seen order.
+	CrashedWorkers []string `json:"crashed_workers"`
+	// FailedTests are the failed or errored node ids, first-seen order.
+	FailedTests []string `json:"failed_tests"`
+	// FailedBaseTests are FailedTests without the pytest-repeat id, deduplicated.
+	FailedBaseTests []string `json:"failed_base_tests"`
+
+	// Crashes says which test each crashed worker was running.
+	Crashes []Crash `json:"-"`
+	// PerTest counts failed repetitions per base test, most failures first.
+	PerTest []TestFailures `json:"-"`
+	// FirstMessage is the message of the first failure in pytest's short summary, if any.
+	FirstMessage string `json:"-"`
+	// Truncated is true when the parser dropped ids beyond its memory cap.
+	Truncated bool `json:"-"`
+}
+
+// Crash is one crashed xdist worker.
+type Crash struct {
+	Worker string
+	// Test is the node id the worker was running ("" when the log does not say).
+	Test string
+}
+
+// TestFailures is how many repetitions of one base test failed.
+type TestFailures struct {
+	// Test is the node id without the pytest-repeat id.
+	Test string
+	// Failed is the number of failed repetitions.
+	Failed int
+}
+
+// Sanitizer is the compute-sanitizer run.
+type Sanitizer struct {
+	// Tool is memcheck, racecheck, initcheck or synccheck.
+	Tool string `json:"tool"`
+	// ErrorSummary is N of "ERROR SUMMARY: N errors"; nil when the log has no such line.
+	ErrorSummary *int `json:"error_summary"`
+	// NotPrinted is K of "ERROR SUMMARY: K errors were not printed".
+	NotPrinted int `json:"not_printed"`
+	// Complete is false when the log is inconclusive (no summary, the target crashed).
+	Complete bool `json:"complete"`
+	// Errors has one entry per distinct (kind, size, kernel), first-seen order.
+	Errors []AccessError `json:"errors"`
+	// APIErrors has one entry per distinct (call, result), first-seen order.
+	APIErrors []APIError `json:"api_errors"`
+
+	// Inconclusive says why the log is not conclusive (when !Complete).
+	Inconclusive string `json:"-"`
+	// Hazards is the number of distinct racecheck/synccheck/initcheck hazard findings.
+	Hazards int `json:"-"`
+	// FirstHazard describes the first hazard ("" when none).
+	FirstHazard string `json:"-"`
+	// Leaks is the number of distinct leak records.
+	Leaks int `json:"-"`
+	// TargetErrors are the tool's messages about the target process.
+	TargetErrors []string `json:"-"`
+}
+
+// AccessError is one distinct invalid memory access (or other device-side error).
+type AccessError struct {
+	// Kind is the headline without the size: "Invalid __global__ write".
+	Kind string `json:"kind"`
+	// Size is the access size in bytes (0 when the record has none).
+	Size int `json:"size"`
+	// Kernel is the function as printed, without "+0x.." and " in file:line".
+	Kernel string `json:"kernel"`
+	// Address is the first faulting address ("0x7f...").
+	Address string `json:"address"`
+	// Count is how many records of this (kind, size, kernel) the log has.
+	Count int `json:"count"`
+
+	// File and Line locate the access when the log has line info.
+	File string `json:"-"`
+	Line int    `json:"-"`
+	// Thread and Block are the coordinates of the first record: "(0,0,0)".
+	Thread string `json:"-"`
+	Block  string `json:"-"`
+	// Detail is the rest of the address line ("is out of bounds and is 4 bytes after ...").
+	Detail string `json:"-"`
+}
+
+// APIError is one distinct failed CUDA API call.
+type APIError struct {
+	// Call is the API function: "cuStreamSynchronize".
+	Call string `json:"call"`
+	// Result is the error name: "CUDA_ERROR_ILLEGAL_ADDRESS".
+	Result string `json:"result"`
+	// Count is how many records of this (call, result) the log has.
+	Count int `json:"count"`
+}
+
+// Xid is the NVIDIA Xid events of the run.
+type Xid struct {
+	// Counts maps an Xid code to the number of its events.
+	Counts map[int]int `json:"counts"`
+	// Events are the events in log order (at most MaxXidEvents).
+	Events []XidEvent `json:"events"`
+
+	// Source is the file the events come from.
+	Source string `json:"-"`
+	// Triage says whether the events point at the application or at hardware/driver.
+	Triage string `json:"-"`
+	// Dropped counts events beyond MaxXidEvents (Counts stays exact).
+	Dropped int `json:"-"`
+}
+
+// MaxXidEvents caps Xid.Events: one fault can log an Xid 13 per SM, and a long run many more.
+const MaxXidEvents = 1000
+
+// XidEvent is one "NVRM: Xid" line.
+type XidEvent struct {
+	Code int `json:"code"`
+	// PCI is the device, "0001:00:00".
+	PCI string `json:"pci"`
+	// PID is the process the driver blamed (nil when it could not tell).
+	PID *int `json:"pid"`
+	// Process is the process name the driver printed ("" when unknown).
+	Process string `json:"process"`
+	// FaultAddress, FaultType and AccessType are the MMU fault details of Xid 31.
+	FaultAddress string `json:"fault_address"`
+	FaultType    string `json:"fault_type"`
+	AccessType   string `json:"access_type"`
+	// Meaning is the short meaning of the code from NVIDIA's Xid catalog.
+	Meaning string `json:"meaning"`
+}
