@@ -156,7 +156,8 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 	for _, j := range jobs {
 		prev, known := v.jobs[j.GetID()]
 		cur := jobState{status: j.GetStatus(), conclusion: j.GetConclusion(), steps: map[int64]string{}}
-		if !known || prev.status != cur.status || prev.conclusion != cur.conclusion {
+		jobChanged := !known || prev.status != cur.status || prev.conclusion != cur.conclusion
+		if jobChanged && cur.status != "completed" {
 			fmt.Fprintf(&log, "job %q: %s\n", j.GetName(), v.jobPhrase(j))
 		}
 		for _, s := range j.Steps {
@@ -177,6 +178,10 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 				v.announceGate(&notes, run, j, s)
 			}
 		}
+		if jobChanged && cur.status == "completed" {
+			// After its steps, so the log reads in order.
+			fmt.Fprintf(&log, "job %q: %s\n", j.GetName(), v.jobPhrase(j))
+		}
 		v.jobs[j.GetID()] = cur
 	}
 	completed := run.GetStatus() == "completed"
@@ -186,7 +191,7 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 	}
 
 	if !v.tty {
-		io.WriteString(v.out, notes.String()+log.String())
+		io.WriteString(v.out, log.String()+notes.String())
 		return
 	}
 	var b strings.Builder
