@@ -12,6 +12,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MaxEntries caps FailedTests, Crashes and ShortSummary; entries beyond the
@@ -33,8 +34,11 @@ type tally struct {
 }
 
 // Parser consumes pytest console output one line at a time. The zero value
-// is not ready; use NewParser.
+// is not ready; use NewParser. Line and Result may be called from different
+// goroutines (a reader feeding lines, a ticker showing progress).
 type Parser struct {
+	mu sync.Mutex
+
 	counted  tally // from per-test lines
 	final    tally // from the final line
 	complete bool
@@ -76,6 +80,8 @@ func Parse(r io.Reader) (Result, error) {
 // rewrites its status line with "\r") split it into segments parsed in turn.
 func (p *Parser) Line(line string) Event {
 	line = stripCITimestamp(stripANSI(line))
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var ev Event
 	for {
 		seg, rest, more := strings.Cut(line, "\r")
@@ -90,6 +96,8 @@ func (p *Parser) Line(line string) Event {
 // Result returns a snapshot of what has been parsed so far; the caller owns
 // the returned slices.
 func (p *Parser) Result() Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	c := p.counted
 	if p.complete {
 		c = p.final
@@ -122,7 +130,7 @@ func (p *Parser) Result() Result {
 // moreImportant returns whichever event matters more to the runner; on a
 // tie the first one wins.
 func moreImportant(a, b Event) Event {
-	if b.Kind > a.Kind {
+	if b.Kind.rank() > a.Kind.rank() {
 		return b
 	}
 	return a

@@ -337,6 +337,35 @@ func TestProgressSnapshots(t *testing.T) {
 	}
 }
 
+// TestConcurrentProgress reads Result from one goroutine while another
+// feeds lines, as the step runner's progress ticker does (run with -race).
+func TestConcurrentProgress(t *testing.T) {
+	p := NewParser()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			p.Line("[gw0] [ 50%] FAILED t.py::test_x[" + strconv.Itoa(i%7) + "]")
+		}
+	}()
+	last := 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		r := p.Result()
+		if r.Done < last {
+			t.Fatalf("Done went backwards: %d after %d", r.Done, last)
+		}
+		last = r.Done
+	}
+	if r := p.Result(); r.Done != 2000 || len(r.FailedTests) != 7 {
+		t.Fatalf("done=%d failed ids=%d, want 2000 and 7", r.Done, len(r.FailedTests))
+	}
+}
+
 func TestLongLineDoesNotFail(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("collected 2 items\n")

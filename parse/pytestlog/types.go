@@ -29,24 +29,38 @@ func (o Outcome) isFailure() bool { return o == Failed || o == Error }
 // EventKind says what a line meant to the step runner.
 type EventKind int
 
-// Event kinds, in increasing order of importance (Line returns the most
-// important one found on a line).
+// Event kinds, in the order of the package contract. When a line carries
+// several, Line returns the most important: failure, then crash, final,
+// result, collected.
 const (
 	// EventNone: nothing the runner cares about.
 	EventNone EventKind = iota
-	// EventCollected: the number of items to run became known.
-	EventCollected
 	// EventResult: a per-test outcome that is not a failure.
 	EventResult
-	// EventFinal: the final summary line.
-	EventFinal
-	// EventCrash: a worker went down (node down, replacing, restart limit).
-	EventCrash
 	// EventFailure: a FAILED/ERROR outcome or a crash-synthesised failure.
 	EventFailure
+	// EventCrash: a worker went down (node down, replacing, restart limit).
+	EventCrash
+	// EventCollected: the number of items to run became known.
+	EventCollected
+	// EventFinal: the final summary line.
+	EventFinal
 )
 
-var eventKindNames = [...]string{"none", "collected", "result", "final", "crash", "failure"}
+var eventKindNames = [...]string{"none", "result", "failure", "crash", "collected", "final"}
+
+// eventRank orders kinds by importance to the step runner.
+var eventRank = [...]int{
+	EventNone: 0, EventCollected: 1, EventResult: 2, EventFinal: 3, EventCrash: 4, EventFailure: 5,
+}
+
+// rank returns the importance of k (unknown kinds rank lowest).
+func (k EventKind) rank() int {
+	if k >= 0 && int(k) < len(eventRank) {
+		return eventRank[k]
+	}
+	return -1
+}
 
 // String returns a short lower-case name of the kind.
 func (k EventKind) String() string {
