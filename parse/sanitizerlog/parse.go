@@ -144,7 +144,8 @@ type parser struct {
 	sessRaceSum bool
 	cutSessions int
 
-	fatal []string // reasons the run is inconclusive although it may have a summary
+	fatal       []string // tool messages that make the run inconclusive whatever the summary says
+	crashReason string   // application output saying the target died
 }
 
 func newParser(o Options) *parser {
@@ -591,8 +592,8 @@ func (p *parser) checkCrash(s []byte) {
 }
 
 func (p *parser) crash(s []byte) {
-	if len(p.rep.Crashes) == 0 {
-		addReason(&p.fatal, "the application crashed ("+string(cut(s, 200))+"), so the sanitizer only checked what ran before")
+	if p.crashReason == "" {
+		p.crashReason = "the application crashed (" + string(cut(s, 200)) + "), so the sanitizer only checked what ran before"
 	}
 	addMessage(&p.rep.Crashes, s)
 }
@@ -651,7 +652,8 @@ func (p *parser) banner(legacy bool) {
 func (p *parser) errorSummary(c []byte) {
 	rest := trimLeftBlank(c[len("ERROR SUMMARY:"):])
 	v, n, ok := parseCount(rest)
-	if !ok {
+	if !ok || !hasPrefix(rest[n:], " error") {
+		// Malformed, or cut mid-line ("ERROR SUMMARY: 13" of "133 errors"): not a total.
 		return
 	}
 	if bytes.Contains(rest[n:], []byte("not printed")) {
@@ -670,6 +672,11 @@ func (p *parser) errorSummary(c []byte) {
 }
 
 func (p *parser) raceSummary(c []byte) {
+	rest := trimLeftBlank(c[len("RACECHECK SUMMARY:"):])
+	v, n, ok := parseCount(rest)
+	if !ok || !hasPrefix(rest[n:], " hazard") {
+		return // malformed or cut mid-line: not a summary
+	}
 	p.evidence(ToolRacecheck)
 	if p.rep.RaceSummary == "" {
 		p.rep.RaceSummary = string(cut(c, maxFieldBytes))
@@ -678,14 +685,11 @@ func (p *parser) raceSummary(c []byte) {
 		p.openSession()
 	}
 	p.sessRaceSum = true
-	rest := trimLeftBlank(c[len("RACECHECK SUMMARY:"):])
-	if v, _, ok := parseCount(rest); ok {
-		total := clampInt(v)
-		if p.rep.HazardsDisplayed != nil {
-			total += *p.rep.HazardsDisplayed
-		}
-		p.rep.HazardsDisplayed = &total
+	total := clampInt(v)
+	if p.rep.HazardsDisplayed != nil {
+		total += *p.rep.HazardsDisplayed
 	}
+	p.rep.HazardsDisplayed = &total
 }
 
 func (p *parser) leakSummary(c []byte) {
@@ -1301,6 +1305,9 @@ func (p *parser) finish(truncated int, readErr error) {
 		reasons = append(reasons, "the log could not be read to the end: "+readErr.Error())
 	}
 	reasons = append(reasons, p.fatal...)
+	if p.crashReason != "" {
+		reasons = append(reasons, p.crashReason)
+	}
 	summary := "ERROR SUMMARY"
 	if rep.Tool == ToolRacecheck {
 		summary = "RACECHECK SUMMARY"
@@ -1312,6 +1319,8 @@ func (p *parser) finish(truncated int, readErr error) {
 	switch {
 	case !p.sawTool:
 		reasons = append(reasons, "no compute-sanitizer output in the log")
+	case len(p.fatal) > 0:
+		// The tool said why it stopped; "no summary" would add nothing.
 	case rep.Sessions == 0 || p.cutSessions == rep.Sessions:
 		reasons = append(reasons, "no "+summary+" line: the log stops before the sanitizer finished (the target may have crashed or been killed)")
 	case p.cutSessions > 0:

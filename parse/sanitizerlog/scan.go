@@ -42,6 +42,10 @@ func (s *lineScanner) next() (line []byte, ok bool) {
 				if n := len(line); n > 0 && line[n-1] == '\r' {
 					line = line[:n-1]
 				}
+				if len(line) > s.maxLine {
+					line = line[:s.maxLine]
+					s.truncated++
+				}
 				return line, true
 			}
 			// No complete line is buffered.
@@ -63,6 +67,10 @@ func (s *lineScanner) next() (line []byte, ok bool) {
 				s.start = s.end
 				if n := len(line); n > 0 && line[n-1] == '\r' {
 					line = line[:n-1]
+				}
+				if len(line) > s.maxLine {
+					line = line[:s.maxLine]
+					s.truncated++
 				}
 				return line, true
 			}
