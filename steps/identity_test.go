@@ -1,0 +1,171 @@
+package steps
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeRoot lays out the files identity reads under a temp "/".
+func fakeRoot(t *testing.T, openModule bool) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "etc/os-release"), "PRETTY_NAME=\"Ubuntu 22.04.5 LTS\"\nID=ubuntu\nVERSION_ID=\"22.04\"\n")
+	version := "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\nGCC version:  gcc version 11.4.0\n"
+	if openModule {
+		version = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  590.48.01  Release Build  (dvs-builder@U22-I3-AM02-24-3)\nGCC version:  gcc version 12.3.0\n"
+	}
+	writeFile(t, filepath.Join(root, "proc/driver/nvidia/version"), version)
+	writeFile(t, filepath.Join(root, "sys/module/nvidia_uvm/parameters/uvm_disable_hmm"), "N\n")
+	writeFile(t, filepath.Join(root, "sys/module/nvidia_uvm/parameters/uvm_perf_prefetch_enable"), "1\n")
+	writeFile(t, filepath.Join(root, "imagegeneration/imagedata.json"), `[{"group":"Operating System","detail":"Ubuntu 22.04"}]`+"\n")
+	sanitizer, err := os.ReadFile(filepath.Join(builtDir, "all", "compute-sanitizer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"12.4", "13.0"} {
+		p := filepath.Join(root, "usr/local/cuda-"+v+"/bin/compute-sanitizer")
+		writeFile(t, p, string(sanitizer))
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestIdentityWithDoubles(t *testing.T) {
+	py := findPython(t)
+	kmsg := filepath.Join(t.TempDir(), "kmsg")
+	writeFile(t, kmsg, "[Wed Dec  2 10:45:59 2026] Linux version 6.8.0\n")
+	te := newTestEnv(t, map[string]string{
+		"PATH":            binDir(t, "nvidia-smi", "dmesg") + ":/usr/bin:/bin",
+		"FAKE_DMESG_FILE": kmsg,
+		"ImageOS":         "ubuntu22",
+		"ImageVersion":    "20251201.1",
+	})
+	te.Root = fakeRoot(t, true)
+	out := t.TempDir()
+	if err := RunIdentity(context.Background(), te.Env, IdentityOptions{Out: out, Python: py}); err != nil {
+		t.Fatal(err)
+	}
+	text := readFile(t, filepath.Join(out, "system_identity.txt"))
+	wants := []string{
+		"==== uname -a ====\nLinux ",
+		"==== /etc/os-release ====\nPRETTY_NAME=\"Ubuntu 22.04.5 LTS\"",
+		"==== nvidia-smi ====\n", "|   0  Tesla T4 ",
+		"==== nvidia-smi -q ====\n", "Product Name                                       : Tesla T4",
+		"==== /proc/driver/nvidia/version ====\nNVRM version: NVIDIA UNIX Open Kernel Module",
+		`kernel module: open ("Open Kernel Module" in /proc/driver/nvidia/version)`,
+		"==== HMM / unified memory ====\nnvidia-smi -q Addressing Mode: HMM\n",
+		"CUDA device attributes (cuDeviceGetAttribute through " + py + "):\nunavailable: cannot load libcuda.so.1",
+		"uvm_disable_hmm = N\nuvm_perf_prefetch_enable = 1\n",
+		"==== compute-sanitizer --version ====\npath: " + te.Root + "/usr/local/cuda-13.0/bin/compute-sanitizer\n",
+		"Version 2025.3.1.0 (build 36400806) (public-release)",
+		"==== python --version (" + py + ") ====\nPython 3.",
+		"==== pip freeze (" + py + " -m pip freeze) ====\n",
+		"==== runner image ====\nImageOS=ubuntu22 ImageVersion=20251201.1\n/imagegeneration/imagedata.json:\n[{\"group\"",
+	}
+	last := -1
+	for _, w := range wants {
+		i := strings.Index(text, w)
+		if i < 0 {
+			t.Errorf("system_identity.txt lacks %q", w)
+			continue
+		}
+		if i < last {
+			t.Errorf("%q is out of order", w)
+		}
+		last = i
+	}
+	if t.Failed() {
+		t.Logf("system_identity.txt:\n%s", text)
+	}
+	start := readFile(t, filepath.Join(out, "dmesg_start.log"))
+	if !strings.Contains(start, "# source: dmesg --ctime") || !strings.Contains(start, "Linux version 6.8.0") {
+		t.Errorf("dmesg_start.log:\n%s", start)
+	}
+	if !strings.Contains(te.stdout.String(), "==> system identity") {
+		t.Errorf("no terminal group heading in stdout")
+	}
+}
+
+// TestIdentityToolsMissing runs on a machine with nothing: every section
+// says what is missing and the verb still succeeds.
+func TestIdentityToolsMissing(t *testing.T) {
+	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+	te.Root = t.TempDir()
+	out := t.TempDir()
+	if err := RunIdentity(context.Background(), te.Env, IdentityOptions{Out: out}); err != nil {
+		t.Fatalf("identity must not fail on missing tools: %v", err)
+	}
+	text := readFile(t, filepath.Join(out, "system_identity.txt"))
+	for _, w := range []string{
+		"==== uname -a ====\nuname: not found",
+		"/etc/os-release: not found",
+		"==== nvidia-smi ====\nnvidia-smi: not found",
+		"==== nvidia-smi -q ====\nnvidia-smi: not found",
+		"/proc/driver/nvidia/version: not found\nkernel module: unknown (no NVIDIA driver loaded)",
+		"nvidia-smi -q Addressing Mode: not reported",
+		"unavailable: python3: not found",
+		"nvidia_uvm: not found (module not loaded?)",
+		"==== compute-sanitizer --version ====\ncompute-sanitizer: not found",
+		"==== python --version (python3) ====\npython3: not found",
+		"ImageOS/ImageVersion: not set",
+		"/imagegeneration/imagedata.json: not found",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("system_identity.txt lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("system_identity.txt:\n%s", text)
+	}
+	start := readFile(t, filepath.Join(out, "dmesg_start.log"))
+	if !strings.Contains(start, "# source: none") || !strings.Contains(start, "dmesg: not found") {
+		t.Errorf("dmesg_start.log:\n%s", start)
+	}
+}
+
+func TestIdentityDriverDown(t *testing.T) {
+	te := newTestEnv(t, map[string]string{"PATH": binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_FAIL": "1"})
+	te.Root = fakeRoot(t, false)
+	text := BuildIdentity(context.Background(), te.Env, IdentityOptions{Python: "python3"})
+	for _, w := range []string{
+		"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+		"nvidia-smi: exit status 9",
+		"kernel module: proprietary",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("identity lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+func TestKernelModuleFlavor(t *testing.T) {
+	tests := []struct{ version, want string }{
+		{"", "unknown"},
+		{"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  590.48.01", "open"},
+		{"NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05", "proprietary"},
+	}
+	for _, tt := range tests {
+		if got := kernelModuleFlavor(tt.version); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("kernelModuleFlavor(%q) = %q, want prefix %q", tt.version, got, tt.want)
+		}
+	}
+}
+
+func TestAddressingMode(t *testing.T) {
+	tests := []struct{ query, want string }{
+		{"    Addressing Mode                   : HMM\n", "HMM"},
+		{"    Addressing Mode : ATS", "ATS"},
+		{"    Product Name : Tesla T4\n", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := addressingMode(tt.query); got != tt.want {
+			t.Errorf("addressingMode(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,318 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sanitizeWorld is an artifact dir with a reproducer summary, the crash
+// suite and the sanitizer double on PATH.
+type sanitizeWorld struct {
+	te       *testEnv
+	out      string
+	suite    string
+	argvFile string
+	py       string
+}
+
+func newSanitizeWorld(t *testing.T, summary *ReproducerResult, vars map[string]string) *sanitizeWorld {
+	t.Helper()
+	w := &sanitizeWorld{out: t.TempDir(), suite: copySuite(t, "crash"), py: findPython(t)}
+	w.argvFile = filepath.Join(t.TempDir(), "argv.json")
+	env := map[string]string{
+		"PATH":                     binDir(t, "compute-sanitizer") + ":/usr/bin:/bin",
+		"HOME":                     t.TempDir(),
+		"FAKE_SANITIZER_ARGV_FILE": w.argvFile,
+	}
+	for k, v := range vars {
+		env[k] = v
+	}
+	w.te = newTestEnv(t, env)
+	w.te.Root = t.TempDir()
+	if summary != nil {
+		if err := writeJSON(filepath.Join(w.out, ReproducerSummary), summary); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func (w *sanitizeWorld) opts(mut func(*SanitizeOptions)) SanitizeOptions {
+	o := SanitizeOptions{
+		Out:            w.out,
+		SanitizerFlags: SanitizerFlags{Tool: "memcheck", PrintLimit: 100, MaxTests: 5},
+		Python:         w.py, When: WhenFailed, Dir: w.suite,
+	}
+	if mut != nil {
+		mut(&o)
+	}
+	return o
+}
+
+func (w *sanitizeWorld) argv(t *testing.T) []string {
+	t.Helper()
+	var argv []string
+	if err := json.Unmarshal([]byte(readFile(t, w.argvFile)), &argv); err != nil {
+		t.Fatalf("sanitizer argv: %v", err)
+	}
+	return argv
+}
+
+// pytestArgs is the part of the sanitizer argv after "-s".
+func pytestArgs(argv []string) []string {
+	for i, a := range argv {
+		if a == "-s" {
+			return argv[i+1:]
+		}
+	}
+	return nil
+}
+
+func TestSanitizeSkips(t *testing.T) {
+	tests := []struct {
+		name    string
+		summary *ReproducerResult
+		want    string
+	}{
+		{"nothing failed", &ReproducerResult{Count: 5, ExitCode: 0, Passed: 15}, "the reproducer found no failing test; skipping"},
+		{"reproducer never ran", nil, "the reproducer has not run (reproducer_summary.json not found); skipping"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newSanitizeWorld(t, tt.summary, nil)
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+			if err != nil || res != nil {
+				t.Fatalf("RunSanitize = %v, %v; want a skip", res, err)
+			}
+			stdout := w.te.stdout.String()
+			if !strings.Contains(stdout, tt.want) {
+				t.Errorf("stdout %q lacks %q", stdout, tt.want)
+			}
+			outs := terminalOutputs(stdout)
+			if outs["skipped"] != "true" || outs["findings"] != "0" {
+				t.Errorf("outputs = %v", outs)
+			}
+			for _, f := range []string{SanitizerLog, SanitizerSummaryJSON, SanitizerSummaryText} {
+				if _, err := os.Stat(filepath.Join(w.out, f)); err == nil {
+					t.Errorf("%s written on skip", f)
+				}
+			}
+			if _, err := os.Stat(w.argvFile); err == nil {
+				t.Error("compute-sanitizer ran on skip")
+			}
+		})
+	}
+}
+
+// TestSanitizeWhenAlways runs the command-line selection once when the
+// reproducer found nothing.
+func TestSanitizeWhenAlways(t *testing.T) {
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5}, nil)
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) {
+		o.When, o.Paths, o.Select = WhenAlways, []string{"test_repro.py"}, "cpu"
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"test_repro.py", "-k", "cpu"}, pytestArgs(w.argv(t))); diff != "" {
+		t.Errorf("selection (-want +got):\n%s", diff)
+	}
+	if res.Selection != "paths" || res.ExitCode != 0 || res.Findings != 0 {
+		t.Errorf("result = %+v", res)
+	}
+	log := readFile(t, filepath.Join(w.out, SanitizerLog))
+	if !strings.Contains(log, "test_repro.py::test_x[cpu] PASSED") || !strings.Contains(log, "1 passed, 2 deselected") {
+		t.Errorf("pytest did not run the selection once (no repeat):\n%s", log)
+	}
+
+	// Without paths there is nothing to fall back to.
+	w = newSanitizeWorld(t, nil, nil)
+	_, err = RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.When = WhenAlways }))
+	if ExitCodeFor(err) != ExitUsage {
+		t.Errorf("--when always without PATH: %v, want a usage error", err)
+	}
+}
+
+// TestSanitizeSelection checks the ids handed over: base ids in
+// first-failure order, capped by --max-tests, and computed from
+// failed_tests when an older summary lacks failed_base_tests.
+func TestSanitizeSelection(t *testing.T) {
+	tests := []struct {
+		name        string
+		summary     ReproducerResult
+		maxTests    int
+		wantTests   []string
+		wantDropped []string
+	}{
+		{
+			"capped", ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y", "test_repro.py::test_x[cpu]", "test_repro.py::test_x[cuda]"}},
+			2, []string{"test_repro.py::test_y", "test_repro.py::test_x[cpu]"}, []string{"test_repro.py::test_x[cuda]"},
+		},
+		{
+			"derived from failed_tests", ReproducerResult{Count: 5, FailedTests: []string{"test_repro.py::test_x[cuda-4-5]", "test_repro.py::test_y[2-5]", "test_repro.py::test_x[cuda-1-5]"}},
+			5, []string{"test_repro.py::test_x[cuda]", "test_repro.py::test_y"}, []string{},
+		},
+		{
+			"no cap", ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y", "test_repro.py::test_x[cpu]"}},
+			0, []string{"test_repro.py::test_y", "test_repro.py::test_x[cpu]"}, []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newSanitizeWorld(t, &tt.summary, nil)
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.MaxTests = tt.maxTests }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantTests, pytestArgs(w.argv(t))); diff != "" {
+				t.Errorf("ids (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantDropped, res.Dropped); diff != "" {
+				t.Errorf("dropped (-want +got):\n%s", diff)
+			}
+			log := readFile(t, filepath.Join(w.out, SanitizerLog))
+			if want := itoa(len(tt.wantTests)) + " passed"; !strings.Contains(log, want) {
+				t.Errorf("sanitizer.log lacks %q: base ids did not select one test each:\n%s", want, log)
+			}
+		})
+	}
+}
+
+// TestSanitizeReports runs each memcheck log style of the double and
+// checks outputs, exit code and the summaries.
+func TestSanitizeReports(t *testing.T) {
+	tests := []struct {
+		mode             string
+		wantExit         int
+		wantFindings     bool
+		wantInconclusive string
+		wantAnnotation   string
+	}{
+		{"clean", 0, false, "false", ""},
+		{"access-at", 99, true, "false", "::error::compute-sanitizer memcheck: Invalid __global__ write of size 4 bytes in ad_fibonacci_kernel"},
+		{"address-old", 99, true, "false", "::error::compute-sanitizer memcheck: Invalid __global__ write of size 4 bytes in ad_fibonacci_kernel"},
+		{"truncated", 134, true, "true", "::error::"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			ghOut := filepath.Join(t.TempDir(), "out")
+			writeFile(t, ghOut, "")
+			w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
+				map[string]string{"FAKE_SANITIZER_MODE": tt.mode, "GITHUB_OUTPUT": ghOut})
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.wantExit || (res.Findings > 0) != tt.wantFindings {
+				t.Errorf("exit %d findings %d; want exit %d, findings %v", res.ExitCode, res.Findings, tt.wantExit, tt.wantFindings)
+			}
+			outs := readOutputs(t, ghOut)
+			if outs["inconclusive"] != tt.wantInconclusive || outs["skipped"] != "false" || outs["findings"] != itoa(res.Findings) {
+				t.Errorf("outputs = %v", outs)
+			}
+			stdout := w.te.stdout.String()
+			if tt.wantAnnotation == "" && strings.Contains(stdout, "::error::") {
+				t.Errorf("unexpected annotation:\n%s", stdout)
+			}
+			if tt.wantAnnotation != "" && !strings.Contains(stdout, tt.wantAnnotation) {
+				t.Errorf("stdout lacks %q:\n%s", tt.wantAnnotation, stdout)
+			}
+			var js map[string]any
+			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(w.out, SanitizerSummaryJSON))), &js); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"command", "tests", "exit_code", "findings", "tool", "error_summary", "complete", "errors", "api_errors"} {
+				if _, ok := js[k]; !ok {
+					t.Errorf("sanitizer_summary.json lacks %q", k)
+				}
+			}
+			if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); txt == "" {
+				t.Error("empty sanitizer_summary.txt")
+			}
+		})
+	}
+}
+
+func TestSanitizeMissingSanitizer(t *testing.T) {
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"t.py::test_x"}}, map[string]string{"PATH": t.TempDir()})
+	_, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+	if ExitCodeFor(err) != ExitFailure {
+		t.Fatalf("err = %v, want exit 1", err)
+	}
+	for _, want := range []string{"compute-sanitizer not found", "$PATH", "/usr/local/cuda*/bin", "/usr/bin", "/usr/lib/nvidia-cuda-toolkit/bin", "apt-get install nvidia-cuda-toolkit", "--sanitizer PATH"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestSanitizeBadFlags(t *testing.T) {
+	w := newSanitizeWorld(t, nil, nil)
+	for name, mut := range map[string]func(*SanitizeOptions){
+		"when":        func(o *SanitizeOptions) { o.When = "sometimes" },
+		"tool":        func(o *SanitizeOptions) { o.Tool = "leakcheck" },
+		"print-limit": func(o *SanitizeOptions) { o.PrintLimit = -1 },
+		"max-tests":   func(o *SanitizeOptions) { o.MaxTests = -2 },
+	} {
+		if _, err := RunSanitize(context.Background(), w.te.Env, w.opts(mut)); ExitCodeFor(err) != ExitUsage {
+			t.Errorf("%s: err %v, want usage error", name, err)
+		}
+	}
+}
+
+func TestFindSanitizer(t *testing.T) {
+	exe := func(t *testing.T, path string) {
+		t.Helper()
+		writeFile(t, path, "#!/bin/sh\n")
+		if err := os.Chmod(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("explicit", func(t *testing.T) {
+		te := newTestEnv(t, map[string]string{"PATH": binDir(t, "compute-sanitizer")})
+		p := filepath.Join(t.TempDir(), "cs")
+		exe(t, p)
+		if got, err := FindSanitizer(te.Env, p); err != nil || got != p {
+			t.Errorf("FindSanitizer(explicit) = %q, %v", got, err)
+		}
+		if _, err := FindSanitizer(te.Env, p+".missing"); err == nil || !strings.Contains(err.Error(), "--sanitizer") {
+			t.Errorf("missing explicit path: %v", err)
+		}
+	})
+	t.Run("PATH first", func(t *testing.T) {
+		bin := binDir(t, "compute-sanitizer")
+		te := newTestEnv(t, map[string]string{"PATH": bin})
+		te.Root = t.TempDir()
+		exe(t, filepath.Join(te.Root, "usr/local/cuda-12.4/bin/compute-sanitizer"))
+		if got, _ := FindSanitizer(te.Env, ""); got != filepath.Join(bin, "compute-sanitizer") {
+			t.Errorf("got %q, want the PATH one", got)
+		}
+	})
+	t.Run("newest cuda first", func(t *testing.T) {
+		te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+		te.Root = t.TempDir()
+		for _, v := range []string{"cuda-11.8", "cuda-12.10", "cuda-12.4", "cuda"} {
+			exe(t, filepath.Join(te.Root, "usr/local", v, "bin/compute-sanitizer"))
+		}
+		if diff := cmp.Diff([]string{"/usr/local/cuda-12.10/bin", "/usr/local/cuda-12.4/bin", "/usr/local/cuda-11.8/bin", "/usr/local/cuda/bin"}, cudaBinDirs(te.Env)); diff != "" {
+			t.Errorf("order (-want +got):\n%s", diff)
+		}
+		if got, _ := FindSanitizer(te.Env, ""); got != filepath.Join(te.Root, "usr/local/cuda-12.10/bin/compute-sanitizer") {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("debian toolkit", func(t *testing.T) {
+		te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+		te.Root = t.TempDir()
+		exe(t, filepath.Join(te.Root, "usr/lib/nvidia-cuda-toolkit/bin/compute-sanitizer"))
+		if got, _ := FindSanitizer(te.Env, ""); got != filepath.Join(te.Root, "usr/lib/nvidia-cuda-toolkit/bin/compute-sanitizer") {
+			t.Errorf("got %q", got)
+		}
+	})
+}

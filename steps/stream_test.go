@@ -1,0 +1,153 @@
+package steps
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStreamGiantLine pushes a 16 MiB line through: the log gets every
+// byte, the parser sees the first maxParsedLine bytes, and memory use
+// stays far below the line size.
+func TestStreamGiantLine(t *testing.T) {
+	const size = 16 << 20
+	logPath := filepath.Join(t.TempDir(), "out.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	var lines []string
+	var lens []int
+	te := newTestEnv(t, nil)
+	st := newStream(te.Env, streamSpec{
+		Path: "/bin/sh",
+		Args: []string{"-c", "head -c " + itoa(size) + " /dev/zero | tr '\\0' a; echo; printf 'short\\nno-newline'"},
+		Log:  logFile, Echo: io.Discard,
+		OnLine: func(l string) {
+			lens = append(lens, len(l))
+			if len(l) < 100 {
+				lines = append(lines, l)
+			}
+		},
+	})
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := st.Run(context.Background())
+	runtime.ReadMemStats(&after)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v, %+v", err, res)
+	}
+	fi, err := os.Stat(logPath)
+	if err != nil || fi.Size() != int64(size+1+len("short\nno-newline")) {
+		t.Fatalf("log size %d, want %d (%v)", fi.Size(), size+1+len("short\nno-newline"), err)
+	}
+	if len(lens) != 3 || lens[0] != maxParsedLine || lines[0] != "short" || lines[1] != "no-newline" {
+		t.Errorf("parser saw lengths %v, short lines %q", lens, lines)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("allocated %d bytes for a %d-byte line: the line was held whole", alloc, size)
+	}
+}
+
+// TestStreamStopKillsStubbornGroup stops a child whose whole tree ignores
+// SIGTERM: after the grace period SIGKILL takes the group down.
+func TestStreamStopKillsStubbornGroup(t *testing.T) {
+	marker := "STREAM_STOP_" + filepath.Base(t.TempDir())
+	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
+	var st *stream
+	st = newStream(te.Env, streamSpec{
+		Path: "/bin/sh",
+		Args: []string{"-c", "trap '' TERM; sleep 60 & sleep 60 & echo ready; wait"},
+		Env:  te.Environ(), Log: io.Discard, Grace: 300 * time.Millisecond,
+		OnLine: func(l string) {
+			if l == "ready" {
+				st.Stop("test")
+			}
+		},
+	})
+	start := time.Now()
+	res, err := st.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("stop took %s with a 300ms grace", d)
+	}
+	if !res.Stopped || res.Reason != "test" || res.Signal != syscall.SIGKILL || res.ExitCode != 137 {
+		t.Errorf("result = %+v, want stopped by SIGKILL (137)", res)
+	}
+	if left := markedProcesses(t, marker); len(left) > 0 {
+		t.Errorf("processes survived: %q", left)
+	}
+}
+
+// TestStreamEscapedPipeHolder: a grandchild that left the process group
+// keeps the output pipe open; Run must still return.
+func TestStreamEscapedPipeHolder(t *testing.T) {
+	marker := "STREAM_ESCAPE_" + filepath.Base(t.TempDir())
+	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
+	t.Cleanup(func() {
+		for _, p := range markedProcesses(t, marker) {
+			pid, _, _ := strings.Cut(p, ":")
+			if n, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	})
+	st := newStream(te.Env, streamSpec{
+		// The pause lets the escapee finish setsid() before the leader
+		// exits and Run kills what is left of the group.
+		Path: "/bin/sh",
+		Args: []string{"-c", "setsid sleep 30 & sleep 0.3"},
+		Env:  te.Environ(), Log: io.Discard,
+	})
+	start := time.Now()
+	if _, err := st.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d := time.Since(start)
+	if d > pipeDrain+3*time.Second {
+		t.Errorf("Run took %s with the pipe held open", d)
+	}
+	if len(markedProcesses(t, marker)) == 0 {
+		t.Fatal("the escaped sleep is not running: the test proves nothing")
+	}
+	if d < pipeDrain/2 {
+		t.Errorf("Run returned after %s, before the drain timeout: did the escaped process really hold the pipe?", d)
+	}
+}
+
+func TestStreamStartFailure(t *testing.T) {
+	te := newTestEnv(t, nil)
+	_, err := newStream(te.Env, streamSpec{Path: filepath.Join(t.TempDir(), "missing"), Log: io.Discard}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "start ") {
+		t.Errorf("err = %v, want a start error", err)
+	}
+}
+
+// BenchmarkStreamCopy measures the copy/split/parse-feed path on 200k
+// pytest-like lines (about 16 MB).
+func BenchmarkStreamCopy(b *testing.B) {
+	line := "[gw3] [ 42%] PASSED tests/python/test_ad_ndarray.py::test_ad_fibonacci[cuda-17-50] \n"
+	data := strings.Repeat(line, 200_000)
+	b.SetBytes(int64(len(data)))
+	te := &Env{Now: time.Now}
+	for i := 0; i < b.N; i++ {
+		n := 0
+		st := newStream(te, streamSpec{Log: io.Discard, OnLine: func(string) { n++ }})
+		st.copyLines(strings.NewReader(data))
+		if n != 200_000 {
+			b.Fatalf("%d lines", n)
+		}
+	}
+}
+
