@@ -32,12 +32,12 @@ func left(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// accessSentence says who can attach.
+// accessSentence says who can attach; it follows the word "access".
 func accessSentence(st *state) string {
 	if st.LimitActor {
-		return fmt.Sprintf("access limited to the %d public SSH key(s) of GitHub user %s", st.Keys, st.Actor)
+		return fmt.Sprintf("limited to the %d public SSH key(s) of GitHub user %s", st.Keys, st.Actor)
 	}
-	return "access NOT limited: anyone with the SSH command or web URL can attach"
+	return "NOT limited: anyone with the SSH command or web URL can attach"
 }
 
 // announceStart prints the connection line as a ::notice:: and as a plain log
@@ -51,7 +51,7 @@ func (g *gate) announceStart(st *state, now time.Time) {
 	}
 	o.Action.WithFieldsMap(map[string]string{"title": "tmate session"}).Noticef("%s", msg)
 	g.logf("tmate: %s", msg)
-	g.logf("tmate: %s", accessSentence(st))
+	g.logf("tmate: access %s", accessSentence(st))
 	if !st.ConnectDeadline.IsZero() {
 		g.logf("tmate: if nobody attaches by %s (%d min) the session ends", st.ConnectDeadline.UTC().Format(clockFormat), st.ConnectMinutes)
 	}
@@ -62,7 +62,7 @@ func (g *gate) announceStart(st *state, now time.Time) {
 	if st.Web != "" {
 		fmt.Fprintf(&b, "Web: %s\n\n", st.Web)
 	}
-	fmt.Fprintf(&b, "%s.\n\n", upperFirst(accessSentence(st)))
+	fmt.Fprintf(&b, "Access %s.\n\n", accessSentence(st))
 	fmt.Fprintf(&b, "Free the job: run `touch %s` in the tmate shell (also honoured: %s).\n\n",
 		st.Continue.Files[0], strings.Join(quoteAll(st.Continue.Files[1:]), ", "))
 	fmt.Fprintf(&b, "The session ends by itself at %s (timeout %d min)", st.Deadline.UTC().Format(clockFormat), st.TimeoutMinutes)
@@ -121,13 +121,6 @@ func writeText(out string, st *state, ended time.Time, reason EndReason, detail 
 		return fmt.Errorf("writing %s: %w", TextFile, err)
 	}
 	return nil
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func quoteAll(ss []string) []string {

@@ -155,7 +155,6 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 			os.RemoveAll(dir)
 			return nil, nil, err
 		}
-		g.logf("tmate: %s", accessSentence(st))
 	} else {
 		g.warnUnlimited()
 	}

@@ -3,6 +3,7 @@ package tmate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -36,7 +37,13 @@ func (ExecRunner) Run(ctx context.Context, stdout, stderr io.Writer, name string
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
-	return cmd.Run()
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The program exited successfully; only a process it started (the
+		// tmate server) kept the output pipes open. That is not a failure.
+		return nil
+	}
+	return err
 }
 
 // output runs a program and returns its trimmed standard output. On failure

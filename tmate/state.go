@@ -91,7 +91,8 @@ func removeState(out string) error {
 	return nil
 }
 
-// decodeState parses a state record and checks that it is usable.
+// decodeState parses a state record and checks that it is usable. It is the
+// one parser of the package that reads a file another process wrote.
 func decodeState(r io.Reader) (*state, error) {
 	var s state
 	dec := json.NewDecoder(io.LimitReader(r, maxStateBytes))
@@ -107,6 +108,8 @@ func decodeState(r io.Reader) (*state, error) {
 		return nil, errors.New("tmate state has no start time or deadline")
 	case s.Deadline.Before(s.StartedAt):
 		return nil, errors.New("tmate state has a deadline before its start")
+	case len(s.Continue.Files) == 0:
+		return nil, errors.New("tmate state names no continue file")
 	}
 	return &s, nil
 }

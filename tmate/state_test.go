@@ -60,6 +60,7 @@ func TestDecodeStateRejects(t *testing.T) {
 		{"old version", `{"version":0,"tmate":"t","socket":"s","started_at":"2024-05-01T12:00:00Z","deadline":"2024-05-01T12:30:00Z"}`, "version 0"},
 		{"no socket", `{"version":1,"tmate":"t","started_at":"2024-05-01T12:00:00Z","deadline":"2024-05-01T12:30:00Z"}`, "no tmate binary or socket"},
 		{"no deadline", `{"version":1,"tmate":"t","socket":"s","started_at":"2024-05-01T12:00:00Z"}`, "no start time or deadline"},
+		{"no continue file", `{"version":1,"tmate":"t","socket":"s","started_at":"2024-05-01T12:00:00Z","deadline":"2024-05-01T12:30:00Z"}`, "no continue file"},
 		{"deadline before start", `{"version":1,"tmate":"t","socket":"s","started_at":"2024-05-01T12:00:00Z","deadline":"2024-05-01T11:00:00Z"}`, "deadline before its start"},
 	}
 	for _, tc := range tests {
@@ -88,7 +89,7 @@ func FuzzDecodeState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if st.Version != stateVersion || st.Tmate == "" || st.Socket == "" || st.Deadline.Before(st.StartedAt) {
+		if st.Version != stateVersion || st.Tmate == "" || st.Socket == "" || st.Deadline.Before(st.StartedAt) || len(st.Continue.Files) == 0 {
 			t.Fatalf("decodeState accepted an unusable state: %+v", st)
 		}
 	})
