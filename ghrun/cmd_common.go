@@ -48,6 +48,13 @@ func usageFlagErrors(cmd *cobra.Command) {
 	cmd.SilenceUsage = true
 }
 
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(fmt.Errorf("unexpected arguments %q: inputs go in -f name=value", args))
+	}
+	return nil
+}
+
 func maxOneArg(_ *cobra.Command, args []string) error {
 	if len(args) > 1 {
 		return usageError(fmt.Errorf("expected at most one RUN_ID, got %d arguments", len(args)))

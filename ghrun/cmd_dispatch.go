@@ -56,7 +56,7 @@ once: on a new debug branch, push it and open a pull request first.`,
 
   # for scripts
   run=$(debugflow dispatch --json | jq -r .run_id)`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCommand(cmd, f, func(ctx context.Context) error {
 				if runF != nil {

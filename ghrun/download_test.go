@@ -93,8 +93,10 @@ func TestDownloadErrors(t *testing.T) {
 		want  []string
 	}{
 		{name: "no such name lists the others", opts: DownloadOptions{Name: "nope"},
-			setup: func(s *ghtest.Server, id int64) { s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)}) },
-			want:  []string{`has no artifact "nope"; it has: evidence`}},
+			setup: func(s *ghtest.Server, id int64) {
+				s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
+			},
+			want: []string{`has no artifact "nope"; it has: evidence`}},
 		{name: "expired by name", opts: DownloadOptions{Name: "evidence"},
 			setup: func(s *ghtest.Server, id int64) {
 				s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1), Expired: true})

@@ -70,7 +70,7 @@ func (e *APIError) Error() string {
 	b.WriteString(": ")
 	if e.Status != 0 {
 		fmt.Fprintf(&b, "GitHub answered %d %s", e.Status, http.StatusText(e.Status))
-		if e.Message != "" {
+		if e.Message != "" && !strings.EqualFold(e.Message, http.StatusText(e.Status)) {
 			fmt.Fprintf(&b, " (%s)", oneLine(e.Message))
 		}
 	} else if e.Message != "" {

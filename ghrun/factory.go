@@ -89,7 +89,7 @@ func execGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out, fmt.Errorf("git %s: %s", strings.Join(args, " "), redactURLString(msg))
+		return out, fmt.Errorf("git %s: %s", strings.Join(args, " "), redactUserinfo(msg))
 	}
 	return out, nil
 }

@@ -127,7 +127,6 @@ func evidenceZip(t testing.TB, failed int) []byte {
 	)
 }
 
-
 // ghtestRun is a finished successful run of file on branch.
 func ghtestRun(file, branch string) ghtest.Run {
 	return ghtest.Run{WorkflowFile: file, Branch: branch, Name: "Debug CUDA repro", DisplayTitle: "debug CUDA repro [manual]",

@@ -104,15 +104,18 @@ func RepoFromRemote(remote string) (Repo, error) {
 	return r, nil
 }
 
+// userinfo matches the user info of URLs inside free text.
+var userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'"]+@`)
+
+// redactUserinfo hides URL user info (where a token may be) anywhere in s.
+func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "${1}***@") }
+
 // redactURLString hides the password part of URL user info, which is where a
 // token lives when someone clones with https://user:TOKEN@host/...
 func redactURLString(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 && strings.Contains(s[:i], "://") {
-			return s[:strings.Index(s, "://")+3] + "***" + s[i:]
-		}
-		return s
+		return redactUserinfo(s)
 	}
 	// The token may be the user name (https://TOKEN@host) or the password.
 	u.User = nil

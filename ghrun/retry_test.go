@@ -87,7 +87,7 @@ func TestRetryTransport(t *testing.T) {
 				"X-RateLimit-Reset", strconv.FormatInt(now.Add(30*time.Second).Unix(), 10)), ok},
 			wantStatus: 200, wantCalls: 2, wantWaits: []time.Duration{31 * time.Second}},
 		{name: "403 secondary limit from the body waits a minute", method: "POST",
-			resps: []*http.Response{answer(403, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`), ok},
+			resps:      []*http.Response{answer(403, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`), ok},
 			wantStatus: 200, wantCalls: 2, wantWaits: []time.Duration{time.Minute}},
 		{name: "403 permission is not retried", method: "GET",
 			resps:      []*http.Response{answer(403, `{"message":"Resource not accessible by personal access token"}`), ok},

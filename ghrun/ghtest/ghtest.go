@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -164,9 +163,12 @@ type artifact struct {
 
 const blobSignature = "sv=2024&sig=SIGNED"
 
+// Cleaner is what New needs from a test: *testing.T, *testing.B and *testing.F are Cleaners.
+type Cleaner interface{ Cleanup(func()) }
+
 // New starts a server for owner/repo that accepts token, with branch main.
 // It is closed when the test ends.
-func New(t testing.TB, owner, repo, token string) *Server {
+func New(t Cleaner, owner, repo, token string) *Server {
 	s := &Server{
 		Token:     token,
 		Owner:     owner,
