@@ -125,9 +125,19 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 	}
 	st.runIdentity(o.Getenv)
 
-	tmatePath, how, err := resolveTmate(ctx, o.Runner, o.TmatePath, o.Stderr)
+	// Installing tmate and fetching keys count against the timeout too.
+	setupCtx, cancelSetup := g.untilDeadline(ctx, st.Deadline, st.Deadline.Sub(start))
+	defer cancelSetup()
+	setupErr := func(doing string, err error) error {
+		if errors.Is(setupCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return fmt.Errorf("the %d-minute timeout elapsed while %s: %w", timeout, doing, err)
+		}
+		return err
+	}
+
+	tmatePath, how, err := resolveTmate(setupCtx, o.Runner, o.TmatePath, o.Stderr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, setupErr("installing tmate", err)
 	}
 	st.Tmate = tmatePath
 	g.logf("tmate: %s", how)
@@ -144,7 +154,7 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 		client, err := newGitHubClient(o.HTTPClient, o.APIURL, o.Token)
 		if err == nil {
 			var keys []string
-			keys, err = fetchActorKeys(ctx, client, o.Actor)
+			keys, err = fetchActorKeys(setupCtx, client, o.Actor)
 			if err == nil {
 				keysFile = filepath.Join(dir, "authorized_keys")
 				err = writeAuthorizedKeys(keysFile, o.Actor, keys)
@@ -153,7 +163,7 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 		}
 		if err != nil {
 			os.RemoveAll(dir)
-			return nil, nil, err
+			return nil, nil, setupErr("fetching the actor's SSH keys", err)
 		}
 	} else {
 		g.warnUnlimited()
@@ -168,8 +178,10 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 		g.logf("tmate: using the tmate server %s", st.Server)
 	}
 	st.Continue = newContinueWatch(continueFiles(o.ContinueFiles, o.Workspace))
-	for f, mtime := range st.Continue.Stale {
-		g.logf("tmate: %s already exists (modified %s): it frees the job only once touched again", f, mtime.UTC().Format(time.RFC3339))
+	for _, f := range st.Continue.Files {
+		if mtime, stale := st.Continue.Stale[f]; stale {
+			g.logf("tmate: %s already exists (modified %s): it frees the job only once touched again", f, mtime.UTC().Format(time.RFC3339))
+		}
 	}
 
 	sess := &session{runner: o.Runner, tmate: tmatePath, socket: st.Socket}

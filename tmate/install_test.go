@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -140,5 +141,36 @@ func TestResolveTmateConfiguredPath(t *testing.T) {
 	}
 	if _, _, err := resolveTmate(context.Background(), r, filepath.Join(t.TempDir(), "missing"), io.Discard); err == nil {
 		t.Error("a missing configured tmate was accepted")
+	}
+}
+
+// hangingInstaller has no tmate on PATH and an apt-get that never finishes.
+type hangingInstaller struct{}
+
+func (hangingInstaller) LookPath(file string) (string, error) {
+	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
+}
+
+func (hangingInstaller) Run(ctx context.Context, _, _ io.Writer, _ string, _ ...string) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestGateInstallCountsAgainstTimeout checks that a hanging apt-get cannot
+// hold the job past the gate's timeout.
+func TestGateInstallCountsAgainstTimeout(t *testing.T) {
+	old := geteuid
+	geteuid = func() int { return 0 }
+	defer func() { geteuid = old }()
+	h := newHarness(t)
+	o := h.options()
+	o.TmatePath, o.Runner = "", hangingInstaller{}
+	o.TimeoutMinutes = "3" // 300 ms
+	r := h.wait(h.start(context.Background(), o))
+	if r.err == nil || !strings.Contains(r.err.Error(), "the 3-minute timeout elapsed while installing tmate") {
+		t.Fatalf("err = %v", r.err)
+	}
+	if r.elapsed > 300*time.Millisecond+2*time.Second {
+		t.Errorf("gate took %v with a 300 ms timeout", r.elapsed)
 	}
 }
