@@ -58,14 +58,15 @@ the first of:
   continue-file    a continue file exists: run "touch /tmp/continue" in the
                    tmate shell (/continue and $GITHUB_WORKSPACE/continue work too)
   session-ended    the tmate session ended (e.g. you exited its last shell)
-  timeout          --timeout-minutes elapsed (counted from the session start)
+  timeout          --timeout-minutes elapsed (counted from the gate's start,
+                   installing tmate included; with --wait from the --detach start)
   connect-timeout  nobody attached within --connect-timeout-minutes
   signal           SIGTERM or SIGINT (job cancelled)
 It prints which one, writes tmate.txt in --out and sets the output end_reason.
 
 --detach opens the session and returns at once (state in --out/tmate_state.json);
 a later "gate --wait" step waits for that session with the same end conditions
-and the deadline counted from the session start. Without state, --wait opens a
+and the deadline recorded by --detach. Without state, --wait opens a
 session like the blocking gate.
 
 Exit status: 0 when an end condition ended the gate (or --detach returned),
