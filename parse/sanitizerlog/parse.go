@@ -561,32 +561,45 @@ func (p *parser) targetMessage(c []byte) {
 	}
 }
 
-// crashMarkers are application output, anywhere in a line, that says the target
-// process died (shell job messages, pytest-xdist, sanitizer front-end).
-var crashMarkers = [][]byte{
-	[]byte("Segmentation fault"),
-	[]byte("(core dumped)"),
-	[]byte("node down: "),
-	[]byte("terminated by signal"),
+// crashPrefixes start application output lines that say the target process died:
+// Python's faulthandler (on by default under pytest) and the shell's signal names.
+// They are matched at the start of a line only, so a test named
+// "test_segmentation_fault" is no crash. "terminated by signal" is left out on
+// purpose: compute-sanitizer reports intermediate processes that way, harmlessly.
+var crashPrefixes = []string{
+	"Fatal Python error",
+	"Segmentation fault",
+	"Bus error",
+	"Illegal instruction",
+	"Floating point exception",
+	"Killed",
+	"Aborted",
 }
 
-// crashPrefixes are application output lines that start by saying the target died.
-var crashPrefixes = []string{"Fatal Python error", "Bus error", "Killed", "Aborted", "Illegal instruction"}
+var nodeDown = []byte("] node down: ")
 
+// checkCrash looks for crash evidence in one application output line. It runs on
+// every such line, so each test is gated by the first byte.
 func (p *parser) checkCrash(s []byte) {
 	switch s[0] {
-	case 'F', 'B', 'K', 'A', 'I':
+	case 'F', 'S', 'B', 'I', 'K', 'A':
 		for _, m := range crashPrefixes {
-			if hasPrefix(s, m) {
+			if hasPrefix(s, m) && (len(s) == len(m) || s[len(m)] == ' ' || s[len(m)] == ':' || s[len(m)] == '(') {
 				p.crash(trimRightBlank(s))
 				return
 			}
 		}
-	}
-	for _, m := range crashMarkers {
-		if bytes.Contains(s, m) {
+	case '[':
+		// pytest-xdist: "[gw3] node down: Not properly terminated".
+		if hasPrefix(s, "[gw") {
+			if i := bytes.IndexByte(s[:min(len(s), 12)], ']'); i > 0 && hasPrefix(s[i:], string(nodeDown)) {
+				p.crash(trimRightBlank(s))
+			}
+		}
+	case '.':
+		// The same glued to progress dots: "....[gw0] node down: ...".
+		if bytes.Contains(s, nodeDown) {
 			p.crash(trimRightBlank(s))
-			return
 		}
 	}
 }

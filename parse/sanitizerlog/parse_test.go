@@ -611,3 +611,93 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+func TestCrashEvidence(t *testing.T) {
+	tests := []struct {
+		line  string
+		crash bool
+	}{
+		{"Fatal Python error: Segmentation fault", true},
+		{"Fatal Python error: Aborted", true},
+		{"Segmentation fault (core dumped)", true},
+		{"Killed", true},
+		{"Aborted (core dumped)", true},
+		{"[gw3] node down: Not properly terminated", true},
+		{"[gw12] node down: Not properly terminated", true},
+		{"....F.[gw0] node down: Not properly terminated", true},
+		{"13:33:50  [gw1] node down: Not properly terminated", true},
+		{"tests/test_mem.py::test_segmentation_fault_handler PASSED", false},
+		{"[gw0] [ 25%] PASSED tests/test_x.py::test_node_down", false},
+		{"intermediate process terminated by signal 11", false},
+		{"KilledBy is a variable name", false},
+		{"Segmentation faults are rare here", false},
+		{"replacing crashed worker gw3", false},
+	}
+	for _, tt := range tests {
+		log := "========= COMPUTE-SANITIZER\n" + tt.line + "\n========= ERROR SUMMARY: 0 errors\n"
+		rep, err := Parse(strings.NewReader(log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rep.Crashes) > 0; got != tt.crash {
+			t.Errorf("%q: crash = %v, want %v", tt.line, got, tt.crash)
+		}
+		if rep.Complete == tt.crash {
+			t.Errorf("%q: Complete = %v, want %v", tt.line, rep.Complete, !tt.crash)
+		}
+	}
+}
+
+func TestToolInference(t *testing.T) {
+	tests := []struct {
+		name, log, tool string
+	}{
+		{"default", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", ToolMemcheck},
+		{"command line", "$ compute-sanitizer --tool synccheck ./app\n========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", ToolSynccheck},
+		{"command line with =", "compute-sanitizer --tool=initcheck ./app\n========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", ToolInitcheck},
+		{"records beat the command line", "compute-sanitizer --tool memcheck ./app\n========= COMPUTE-SANITIZER\n" +
+			"========= Barrier error detected. Divergent thread(s) in block\n=========     at k()+0x10\n========= ERROR SUMMARY: 1 error\n", ToolSynccheck},
+		{"output after the banner is no command line", "========= COMPUTE-SANITIZER\nrunning compute-sanitizer --tool racecheck next\n========= ERROR SUMMARY: 0 errors\n", ToolMemcheck},
+		{"racecheck summary", "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", ToolRacecheck},
+	}
+	for _, tt := range tests {
+		rep, err := Parse(strings.NewReader(tt.log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Tool != tt.tool {
+			t.Errorf("%s: Tool = %q, want %q", tt.name, rep.Tool, tt.tool)
+		}
+		if !rep.Complete {
+			t.Errorf("%s: inconclusive: %s", tt.name, rep.Inconclusive)
+		}
+	}
+}
+
+func TestSessions(t *testing.T) {
+	run := func(n int) string {
+		return fmt.Sprintf("========= COMPUTE-SANITIZER\n========= Invalid __global__ read of size 4 bytes\n=========     at k(int *)+0x10\n=========\n========= ERROR SUMMARY: %d errors\n", n)
+	}
+	tests := []struct {
+		name     string
+		log      string
+		sessions int
+		summary  int
+		complete bool
+	}{
+		{"two complete runs add up", run(2) + run(3), 2, 5, true},
+		{"runs without banners", "ERROR SUMMARY: 1 error\nERROR SUMMARY: 4 errors\n", 2, 5, true},
+		{"a record after the summary starts a run that never ended", run(1) + "========= Invalid __global__ read of size 4 bytes\n", 2, 1, false},
+		{"a banner with nothing after it", run(1) + "========= COMPUTE-SANITIZER\n", 2, 1, false},
+	}
+	for _, tt := range tests {
+		rep, err := Parse(strings.NewReader(tt.log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Sessions != tt.sessions || rep.ErrorSummary == nil || *rep.ErrorSummary != tt.summary || rep.Complete != tt.complete {
+			t.Errorf("%s: sessions=%d summary=%v complete=%v (%s); want %d, %d, %v",
+				tt.name, rep.Sessions, rep.ErrorSummary, rep.Complete, rep.Inconclusive, tt.sessions, tt.summary, tt.complete)
+		}
+	}
+}
