@@ -277,6 +277,9 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return res, err
 	}
 	printReproducer(env, res)
+	if msg := pytestTrouble(res); msg != "" {
+		env.warnf("%s; see %s", msg, ReproducerLog)
+	}
 	env.setOutput("exit_code", strconv.Itoa(res.ExitCode))
 	env.setOutput("reproduced", strconv.FormatBool(res.Reproduced))
 	env.setOutput("failed", strconv.Itoa(res.Failed))
@@ -346,6 +349,25 @@ func printReproducer(env *Env, r *ReproducerResult) {
 	for _, id := range r.FailedBaseTests {
 		fmt.Fprintf(env.Stdout, "reproducer: failing test: %s\n", id)
 	}
+}
+
+// pytestTrouble explains exit codes that mean pytest did not test
+// anything useful (docs.pytest.org exit codes 2..5).
+func pytestTrouble(r *ReproducerResult) string {
+	if r.Cancelled || r.StoppedEarly {
+		return ""
+	}
+	switch r.ExitCode {
+	case 2:
+		return "pytest was interrupted (exit code 2)"
+	case 3:
+		return "pytest hit an internal error (exit code 3)"
+	case 4:
+		return "pytest rejected its command line (exit code 4): check the paths, -k and --pytest-arg values"
+	case 5:
+		return "pytest collected no tests (exit code 5): check the paths and -k expression"
+	}
+	return ""
 }
 
 func orUnknown(s string) string {

@@ -150,4 +150,3 @@ func BenchmarkStreamCopy(b *testing.B) {
 		}
 	}
 }
-

@@ -1,0 +1,161 @@
+package steps
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func execute(t *testing.T, vars map[string]string, args ...string) (int, *testEnv) {
+	t.Helper()
+	te := newTestEnv(t, vars)
+	code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), args)
+	return code, te
+}
+
+// TestExecuteExitCodes covers the 0 / 1 / 2 contract of the binary.
+func TestExecuteExitCodes(t *testing.T) {
+	empty := t.TempDir()
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"help", []string{"--help"}, 0, ""},
+		{"verb help", []string{"reproduce", "--help"}, 0, ""},
+		{"unknown verb", []string{"reproduse"}, 2, `unknown command "reproduse"`},
+		{"unknown flag", []string{"verdict", "--bogus"}, 2, "unknown flag: --bogus"},
+		{"bad int flag", []string{"reproduce", "--workers", "many"}, 2, `invalid argument "many"`},
+		{"bad duration", []string{"reproduce", "--grace", "10"}, 2, "--grace"},
+		{"extra argument", []string{"identity", "extra"}, 2, "takes no arguments"},
+		{"snapshot without name", []string{"dmesg", "snapshot", "--out", empty}, 2, "--name is required"},
+		{"bad when", []string{"sanitize", "--out", empty, "--when", "sometimes"}, 2, `--when "sometimes"`},
+		{"bad timeout", []string{"stage", "--out", empty, "--tmate-timeout-minutes", "0", "t.py"}, 2, "from 1 to 360"},
+		{"bad env", []string{"reproduce", "--out", empty, "--env", "NOVALUE", "t.py"}, 2, `--env "NOVALUE"`},
+		{"verdict without reproducer", []string{"verdict", "--out", empty}, 1, "reproducer_summary.json not found"},
+		{"python missing", []string{"reproduce", "--out", empty, "--python", "nope-python", "t.py"}, 1, "--python nope-python"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, te := execute(t, map[string]string{"PATH": t.TempDir()}, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, te.stdout, te.stderr)
+			}
+			if !strings.Contains(te.stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q lacks %q", te.stderr, tt.wantStderr)
+			}
+			if tt.wantCode == 2 && !strings.Contains(te.stderr.String(), "--help' for usage") {
+				t.Errorf("usage error without a help hint: %q", te.stderr)
+			}
+		})
+	}
+}
+
+// TestExecuteVerdictPassesExitCode checks verdict's code reaches the
+// process exit code unchanged and without an extra error line.
+func TestExecuteVerdictPassesExitCode(t *testing.T) {
+	out := t.TempDir()
+	if err := writeJSON(filepath.Join(out, ReproducerSummary), &ReproducerResult{ExitCode: 5, NoTestsRan: true}); err != nil {
+		t.Fatal(err)
+	}
+	code, te := execute(t, nil, "verdict", "--out", out)
+	if code != 5 || te.stderr.String() != "" {
+		t.Errorf("exit %d, stderr %q; want 5 and nothing on stderr", code, te.stderr)
+	}
+}
+
+// TestExecuteOutputsOnGitHub checks outputs go to $GITHUB_OUTPUT in the
+// file-command format and groups use ::group:: when GITHUB_ACTIONS=true.
+func TestExecuteOutputsOnGitHub(t *testing.T) {
+	ghOut := filepath.Join(t.TempDir(), "output")
+	writeFile(t, ghOut, "")
+	out := t.TempDir()
+	src := filepath.Join(t.TempDir(), "kmsg")
+	writeFile(t, src, "[ 5.0] NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus.\n")
+	vars := map[string]string{"GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"}
+	code, te := execute(t, vars, "xid", "--out", out, "--source", src)
+	if code != 0 {
+		t.Fatalf("xid exit %d: %s", code, te.stderr)
+	}
+	if got := readOutputs(t, ghOut)["xid_counts"]; got != "79:1" {
+		t.Errorf("xid_counts = %q", got)
+	}
+	if strings.Contains(te.stdout.String(), "output xid_counts") {
+		t.Error("output printed to stdout although GITHUB_OUTPUT is set")
+	}
+	if !strings.Contains(te.stdout.String(), "::warning::NVIDIA Xid errors during this job: 79:1") {
+		t.Errorf("no ::warning annotation on GitHub:\n%s", te.stdout)
+	}
+
+	code, te = execute(t, vars, "identity", "--out", out, "--dmesg-source", src)
+	if code != 0 || !strings.Contains(te.stdout.String(), "::group::system identity\n") || !strings.Contains(te.stdout.String(), "::endgroup::") {
+		t.Errorf("identity on GitHub: exit %d, stdout:\n%s", code, te.stdout)
+	}
+}
+
+func TestExecuteSummary(t *testing.T) {
+	out := t.TempDir()
+	res := &ReproducerResult{
+		Command: []string{"python3", "-m", "pytest"}, ExitCode: 1, Reproduced: true, Count: 5, Workers: 2,
+		Passed: 13, Failed: 2, Complete: true, CrashedWorkers: []string{"gw1"},
+		FailedTests:     []string{"t.py::test_x[cuda-3-5]", "t.py::test_x[cuda-4-5]"},
+		FailedBaseTests: []string{"t.py::test_x[cuda]"},
+	}
+	if err := writeJSON(filepath.Join(out, ReproducerSummary), res); err != nil {
+		t.Fatal(err)
+	}
+	// In a terminal the Markdown goes to stdout.
+	code, te := execute(t, nil, "summary", "--out", out, "--artifact", "my_artifacts")
+	if code != 0 {
+		t.Fatalf("summary exit %d: %s", code, te.stderr)
+	}
+	md := readFile(t, filepath.Join(out, SummaryMarkdown))
+	if md == "" || !strings.Contains(te.stdout.String(), md) {
+		t.Errorf("summary.md not printed to stdout")
+	}
+	if !strings.Contains(md, "t.py::test_x[cuda]") || !strings.Contains(md, "my_artifacts") {
+		t.Errorf("summary.md lacks the failing test or the artifact name:\n%s", md)
+	}
+
+	// On GitHub it is appended to $GITHUB_STEP_SUMMARY.
+	stepSummary := filepath.Join(t.TempDir(), "step_summary.md")
+	writeFile(t, stepSummary, "earlier step\n")
+	code, te = execute(t, map[string]string{"GITHUB_STEP_SUMMARY": stepSummary}, "summary", "--out", out, "--artifact", "my_artifacts")
+	if code != 0 {
+		t.Fatalf("summary exit %d: %s", code, te.stderr)
+	}
+	got := readFile(t, stepSummary)
+	if !strings.HasPrefix(got, "earlier step\n") || !strings.Contains(got, md) {
+		t.Errorf("step summary:\n%s", got)
+	}
+	if strings.Contains(te.stdout.String(), md) {
+		t.Error("Markdown printed to stdout although GITHUB_STEP_SUMMARY is set")
+	}
+
+	// An empty directory is a failure, not a crash.
+	code, te = execute(t, nil, "summary", "--out", t.TempDir())
+	if code != 1 || !strings.Contains(te.stderr.String(), "summary:") {
+		t.Errorf("empty dir: exit %d, stderr %q", code, te.stderr)
+	}
+}
+
+func TestExitCodeFor(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{os.ErrNotExist, 1},
+		{usagef("x"), 2},
+		{&ExitError{Code: 143}, 143},
+		{&ExitError{Code: 5, Err: usagef("wrapped usage")}, 5},
+	}
+	for _, tt := range tests {
+		if got := ExitCodeFor(tt.err); got != tt.want {
+			t.Errorf("ExitCodeFor(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
