@@ -1,0 +1,190 @@
+package generate
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/debugflow/debugflow/workflow"
+)
+
+// A command up to oneLineMax characters stays on one line (grep finds it whole); a longer one
+// is filled into lines of up to wrapWidth characters joined with " \".
+const (
+	oneLineMax = 140
+	wrapWidth  = 100
+)
+
+// shellCommand builds one command line of a run: script. Values are shell-quoted; a value
+// holding a ${{ }} expression never goes into the script: it is put in the step's env: and the
+// script reads "$NAME", so GitHub never pastes workflow inputs into shell code.
+type shellCommand struct {
+	// groups are the words of the command; a flag and its value form one group so a line
+	// break never separates them.
+	groups []string
+	// env are the values the command reads through the environment, in order.
+	env workflow.Env
+}
+
+// newCommand starts a command with the program and its fixed words (verbs), which are
+// quoted like any other value.
+func newCommand(words ...string) *shellCommand {
+	c := &shellCommand{}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = shellQuote(w)
+	}
+	c.groups = append(c.groups, strings.Join(quoted, " "))
+	return c
+}
+
+// flag adds `name value`. A value with an expression goes through the env var named after
+// the flag (--rebuild-dir: DEBUGFLOW_REBUILD_DIR).
+func (c *shellCommand) flag(name, value string) *shellCommand {
+	return c.flagEnv(name, envNameFor(name), value)
+}
+
+// flagEnv adds `name value`, passing the value through envName when it holds an expression
+// (always the case for workflow inputs: REPRODUCE_COUNT, TMATE_TIMEOUT_MINUTES). A value that
+// starts with a dash is attached with = (--pytest-arg=-p), so no reader takes it for a flag.
+func (c *shellCommand) flagEnv(name, envName, value string) *shellCommand {
+	sep := " "
+	if strings.HasPrefix(value, "-") {
+		sep = "="
+	}
+	c.groups = append(c.groups, name+sep+c.word(envName, value))
+	return c
+}
+
+// intFlag adds `name N`.
+func (c *shellCommand) intFlag(name string, n int) *shellCommand {
+	c.groups = append(c.groups, name+" "+strconv.Itoa(n))
+	return c
+}
+
+// boolFlag adds a flag without a value.
+func (c *shellCommand) boolFlag(name string) *shellCommand {
+	c.groups = append(c.groups, name)
+	return c
+}
+
+// shell adds trusted shell text as it is: an operator, a redirection or a word built from
+// this package's constants such as "$(go env GOPATH)/bin/debugflow". Never pass spec values.
+func (c *shellCommand) shell(text string) *shellCommand {
+	c.groups = append(c.groups, text)
+	return c
+}
+
+// repeated adds `name value` once per value, in order.
+func (c *shellCommand) repeated(name string, values []string) *shellCommand {
+	for _, v := range values {
+		c.flag(name, v)
+	}
+	return c
+}
+
+// args adds positional arguments.
+func (c *shellCommand) args(values ...string) *shellCommand {
+	for _, v := range values {
+		c.groups = append(c.groups, c.word("DEBUGFLOW_ARG", v))
+	}
+	return c
+}
+
+// word returns value as one shell word: quoted, or "$NAME" with value put in env when it holds
+// an expression. Names are made unique with a numeric suffix.
+func (c *shellCommand) word(envName, value string) string {
+	if !strings.Contains(value, "${{") {
+		return shellQuote(value)
+	}
+	name := envName
+	for i := 2; c.hasEnv(name); i++ {
+		name = fmt.Sprintf("%s_%d", envName, i)
+	}
+	c.env = append(c.env, workflow.EnvVar{Name: name, Value: value})
+	return `"$` + name + `"`
+}
+
+func (c *shellCommand) hasEnv(name string) bool {
+	for _, e := range c.env {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders the command: on one line when it is short enough, else filling lines up to
+// wrapWidth and continuing with " \". A flag and its value are never split.
+func (c *shellCommand) String() string {
+	if one := strings.Join(c.groups, " "); len(one) <= oneLineMax {
+		return one
+	}
+	var b strings.Builder
+	line := 0
+	for i, g := range c.groups {
+		switch {
+		case i == 0:
+		case line+1+len(g) > wrapWidth:
+			b.WriteString(" \\\n  ")
+			line = 2
+		default:
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(g)
+		line += len(g)
+	}
+	return b.String()
+}
+
+// envNameFor turns a flag into an env var name: --rebuild-dir is DEBUGFLOW_REBUILD_DIR.
+func envNameFor(flag string) string {
+	name := strings.ToUpper(strings.TrimLeft(flag, "-"))
+	return "DEBUGFLOW_" + strings.ReplaceAll(name, "-", "_")
+}
+
+// shellSafe are words the shell takes literally without quotes.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote returns s as one POSIX shell word that expands to exactly s: unchanged when it
+// has no special characters, else in single quotes with each ' written as '\”.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// script joins command lines into a run: script ending in a line break.
+type script struct {
+	lines []string
+	env   workflow.Env
+}
+
+// add appends a command and takes over its env.
+func (s *script) add(c *shellCommand) {
+	s.lines = append(s.lines, c.String())
+	s.env = append(s.env, c.env...)
+}
+
+// raw appends a line of shell code written by the user in the spec. Code cannot be moved into
+// env:, so an expression in it is an error.
+func (s *script) raw(path, line string) error {
+	if strings.Contains(line, "${{") {
+		return fmt.Errorf("%s: %q contains ${{ }}: GitHub would paste the value into the script; set it in an env: of the spec and read \"$NAME\" instead", path, line)
+	}
+	s.lines = append(s.lines, line)
+	return nil
+}
+
+// String returns the script: one line as it is (a plain YAML scalar), several lines with a
+// final line break (a literal block).
+func (s *script) String() string {
+	text := strings.Join(s.lines, "\n")
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	return text + "\n"
+}

@@ -1,0 +1,597 @@
+// Package generate turns a debug spec into the debug workflow: one job that checks out and
+// builds the project, hammers the failing tests, captures compute-sanitizer and dmesg/Xid
+// evidence, uploads it and opens a tmate gate; with several runner labels a matrix of such
+// jobs and a report job that compares them.
+//
+// Every debug step is one `debugflow-step <verb>` command whose flags say everything it does
+// (see docs/design.md). Workflow inputs reach those commands only through env: ("$NAME"),
+// never through ${{ }} inside a script.
+package generate
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/workflow"
+)
+
+// Names and limits of the generated workflow, as data.
+const (
+	// DebugJobID is the job that runs the debug sequence (one per runner with a matrix).
+	DebugJobID = "debug"
+	// ReportJobID is the matrix's cross-runner report job.
+	ReportJobID = "report"
+	// StageStepID is the stage step; its output gate_timeout_minutes bounds the gate step.
+	StageStepID = "stage"
+	// ReproduceStepID is the reproducer step; its output reproduced gates the sanitizer.
+	ReproduceStepID = "reproduce"
+	// MatrixAxis is the matrix variable holding the runner label.
+	MatrixAxis = "runner"
+	// DispatchIDDescription describes the dispatch_id input added to every workflow_dispatch.
+	DispatchIDDescription = "Set by debugflow dispatch to find this run"
+
+	stepBinary   = "debugflow-step"
+	reportBinary = "debugflow"
+	// reportRunner and reportTimeoutMinutes are the report job's runner and timeout.
+	reportRunner         = "ubuntu-latest"
+	reportTimeoutMinutes = 15
+	// reportDownloadDir is where the report job downloads every runner's artifact.
+	reportDownloadDir = "artifacts"
+	// gateMarginMinutes is what `debugflow-step stage` adds to the tmate timeout for the gate
+	// step's own timeout-minutes (gate_timeout_minutes = N + 5).
+	gateMarginMinutes = 5
+	// detachTimeoutMinutes bounds the step that opens the session with --detach (it installs
+	// tmate when missing and returns once the session is up).
+	detachTimeoutMinutes = 10
+	// Env var names through which workflow inputs reach the commands.
+	envReproduceCount = "REPRODUCE_COUNT"
+	envTmateTimeout   = "TMATE_TIMEOUT_MINUTES"
+	envArtifactName   = "ARTIFACT_NAME"
+	embeddedSpecName  = "the embedded default spec"
+)
+
+// Generate builds the workflow of s and emits it with the generated-file header. specPath is
+// the spec file as the user names it (debugflow.yaml); "" means the embedded default spec.
+func Generate(s *spec.Spec, specPath string) ([]byte, error) {
+	w, err := Workflow(s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := w.Marshal(Header(s, specPath))
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", s.Workflow.File, err)
+	}
+	return out, nil
+}
+
+// Header is the generated-file comment: where the workflow comes from and the command that
+// regenerates it.
+func Header(s *spec.Spec, specPath string) workflow.Header {
+	regenerate := "debugflow generate"
+	from := embeddedSpecName
+	if specPath != "" {
+		regenerate += " --spec " + shellQuote(specPath)
+		from = specPath
+	}
+	regenerate += " -o " + shellQuote(path.Join(".github/workflows", s.Workflow.File))
+	return workflow.Header{Spec: from, Regenerate: regenerate}
+}
+
+// Workflow builds the debug workflow of s. s must be valid (spec.Load and spec.Parse
+// validate); Workflow reports what it cannot express, such as ${{ }} inside a spec command.
+func Workflow(s *spec.Spec) (*workflow.Workflow, error) {
+	if len(s.Runners) == 0 {
+		return nil, fmt.Errorf("generate: the spec names no runner label")
+	}
+	b := &builder{s: s}
+	on, err := b.triggers()
+	if err != nil {
+		return nil, err
+	}
+	debug, err := b.debugJob()
+	if err != nil {
+		return nil, err
+	}
+	w := &workflow.Workflow{
+		Name:        s.Workflow.Name,
+		On:          on,
+		Permissions: workflow.ContentsRead(),
+		Concurrency: &workflow.Concurrency{
+			// One group per run: debug runs never cancel or queue behind each other.
+			Group:            workflow.Concat(workflow.Github("workflow"), workflow.Text("-"), workflow.Github("run_id")),
+			CancelInProgress: false,
+		},
+		Env:  toEnv(s.Env),
+		Jobs: workflow.Jobs{debug},
+	}
+	if s.Triggers.WorkflowDispatch {
+		w.RunName = workflow.Concat(workflow.Text(s.Workflow.Name+" "), workflow.Input(spec.DispatchIDInput))
+	}
+	if s.Matrix() {
+		w.Jobs = append(w.Jobs, b.reportJob())
+	}
+	return w, nil
+}
+
+// builder holds the spec while the jobs are built.
+type builder struct {
+	s *spec.Spec
+}
+
+func (b *builder) triggers() (workflow.On, error) {
+	var on workflow.On
+	if pr := b.s.Triggers.PullRequest; pr != nil {
+		on.PullRequest = &workflow.PullRequest{Types: pr.Types}
+	}
+	if !b.s.Triggers.WorkflowDispatch {
+		return on, nil
+	}
+	inputs := workflow.Inputs{}
+	for i, in := range b.s.Inputs {
+		def, err := inputDefault(in)
+		if err != nil {
+			return on, fmt.Errorf("generate: inputs[%d] (%s): %w", i, in.Name, err)
+		}
+		inputs = append(inputs, workflow.DispatchInput{
+			Name:        in.Name,
+			Description: in.Description,
+			Required:    in.Required,
+			Default:     def,
+			Type:        workflow.InputType(in.Type),
+			Options:     in.Options,
+		})
+	}
+	inputs = append(inputs, workflow.DispatchInput{
+		Name:        spec.DispatchIDInput,
+		Description: DispatchIDDescription,
+		Type:        workflow.InputString,
+	})
+	on.WorkflowDispatch = &workflow.WorkflowDispatch{Inputs: inputs}
+	return on, nil
+}
+
+// inputDefault types a spec default the way GitHub expects it for the input's type.
+func inputDefault(in spec.Input) (workflow.Value, error) {
+	if in.Default == "" {
+		return workflow.Value{}, nil
+	}
+	switch in.Type {
+	case spec.InputNumber:
+		n, err := strconv.Atoi(in.Default)
+		if err != nil {
+			return workflow.Value{}, fmt.Errorf("number default %q is not a whole number", in.Default)
+		}
+		return workflow.Int(n), nil
+	case spec.InputBoolean:
+		v, err := strconv.ParseBool(in.Default)
+		if err != nil {
+			return workflow.Value{}, fmt.Errorf("boolean default %q is not true or false", in.Default)
+		}
+		return workflow.Bool(v), nil
+	}
+	return workflow.Str(in.Default), nil
+}
+
+// inputValue is the value of input name as an env value: ${{ inputs.name || 'default' }},
+// where default is the input's own default or fallback. Runs started by other events (a pull
+// request) have no inputs, so the default must be spelled out.
+func (b *builder) inputValue(name, fallback string) string {
+	def := fallback
+	if in, ok := b.s.Input(name); ok && in.Default != "" {
+		def = in.Default
+	}
+	if def == "" {
+		return workflow.Input(name).String()
+	}
+	return workflow.Default(workflow.Input(name), def).String()
+}
+
+// runnerLabel is the job's runner: the label, or ${{ matrix.runner }}.
+func (b *builder) runnerLabel() string {
+	if b.s.Matrix() {
+		return workflow.Matrix(MatrixAxis).String()
+	}
+	return b.s.Runners[0]
+}
+
+// artifactName is the uploaded artifact's name, suffixed with the runner in a matrix so the
+// legs do not overwrite each other.
+func (b *builder) artifactName() string {
+	if b.s.Matrix() {
+		return workflow.Concat(workflow.Text(b.s.Artifact.Name+"-"), workflow.Matrix(MatrixAxis))
+	}
+	return b.s.Artifact.Name
+}
+
+func (b *builder) debugJob() (workflow.Job, error) {
+	s := b.s
+	job := workflow.Job{
+		ID:             DebugJobID,
+		Name:           "Debug on " + b.runnerLabel(),
+		RunsOn:         workflow.RunsOn{b.runnerLabel()},
+		TimeoutMinutes: workflow.Minutes{N: s.TimeoutMinutes},
+		Permissions:    workflow.ContentsRead(),
+	}
+	if s.Matrix() {
+		values := make([]workflow.Value, len(s.Runners))
+		for i, r := range s.Runners {
+			values[i] = workflow.Str(r)
+		}
+		job.Strategy = &workflow.Strategy{
+			FailFast: false,
+			Matrix:   workflow.MatrixAxes{{Name: MatrixAxis, Values: values}},
+		}
+	}
+	steps := []workflow.Step{
+		b.checkoutStep(),
+		{
+			Name: "Set up Python",
+			Uses: SetupPython.Uses(),
+			With: workflow.With{{Key: "python-version", Value: workflow.Str(s.Setup.Python)}},
+		},
+		b.setupGoStep(),
+		b.installBinaryStep(stepBinary),
+		b.identityStep(),
+	}
+	if st, ok, err := b.installStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, st)
+	}
+	if len(s.Build.Commands) > 0 {
+		var sc script
+		for i, line := range s.Build.Commands {
+			if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
+				return job, fmt.Errorf("generate: %w", err)
+			}
+		}
+		steps = append(steps, runStep(workflow.Step{Name: "Build", Env: toEnv(s.Build.Env)}, &sc))
+	}
+	steps = append(steps, b.stageStep())
+	gate := s.Tmate.GateEnabled()
+	before := gate && s.Tmate.Placement == "before"
+	if before {
+		steps = append(steps, b.gateStep(true))
+	}
+	steps = append(steps, b.reproduceStep())
+	if s.Sanitizer.SanitizerEnabled() {
+		steps = append(steps, b.sanitizeStep())
+	}
+	steps = append(steps,
+		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
+			newCommand(stepBinary, "xid").flag("--out", s.Artifact.Dir)),
+		b.oneCommandStep("Job summary", workflow.Always(),
+			newCommand(stepBinary, "summary").flag("--out", s.Artifact.Dir).flagEnv("--artifact", envArtifactName, b.artifactName())),
+		b.uploadStep("Upload artifacts"),
+	)
+	if gate {
+		steps = append(steps, b.gateStep(false), b.uploadStep("Upload artifacts after the tmate session"))
+	}
+	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(),
+		newCommand(stepBinary, "verdict").flag("--out", s.Artifact.Dir)))
+	job.Steps = steps
+	return job, nil
+}
+
+func (b *builder) checkoutStep() workflow.Step {
+	c := b.s.Checkout
+	with := workflow.With{}
+	if c.Repository != "" {
+		with = append(with, workflow.KV{Key: "repository", Value: workflow.Str(c.Repository)})
+	}
+	if c.RefInput != "" {
+		with = append(with, workflow.KV{Key: "ref", Value: workflow.Str(b.inputValue(c.RefInput, ""))})
+	}
+	submodules := workflow.Str(c.Submodules)
+	if v, err := strconv.ParseBool(c.Submodules); err == nil {
+		submodules = workflow.Bool(v)
+	}
+	with = append(with,
+		workflow.KV{Key: "submodules", Value: submodules},
+		workflow.KV{Key: "fetch-depth", Value: workflow.Int(c.FetchDepth)},
+		// The job never pushes: keep the token out of .git/config.
+		workflow.KV{Key: "persist-credentials", Value: workflow.Bool(false)},
+	)
+	name := "Check out"
+	if c.Repository != "" {
+		name += " " + c.Repository
+	}
+	return workflow.Step{Name: name, Uses: Checkout.Uses(), With: with}
+}
+
+func (b *builder) setupGoStep() workflow.Step {
+	return workflow.Step{
+		Name: "Set up Go",
+		Uses: SetupGo.Uses(),
+		With: workflow.With{
+			{Key: "go-version", Value: workflow.Str(b.s.Setup.Go)},
+			// The project under test has no go.sum to key a cache on.
+			{Key: "cache", Value: workflow.Bool(false)},
+		},
+	}
+}
+
+// installBinaryStep installs debugflow-step (or debugflow, for the report job) with go
+// install at the pinned version, or builds it from step_binary.path, and puts GOPATH/bin on
+// the PATH of the following steps.
+func (b *builder) installBinaryStep(binary string) workflow.Step {
+	sb := b.s.StepBinary
+	var sc script
+	if sb.Path != "" {
+		dir := path.Clean(sb.Path)
+		if binary != stepBinary {
+			// The CLI is built from the sibling folder: cmd/debugflow-step → cmd/debugflow.
+			dir = path.Join(path.Dir(dir), binary)
+		}
+		sc.add(newCommand("go", "build", "-o").shell(`"$(go env GOPATH)/bin/` + binary + `"`).args("./" + dir))
+	} else {
+		sc.add(newCommand("go", "install").args(sb.Module + "/cmd/" + binary + "@" + sb.Version))
+	}
+	sc.lines = append(sc.lines, `echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"`)
+	return runStep(workflow.Step{Name: "Install " + binary}, &sc)
+}
+
+func (b *builder) identityStep() workflow.Step {
+	return b.oneCommandStep("System identity and dmesg snapshot", "",
+		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python))
+}
+
+// installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit) and
+// runs the spec's install commands; ok is false when there is nothing to install.
+func (b *builder) installStep() (st workflow.Step, ok bool, err error) {
+	in := b.s.Install
+	if len(in.Apt) == 0 && len(in.Commands) == 0 {
+		return st, false, nil
+	}
+	var sc script
+	if len(in.Apt) > 0 {
+		sc.add(newCommand("sudo", "apt-get", "update").shell("&& sudo apt-get install -y").args(in.Apt...))
+	}
+	for i, line := range in.Commands {
+		if err := sc.raw(fmt.Sprintf("install.commands[%d]", i), line); err != nil {
+			return st, true, fmt.Errorf("generate: %w", err)
+		}
+	}
+	name := "Install dependencies"
+	if slices.ContainsFunc(in.Apt, func(p string) bool { return strings.HasPrefix(p, "nvidia-cuda-toolkit") }) {
+		name += " and compute-sanitizer"
+	}
+	return runStep(workflow.Step{Name: name}, &sc), true, nil
+}
+
+// reproducerFlags are the flags stage and reproduce share.
+func (b *builder) reproducerFlags(c *shellCommand) {
+	r := b.s.Reproducer
+	c.flag("--python", r.Python).intFlag("--workers", r.Workers)
+	if r.CountInput != "" {
+		c.flagEnv("--count", envReproduceCount, b.inputValue(r.CountInput, strconv.Itoa(r.Count)))
+	} else {
+		c.intFlag("--count", r.Count)
+	}
+	if r.Select != "" {
+		c.flagEnv("-k", "DEBUGFLOW_SELECT", r.Select)
+	}
+	c.repeated("--pytest-arg", r.PytestArgs)
+	for _, e := range r.Env {
+		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
+	}
+	if r.StopOnFirstFailure {
+		c.boolFlag("--stop-on-first-failure")
+	}
+}
+
+func (b *builder) sanitizerFlags(c *shellCommand) {
+	z := b.s.Sanitizer
+	c.flag("--tool", z.Tool).intFlag("--print-limit", z.PrintLimit).intFlag("--max-tests", z.MaxTests)
+	c.repeated("--sanitizer-arg", z.Args)
+}
+
+// tmateDefaultMinutes is the gate timeout when the run has no inputs.
+func (b *builder) tmateDefaultMinutes() int {
+	t := b.s.Tmate
+	if in, ok := b.s.Input(t.TimeoutInput); ok && t.TimeoutInput != "" {
+		if f, err := strconv.ParseFloat(in.Default, 64); err == nil {
+			return int(f)
+		}
+	}
+	return t.TimeoutMinutes
+}
+
+// tmateTimeoutFlag adds the gate timeout: from the input through env, or the spec's number.
+func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
+	t := b.s.Tmate
+	if t.TimeoutInput != "" {
+		c.flagEnv(flag, envTmateTimeout, b.inputValue(t.TimeoutInput, strconv.Itoa(t.TimeoutMinutes)))
+		return
+	}
+	c.intFlag(flag, t.TimeoutMinutes)
+}
+
+func (b *builder) stageStep() workflow.Step {
+	s := b.s
+	c := newCommand(stepBinary, "stage").flag("--out", s.Artifact.Dir)
+	b.reproducerFlags(c)
+	b.sanitizerFlags(c)
+	if st := s.Reproducer.Standalone; st.File != "" {
+		c.flag("--standalone-file", st.File).flag("--standalone-test", st.Test)
+	}
+	if s.Tmate.GateEnabled() {
+		c.flag("--continue-file", s.Tmate.ContinueFile)
+		b.tmateTimeoutFlag(c, "--tmate-timeout-minutes")
+	}
+	if s.Reproducer.RebuildDir != "" {
+		c.flag("--rebuild-dir", s.Reproducer.RebuildDir)
+	}
+	c.flagEnv("--artifact", envArtifactName, b.artifactName())
+	c.args(s.Reproducer.Paths...)
+	st := b.oneCommandStep("Stage helper scripts", "", c)
+	st.ID = StageStepID
+	return st
+}
+
+func (b *builder) reproduceStep() workflow.Step {
+	s := b.s
+	c := newCommand(stepBinary, "reproduce").flag("--out", s.Artifact.Dir)
+	b.reproducerFlags(c)
+	c.args(s.Reproducer.Paths...)
+	st := b.oneCommandStep("Reproduce", "", c)
+	st.ID = ReproduceStepID
+	return st
+}
+
+func (b *builder) sanitizeStep() workflow.Step {
+	s := b.s
+	c := newCommand(stepBinary, "sanitize").flag("--out", s.Artifact.Dir)
+	b.sanitizerFlags(c)
+	c.flag("--python", s.Reproducer.Python).flag("--when", s.Sanitizer.When)
+	var cond workflow.Expr
+	if s.Sanitizer.When == "always" {
+		// Run the selection itself when the reproducer saw no failure.
+		if s.Reproducer.Select != "" {
+			c.flagEnv("-k", "DEBUGFLOW_SELECT", s.Reproducer.Select)
+		}
+		c.args(s.Reproducer.Paths...)
+	} else {
+		cond = workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))
+	}
+	return b.oneCommandStep("compute-sanitizer ("+s.Sanitizer.Tool+")", cond, c)
+}
+
+// gateStep is the tmate gate: with detach, the step before the reproducer that opens the
+// session and returns; otherwise the blocking gate at the end (--wait when a session was
+// opened before).
+func (b *builder) gateStep(detach bool) workflow.Step {
+	t := b.s.Tmate
+	c := newCommand(stepBinary, "gate").flag("--out", b.s.Artifact.Dir)
+	b.tmateTimeoutFlag(c, "--timeout-minutes")
+	c.flag("--continue-file", t.ContinueFile)
+	if t.ConnectTimeoutMinutes > 0 {
+		c.intFlag("--connect-timeout-minutes", t.ConnectTimeoutMinutes)
+	}
+	if !t.LimitsToActor() {
+		c.boolFlag("--limit-actor=false")
+	}
+	if srv := t.Server; srv != nil {
+		c.flag("--server-host", srv.Host).intFlag("--server-port", srv.Port)
+		if srv.RSAFingerprint != "" {
+			c.flag("--server-rsa-fingerprint", srv.RSAFingerprint)
+		}
+		if srv.ED25519Fingerprint != "" {
+			c.flag("--server-ed25519-fingerprint", srv.ED25519Fingerprint)
+		}
+	}
+	var sc script
+	step := workflow.Step{}
+	switch {
+	case detach:
+		c.boolFlag("--detach")
+		step.Name = "Open the tmate session"
+		step.TimeoutMinutes = workflow.Minutes{N: detachTimeoutMinutes}
+	default:
+		if t.Placement == "before" {
+			c.boolFlag("--wait")
+			step.Name = "Wait in the tmate session"
+		} else {
+			step.Name = "tmate gate"
+		}
+		step.If = workflow.Always()
+		step.TimeoutMinutes = b.gateStepTimeout()
+	}
+	sc.add(c)
+	// The gate reads the actor's public SSH keys from the API; the token lifts the rate limit.
+	sc.env = append(sc.env, workflow.EnvVar{Name: "GITHUB_TOKEN", Value: workflow.Github("token").String()})
+	return runStep(step, &sc)
+}
+
+// gateStepTimeout bounds the blocking gate step a few minutes above the session timeout:
+// the stage step's gate_timeout_minutes output when the timeout is an input (the value is
+// only known at run time), else the number.
+func (b *builder) gateStepTimeout() workflow.Minutes {
+	fallback := b.tmateDefaultMinutes() + gateMarginMinutes
+	if b.s.Tmate.TimeoutInput == "" {
+		return workflow.Minutes{N: fallback}
+	}
+	return workflow.Minutes{Expr: workflow.FromJSON(workflow.Default(
+		workflow.StepOutput(StageStepID, "gate_timeout_minutes"), strconv.Itoa(fallback)))}
+}
+
+func (b *builder) uploadStep(name string) workflow.Step {
+	return workflow.Step{
+		Name: name,
+		If:   workflow.Always(),
+		Uses: UploadArtifact.Uses(),
+		With: workflow.With{
+			{Key: "name", Value: workflow.Str(b.artifactName())},
+			{Key: "path", Value: workflow.Str(b.s.Artifact.Dir)},
+			{Key: "overwrite", Value: workflow.Bool(true)},
+			{Key: "if-no-files-found", Value: workflow.Str("warn")},
+		},
+	}
+}
+
+// reportJob downloads every runner's artifact and writes `debugflow report --compare` to the
+// run's summary.
+func (b *builder) reportJob() workflow.Job {
+	s := b.s
+	steps := []workflow.Step{}
+	if s.StepBinary.Path != "" {
+		// debugflow is built from the checkout like debugflow-step.
+		steps = append(steps, b.checkoutStep())
+	}
+	steps = append(steps,
+		workflow.Step{
+			Name: "Download artifacts",
+			Uses: DownloadArtifact.Uses(),
+			With: workflow.With{
+				{Key: "pattern", Value: workflow.Str(s.Artifact.Name + "-*")},
+				{Key: "path", Value: workflow.Str(reportDownloadDir)},
+			},
+		},
+		b.setupGoStep(),
+		b.installBinaryStep(reportBinary),
+	)
+	c := newCommand(reportBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
+	for _, r := range s.Runners {
+		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
+	}
+	c.shell(`>> "$GITHUB_STEP_SUMMARY"`)
+	steps = append(steps, b.oneCommandStep("Compare runners", "", c))
+	return workflow.Job{
+		ID:             ReportJobID,
+		Name:           "Compare runners",
+		Needs:          workflow.Needs{DebugJobID},
+		If:             workflow.Always(),
+		RunsOn:         workflow.RunsOn{reportRunner},
+		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
+		Permissions:    workflow.ContentsRead(),
+		Steps:          steps,
+	}
+}
+
+// oneCommandStep is a bash step running one command, with the env the command needs.
+func (b *builder) oneCommandStep(name string, cond workflow.Expr, c *shellCommand) workflow.Step {
+	var sc script
+	sc.add(c)
+	return runStep(workflow.Step{Name: name, If: cond}, &sc)
+}
+
+// runStep completes st as a bash step running sc (bash -eo pipefail: a failing command in a
+// pipe fails the step) with sc's env after st's own.
+func runStep(st workflow.Step, sc *script) workflow.Step {
+	st.Env = append(st.Env, sc.env...)
+	st.Shell = "bash"
+	st.Run = sc.String()
+	return st
+}
+
+func toEnv(env spec.Env) workflow.Env {
+	out := make(workflow.Env, len(env))
+	for i, e := range env {
+		out[i] = workflow.EnvVar{Name: e.Name, Value: e.Value}
+	}
+	return out
+}
