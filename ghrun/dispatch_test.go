@@ -329,3 +329,33 @@ func TestLatestRun(t *testing.T) {
 		t.Fatalf("latest on debug/t4 = %+v, %v; want %d", got, err, newer)
 	}
 }
+
+func TestRateLimitsExhausted(t *testing.T) {
+	t.Run("primary limit resetting in an hour is reported, not waited for", func(t *testing.T) {
+		srv := newServer(t)
+		reset := strconv.FormatInt(fixedNow.Add(time.Hour).Unix(), 10)
+		srv.Fail(ghtest.Fault{Path: "/actions/runs/", Status: 403, Times: 10, Body: `{"message":"API rate limit exceeded for user ID 1."}`,
+			Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset, "X-RateLimit-Limit": "5000"}})
+		c, sl := newTestClient(t, srv)
+		_, err := c.Watch(context.Background(), testRepo, 1, WatchOptions{})
+		if err == nil || !strings.Contains(err.Error(), "rate limit of this token is used up; it resets at") || !strings.Contains(err.Error(), "(in 1h0m0s)") {
+			t.Fatalf("err = %v", err)
+		}
+		if len(sl.Waits()) != 0 {
+			t.Errorf("waited %v for a reset an hour away", sl.Waits())
+		}
+	})
+	t.Run("secondary limit that outlasts the retries", func(t *testing.T) {
+		srv := newServer(t)
+		srv.Fail(ghtest.Fault{Path: "/actions/runs/", Status: 403, Times: 10, Header: map[string]string{"Retry-After": "1"},
+			Body: `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`})
+		c, sl := newTestClient(t, srv)
+		_, err := c.Watch(context.Background(), testRepo, 1, WatchOptions{})
+		if err == nil || !strings.Contains(err.Error(), "secondary rate limit is still active") {
+			t.Fatalf("err = %v", err)
+		}
+		if got := len(sl.Waits()); got != defaultMaxAttempts-1 {
+			t.Errorf("%d waits, want %d (bounded)", got, defaultMaxAttempts-1)
+		}
+	})
+}

@@ -94,7 +94,7 @@ func checkEntry(f *zip.File) error {
 		return fmt.Errorf("entry %q has a NUL byte in its name", name)
 	case strings.Contains(name, `\`):
 		return fmt.Errorf("entry %q uses a backslash; zip paths use '/'", name)
-	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "" || (len(name) > 1 && name[1] == ':'):
+	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "" || hasDriveLetter(name):
 		return fmt.Errorf("entry %q is an absolute path", name)
 	}
 	clean := strings.TrimSuffix(name, "/")
@@ -116,6 +116,12 @@ func checkEntry(f *zip.File) error {
 		return fmt.Errorf("entry %q is not a regular file (%s)", name, mode.Type())
 	}
 	return nil
+}
+
+// hasDriveLetter reports a Windows drive prefix such as C: (refused everywhere,
+// so an archive behaves the same on every platform).
+func hasDriveLetter(name string) bool {
+	return len(name) >= 2 && name[1] == ':' && (name[0]|0x20) >= 'a' && (name[0]|0x20) <= 'z'
 }
 
 // prepareDir makes dir, which must be absent or empty; it reports whether it created it.
@@ -143,18 +149,27 @@ func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats,
 	defer root.Close()
 	var stats ExtractStats
 	budget := limits.MaxBytes
+	made := map[string]bool{".": true} // folders already made, to skip repeated MkdirAll
+	mkdir := func(dir string) error {
+		if made[dir] {
+			return nil
+		}
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		made[dir] = true
+		return nil
+	}
 	for _, f := range zr.File {
 		name := path.Clean(strings.TrimSuffix(f.Name, "/"))
 		if f.Mode().IsDir() || strings.HasSuffix(f.Name, "/") {
-			if err := root.MkdirAll(name, 0o755); err != nil {
+			if err := mkdir(name); err != nil {
 				return stats, fmt.Errorf("extract %s: %w", f.Name, err)
 			}
 			continue
 		}
-		if parent := path.Dir(name); parent != "." {
-			if err := root.MkdirAll(parent, 0o755); err != nil {
-				return stats, fmt.Errorf("extract %s: %w", f.Name, err)
-			}
+		if err := mkdir(path.Dir(name)); err != nil {
+			return stats, fmt.Errorf("extract %s: %w", f.Name, err)
 		}
 		n, err := extractFile(root, name, f, budget, limits.MaxBytes)
 		stats.Bytes += n

@@ -227,3 +227,16 @@ func BenchmarkExtractZip(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseSize checks sizes parse to positive values that format back sensibly.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"4GiB", "1", "500 mb", "9000000TiB", "0", "1.5G", "k"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err == nil && n <= 0 {
+			t.Fatalf("ParseSize(%q) = %d without error", s, n)
+		}
+	})
+}

@@ -150,3 +150,22 @@ func FuzzRepoFromRemote(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRunArg checks run arguments never panic and give positive ids.
+func FuzzParseRunArg(f *testing.F) {
+	for _, s := range []string{"123", "https://github.com/a/b/actions/runs/9", "https://h/a/b/actions/runs/99999999999999999999", "http://x/actions/runs/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, repo, err := ParseRunArg(s)
+		if err != nil {
+			return
+		}
+		if id <= 0 {
+			t.Fatalf("ParseRunArg(%q) id %d", s, id)
+		}
+		if repo != nil && repo.check() != nil {
+			t.Fatalf("ParseRunArg(%q) gave an invalid repo %+v", s, repo)
+		}
+	})
+}

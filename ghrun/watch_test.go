@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/debugflow/debugflow/ghrun/ghtest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v60/github"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -198,5 +201,33 @@ func TestFormatElapsed(t *testing.T) {
 		if got := formatElapsed(d); got != want {
 			t.Errorf("formatElapsed(%s) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// BenchmarkRunViewUpdate renders a 4-runner matrix of 15 steps each, as one
+// terminal redraw per poll does.
+func BenchmarkRunViewUpdate(b *testing.B) {
+	ts := func(d time.Duration) *github.Timestamp { return &github.Timestamp{Time: fixedNow.Add(d)} }
+	run := &github.WorkflowRun{ID: github.Int64(1), Status: github.String("in_progress"), DisplayTitle: github.String("debug [abc]"),
+		HTMLURL: github.String("https://github.com/acme/kernels/actions/runs/1"), RunStartedAt: ts(-time.Hour)}
+	var jobs []*github.WorkflowJob
+	for j := range 4 {
+		job := &github.WorkflowJob{ID: github.Int64(int64(j)), Name: github.String("debug (runner " + strconv.Itoa(j) + ")"),
+			Status: github.String("in_progress"), StartedAt: ts(-time.Minute)}
+		for s := range 15 {
+			status := "completed"
+			if s == 7 {
+				status = "in_progress"
+			} else if s > 7 {
+				status = "queued"
+			}
+			job.Steps = append(job.Steps, &github.TaskStep{Number: github.Int64(int64(s + 1)), Name: github.String("step " + strconv.Itoa(s)),
+				Status: github.String(status), Conclusion: github.String("success"), StartedAt: ts(-time.Minute), CompletedAt: ts(-time.Second)})
+		}
+		jobs = append(jobs, job)
+	}
+	v := &runView{out: io.Discard, tty: true, now: func() time.Time { return fixedNow }}
+	for b.Loop() {
+		v.update(run, jobs)
 	}
 }
