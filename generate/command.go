@@ -149,7 +149,8 @@ func envNameFor(flag string) string {
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // shellQuote returns s as one POSIX shell word that expands to exactly s: unchanged when it
-// has no special characters, else in single quotes with each ' written as '\”.
+// has no special characters, else in single quotes, where a single quote inside is written as
+// close quote, backslash-quote, open quote.
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
