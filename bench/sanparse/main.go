@@ -65,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *asJSON:
 		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // C++ kernel names are full of < and >
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	case *asText:
