@@ -208,6 +208,13 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	}
 	defer logFile.Close()
 
+	// Mark the kernel log right before pytest starts, so xid_added.log
+	// holds exactly this run's Xids even when the reproducer is rerun.
+	before, err := TakeSnapshot(ctx, env, DmesgOptions{Out: opts.Out, Name: "before_reproducer", Source: opts.DmesgSource})
+	if err != nil {
+		return nil, err
+	}
+	printSnapshot(env, before)
 	fmt.Fprintf(env.Stdout, "reproducer: %s\n", commandString(argv[0], argv[1:]))
 	parser := pytestlog.NewParser()
 	var (
@@ -414,9 +421,9 @@ func maskSecretEnv(env *Env, pairs []string) {
 }
 
 // writeXidAdded takes the after_reproducer snapshot and writes the Xid
-// lines that appeared since the previous snapshot, raw then decoded.
+// lines that appeared since the before_reproducer one, raw then decoded.
 func writeXidAdded(ctx context.Context, env *Env, dir, source string) error {
-	snap, err := TakeSnapshot(ctx, env, DmesgOptions{Out: dir, Name: "after_reproducer", Source: source})
+	snap, err := TakeSnapshot(ctx, env, DmesgOptions{Out: dir, Name: "after_reproducer", Source: source, Since: "before_reproducer"})
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 		}
 	}
 	xidAdded := readFile(t, filepath.Join(w.out, XidAddedLog))
-	if !strings.Contains(xidAdded, "NVRM: Xid (PCI:0001:00:00): 31,") || !strings.Contains(xidAdded, `since "start"`) {
+	if !strings.Contains(xidAdded, "NVRM: Xid (PCI:0001:00:00): 31,") || !strings.Contains(xidAdded, "since \"before_reproducer\" (anchor): 1\n") {
 		t.Errorf("xid_added.log lacks the Xid written during the run:\n%s", xidAdded)
 	}
 
@@ -190,6 +190,17 @@ func TestReproduceEndToEnd(t *testing.T) {
 	r = runStep(t, w.suite, w.env, "verdict", "--out", w.out)
 	if r.code != 1 || !strings.Contains(r.stdout, "reproduced") {
 		t.Errorf("verdict exit %d, stdout %q; want 1 and a reason", r.code, r.stdout)
+	}
+
+	// A rerun (run_reproducer.sh from the tmate shell) reports only its own
+	// Xid, not the first run's.
+	if r := runStep(t, w.suite, w.env, "reproduce", "--out", w.out, "--python", py,
+		"--workers", "2", "--count", "5", "test_repro.py"); r.code != 0 {
+		t.Fatalf("rerun exit %d\n%s", r.code, r.stderr)
+	}
+	xidAdded = readFile(t, filepath.Join(w.out, XidAddedLog))
+	if n := strings.Count(xidAdded, "NVRM: Xid (PCI:"); n != 1 || strings.Count(readFile(t, w.kmsg), "NVRM: Xid") != 2 {
+		t.Errorf("rerun: xid_added.log has %d Xid lines, want only the rerun's one:\n%s", n, xidAdded)
 	}
 }
 
