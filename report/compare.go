@@ -38,9 +38,11 @@ func Compare(labels []string, verdicts []*Verdict) Comparison {
 // compareRow is one runner's facts as table cells.
 type compareRow struct {
 	runner, reproduced, tests, crashed, sanitizer, xid string
+	// finding is true when sanitizer names a finding (a kernel or API call, shown as code).
+	finding bool
 }
 
-var compareHeader = compareRow{"runner", "reproduced", "failed/total", "crashed workers", "first sanitizer finding", "Xid"}
+var compareHeader = compareRow{"runner", "reproduced", "failed/total", "crashed workers", "first sanitizer finding", "Xid", false}
 
 func (r ComparisonRow) cells() compareRow {
 	v := r.Verdict
@@ -49,7 +51,7 @@ func (r ComparisonRow) cells() compareRow {
 		if r.Err != nil {
 			msg += ": " + r.Err.Error()
 		}
-		return compareRow{r.Runner, msg, "-", "-", "-", "-"}
+		return compareRow{r.Runner, msg, "-", "-", "-", "-", false}
 	}
 	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-"}
 	if v.Run.Cancelled {
@@ -68,9 +70,9 @@ func (r ComparisonRow) cells() compareRow {
 	if s := v.Sanitizer; s != nil {
 		switch f := s.firstFinding(); {
 		case f != "" && !s.Complete:
-			row.sanitizer = f + " (inconclusive)"
+			row.sanitizer, row.finding = f+" (inconclusive)", true
 		case f != "":
-			row.sanitizer = f
+			row.sanitizer, row.finding = f, true
 		case !s.Complete:
 			row.sanitizer = "inconclusive"
 		default:
@@ -103,18 +105,26 @@ func (c Comparison) Markdown() string {
 		b.WriteString(mdText(strings.Join(yes, ", ")))
 	}
 	fmt.Fprintf(&b, " (%d of %d)\n\n", len(yes), len(c.Rows))
-	writeMDRow(&b, compareHeader.list())
+	writeMDRow(&b, compareHeader.list(), false)
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		writeMDRow(&b, r.cells().list())
+		cells := r.cells()
+		writeMDRow(&b, cells.list(), cells.finding)
 	}
 	return b.String()
 }
 
-func writeMDRow(b *strings.Builder, cells []string) {
+// sanitizerColumn is the index of the first sanitizer finding in compareRow.list.
+const sanitizerColumn = 4
+
+func writeMDRow(b *strings.Builder, cells []string, finding bool) {
 	b.WriteString("|")
-	for _, c := range cells {
-		b.WriteString(" " + mdCell(mdText(c)) + " |")
+	for i, c := range cells {
+		s := mdText(c)
+		if finding && i == sanitizerColumn {
+			s = mdCode(c)
+		}
+		b.WriteString(" " + mdCell(s) + " |")
 	}
 	b.WriteString("\n")
 }

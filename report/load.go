@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,9 +36,15 @@ var ErrNoInputs = errors.New("no artifact files")
 // a section whose input is absent stays nil. It fails only when dir cannot be read or holds
 // none of the input files; a damaged optional file becomes a note in Run.Notes.
 func Load(dir string) (*Verdict, error) {
-	entries, err := os.ReadDir(dir)
+	return LoadFS(os.DirFS(dir), dir)
+}
+
+// LoadFS is Load over a file system whose root is the artifact directory; dir names it in the
+// verdict and in errors.
+func LoadFS(fsys fs.FS, dir string) (*Verdict, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("read artifact directory: %w", err)
+		return nil, fmt.Errorf("read artifact directory %s: %w", dir, err)
 	}
 	have := map[string]bool{}
 	var dmesg []string
@@ -50,10 +57,10 @@ func Load(dir string) (*Verdict, error) {
 			dmesg = append(dmesg, e.Name())
 		}
 	}
-	v := &Verdict{Run: Run{Dir: dir, Runner: filepath.Base(filepath.Clean(dir))}}
+	v := &loader{fsys: fsys, Verdict: &Verdict{Run: Run{Dir: dir, Runner: filepath.Base(filepath.Clean(dir))}}}
 	var fromSummary *Reproducer
 	if have[ReproducerSummary] {
-		r, err := v.loadSummary(filepath.Join(dir, ReproducerSummary))
+		r, err := v.loadSummary(ReproducerSummary)
 		if err != nil {
 			v.note("%s ignored: %v", ReproducerSummary, err)
 		}
@@ -61,45 +68,51 @@ func Load(dir string) (*Verdict, error) {
 	}
 	switch {
 	case have[ReproducerLog]:
-		if err := v.loadReproducerLog(filepath.Join(dir, ReproducerLog)); err != nil {
+		if err := v.loadReproducerLog(ReproducerLog); err != nil {
 			return nil, err
 		}
 	case fromSummary != nil:
 		v.Reproducer = fromSummary
 	}
 	if have[SanitizerLog] {
-		if err := v.loadSanitizer(filepath.Join(dir, SanitizerLog)); err != nil {
+		if err := v.loadSanitizer(SanitizerLog); err != nil {
 			return nil, err
 		}
 	}
 	switch {
 	case have[XidAddedLog]:
-		if err := v.loadXidAdded(filepath.Join(dir, XidAddedLog)); err != nil {
+		if err := v.loadXidAdded(XidAddedLog); err != nil {
 			return nil, err
 		}
 	case len(dmesg) > 0:
-		if err := v.loadDmesg(dir, dmesg); err != nil {
+		if err := v.loadDmesg(dmesg); err != nil {
 			return nil, err
 		}
 	}
 	if len(v.Run.Files) == 0 {
 		return nil, fmt.Errorf("%s: %w: looked for %s", dir, ErrNoInputs, strings.Join(inputs, ", "))
 	}
-	return v, nil
+	return v.Verdict, nil
+}
+
+// loader builds a Verdict from the files of one artifact directory.
+type loader struct {
+	fsys fs.FS
+	*Verdict
 }
 
 // note records a problem with an optional input.
-func (v *Verdict) note(format string, args ...any) {
+func (v *loader) note(format string, args ...any) {
 	v.Run.Notes = append(v.Run.Notes, fmt.Sprintf(format, args...))
 }
 
 // openInput opens one input file and records it as read.
-func (v *Verdict) openInput(path string) (*os.File, error) {
-	f, err := os.Open(path)
+func (v *loader) openInput(name string) (fs.File, error) {
+	f, err := v.fsys.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	v.Run.Files = append(v.Run.Files, filepath.Base(path))
+	v.Run.Files = append(v.Run.Files, name)
 	return f, nil
 }
 
@@ -131,7 +144,7 @@ type crashJS struct {
 
 // loadSummary reads reproducer_summary.json into v.Run and returns its reproducer section, used
 // when reproducer.log is missing.
-func (v *Verdict) loadSummary(path string) (*Reproducer, error) {
+func (v *loader) loadSummary(path string) (*Reproducer, error) {
 	f, err := v.openInput(path)
 	if err != nil {
 		return nil, err
@@ -165,7 +178,7 @@ func (v *Verdict) loadSummary(path string) (*Reproducer, error) {
 	return r, nil
 }
 
-func (v *Verdict) loadReproducerLog(path string) error {
+func (v *loader) loadReproducerLog(path string) error {
 	f, err := v.openInput(path)
 	if err != nil {
 		return err
@@ -283,7 +296,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func (v *Verdict) loadSanitizer(path string) error {
+func (v *loader) loadSanitizer(path string) error {
 	f, err := v.openInput(path)
 	if err != nil {
 		return err

@@ -36,7 +36,7 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "- **Sanitizer:** not run (%s missing)\n", mdCode(SanitizerLog))
 	}
 	if x := v.Xid; x != nil {
-		fmt.Fprintf(&b, "- **Xid:** %s\n", mdText(x.countsLine(true)))
+		fmt.Fprintf(&b, "- **Xid:** %s (from %s)\n", mdText(x.countsLine(true)), mdCode(x.Source))
 	} else {
 		b.WriteString("- **Xid:** no kernel log captured\n")
 	}

@@ -159,7 +159,7 @@ func (v *Verdict) textXid(t *textWriter) {
 	}
 	codes := x.codes()
 	if len(codes) == 0 {
-		t.field("Xid:", "none")
+		t.field("Xid:", "none (from "+x.Source+")")
 		return
 	}
 	lines := make([]string, 0, len(codes))

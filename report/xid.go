@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -87,7 +86,7 @@ func (b *xidBuilder) done() *Xid {
 
 // loadXidAdded reads xid_added.log: the raw Xid lines new during the reproducer. Comment lines
 // ("# ...") are skipped and the decoded summary after "# decoded" is not read again.
-func (v *Verdict) loadXidAdded(path string) error {
+func (v *loader) loadXidAdded(path string) error {
 	f, err := v.openInput(path)
 	if err != nil {
 		return err
@@ -116,14 +115,14 @@ func (v *Verdict) loadXidAdded(path string) error {
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
 // missing: the Xid lines of the latest snapshot that dmesg_start.log does not have.
-func (v *Verdict) loadDmesg(dir string, names []string) error {
-	latest, err := latestSnapshot(dir, names)
+func (v *loader) loadDmesg(names []string) error {
+	latest, err := latestSnapshot(v.fsys, names)
 	if err != nil {
 		return err
 	}
 	seen := map[string]bool{}
 	if latest != DmesgStartLog && contains(names, DmesgStartLog) {
-		f, err := v.openInput(filepath.Join(dir, DmesgStartLog))
+		f, err := v.openInput(DmesgStartLog)
 		if err != nil {
 			return err
 		}
@@ -143,7 +142,7 @@ func (v *Verdict) loadDmesg(dir string, names []string) error {
 		v.Xid = newXid(DmesgStartLog).done()
 		return nil
 	}
-	f, err := v.openInput(filepath.Join(dir, latest))
+	f, err := v.openInput(latest)
 	if err != nil {
 		return err
 	}
@@ -168,7 +167,7 @@ func (v *Verdict) loadDmesg(dir string, names []string) error {
 
 // latestSnapshot picks the snapshot taken last: dmesg_final.log when present, else the most
 // recently modified one other than dmesg_start.log (names break ties), else dmesg_start.log.
-func latestSnapshot(dir string, names []string) (string, error) {
+func latestSnapshot(fsys fs.FS, names []string) (string, error) {
 	if contains(names, "dmesg_final.log") {
 		return "dmesg_final.log", nil
 	}
@@ -181,7 +180,7 @@ func latestSnapshot(dir string, names []string) (string, error) {
 		if n == DmesgStartLog {
 			continue
 		}
-		st, err := os.Stat(filepath.Join(dir, n))
+		st, err := fs.Stat(fsys, n)
 		if err != nil {
 			return "", fmt.Errorf("stat %s: %w", n, err)
 		}

@@ -1,0 +1,358 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Kernel log lines for the dmesg tests.
+const (
+	oldXid43 = "[  602.114520] NVRM: Xid (PCI:0001:00:00): 43, pid=21877, name=python3, channel 0x00000010"
+	newXid31 = "[ 2871.402113] NVRM: Xid (PCI:0001:00:00): 31, pid=37803, name=[pytest-xdist r, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE"
+	newXid13 = "[ 2990.000001] NVRM: Xid (PCI:0001:00:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x504648=0x102000e"
+	bootLine = "[    4.921890] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  590.48.01"
+)
+
+// writeDir writes files (name -> content) into a new directory.
+func writeDir(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+func TestLoadXid(t *testing.T) {
+	tests := []struct {
+		name       string
+		files      map[string]string
+		mtimes     map[string]int // seconds after a base time
+		wantNil    bool
+		wantCounts map[int]int
+		wantSource string
+	}{
+		{
+			name: "xid_added.log: the decoded part is not read again",
+			files: map[string]string{XidAddedLog: lines(
+				"# NVIDIA Xid lines new in dmesg snapshot \"after_reproducer\" since \"start\" (diff): 1",
+				"# source: dmesg", newXid31, "", "# decoded",
+				"  quoted again: "+newXid31)},
+			wantCounts: map[int]int{31: 1}, wantSource: XidAddedLog,
+		},
+		{
+			name: "xid_added.log wins over the snapshots",
+			files: map[string]string{XidAddedLog: lines("# none"), DmesgStartLog: lines(bootLine),
+				"dmesg_final.log": lines(bootLine, newXid31)},
+			wantCounts: map[int]int{}, wantSource: XidAddedLog,
+		},
+		{
+			name: "snapshots: lines already in dmesg_start.log are old",
+			files: map[string]string{DmesgStartLog: lines(bootLine, oldXid43),
+				"dmesg_after_reproducer.log": lines(bootLine, oldXid43, newXid31),
+				"dmesg_final.log":            lines(bootLine, oldXid43, newXid31, newXid13)},
+			wantCounts: map[int]int{31: 1, 13: 1}, wantSource: "dmesg_final.log",
+		},
+		{
+			name: "snapshots without final: the newest one",
+			files: map[string]string{DmesgStartLog: lines(bootLine),
+				"dmesg_after_reproducer.log": lines(bootLine, newXid31, newXid13),
+				"dmesg_manual.log":           lines(bootLine, newXid31)},
+			mtimes:     map[string]int{DmesgStartLog: 0, "dmesg_after_reproducer.log": 20, "dmesg_manual.log": 10},
+			wantCounts: map[int]int{31: 1, 13: 1}, wantSource: "dmesg_after_reproducer.log",
+		},
+		{
+			name:       "a snapshot without dmesg_start.log counts every line once",
+			files:      map[string]string{"dmesg_final.log": lines(oldXid43, newXid31, newXid31)},
+			wantCounts: map[int]int{43: 1, 31: 1}, wantSource: "dmesg_final.log",
+		},
+		{
+			name:       "only the start snapshot: nothing new",
+			files:      map[string]string{DmesgStartLog: lines(bootLine, oldXid43)},
+			wantCounts: map[int]int{}, wantSource: DmesgStartLog,
+		},
+		{
+			name:    "no kernel log",
+			files:   map[string]string{ReproducerLog: lines("==== 1 passed in 0.01s ====")},
+			wantNil: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeDir(t, tt.files)
+			base := time.Date(2025, 11, 28, 14, 0, 0, 0, time.UTC)
+			for name, s := range tt.mtimes {
+				at := base.Add(time.Duration(s) * time.Second)
+				if err := os.Chtimes(filepath.Join(dir, name), at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNil {
+				if v.Xid != nil {
+					t.Fatalf("Xid = %+v, want nil", v.Xid)
+				}
+				return
+			}
+			if v.Xid == nil {
+				t.Fatal("Xid is nil")
+			}
+			if fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantCounts) {
+				t.Errorf("counts %v, want %v", v.Xid.Counts, tt.wantCounts)
+			}
+			if v.Xid.Source != tt.wantSource {
+				t.Errorf("source %q, want %q", v.Xid.Source, tt.wantSource)
+			}
+			n := 0
+			for _, c := range v.Xid.Counts {
+				n += c
+			}
+			if len(v.Xid.Events) != n {
+				t.Errorf("%d events for %d counted", len(v.Xid.Events), n)
+			}
+		})
+	}
+}
+
+func TestLoadXidEventsCapped(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < MaxXidEvents+25; i++ {
+		fmt.Fprintf(&b, "[%5d.%06d] NVRM: Xid (PCI:0001:00:00): 13, pid=9921, name=python, Graphics SM Warp Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address\n", 1000+i, i)
+	}
+	v, err := Load(writeDir(t, map[string]string{XidAddedLog: b.String()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Xid.Counts[13] != MaxXidEvents+25 || len(v.Xid.Events) != MaxXidEvents || v.Xid.Dropped != 25 {
+		t.Errorf("count %d, events %d, dropped %d", v.Xid.Counts[13], len(v.Xid.Events), v.Xid.Dropped)
+	}
+	if md := v.Markdown(""); !strings.Contains(md, "25 more events") {
+		t.Errorf("Markdown does not say events were left out:\n%s", md)
+	}
+}
+
+const smallLog = `============================= test session starts ==============================
+created: 2/2 workers
+2 workers [4 items]
+
+[gw0] [ 25%] PASSED t.py::test_x[cuda-1-2] 
+[gw1] [ 50%] FAILED t.py::test_x[cuda-2-2] 
+[gw0] [ 75%] PASSED t.py::test_y[cuda-1-2] 
+[gw1] [100%] FAILED t.py::test_y[cuda-2-2] 
+=========================== short test summary info ============================
+FAILED t.py::test_x[cuda-2-2] - AssertionError: boom
+FAILED t.py::test_y[cuda-2-2] - AssertionError: bang
+========================= 2 failed, 2 passed in 1.50s ==========================
+`
+
+func TestLoadReproducer(t *testing.T) {
+	tests := []struct {
+		name        string
+		files       map[string]string
+		wantFailed  int
+		wantBase    []string
+		wantCount   int
+		wantNote    string
+		wantRepro   bool
+		wantMessage string
+	}{
+		{
+			name:       "log without summary: count inferred from the ids",
+			files:      map[string]string{ReproducerLog: smallLog},
+			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda]", "t.py::test_y[cuda]"}, wantCount: 2,
+			wantRepro: true, wantMessage: "AssertionError: boom",
+		},
+		{
+			name: "summary count wins over inference",
+			files: map[string]string{ReproducerLog: smallLog,
+				ReproducerSummary: `{"count": 7, "workers": 2, "exit_code": 1, "reproduced": true}`},
+			// With --count 7 the "-2-2" tails are user parameters, not repetitions.
+			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda-2-2]", "t.py::test_y[cuda-2-2]"}, wantCount: 7,
+			wantRepro: true, wantMessage: "AssertionError: boom",
+		},
+		{
+			name: "summary without log",
+			files: map[string]string{ReproducerSummary: `{"count": 2, "exit_code": 1, "reproduced": true, "passed": 1, "failed": 1,
+				"complete": true, "crashed_workers": ["gw1"], "crashes": [{"worker": "gw1", "node_id": "t.py::test_x[2-2]"}],
+				"failed_tests": ["t.py::test_x[2-2]"]}`},
+			wantFailed: 1, wantBase: []string{"t.py::test_x"}, wantCount: 2, wantRepro: true,
+		},
+		{
+			name:       "damaged summary is a note, the log still counts",
+			files:      map[string]string{ReproducerLog: smallLog, ReproducerSummary: `{"count": `},
+			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda]", "t.py::test_y[cuda]"}, wantCount: 2,
+			wantNote: "reproducer_summary.json ignored", wantRepro: true, wantMessage: "AssertionError: boom",
+		},
+		{
+			name:     "summary says reproduced although the log shows no failure",
+			files:    map[string]string{ReproducerLog: "== 4 passed in 1.00s ==\n", ReproducerSummary: `{"reproduced": true, "exit_code": 1, "count": 2}`},
+			wantBase: []string{}, wantCount: 2, wantRepro: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := v.Reproducer
+			if r == nil {
+				t.Fatal("no reproducer section")
+			}
+			if r.Failed != tt.wantFailed {
+				t.Errorf("failed %d, want %d", r.Failed, tt.wantFailed)
+			}
+			if strings.Join(r.FailedBaseTests, ",") != strings.Join(tt.wantBase, ",") {
+				t.Errorf("base ids %q, want %q", r.FailedBaseTests, tt.wantBase)
+			}
+			if v.Run.Count != tt.wantCount {
+				t.Errorf("count %d, want %d", v.Run.Count, tt.wantCount)
+			}
+			if v.Reproduced() != tt.wantRepro {
+				t.Errorf("Reproduced() = %v, want %v", v.Reproduced(), tt.wantRepro)
+			}
+			if r.FirstMessage != tt.wantMessage {
+				t.Errorf("first message %q, want %q", r.FirstMessage, tt.wantMessage)
+			}
+			notes := strings.Join(v.Run.Notes, "\n")
+			if (tt.wantNote == "") != (notes == "") || !strings.Contains(notes, tt.wantNote) {
+				t.Errorf("notes %q, want %q", notes, tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestPerTestCounts(t *testing.T) {
+	r := &Reproducer{FailedTests: []string{"a[cuda-1-3]", "b[cuda-1-3]", "b[cuda-2-3]", "c[1-3]", "b[cuda-3-3]", "a[cuda-3-3]"}}
+	r.finish(3)
+	got := fmt.Sprint(r.PerTest)
+	if want := "[{b[cuda] 3} {a[cuda] 2} {c 1}]"; got != want {
+		t.Errorf("PerTest %s, want %s", got, want)
+	}
+}
+
+func TestInferCount(t *testing.T) {
+	tests := []struct {
+		ids  []string
+		want int
+	}{
+		{[]string{"t.py::a[cuda-3-50]", "t.py::b[7-50]", "t.py::c"}, 50},
+		{[]string{"t.py::a[cuda-3-50]", "t.py::b[7-20]"}, 0},
+		{[]string{"t.py::a[cuda]", "t.py::b"}, 0},
+		{[]string{"t.py::a[0-5]"}, 0},
+		{nil, 0},
+	}
+	for _, tt := range tests {
+		if got := inferCount(tt.ids); got != tt.want {
+			t.Errorf("inferCount(%q) = %d, want %d", tt.ids, got, tt.want)
+		}
+	}
+}
+
+func TestLoadSanitizerMergesAPIErrors(t *testing.T) {
+	log := lines(
+		"========= COMPUTE-SANITIZER",
+		`========= Program hit CUDA_ERROR_ILLEGAL_ADDRESS (error 700) due to "an illegal memory access was encountered" on CUDA API call to cuStreamSynchronize.`,
+		"=========     Saved host backtrace up to driver entry point at error",
+		"=========",
+		`========= Program hit CUDA_ERROR_ILLEGAL_ADDRESS (error 700) due to "an illegal memory access was encountered" on CUDA API call to cuStreamSynchronize.`,
+		"=========",
+		`========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaFree.`,
+		"=========",
+		"========= ERROR SUMMARY: 3 errors",
+	)
+	v, err := Load(writeDir(t, map[string]string{SanitizerLog: log}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := v.Sanitizer
+	if s == nil || !s.Complete || s.ErrorSummary == nil || *s.ErrorSummary != 3 {
+		t.Fatalf("sanitizer %+v", s)
+	}
+	want := []APIError{{"cuStreamSynchronize", "CUDA_ERROR_ILLEGAL_ADDRESS", 2}, {"cudaFree", "cudaErrorLaunchFailure", 1}}
+	if fmt.Sprint(s.APIErrors) != fmt.Sprint(want) {
+		t.Errorf("API errors %v, want %v", s.APIErrors, want)
+	}
+	if len(s.Errors) != 0 {
+		t.Errorf("errors %v, want none", s.Errors)
+	}
+	if v.Reproducer != nil || v.Xid != nil {
+		t.Errorf("sections without input are not nil: %+v %+v", v.Reproducer, v.Xid)
+	}
+	var buf bytes.Buffer
+	if err := v.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if errs, ok := m["sanitizer"].(map[string]any)["errors"].([]any); !ok || len(errs) != 0 {
+		t.Errorf(`sanitizer.errors = %v, want []`, m["sanitizer"].(map[string]any)["errors"])
+	}
+}
+
+func TestReproducedTable(t *testing.T) {
+	tests := []struct {
+		name string
+		v    Verdict
+		want bool
+	}{
+		{"no sections", Verdict{}, false},
+		{"all passed", Verdict{Reproducer: &Reproducer{Passed: 10, Complete: true}}, false},
+		{"a failure", Verdict{Reproducer: &Reproducer{Passed: 9, Failed: 1}}, true},
+		{"an error", Verdict{Reproducer: &Reproducer{Errors: 1}}, true},
+		{"a crash only", Verdict{Reproducer: &Reproducer{CrashedWorkers: []string{"gw0"}}}, true},
+		{"failed ids before the counts", Verdict{Reproducer: &Reproducer{FailedTests: []string{"t"}}}, true},
+		{"summary says so", Verdict{Run: Run{ReproducedBySummary: true}}, true},
+		{"sanitizer findings alone are not a reproduction", Verdict{Sanitizer: &Sanitizer{Errors: []AccessError{{Kind: "x"}}}}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.v.Reproduced(); got != tt.want {
+			t.Errorf("%s: Reproduced() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestMarkdownEscaping(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "`plain`"},
+		{"a`b", "``a`b``"},
+		{"`x", "`` `x ``"},
+		{"t.py::x[a|b]", "`t.py::x[a|b]`"},
+		{"two\nlines", "`two lines`"},
+	}
+	for _, tt := range tests {
+		if got := mdCode(tt.in); got != tt.want {
+			t.Errorf("mdCode(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := mdCell(mdCode("t.py::x[a|b]")); got != "`t.py::x[a\\|b]`" {
+		t.Errorf("mdCell = %q", got)
+	}
+	if got := mdText("<b>*x*</b> | _y_"); got != `\<b\>\*x\*\</b\> \| \_y\_` {
+		t.Errorf("mdText = %q", got)
+	}
+	// A test id with a pipe must not split the failing-tests table.
+	v := &Verdict{Reproducer: &Reproducer{Failed: 1, FailedTests: []string{"t.py::x[a|b-1-1]"}}}
+	v.Reproducer.finish(1)
+	md := v.Markdown("")
+	for _, line := range strings.Split(md, "\n") {
+		if strings.Contains(line, "t.py::x") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 3 {
+			t.Errorf("table row split by the id's pipe: %q", line)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// designShape is the `debugflow report --json` example of docs/design.md, verbatim.
+const designShape = `{"reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,
+                "crashed_workers":["gw3"],"failed_tests":["..."],"failed_base_tests":["..."]},
+ "sanitizer":  {"tool":"memcheck","error_summary":2,"not_printed":0,"complete":true,
+                "errors":[{"kind":"Invalid __global__ write","size":4,"kernel":"...","address":"0x...","count":1}],
+                "api_errors":[{"call":"cuStreamSynchronize","result":"CUDA_ERROR_ILLEGAL_ADDRESS","count":1}]},
+ "xid":        {"counts":{"31":1,"109":1},
+                "events":[{"code":31,"pci":"0001:00:00","pid":37803,"process":"...","fault_address":"0x70a2_c8000000",
+                           "fault_type":"FAULT_PDE","access_type":"ACCESS_TYPE_VIRT_WRITE","meaning":"..."}]}}`
+
+// sameShape reports where got differs from want in key sets or JSON types. Objects must have
+// exactly the same keys (except under "counts", a map keyed by Xid code); every array element
+// of got is checked against want's first element; null matches anything in want only where
+// nullable allows it.
+func sameShape(path string, want, got any, nullable map[string]bool) []string {
+	if got == nil {
+		if nullable[path] {
+			return nil
+		}
+		return []string{path + ": null"}
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %T, want an object", path, got)}
+		}
+		if strings.HasSuffix(path, ".counts") {
+			var diffs []string
+			for k, v := range g {
+				if _, ok := v.(float64); !ok || strings.TrimLeft(k, "0123456789") != "" {
+					diffs = append(diffs, fmt.Sprintf("%s[%q]: %v is not code -> number", path, k, v))
+				}
+			}
+			return diffs
+		}
+		if wk, gk := keys(w), keys(g); wk != gk {
+			return []string{fmt.Sprintf("%s: keys %s, want %s", path, gk, wk)}
+		}
+		var diffs []string
+		for k := range w {
+			diffs = append(diffs, sameShape(path+"."+k, w[k], g[k], nullable)...)
+		}
+		return diffs
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %T, want an array", path, got)}
+		}
+		var diffs []string
+		for i, e := range g {
+			diffs = append(diffs, sameShape(fmt.Sprintf("%s[%d]", path, i), w[0], e, nullable)...)
+		}
+		return diffs
+	default:
+		if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", got) {
+			return []string{fmt.Sprintf("%s: %T, want %T", path, got, want)}
+		}
+	}
+	return nil
+}
+
+func keys(m map[string]any) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ",")
+}
+
+func TestJSONShape(t *testing.T) {
+	var want any
+	if err := json.Unmarshal([]byte(designShape), &want); err != nil {
+		t.Fatal(err)
+	}
+	// What may be null: a whole section whose input is absent, error_summary without an
+	// ERROR SUMMARY line, and pid when the driver could not attribute the event.
+	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true,
+		"$.sanitizer.error_summary": true}
+	for _, name := range goldenCases {
+		t.Run(name, func(t *testing.T) {
+			v, err := Load(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := v.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			var got any
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			events := map[string]bool{}
+			for k, ok := range nullable {
+				events[k] = ok
+			}
+			if x, ok := got.(map[string]any)["xid"].(map[string]any); ok {
+				for i := range x["events"].([]any) {
+					events[fmt.Sprintf("$.xid.events[%d].pid", i)] = true
+				}
+			}
+			for _, d := range sameShape("$", want, got, events) {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+func TestJSONNullSections(t *testing.T) {
+	tests := []struct {
+		name     string
+		wantNull []string
+		wantSet  []string
+	}{
+		{"only_reproducer_log", []string{"sanitizer", "xid"}, []string{"reproducer"}},
+		{"cancelled", []string{"sanitizer", "xid"}, []string{"reproducer"}},
+		{"t4_reproduced", nil, []string{"reproducer", "sanitizer", "xid"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(filepath.Join("testdata", tt.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := v.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 {
+				t.Errorf("top-level keys %d, want 3", len(got))
+			}
+			for _, k := range tt.wantNull {
+				if string(got[k]) != "null" {
+					t.Errorf("%s = %s, want null", k, got[k])
+				}
+			}
+			for _, k := range tt.wantSet {
+				if raw, ok := got[k]; !ok || string(raw) == "null" {
+					t.Errorf("%s missing or null", k)
+				}
+			}
+		})
+	}
+	v, err := Load(filepath.Join("testdata", "sanitizer_inconclusive"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := v.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"error_summary": null`) || !strings.Contains(buf.String(), `"complete": false`) {
+		t.Errorf("inconclusive sanitizer: want error_summary null and complete false:\n%s", buf.String())
+	}
+}
+
+func TestSameShapeDetectsDifferences(t *testing.T) {
+	var want any
+	if err := json.Unmarshal([]byte(designShape), &want); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, got, wantDiff string }{
+		{"extra key", `{"reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
+		{"missing key", `{"reproducer":null,"sanitizer":null}`, "keys"},
+		{"wrong type", `{"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
+		{"bad counts key", `{"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
+		{"null not allowed", `{"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
+	}
+	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true}
+	for _, tt := range tests {
+		var got any
+		if err := json.Unmarshal([]byte(tt.got), &got); err != nil {
+			t.Fatal(err)
+		}
+		diffs := sameShape("$", want, got, nullable)
+		if len(diffs) == 0 || !strings.Contains(strings.Join(diffs, "\n"), tt.wantDiff) {
+			t.Errorf("%s: diffs %q, want one containing %q", tt.name, diffs, tt.wantDiff)
+		}
+	}
+}
