@@ -1,0 +1,250 @@
+// Package local runs the debug sequence of a spec on the current machine, with the same steps/
+// code the generated workflow runs on a CI runner: identity and dmesg snapshot, optional build,
+// reproducer with live progress, sanitizer on the failed tests, Xid summary and the verdict.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/steps"
+)
+
+// Exit codes of `debugflow local`.
+const (
+	ExitNotReproduced = 0
+	ExitReproduced    = 1
+	ExitCancelled     = 130
+)
+
+// Options configures one local run.
+type Options struct {
+	Spec *spec.Spec
+	// Out is the artifact directory (default the spec's artifact.dir).
+	Out string
+	// Count overrides the repeat count (0: the count input's default, else reproducer.count).
+	Count int
+	// StopOnFirstFailure stops pytest at the first failing or crashing test.
+	StopOnFirstFailure bool
+	// Build runs the spec's install and build commands first.
+	Build bool
+	// Python overrides reproducer.python.
+	Python string
+	// Verbose streams pytest's own output instead of the progress line.
+	Verbose bool
+	// Dir is the project checkout where pytest runs ("" = current directory).
+	Dir string
+	// Env is the step runner's seam to the machine (nil: steps.NewEnv()).
+	Env *steps.Env
+	// Stdout receives progress and the verdict; IsTTY draws an updating line and colour.
+	Stdout io.Writer
+	IsTTY  bool
+	// ProgressEvery is the period of the plain progress lines in a pipe (default 10s).
+	ProgressEvery time.Duration
+	// DmesgSource replaces the kernel log (tests).
+	DmesgSource string
+	// Sanitizer is an explicit compute-sanitizer path ("" = search).
+	Sanitizer string
+}
+
+// Result is what a local run found.
+type Result struct {
+	Verdict   *report.Verdict
+	Cancelled bool
+	ExitCode  int
+}
+
+// Run executes the sequence. A cancelled ctx (Ctrl-C) stops the reproducer's process tree; the
+// evidence gathered so far is still summarised and printed.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	s := opts.Spec
+	if s == nil {
+		return nil, errors.New("local: no spec")
+	}
+	if opts.Out == "" {
+		opts.Out = s.Artifact.Dir
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 10 * time.Second
+	}
+	python := s.Reproducer.Python
+	if opts.Python != "" {
+		python = opts.Python
+	}
+	count, err := repeatCount(s, opts.Count)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", opts.Out, err)
+	}
+	env := opts.Env
+	if env == nil {
+		env = steps.NewEnv()
+	}
+	out := opts.Stdout
+	quiet := *env
+	quiet.Stdout = io.Discard // the verbs' own chatter goes to the files; we print a summary line
+	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
+
+	section("system identity and first dmesg snapshot")
+	if err := steps.RunIdentity(ctx, &quiet, steps.IdentityOptions{Out: opts.Out, Python: python,
+		DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil {
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	fmt.Fprintf(out, "    wrote %s/system_identity.txt\n", opts.Out)
+
+	if opts.Build {
+		section("install and build")
+		if err := build(ctx, s, opts, out); err != nil {
+			return nil, err
+		}
+	}
+
+	section(fmt.Sprintf("reproducer: %d workers x %d repeats of %s", s.Reproducer.Workers, count, strings.Join(s.Reproducer.Paths, " ")))
+	progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
+	repEnv := quiet
+	if opts.Verbose {
+		repEnv.Stdout = out
+	}
+	repOpts := steps.ReproduceOptions{
+		Out: opts.Out,
+		ReproducerFlags: steps.ReproducerFlags{
+			Python: python, Workers: s.Reproducer.Workers, Count: count, Select: s.Reproducer.Select,
+			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Env, s.Reproducer.Env), Paths: s.Reproducer.Paths,
+		},
+		StopOnFirstFailure: opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure,
+		DmesgSource:        opts.DmesgSource,
+		Dir:                opts.Dir,
+		ProgressInterval:   -1, // we draw our own
+	}
+	if !opts.Verbose {
+		repOpts.Progress = progress.Update
+	}
+	rep, repErr := steps.RunReproduce(ctx, &repEnv, repOpts)
+	progress.Done()
+	if rep == nil {
+		if repErr == nil {
+			repErr = errors.New("the reproducer returned no result")
+		}
+		return nil, fmt.Errorf("reproducer: %w", repErr)
+	}
+	cancelled := rep.Cancelled || ctx.Err() != nil
+
+	// After Ctrl-C the remaining steps still run, on a context of their own, so what was
+	// gathered is summarised; only the sanitizer (a long run) is skipped.
+	finish := context.WithoutCancel(ctx)
+	if cancelled {
+		fmt.Fprintln(out, "    cancelled: skipping the sanitizer, writing what was gathered")
+	} else if s.Sanitizer.SanitizerEnabled() {
+		section("compute-sanitizer on the failed tests")
+		sanitize(ctx, &quiet, s, opts, python, out)
+	}
+
+	section("dmesg and Xid summary")
+	if _, err := steps.RunXid(finish, &quiet, steps.XidOptions{Out: opts.Out, Source: opts.DmesgSource}); err != nil {
+		fmt.Fprintf(out, "    xid summary failed: %v\n", err)
+	}
+
+	v, err := report.Load(opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("reading the evidence in %s: %w", opts.Out, err)
+	}
+	fmt.Fprintln(out)
+	if err := v.WriteText(out, opts.IsTTY); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, opts.Out)
+	res := &Result{Verdict: v, Cancelled: cancelled, ExitCode: ExitNotReproduced}
+	switch {
+	case cancelled:
+		res.ExitCode = ExitCancelled
+	case rep.Reproduced:
+		res.ExitCode = ExitReproduced
+	}
+	return res, nil
+}
+
+// repeatCount is --count, else the default of the count input, else reproducer.count.
+func repeatCount(s *spec.Spec, override int) (int, error) {
+	if override < 0 {
+		return 0, fmt.Errorf("--count must be at least 1 (got %d)", override)
+	}
+	if override > 0 {
+		return override, nil
+	}
+	if name := s.Reproducer.CountInput; name != "" {
+		if in, ok := s.Input(name); ok && in.Default != "" {
+			var n int
+			if _, err := fmt.Sscan(in.Default, &n); err == nil && n > 0 {
+				return n, nil
+			}
+		}
+	}
+	return s.Reproducer.Count, nil
+}
+
+// envPairs turns the workflow env and the reproducer env into KEY=VALUE pairs, in order.
+func envPairs(lists ...spec.Env) []string {
+	var pairs []string
+	for _, l := range lists {
+		for _, v := range l {
+			pairs = append(pairs, v.Name+"="+v.Value)
+		}
+	}
+	return pairs
+}
+
+// sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
+// reported, not fatal.
+func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
+	if _, err := steps.FindSanitizer(env, opts.Sanitizer); err != nil {
+		fmt.Fprintf(out, "    skipped: %v\n", err)
+		return
+	}
+	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
+		Out: opts.Out,
+		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, PrintLimit: s.Sanitizer.PrintLimit,
+			MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
+		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
+	})
+	switch {
+	case err != nil:
+		fmt.Fprintf(out, "    sanitizer failed: %v\n", err)
+	case res == nil:
+		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
+	default:
+		fmt.Fprintf(out, "    %d test(s) under %s: %d finding(s)\n", len(res.Tests), s.Sanitizer.Tool, res.Findings)
+	}
+}
+
+// build runs the spec's install and build commands in the checkout, as the workflow does
+// (apt packages are listed, not installed: this is your machine).
+func build(ctx context.Context, s *spec.Spec, opts Options, out io.Writer) error {
+	if len(s.Install.Apt) > 0 {
+		fmt.Fprintf(out, "    not installing apt packages on this machine; make sure these are present: %s\n", strings.Join(s.Install.Apt, " "))
+	}
+	cmds := append(append([]string{}, s.Install.Commands...), s.Build.Commands...)
+	for _, c := range cmds {
+		fmt.Fprintf(out, "    $ %s\n", c)
+		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", c)
+		cmd.Dir = opts.Dir
+		cmd.Env = append(os.Environ(), envPairs(s.Env, s.Build.Env)...)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build command %q: %w", c, err)
+		}
+	}
+	return nil
+}

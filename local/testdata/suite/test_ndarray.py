@@ -1,0 +1,33 @@
+"""A flaky "CUDA" suite for the local-mode end-to-end test.
+
+With pytest-repeat --count 4, repetition 2 of test_grad[cuda] aborts its xdist worker after
+appending an Xid 31 line to the fake kernel log, and repetition 3 fails. test_slow sleeps when
+LOCAL_SUITE_SLOW is set, so a test can interrupt the run mid-way. Without pytest-repeat (the
+sanitizer run) every test passes.
+"""
+import os
+import time
+
+import pytest
+
+XID = ("[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid={pid}, name=pytest-xdist, "
+       "channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 "
+       "faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n")
+
+
+@pytest.mark.parametrize("dev", ["cpu", "cuda"])
+def test_grad(dev, request):
+    name = request.node.name
+    if dev == "cuda" and name.endswith("-2-4]"):
+        log = os.environ.get("FAKE_DMESG_FILE")
+        if log:
+            with open(log, "a") as f:
+                f.write(XID.format(pid=os.getpid()))
+        os.abort()
+    if dev == "cuda" and name.endswith("-3-4]"):
+        assert False, "gradient mismatch"
+
+
+def test_slow():
+    if os.environ.get("LOCAL_SUITE_SLOW"):
+        time.sleep(60)
