@@ -95,3 +95,17 @@ func TestHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestNewFactory(t *testing.T) {
+	f := NewFactory(func() (Workflow, error) { return testWorkflow(), nil }, fakeReport)
+	if f.Getenv == nil || f.Stdout == nil || f.Stderr == nil || f.GitRemote == nil || f.GitBranch == nil || f.Report == nil {
+		t.Fatalf("unset fields: %+v", f)
+	}
+	if f.IsTTY {
+		t.Error("IsTTY under go test, where stdout is not a terminal")
+	}
+	wf, err := f.Workflow()
+	if err != nil || wf.File != wfFile {
+		t.Errorf("Workflow() = %v, %v", wf, err)
+	}
+}

@@ -26,6 +26,7 @@ type ExitError struct {
 	Err  error
 }
 
+// Error returns the underlying error's message.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
@@ -64,6 +65,7 @@ type APIError struct {
 	Err     error  // the go-github error
 }
 
+// Error says what was attempted, what GitHub answered, and on the next line what to do.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)

@@ -60,6 +60,7 @@ type ValidationError struct {
 	Problems []string
 }
 
+// Error lists the problems, one per line.
 func (e *ValidationError) Error() string {
 	if len(e.Problems) == 1 {
 		return "invalid input: " + e.Problems[0]
