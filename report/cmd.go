@@ -43,7 +43,8 @@ type Options struct {
 	// Artifact is the artifact name shown in the Markdown.
 	Artifact string
 	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
-	// removes the common prefix up to and including its first '-'.
+	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
+	// and including its first '-'.
 	StripPrefix string
 
 	Stdout io.Writer
@@ -115,7 +116,7 @@ func newCmdReport(opts *Options) *cobra.Command {
 	f.BoolVar(&opts.JSON, "json", false, "print JSON (the shape of docs/design.md; an array of {runner, ...} with --compare)")
 	f.BoolVar(&opts.Markdown, "markdown", false, "print the Markdown of the job summary instead of text")
 	f.BoolVar(&opts.Compare, "compare", false, "compare several artifact directories, one per runner")
-	f.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown")
+	f.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown (with --compare, also the prefix of the directory names)")
 	f.StringVar(&opts.StripPrefix, "strip-prefix", "auto", "prefix removed from directory names to label runners with --compare (\"\" keeps the names)")
 	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
@@ -158,8 +159,12 @@ func RunReport(opts *Options) error {
 		return v.WriteText(opts.Stdout, color)
 	}
 
-	labels := RunnerLabels(opts.Dirs, opts.StripPrefix)
-	c := Comparison{}
+	prefix := opts.StripPrefix
+	if prefix == "auto" && opts.Artifact != "" && allHavePrefix(opts.Dirs, opts.Artifact+"-") {
+		prefix = opts.Artifact + "-"
+	}
+	labels := RunnerLabels(opts.Dirs, prefix)
+	c := Comparison{Artifact: opts.Artifact}
 	var failed []string
 	for i, dir := range opts.Dirs {
 		v, err := Load(dir)
@@ -219,6 +224,16 @@ func RunnerLabels(dirs []string, prefix string) []string {
 		}
 	}
 	return labels
+}
+
+// allHavePrefix reports whether every directory's base name starts with prefix.
+func allHavePrefix(dirs []string, prefix string) bool {
+	for _, d := range dirs {
+		if !strings.HasPrefix(filepath.Base(filepath.Clean(d)), prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // isTerminal reports whether w is a character device other than /dev/null.

@@ -53,7 +53,7 @@ func TestCompareGolden(t *testing.T) {
 	t4, a10g := matrixDirs(t)
 	for _, format := range []struct{ flag, golden string }{{"", "want.txt"}, {"--markdown", "want.md"}, {"--json", "want.json"}} {
 		t.Run(format.golden, func(t *testing.T) {
-			args := []string{"--compare", t4, a10g}
+			args := []string{"--compare", "--artifact", "debug_cuda_repro_artifacts", t4, a10g}
 			if format.flag != "" {
 				args = append(args, format.flag)
 			}
@@ -118,6 +118,29 @@ func TestCmdExitCodes(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tt.wantErrMsg)
 			}
 		})
+	}
+}
+
+func TestCompareLabelsFromArtifactName(t *testing.T) {
+	root := t.TempDir()
+	t4 := copyCase(t, "t4_reproduced", filepath.Join(root, "my-artifacts-gpu-t4-4-core"))
+	a10g := copyCase(t, "clean_run", filepath.Join(root, "my-artifacts-gpu-a10g-4-core"))
+	out, _, err := runCmd(t, &Options{}, "--compare", "--markdown", "--artifact", "my-artifacts", t4, a10g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| gpu-t4-4-core | yes |", "| gpu-a10g-4-core | no |", "`my-artifacts-<runner>`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, out)
+		}
+	}
+	// Without --artifact the automatic prefix stops at the first '-'.
+	out, _, err = runCmd(t, &Options{}, "--compare", t4, a10g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "artifacts-gpu-t4-4-core") {
+		t.Errorf("text table:\n%s", out)
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 // Comparison is the verdicts of several runners side by side (the matrix feature).
 type Comparison struct {
 	Rows []ComparisonRow
+	// Artifact is the artifact name the runners' directories were uploaded under
+	// (<artifact>-<runner>); Markdown names it when set.
+	Artifact string
 }
 
 // ComparisonRow is one runner's verdict, or the error that kept it from loading.
@@ -105,6 +108,9 @@ func (c Comparison) Markdown() string {
 		b.WriteString(mdText(strings.Join(yes, ", ")))
 	}
 	fmt.Fprintf(&b, " (%d of %d)\n\n", len(yes), len(c.Rows))
+	if c.Artifact != "" {
+		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
+	}
 	writeMDRow(&b, compareHeader.list(), false)
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
