@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/debugflow/debugflow/audit"
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/lint"
+	"github.com/debugflow/debugflow/spec"
+	"github.com/spf13/cobra"
+)
+
+// embeddedSpecName is how the embedded default spec is named in headers and messages.
+const embeddedSpecName = "the embedded default spec"
+
+// generateOptions are the flags of `debugflow generate`.
+type generateOptions struct {
+	SpecPath string
+	Output   string
+	Check    bool
+	Stdout   io.Writer
+}
+
+func newGenerateCmd(specPath *string, stdout io.Writer) *cobra.Command {
+	opts := &generateOptions{Stdout: stdout}
+	cmd := &cobra.Command{
+		Use:   "generate [--spec FILE] [-o FILE|-] [--check]",
+		Short: "Write the debug workflow of a spec (validated with actionlint and the audit)",
+		Long: `Generate the GitHub Actions workflow described by a spec. Without --spec it reads
+./debugflow.yaml when present, else the embedded default (the reference CUDA T4 workflow).
+
+Before anything is written the workflow is checked with actionlint (runner labels of the spec
+declared as self-hosted, shellcheck when installed) and with 'debugflow audit'; any finding is
+printed and nothing is written (exit 1).
+
+--check compares with the file given by -o (default .github/workflows/<workflow.file>) and
+exits 1 with a unified diff when it is stale: use it in CI.`,
+		Example: `  # print the default workflow
+  debugflow generate
+  # write it where GitHub finds it
+  debugflow generate --spec debugflow.yaml -o .github/workflows/debug_cuda_repro.yml
+  # fail CI when the committed workflow is out of date
+  debugflow generate --spec examples/debugflow.yaml -o examples/debug_cuda_repro.yml --check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SpecPath = *specPath
+			return runGenerate(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "-", "file to write, or - for stdout")
+	cmd.Flags().BoolVar(&opts.Check, "check", false, "compare with the file on disk instead of writing; exit 1 with a diff when stale")
+	return cmd
+}
+
+func runGenerate(opts *generateOptions) error {
+	s, specName, err := loadSpec(opts.SpecPath)
+	if err != nil {
+		return err
+	}
+	out := opts.Output
+	if opts.Check && out == "-" {
+		out = filepath.Join(".github", "workflows", s.Workflow.File)
+	}
+	data, err := renderChecked(s, specName, out, opts.Stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.Check:
+		return checkStale(out, data, specName, opts.Stdout)
+	case out == "-":
+		_, err := opts.Stdout.Write(data)
+		return err
+	default:
+		if err := writeFileAtomic(out, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.Stdout, "wrote %s from %s\n", out, specName)
+		return nil
+	}
+}
+
+// loadSpec loads path, or ./debugflow.yaml, or the embedded default, and names what it used.
+func loadSpec(path string) (*spec.Spec, string, error) {
+	if path == "" {
+		if _, err := os.Stat(spec.DefaultFile); err == nil {
+			path = spec.DefaultFile
+		} else {
+			return spec.Default(), embeddedSpecName, nil
+		}
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		var errs spec.Errors
+		if errors.As(err, &errs) {
+			return nil, "", &exitError{code: exitUsage, err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
+		}
+		return nil, "", err
+	}
+	return s, path, nil
+}
+
+// renderChecked generates the workflow and refuses it when actionlint or the audit find
+// anything; the findings go to w.
+func renderChecked(s *spec.Spec, specName, outPath string, w io.Writer) ([]byte, error) {
+	headerSpec := specName
+	if specName == embeddedSpecName {
+		headerSpec = "" // the header then says "from the embedded default spec"
+	}
+	data, err := generate.Generate(s, headerSpec)
+	if err != nil {
+		return nil, fmt.Errorf("generating the workflow: %w", err)
+	}
+	name := outPath
+	if name == "-" {
+		name = s.Workflow.File
+	}
+	n, err := reportFindings(name, data, s.Runners, w)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return nil, &exitError{code: exitFindings, err: fmt.Errorf("refusing to write a workflow with %d finding(s); this is a debugflow bug or a spec value the checks reject", n)}
+	}
+	return data, nil
+}
+
+// reportFindings runs actionlint and the audit on one workflow and prints what they find.
+func reportFindings(name string, data []byte, labels []string, w io.Writer) (int, error) {
+	lf, err := lint.Workflow(name, data, lint.Options{SelfHostedLabels: labels})
+	if err != nil {
+		return 0, fmt.Errorf("actionlint on %s: %w", name, err)
+	}
+	for _, f := range lf {
+		fmt.Fprintln(w, f.String())
+	}
+	af, err := audit.Workflow(name, data)
+	if err != nil {
+		return 0, fmt.Errorf("audit of %s: %w", name, err)
+	}
+	for _, f := range af {
+		fmt.Fprintln(w, f.String())
+	}
+	return len(lf) + len(af), nil
+}
+
+// checkStale compares the committed file with what the spec generates.
+func checkStale(path string, want []byte, specName string, w io.Writer) error {
+	got, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(w, "%s does not exist; create it with: debugflow generate %s-o %s\n", path, specFlag(specName), path)
+		return errFindings
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if bytes.Equal(got, want) {
+		fmt.Fprintf(w, "%s is up to date with %s\n", path, specName)
+		return nil
+	}
+	fmt.Fprint(w, unifiedDiff(path+" (on disk)", path+" (generated)", string(got), string(want)))
+	fmt.Fprintf(w, "%s is stale; regenerate it with: debugflow generate %s-o %s\n", path, specFlag(specName), path)
+	return errFindings
+}
+
+func specFlag(specName string) string {
+	if specName == embeddedSpecName {
+		return ""
+	}
+	return "--spec " + specName + " "
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a failure never leaves a
+// half-written workflow behind.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func newInitCmd(stdout io.Writer) *cobra.Command {
+	var force bool
+	var output string
+	cmd := &cobra.Command{
+		Use:   "init [--output FILE] [--force]",
+		Short: "Write the default spec (the reference CUDA T4 workflow) as an editable file",
+		Long: `Write debugflow.yaml: every key of the spec with the values of the reference CUDA T4
+debug workflow and a comment saying what it does. Edit it, then run 'debugflow generate'.
+An existing file is never overwritten without --force.`,
+		Example: `  debugflow init
+  debugflow init --output specs/t4.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := os.Stat(output); err == nil && !force {
+				return &exitError{code: exitFindings, err: fmt.Errorf("%s already exists; use --force to overwrite it", output)}
+			}
+			if err := writeFileAtomic(output, spec.DefaultYAML(), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s; edit it, then run: debugflow generate --spec %s -o .github/workflows/%s\n",
+				output, output, spec.Default().Workflow.File)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	cmd.Flags().StringVarP(&output, "output", "o", spec.DefaultFile, "file to write")
+	return cmd
+}
+
+func newValidateCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check specs and workflows: actionlint plus the security audit",
+		Long: `Check each FILE. A workflow (a file with jobs:) is checked with actionlint and the
+audit. A spec is loaded strictly (errors with file:line:column and the field path), its workflow
+is generated and that is checked too. Exit 1 when anything is found.`,
+		Example: `  debugflow validate debugflow.yaml
+  debugflow validate .github/workflows/*.yml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			total := 0
+			for _, path := range args {
+				n, err := validateFile(path, stdout)
+				if err != nil {
+					return err
+				}
+				total += n
+			}
+			if total > 0 {
+				fmt.Fprintf(stdout, "%d finding(s)\n", total)
+				return errFindings
+			}
+			fmt.Fprintf(stdout, "%d file(s) OK\n", len(args))
+			return nil
+		},
+	}
+}
+
+// validateFile checks one spec or workflow and returns the number of findings it printed.
+func validateFile(path string, w io.Writer) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !looksLikeWorkflow(data) {
+		s, err := spec.Parse(path, data)
+		if err != nil {
+			var errs spec.Errors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					fmt.Fprintln(w, e.Error())
+				}
+				return len(errs), nil
+			}
+			return 0, err
+		}
+		out, err := generate.Generate(s, path)
+		if err != nil {
+			return 0, fmt.Errorf("generating the workflow of %s: %w", path, err)
+		}
+		return reportFindings(path+" => "+s.Workflow.File, out, s.Runners, w)
+	}
+	return reportFindings(path, data, nil, w)
+}
+
+// looksLikeWorkflow tells a workflow (top-level jobs:) from a spec.
+func looksLikeWorkflow(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "jobs:") {
+			return true
+		}
+	}
+	return false
+}
+
+func newAuditCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit FILE...",
+		Short: "Security audit of GitHub Actions workflows",
+		Example: `  debugflow audit .github/workflows/*.yml`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			total := 0
+			for _, path := range args {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return fmt.Errorf("reading %s: %w", path, err)
+				}
+				findings, err := audit.Workflow(path, data)
+				if err != nil {
+					return fmt.Errorf("audit of %s: %w", path, err)
+				}
+				for _, f := range findings {
+					fmt.Fprintln(stdout, f.String())
+				}
+				total += len(findings)
+			}
+			if total > 0 {
+				fmt.Fprintf(stdout, "%d finding(s)\n", total)
+				return errFindings
+			}
+			fmt.Fprintf(stdout, "%d file(s): no findings\n", len(args))
+			return nil
+		},
+	}
+	var b strings.Builder
+	b.WriteString("Check workflows against the rules debugflow's own output follows:\n")
+	for _, r := range audit.Rules() {
+		fmt.Fprintf(&b, "  %-22s %s\n", r.Name, r.Description)
+	}
+	b.WriteString("Each finding names file:line:column, the rule and the fix. Exit 1 when anything is found.")
+	cmd.Long = b.String()
+	return cmd
+}

@@ -1,0 +1,82 @@
+// Command debugflow generates, checks and drives GitHub Actions debug workflows for GPU bugs
+// that only show up on CI. Run `debugflow --help` for the tour.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/debugflow/debugflow/ghrun"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK       = 0
+	exitFindings = 1 // findings, a stale file, a refused change, a failed run
+	exitUsage    = 2 // bad flags or arguments, an invalid spec
+)
+
+// exitError carries the exit code an error should end the process with.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// ExitCode lets run treat this like the exit errors of the feature packages.
+func (e *exitError) ExitCode() int { return e.code }
+
+// usageErrorf is an error that exits 2.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// errSilent is an error with nothing to add: the command has already said everything.
+var errSilent = errors.New("")
+
+// errFindings exits 1 after a command printed its findings.
+var errFindings = &exitError{code: exitFindings, err: errSilent}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the exit code; tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitFindings
+	var coded interface{ ExitCode() int }
+	var ge *ghrun.ExitError
+	switch {
+	case errors.As(err, &coded):
+		code = coded.ExitCode()
+	case errors.As(err, &ge):
+		code = ge.Code
+	case isUsageError(err):
+		code = exitUsage
+	case errors.Is(err, context.Canceled):
+		code = ghrun.ExitInterrupted
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(stderr, "debugflow:", msg)
+	}
+	return code
+}

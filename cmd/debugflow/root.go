@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/debugflow/debugflow/report"
+	"github.com/spf13/cobra"
+)
+
+const rootLong = `debugflow turns one typed spec (debugflow.yaml) into a throw-away GitHub Actions debug
+workflow for a GPU bug that only shows up on one CI runner type: it builds the project, hammers
+the failing tests with pytest-xdist and pytest-repeat, runs compute-sanitizer on what failed,
+captures dmesg Xid evidence, uploads it all and opens a tmate shell on that very runner.
+
+Typical session on a debug branch:
+  debugflow init                       # write debugflow.yaml (the reference T4 spec) to edit
+  debugflow generate -o .github/workflows/debug_cuda_repro.yml
+  debugflow disable --keep debug_cuda_repro.yml   # park the other workflows on this branch
+  git commit -am "debug: T4 repro" && git push     # open the pull request to register it
+  debugflow dispatch -f reproduce_count=200 --watch --download ./evidence
+  debugflow report ./evidence
+  debugflow enable                     # before merging anything back`
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "debugflow",
+		Short:         "Generate and drive GitHub Actions debug workflows for CI-only GPU bugs",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v (see `%s --help`)", err, c.CommandPath())
+	})
+	specPath := root.PersistentFlags().String("spec", "", "spec file (default ./debugflow.yaml when present, else the embedded default)")
+	root.AddCommand(
+		newGenerateCmd(specPath, stdout),
+		newInitCmd(stdout),
+		newValidateCmd(stdout),
+		newAuditCmd(stdout),
+	)
+	addSiblingCmds(root)
+	addGitHubCmds(root, specPath, stdout, stderr)
+	root.AddCommand(report.NewCmdReport())
+	addLocalCmd(root, specPath, stdout, stderr)
+	return root
+}
+
+// isUsageError recognises cobra's own argument errors, which it does not type.
+func isUsageError(err error) bool {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code == exitUsage
+	}
+	msg := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
+		"accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
