@@ -57,6 +57,11 @@ func (f Finding) String() string {
 // its .github/actionlint.yaml is honoured (SelfHostedLabels are added to the
 // labels it declares) and local actions (`uses: ./...`) are resolved there.
 //
+// When shellcheck is enabled, every bash and sh `run:` script is checked by a
+// single shellcheck process (actionlint would start one per script); the
+// findings are the ones actionlint reports, at the `run:` key, with the
+// position inside the script in the message.
+//
 // Pyflakes is never run. Nothing is written to stdout or stderr. The returned
 // error is for failures of the linter itself; problems in the workflow are
 // findings, sorted by position.
@@ -65,10 +70,20 @@ func Workflow(path string, content []byte, opts Options) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	// actionlint's own shellcheck rule stays off (Shellcheck ""): it starts
+	// one process per run: script. batchShellcheckRule checks them all with
+	// one process and reports the same findings.
+	withLabels := withSelfHostedLabels(opts.SelfHostedLabels)
+	onRulesCreated := func(rules []actionlint.Rule) []actionlint.Rule {
+		rules = withLabels(rules)
+		if shellcheck != "" {
+			rules = append(rules, newBatchShellcheckRule(shellcheck))
+		}
+		return rules
+	}
 	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{
-		Shellcheck:     shellcheck,
 		LogWriter:      io.Discard,
-		OnRulesCreated: withSelfHostedLabels(opts.SelfHostedLabels),
+		OnRulesCreated: onRulesCreated,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("lint %s: create actionlint linter: %w", path, err)
@@ -93,8 +108,8 @@ func Workflow(path string, content []byte, opts Options) ([]Finding, error) {
 // lookPath is the seam through which the shellcheck executable is found.
 var lookPath = exec.LookPath
 
-// resolveShellcheck turns Options.Shellcheck into the executable actionlint
-// runs ("" means the rule is off).
+// resolveShellcheck turns Options.Shellcheck into the shellcheck executable
+// to run ("" means the rule is off).
 func resolveShellcheck(s string) (string, error) {
 	switch s {
 	case DisableShellcheck:

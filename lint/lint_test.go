@@ -23,11 +23,15 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-func requireShellcheck(t testing.TB) {
+// requireShellcheck skips the test when shellcheck is not installed and
+// returns its path otherwise.
+func requireShellcheck(t testing.TB) string {
 	t.Helper()
-	if _, err := exec.LookPath("shellcheck"); err != nil {
+	p, err := exec.LookPath("shellcheck")
+	if err != nil {
 		t.Skip("shellcheck is not installed; install it (apt-get install shellcheck) to run this test")
 	}
+	return p
 }
 
 func TestWorkflowClean(t *testing.T) {
@@ -290,16 +294,28 @@ func TestFindingString(t *testing.T) {
 	}
 }
 
-// BenchmarkWorkflow lints the 155-line clean.yaml (16 run: scripts). With
-// shellcheck, each run: script costs one shellcheck process.
+// BenchmarkWorkflow lints the 155-line clean.yaml (15 bash run: scripts):
+// without shellcheck, with Workflow's one batched shellcheck process, and,
+// for comparison, with actionlint's own rule, which starts one shellcheck
+// process per script.
 func BenchmarkWorkflow(b *testing.B) {
 	content := readTestdata(b, "clean.yaml")
 	b.Run("shellcheck=off", func(b *testing.B) {
 		benchLint(b, content, DisableShellcheck)
 	})
-	b.Run("shellcheck=on", func(b *testing.B) {
+	b.Run("shellcheck=batched", func(b *testing.B) {
 		requireShellcheck(b)
 		benchLint(b, content, "")
+	})
+	b.Run("shellcheck=per-script", func(b *testing.B) {
+		exe := requireShellcheck(b)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(content)))
+		for b.Loop() {
+			if findings := actionlintFindings(b, "debug.yml", content, exe); len(findings) != 0 {
+				b.Fatalf("unexpected: %v", findings)
+			}
+		}
 	})
 }
 
