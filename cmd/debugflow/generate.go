@@ -303,8 +303,8 @@ func looksLikeWorkflow(data []byte) bool {
 
 func newAuditCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "audit FILE...",
-		Short: "Security audit of GitHub Actions workflows",
+		Use:     "audit FILE...",
+		Short:   "Security audit of GitHub Actions workflows",
 		Example: `  debugflow audit .github/workflows/*.yml`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
