@@ -36,6 +36,7 @@ def test_optional_args(n=2, **kwargs):
     with open(os.environ["CALL_LOG"], "a") as f:
         f.write("optional %d\n" % n)
 `,
+	"flat/test_needs_missing.py": "import no_such_module_for_debugflow\n\ndef test_x():\n    pass\n",
 	"flat/test_flat.py": `import os
 
 
@@ -77,6 +78,8 @@ func TestStandaloneRuns(t *testing.T) {
 		{"unknown test", []string{"--test", "test_nope"}, 2, "", []string{"has no test function test_nope"}},
 		{"missing file", []string{"--file", "nope.py"}, 2, "", []string{"run this from the checkout root"}},
 		{"bad count", []string{"0"}, 2, "", []string{"count must be 1 or more"}},
+		{"import error names the interpreter", []string{"--file", "flat/test_needs_missing.py", "--test", "test_x"}, 2, "",
+			[]string{"No module named 'no_such_module_for_debugflow'", "run it with the interpreter that has the project"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

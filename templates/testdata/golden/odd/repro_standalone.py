@@ -89,7 +89,16 @@ def main(argv=None):
     if args.dump_after > 0:
         faulthandler.dump_traceback_later(args.dump_after, repeat=True)
 
-    module = import_path(args.file)
+    try:
+        module = import_path(args.file)
+    except ImportError:
+        traceback.print_exc()
+        print(
+            "repro_standalone: cannot import %s with %s: run it with the interpreter that has the "
+            "project and pytest installed (/usr/bin/python3 in the workflow)" % (args.file, sys.executable),
+            file=sys.stderr,
+        )
+        return 2
     func = getattr(module, args.test, None)
     if func is None or not callable(func):
         print("repro_standalone: %s has no test function %s" % (args.file, args.test), file=sys.stderr)
