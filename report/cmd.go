@@ -27,7 +27,10 @@ type ExitError struct {
 	Err  error
 }
 
+// Error returns the message of the wrapped error.
 func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Options configures the report command. Tests set the writers and the environment.
