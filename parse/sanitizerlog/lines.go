@@ -91,8 +91,10 @@ func parseCount(s []byte) (v int64, n int, ok bool) {
 	for n < len(s) {
 		c := s[n]
 		if isDigit(c) {
-			if v < limit {
+			if v <= (limit-9)/10 {
 				v = v*10 + int64(c-'0')
+			} else {
+				v = limit // saturate: no count in a log is this large
 			}
 			ok = true
 			n++

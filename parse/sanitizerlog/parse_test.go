@@ -602,11 +602,12 @@ func TestParseCount(t *testing.T) {
 		{"1,024", 1024, 5, true, ""},
 		{"12, 3", 12, 2, true, ", 3"},
 		{",5", 0, 0, false, ",5"},
-		{"99999999999999999999999", 1<<62 + 0, 23, true, ""},
+		{"99999999999999999999999", 1 << 62, 23, true, ""},
+		{"10000000000000000000", 1 << 62, 20, true, ""},
 	}
 	for _, tt := range tests {
 		v, n, ok := parseCount([]byte(tt.in))
-		if ok != tt.ok || n != tt.n || tt.in[n:] != tt.rest || (tt.n < 20 && v != tt.v) || v < 0 {
+		if ok != tt.ok || n != tt.n || tt.in[n:] != tt.rest || v != tt.v {
 			t.Errorf("parseCount(%q) = %d, %d, %v", tt.in, v, n, ok)
 		}
 	}

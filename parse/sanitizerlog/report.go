@@ -147,6 +147,7 @@ type Hazard struct {
 
 // Leak is one distinct (Bytes, DeviceHeap) leak record.
 type Leak struct {
+	// Bytes is N from "Leaked N bytes", thousands separators removed.
 	Bytes int64 `json:"bytes"`
 	// Address is the first occurrence's allocation address.
 	Address string `json:"address"`
