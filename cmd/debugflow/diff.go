@@ -42,7 +42,7 @@ func unifiedDiff(nameA, nameB, a, b string) string {
 				bLen++
 			}
 		}
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", aStart+1, aLen, bStart+1, bLen)
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(aStart, aLen), hunkRange(bStart, bLen))
 		for _, op := range ops[start:stop] {
 			out.WriteByte(op.kind)
 			out.WriteString(op.text)
@@ -51,6 +51,14 @@ func unifiedDiff(nameA, nameB, a, b string) string {
 		i = stop
 	}
 	return out.String()
+}
+
+// hunkRange prints a hunk's start,length; an empty range names the line before it, as diff(1).
+func hunkRange(start, length int) string {
+	if length == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	return fmt.Sprintf("%d,%d", start+1, length)
 }
 
 type diffOp struct {
@@ -83,12 +91,13 @@ func diffOps(x, y []string) []diffOp {
 			ops = append(ops, diffOp{' ', x[i], i, j})
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, diffOp{'+', y[j], i, j})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			// Deletions first, as diff(1) prints them.
 			ops = append(ops, diffOp{'-', x[i], i, j})
 			i++
+		default:
+			ops = append(ops, diffOp{'+', y[j], i, j})
+			j++
 		}
 	}
 	return ops

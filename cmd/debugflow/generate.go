@@ -235,20 +235,29 @@ An existing file is never overwritten without --force.`,
 	return cmd
 }
 
-func newValidateCmd(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+func newValidateCmd(specPath *string, stdout io.Writer) *cobra.Command {
+	var labels []string
+	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check specs and workflows: actionlint plus the security audit",
 		Long: `Check each FILE. A workflow (a file with jobs:) is checked with actionlint and the
 audit. A spec is loaded strictly (errors with file:line:column and the field path), its workflow
-is generated and that is checked too. Exit 1 when anything is found.`,
+is generated and that is checked too. Exit 1 when anything is found.
+
+Self-hosted runner labels in workflows are accepted when they are the runners of the spec
+(--spec, ./debugflow.yaml or the default) or given with --runner-label.`,
 		Example: `  debugflow validate debugflow.yaml
-  debugflow validate .github/workflows/*.yml`,
+  debugflow validate --runner-label gpu-a100 .github/workflows/*.yml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			s, _, err := loadSpec(*specPath)
+			if err != nil {
+				return err
+			}
+			known := append(append([]string{}, labels...), s.Runners...)
 			total := 0
 			for _, path := range args {
-				n, err := validateFile(path, stdout)
+				n, err := validateFile(path, known, stdout)
 				if err != nil {
 					return err
 				}
@@ -262,10 +271,12 @@ is generated and that is checked too. Exit 1 when anything is found.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringArrayVar(&labels, "runner-label", nil, "accept this self-hosted runner `LABEL` (repeatable)")
+	return cmd
 }
 
 // validateFile checks one spec or workflow and returns the number of findings it printed.
-func validateFile(path string, w io.Writer) (int, error) {
+func validateFile(path string, labels []string, w io.Writer) (int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("reading %s: %w", path, err)
@@ -288,7 +299,7 @@ func validateFile(path string, w io.Writer) (int, error) {
 		}
 		return reportFindings(path+" => "+s.Workflow.File, out, s.Runners, w)
 	}
-	return reportFindings(path, data, nil, w)
+	return reportFindings(path, data, labels, w)
 }
 
 // looksLikeWorkflow tells a workflow (top-level jobs:) from a spec.

@@ -38,7 +38,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newGenerateCmd(specPath, stdout),
 		newInitCmd(stdout),
-		newValidateCmd(stdout),
+		newValidateCmd(specPath, stdout),
 		newAuditCmd(stdout),
 	)
 	addSiblingCmds(root)
