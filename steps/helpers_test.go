@@ -15,9 +15,14 @@ import (
 	"github.com/sethvargo/go-githubactions"
 )
 
-// builtDir holds the test doubles and debugflow-step, built once by
-// TestMain from testdata/doubles and ../cmd/debugflow-step.
-var builtDir string
+// builtDir holds the test doubles and debugflow-step, built on first use
+// (fuzz workers and benchmarks never pay for it) from testdata/doubles and
+// ../cmd/debugflow-step.
+var (
+	builtDir  string
+	buildOnce sync.Once
+	buildErr  error
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "steps-bin-")
@@ -26,24 +31,33 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	builtDir = dir
-	code := func() int {
-		defer os.RemoveAll(dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// built returns the path of a built program, building them all once.
+func built(t *testing.T, name string) string {
+	t.Helper()
+	buildOnce.Do(func() {
 		targets := map[string]string{
 			"compute-sanitizer": "./testdata/doubles/compute-sanitizer",
 			"nvidia-smi":        "./testdata/doubles/nvidia-smi",
 			"dmesg":             "./testdata/doubles/dmesg",
 			"debugflow-step":    "../cmd/debugflow-step",
 		}
-		for name, pkg := range targets {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "all", name), pkg).CombinedOutput()
+		for n, pkg := range targets {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(builtDir, "all", n), pkg).CombinedOutput()
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-				return 1
+				buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+				return
 			}
 		}
-		return m.Run()
-	}()
-	os.Exit(code)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(builtDir, "all", name)
 }
 
 // binDir returns a fresh directory holding only the named built programs,
@@ -52,7 +66,7 @@ func binDir(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(builtDir, "all", n))
+		b, err := os.ReadFile(built(t, n))
 		if err != nil {
 			t.Fatalf("test double %s: %v", n, err)
 		}
@@ -64,7 +78,7 @@ func binDir(t *testing.T, names ...string) string {
 }
 
 // stepBinary is the built debugflow-step.
-func stepBinary() string { return filepath.Join(builtDir, "all", "debugflow-step") }
+func stepBinary(t *testing.T) string { return built(t, "debugflow-step") }
 
 // findPython returns an interpreter that has pytest, xdist and
 // pytest-repeat (/usr/bin/python3 first). The test fails when there is none.

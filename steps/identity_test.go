@@ -21,7 +21,7 @@ func fakeRoot(t *testing.T, openModule bool) string {
 	writeFile(t, filepath.Join(root, "sys/module/nvidia_uvm/parameters/uvm_disable_hmm"), "N\n")
 	writeFile(t, filepath.Join(root, "sys/module/nvidia_uvm/parameters/uvm_perf_prefetch_enable"), "1\n")
 	writeFile(t, filepath.Join(root, "imagegeneration/imagedata.json"), `[{"group":"Operating System","detail":"Ubuntu 22.04"}]`+"\n")
-	sanitizer, err := os.ReadFile(filepath.Join(builtDir, "all", "compute-sanitizer"))
+	sanitizer, err := os.ReadFile(built(t, "compute-sanitizer"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/debugflow/debugflow/parse/pytestlog"
@@ -31,6 +30,8 @@ const (
 	// the test the worker was running) follow a "node down" line before
 	// --stop-on-first-failure terminates pytest.
 	crashStopDelay = time.Second
+	// progressThrottle is the minimum gap between Progress callbacks.
+	progressThrottle = 100 * time.Millisecond
 	// preflightTimeout bounds the "can this interpreter import pytest" check.
 	preflightTimeout = 60 * time.Second
 )
@@ -77,6 +78,11 @@ type Progress struct {
 	Failures    int
 	Crashes     int
 	Elapsed     time.Duration
+}
+
+func progressOf(r pytestlog.Result, elapsed time.Duration) Progress {
+	return Progress{Done: r.Done, Total: r.Collected, Failures: len(r.FailedTests),
+		Crashes: len(r.CrashedWorkers), Elapsed: elapsed}
 }
 
 // String renders the CI progress line.
@@ -217,25 +223,22 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	printSnapshot(env, before)
 	fmt.Fprintf(env.Stdout, "reproducer: %s\n", commandString(argv[0], argv[1:]))
 	parser := pytestlog.NewParser()
-	var (
-		mu       sync.Mutex
-		progress Progress
-	)
 	start := env.Now()
 	var st *stream
+	var lastProgress time.Time
 	onLine := func(line string) {
 		ev := parser.Line(line)
 		if ev.Kind == pytestlog.EventNone {
 			return
 		}
-		r := parser.Result()
-		mu.Lock()
-		progress = Progress{Done: r.Done, Total: r.Collected, Failures: len(r.FailedTests),
-			Crashes: len(r.CrashedWorkers), Elapsed: env.Now().Sub(start)}
-		p := progress
-		mu.Unlock()
 		if opts.Progress != nil {
-			opts.Progress(p)
+			// Result copies the failure lists: throttle so a run with
+			// thousands of failures stays linear.
+			now := env.Now()
+			if ev.Kind == pytestlog.EventCollected || ev.Kind == pytestlog.EventFinal || now.Sub(lastProgress) >= progressThrottle {
+				lastProgress = now
+				opts.Progress(progressOf(parser.Result(), now.Sub(start)))
+			}
 		}
 		if !opts.StopOnFirstFailure {
 			return
@@ -253,12 +256,9 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		Path: python, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, OnLine: onLine, Grace: opts.Grace,
 	})
+	// Parser.Result is safe to call while the reader goroutine feeds it.
 	stopTicker := startProgressTicker(env, opts.ProgressInterval, func() Progress {
-		mu.Lock()
-		defer mu.Unlock()
-		p := progress
-		p.Elapsed = env.Now().Sub(start)
-		return p
+		return progressOf(parser.Result(), env.Now().Sub(start))
 	})
 	sr, runErr := st.Run(ctx)
 	stopTicker()

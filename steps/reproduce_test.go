@@ -26,7 +26,7 @@ type stepRun struct {
 // runStep runs the built debugflow-step with exactly env as environment.
 func runStep(t *testing.T, dir string, env []string, args ...string) stepRun {
 	t.Helper()
-	cmd := exec.Command(stepBinary(), args...)
+	cmd := exec.Command(stepBinary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	var stdout, stderr strings.Builder
@@ -244,7 +244,7 @@ func TestReproduceSIGTERM(t *testing.T) {
 	py := findPython(t)
 	marker := "DEBUGFLOW_TERM_MARKER_" + filepath.Base(t.TempDir())
 	w := newE2EWorld(t, "sleep")
-	cmd := exec.Command(stepBinary(), "reproduce", "--out", w.out, "--python", py,
+	cmd := exec.Command(stepBinary(t), "reproduce", "--out", w.out, "--python", py,
 		"--workers", "2", "--count", "2", "--env", "MARKER="+marker, "test_sleep.py")
 	cmd.Dir, cmd.Env = w.suite, w.env
 	var stdout syncBuffer

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // TestStreamGiantLine pushes a 16 MiB line through: the log gets every
@@ -134,19 +136,33 @@ func TestStreamStartFailure(t *testing.T) {
 	}
 }
 
-// BenchmarkStreamCopy measures the copy/split/parse-feed path on 200k
-// pytest-like lines (about 16 MB).
+// BenchmarkStreamCopy measures the copy/split path on 200k pytest -v
+// lines (about 16 MB), alone and with the live pytestlog parser that
+// reproduce feeds.
 func BenchmarkStreamCopy(b *testing.B) {
 	line := "[gw3] [ 42%] PASSED tests/python/test_ad_ndarray.py::test_ad_fibonacci[cuda-17-50] \n"
 	data := strings.Repeat(line, 200_000)
-	b.SetBytes(int64(len(data)))
 	te := &Env{Now: time.Now}
-	for i := 0; i < b.N; i++ {
-		n := 0
-		st := newStream(te, streamSpec{Log: io.Discard, OnLine: func(string) { n++ }})
-		st.copyLines(strings.NewReader(data))
-		if n != 200_000 {
-			b.Fatalf("%d lines", n)
+	b.Run("split", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			n := 0
+			st := newStream(te, streamSpec{Log: io.Discard, OnLine: func(string) { n++ }})
+			st.copyLines(strings.NewReader(data))
+			if n != 200_000 {
+				b.Fatalf("%d lines", n)
+			}
 		}
-	}
+	})
+	b.Run("parse", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			p := pytestlog.NewParser()
+			st := newStream(te, streamSpec{Log: io.Discard, OnLine: func(l string) { p.Line(l) }})
+			st.copyLines(strings.NewReader(data))
+			if p.Result().Passed != 200_000 {
+				b.Fatalf("%d passed", p.Result().Passed)
+			}
+		}
+	})
 }
