@@ -37,6 +37,9 @@ func (e *ExitError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// ExitCode is the process exit code; cmd/debugflow reads it through this method.
+func (e *ExitError) ExitCode() int { return e.Code }
+
 // ExitCode returns the exit code for err: 0 for nil, the code of an *ExitError,
 // ExitInterrupted for a cancelled context, ExitFailure otherwise.
 func ExitCode(err error) int {

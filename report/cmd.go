@@ -33,6 +33,9 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 // Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// ExitCode is the process exit code; cmd/debugflow reads it through this method.
+func (e *ExitError) ExitCode() int { return e.Code }
+
 // Options configures the report command. Tests set the writers and the environment.
 type Options struct {
 	// Dirs are the artifact directories (one, or several with Compare).

@@ -63,13 +63,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	code := exitFindings
+	// Every feature package's exit error has an ExitCode method.
 	var coded interface{ ExitCode() int }
-	var ge *ghrun.ExitError
 	switch {
 	case errors.As(err, &coded):
 		code = coded.ExitCode()
-	case errors.As(err, &ge):
-		code = ge.Code
 	case isUsageError(err):
 		code = exitUsage
 	case errors.Is(err, context.Canceled):
