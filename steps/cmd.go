@@ -242,6 +242,8 @@ func newCmdSanitize(env *Env) *cobra.Command {
 	fs.StringVar(&o.Python, "python", "python3", "Python interpreter that has pytest and pytest-xdist")
 	fs.StringVar(&o.When, "when", WhenFailed, "failed: only when the reproducer saw failures; always: else run PATH... -k EXPR")
 	fs.StringVarP(&o.Select, "select", "k", "", "pytest -k expression for --when always")
+	fs.StringArrayVar(&o.PytestArgs, "pytest-arg", nil, "extra pytest argument (repeatable)")
+	fs.StringArrayVar(&o.Env, "env", nil, "KEY=VALUE added to pytest's environment (repeatable)")
 	return cmd
 }
 

@@ -62,7 +62,11 @@ func (f ReproducerFlags) validate() error {
 	if f.Count < 1 {
 		return usagef("--count must be >= 1, got %d", f.Count)
 	}
-	for _, kv := range f.Env {
+	return validateEnvPairs(f.Env)
+}
+
+func validateEnvPairs(pairs []string) error {
+	for _, kv := range pairs {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return usagef("--env %q: want KEY=VALUE", kv)
 		}

@@ -73,6 +73,11 @@ type SanitizeOptions struct {
 	// Paths and Select are the fallback selection for --when always.
 	Paths  []string
 	Select string
+	// PytestArgs are appended to pytest's command line and Env to its
+	// environment, like the reproducer's --pytest-arg and --env (the
+	// suite may need the same settings to be collected).
+	PytestArgs []string
+	Env        []string
 	// Dir is pytest's working directory ("" = ours).
 	Dir string
 }
@@ -132,7 +137,7 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 // sanitizerCommand builds the compute-sanitizer argv. pytest-repeat is
 // disabled (-p no:repeat) so a base id such as t.py::test_x[cuda] selects
 // exactly that test once.
-func sanitizerCommand(sanitizer, python string, f SanitizerFlags, selection []string) []string {
+func sanitizerCommand(sanitizer, python string, f SanitizerFlags, selection, pytestArgs []string) []string {
 	argv := []string{sanitizer,
 		"--tool", f.Tool,
 		"--print-limit", strconv.Itoa(f.PrintLimit),
@@ -142,7 +147,8 @@ func sanitizerCommand(sanitizer, python string, f SanitizerFlags, selection []st
 	}
 	argv = append(argv, f.SanitizerArgs...)
 	argv = append(argv, python, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=long", "-v", "-s")
-	return append(argv, selection...)
+	argv = append(argv, selection...)
+	return append(argv, pytestArgs...)
 }
 
 // RunSanitize is `debugflow-step sanitize`.
@@ -159,8 +165,14 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if err := opts.SanitizerFlags.validate(); err != nil {
 		return nil, err
 	}
+	if err := validateEnvPairs(opts.Env); err != nil {
+		return nil, err
+	}
 	if err := ensureDir(opts.Out); err != nil {
 		return nil, err
+	}
+	if env.onGitHub() {
+		maskSecretEnv(env, opts.Env)
 	}
 	selection, tests, dropped, skip, err := sanitizerTargets(opts.Out, opts)
 	if err != nil {
@@ -185,7 +197,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if selection == "paths" {
 		args = append(append([]string{}, opts.Paths...), selectArgs(opts.Select)...)
 	}
-	argv := sanitizerCommand(sanitizer, python, opts.SanitizerFlags, args)
+	argv := sanitizerCommand(sanitizer, python, opts.SanitizerFlags, args, opts.PytestArgs)
 	if len(dropped) > 0 {
 		fmt.Fprintf(env.Stdout, "sanitize: --max-tests %d leaves out %d failing test(s): %s\n",
 			opts.MaxTests, len(dropped), strings.Join(dropped, " "))
@@ -200,7 +212,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	defer logFile.Close()
 	end := env.group("compute-sanitizer " + opts.Tool)
 	st := newStream(env, streamSpec{
-		Path: sanitizer, Args: argv[1:], Env: childEnv(env, nil), Dir: opts.Dir,
+		Path: sanitizer, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, Grace: 10 * time.Second,
 	})
 	sr, runErr := st.Run(ctx)

@@ -113,14 +113,16 @@ func TestSanitizeSkips(t *testing.T) {
 // TestSanitizeWhenAlways runs the command-line selection once when the
 // reproducer found nothing.
 func TestSanitizeWhenAlways(t *testing.T) {
-	w := newSanitizeWorld(t, &ReproducerResult{Count: 5}, nil)
+	// --env reaches the sanitizer and pytest: it overrides the double's mode.
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5}, map[string]string{"FAKE_SANITIZER_MODE": "access-at"})
 	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) {
 		o.When, o.Paths, o.Select = WhenAlways, []string{"test_repro.py"}, "cpu"
+		o.PytestArgs, o.Env = []string{"-p", "no:cacheprovider"}, []string{"FAKE_SANITIZER_MODE=clean"}
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"test_repro.py", "-k", "cpu"}, pytestArgs(w.argv(t))); diff != "" {
+	if diff := cmp.Diff([]string{"test_repro.py", "-k", "cpu", "-p", "no:cacheprovider"}, pytestArgs(w.argv(t))); diff != "" {
 		t.Errorf("selection (-want +got):\n%s", diff)
 	}
 	if res.Selection != "paths" || res.ExitCode != 0 || res.Findings != 0 {
