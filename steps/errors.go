@@ -22,6 +22,7 @@ type ExitError struct {
 	Err  error
 }
 
+// Error returns the wrapped message, or the bare exit status.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
@@ -29,12 +30,16 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // UsageError marks a bad flag or argument (exit code 2).
 type UsageError struct{ Err error }
 
+// Error returns the usage problem.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // usagef builds a UsageError.
@@ -46,6 +51,7 @@ func usagef(format string, args ...any) error {
 // receives SIGINT or SIGTERM; verbs translate it to exit code 128+signal.
 type SignalCause struct{ Signal os.Signal }
 
+// Error names the signal.
 func (s *SignalCause) Error() string { return "received " + s.Signal.String() }
 
 // ExitCodeFor maps an error returned by a verb to the process exit code:

@@ -21,6 +21,7 @@ type capBuffer struct {
 	dropped int64
 }
 
+// Write keeps what fits and counts the rest.
 func (c *capBuffer) Write(p []byte) (int, error) {
 	room := c.limit - c.buf.Len()
 	if room >= len(p) {

@@ -22,6 +22,7 @@ type SanitizerNotFoundError struct {
 	Searched []string
 }
 
+// Error names the places searched and how to install the tool.
 func (e *SanitizerNotFoundError) Error() string {
 	if e.Explicit != "" {
 		return fmt.Sprintf("compute-sanitizer: --sanitizer %s is not an executable file", e.Explicit)
