@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rhysd/actionlint"
 )
@@ -201,6 +203,7 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 
 	args := []string{"--norc", "--format=json", "--external-sources", "--exclude=" + shellcheckExcludes}
 	index := make(map[string]int, len(scripts))
+	var files []string
 	for i, s := range scripts {
 		name := filepath.Join(dir, "run"+strconv.Itoa(i)+".sh")
 		content := scriptHeaders[s.dialect] + s.src + "\n"
@@ -208,16 +211,14 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 			return nil, fmt.Errorf("shellcheck: write run: script: %w", err)
 		}
 		index[name] = i
-		args = append(args, name)
+		files = append(files, name)
 	}
 
-	out, err := runShellcheck(exe, args)
+	// shellcheck spends ~3 ms of CPU per script, so the files are split into one
+	// process per core: on 2 cores that halves the wall time of `generate`.
+	comments, err := runShellcheckParallel(exe, args, files, runtime.NumCPU())
 	if err != nil {
 		return nil, fmt.Errorf("shellcheck: check %d run: scripts: %w", len(scripts), err)
-	}
-	var comments []shellcheckComment
-	if err := json.Unmarshal(out, &comments); err != nil {
-		return nil, fmt.Errorf("shellcheck: parse JSON output of %s: %w (stdout %q)", exe, err, truncate(out))
 	}
 	results := make([][]shellcheckComment, len(scripts))
 	for _, c := range comments {
@@ -228,6 +229,45 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 		results[i] = append(results[i], c)
 	}
 	return results, nil
+}
+
+// runShellcheckParallel checks files with at most procs shellcheck processes (files dealt
+// round-robin) and returns all their comments.
+func runShellcheckParallel(exe string, args, files []string, procs int) ([]shellcheckComment, error) {
+	procs = max(1, min(procs, len(files)))
+	type result struct {
+		comments []shellcheckComment
+		err      error
+	}
+	results := make([]result, procs)
+	var wg sync.WaitGroup
+	for p := range procs {
+		var chunk []string
+		for i := p; i < len(files); i += procs {
+			chunk = append(chunk, files[i])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := runShellcheck(exe, append(append([]string{}, args...), chunk...))
+			if err != nil {
+				results[p].err = err
+				return
+			}
+			if err := json.Unmarshal(out, &results[p].comments); err != nil {
+				results[p].err = fmt.Errorf("parse JSON output of %s: %w (stdout %q)", exe, err, truncate(out))
+			}
+		}()
+	}
+	wg.Wait()
+	var all []shellcheckComment
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		all = append(all, r.comments...)
+	}
+	return all, nil
 }
 
 // runShellcheck runs exe with args and returns its standard output. Exit
