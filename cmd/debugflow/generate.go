@@ -178,8 +178,27 @@ func specFlag(specName string) string {
 }
 
 // writeFileAtomic writes through a temporary file and a rename, so a failure never leaves a
-// half-written workflow behind.
+// half-written workflow behind. A symlink is followed (the link stays a link), and a target
+// that is not a regular file (/dev/null, a pipe) is written in place: renaming over it would
+// replace the device itself.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("writing %s: it is a directory", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/debugflow/debugflow/spec"
@@ -81,6 +82,47 @@ func TestGenerateCheck(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stale output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Writing to a pipe or device must write into it, not rename a file over it (as root, a rename
+// over /dev/null replaces the device).
+func TestGenerateIntoAFIFOKeepsIt(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	if code, out := runCLI(t, dir, "generate", "-o", fifo); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if b := <-got; !bytes.Contains(b, []byte("runs-on: gpu-t4-4-core")) {
+		t.Errorf("the pipe did not receive the workflow: %q", b)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a pipe: %v %v", fifo, fi.Mode(), err)
+	}
+}
+
+func TestGenerateThroughASymlinkKeepsIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "real.yml"), "old")
+	if err := os.Symlink("real.yml", filepath.Join(dir, "link.yml")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runCLI(t, dir, "generate", "-o", "link.yml"); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if fi, _ := os.Lstat(filepath.Join(dir, "link.yml")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced by a file")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "real.yml")); !bytes.Contains(b, []byte("jobs:")) {
+		t.Errorf("the link target was not written: %q", b)
 	}
 }
 
