@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/tmate"
+	"github.com/goccy/go-yaml"
+)
+
+// The generator and the step runner meet at the `run: debugflow-step ...` lines. Every line
+// the generator emits, for the default spec and for the two-runner example, must parse with
+// the step runner's own flags and argument rules.
+func TestEmittedStepLinesParse(t *testing.T) {
+	specs := map[string]*spec.Spec{"default": spec.Default()}
+	for _, path := range []string{"../../examples/matrix/debugflow.yaml", "../../generate/testdata/matrix.yaml"} {
+		s, err := spec.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs[path] = s
+	}
+	for name, s := range specs {
+		data, err := generate.Generate(s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := stepLines(t, data)
+		if len(lines) < 8 {
+			t.Fatalf("%s: only %d debugflow-step lines", name, len(lines))
+		}
+		verbs := map[string]bool{}
+		for _, l := range lines {
+			args := shellWords(t, l.script, l.env)
+			verbs[args[0]] = true
+			root := steps.NewRootCmd(steps.NewEnv())
+			root.AddCommand(tmate.NewCmdGate())
+			cmd, rest, err := root.Find(args)
+			if err != nil || cmd == root {
+				t.Errorf("%s: %q: no such verb: %v", name, l.script, err)
+				continue
+			}
+			if err := cmd.ParseFlags(rest); err != nil {
+				t.Errorf("%s: %q: %v", name, l.script, err)
+				continue
+			}
+			if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
+				t.Errorf("%s: %q: arguments: %v", name, l.script, err)
+			}
+		}
+		for _, v := range []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"} {
+			if !verbs[v] {
+				t.Errorf("%s: no step calls debugflow-step %s", name, v)
+			}
+		}
+	}
+}
+
+type stepLine struct {
+	script string
+	env    map[string]string
+}
+
+// stepLines returns every run: script of the workflow that calls debugflow-step, with its env.
+func stepLines(t *testing.T, data []byte) []stepLine {
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var out []stepLine
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if strings.HasPrefix(st.Run, "debugflow-step ") {
+				out = append(out, stepLine{script: strings.TrimSpace(st.Run), env: st.Env})
+			}
+		}
+	}
+	return out
+}
+
+// shellWords lets bash expand the script's words (quotes, "$VAR", line continuations) the way
+// the runner will, with the step's env variables set to sample values.
+func shellWords(t *testing.T, script string, env map[string]string) []string {
+	t.Helper()
+	body := strings.TrimPrefix(script, "debugflow-step ")
+	cmd := exec.Command("bash", "-c", "set -- "+body+"\nprintf '%s\\0' \"$@\"")
+	cmd.Env = append(os.Environ(), "REPRODUCE_COUNT=7", "TMATE_TIMEOUT_MINUTES=30")
+	for k := range env {
+		if k != "REPRODUCE_COUNT" && k != "TMATE_TIMEOUT_MINUTES" {
+			cmd.Env = append(cmd.Env, k+"=sample")
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash could not expand %q: %v", script, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
