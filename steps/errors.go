@@ -33,6 +33,9 @@ func (e *ExitError) Error() string {
 // Unwrap returns the wrapped error.
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// ExitCode is the process exit code (the interface every exit error of the project shares).
+func (e *ExitError) ExitCode() int { return e.Code }
+
 // UsageError marks a bad flag or argument (exit code 2).
 type UsageError struct{ Err error }
 
@@ -55,14 +58,15 @@ type SignalCause struct{ Signal os.Signal }
 func (s *SignalCause) Error() string { return "received " + s.Signal.String() }
 
 // ExitCodeFor maps an error returned by a verb to the process exit code:
-// nil → 0, *ExitError → its code, *UsageError → 2, anything else → 1.
+// nil → 0, an error with an ExitCode method (*ExitError, the gate's errors)
+// → its code, *UsageError → 2, anything else → 1.
 func ExitCodeFor(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {

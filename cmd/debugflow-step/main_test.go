@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/tmate"
+)
+
+// The gate lives in another package; its exit codes must survive the step runner's mapping.
+func TestGateExitCodesThroughTheBinary(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"timeout out of range", []string{"gate", "--out", t.TempDir(), "--timeout-minutes", "0"}, 2, "1"},
+		{"timeout not a number", []string{"gate", "--out", t.TempDir(), "--timeout-minutes", "sixty"}, 2, "sixty"},
+		{"unknown verb", []string{"frobnicate"}, 2, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			env := steps.NewEnv()
+			env.Stdout, env.Stderr = &out, &out
+			root := steps.NewRootCmd(env)
+			root.AddCommand(tmate.NewCmdGate())
+			code := steps.Execute(context.Background(), env, root, tt.args)
+			if code != tt.code || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("exit %d (want %d), output lacks %q?\n%s", code, tt.code, tt.want, out.String())
+			}
+		})
+	}
+}
