@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/debugflow/debugflow/parse/internal/lines"
 )
 
 // MaxEntries caps FailedTests, Crashes and ShortSummary; entries beyond the
@@ -69,7 +71,7 @@ func NewParser() *Parser {
 // Overlong lines are cut at 1 MiB instead of failing.
 func Parse(r io.Reader) (Result, error) {
 	p := NewParser()
-	if err := eachLine(r, maxLineBytes, func(line string) { p.Line(line) }); err != nil {
+	if err := lines.Each(r, maxLineBytes, "pytest log", func(line string) { p.Line(line) }); err != nil {
 		return p.Result(), err
 	}
 	return p.Result(), nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/parse/internal/lines"
 )
 
 // findPytestPython returns an interpreter that can import pytest, xdist and
@@ -69,7 +71,7 @@ func TestRealPytestXdistRepeatCrash(t *testing.T) {
 	}
 	p := NewParser()
 	var events []Event
-	readErr := eachLine(stdout, maxLineBytes, func(line string) {
+	readErr := lines.Each(stdout, maxLineBytes, "pytest output", func(line string) {
 		logCopy.WriteString(line + "\n")
 		if ev := p.Line(line); ev.Kind != EventNone {
 			events = append(events, ev)

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/parse/internal/lines"
 )
 
 // MaxEvents is how many events Parse keeps; Summary.Counts stay exact.
@@ -308,7 +310,7 @@ type Summary struct {
 // events. Overlong lines are cut at 64 KiB instead of failing.
 func Parse(r io.Reader) (Summary, error) {
 	s := Summary{Counts: map[int]int{}, Events: []Event{}, UUIDs: map[string]string{}}
-	err := eachLine(r, maxLineBytes, func(line string) {
+	err := lines.Each(r, maxLineBytes, "kernel log", func(line string) {
 		if pci, uuid, ok := ParseGPULine(line); ok {
 			key := strings.ToLower(pci)
 			if _, known := s.UUIDs[key]; known || len(s.UUIDs) < maxUUIDs {

@@ -1,4 +1,5 @@
-package xidlog
+// Package lines reads logs line by line in bounded memory; the log parsers share it.
+package lines
 
 import (
 	"bufio"
@@ -6,10 +7,10 @@ import (
 	"io"
 )
 
-// eachLine calls fn for every line of r without its "\n". A line longer than
-// max bytes is passed cut to max bytes; the rest of it is read and dropped,
-// so memory stays bounded and long lines never fail the read.
-func eachLine(r io.Reader, max int, fn func(string)) error {
+// Each calls fn for every line of r without its "\n". A line longer than max bytes is passed
+// cut to max bytes; the rest of it is read and dropped, so memory stays bounded and long lines
+// never fail the read. what names the log in read errors ("pytest log").
+func Each(r io.Reader, max int, what string, fn func(string)) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	buf := make([]byte, 0, 4096)
 	for {
@@ -36,7 +37,7 @@ func eachLine(r io.Reader, max int, fn func(string)) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading kernel log: %w", err)
+			return fmt.Errorf("reading %s: %w", what, err)
 		}
 	}
 }
