@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // Exit codes of the commands. The lead's main maps an *ExitError to os.Exit.
@@ -20,25 +22,8 @@ const (
 	ExitInterrupted = 130 // Ctrl-C: stopped cleanly, the run continues on GitHub
 )
 
-// ExitError is an error that carries the process exit code.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the underlying error's message.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the underlying error.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode is the process exit code; cmd/debugflow reads it through this method.
-func (e *ExitError) ExitCode() int { return e.Code }
+// ExitError is an error that carries the process exit code (shared by every debugflow command).
+type ExitError = exitcode.Error
 
 // ExitCode returns the exit code for err: 0 for nil, the code of an *ExitError,
 // ExitInterrupted for a cancelled context, ExitFailure otherwise.

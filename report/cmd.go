@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // Exit codes of `debugflow report`.
@@ -21,20 +23,8 @@ const (
 	ExitUsage = 2
 )
 
-// ExitError carries the exit code the report command wants.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the message of the wrapped error.
-func (e *ExitError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the wrapped error.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode is the process exit code; cmd/debugflow reads it through this method.
-func (e *ExitError) ExitCode() int { return e.Code }
+// ExitError carries the exit code the report command wants (shared by every debugflow command).
+type ExitError = exitcode.Error
 
 // Options configures the report command. Tests set the writers and the environment.
 type Options struct {

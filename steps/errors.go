@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // Exit codes of debugflow-step. Verbs that pass an exit code through
@@ -15,26 +17,9 @@ const (
 	ExitUsage   = 2
 )
 
-// ExitError carries the process exit code a verb wants. A nil Err means
-// the verb already printed everything it had to say.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the wrapped message, or the bare exit status.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the wrapped error.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode is the process exit code (the interface every exit error of the project shares).
-func (e *ExitError) ExitCode() int { return e.Code }
+// ExitError carries the process exit code a verb wants (shared by every debugflow command).
+// A nil Err means the verb already printed everything it had to say.
+type ExitError = exitcode.Error
 
 // UsageError marks a bad flag or argument (exit code 2).
 type UsageError struct{ Err error }

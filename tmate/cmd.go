@@ -10,6 +10,8 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // Exit codes of `debugflow-step gate`.
@@ -19,21 +21,9 @@ const (
 	ExitUsage   = 2 // bad flags or inputs
 )
 
-// ExitCodeError carries the exit code the command wants. The main package
-// finds it with errors.As and exits with Code.
-type ExitCodeError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the wrapped error's text.
-func (e *ExitCodeError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the wrapped error.
-func (e *ExitCodeError) Unwrap() error { return e.Err }
-
-// ExitCode returns Code.
-func (e *ExitCodeError) ExitCode() int { return e.Code }
+// ExitCodeError carries the exit code the command wants (shared by every debugflow command);
+// the main package exits with its ExitCode.
+type ExitCodeError = exitcode.Error
 
 // exitError classifies err: input errors exit 2, the rest 1.
 func exitError(err error) error {

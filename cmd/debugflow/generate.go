@@ -15,6 +15,8 @@ import (
 	"github.com/debugflow/debugflow/lint"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // embeddedSpecName is how the embedded default spec is named in headers and messages.
@@ -100,7 +102,7 @@ func loadSpec(path string) (*spec.Spec, string, error) {
 	if err != nil {
 		var errs spec.Errors
 		if errors.As(err, &errs) {
-			return nil, "", &exitError{code: exitUsage, err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
+			return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
 		}
 		return nil, "", err
 	}
@@ -127,7 +129,7 @@ func renderChecked(s *spec.Spec, specName, outPath string, w io.Writer) ([]byte,
 		return nil, err
 	}
 	if n > 0 {
-		return nil, &exitError{code: exitFindings, err: fmt.Errorf("refusing to write a workflow with %d finding(s); this is a debugflow bug or a spec value the checks reject", n)}
+		return nil, &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("refusing to write a workflow with %d finding(s); this is a debugflow bug or a spec value the checks reject", n)}
 	}
 	return data, nil
 }
@@ -239,7 +241,7 @@ An existing file is never overwritten without --force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(output); err == nil && !force {
-				return &exitError{code: exitFindings, err: fmt.Errorf("%s already exists; use --force to overwrite it", output)}
+				return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%s already exists; use --force to overwrite it", output)}
 			}
 			if err := writeFileAtomic(output, spec.DefaultYAML(), 0o644); err != nil {
 				return err

@@ -6,6 +6,8 @@ import (
 
 	"github.com/debugflow/debugflow/local"
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // localOptions are the flags of `debugflow local`.
@@ -51,7 +53,7 @@ Exit status: 0 not reproduced, 1 reproduced, 130 interrupted, 2 bad flags or spe
 				return err
 			}
 			if res.ExitCode != 0 {
-				return &exitError{code: res.ExitCode, err: errSilent}
+				return &exitcode.Error{Code: res.ExitCode, Err: errSilent}
 			}
 			return nil
 		},

@@ -12,37 +12,26 @@ import (
 	"syscall"
 
 	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 // Exit codes, the same for every command.
 const (
-	exitOK       = 0
-	exitFindings = 1 // findings, a stale file, a refused change, a failed run
-	exitUsage    = 2 // bad flags or arguments, an invalid spec
+	exitOK       = exitcode.OK
+	exitFindings = exitcode.Failure // findings, a stale file, a refused change, a failed run
+	exitUsage    = exitcode.Usage   // bad flags or arguments, an invalid spec
 )
-
-// exitError carries the exit code an error should end the process with.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// ExitCode lets run treat this like the exit errors of the feature packages.
-func (e *exitError) ExitCode() int { return e.code }
 
 // usageErrorf is an error that exits 2.
 func usageErrorf(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return &exitcode.Error{Code: exitUsage, Err: fmt.Errorf(format, args...)}
 }
 
 // errSilent is an error with nothing to add: the command has already said everything.
 var errSilent = errors.New("")
 
 // errFindings exits 1 after a command printed its findings.
-var errFindings = &exitError{code: exitFindings, err: errSilent}
+var errFindings = &exitcode.Error{Code: exitFindings, Err: errSilent}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,7 +52,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	code := exitFindings
-	// Every feature package's exit error has an ExitCode method.
+	// Every feature package returns exitcode.Error (under its own name).
 	var coded interface{ ExitCode() int }
 	switch {
 	case errors.As(err, &coded):

@@ -7,6 +7,8 @@ import (
 
 	"github.com/debugflow/debugflow/report"
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
 const rootLong = `debugflow turns one typed spec (debugflow.yaml) into a throw-away GitHub Actions debug
@@ -50,9 +52,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // isUsageError recognises cobra's own argument errors, which it does not type.
 func isUsageError(err error) bool {
-	var ee *exitError
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		return ee.code == exitUsage
+		return ee.Code == exitUsage
 	}
 	msg := err.Error()
 	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
