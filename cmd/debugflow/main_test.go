@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -298,5 +299,27 @@ func TestReportJobLineRuns(t *testing.T) {
 	code, out := runCLI(t, dir, args...)
 	if code != 0 || !strings.Contains(out, "gpu-t4-4-core") || !strings.Contains(out, "gpu-a10g-4-core") {
 		t.Errorf("report job line %q: exit %d:\n%s", strings.Join(args, " "), code, out)
+	}
+}
+
+// generate checks what it writes: a spec whose own shell line has a shellcheck finding gives a
+// workflow that is refused, printed findings and nothing written.
+func TestGenerateRefusesAWorkflowWithFindings(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		t.Fatal("shellcheck is not on PATH: apt-get install shellcheck")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "debugflow.yaml"), "runners: [gpu-t4-4-core]\nreproducer: {paths: [t]}\ninstall:\n  commands: [cp $SRC /opt]\n")
+	code, out := runCLI(t, dir, "generate", "-o", "out.yml")
+	if code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"SC2086", "refusing to write a workflow with 1 finding(s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.yml")); err == nil {
+		t.Error("the workflow was written anyway")
 	}
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/ghrun/ghtest"
+)
+
+const testToken = "ghp_TESTTOKEN0123456789abcdefghijklmn"
+
+// gitRepo makes dir a git work tree on branch debug/t4 whose origin is acme/kernels.
+func gitRepo(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "debug/t4"},
+		{"remote", "add", "origin", "https://github.com/acme/kernels.git"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// evidenceZip is an artifact as the debug job uploads it: a reproducer log with a crashed
+// worker and a failure, and the Xid lines the run added.
+func evidenceZip(t *testing.T) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	files := map[string]string{
+		"reproducer.log": "[gw0] [ 25%] PASSED t.py::test_x[cuda-1-4]\n" +
+			"[gw1] node down: Not properly terminated\n" +
+			"[gw1] [ 50%] FAILED t.py::test_x[cuda-2-4]\n" +
+			"[gw0] [ 75%] FAILED t.py::test_x[cuda-3-4]\n" +
+			"[gw0] [100%] PASSED t.py::test_x[cuda-4-4]\n" +
+			"========= 2 failed, 2 passed in 3.21s =========\n",
+		"xid_added.log": "[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=37803, name=pytest, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n",
+	}
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// The whole loop through the real wiring: the default spec's inputs, dispatch to a local fake
+// GitHub, watch to completion, download, and the real report package's verdict.
+func TestDispatchWatchDownloadReport(t *testing.T) {
+	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv.Mode = ghtest.DispatchNoContent // the run is found through dispatch_id
+	srv.AddBranch("debug/t4")
+	srv.AddWorkflow(ghtest.Workflow{
+		File: "debug_cuda_repro.yml", Name: "Debug CUDA T4 max-reducer hang",
+		Inputs:  []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"},
+		RunName: "Debug CUDA T4 max-reducer hang {dispatch_id}",
+		Frames:  ghtest.DefaultFrames(time.Now().Add(-time.Minute), "failure"),
+		Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: evidenceZip(t)}},
+	})
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GITHUB_API_URL", srv.URL())
+	evidence := filepath.Join(dir, "evidence")
+
+	code, out := runCLI(t, dir, "dispatch", "-f", "reproduce_count=200", "--download", evidence, "--interval", "1s")
+
+	if code != 1 { // the run concluded failure: the bug reproduced
+		t.Errorf("exit %d, want 1:\n%s", code, out)
+	}
+	runs := srv.Runs()
+	if len(runs) != 1 || runs[0].Inputs["reproduce_count"] != "200" || runs[0].Inputs["dispatch_id"] == "" {
+		t.Fatalf("dispatched %+v", runs)
+	}
+	if _, sent := runs[0].Inputs["tmate_timeout_minutes"]; sent {
+		t.Error("a default input was sent")
+	}
+	for _, want := range []string{
+		"actions/runs/",         // the run URL
+		"Reproduced:     yes",   // the real report's verdict
+		"t.py::test_x[cuda]",    // base id of the failures
+		"gw1",                   // the crashed worker
+		"31",                    // the Xid
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, testToken) {
+		t.Error("the token appears in the output")
+	}
+}
+
+func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GITHUB_API_URL", "http://127.0.0.1:1/") // never reached: validation comes first
+	code, out := runCLI(t, dir, "dispatch", "-f", "reproduce_count=lots", "-f", "repro_count=5")
+	if code != 2 {
+		t.Errorf("exit %d, want 2:\n%s", code, out)
+	}
+	for _, want := range []string{`unknown input "repro_count"`, "reproduce_count", "quadrants_ref, tmate_timeout_minutes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
