@@ -62,9 +62,9 @@ func TestDispatchWatchDownloadReport(t *testing.T) {
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
 		File: "debug_cuda_repro.yml", Name: "Debug CUDA T4 max-reducer hang",
-		Inputs:  []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"},
-		RunName: "Debug CUDA T4 max-reducer hang {dispatch_id}",
-		Frames:  ghtest.DefaultFrames(time.Now().Add(-time.Minute), "failure"),
+		Inputs:    []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"},
+		RunName:   "Debug CUDA T4 max-reducer hang {dispatch_id}",
+		Frames:    ghtest.DefaultFrames(time.Now().Add(-time.Minute), "failure"),
 		Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: evidenceZip(t)}},
 	})
 	dir := t.TempDir()
@@ -87,11 +87,11 @@ func TestDispatchWatchDownloadReport(t *testing.T) {
 		t.Error("a default input was sent")
 	}
 	for _, want := range []string{
-		"actions/runs/",         // the run URL
-		"Reproduced:     yes",   // the real report's verdict
-		"t.py::test_x[cuda]",    // base id of the failures
-		"gw1",                   // the crashed worker
-		"31",                    // the Xid
+		"actions/runs/",       // the run URL
+		"Reproduced:     yes", // the real report's verdict
+		"t.py::test_x[cuda]",  // base id of the failures
+		"gw1",                 // the crashed worker
+		"31",                  // the Xid
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
