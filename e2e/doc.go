@@ -1,0 +1,26 @@
+// Package e2e holds debugflow's end-to-end tests; it has no code of its own.
+//
+// The tests generate the debug workflow from the embedded default spec (adjusted to this
+// machine: a flaky pytest suite, two xdist workers, a small repeat count, temporary paths) and
+// run its debug job step by step the way a GitHub runner would, on a simulated runner: each
+// `run:` step under `bash --noprofile --norc -eo pipefail` with the workflow, job and step env;
+// `${{ }}` expressions evaluated for a pull_request run (no inputs, so every input's default
+// applies) or a workflow_dispatch run with inputs; `if:` conditions and step outcomes as GitHub
+// computes them; GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files; `timeout-minutes` enforced. An
+// expression, condition, action, step key or run: script the simulated runner does not know
+// fails the test rather than being guessed at. The real debugflow-step binary runs every debug
+// step and real pytest with xdist and pytest-repeat runs the suite; compute-sanitizer,
+// nvidia-smi, dmesg and tmate are the repository's Go test doubles, and the GitHub API that
+// serves the actor's SSH keys is an httptest server.
+//
+// What this proves, beyond the unit tests of each package: the emitted YAML is a job a runner
+// can execute as written. Every flag the generator writes is one the step binary accepts,
+// every expression resolves, step outputs flow into later conditions and timeouts, the
+// sanitizer runs exactly when the reproducer failed and receives the failing base test ids,
+// workflow inputs reach the steps through env:, the artifact directory holds the evidence at
+// both uploads, the tmate gate opens a session limited to the actor's SSH key and is freed by
+// the spec's continue file, the staged run_reproducer.sh works inside that session, and the
+// job ends red exactly when the bug was reproduced. Steps that install software on a real
+// runner (the step binary, apt and pip packages, the project's build) are skipped, and the
+// tests check that only those are.
+package e2e

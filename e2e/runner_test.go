@@ -1,0 +1,602 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goccy/go-yaml"
+)
+
+// The parts of a workflow file the simulated runner reads. Decoding is strict: a key the
+// runner does not know (continue-on-error, working-directory, services...) fails the test
+// instead of being ignored.
+type workflowFile struct {
+	Name        string            `yaml:"name"`
+	RunName     string            `yaml:"run-name"`
+	On          any               `yaml:"on"`
+	Permissions any               `yaml:"permissions"`
+	Concurrency any               `yaml:"concurrency"`
+	Env         map[string]any    `yaml:"env"`
+	Jobs        map[string]jobDef `yaml:"jobs"`
+}
+
+type jobDef struct {
+	Name           string         `yaml:"name"`
+	RunsOn         any            `yaml:"runs-on"`
+	TimeoutMinutes any            `yaml:"timeout-minutes"`
+	Permissions    any            `yaml:"permissions"`
+	Strategy       any            `yaml:"strategy"`
+	Needs          any            `yaml:"needs"`
+	If             string         `yaml:"if"`
+	Env            map[string]any `yaml:"env"`
+	Steps          []stepDef      `yaml:"steps"`
+}
+
+type stepDef struct {
+	Name           string         `yaml:"name"`
+	ID             string         `yaml:"id"`
+	If             string         `yaml:"if"`
+	Uses           string         `yaml:"uses"`
+	With           map[string]any `yaml:"with"`
+	Env            map[string]any `yaml:"env"`
+	Shell          string         `yaml:"shell"`
+	Run            string         `yaml:"run"`
+	TimeoutMinutes any            `yaml:"timeout-minutes"`
+}
+
+// Outcomes of a step, as in steps.<id>.outcome.
+const (
+	outcomeSuccess = "success"
+	outcomeFailure = "failure"
+	outcomeSkipped = "skipped"
+)
+
+// githubDefaultStepMinutes is GitHub's step timeout when timeout-minutes is not set.
+const githubDefaultStepMinutes = 360
+
+// stepResult is what happened to one step.
+type stepResult struct {
+	Name, ID string
+	Outcome  string
+	// Kind is "run", "uses", "install" (a run: step that installs software, not run here)
+	// or "skipped" (its if: was false).
+	Kind string
+	// Verb is the debugflow-step verb of a run: step; Action the action of a uses: step
+	// (without the @ref).
+	Verb, Action string
+	ExitCode     int
+	// Output is the step log (stdout and stderr).
+	Output  string
+	Outputs map[string]string
+	// With are the evaluated with: inputs of a uses: step.
+	With map[string]string
+	// Files are the files under an upload-artifact step's path when it ran (relative, sorted).
+	Files []string
+	// Timeout is the evaluated timeout-minutes.
+	Timeout  time.Duration
+	Duration time.Duration
+}
+
+// jobResult is the simulated run of one job.
+type jobResult struct {
+	Steps  []stepResult
+	Failed bool
+}
+
+// step returns the result of the step called name; it fails the test when there is none.
+func (j *jobResult) step(t *testing.T, name string) stepResult {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("the job has no step %q", name)
+	return stepResult{}
+}
+
+// names returns the names of the steps for which keep is true, in order.
+func (j *jobResult) names(keep func(stepResult) bool) []string {
+	var out []string
+	for _, s := range j.Steps {
+		if keep(s) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// simRunner executes the steps of a job like a GitHub runner on this machine.
+type simRunner struct {
+	t *testing.T
+	// bin is put first on PATH (what "Install debugflow-step" does with GITHUB_PATH).
+	bin string
+	// workspace is GITHUB_WORKSPACE, the prepared checkout and every step's directory.
+	workspace string
+	// temp is RUNNER_TEMP; step scripts, logs and output files go to temp/runner.
+	temp string
+	// summary is GITHUB_STEP_SUMMARY, one file for the job.
+	summary string
+	// env is extra runner environment (doubles' switches, GITHUB_ACTOR, GITHUB_API_URL...).
+	env map[string]string
+	// token is github.token.
+	token string
+	// inputs, when not nil, make the run a workflow_dispatch with these inputs; nil is a
+	// pull_request run, which has none.
+	inputs map[string]string
+	// installCommands are the spec's install and build commands: a run: step made only of
+	// them (and of the generator's own install lines) installs software and is skipped.
+	installCommands []string
+	// budget bounds every step's wall-clock time in the test, below its timeout-minutes: a
+	// simulated step taking longer is a hang.
+	budget time.Duration
+	// whileRunning, when set, is started in a goroutine for every run: step and stopped
+	// (ctx cancelled) when the step ends; log is the file the step's output goes to and env
+	// the step's environment. The step returns only after whileRunning did.
+	whileRunning func(ctx context.Context, st stepDef, log string, env []string)
+}
+
+func newSimRunner(t *testing.T, bin, workspace string) *simRunner {
+	root := t.TempDir()
+	r := &simRunner{
+		t: t, bin: bin, workspace: workspace,
+		temp:    filepath.Join(root, "runner_temp"),
+		summary: filepath.Join(root, "step_summary.md"),
+		env:     map[string]string{},
+		token:   "ghs_e2eDummyToken",
+		budget:  40 * time.Second,
+	}
+	for _, d := range []string{r.temp, filepath.Join(root, "runner")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(r.summary, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// installLine matches the install lines the generator writes itself: the step binary (go
+// install or go build, then GITHUB_PATH) and the apt packages.
+var installLine = regexp.MustCompile(`^(go install |go build |echo "\$\(go env GOPATH\)/bin" >> "\$GITHUB_PATH"$|sudo apt-get update && sudo apt-get install -y )`)
+
+// stepBinaryLine matches a command of a debug step.
+var stepBinaryLine = regexp.MustCompile(`^debugflow-step [a-z]`)
+
+// classify says whether a run: script installs software (skipped here: the bin directory and
+// this machine's Python stand in for it) or runs debugflow-step; anything else fails the test.
+// installCommands are lines of the spec that install or build.
+func classify(script string, installCommands []string) (string, error) {
+	lines := scriptLines(script)
+	if len(lines) == 0 {
+		return "", errors.New("empty run: script")
+	}
+	all := func(re *regexp.Regexp) bool {
+		return !slices.ContainsFunc(lines, func(l string) bool { return !re.MatchString(l) })
+	}
+	switch {
+	case all(stepBinaryLine):
+		return "run", nil
+	case !slices.ContainsFunc(lines, func(l string) bool {
+		return !installLine.MatchString(l) && !slices.Contains(installCommands, l)
+	}):
+		return "install", nil
+	}
+	return "", fmt.Errorf("run: script is neither a debugflow-step call nor a known install command; teach the simulated runner about it:\n%s", script)
+}
+
+// scriptLines returns the commands of a script, continuation lines joined.
+func scriptLines(script string) []string {
+	joined := strings.ReplaceAll(script, "\\\n", " ")
+	var out []string
+	for _, l := range strings.Split(joined, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// runJob parses the workflow and runs job id step by step.
+func (r *simRunner) runJob(data []byte, id string) *jobResult {
+	t := r.t
+	t.Helper()
+	var wf workflowFile
+	if err := yaml.UnmarshalWithOptions(data, &wf, yaml.Strict()); err != nil {
+		t.Fatalf("the simulated runner cannot read the workflow: %v", err)
+	}
+	job, ok := wf.Jobs[id]
+	if !ok {
+		t.Fatalf("the workflow has no job %q", id)
+	}
+	if job.If != "" || job.Strategy != nil || job.Needs != nil {
+		t.Fatalf("job %s: if/strategy/needs are not simulated", id)
+	}
+	ev := &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}}
+	jobTimeout := r.minutes(ev, "job "+id, job.TimeoutMinutes)
+	jobStart := time.Now()
+	res := &jobResult{}
+	for i, st := range job.Steps {
+		if time.Since(jobStart) > jobTimeout {
+			t.Fatalf("job %s exceeded its timeout-minutes (%v) before step %q", id, jobTimeout, st.Name)
+		}
+		sr := r.runStep(ev, &wf, &job, i, st, res.Failed)
+		if sr.Outcome == outcomeFailure {
+			res.Failed = true
+		}
+		if st.ID != "" && sr.Outputs != nil {
+			ev.outputs[st.ID] = sr.Outputs
+		}
+		res.Steps = append(res.Steps, sr)
+	}
+	r.logSteps(res)
+	return res
+}
+
+func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int, st stepDef, jobFailed bool) stepResult {
+	t := r.t
+	t.Helper()
+	sr := stepResult{Name: st.Name, ID: st.ID}
+	sr.Action, _, _ = strings.Cut(st.Uses, "@")
+	if f := strings.Fields(st.Run); len(f) >= 2 && f[0] == "debugflow-step" {
+		sr.Verb = f[1]
+	}
+	if (st.Uses == "") == (st.Run == "") {
+		t.Fatalf("step %q: want exactly one of uses: and run:", st.Name)
+	}
+	run, err := ev.condition(st.If, jobFailed)
+	if err != nil {
+		t.Fatalf("step %q: %v", st.Name, err)
+	}
+	if !run {
+		sr.Outcome, sr.Kind = outcomeSkipped, "skipped"
+		return sr
+	}
+	sr.Timeout = r.minutes(ev, "step "+st.Name, st.TimeoutMinutes)
+	if st.Uses != "" {
+		return r.uses(ev, st, sr)
+	}
+	if st.Shell != "bash" {
+		t.Fatalf("step %q: shell %q; the emitted steps use bash", st.Name, st.Shell)
+	}
+	kind, err := classify(st.Run, r.installCommands)
+	if err != nil {
+		t.Fatalf("step %q: %v", st.Name, err)
+	}
+	sr.Kind = kind
+	if kind == "install" {
+		sr.Outcome = outcomeSuccess
+		return sr
+	}
+	env := r.environ(ev, wf, job, st)
+	return r.exec(st, i, env, sr)
+}
+
+// minutes evaluates a timeout-minutes value (a number or an expression).
+func (r *simRunner) minutes(ev *evaluator, what string, v any) time.Duration {
+	r.t.Helper()
+	var text string
+	switch v := v.(type) {
+	case nil:
+		return githubDefaultStepMinutes * time.Minute
+	case string:
+		var err error
+		if text, err = ev.interpolate(v); err != nil {
+			r.t.Fatalf("%s: timeout-minutes: %v", what, err)
+		}
+	default:
+		text = fmt.Sprint(v)
+	}
+	n, err := strconv.ParseFloat(text, 64)
+	if err != nil || n <= 0 {
+		r.t.Fatalf("%s: timeout-minutes %q is not a positive number", what, text)
+	}
+	return time.Duration(n * float64(time.Minute))
+}
+
+// knownActions are the actions the debug job uses. Set-up actions are no-ops here: the
+// workspace is prepared, and the runner's Python and Go are this machine's.
+var knownActions = map[string]string{
+	"actions/checkout":        "no-op",
+	"actions/setup-python":    "no-op",
+	"actions/setup-go":        "no-op",
+	"actions/upload-artifact": "upload",
+}
+
+func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
+	t := r.t
+	t.Helper()
+	kind, ok := knownActions[sr.Action]
+	if !ok {
+		t.Fatalf("step %q uses %s, which the simulated runner does not know", st.Name, st.Uses)
+	}
+	sr.Kind, sr.Outcome = "uses", outcomeSuccess
+	sr.With = map[string]string{}
+	for k, v := range st.With {
+		s, err := ev.interpolate(fmt.Sprint(v))
+		if err != nil {
+			t.Fatalf("step %q: with.%s: %v", st.Name, k, err)
+		}
+		sr.With[k] = s
+	}
+	if kind == "upload" {
+		dir := sr.With["path"]
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			sr.Files = append(sr.Files, rel)
+			return nil
+		})
+		if err != nil {
+			t.Errorf("step %q: upload path %s: %v", st.Name, dir, err)
+		}
+		sort.Strings(sr.Files)
+	}
+	return sr
+}
+
+// inheritedSkip are variables of the test process a runner would not have: GitHub's own (when
+// the tests run in CI), the doubles' switches and debugflow's env names.
+var inheritedSkip = []string{"GITHUB_", "RUNNER_", "ACTIONS_", "FAKE_", "TMATE_", "DEBUGFLOW_"}
+
+// event is the event that started the simulated run.
+func (r *simRunner) event() string {
+	if r.inputs != nil {
+		return "workflow_dispatch"
+	}
+	return "pull_request"
+}
+
+// environ is the step's environment: this machine's, the runner's variables, then the
+// workflow, job and step env with their expressions evaluated (later ones win).
+func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st stepDef) map[string]string {
+	t := r.t
+	t.Helper()
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "CI" || slices.ContainsFunc(inheritedSkip, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			continue
+		}
+		env[k] = v
+	}
+	env["PATH"] = r.bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	for k, v := range map[string]string{
+		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
+		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
+		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
+		"GITHUB_JOB": "debug", "GITHUB_REPOSITORY": "octo-org/quadrants",
+	} {
+		env[k] = v
+	}
+	for k, v := range r.env {
+		env[k] = v
+	}
+	for _, layer := range []struct {
+		where string
+		vars  map[string]any
+	}{{"workflow env", wf.Env}, {"job env", job.Env}, {"step " + st.Name + " env", st.Env}} {
+		for k, v := range layer.vars {
+			s, err := ev.interpolate(fmt.Sprint(v))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", layer.where, k, err)
+			}
+			env[k] = s
+		}
+	}
+	return env
+}
+
+// exec runs a run: step as GitHub does with shell: bash (the script in a file, run by
+// bash --noprofile --norc -eo pipefail), in its own process group, which is killed when the
+// step ends so no child outlives it.
+func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult) stepResult {
+	t := r.t
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(r.temp), "runner")
+	base := filepath.Join(dir, fmt.Sprintf("step%02d", i))
+	files := map[string]string{"GITHUB_OUTPUT": base + ".output", "GITHUB_ENV": base + ".env", "GITHUB_PATH": base + ".path"}
+	for k, f := range files {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env[k] = f
+	}
+	script := base + ".sh"
+	if err := os.WriteFile(script, []byte(st.Run), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := base + ".log"
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+	cmd.Dir = r.workspace
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	// A file, not a pipe: Wait returns when bash exits even if a straggler holds the output.
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	limit, limitName := sr.Timeout, "its timeout-minutes"
+	if r.budget < limit {
+		limit, limitName = r.budget, "the simulation's per-step budget"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("step %q: %v", st.Name, err)
+	}
+	watcherDone := make(chan struct{})
+	if r.whileRunning != nil {
+		go func() { defer close(watcherDone); r.whileRunning(ctx, st, logPath, cmd.Env) }()
+	} else {
+		close(watcherDone)
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	var runErr error
+	timedOut := false
+	select {
+	case runErr = <-waitErr:
+	case <-time.After(limit):
+		timedOut = true
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		runErr = <-waitErr
+	}
+	sr.Duration = time.Since(start)
+	// Whatever the step started and left behind (an orphaned xdist worker, a tmate double)
+	// goes with it, as when a runner ends a step's process tree.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	cancel()
+	<-watcherDone
+
+	out, _ := os.ReadFile(logPath)
+	sr.Output = string(out)
+	if timedOut {
+		t.Fatalf("step %q ran longer than %s (%v); output:\n%s", st.Name, limitName, limit, sr.Output)
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case runErr == nil:
+		sr.Outcome = outcomeSuccess
+	case errors.As(runErr, &exitErr):
+		sr.Outcome, sr.ExitCode = outcomeFailure, exitErr.ExitCode()
+	default:
+		t.Fatalf("step %q: %v", st.Name, runErr)
+	}
+	b, err := os.ReadFile(files["GITHUB_OUTPUT"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.Outputs, err = parseOutputFile(string(b)); err != nil {
+		t.Fatalf("step %q: GITHUB_OUTPUT: %v", st.Name, err)
+	}
+	for _, k := range []string{"GITHUB_ENV", "GITHUB_PATH"} {
+		if b, _ := os.ReadFile(files[k]); len(b) > 0 {
+			t.Fatalf("step %q wrote %s, which the simulated runner does not apply:\n%s", st.Name, k, b)
+		}
+	}
+	return sr
+}
+
+// parseOutputFile reads a GITHUB_OUTPUT file as the runner does: name=value lines and
+// name<<DELIMITER blocks (whichever of = and << comes first on the line decides).
+func parseOutputFile(text string) (map[string]string, error) {
+	out := map[string]string{}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSuffix(lines[i], "\r")
+		if line == "" {
+			continue
+		}
+		eq, heredoc := strings.Index(line, "="), strings.Index(line, "<<")
+		if eq >= 0 && (heredoc < 0 || eq < heredoc) {
+			if eq == 0 {
+				return nil, fmt.Errorf("line %d: empty name in %q", i+1, line)
+			}
+			out[line[:eq]] = line[eq+1:]
+			continue
+		}
+		if heredoc <= 0 || heredoc+2 == len(line) {
+			return nil, fmt.Errorf("line %d: %q is neither name=value nor name<<DELIMITER", i+1, line)
+		}
+		name, delim := line[:heredoc], line[heredoc+2:]
+		var value []string
+		j := i + 1
+		for ; j < len(lines) && strings.TrimSuffix(lines[j], "\r") != delim; j++ {
+			value = append(value, strings.TrimSuffix(lines[j], "\r"))
+		}
+		if j == len(lines) {
+			return nil, fmt.Errorf("output %q: delimiter %q never closes", name, delim)
+		}
+		out[name] = strings.Join(value, "\n")
+		i = j
+	}
+	return out, nil
+}
+
+// logSteps prints the job as a runner's step list: outcome, time and name.
+func (r *simRunner) logSteps(res *jobResult) {
+	var b strings.Builder
+	for _, s := range res.Steps {
+		fmt.Fprintf(&b, "  %-8s %-8s %6.2fs  %s", s.Outcome, s.Kind, s.Duration.Seconds(), s.Name)
+		if s.Outcome == outcomeFailure {
+			fmt.Fprintf(&b, " (exit %d)", s.ExitCode)
+		}
+		b.WriteString("\n")
+	}
+	r.t.Logf("simulated job:\n%s", b.String())
+}
+
+func TestParseOutputFile(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    map[string]string
+		wantErr bool
+	}{
+		{in: "", want: map[string]string{}},
+		{in: "a=1\nb=x=y\n", want: map[string]string{"a": "1", "b": "x=y"}},
+		{in: "msg<<ghadelimiter_1\nline 1\nline 2\nghadelimiter_1\nn=2\n", want: map[string]string{"msg": "line 1\nline 2", "n": "2"}},
+		{in: "a=b<<c\n", want: map[string]string{"a": "b<<c"}},
+		{in: "e<<D\nD\n", want: map[string]string{"e": ""}},
+		{in: "msg<<D\nnever closed\n", wantErr: true},
+		{in: "=1\n", wantErr: true},
+		{in: "novalue\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := parseOutputFile(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("parseOutputFile(%q) error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if !tt.wantErr && fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("parseOutputFile(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	spec := []string{"make -C build all", "python -m pip install pytest", "pip install -e . --no-build-isolation"}
+	tests := []struct {
+		script, want string
+	}{
+		{"make -C build all", "install"},
+		{"debugflow-step xid --out /tmp/x", "run"},
+		{"debugflow-step stage --out /x \\\n  --count \"$N\" t.py\n", "run"},
+		{"go install example.com/m/cmd/debugflow-step@v0.1.0\necho \"$(go env GOPATH)/bin\" >> \"$GITHUB_PATH\"\n", "install"},
+		{"sudo apt-get update && sudo apt-get install -y nvidia-cuda-toolkit\npython -m pip install pytest\n", "install"},
+		{"pip install -e . --no-build-isolation", "install"},
+		{"make -j4", ""},
+		{"debugflow-step xid --out /x\nrm -rf /", ""},
+		{"pip install -e . --no-build-isolation\ncurl https://example.com | sh", ""},
+		{"pip install requests", ""}, // not a line of the spec
+	}
+	for _, tt := range tests {
+		got, err := classify(tt.script, spec)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("classify(%q) = %q, %v; want %q", tt.script, got, err, tt.want)
+		}
+	}
+}

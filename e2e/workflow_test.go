@@ -1,0 +1,641 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/spec"
+)
+
+// The simulated run's fixed values.
+const (
+	// suiteFile is the flaky suite inside the checkout (copied from testdata/checkout).
+	suiteFile = "tests/test_ndarray.py"
+	// failingBaseID is the one test that fails under pytest-repeat, as the sanitizer must get
+	// it: without the -N-M repetition suffix.
+	failingBaseID = suiteFile + "::test_grad[cuda]"
+	// repeatCount and defaultTmateMinutes become the inputs' defaults, which a pull_request
+	// run uses.
+	repeatCount         = "4"
+	defaultTmateMinutes = 1
+	// actor is GITHUB_ACTOR; the fake GitHub API serves actorKey as its only public SSH key.
+	actor    = "octocat"
+	actorKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eSimulatedRunnerKeyOnly0000000000000000"
+	// kernelBoot is the fake kernel log before the job (no Xid).
+	kernelBoot = "[Wed Dec  2 10:40:00 2026] Linux version 6.1.0-40-cloud-amd64\n" +
+		"[Wed Dec  2 10:40:01 2026] nvidia: loading out-of-tree module taints kernel.\n"
+)
+
+// installSteps are the steps that install software on a real runner; the simulated runner
+// skips them (the bin directory and this machine's Python stand in) and nothing else.
+var installSteps = []string{"Install debugflow-step", "Install dependencies and compute-sanitizer", "Build"}
+
+// simulation is one run of the generated debug job on this machine.
+type simulation struct {
+	spec *spec.Spec
+	yaml []byte
+	job  *jobResult
+	// checkout is GITHUB_WORKSPACE, with the flaky suite.
+	checkout string
+	// argvFile is where the compute-sanitizer double writes its argv.
+	argvFile string
+	// tmateLog is the tmate double's call log.
+	tmateLog string
+	// summary is GITHUB_STEP_SUMMARY.
+	summary string
+
+	// mu guards keyRequests, the Authorization headers the fake GitHub API saw for the
+	// actor's keys.
+	mu          sync.Mutex
+	keyRequests []string
+	// freedAfterSSH is set when the continue file was touched after the gate showed its SSH
+	// line (written by the watcher goroutine before the gate step returns).
+	freedAfterSSH bool
+	// rerun is the user's run of the staged run_reproducer.sh inside the tmate session, when
+	// rerunInSession is set.
+	rerunInSession bool
+	rerun          shellRun
+}
+
+// shellRun is one command a user ran in the tmate session.
+type shellRun struct {
+	output string
+	err    error
+}
+
+// run says how to start one simulated run.
+type run struct {
+	// selectExpr is the spec's reproducer.select (pytest -k).
+	selectExpr string
+	// inputs, when not nil, start the run with workflow_dispatch and these inputs; nil is a
+	// pull_request run.
+	inputs map[string]string
+	// rerunInSession makes the user attached to the tmate session rerun the staged
+	// run_reproducer.sh, as its README says, before freeing the job.
+	rerunInSession bool
+}
+
+// simulate generates the workflow for the suite and runs its debug job on a simulated runner.
+func simulate(t *testing.T, how run) *simulation {
+	t.Helper()
+	python := pytestPython(t)
+	root := t.TempDir()
+	sim := &simulation{
+		rerunInSession: how.rerunInSession,
+		checkout:       filepath.Join(root, "checkout"),
+		argvFile:       filepath.Join(root, "sanitizer_argv.json"),
+		tmateLog:       filepath.Join(root, "tmate_calls.jsonl"),
+	}
+	copyDir(t, "testdata/checkout", sim.checkout)
+	dmesg := filepath.Join(root, "kern.log")
+	if err := os.WriteFile(dmesg, []byte(kernelBoot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	s := spec.Default()
+	s.Reproducer.Paths = []string{suiteFile}
+	s.Reproducer.Select = how.selectExpr
+	s.Reproducer.Python = python
+	s.Reproducer.Workers = 2
+	s.Reproducer.Count, _ = strconv.Atoi(repeatCount)
+	s.Reproducer.Standalone = spec.Standalone{File: suiteFile, Test: "test_grad"}
+	setInputDefault(t, s, s.Reproducer.CountInput, repeatCount)
+	setInputDefault(t, s, s.Tmate.TimeoutInput, strconv.Itoa(defaultTmateMinutes))
+	s.Tmate.TimeoutMinutes = defaultTmateMinutes
+	// Never the global /tmp/continue and /tmp/repro: tests run in parallel on shared machines.
+	s.Tmate.ContinueFile = filepath.Join(root, "continue")
+	s.Artifact.Dir = filepath.Join(root, "repro")
+	if !s.Tmate.LimitsToActor() {
+		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
+	}
+	sim.spec = s
+	data, err := generate.Generate(s, "")
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	sim.yaml = data
+
+	api := httptest.NewServer(http.HandlerFunc(sim.serveGitHub))
+	t.Cleanup(api.Close)
+
+	r := newSimRunner(t, binDir, sim.checkout)
+	sim.summary = r.summary
+	r.installCommands = append(slices.Clone(s.Install.Commands), s.Build.Commands...)
+	r.env = map[string]string{
+		"GITHUB_ACTOR":             actor,
+		"GITHUB_API_URL":           api.URL,
+		"FAKE_DMESG_FILE":          dmesg,
+		"FAKE_SANITIZER_MODE":      "access-at",
+		"FAKE_SANITIZER_ARGV_FILE": sim.argvFile,
+		"TMATE_DOUBLE_LOG":         sim.tmateLog,
+	}
+	r.inputs = how.inputs
+	r.whileRunning = sim.freeTheGate
+	t.Cleanup(func() {
+		if t.Failed() {
+			sim.logRun(t)
+		}
+	})
+	sim.job = r.runJob(data, generate.DebugJobID)
+	assertNoProcessLeft(t, sim.checkout)
+	return sim
+}
+
+// logRun prints the workflow and every step's log, for a failed test.
+func (sim *simulation) logRun(t *testing.T) {
+	t.Logf("generated workflow:\n%s", sim.yaml)
+	if sim.job == nil {
+		return
+	}
+	for _, s := range sim.job.Steps {
+		if s.Output != "" {
+			t.Logf("--- step %q (%s, exit %d, outputs %v):\n%s", s.Name, s.Outcome, s.ExitCode, s.Outputs, s.Output)
+		}
+	}
+}
+
+// serveGitHub is the GitHub API of the run: the actor's public SSH keys.
+func (sim *simulation) serveGitHub(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodGet || req.URL.Path != "/users/"+actor+"/keys" {
+		http.NotFound(w, req)
+		return
+	}
+	sim.mu.Lock()
+	sim.keyRequests = append(sim.keyRequests, req.Header.Get("Authorization"))
+	sim.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `[{"id":1,"key":%q}]`, actorKey)
+}
+
+// freeTheGate plays the user at the tmate gate: once the gate printed its SSH line and the
+// tmate double has a session, it touches the spec's continue file (what `touch /tmp/continue`
+// in the tmate shell does). It does nothing for other steps.
+func (sim *simulation) freeTheGate(ctx context.Context, st stepDef, log string, env []string) {
+	if !strings.Contains(st.Run, "debugflow-step gate") {
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		out, _ := os.ReadFile(log)
+		if !strings.Contains(string(out), "tmate: ssh ") || !tmateSessionStarted(sim.tmateLog) {
+			continue
+		}
+		if sim.rerunInSession {
+			sim.rerun = sim.inSession(ctx, env, filepath.Join(sim.spec.Artifact.Dir, "run_reproducer.sh"), repeatCount)
+		}
+		if err := os.WriteFile(sim.spec.Tmate.ContinueFile, nil, 0o644); err == nil {
+			sim.freedAfterSSH = true
+		}
+		return
+	}
+}
+
+// tmateCall is one line of the tmate double's call log.
+type tmateCall struct {
+	Argv  []string          `json:"argv"`
+	Files map[string]string `json:"files"`
+}
+
+func tmateCalls(path string) []tmateCall {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var calls []tmateCall
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var c tmateCall
+		if json.Unmarshal(sc.Bytes(), &c) == nil {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// inSession runs a command as the user would in the tmate shell (which inherits the gate
+// step's environment), in its own process group, killed when the command ends.
+func (sim *simulation) inSession(ctx context.Context, env []string, name string, args ...string) shellRun {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = sim.checkout, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	return shellRun{string(out), err}
+}
+
+func tmateSessionStarted(path string) bool {
+	return slices.ContainsFunc(tmateCalls(path), func(c tmateCall) bool { return slices.Contains(c.Argv, "new-session") })
+}
+
+func TestGeneratedWorkflowRunsOnASimulatedRunner(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cuda", rerunInSession: true})
+	checkReproduced(t, sim)
+
+	// In the session the user reran the reproducer with the staged script: same flags, same
+	// failure, fresh evidence in the artifact directory before the second upload.
+	if sim.rerun.err != nil || !strings.Contains(sim.rerun.output, "reproducer: REPRODUCED") ||
+		!strings.Contains(sim.rerun.output, "-n 2 --count "+repeatCount+" "+suiteFile+" -k cuda") {
+		t.Errorf("run_reproducer.sh in the tmate session: %v\n%s", sim.rerun.err, sim.rerun.output)
+	}
+}
+
+// checkReproduced checks a run of the flaky selection: what a user reads in the job, its
+// summary and its artifact when the bug was reproduced.
+func checkReproduced(t *testing.T, sim *simulation) {
+	t.Helper()
+	job, art := sim.job, sim.spec.Artifact
+
+	// The runner ran every debug step, skipped only the install steps, and the job is red
+	// because of the verdict alone.
+	if got := job.names(func(s stepResult) bool { return s.Kind == "install" }); !slices.Equal(got, installSteps) {
+		t.Errorf("steps skipped as installs = %q, want %q", got, installSteps)
+	}
+	verbs := job.verbs(outcomeSuccess, outcomeFailure)
+	if want := []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
+	}
+	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeSkipped }); len(got) > 0 {
+		t.Errorf("steps skipped by their if: %q, want none", got)
+	}
+	verdict := job.byVerb(t, "verdict")
+	if !job.Failed || verdict.Outcome != outcomeFailure || verdict.ExitCode != 1 {
+		t.Errorf("verdict %s with exit %d, job failed %v; want exit 1 (pytest's status) failing the job", verdict.Outcome, verdict.ExitCode, job.Failed)
+	}
+	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeFailure }); !slices.Equal(got, []string{verdict.Name}) {
+		t.Errorf("failed steps = %q, want only %q:\n%s", got, verdict.Name, job.failureLogs())
+	}
+	if !strings.Contains(verdict.Output, "verdict: reproduced: pytest exited 1") {
+		t.Errorf("verdict output does not say the bug was reproduced:\n%s", verdict.Output)
+	}
+
+	// A pull_request run has no inputs: the checkout ref and the counts are the defaults.
+	ref, _ := sim.spec.Input(sim.spec.Checkout.RefInput)
+	if got := job.byAction(t, "actions/checkout")[0].With["ref"]; got != ref.Default {
+		t.Errorf("checkout ref = %q, want the input's default %q", got, ref.Default)
+	}
+
+	// The reproducer hammered the suite, saw the failure and the crashed worker.
+	repro := job.byID(t, generate.ReproduceStepID)
+	wantOutput(t, repro, "reproduced", "true")
+	wantOutput(t, repro, "exit_code", "1")
+	if n, err := strconv.Atoi(repro.Outputs["failed"]); err != nil || n < 1 {
+		t.Errorf("reproduce output failed=%q, want at least 1", repro.Outputs["failed"])
+	}
+	if w := repro.Outputs["crashed_workers"]; !regexp.MustCompile(`^gw\d+(,gw\d+)*$`).MatchString(w) {
+		t.Errorf("reproduce output crashed_workers=%q, want at least one xdist worker (gwN)", w)
+	}
+	if !strings.Contains(repro.Output, "--count "+repeatCount) || !strings.Contains(repro.Output, "-n 2") {
+		t.Errorf("the reproducer did not run pytest -n 2 --count %s:\n%s", repeatCount, repro.Output)
+	}
+
+	// The sanitizer ran because reproduced == 'true', on the failing base test only.
+	san := job.byVerb(t, "sanitize")
+	if san.Outcome != outcomeSuccess {
+		t.Fatalf("sanitize step %s:\n%s", san.Outcome, san.Output)
+	}
+	wantOutput(t, san, "skipped", "false")
+	if n, _ := strconv.Atoi(san.Outputs["findings"]); n < 1 {
+		t.Errorf("sanitize output findings=%q, want the double's findings", san.Outputs["findings"])
+	}
+	argv := sanitizerArgv(t, sim.argvFile)
+	var ids []string
+	for _, a := range argv {
+		if strings.Contains(a, "::") {
+			ids = append(ids, a)
+		}
+	}
+	if !slices.Equal(ids, []string{failingBaseID}) {
+		t.Errorf("compute-sanitizer got test ids %q, want exactly [%s] (no pytest-repeat suffix); argv %q", ids, failingBaseID, argv)
+	}
+	if !containsSeq(argv, "--tool", sim.spec.Sanitizer.Tool) || !containsSeq(argv, "-p", "no:repeat") {
+		t.Errorf("compute-sanitizer argv lacks --tool %s or -p no:repeat: %q", sim.spec.Sanitizer.Tool, argv)
+	}
+
+	// The kernel log evidence, the job summary, the artifact.
+	xid := readFile(t, filepath.Join(art.Dir, "xid_summary.txt"))
+	if !regexp.MustCompile(`\b31\b`).MatchString(xid) || !strings.Contains(xid, "0001:00:00") {
+		t.Errorf("xid_summary.txt does not report the Xid 31 of the crashed worker:\n%s", xid)
+	}
+	wantOutput(t, job.byVerb(t, "xid"), "xid_counts", "31:1")
+	summary := readFile(t, sim.summary)
+	for _, want := range []string{"## Reproduced: yes", "`" + art.Name + "`", "### tmate session", "Connect: `ssh "} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("step summary lacks %q:\n%s", want, summary)
+		}
+	}
+	wantFiles := []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json", "sanitizer.log",
+		"sanitizer_summary.txt", "xid_summary.txt", "run_reproducer.sh", "README.md", "summary.md"}
+	sim.checkUploads(t, wantFiles)
+	if fi, err := os.Stat(filepath.Join(art.Dir, "run_reproducer.sh")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("run_reproducer.sh is not an executable file: %v", err)
+	}
+	sim.checkGate(t, defaultTmateMinutes)
+}
+
+// TestCleanSelectionPasses runs the same workflow with -k cpu, which never fails: no
+// sanitizer, a green verdict, a summary that says so.
+func TestCleanSelectionPasses(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cpu"})
+	job := sim.job
+	repro := job.byID(t, generate.ReproduceStepID)
+	wantOutput(t, repro, "reproduced", "false")
+	wantOutput(t, repro, "failed", "0")
+	wantOutput(t, repro, "crashed_workers", "")
+	if san := job.byVerb(t, "sanitize"); san.Outcome != outcomeSkipped {
+		t.Errorf("sanitize step %s, want skipped by its if: (nothing reproduced)", san.Outcome)
+	}
+	// The identity step asks compute-sanitizer --version; nothing may run pytest under it.
+	if _, err := os.Stat(sim.argvFile); err == nil {
+		if argv := sanitizerArgv(t, sim.argvFile); slices.Contains(argv, "pytest") {
+			t.Errorf("compute-sanitizer ran pytest although nothing failed: %q", argv)
+		}
+	}
+	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeSkipped }); len(got) != 1 {
+		t.Errorf("steps skipped by their if: %q, want only the sanitizer", got)
+	}
+	verdict := job.byVerb(t, "verdict")
+	if job.Failed || verdict.Outcome != outcomeSuccess {
+		t.Errorf("verdict %s (exit %d), job failed %v; want a green job:\n%s", verdict.Outcome, verdict.ExitCode, job.Failed, job.failureLogs())
+	}
+	wantOutput(t, job.byVerb(t, "xid"), "xid_counts", "")
+	summary := readFile(t, sim.summary)
+	if !strings.Contains(summary, "## Reproduced: no") {
+		t.Errorf("step summary does not say the bug was not reproduced:\n%s", summary)
+	}
+	sim.checkUploads(t, []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json", "xid_summary.txt", "summary.md"})
+	sim.checkGate(t, defaultTmateMinutes)
+}
+
+// TestDispatchInputsReachTheSteps starts the clean run with workflow_dispatch: the inputs, not
+// their defaults, reach the checkout, the reproducer, the stage step and the gate, and the
+// gate step's timeout-minutes follows the stage step's output, not the fallback.
+func TestDispatchInputsReachTheSteps(t *testing.T) {
+	t.Parallel()
+	const ref = "0123456789abcdef0123456789abcdef01234567"
+	sim := simulate(t, run{selectExpr: "cpu", inputs: map[string]string{
+		"quadrants_ref": ref, "reproduce_count": "3", "tmate_timeout_minutes": "2", "dispatch_id": "e2e-1",
+	}})
+	job := sim.job
+	if got := job.byAction(t, "actions/checkout")[0].With["ref"]; got != ref {
+		t.Errorf("checkout ref = %q, want the dispatched %q", got, ref)
+	}
+	repro := job.byID(t, generate.ReproduceStepID)
+	if !strings.Contains(repro.Output, "--count 3 ") {
+		t.Errorf("the reproducer did not run the dispatched --count 3:\n%s", repro.Output)
+	}
+	wantOutput(t, repro, "reproduced", "false")
+	if job.Failed {
+		t.Errorf("the clean run failed:\n%s", job.failureLogs())
+	}
+	if !strings.Contains(readFile(t, filepath.Join(sim.spec.Artifact.Dir, "run_reproducer.sh")), `count="${1:-3}"`) {
+		t.Error("run_reproducer.sh does not default to the dispatched count 3")
+	}
+	sim.checkGate(t, 2)
+}
+
+// checkUploads checks the two uploads: the evidence before the gate, tmate.txt added after it.
+func (sim *simulation) checkUploads(t *testing.T, want []string) {
+	t.Helper()
+	ups := sim.job.byAction(t, "actions/upload-artifact")
+	if len(ups) != 2 {
+		t.Fatalf("%d upload steps, want 2 (before and after the tmate gate)", len(ups))
+	}
+	for i, up := range ups {
+		if up.With["path"] != sim.spec.Artifact.Dir || up.With["name"] != sim.spec.Artifact.Name {
+			t.Errorf("upload %d: name %q path %q, want %q %q", i+1, up.With["name"], up.With["path"], sim.spec.Artifact.Name, sim.spec.Artifact.Dir)
+		}
+		t.Logf("upload %d (%s): %s", i+1, up.Name, strings.Join(up.Files, " "))
+		for _, f := range want {
+			if !slices.Contains(up.Files, f) {
+				t.Errorf("upload %d (%s) lacks %s; it had %q", i+1, up.Name, f, up.Files)
+			}
+		}
+	}
+	if slices.Contains(ups[0].Files, "tmate.txt") || !slices.Contains(ups[1].Files, "tmate.txt") {
+		t.Errorf("tmate.txt should be in the second upload only: first %q, second %q", ups[0].Files, ups[1].Files)
+	}
+}
+
+// checkGate checks that the gate opened a session limited to the actor's key, was freed by
+// the spec's continue file, and ran under the timeout the stage step computed from the tmate
+// timeout of the run (tmateMinutes minutes).
+func (sim *simulation) checkGate(t *testing.T, tmateMinutes int) {
+	t.Helper()
+	gate := sim.job.byVerb(t, "gate")
+	if gate.Outcome != outcomeSuccess {
+		t.Fatalf("gate step %s (exit %d):\n%s", gate.Outcome, gate.ExitCode, gate.Output)
+	}
+	if !sim.freedAfterSSH {
+		t.Error("the continue file was never touched: the gate showed no SSH line or tmate never started")
+	}
+	wantOutput(t, gate, "end_reason", "continue-file")
+	text := readFile(t, filepath.Join(sim.spec.Artifact.Dir, "tmate.txt"))
+	if !strings.Contains(text, "end_reason: continue-file\n") || !strings.Contains(text, sim.spec.Tmate.ContinueFile+" exists") {
+		t.Errorf("tmate.txt does not say the spec's continue file ended the gate:\n%s", text)
+	}
+	// timeout-minutes: ${{ fromJSON(steps.stage.outputs.gate_timeout_minutes || '65') }}
+	n := tmateMinutes
+	if !strings.Contains(text, fmt.Sprintf("(timeout %d min)", n)) {
+		t.Errorf("tmate.txt does not record a %d-minute timeout:\n%s", n, text)
+	}
+	if want := time.Duration(n+5) * time.Minute; gate.Timeout != want {
+		t.Errorf("gate step timeout = %v, want %v (the stage step's gate_timeout_minutes)", gate.Timeout, want)
+	}
+	wantOutput(t, sim.job.byID(t, generate.StageStepID), "gate_timeout_minutes", strconv.Itoa(n+5))
+	if !strings.Contains(gate.Output, "access limited to the 1 public SSH key(s) of GitHub user "+actor) {
+		t.Errorf("the gate does not say access is limited to %s's key:\n%s", actor, gate.Output)
+	}
+	sim.mu.Lock()
+	reqs := slices.Clone(sim.keyRequests)
+	sim.mu.Unlock()
+	if len(reqs) != 1 || !strings.HasSuffix(reqs[0], " ghs_e2eDummyToken") {
+		t.Errorf("GitHub API key requests with Authorization %q, want one carrying github.token", reqs)
+	}
+	authorized := ""
+	for _, c := range tmateCalls(sim.tmateLog) {
+		if slices.Contains(c.Argv, "new-session") {
+			authorized = c.Files["-a"]
+		}
+	}
+	if !strings.Contains(authorized, actorKey) {
+		t.Errorf("tmate new-session got authorized keys %q, want %s's key", authorized, actor)
+	}
+}
+
+// verbs returns the debugflow-step verbs of the steps with one of the outcomes, in order.
+func (j *jobResult) verbs(outcomes ...string) []string {
+	var out []string
+	for _, s := range j.Steps {
+		if s.Verb != "" && slices.Contains(outcomes, s.Outcome) {
+			out = append(out, s.Verb)
+		}
+	}
+	return out
+}
+
+func (j *jobResult) byVerb(t *testing.T, verb string) stepResult {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.Verb == verb {
+			return s
+		}
+	}
+	t.Fatalf("no step runs debugflow-step %s", verb)
+	return stepResult{}
+}
+
+func (j *jobResult) byID(t *testing.T, id string) stepResult {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no step has id %q", id)
+	return stepResult{}
+}
+
+func (j *jobResult) byAction(t *testing.T, action string) []stepResult {
+	t.Helper()
+	var out []stepResult
+	for _, s := range j.Steps {
+		if s.Action == action {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no step uses %s", action)
+	}
+	return out
+}
+
+// failureLogs returns the output of the failed steps, for error messages.
+func (j *jobResult) failureLogs() string {
+	var b strings.Builder
+	for _, s := range j.Steps {
+		if s.Outcome == outcomeFailure {
+			fmt.Fprintf(&b, "--- %s (exit %d):\n%s\n", s.Name, s.ExitCode, s.Output)
+		}
+	}
+	return b.String()
+}
+
+func wantOutput(t *testing.T, s stepResult, name, want string) {
+	t.Helper()
+	got, ok := s.Outputs[name]
+	if !ok || got != want {
+		t.Errorf("step %q output %s = %q (set: %v), want %q\n%s", s.Name, name, got, ok, want, s.Output)
+	}
+}
+
+func sanitizerArgv(t *testing.T, path string) []string {
+	t.Helper()
+	var argv []string
+	if err := json.Unmarshal([]byte(readFile(t, path)), &argv); err != nil {
+		t.Fatalf("compute-sanitizer argv file: %v", err)
+	}
+	return argv
+}
+
+// containsSeq reports whether a and then b appear next to each other in args.
+func containsSeq(args []string, a, b string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == a && args[i+1] == b {
+			return true
+		}
+	}
+	return false
+}
+
+func setInputDefault(t *testing.T, s *spec.Spec, name, value string) {
+	t.Helper()
+	for i := range s.Inputs {
+		if s.Inputs[i].Name == name {
+			s.Inputs[i].Default = value
+			return
+		}
+	}
+	t.Fatalf("the default spec has no input %q", name)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// copyDir copies the regular files under src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copying %s: %v", src, err)
+	}
+}
+
+// assertNoProcessLeft fails when a process still runs in dir (a pytest worker, a tmate double
+// started by a step): the runner kills every step's process group, so none may survive.
+func assertNoProcessLeft(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			continue // gone, or a zombie: already dead
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			t.Errorf("process %d still runs in the checkout after the job: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+}
