@@ -126,8 +126,10 @@ type simRunner struct {
 	bin string
 	// workspace is GITHUB_WORKSPACE, the prepared checkout and every step's directory.
 	workspace string
-	// temp is RUNNER_TEMP; step scripts, logs and output files go to temp/runner.
+	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there).
 	temp string
+	// files holds the runner's own files: each step's script, log and GITHUB_OUTPUT.
+	files string
 	// summary is GITHUB_STEP_SUMMARY, one file for the job.
 	summary string
 	// env is extra runner environment (doubles' switches, GITHUB_ACTOR, GITHUB_API_URL...).
@@ -154,12 +156,13 @@ func newSimRunner(t *testing.T, bin, workspace string) *simRunner {
 	r := &simRunner{
 		t: t, bin: bin, workspace: workspace,
 		temp:    filepath.Join(root, "runner_temp"),
+		files:   filepath.Join(root, "runner"),
 		summary: filepath.Join(root, "step_summary.md"),
 		env:     map[string]string{},
 		token:   "ghs_e2eDummyToken",
 		budget:  40 * time.Second,
 	}
-	for _, d := range []string{r.temp, filepath.Join(root, "runner")} {
+	for _, d := range []string{r.temp, r.files} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -409,8 +412,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult) stepResult {
 	t := r.t
 	t.Helper()
-	dir := filepath.Join(filepath.Dir(r.temp), "runner")
-	base := filepath.Join(dir, fmt.Sprintf("step%02d", i))
+	base := filepath.Join(r.files, fmt.Sprintf("step%02d", i))
 	files := map[string]string{"GITHUB_OUTPUT": base + ".output", "GITHUB_ENV": base + ".env", "GITHUB_PATH": base + ".path"}
 	for k, f := range files {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
