@@ -9,17 +9,29 @@ import (
 )
 
 // binDir holds debugflow-step and the doubles of the GPU programs and tmate, built once per
-// test binary by TestMain. It goes first on every step's PATH.
+// test binary by TestMain, in one folder per way they reach a runner's PATH (see binaries).
 var binDir string
 
-// binaries are the programs a step may call, by the name it calls them, and their packages.
-var binaries = []struct{ name, pkg string }{
-	{"debugflow-step", "../cmd/debugflow-step"},
-	{"compute-sanitizer", "../steps/testdata/doubles/compute-sanitizer"},
-	{"nvidia-smi", "../steps/testdata/doubles/nvidia-smi"},
-	{"dmesg", "../steps/testdata/doubles/dmesg"},
-	{"tmate", "../tmate/testdata/tmatedouble"},
+// Where a program comes from on a runner: the runner image, or a step that installs it.
+const (
+	fromImage   = "image"   // on the runner from the start: the driver's nvidia-smi, dmesg, tmate
+	fromGopath  = "gopath"  // put on PATH by the "Install debugflow-step" step (go install, GITHUB_PATH)
+	fromToolkit = "toolkit" // installed by the apt step (nvidia-cuda-toolkit brings compute-sanitizer)
+)
+
+// binaries are the programs a step may call, by the name it calls them, their packages and
+// where they come from. The tmate double is on the image: the gate would apt-get install a
+// missing tmate, which the simulation cannot do.
+var binaries = []struct{ name, pkg, from string }{
+	{"debugflow-step", "../cmd/debugflow-step", fromGopath},
+	{"compute-sanitizer", "../steps/testdata/doubles/compute-sanitizer", fromToolkit},
+	{"nvidia-smi", "../steps/testdata/doubles/nvidia-smi", fromImage},
+	{"dmesg", "../steps/testdata/doubles/dmesg", fromImage},
+	{"tmate", "../tmate/testdata/tmatedouble", fromImage},
 }
+
+// binPath is the folder of the programs that come from where.
+func binPath(from string) string { return filepath.Join(binDir, from) }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "debugflow-e2e-bin-")
@@ -53,7 +65,10 @@ func buildBinaries(dir string) error {
 		return fmt.Errorf("building debugflow-step and the doubles: %v\n%s", err, out)
 	}
 	for _, b := range binaries {
-		if err := os.Rename(filepath.Join(build, filepath.Base(b.pkg)), filepath.Join(dir, b.name)); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, b.from), 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(build, filepath.Base(b.pkg)), filepath.Join(dir, b.from, b.name)); err != nil {
 			return fmt.Errorf("installing %s: %w", b.name, err)
 		}
 	}

@@ -85,6 +85,8 @@ type stepResult struct {
 	With map[string]string
 	// Files are the files under an upload-artifact step's path when it ran (relative, sorted).
 	Files []string
+	// Provided are the folders an install step put on the PATH of the later steps.
+	Provided []string
 	// Timeout is the evaluated timeout-minutes.
 	Timeout  time.Duration
 	Duration time.Duration
@@ -122,8 +124,13 @@ func (j *jobResult) names(keep func(stepResult) bool) []string {
 // simRunner executes the steps of a job like a GitHub runner on this machine.
 type simRunner struct {
 	t *testing.T
-	// bin is put first on PATH (what "Install debugflow-step" does with GITHUB_PATH).
-	bin string
+	// path is what the steps find on PATH before this machine's own PATH: the runner image's
+	// folders at first, then, first of all, each folder an install step provided (as a step's
+	// GITHUB_PATH line puts it in front for the steps after it).
+	path []string
+	// provides maps an install line to the folder of programs it would install: when a
+	// skipped install step has such a line, the folder joins the path of the later steps.
+	provides map[*regexp.Regexp]string
 	// workspace is GITHUB_WORKSPACE, the prepared checkout and every step's directory.
 	workspace string
 	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there).
@@ -151,10 +158,10 @@ type simRunner struct {
 	whileRunning func(ctx context.Context, st stepDef, log string, env []string)
 }
 
-func newSimRunner(t *testing.T, bin, workspace string) *simRunner {
+func newSimRunner(t *testing.T, workspace string, imagePath ...string) *simRunner {
 	root := t.TempDir()
 	r := &simRunner{
-		t: t, bin: bin, workspace: workspace,
+		t: t, workspace: workspace, path: imagePath,
 		temp:    filepath.Join(root, "runner_temp"),
 		files:   filepath.Join(root, "runner"),
 		summary: filepath.Join(root, "step_summary.md"),
@@ -282,6 +289,15 @@ func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int,
 	}
 	sr.Kind = kind
 	if kind == "install" {
+		for _, line := range scriptLines(st.Run) {
+			for re, dir := range r.provides {
+				if re.MatchString(line) && !slices.Contains(sr.Provided, dir) {
+					sr.Provided = append(sr.Provided, dir)
+				}
+			}
+		}
+		sort.Strings(sr.Provided)
+		r.path = append(slices.Clone(sr.Provided), r.path...)
 		sr.Outcome = outcomeSuccess
 		return sr
 	}
@@ -379,7 +395,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		}
 		env[k] = v
 	}
-	env["PATH"] = r.bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	env["PATH"] = strings.Join(append(slices.Clone(r.path), os.Getenv("PATH")), string(os.PathListSeparator))
 	for k, v := range map[string]string{
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
