@@ -86,6 +86,9 @@ type run struct {
 	// inputs, when not nil, start the run with workflow_dispatch and these inputs; nil is a
 	// pull_request run.
 	inputs map[string]string
+	// gateBefore sets tmate.placement: before (open the session before the reproducer, wait
+	// in it at the end).
+	gateBefore bool
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
 	rerunInSession bool
@@ -121,6 +124,9 @@ func simulate(t *testing.T, how run) *simulation {
 	// Never the global /tmp/continue and /tmp/repro: tests run in parallel on shared machines.
 	s.Tmate.ContinueFile = filepath.Join(root, "continue")
 	s.Artifact.Dir = filepath.Join(root, "repro")
+	if how.gateBefore {
+		s.Tmate.Placement = "before"
+	}
 	if !s.Tmate.LimitsToActor() {
 		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
 	}
@@ -187,11 +193,12 @@ func (sim *simulation) serveGitHub(w http.ResponseWriter, req *http.Request) {
 	fmt.Fprintf(w, `[{"id":1,"key":%q}]`, actorKey)
 }
 
-// freeTheGate plays the user at the tmate gate: once the gate printed its SSH line and the
-// tmate double has a session, it touches the spec's continue file (what `touch /tmp/continue`
-// in the tmate shell does). It does nothing for other steps.
+// freeTheGate plays the user at the blocking tmate gate: once the gate printed its SSH line
+// and the tmate double has a session, it touches the spec's continue file (what `touch
+// /tmp/continue` in the tmate shell does). It does nothing for other steps, including the
+// gate --detach step of placement: before, which opens the session and returns.
 func (sim *simulation) freeTheGate(ctx context.Context, st stepDef, log string, env []string) {
-	if !strings.Contains(st.Run, "debugflow-step gate") {
+	if !strings.Contains(st.Run, "debugflow-step gate") || strings.Contains(st.Run, "--detach") {
 		return
 	}
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -438,7 +445,50 @@ func TestDispatchInputsReachTheSteps(t *testing.T) {
 	sim.checkGate(t, 2)
 }
 
-// checkUploads checks the two uploads: the evidence before the gate, tmate.txt added after it.
+// TestGateBeforeTheReproducer runs the clean selection with tmate.placement: before: one step
+// opens the session before the reproducer and returns, the job runs on while the user could
+// already look around, and a step at the end waits in the same session until it is freed.
+func TestGateBeforeTheReproducer(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cpu", gateBefore: true})
+	job := sim.job
+	verbs := job.verbs(outcomeSuccess, outcomeFailure)
+	if want := []string{"identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
+	}
+	open := job.byVerb(t, "gate")
+	if open.Outcome != outcomeSuccess || !strings.Contains(open.Output, "tmate: ssh ") {
+		t.Fatalf("the --detach gate step (%s) did not open a session:\n%s", open.Outcome, open.Output)
+	}
+	wantOutput(t, open, "end_reason", "detached")
+	if open.Timeout != 10*time.Minute {
+		t.Errorf("--detach step timeout = %v, want 10m", open.Timeout)
+	}
+	wait := job.blockingGate(t)
+	if !strings.Contains(wait.Output, "tmate: resuming the session started at") {
+		t.Errorf("the --wait step did not resume the detached session:\n%s", wait.Output)
+	}
+	if n := strings.Count(strings.Join(sim.tmateCommands(), "\n"), "new-session"); n != 1 {
+		t.Errorf("tmate new-session ran %d times, want once (--wait resumes the detached session)", n)
+	}
+	if job.Failed {
+		t.Errorf("the clean run failed:\n%s", job.failureLogs())
+	}
+	sim.checkUploads(t, []string{"system_identity.txt", "reproducer.log", "xid_summary.txt", "summary.md"})
+	sim.checkGate(t, defaultTmateMinutes)
+}
+
+// tmateCommands returns the argv of every tmate call, joined with spaces.
+func (sim *simulation) tmateCommands() []string {
+	var out []string
+	for _, c := range tmateCalls(sim.tmateLog) {
+		out = append(out, strings.Join(c.Argv, " "))
+	}
+	return out
+}
+
+// checkUploads checks the two uploads: the evidence before the blocking gate, and tmate.txt
+// after it; with placement: before, tmate.txt (the open session) is already in the first.
 func (sim *simulation) checkUploads(t *testing.T, want []string) {
 	t.Helper()
 	ups := sim.job.byAction(t, "actions/upload-artifact")
@@ -456,8 +506,10 @@ func (sim *simulation) checkUploads(t *testing.T, want []string) {
 			}
 		}
 	}
-	if slices.Contains(ups[0].Files, "tmate.txt") || !slices.Contains(ups[1].Files, "tmate.txt") {
-		t.Errorf("tmate.txt should be in the second upload only: first %q, second %q", ups[0].Files, ups[1].Files)
+	before := sim.spec.Tmate.Placement == "before"
+	if slices.Contains(ups[0].Files, "tmate.txt") != before || !slices.Contains(ups[1].Files, "tmate.txt") {
+		t.Errorf("tmate.txt in the first upload: %v, want %v; in the second: %v, want true",
+			slices.Contains(ups[0].Files, "tmate.txt"), before, slices.Contains(ups[1].Files, "tmate.txt"))
 	}
 }
 
@@ -466,7 +518,7 @@ func (sim *simulation) checkUploads(t *testing.T, want []string) {
 // timeout of the run (tmateMinutes minutes).
 func (sim *simulation) checkGate(t *testing.T, tmateMinutes int) {
 	t.Helper()
-	gate := sim.job.byVerb(t, "gate")
+	gate := sim.job.blockingGate(t)
 	if gate.Outcome != outcomeSuccess {
 		t.Fatalf("gate step %s (exit %d):\n%s", gate.Outcome, gate.ExitCode, gate.Output)
 	}
@@ -527,6 +579,21 @@ func (j *jobResult) byVerb(t *testing.T, verb string) stepResult {
 	}
 	t.Fatalf("no step runs debugflow-step %s", verb)
 	return stepResult{}
+}
+
+// blockingGate is the gate step that holds the job until the user frees it: the last one.
+func (j *jobResult) blockingGate(t *testing.T) stepResult {
+	t.Helper()
+	var gate *stepResult
+	for i, s := range j.Steps {
+		if s.Verb == "gate" {
+			gate = &j.Steps[i]
+		}
+	}
+	if gate == nil {
+		t.Fatal("no step runs debugflow-step gate")
+	}
+	return *gate
 }
 
 func (j *jobResult) byID(t *testing.T, id string) stepResult {
