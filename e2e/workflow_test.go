@@ -290,16 +290,13 @@ func checkReproduced(t *testing.T, sim *simulation) {
 		t.Errorf("steps skipped as installs = %q, want %q", got, installSteps)
 	}
 	// The install steps are what put debugflow-step and compute-sanitizer on the runner.
-	// (BUG reported to the lead, not asserted here: the identity step runs before the apt
-	// step, so system_identity.txt says "compute-sanitizer: not found" and its pip freeze
-	// predates the install and build steps.)
 	for name, want := range map[string]string{installSteps[0]: binPath(fromGopath), installSteps[1]: binPath(fromToolkit)} {
 		if got := job.step(t, name).Provided; !slices.Equal(got, []string{want}) {
 			t.Errorf("step %q installs %q, want %s", name, got, want)
 		}
 	}
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"identity", "identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeSkipped }); len(got) > 0 {
@@ -380,6 +377,16 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	if fi, err := os.Stat(filepath.Join(art.Dir, "run_reproducer.sh")); err != nil || fi.Mode().Perm()&0o111 == 0 {
 		t.Errorf("run_reproducer.sh is not an executable file: %v", err)
 	}
+	// The first identity runs before the apt step (so its kernel-log baseline comes first) and
+	// cannot see compute-sanitizer yet; the one after the build records the installed tool.
+	identity, err := os.ReadFile(filepath.Join(art.Dir, "system_identity.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after, found := strings.Cut(string(identity), "after install and build")
+	if !found || !strings.Contains(before, "compute-sanitizer: not found") || !strings.Contains(after, "Version 2025.3.1.0") {
+		t.Errorf("system_identity.txt does not record the sanitizer installed by the apt step:\n%s", identity)
+	}
 	sim.checkGate(t, defaultTmateMinutes)
 }
 
@@ -453,7 +460,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", gateBefore: true})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"identity", "identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")

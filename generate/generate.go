@@ -237,6 +237,7 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		b.installBinaryStep(stepBinary),
 		b.identityStep(),
 	}
+	installedAt := len(steps)
 	if st, ok, err := b.installStep(); err != nil {
 		return job, err
 	} else if ok {
@@ -250,6 +251,11 @@ func (b *builder) debugJob() (workflow.Job, error) {
 			}
 		}
 		steps = append(steps, runStep(workflow.Step{Name: "Build", Env: toEnv(s.Build.Env)}, &sc))
+	}
+	if len(steps) > installedAt {
+		// The identity step ran before anything was installed (its dmesg baseline must come
+		// first); record the sanitizer, Python and pip freeze as the build left them.
+		steps = append(steps, b.toolchainStep())
 	}
 	steps = append(steps, b.stageStep())
 	gate := s.Tmate.GateEnabled()
@@ -338,6 +344,11 @@ func (b *builder) installBinaryStep(binary string) workflow.Step {
 func (b *builder) identityStep() workflow.Step {
 	return b.oneCommandStep("System identity and dmesg snapshot", "",
 		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python))
+}
+
+func (b *builder) toolchainStep() workflow.Step {
+	return b.oneCommandStep("Record the installed toolchain", "",
+		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python).boolFlag("--after-build"))
 }
 
 // installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit) and

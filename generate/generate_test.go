@@ -193,7 +193,7 @@ func TestDefaultJob(t *testing.T) {
 	debug := jobs["debug"]
 	wantSteps := []string{
 		"Check out", "Set up Python", "Set up Go", "Install debugflow-step",
-		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Build",
+		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Build", "Record the installed toolchain",
 		"Stage helper scripts", "Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
 		"Job summary", "Upload artifacts", "tmate gate", "Upload artifacts after the tmate session", "Verdict",
 	}

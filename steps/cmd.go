@@ -143,6 +143,7 @@ func newCmdIdentity(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&o.Python, "python", "python3", "Python interpreter for version, pip freeze and the libcuda attribute probe")
 	cmd.Flags().StringVar(&o.DmesgSource, "dmesg-source", "", "read this file instead of the kernel log")
 	cmd.Flags().StringVar(&o.Sanitizer, "sanitizer", "", "compute-sanitizer path (default: search)")
+	cmd.Flags().BoolVar(&o.AfterBuild, "after-build", false, "append compute-sanitizer, Python and pip freeze as they are after the install and build steps (no dmesg snapshot)")
 	return cmd
 }
 

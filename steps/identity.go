@@ -21,6 +21,10 @@ type IdentityOptions struct {
 	DmesgSource string
 	// Sanitizer is an explicit compute-sanitizer path (default: search).
 	Sanitizer string
+	// AfterBuild appends only the toolchain sections (compute-sanitizer, Python, pip freeze)
+	// as they are after the install and build steps, and takes no dmesg snapshot. The first
+	// identity runs before anything is installed, so its kernel-log baseline comes first.
+	AfterBuild bool
 }
 
 const identityTimeout = 60 * time.Second
@@ -96,8 +100,11 @@ func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
 	if opts.Python == "" {
 		opts.Python = "python3"
 	}
-	text := BuildIdentity(ctx, env, opts)
 	path := filepath.Join(opts.Out, "system_identity.txt")
+	if opts.AfterBuild {
+		return appendToolchain(ctx, env, opts, path)
+	}
+	text := BuildIdentity(ctx, env, opts)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("write system identity: %w", err)
 	}
@@ -114,10 +121,32 @@ func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
 	return nil
 }
 
-// BuildIdentity returns the text of system_identity.txt.
-func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
+// appendToolchain adds the toolchain as it is after install and build to system_identity.txt.
+func appendToolchain(ctx context.Context, env *Env, opts IdentityOptions, path string) error {
 	w := &identityWriter{}
-	run := func(title, name string, args ...string) string {
+	w.b.WriteString("\n# ----- after install and build -----\n")
+	writeToolchain(ctx, env, opts, w, identityRunner(ctx, env, w))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append to system identity: %w", err)
+	}
+	if _, err := f.WriteString(w.b.String()); err != nil {
+		f.Close()
+		return fmt.Errorf("append to system identity: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append to system identity: %w", err)
+	}
+	end := env.group("toolchain after install and build")
+	fmt.Fprint(env.Stdout, w.b.String())
+	end()
+	fmt.Fprintf(env.Stdout, "appended to %s\n", path)
+	return nil
+}
+
+// identityRunner runs a short command and writes its output as a section.
+func identityRunner(ctx context.Context, env *Env, w *identityWriter) func(title, name string, args ...string) string {
+	return func(title, name string, args ...string) string {
 		w.section(title)
 		out, err := env.runCapture(ctx, identityTimeout, name, args...)
 		w.text(out.Stdout)
@@ -126,6 +155,12 @@ func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
 		}
 		return out.Stdout
 	}
+}
+
+// BuildIdentity returns the text of system_identity.txt.
+func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
+	w := &identityWriter{}
+	run := identityRunner(ctx, env, w)
 	file := func(title, path string) string {
 		w.section(title)
 		b, err := os.ReadFile(env.sysPath(path))
@@ -161,20 +196,7 @@ func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
 	w.linef("nvidia_uvm module parameters (/sys/module/nvidia_uvm/parameters):")
 	w.text(uvmParameters(env))
 
-	w.section("compute-sanitizer --version")
-	if path, err := FindSanitizer(env, opts.Sanitizer); err != nil {
-		w.linef("compute-sanitizer: not found")
-	} else {
-		w.linef("path: %s", path)
-		out, err := env.runCapture(ctx, identityTimeout, path, "--version")
-		w.text(out.Stdout)
-		if err != nil {
-			w.linef("%v", err)
-		}
-	}
-
-	run("python --version ("+opts.Python+")", opts.Python, "--version")
-	run("pip freeze ("+opts.Python+" -m pip freeze)", opts.Python, "-m", "pip", "freeze")
+	writeToolchain(ctx, env, opts, w, run)
 
 	w.section("runner image")
 	imageOS, imageVersion := env.Getenv("ImageOS"), env.Getenv("ImageVersion")
@@ -190,6 +212,26 @@ func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
 		w.linef("/imagegeneration/imagedata.json: %s", describeReadError(err))
 	}
 	return w.b.String()
+}
+
+// writeToolchain writes the sections that change when the job installs things: the
+// sanitizer's version, the Python version and pip freeze.
+func writeToolchain(ctx context.Context, env *Env, opts IdentityOptions, w *identityWriter, run func(title, name string, args ...string) string) {
+	w.section("compute-sanitizer --version")
+	if path, err := FindSanitizer(env, opts.Sanitizer); err != nil {
+		w.linef("compute-sanitizer: not found")
+	} else {
+		w.linef("path: %s", path)
+		out, err := env.runCapture(ctx, identityTimeout, path, "--version")
+		w.text(out.Stdout)
+		if err != nil {
+			w.linef("%v", err)
+		}
+	}
+
+	run("python --version ("+opts.Python+")", opts.Python, "--version")
+	run("pip freeze ("+opts.Python+" -m pip freeze)", opts.Python, "-m", "pip", "freeze")
+
 }
 
 // kernelModuleFlavor tells the open GPU kernel module from the proprietary

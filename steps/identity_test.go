@@ -128,6 +128,36 @@ func TestIdentityToolsMissing(t *testing.T) {
 	}
 }
 
+// The first identity runs before the install steps; --after-build appends the toolchain as the
+// build left it and takes no second dmesg snapshot.
+func TestIdentityAfterBuildAppendsTheToolchain(t *testing.T) {
+	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+	te.Root = t.TempDir()
+	out := t.TempDir()
+	if err := RunIdentity(context.Background(), te.Env, IdentityOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	startBefore := readFile(t, filepath.Join(out, "dmesg_start.log"))
+	te.Root = fakeRoot(t, true) // the apt step installed the CUDA toolkit
+	if err := RunIdentity(context.Background(), te.Env, IdentityOptions{Out: out, AfterBuild: true}); err != nil {
+		t.Fatal(err)
+	}
+	text := readFile(t, filepath.Join(out, "system_identity.txt"))
+	before, after, found := strings.Cut(text, "# ----- after install and build -----")
+	if !found {
+		t.Fatalf("no after-build section:\n%s", text)
+	}
+	if !strings.Contains(before, "==== uname -a ====") || !strings.Contains(before, "compute-sanitizer: not found") {
+		t.Errorf("the first identity was not kept:\n%s", before)
+	}
+	if !strings.Contains(after, "Version 2025.3.1.0") || strings.Contains(after, "uname") {
+		t.Errorf("the after-build section should hold only the toolchain, with the sanitizer:\n%s", after)
+	}
+	if got := readFile(t, filepath.Join(out, "dmesg_start.log")); got != startBefore {
+		t.Error("--after-build took a new dmesg snapshot over \"start\"")
+	}
+}
+
 func TestIdentityDriverDown(t *testing.T) {
 	te := newTestEnv(t, map[string]string{"PATH": binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_FAIL": "1"})
 	te.Root = fakeRoot(t, false)
