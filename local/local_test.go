@@ -310,3 +310,27 @@ func processCwdIs(pid, dir string) bool {
 	cwd, err := os.Readlink(filepath.Join("/proc", pid, "cwd"))
 	return err == nil && cwd == dir
 }
+
+func TestProgressPrinter(t *testing.T) {
+	var pipe bytes.Buffer
+	p := newProgressPrinter(&pipe, false, time.Hour)
+	p.Update(steps.Progress{Done: 1, Total: 8})                          // first line: printed
+	p.Update(steps.Progress{Done: 2, Total: 8})                          // within the interval: quiet
+	p.Update(steps.Progress{Done: 3, Total: 8, Failures: 1})             // a new failure: printed
+	p.Update(steps.Progress{Done: 8, Total: 8, Failures: 1, Crashes: 1}) // a new crash: printed
+	p.Done()                                                             // the same figures: not repeated
+	want := "    1/8 tests  0 failed  0 crashed workers  0s\n" +
+		"    3/8 tests  1 failed  0 crashed workers  0s\n" +
+		"    8/8 tests  1 failed  1 crashed workers  0s\n"
+	if pipe.String() != want {
+		t.Errorf("pipe output:\n%s\nwant:\n%s", pipe.String(), want)
+	}
+	var tty bytes.Buffer
+	p = newProgressPrinter(&tty, true, time.Hour)
+	p.Update(steps.Progress{Done: 1, Total: 2})
+	p.Update(steps.Progress{Done: 2, Total: 2})
+	p.Done()
+	if got := tty.String(); strings.Count(got, "\r\033[K") != 2 || !strings.HasSuffix(got, "2/2 tests  0 failed  0 crashed workers  0s\n") {
+		t.Errorf("terminal output %q: want one line redrawn in place", got)
+	}
+}

@@ -19,6 +19,7 @@ type progressPrinter struct {
 	every    time.Duration
 	last     time.Time
 	lastSeen steps.Progress
+	printed  string // the last plain line, so Done does not repeat it
 	drawn    bool
 }
 
@@ -37,7 +38,8 @@ func (p *progressPrinter) Update(pr steps.Progress) {
 		fmt.Fprintf(p.w, "\r\033[K    %s", line(pr))
 		p.drawn = true
 	case news || time.Since(p.last) >= p.every:
-		fmt.Fprintf(p.w, "    %s\n", line(pr))
+		p.printed = line(pr)
+		fmt.Fprintf(p.w, "    %s\n", p.printed)
 		p.last = time.Now()
 	}
 }
@@ -50,8 +52,8 @@ func (p *progressPrinter) Done() {
 		fmt.Fprintln(p.w)
 		return
 	}
-	if !p.tty && p.lastSeen.Done > 0 {
-		fmt.Fprintf(p.w, "    %s\n", line(p.lastSeen))
+	if final := line(p.lastSeen); !p.tty && p.lastSeen.Done > 0 && final != p.printed {
+		fmt.Fprintf(p.w, "    %s\n", final)
 	}
 }
 
