@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/debugflow/debugflow/ghrun"
@@ -28,6 +29,19 @@ func addGitHubCmds(root *cobra.Command, specPath *string, stdout, stderr io.Writ
 		},
 	)
 	f.Stdout, f.Stderr = stdout, stderr
+	// Without --ref, dispatch uses the current branch; on a detached HEAD (a CI checkout, say)
+	// the spec's debug branch is the next best answer.
+	gitBranch := f.GitBranch
+	f.GitBranch = func(ctx context.Context) (string, error) {
+		branch, err := gitBranch(ctx)
+		if err == nil {
+			return branch, nil
+		}
+		if s, _, serr := loadSpec(*specPath); serr == nil && s.Workflow.Branch != "" {
+			return s.Workflow.Branch, nil
+		}
+		return "", err
+	}
 	root.AddCommand(ghrun.NewCmdDispatch(f), ghrun.NewCmdWatch(f), ghrun.NewCmdDownload(f))
 }
 

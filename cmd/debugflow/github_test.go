@@ -117,3 +117,28 @@ func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
 		}
 	}
 }
+
+// On a detached HEAD, dispatch targets the spec's debug branch.
+func TestDispatchFallsBackToTheSpecBranch(t *testing.T) {
+	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv.AddBranch("debug/cuda-t4-repro") // the default spec's workflow.branch
+	srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug",
+		Inputs: []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"}})
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	for _, args := range [][]string{{"commit", "-q", "--allow-empty", "-m", "x"}, {"checkout", "-q", "--detach"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GITHUB_API_URL", srv.URL())
+	code, out := runCLI(t, dir, "dispatch")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if runs := srv.Runs(); len(runs) != 1 || runs[0].Branch != "debug/cuda-t4-repro" {
+		t.Errorf("dispatched %+v, want the spec's branch", runs)
+	}
+}
