@@ -401,6 +401,8 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
 		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_JOB": "debug", "GITHUB_REPOSITORY": "octo-org/quadrants",
+		// A home of the runner's own: the gate creates the SSH client keys tmate needs there.
+		"HOME": filepath.Join(r.temp, "home"),
 	} {
 		env[k] = v
 	}

@@ -111,6 +111,7 @@ func TestGateCLISignals(t *testing.T) {
 				"GITHUB_API_URL="+api.URL,
 				"GITHUB_TOKEN=tok-secret",
 				"GITHUB_WORKSPACE="+h.workspace,
+				"HOME="+t.TempDir(), // the gate creates client SSH keys there, never in the real home
 				"GITHUB_OUTPUT="+outputs,
 				"GITHUB_STEP_SUMMARY=",
 				"RUNNER_TEMP="+h.runnerTmp,

@@ -184,6 +184,7 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 		}
 	}
 
+	g.ensureClientKey(setupCtx)
 	sess := &session{runner: o.Runner, tmate: tmatePath, socket: st.Socket}
 	startCtx, cancel := g.untilDeadline(ctx, st.Deadline, queryTimeout)
 	err = sess.start(startCtx, configFile, keysFile)

@@ -121,8 +121,10 @@ type Options struct {
 	// ConnectTimeoutMinutes lasts; zero means time.Minute. Tests shrink it.
 	Minute time.Duration
 
-	// Runner runs tmate, apt-get and sudo; default ExecRunner.
+	// Runner runs tmate, apt-get, sudo and ssh-keygen; default ExecRunner.
 	Runner CommandRunner
+	// Home is where the client SSH keys tmate needs are created when missing; default $HOME.
+	Home string
 }
 
 // withDefaults returns a copy of o with every zero field filled in.
@@ -150,6 +152,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workspace == "" {
 		o.Workspace = o.Getenv("GITHUB_WORKSPACE")
+	}
+	if o.Home == "" {
+		o.Home = o.Getenv("HOME")
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
