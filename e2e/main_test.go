@@ -74,19 +74,3 @@ func buildBinaries(dir string) error {
 	}
 	return os.Remove(build)
 }
-
-// pytestPython finds an interpreter with pytest, xdist and pytest-repeat, Debian's first: the
-// first python3 on PATH may lack them.
-func pytestPython(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import pytest, xdist, pytest_repeat").Run() == nil {
-			if abs, err := exec.LookPath(p); err == nil {
-				return abs // the steps' PATH starts with the bin directory
-			}
-			return p
-		}
-	}
-	t.Fatal("no python3 can import pytest, xdist and pytest_repeat: apt-get install python3-pytest python3-pytest-xdist python3-pytest-repeat")
-	return ""
-}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/spec"
 )
 
@@ -97,7 +98,7 @@ type run struct {
 // simulate generates the workflow for the suite and runs its debug job on a simulated runner.
 func simulate(t *testing.T, how run) *simulation {
 	t.Helper()
-	python := pytestPython(t)
+	python := testenv.PytestPython(t)
 	root := t.TempDir()
 	sim := &simulation{
 		rerunInSession: how.rerunInSession,

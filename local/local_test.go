@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
 )
@@ -41,18 +42,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// pytestPython finds an interpreter with pytest, xdist and pytest-repeat (Debian's first: the
-// first python3 on PATH may lack them).
-func pytestPython(t testing.TB) string {
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import pytest, xdist, pytest_repeat").Run() == nil {
-			return p
-		}
-	}
-	t.Fatal("no python3 with pytest, xdist and pytest-repeat: apt-get install python3-pytest python3-pytest-xdist python3-pytest-repeat")
-	return ""
 }
 
 // testSpec is a spec for the suite in testdata/suite, 2 workers x 4 repeats.
@@ -120,7 +109,7 @@ func copySuite(t testing.TB) string {
 }
 
 func TestLocalEndToEnd(t *testing.T) {
-	python := pytestPython(t)
+	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	out := filepath.Join(t.TempDir(), "evidence")
 	dmesg := filepath.Join(t.TempDir(), "kern.log")
@@ -172,7 +161,7 @@ func TestLocalEndToEnd(t *testing.T) {
 }
 
 func TestLocalNotReproducedWithoutSanitizer(t *testing.T) {
-	python := pytestPython(t)
+	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	s := testSpec(t, python)
 	s.Reproducer.Select = "cpu" // the cpu variant never fails
@@ -223,7 +212,7 @@ func TestRepeatCount(t *testing.T) {
 // interrupts it mid-run like Ctrl-C and checks the verdict is still printed and that no pytest
 // process of the run survives.
 func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
-	python := pytestPython(t)
+	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	out := filepath.Join(t.TempDir(), "evidence")
 	dmesg := filepath.Join(t.TempDir(), "kern.log")

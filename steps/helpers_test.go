@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // builtDir holds the test doubles and debugflow-step, built on first use
@@ -80,52 +82,8 @@ func binDir(t *testing.T, names ...string) string {
 // stepBinary is the built debugflow-step.
 func stepBinary(t *testing.T) string { return built(t, "debugflow-step") }
 
-// findPython returns an interpreter that has pytest, xdist and
-// pytest-repeat (/usr/bin/python3 first). The test fails when there is none.
-func findPython(t *testing.T) string {
-	t.Helper()
-	pythonOnce.Do(func() {
-		candidates := []string{"/usr/bin/python3"}
-		if p, err := exec.LookPath("python3"); err == nil {
-			candidates = append(candidates, p)
-		}
-		for _, c := range candidates {
-			if exec.Command(c, "-c", "import pytest, xdist, pytest_repeat").Run() == nil {
-				pythonPath = c
-				return
-			}
-		}
-	})
-	if pythonPath == "" {
-		t.Fatal("no Python with pytest, pytest-xdist and pytest-repeat: " +
-			"apt-get install python3-pytest python3-pytest-xdist and pip install pytest-repeat " +
-			"(or give /usr/bin/python3 those modules)")
-	}
-	return pythonPath
-}
-
-var (
-	pythonOnce sync.Once
-	pythonPath string
-)
-
-// syncBuffer is a bytes.Buffer safe for the reader goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is shared by the output goroutine and the test.
+type syncBuffer = testenv.SyncBuffer
 
 // testEnv is an Env whose environment is exactly vars (PATH included),
 // with captured stdout/stderr.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // fakeRoot lays out the files identity reads under a temp "/".
@@ -36,7 +38,7 @@ func fakeRoot(t *testing.T, openModule bool) string {
 }
 
 func TestIdentityWithDoubles(t *testing.T) {
-	py := findPython(t)
+	py := testenv.PytestPython(t)
 	kmsg := filepath.Join(t.TempDir(), "kmsg")
 	writeFile(t, kmsg, "[Wed Dec  2 10:45:59 2026] Linux version 6.8.0\n")
 	te := newTestEnv(t, map[string]string{

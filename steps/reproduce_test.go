@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // stepRun is one run of the built debugflow-step.
@@ -83,7 +85,7 @@ func loadSummary(t *testing.T, dir string) *ReproducerResult {
 // another fails), sanitize (the double records the ids it was handed and
 // really runs them), xid and verdict.
 func TestReproduceEndToEnd(t *testing.T) {
-	py := findPython(t)
+	py := testenv.PytestPython(t)
 	w := newE2EWorld(t, "crash", "FAKE_SANITIZER_MODE=access-at")
 
 	if r := runStep(t, w.suite, w.env, "identity", "--out", w.out, "--python", py); r.code != 0 {
@@ -207,7 +209,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 // TestReproduceStopOnFirstFailure checks that the first failure ends the
 // run and that no process of the pytest tree survives.
 func TestReproduceStopOnFirstFailure(t *testing.T) {
-	py := findPython(t)
+	py := testenv.PytestPython(t)
 	marker := "DEBUGFLOW_STOP_MARKER_" + filepath.Base(t.TempDir())
 	w := newE2EWorld(t, "crash")
 	writeFile(t, filepath.Join(w.suite, "test_sleep.py"), readFile(t, "testdata/pysuite/sleep/test_sleep.py"))
@@ -241,7 +243,7 @@ func TestReproduceStopOnFirstFailure(t *testing.T) {
 // TestReproduceSIGTERM cancels a running reproducer the way a GitHub
 // cancel does and checks the tree is gone within 5 s.
 func TestReproduceSIGTERM(t *testing.T) {
-	py := findPython(t)
+	py := testenv.PytestPython(t)
 	marker := "DEBUGFLOW_TERM_MARKER_" + filepath.Base(t.TempDir())
 	w := newE2EWorld(t, "sleep")
 	cmd := exec.Command(stepBinary(t), "reproduce", "--out", w.out, "--python", py,
@@ -297,7 +299,7 @@ func TestReproduceSIGTERM(t *testing.T) {
 // TestReproduceCancelInProcess cancels through the context with SIGINT as
 // the cause and checks exit code 130 and the progress callback.
 func TestReproduceCancelInProcess(t *testing.T) {
-	py := findPython(t)
+	py := testenv.PytestPython(t)
 	suite := copySuite(t, "sleep")
 	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
 	ctx, cancel := context.WithCancelCause(context.Background())

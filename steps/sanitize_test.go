@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // sanitizeWorld is an artifact dir with a reproducer summary, the crash
@@ -23,7 +25,7 @@ type sanitizeWorld struct {
 
 func newSanitizeWorld(t *testing.T, summary *ReproducerResult, vars map[string]string) *sanitizeWorld {
 	t.Helper()
-	w := &sanitizeWorld{out: t.TempDir(), suite: copySuite(t, "crash"), py: findPython(t)}
+	w := &sanitizeWorld{out: t.TempDir(), suite: copySuite(t, "crash"), py: testenv.PytestPython(t)}
 	w.argvFile = filepath.Join(t.TempDir(), "argv.json")
 	env := map[string]string{
 		"PATH":                     binDir(t, "compute-sanitizer") + ":/usr/bin:/bin",

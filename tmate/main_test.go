@@ -12,11 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // doubleDir holds the tmate test double, built once by TestMain from
@@ -68,23 +69,8 @@ func runGateCLI(args []string, stdout, stderr io.Writer) int {
 
 func tmateDouble() string { return filepath.Join(doubleDir, "tmate") }
 
-// syncBuffer is a bytes.Buffer safe for the gate goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is shared by the gate goroutine and the test.
+type syncBuffer = testenv.SyncBuffer
 
 // harness is one gate run against the tmate double, with fast clocks.
 type harness struct {

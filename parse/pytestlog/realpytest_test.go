@@ -11,37 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/parse/internal/lines"
 )
-
-// findPytestPython returns an interpreter that can import pytest, xdist and
-// pytest_repeat: Debian's /usr/bin/python3 first, then python3 on PATH
-// (which may be a different interpreter without pytest).
-func findPytestPython(t *testing.T) string {
-	t.Helper()
-	candidates := []string{"/usr/bin/python3"}
-	if p, err := exec.LookPath("python3"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, py := range candidates {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := exec.CommandContext(ctx, py, "-c", "import pytest, xdist, pytest_repeat").Run()
-		cancel()
-		if err == nil {
-			return py
-		}
-	}
-	t.Fatalf("no python3 with pytest, pytest-xdist and pytest-repeat among %q: "+
-		"install them with `apt-get install python3-pytest python3-pytest-xdist python3-pytest-repeat`", candidates)
-	return ""
-}
 
 // TestRealPytestXdistRepeatCrash runs Debian's pytest with xdist and
 // pytest-repeat on testdata/realsuite, where one repetition aborts its worker
 // and one fails, feeds the live output to a Parser and checks what the step
 // runner relies on.
 func TestRealPytestXdistRepeatCrash(t *testing.T) {
-	py := findPytestPython(t)
+	py := testenv.PytestPython(t)
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("testdata", "realsuite", "test_repro.py"))
 	if err != nil {
