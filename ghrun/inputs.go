@@ -35,6 +35,16 @@ type InputDef struct {
 	Default     string
 	Options     []string // choice options
 	Description string
+	// Range, for number inputs, is what the workflow's steps accept (the spec knows: a repeat
+	// count is a whole number of at least 1, the tmate timeout 1 to 360 minutes). nil: any number.
+	Range *IntRange
+}
+
+// IntRange is an inclusive range of whole numbers; Max 0 means no upper bound.
+type IntRange struct {
+	Min, Max int
+	// Why names what the number is for, in messages ("the tmate timeout in minutes").
+	Why string
 }
 
 // Workflow is the workflow dispatch talks to: its file name under
@@ -136,10 +146,20 @@ func checkValue(in InputDef, v string) (string, error) {
 	case InputNumber:
 		t := strings.TrimSpace(v)
 		if !jsonNumber.MatchString(t) {
-			return "", fmt.Errorf("input %q must be a number (like 50 or 2.5), got %q", in.Name, v)
+			return "", fmt.Errorf("input %q must be a number (like 50), got %q", in.Name, v)
 		}
-		if f, err := strconv.ParseFloat(t, 64); err != nil || math.IsInf(f, 0) {
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil || math.IsInf(f, 0) {
 			return "", fmt.Errorf("input %q: number %q is out of range", in.Name, v)
+		}
+		if r := in.Range; r != nil {
+			if f != math.Trunc(f) || f < float64(r.Min) || (r.Max > 0 && f > float64(r.Max)) {
+				bounds := fmt.Sprintf("at least %d", r.Min)
+				if r.Max > 0 {
+					bounds = fmt.Sprintf("from %d to %d", r.Min, r.Max)
+				}
+				return "", fmt.Errorf("input %q is %s: it must be a whole number %s, got %q", in.Name, r.Why, bounds, v)
+			}
 		}
 		return t, nil
 	case InputBoolean:

@@ -54,7 +54,7 @@ func TestValidateInputs(t *testing.T) {
 			problems: []string{
 				`unknown input "alpha"`,
 				`unknown input "zeta"`,
-				`input "tmate_timeout_minutes" must be a number (like 50 or 2.5), got "thirty"`,
+				`input "tmate_timeout_minutes" must be a number (like 50), got "thirty"`,
 				`input "reproduce_count" must be a number`,
 				`input "sanitizer_tool" must be one of "memcheck", "racecheck", "initcheck", got "Memcheck"`,
 				`input "open_tmate" must be a boolean (true or false), got "yes"`,
@@ -192,6 +192,33 @@ func BenchmarkValidateInputs(b *testing.B) {
 	for b.Loop() {
 		if _, err := ValidateInputs(wf, given); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestValidateInputsRanges(t *testing.T) {
+	wf := Workflow{File: "w.yml", Inputs: []InputDef{
+		{Name: "reproduce_count", Type: InputNumber, Range: &IntRange{Min: 1, Why: "the pytest-repeat count"}},
+		{Name: "tmate_timeout_minutes", Type: InputNumber, Range: &IntRange{Min: 1, Max: 360, Why: "the tmate timeout in minutes"}},
+		{Name: "scale", Type: InputNumber}, // no range: any number
+	}}
+	tests := []struct {
+		given map[string]string
+		want  string // "" = valid
+	}{
+		{map[string]string{"reproduce_count": "200", "tmate_timeout_minutes": "360", "scale": "2.5"}, ""},
+		{map[string]string{"reproduce_count": "2.5"}, `input "reproduce_count" is the pytest-repeat count: it must be a whole number at least 1, got "2.5"`},
+		{map[string]string{"reproduce_count": "0"}, "at least 1"},
+		{map[string]string{"tmate_timeout_minutes": "999"}, `the tmate timeout in minutes: it must be a whole number from 1 to 360, got "999"`},
+		{map[string]string{"tmate_timeout_minutes": "-5"}, "from 1 to 360"},
+	}
+	for _, tt := range tests {
+		_, err := ValidateInputs(wf, tt.given)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v: unexpected %v", tt.given, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%v: got %v, want %q", tt.given, err, tt.want)
 		}
 	}
 }

@@ -49,10 +49,19 @@ func addGitHubCmds(root *cobra.Command, specPath *string, stdout, stderr io.Writ
 // file and its inputs, including the dispatch_id the generator adds.
 func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 	wf := ghrun.Workflow{File: s.Workflow.File}
+	// The steps accept narrower numbers than GitHub's "number": say so before dispatching,
+	// not after the build.
+	ranges := map[string]*ghrun.IntRange{}
+	if name := s.Reproducer.CountInput; name != "" {
+		ranges[name] = &ghrun.IntRange{Min: 1, Why: "the pytest-repeat count"}
+	}
+	if name := s.Tmate.TimeoutInput; name != "" {
+		ranges[name] = &ghrun.IntRange{Min: 1, Max: spec.MaxTmateMinutes, Why: "the tmate timeout in minutes"}
+	}
 	for _, in := range s.Inputs {
 		wf.Inputs = append(wf.Inputs, ghrun.InputDef{
 			Name: in.Name, Type: ghrun.InputType(in.Type), Required: in.Required,
-			Default: in.Default, Options: in.Options, Description: in.Description,
+			Default: in.Default, Options: in.Options, Description: in.Description, Range: ranges[in.Name],
 		})
 	}
 	if s.Triggers.WorkflowDispatch {

@@ -107,11 +107,12 @@ func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
 	gitRepo(t, dir)
 	t.Setenv("GH_TOKEN", testToken)
 	t.Setenv("GITHUB_API_URL", "http://127.0.0.1:1/") // never reached: validation comes first
-	code, out := runCLI(t, dir, "dispatch", "-f", "reproduce_count=lots", "-f", "repro_count=5")
+	code, out := runCLI(t, dir, "dispatch", "-f", "reproduce_count=lots", "-f", "repro_count=5", "-f", "tmate_timeout_minutes=999")
 	if code != 2 {
 		t.Errorf("exit %d, want 2:\n%s", code, out)
 	}
-	for _, want := range []string{`unknown input "repro_count"`, "reproduce_count", "quadrants_ref, tmate_timeout_minutes"} {
+	for _, want := range []string{`unknown input "repro_count"`, "reproduce_count", "quadrants_ref, tmate_timeout_minutes",
+		`"tmate_timeout_minutes" is the tmate timeout in minutes: it must be a whole number from 1 to 360`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
