@@ -1,6 +1,7 @@
 package pytestlog
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,6 +88,33 @@ func FuzzSplitRepeatID(f *testing.F) {
 		}
 		if again, _, _ := SplitRepeatID(base, count); len(again) > len(base) {
 			t.Fatalf("splitting the base grew it: %q -> %q", base, again)
+		}
+	})
+}
+
+// FuzzParseLastFailed: any bytes give ids or an error, never a panic; ids are unique and never
+// more than MaxEntries.
+func FuzzParseLastFailed(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/lastfailed/*.json")
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ids, err := ParseLastFailed(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if len(ids) > MaxEntries {
+			t.Fatalf("%d ids, more than MaxEntries", len(ids))
+		}
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				t.Fatalf("duplicate id %q", id)
+			}
+			seen[id] = true
 		}
 	})
 }
