@@ -19,7 +19,7 @@ type progressPrinter struct {
 	every    time.Duration
 	last     time.Time
 	lastSeen steps.Progress
-	printed  string // the last plain line, so Done does not repeat it
+	printed  steps.Progress // the counts of the last plain line, so Done does not repeat them
 	drawn    bool
 }
 
@@ -38,8 +38,8 @@ func (p *progressPrinter) Update(pr steps.Progress) {
 		fmt.Fprintf(p.w, "\r\033[K    %s", line(pr))
 		p.drawn = true
 	case news || time.Since(p.last) >= p.every:
-		p.printed = line(pr)
-		fmt.Fprintf(p.w, "    %s\n", p.printed)
+		p.printed = pr
+		fmt.Fprintf(p.w, "    %s\n", line(pr))
 		p.last = time.Now()
 	}
 }
@@ -52,9 +52,14 @@ func (p *progressPrinter) Done() {
 		fmt.Fprintln(p.w)
 		return
 	}
-	if final := line(p.lastSeen); !p.tty && p.lastSeen.Done > 0 && final != p.printed {
-		fmt.Fprintf(p.w, "    %s\n", final)
+	if !p.tty && p.lastSeen.Done > 0 && !sameCounts(p.lastSeen, p.printed) {
+		fmt.Fprintf(p.w, "    %s\n", line(p.lastSeen))
 	}
+}
+
+// sameCounts compares everything but the elapsed time.
+func sameCounts(a, b steps.Progress) bool {
+	return a.Done == b.Done && a.Total == b.Total && a.Failures == b.Failures && a.Crashes == b.Crashes
 }
 
 func line(pr steps.Progress) string {

@@ -19,6 +19,7 @@ type localOptions struct {
 	Python             string
 	Verbose            bool
 	Dir                string
+	Sanitizer          string
 }
 
 func addLocalCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
@@ -40,13 +41,16 @@ Exit status: 0 not reproduced, 1 reproduced, 130 interrupted, 2 bad flags or spe
   debugflow local --spec debugflow.yaml --build --stop-on-first-failure --out ./evidence`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("count") && opts.Count < 1 {
+				return usageErrorf("--count must be at least 1 (got %d)", opts.Count)
+			}
 			s, _, err := loadSpec(*specPath)
 			if err != nil {
 				return err
 			}
 			res, err := local.Run(cmd.Context(), local.Options{
 				Spec: s, Out: opts.Out, Count: opts.Count, StopOnFirstFailure: opts.StopOnFirstFailure,
-				Build: opts.Build, Python: opts.Python, Verbose: opts.Verbose, Dir: opts.Dir,
+				Build: opts.Build, Python: opts.Python, Verbose: opts.Verbose, Dir: opts.Dir, Sanitizer: opts.Sanitizer,
 				Stdout: stdout, IsTTY: isTerminal(stdout),
 			})
 			if err != nil {
@@ -66,6 +70,7 @@ Exit status: 0 not reproduced, 1 reproduced, 130 interrupted, 2 bad flags or spe
 	f.StringVar(&opts.Python, "python", "", "interpreter with pytest, pytest-xdist and pytest-repeat (default reproducer.python)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "stream pytest's output instead of the progress line")
 	f.StringVar(&opts.Dir, "dir", "", "project checkout to run in (default the current directory)")
+	f.StringVar(&opts.Sanitizer, "sanitizer", "", "compute-sanitizer to use (default: $PATH, /usr/local/cuda*/bin, Debian's toolkit paths)")
 	root.AddCommand(cmd)
 }
 
