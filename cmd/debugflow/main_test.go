@@ -232,6 +232,26 @@ func TestDisableKeepsTheSpecWorkflow(t *testing.T) {
 	}
 }
 
+// A generated workflow names its spec in the header: validate finds the runner labels there.
+// A workflow with an unknown label gets a hint in debugflow's terms.
+func TestValidateRunnerLabels(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	if code, out := runCLI(t, root, "validate", "examples/matrix/debug_cuda_matrix.yml"); code != 0 {
+		t.Errorf("validate of the matrix example: exit %d:\n%s", code, out)
+	}
+	dir := t.TempDir()
+	data := strings.Replace(mustRead(t, filepath.Join(root, "examples", "debug_cuda_repro.yml")), "# Code generated", "# Edited by hand, once generated", 1)
+	data = strings.ReplaceAll(data, "gpu-t4-4-core", "gpu-h100-8-core")
+	writeFile(t, filepath.Join(dir, "wf.yml"), data)
+	code, out := runCLI(t, dir, "validate", "wf.yml")
+	if code != 1 || !strings.Contains(out, `label "gpu-h100-8-core" is unknown`) || !strings.Contains(out, "pass --runner-label LABEL") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, out := runCLI(t, "", "validate", "--runner-label", "gpu-h100-8-core", "wf.yml"); code != 0 {
+		t.Errorf("with --runner-label: exit %d:\n%s", code, out)
+	}
+}
+
 // The committed examples are what the generator writes (CI runs the same check with --check).
 func TestExamplesAreCurrent(t *testing.T) {
 	root, _ := filepath.Abs("../..")
