@@ -31,10 +31,14 @@ func (r *Reproducer) failures() int {
 	return n
 }
 
-// headline is the answer: "yes" or "no".
+// headline is the answer: "yes", "no", or "unknown" when there is no reproducer output at all
+// (a folder with only a sanitizer log or kernel-log snapshots).
 func (v *Verdict) headline() string {
-	if v.Reproduced() {
+	switch {
+	case v.Reproduced():
 		return "yes"
+	case v.Reproducer == nil && !v.Run.HasSummary:
+		return "unknown (" + ReproducerLog + " missing)"
 	}
 	return "no"
 }
@@ -46,6 +50,9 @@ func (v *Verdict) testsLine() string {
 		return "no reproducer output (" + ReproducerLog + " missing)"
 	}
 	line := fmt.Sprintf("%d of %d failed", r.failures(), r.total())
+	if r.total() < r.failures() {
+		line = fmt.Sprintf("%d failed (pytest's final line is missing: total unknown)", r.failures())
+	}
 	if r.Errors > 0 {
 		line += fmt.Sprintf(" (%s among them)", plural(r.Errors, "error", "errors"))
 	}

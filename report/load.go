@@ -198,6 +198,20 @@ func (v *loader) loadReproducerLog(path string) error {
 	for _, c := range res.Crashes {
 		r.Crashes = append(r.Crashes, Crash{Worker: c.Worker, Test: c.NodeID})
 	}
+	if !res.Complete {
+		// Without pytest's final line the counts come from per-test lines; a log that kept only
+		// the -ra block (a CI excerpt) still names its failures there.
+		var failed, errored int
+		for _, e := range res.ShortSummary {
+			switch e.Outcome {
+			case pytestlog.Failed:
+				failed++
+			case pytestlog.Error:
+				errored++
+			}
+		}
+		r.Failed, r.Errors = max(r.Failed, failed), max(r.Errors, errored)
+	}
 	for _, e := range res.ShortSummary {
 		if (e.Outcome == pytestlog.Failed || e.Outcome == pytestlog.Error) && e.Message != "" {
 			r.FirstMessage = e.Message

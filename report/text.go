@@ -54,9 +54,14 @@ func (t *textWriter) paint(style, s string) string {
 // only when color is true.
 func (v *Verdict) WriteText(w io.Writer, color bool) error {
 	t := &textWriter{w: w, color: color}
-	answer := t.paint(ansiGreen, "no")
-	if v.Reproduced() {
-		answer = t.paint(ansiRed, "yes")
+	answer := v.headline()
+	switch answer {
+	case "yes":
+		answer = t.paint(ansiRed, answer)
+	case "no":
+		answer = t.paint(ansiGreen, answer)
+	default:
+		answer = t.paint(ansiYellow, answer)
 	}
 	t.field("Reproduced:", answer)
 	if end := v.endLine(); end != "" {
