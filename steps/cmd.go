@@ -134,7 +134,11 @@ func newCmdIdentity(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "identity",
 		Short: "Write system_identity.txt and take the dmesg snapshot \"start\"",
-		Args:  noArgs,
+		Example: `  # first step of the job, before anything is installed
+  debugflow-step identity --out /tmp/repro --python python
+  # after the install and build steps: add the sanitizer version and pip freeze
+  debugflow-step identity --out /tmp/repro --python python --after-build`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return RunIdentity(cmd.Context(), env, o)
 		},
@@ -157,7 +161,10 @@ func newCmdDmesg(env *Env) *cobra.Command {
 	snap := &cobra.Command{
 		Use:   "snapshot --name NAME",
 		Short: "Save dmesg_NAME.log and print how many lines are new since the previous snapshot",
-		Args:  noArgs,
+		Example: `  debugflow-step dmesg snapshot --out /tmp/repro --name before_rerun
+  # tests: read a file instead of the kernel log
+  debugflow-step dmesg snapshot --out /tmp/repro --name t1 --source ./kern.log`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Name == "" {
 				return usagef("--name is required")
@@ -178,6 +185,9 @@ func newCmdStage(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stage [flags] PATH...",
 		Short: "Write run_reproducer.sh, run_sanitizer.sh, repro_standalone.py and README.md into DIR",
+		Example: `  debugflow-step stage --out /tmp/repro --python python --workers 8 --count 50 -k cuda \
+    --tool memcheck --standalone-file tests/python/test_ad_ndarray.py --standalone-test test_ad_fibonacci \
+    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" tests/python/test_ad_ndarray.py`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Paths = args
 			if o.StepBinary == "" {
@@ -210,6 +220,9 @@ func newCmdReproduce(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce [flags] PATH...",
 		Short: "Run the pytest reproducer, stream reproducer.log, write reproducer_summary.json and xid_added.log",
+		Example: `  debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count "$REPRODUCE_COUNT" -k cuda tests/python/test_ad_ndarray.py
+  # stop at the first failing or crashing test, extra pytest arguments
+  debugflow-step reproduce --stop-on-first-failure --pytest-arg=-x --env CUDA_LAUNCH_BLOCKING=1 tests/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
 			_, err := RunReproduce(cmd.Context(), env, o)
@@ -230,6 +243,10 @@ func newCmdSanitize(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sanitize [flags] [PATH... -k EXPR]",
 		Short: "Run the reproducer's failing tests under compute-sanitizer",
+		Example: `  # the tests the reproducer saw fail, once each, under memcheck
+  debugflow-step sanitize --out /tmp/repro --tool memcheck --print-limit 100 --max-tests 5 --python python
+  # run a selection even when nothing failed
+  debugflow-step sanitize --when always --tool racecheck tests/python/test_ad_ndarray.py -k cuda`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
 			_, err := RunSanitize(cmd.Context(), env, o)
@@ -251,9 +268,10 @@ func newCmdSanitize(env *Env) *cobra.Command {
 func newCmdXid(env *Env) *cobra.Command {
 	var o XidOptions
 	cmd := &cobra.Command{
-		Use:   "xid",
-		Short: "Take the final dmesg snapshot and write xid_summary.txt",
-		Args:  noArgs,
+		Use:     "xid",
+		Short:   "Take the final dmesg snapshot and write xid_summary.txt",
+		Example: `  debugflow-step xid --out /tmp/repro`,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := RunXid(cmd.Context(), env, o)
 			return err
@@ -267,9 +285,10 @@ func newCmdXid(env *Env) *cobra.Command {
 func newCmdSummary(env *Env) *cobra.Command {
 	var o SummaryOptions
 	cmd := &cobra.Command{
-		Use:   "summary",
-		Short: "Write the verdict Markdown to $GITHUB_STEP_SUMMARY (stdout when unset) and DIR/summary.md",
-		Args:  noArgs,
+		Use:     "summary",
+		Short:   "Write the verdict Markdown to $GITHUB_STEP_SUMMARY (stdout when unset) and DIR/summary.md",
+		Example: `  debugflow-step summary --out /tmp/repro --artifact debug_cuda_repro_artifacts`,
+		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return RunSummary(env, o)
 		},
@@ -284,7 +303,9 @@ func newCmdVerdict(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verdict",
 		Short: "Exit with the reproducer's pytest exit code (1 when it never ran)",
-		Args:  noArgs,
+		Example: `  # last step of the job: red when the bug reproduced
+  debugflow-step verdict --out /tmp/repro`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return RunVerdict(env, o)
 		},

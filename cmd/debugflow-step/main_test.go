@@ -8,6 +8,7 @@ import (
 
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/tmate"
+	"github.com/spf13/cobra"
 )
 
 // The gate lives in another package; its exit codes must survive the step runner's mapping.
@@ -35,4 +36,19 @@ func TestGateExitCodesThroughTheBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEveryVerbHelpHasExamples(t *testing.T) {
+	root := steps.NewRootCmd(steps.NewEnv())
+	root.AddCommand(tmate.NewCmdGate())
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && c != root && c.Name() != "help" && c.Name() != "completion" && c.Example == "" {
+			t.Errorf("debugflow-step %s --help has no examples", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
