@@ -57,11 +57,21 @@ const (
 // Generate builds the workflow of s and emits it with the generated-file header. specPath is
 // the spec file as the user names it (debugflow.yaml); "" means the embedded default spec.
 func Generate(s *spec.Spec, specPath string) ([]byte, error) {
+	return GenerateTo(s, specPath, "")
+}
+
+// GenerateTo is Generate for a workflow written to outPath, which the header's regenerate
+// command names ("" or "-": .github/workflows/<workflow.file>, where GitHub reads it).
+func GenerateTo(s *spec.Spec, specPath, outPath string) ([]byte, error) {
 	w, err := Workflow(s)
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.Marshal(Header(s, specPath))
+	h := Header(s, specPath)
+	if outPath != "" && outPath != "-" {
+		h.Regenerate = regenerateCommand(specPath, outPath)
+	}
+	out, err := w.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", s.Workflow.File, err)
 	}
@@ -71,14 +81,20 @@ func Generate(s *spec.Spec, specPath string) ([]byte, error) {
 // Header is the generated-file comment: where the workflow comes from and the command that
 // regenerates it.
 func Header(s *spec.Spec, specPath string) workflow.Header {
-	regenerate := "debugflow generate"
 	from := embeddedSpecName
 	if specPath != "" {
-		regenerate += " --spec " + shellQuote(specPath)
 		from = specPath
 	}
-	regenerate += " -o " + shellQuote(path.Join(".github/workflows", s.Workflow.File))
-	return workflow.Header{Spec: from, Regenerate: regenerate}
+	return workflow.Header{Spec: from, Regenerate: regenerateCommand(specPath, path.Join(".github/workflows", s.Workflow.File))}
+}
+
+// regenerateCommand is the debugflow command line that writes the workflow to outPath again.
+func regenerateCommand(specPath, outPath string) string {
+	cmd := "debugflow generate"
+	if specPath != "" {
+		cmd += " --spec " + shellQuote(specPath)
+	}
+	return cmd + " -o " + shellQuote(outPath)
 }
 
 // Workflow builds the debug workflow of s. s must be valid (spec.Load and spec.Parse

@@ -516,3 +516,23 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+func TestGenerateToNamesTheOutputInTheHeader(t *testing.T) {
+	tests := []struct {
+		spec, out, want string
+	}{
+		{"", "", "# Regenerate: debugflow generate -o .github/workflows/debug_cuda_repro.yml\n"},
+		{"", "-", "# Regenerate: debugflow generate -o .github/workflows/debug_cuda_repro.yml\n"},
+		{"examples/debugflow.yaml", "examples/debug_cuda_repro.yml", "# Regenerate: debugflow generate --spec examples/debugflow.yaml -o examples/debug_cuda_repro.yml\n"},
+		{"my spec.yaml", "out dir/wf.yml", "# Regenerate: debugflow generate --spec 'my spec.yaml' -o 'out dir/wf.yml'\n"},
+	}
+	for _, tt := range tests {
+		data, err := GenerateTo(spec.Default(), tt.spec, tt.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tt.want) {
+			t.Errorf("GenerateTo(%q, %q): header lacks %q:\n%s", tt.spec, tt.out, tt.want, data[:200])
+		}
+	}
+}

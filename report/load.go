@@ -36,6 +36,12 @@ var ErrNoInputs = errors.New("no artifact files")
 // a section whose input is absent stays nil. It fails only when dir cannot be read or holds
 // none of the input files; a damaged optional file becomes a note in Run.Notes.
 func Load(dir string) (*Verdict, error) {
+	// Stat first: os.DirFS would report a missing folder as "open .".
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("artifact directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("artifact directory %s is a file: give the folder that holds reproducer.log and the other evidence", dir)
+	}
 	return LoadFS(os.DirFS(dir), dir)
 }
 

@@ -78,3 +78,15 @@ func TestPartialEvidence(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadNamesAMissingFolder(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "evidence")
+	if _, err := Load(missing); err == nil || !strings.Contains(err.Error(), "stat "+missing+": no such file or directory") {
+		t.Errorf("got %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "reproducer.log")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("got %v", err)
+	}
+}
