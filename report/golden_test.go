@@ -98,7 +98,7 @@ func TestGoldenUnreadable(t *testing.T) {
 		{"empty directory", func(t *testing.T) string { return t.TempDir() },
 			[]string{"no artifact files", "looked for reproducer.log"}},
 		{"missing directory", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") },
-			[]string{"read artifact directory", "no such file"}},
+			[]string{"artifact directory: stat ", "nope: no such file or directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
