@@ -72,8 +72,11 @@ func (r *permissions) check(doc *document, n ast.Node, who string) {
 			if slices.Contains(r.allowedWrite, e.Key) {
 				continue
 			}
-			r.report(e.Value, fmt.Sprintf("use `%s: read` or drop the scope; allow it explicitly if the job must write", e.Key),
-				"%s grants %q write access to the GITHUB_TOKEN", who, e.Key)
+			fix := fmt.Sprintf("use `%s: read` or drop the scope; allow it explicitly if the job must write", e.Key)
+			if e.Key == "id-token" { // id-token has no read level: write or none
+				fix = "drop `id-token: write` unless the job requests an OIDC token; allow it explicitly if it does"
+			}
+			r.report(e.Value, fix, "%s grants %q write access to the GITHUB_TOKEN", who, e.Key)
 		}
 		return
 	}

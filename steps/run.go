@@ -85,7 +85,13 @@ func commandString(name string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
+// firstLine is the line of a program's stderr that says what went wrong: the first one, except
+// for a Python traceback, whose last line holds the exception ("ModuleNotFoundError: ...").
 func firstLine(s string) string {
+	if strings.HasPrefix(s, "Traceback (most recent call last)") {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
 	}
