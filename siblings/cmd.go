@@ -13,6 +13,7 @@ type cmdOptions struct {
 	Dir    string
 	Keep   []string
 	DryRun bool
+	All    bool
 	Git    GitRunner
 	Out    io.Writer
 }
@@ -37,16 +38,27 @@ except the files whose names match a --keep glob (the debug workflow). GitHub
 does not run files with other extensions, so a push of the debug branch runs
 only the kept workflows. Undo with "debugflow enable".
 
+The original names of the renamed workflows are recorded in the manifest
+` + ManifestName + ` in the workflows directory, one per line. "debugflow enable"
+renames exactly those back, so workflows the repository had already disabled
+(old.yml.disabled) stay disabled. Running disable again adds what it renames to
+the manifest; the names recorded earlier stay.
+
 Every file is checked before anything is renamed: if a target already exists,
 or a name is a directory or cannot be read, nothing changes and every conflict
 is listed (exit status 1). Running it again changes nothing and says so.
-Inside a Git work tree, tracked files are moved with "git mv", so the renames
-are staged for the next commit.`,
+Inside a Git work tree, tracked files are moved with "git mv" and the manifest
+is staged with "git add", so the next commit carries both. --dry-run prints
+the plan and writes nothing, not even the manifest.`,
 		Example: `  # keep only the debug workflow
   debugflow disable --keep debug-cuda.yml
+  git commit -m "debug branch: only the debug workflow runs"
 
   # see what would happen
   debugflow disable --keep 'debug-*.yml' --dry-run
+
+  # what enable will rename back
+  cat .github/workflows/` + ManifestName + `
 
   # a workflows directory elsewhere
   debugflow disable --dir path/to/repo/.github/workflows --keep debug-cuda.yml`,
@@ -60,7 +72,7 @@ are staged for the next commit.`,
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", DefaultDir, "workflows directory")
 	cmd.Flags().StringArrayVar(&opts.Keep, "keep", nil, "leave workflows whose file name matches `GLOB` enabled (repeatable)")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and rename nothing")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan; rename and write nothing")
 	return cmd
 }
 
@@ -69,18 +81,34 @@ func newCmdEnable(runF runFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "enable [flags]",
 		Short: "Rename *.yml.disabled workflows back to their original names",
-		Long: `Rename every *.yml.disabled and *.yaml.disabled file in the workflows directory
-back to its original name: the exact reverse of "debugflow disable".
+		Long: `Rename back exactly the workflows "debugflow disable" renamed, as recorded in
+the manifest ` + ManifestName + ` in the workflows directory, then delete the
+manifest: the exact reverse of "debugflow disable". Other *.yml.disabled and
+*.yaml.disabled files were disabled by the repository itself; they stay
+disabled and are listed as "left disabled (not disabled by debugflow)". A
+recorded workflow whose .disabled file no longer exists is skipped and listed
+as "missing (skipped)".
+
+Without a manifest, enable refuses (exit status 1) when any workflow is
+disabled, since there is no record of what "debugflow disable" renamed; with
+no disabled workflow there is nothing to do. --all renames every
+*.yml.disabled and *.yaml.disabled back, listed or not, and deletes the
+manifest if there is one.
 
 Every file is checked before anything is renamed: if an original name is
 already taken, or a name is a directory or cannot be read, nothing changes and
-every conflict is listed (exit status 1). Running it again changes nothing and
-says so. Inside a Git work tree, tracked files are moved with "git mv".`,
+every conflict is listed (exit status 1). Inside a Git work tree, tracked files
+are moved with "git mv" and the manifest is removed with "git rm --cached", so
+the next commit carries both.`,
 		Example: `  # before merging the debug branch back
   debugflow enable
+  git commit -m "debug branch: workflows enabled again"
 
   # see what would happen
-  debugflow enable --dry-run`,
+  debugflow enable --dry-run
+
+  # no manifest (disabled by hand, or by an older debugflow): enable every *.disabled
+  debugflow enable --all`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,7 +117,8 @@ says so. Inside a Git work tree, tracked files are moved with "git mv".`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", DefaultDir, "workflows directory")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and rename nothing")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan; rename and write nothing")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "rename every *.yml.disabled and *.yaml.disabled back, whether or not the manifest lists it")
 	return cmd
 }
 
@@ -111,5 +140,5 @@ func runEnable(ctx context.Context, o *cmdOptions) error {
 }
 
 func (o *cmdOptions) options() Options {
-	return Options{Dir: o.Dir, Keep: o.Keep, DryRun: o.DryRun, Git: o.Git, Out: o.Out}
+	return Options{Dir: o.Dir, Keep: o.Keep, DryRun: o.DryRun, All: o.All, Git: o.Git, Out: o.Out}
 }

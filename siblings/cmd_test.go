@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,7 @@ func TestCmdFlags(t *testing.T) {
 			cmdOptions{Dir: "x/wf", Keep: []string{"debug.yml", "debug-*.yaml"}, DryRun: true}},
 		{"keep with a comma stays one glob", false, []string{"--keep", "{a,b}.yml"}, cmdOptions{Dir: DefaultDir, Keep: []string{"{a,b}.yml"}}},
 		{"enable", true, []string{"--dir", "wf", "--dry-run"}, cmdOptions{Dir: "wf", DryRun: true}},
+		{"enable --all", true, []string{"--all"}, cmdOptions{Dir: DefaultDir, All: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +56,7 @@ func TestCmdRejectsArgsAndUnknownFlags(t *testing.T) {
 	for _, cmd := range []func() *bytesCmd{
 		func() *bytesCmd { return newBytesCmd(NewCmdDisable(), "stray") },
 		func() *bytesCmd { return newBytesCmd(NewCmdEnable(), "--keep", "x") }, // enable has no --keep
+		func() *bytesCmd { return newBytesCmd(NewCmdDisable(), "--all") },      // disable has no --all
 	} {
 		c := cmd()
 		if err := c.cmd.Execute(); err == nil {
@@ -68,7 +71,13 @@ func TestCmdHelp(t *testing.T) {
 			t.Fatal(err)
 		}
 		help := c.out.String()
-		for _, want := range []string{"Examples:", "debugflow " + c.cmd.Name(), "--dry-run", "--dir", "nothing changes"} {
+		wants := []string{"Examples:", "debugflow " + c.cmd.Name(), "--dry-run", "--dir", "nothing changes", ManifestName}
+		if c.cmd.Name() == "enable" {
+			wants = append(wants, "--all", "debugflow enable --all", "left disabled (not disabled by debugflow)", "no record of what")
+		} else {
+			wants = append(wants, "git add", "stay disabled")
+		}
+		for _, want := range wants {
 			if !strings.Contains(help, want) {
 				t.Errorf("%s --help lacks %q:\n%s", c.cmd.Name(), want, help)
 			}
@@ -77,32 +86,56 @@ func TestCmdHelp(t *testing.T) {
 }
 
 // TestCmdRun runs the real commands on a directory: dry run, disable,
-// a second disable, enable, then a conflict that exits with ErrConflict.
+// a second disable, enable (twice), enable without a manifest (refused, then
+// --all), then a conflict that exits with ErrConflict.
 func TestCmdRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "wf")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	tree := map[string]string{"ci.yml": "ci", "debug.yml": "d"}
+	tree := map[string]string{"ci.yml": "ci", "debug.yml": "d", "old.yml.disabled": "o"}
 	writeTree(t, dir, tree)
+	manifest := filepath.Join(dir, ManifestName)
+	disabled := map[string]string{"ci.yml.disabled": "ci", "debug.yml": "d", "old.yml.disabled": "o", ManifestName: manifestOf("ci.yml")}
 
 	steps := []struct {
-		cmd      *bytesCmd
-		wantLast string
-		wantTree map[string]string
+		cmd       *bytesCmd
+		wantLines []string
+		wantErr   error
+		wantTree  map[string]string
 	}{
-		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml", "--dry-run"), "1 would rename, 1 kept", tree},
-		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml"), "1 renamed, 1 kept", map[string]string{"ci.yml.disabled": "ci", "debug.yml": "d"}},
-		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml"), "nothing to change: 1 kept, 1 already disabled", map[string]string{"ci.yml.disabled": "ci", "debug.yml": "d"}},
-		{newBytesCmd(NewCmdEnable(), "--dir", dir), "1 renamed, 1 already enabled", tree},
+		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml", "--dry-run"),
+			[]string{"1 would rename, 1 kept, 1 already disabled", "would write " + manifest + " listing 1 workflow(s) for debugflow enable"}, nil, tree},
+		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml"),
+			[]string{"1 renamed, 1 kept, 1 already disabled", "wrote " + manifest + " listing 1 workflow(s) for debugflow enable"}, nil, disabled},
+		{newBytesCmd(NewCmdDisable(), "--dir", dir, "--keep", "debug.yml"),
+			[]string{"nothing to rename: 1 kept, 2 already disabled", manifest + " unchanged: it lists 1 workflow(s) for debugflow enable"}, nil, disabled},
+		{newBytesCmd(NewCmdEnable(), "--dir", dir),
+			[]string{"1 renamed, 1 already enabled, 1 left disabled (not disabled by debugflow)", "deleted " + manifest}, nil, tree},
+		// No manifest any more, and old.yml.disabled is disabled: refused.
+		{newBytesCmd(NewCmdEnable(), "--dir", dir), []string{"Error: enable: no record of what debugflow disable renamed: " + manifest +
+			" does not exist, so the 1 disabled workflow(s) (old.yml.disabled) were left as they are; if debugflow enable already ran, " +
+			"there is nothing left to do; otherwise rename the ones you want back by hand, or run debugflow enable --all to rename every " +
+			"*.yml.disabled / *.yaml.disabled back"}, ErrNoManifest, tree},
+		{newBytesCmd(NewCmdEnable(), "--dir", dir, "--all"), []string{"1 renamed, 2 already enabled"}, nil,
+			map[string]string{"ci.yml": "ci", "debug.yml": "d", "old.yml": "o"}},
+		{newBytesCmd(NewCmdEnable(), "--dir", dir), []string{"nothing to rename: 3 already enabled"}, nil,
+			map[string]string{"ci.yml": "ci", "debug.yml": "d", "old.yml": "o"}},
 	}
 	for i, s := range steps {
-		if err := s.cmd.cmd.Execute(); err != nil {
-			t.Fatalf("step %d %v: %v", i, s.cmd.args, err)
+		err := s.cmd.cmd.Execute()
+		if !errors.Is(err, s.wantErr) { // errors.Is(nil, nil) holds
+			t.Fatalf("step %d %v: error %v, want %v", i, s.cmd.args, err, s.wantErr)
 		}
-		if got := lastLine(s.cmd.out.String()); got != s.wantLast {
-			t.Errorf("step %d %v: last line %q, want %q\n%s", i, s.cmd.args, got, s.wantLast, s.cmd.out.String())
+		lines := strings.Split(s.cmd.out.String(), "\n")
+		for _, want := range s.wantLines {
+			if !slices.Contains(lines, want) {
+				t.Errorf("step %d %v: no line %q in\n%s", i, s.cmd.args, want, s.cmd.out.String())
+			}
+		}
+		if strings.Contains(s.cmd.out.String(), "Usage:") {
+			t.Errorf("step %d %v: printed usage:\n%s", i, s.cmd.args, s.cmd.out.String())
 		}
 		if diff := cmp.Diff(s.wantTree, readTree(t, dir)); diff != "" {
 			t.Errorf("step %d %v: tree (-want +got):\n%s", i, s.cmd.args, diff)
@@ -117,6 +150,9 @@ func TestCmdRun(t *testing.T) {
 	}
 	if strings.Contains(c.out.String(), "Usage:") {
 		t.Errorf("a conflict should not print usage:\n%s", c.out.String())
+	}
+	if _, err := os.Stat(manifest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused disable wrote the manifest: %v", err)
 	}
 }
 

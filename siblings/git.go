@@ -89,19 +89,75 @@ func (m *mover) apply(ctx context.Context, moves []move) error {
 	for i, mv := range moves {
 		if err := m.rename(ctx, mv.from, mv.to); err != nil {
 			err = fmt.Errorf("rename %s to %s: %w", filepath.Join(m.dir, mv.from), mv.to, err)
-			var undoErrs []error
-			for j := i - 1; j >= 0; j-- {
-				if uerr := m.rename(ctx, moves[j].to, moves[j].from); uerr != nil {
-					undoErrs = append(undoErrs, fmt.Errorf("undo %s: %w", moves[j].to, uerr))
-				}
-			}
-			if len(undoErrs) > 0 {
-				return fmt.Errorf("%w; undoing the %d earlier rename(s) failed: %w", err, i, errors.Join(undoErrs...))
-			}
-			return fmt.Errorf("%w (the %d earlier rename(s) were undone)", err, i)
+			return m.rollback(ctx, moves[:i], err)
 		}
 	}
 	return nil
+}
+
+// rollback undoes done, the moves already made, in reverse order, and
+// returns cause with what became of them.
+func (m *mover) rollback(ctx context.Context, done []move, cause error) error {
+	var undoErrs []error
+	for j := len(done) - 1; j >= 0; j-- {
+		if err := m.rename(ctx, done[j].to, done[j].from); err != nil {
+			undoErrs = append(undoErrs, fmt.Errorf("undo %s: %w", done[j].to, err))
+		}
+	}
+	if len(undoErrs) > 0 {
+		return fmt.Errorf("%w; undoing the %d earlier rename(s) failed: %w", cause, len(done), errors.Join(undoErrs...))
+	}
+	return fmt.Errorf("%w (the %d earlier rename(s) were undone)", cause, len(done))
+}
+
+// applyManifest writes or deletes the manifest as c says and updates Git's
+// index to match (setting c.inGit). On failure the manifest is put back as
+// it was.
+func (m *mover) applyManifest(ctx context.Context, c *manifestChange) error {
+	switch c.op {
+	case manifestWrite:
+		if err := m.fs.WriteFile(c.path, c.content); err != nil {
+			return fmt.Errorf("write %s: %w", c.path, err)
+		}
+		if m.git == nil {
+			return nil
+		}
+		// -f: the commit must carry the manifest even if an ignore rule
+		// matches it, or enable in another clone would find no record.
+		if _, err := m.git.Run(ctx, m.dir, "add", "-f", "--", ManifestName); err != nil {
+			return m.restoreManifest(c, fmt.Errorf("stage %s: %w", c.path, err))
+		}
+		c.inGit = true
+	case manifestRemove:
+		// Delete first: `git rm --cached` then never refuses over content
+		// that differs between the file, the index and HEAD.
+		if err := m.fs.Remove(c.path); err != nil {
+			return fmt.Errorf("delete %s: %w", c.path, err)
+		}
+		if m.git == nil || !m.tracked[ManifestName] {
+			return nil
+		}
+		if _, err := m.git.Run(ctx, m.dir, "rm", "-q", "--cached", "--", ManifestName); err != nil {
+			return m.restoreManifest(c, fmt.Errorf("unstage %s: %w", c.path, err))
+		}
+		c.inGit = true
+	}
+	return nil
+}
+
+// restoreManifest puts the manifest back as it was before the run after
+// cause, the failure of a later step.
+func (m *mover) restoreManifest(c *manifestChange, cause error) error {
+	var err error
+	if c.old.exists {
+		err = m.fs.WriteFile(c.path, c.old.raw)
+	} else {
+		err = m.fs.Remove(c.path)
+	}
+	if err != nil {
+		return fmt.Errorf("%w; restoring %s failed: %w", cause, c.path, err)
+	}
+	return cause
 }
 
 func (m *mover) rename(ctx context.Context, from, to string) error {

@@ -2,6 +2,7 @@ package siblings
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,26 +60,41 @@ func porcelain(t *testing.T, root string) []string {
 	return lines
 }
 
+// TestRealGitRenamesAreStaged: disable stages the renames and the manifest
+// (even though .gitignore matches it), and leaves the repository's own
+// disabled workflow alone; enable stages the reverse renames and the
+// manifest's removal, and still leaves that workflow disabled.
 func TestRealGitRenamesAreStaged(t *testing.T) {
 	root := gitRepo(t,
-		map[string]string{"ci.yml": "ci", "release.yaml": "rel", "debug.yml": "dbg"},
+		map[string]string{"ci.yml": "ci", "release.yaml": "rel", "debug.yml": "dbg", "old.yml.disabled": "off on purpose"},
 		map[string]string{"local.yml": "mine"})
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".debugflow-*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "add", ".gitignore")
+	git(t, root, "commit", "-q", "-m", "ignore rule")
 	t.Chdir(root)
 	ctx := context.Background()
+	manifestPath := ".github/workflows/" + ManifestName
 
 	if _, err := Disable(ctx, Options{Keep: []string{"debug.yml"}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		"?? .github/workflows/local.yml.disabled",
+		"A  " + manifestPath,
 		"R  .github/workflows/ci.yml -> .github/workflows/ci.yml.disabled",
 		"R  .github/workflows/release.yaml -> .github/workflows/release.yaml.disabled",
 	}
 	if diff := cmp.Diff(want, porcelain(t, root)); diff != "" {
 		t.Errorf("git status after disable (-want +got):\n%s", diff)
 	}
+	wantManifest := manifestOf("ci.yml", "local.yml", "release.yaml")
+	if got := git(t, root, "show", ":"+manifestPath); got != wantManifest {
+		t.Errorf("staged manifest:\n%s\nwant:\n%s", got, wantManifest)
+	}
 
-	// A commit carries the renames.
+	// A commit carries the renames and the manifest.
 	git(t, root, "commit", "-q", "-m", "debug branch: disable siblings")
 	if got := porcelain(t, root); !slices.Equal(got, []string{"?? .github/workflows/local.yml.disabled"}) {
 		t.Errorf("after commit: %v", got)
@@ -89,11 +105,24 @@ func TestRealGitRenamesAreStaged(t *testing.T) {
 	}
 	want = []string{
 		"?? .github/workflows/local.yml",
+		"D  " + manifestPath,
 		"R  .github/workflows/ci.yml.disabled -> .github/workflows/ci.yml",
 		"R  .github/workflows/release.yaml.disabled -> .github/workflows/release.yaml",
 	}
 	if diff := cmp.Diff(want, porcelain(t, root)); diff != "" {
 		t.Errorf("git status after enable (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(manifestPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the manifest is still there: %v", err)
+	}
+	// Committed, the debug branch differs from where it started only by the
+	// untracked file: merging it back enables nothing the repository had off.
+	git(t, root, "commit", "-q", "-m", "debug branch: enable siblings")
+	if got := git(t, root, "diff", "--name-status", "HEAD~3", "HEAD", "--", ".github"); got != "" {
+		t.Errorf("the branch changed .github overall:\n%s", got)
+	}
+	if got := git(t, root, "ls-files", ".github/workflows/old.yml.disabled"); got != ".github/workflows/old.yml.disabled\n" {
+		t.Errorf("old.yml.disabled is not tracked any more: %q", got)
 	}
 }
 
@@ -122,6 +151,32 @@ func TestRealGitFailureIsUndone(t *testing.T) {
 	}
 }
 
+// TestRealGitStageFailureIsUndone makes `git add` of the manifest fail (the
+// index is locked) after the renames of untracked files: the renames are
+// undone and the manifest is gone again.
+func TestRealGitStageFailureIsUndone(t *testing.T) {
+	root := gitRepo(t, map[string]string{"debug.yml": "d"}, map[string]string{"a.yml": "a", "b.yml": "b"})
+	wf := filepath.Join(root, ".github", "workflows")
+	before := readTree(t, wf)
+	lock := filepath.Join(root, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Disable(context.Background(), Options{Dir: wf, Keep: []string{"debug.yml"}})
+	if err == nil || !strings.Contains(err.Error(), "git add") || !strings.Contains(err.Error(), "the 2 earlier rename(s) were undone") {
+		t.Fatalf("want a git add failure with the renames undone, got %v", err)
+	}
+	if diff := cmp.Diff(before, readTree(t, wf)); diff != "" {
+		t.Errorf("tree not restored (-want +got):\n%s", diff)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if got := porcelain(t, root); !slices.Equal(got, []string{"?? .github/workflows/a.yml", "?? .github/workflows/b.yml"}) {
+		t.Errorf("git status after the failed run: %v", got)
+	}
+}
+
 func TestOutsideWorkTreePlainRename(t *testing.T) {
 	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
 	dir := t.TempDir()
@@ -129,7 +184,7 @@ func TestOutsideWorkTreePlainRename(t *testing.T) {
 	if _, err := Disable(context.Background(), Options{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"a.yml.disabled": "a"}, readTree(t, dir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")}, readTree(t, dir)); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,10 +18,10 @@ import (
 // propertyTrees is how many random trees each property is checked on.
 const propertyTrees = 300
 
-// randomTree returns a random workflows directory: enabled and disabled
-// workflows, unrelated files, and keep globs. With withDisabled false it has
-// no *.yml.disabled / *.yaml.disabled file, so disable then enable must give
-// back exactly the same tree.
+// randomTree returns a random workflows directory: enabled workflows,
+// unrelated files, keep globs and, with withDisabled, workflows the
+// repository itself disabled (*.yml.disabled / *.yaml.disabled). It never
+// holds a manifest.
 func randomTree(r *rand.Rand, withDisabled bool) (map[string]string, []string) {
 	stems := []string{"ci", "release", "debug", "debug-cuda", "lint", "nightly", "docs", "a", "b", "c"}
 	suffixes := []string{".yml", ".yaml", ".yml", ".yaml", ".txt", ".yml.bak", ".disabled", ""}
@@ -65,21 +66,32 @@ func oracleKept(name string, keep []string) bool {
 	return false
 }
 
-// expectDisabled is tree after a successful disable.
-func expectDisabled(tree map[string]string, keep []string) map[string]string {
+// expectDisabled is tree after a successful disable, and the names the
+// manifest must list.
+func expectDisabled(tree map[string]string, keep []string) (map[string]string, []string) {
 	out := map[string]string{}
+	var renamed []string
 	for name, content := range tree {
 		if oracleWorkflow(name) && !oracleKept(name, keep) && content != dirMarker {
 			out[name+".disabled"] = content
+			renamed = append(renamed, name)
 		} else {
 			out[name] = content
 		}
 	}
-	return out
+	return out, renamed
+}
+
+// oracleManifest is the manifest listing names, written out by the test.
+func oracleManifest(names []string) string {
+	names = slices.Clone(names)
+	slices.Sort(names)
+	return manifestHeader + strings.Join(append(names, ""), "\n")
 }
 
 // hasConflict reports whether disabling (or enabling) tree would collide.
-func hasConflict(tree map[string]string, keep []string, dir direction) bool {
+// For enable, listed holds the names the manifest lists, and all is --all.
+func hasConflict(tree map[string]string, keep []string, dir direction, listed map[string]bool, all bool) bool {
 	for name := range tree {
 		switch {
 		case dir == disable && oracleWorkflow(name) && !oracleKept(name, keep):
@@ -87,7 +99,8 @@ func hasConflict(tree map[string]string, keep []string, dir direction) bool {
 				return true
 			}
 		case dir == enable && oracleDisabled(name):
-			if _, ok := tree[strings.TrimSuffix(name, ".disabled")]; ok {
+			orig := strings.TrimSuffix(name, ".disabled")
+			if _, ok := tree[orig]; ok && (all || listed[orig]) {
 				return true
 			}
 		}
@@ -95,16 +108,20 @@ func hasConflict(tree map[string]string, keep []string, dir direction) bool {
 	return false
 }
 
-// TestPropertyDisableEnableRestores: on a tree without disabled workflows,
-// disable then enable gives back exactly the same names and contents, every
-// enabled workflow not kept is disabled in between, and a second disable
-// changes nothing.
+// TestPropertyDisableEnableRestores: on any tree, with or without workflows
+// the repository disabled itself, a disable that finds no conflict disables
+// exactly the enabled workflows not kept and lists them in the manifest; a
+// second disable changes nothing; a disable after a new workflow appeared
+// adds it to the manifest; enable then gives back exactly the tree before
+// (names and contents, no manifest), and every workflow that was disabled
+// before stays disabled and is reported "left disabled".
 func TestPropertyDisableEnableRestores(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
 	root := t.TempDir()
+	checked, preDisabled := 0, 0
 	for i := range propertyTrees {
-		tree, keep := randomTree(r, false)
+		tree, keep := randomTree(r, i%2 == 1)
 		dir := filepath.Join(root, fmt.Sprint(i))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -112,11 +129,21 @@ func TestPropertyDisableEnableRestores(t *testing.T) {
 		writeTree(t, dir, tree)
 		opts := Options{Dir: dir, Keep: keep, Git: noGit{}}
 
+		if hasConflict(tree, keep, disable, nil, false) {
+			// Refusals are the other property's subject.
+			if _, err := Disable(ctx, opts); !errors.Is(err, ErrConflict) {
+				t.Fatalf("tree %d %v keep %v: want ErrConflict, got %v", i, tree, keep, err)
+			}
+			continue
+		}
+		checked++
 		if _, err := Disable(ctx, opts); err != nil {
 			t.Fatalf("tree %d %v keep %v: disable: %v", i, tree, keep, err)
 		}
+		want, renamed := expectDisabled(tree, keep)
+		want[ManifestName] = oracleManifest(renamed)
 		disabled := readTree(t, dir)
-		if diff := cmp.Diff(expectDisabled(tree, keep), disabled); diff != "" {
+		if diff := cmp.Diff(want, disabled); diff != "" {
 			t.Fatalf("tree %d keep %v: disable (-want +got):\n%s", i, keep, diff)
 		}
 		again, err := Disable(ctx, opts)
@@ -132,45 +159,113 @@ func TestPropertyDisableEnableRestores(t *testing.T) {
 			t.Fatalf("tree %d: second disable changed the tree:\n%s", i, diff)
 		}
 
-		if _, err := Enable(ctx, opts); err != nil {
+		// Sometimes a workflow appears on the branch and disable runs again:
+		// the manifest keeps the first run's names and adds the new one.
+		restored := tree
+		if r.IntN(3) == 0 {
+			late := fmt.Sprintf("late-%d.yml", i)
+			restored = maps.Clone(tree)
+			restored[late] = "late\n"
+			writeTree(t, dir, map[string]string{late: "late\n"})
+			if _, err := Disable(ctx, opts); err != nil {
+				t.Fatalf("tree %d: disable after %s appeared: %v", i, late, err)
+			}
+			want[late+".disabled"] = "late\n"
+			want[ManifestName] = oracleManifest(append(renamed, late))
+			if diff := cmp.Diff(want, readTree(t, dir)); diff != "" {
+				t.Fatalf("tree %d: disable after %s appeared (-want +got):\n%s", i, late, diff)
+			}
+		}
+
+		actions, err := Enable(ctx, opts)
+		if err != nil {
 			t.Fatalf("tree %d: enable: %v", i, err)
 		}
-		if diff := cmp.Diff(tree, readTree(t, dir)); diff != "" {
+		if diff := cmp.Diff(restored, readTree(t, dir)); diff != "" {
 			t.Fatalf("tree %d keep %v: disable+enable did not restore it (-want +got):\n%s", i, keep, diff)
 		}
+		left := map[string]bool{}
+		for _, a := range actions {
+			if a.Status == StatusLeftDisabled {
+				left[filepath.Base(a.From)] = true
+			}
+		}
+		for name := range tree {
+			if oracleDisabled(name) {
+				preDisabled++
+				if !left[name] {
+					t.Fatalf("tree %d: %s, disabled before disable ran, is not reported %q: %+v", i, name, StatusLeftDisabled, actions)
+				}
+			}
+		}
+	}
+	if checked < propertyTrees*2/3 || preDisabled < propertyTrees/4 {
+		t.Fatalf("only %d of %d trees checked, %d pre-disabled workflows: the generator does not exercise the property",
+			checked, propertyTrees, preDisabled)
 	}
 }
 
 // TestPropertyConflictsChangeNothing: on any tree (disabled workflows
-// included), a run either succeeds with no conflict predicted, or is refused
-// with ErrConflict, exactly when a conflict exists, leaving the tree
-// untouched. A conflict injected into a tree that had none is always caught.
+// included, a manifest listing some of them, or none), a run either succeeds
+// with no conflict predicted, or is refused with ErrConflict, exactly when a
+// conflict exists, leaving the tree (manifest included) untouched. An enable
+// without a manifest and without --all is refused with ErrNoManifest exactly
+// when a workflow is disabled. A conflict injected into a tree that had none
+// is always caught.
 func TestPropertyConflictsChangeNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ctx := context.Background()
-	refused := 0
+	refused, noManifest := 0, 0
 	root := t.TempDir()
 	for i := range propertyTrees {
 		tree, keep := randomTree(r, true)
 		dirn := direction(r.IntN(2))
+		all := dirn == enable && r.IntN(4) == 0
+		withManifest := r.IntN(5) != 0
+		// The manifest lists a random part of the disabled workflows, and
+		// sometimes one that is gone.
+		listed := map[string]bool{}
+		for _, name := range slices.Sorted(maps.Keys(tree)) {
+			if oracleDisabled(name) && r.IntN(2) == 0 {
+				listed[strings.TrimSuffix(name, ".disabled")] = true
+			}
+		}
+		if r.IntN(4) == 0 {
+			listed["gone.yml"] = true
+		}
 		injected := ""
-		if !hasConflict(tree, keep, dirn) && r.IntN(2) == 0 {
-			injected = injectConflict(r, tree, keep, dirn)
+		if !hasConflict(tree, keep, dirn, listed, all) && r.IntN(2) == 0 && (dirn == disable || all || withManifest) {
+			injected = injectConflict(r, tree, keep, dirn, listed)
+		}
+		if withManifest {
+			tree[ManifestName] = oracleManifest(slices.Collect(maps.Keys(listed)))
 		}
 		dir := filepath.Join(root, fmt.Sprint(i))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		writeTree(t, dir, tree)
-		_, err := run(ctx, Options{Dir: dir, Keep: keep, Git: noGit{}}, dirn)
-		want := hasConflict(tree, keep, dirn) || injected != ""
+		_, err := run(ctx, Options{Dir: dir, Keep: keep, All: all, Git: noGit{}}, dirn)
+		wantNoManifest := false
+		if dirn == enable && !all && !withManifest {
+			for name := range tree {
+				wantNoManifest = wantNoManifest || oracleDisabled(name)
+			}
+		}
+		want := !wantNoManifest && (hasConflict(tree, keep, dirn, listed, all) || injected != "")
 		switch {
+		case wantNoManifest && !errors.Is(err, ErrNoManifest):
+			t.Fatalf("tree %d %v: want ErrNoManifest, got %v", i, tree, err)
 		case want && !errors.Is(err, ErrConflict):
-			t.Fatalf("tree %d %v keep %v %s (injected %q): want ErrConflict, got %v", i, tree, keep, dirn, injected, err)
-		case !want && err != nil:
-			t.Fatalf("tree %d %v keep %v %s: %v", i, tree, keep, dirn, err)
-		case want:
-			refused++
+			t.Fatalf("tree %d %v keep %v %s all %v listed %v (injected %q): want ErrConflict, got %v", i, tree, keep, dirn, all, listed, injected, err)
+		case !want && !wantNoManifest && err != nil:
+			t.Fatalf("tree %d %v keep %v %s all %v listed %v: %v", i, tree, keep, dirn, all, listed, err)
+		case want || wantNoManifest:
+			if want {
+				refused++
+			} else {
+				noManifest++
+			}
 			if injected != "" && !strings.Contains(err.Error(), injected) {
 				t.Fatalf("tree %d: error does not name the injected conflict %s: %v", i, injected, err)
 			}
@@ -179,14 +274,15 @@ func TestPropertyConflictsChangeNothing(t *testing.T) {
 			}
 		}
 	}
-	if refused < propertyTrees/10 {
-		t.Fatalf("only %d of %d trees had a conflict: the generator does not exercise refusals", refused, propertyTrees)
+	if refused < propertyTrees/10 || noManifest < propertyTrees/40 {
+		t.Fatalf("only %d of %d trees had a conflict and %d no manifest: the generator does not exercise refusals", refused, propertyTrees, noManifest)
 	}
 }
 
 // injectConflict adds a file or directory that makes dir's run on tree
-// conflict, and returns the path fragment the error must mention.
-func injectConflict(r *rand.Rand, tree map[string]string, keep []string, dir direction) string {
+// conflict (for enable, listing it in the manifest), and returns the path
+// fragment the error must mention.
+func injectConflict(r *rand.Rand, tree map[string]string, keep []string, dir direction, listed map[string]bool) string {
 	var candidates []string
 	for name := range tree {
 		if (dir == disable && oracleWorkflow(name) && !oracleKept(name, keep)) || (dir == enable && oracleDisabled(name)) {
@@ -198,6 +294,7 @@ func injectConflict(r *rand.Rand, tree map[string]string, keep []string, dir dir
 		name := "dir.yml"
 		if dir == enable {
 			name = "dir.yml.disabled"
+			listed["dir.yml"] = true
 		}
 		tree[name] = dirMarker
 		return name
@@ -207,6 +304,7 @@ func injectConflict(r *rand.Rand, tree map[string]string, keep []string, dir dir
 	target := name + DisabledSuffix
 	if dir == enable {
 		target = strings.TrimSuffix(name, DisabledSuffix)
+		listed[target] = true
 	}
 	tree[target] = "in the way\n"
 	return target

@@ -3,10 +3,16 @@
 //
 // Disable renames every *.yml / *.yaml file of the workflows directory that
 // no Keep glob matches to <name>.disabled (GitHub ignores files with other
-// extensions); Enable renames every *.yml.disabled / *.yaml.disabled back.
+// extensions) and records the original names in a manifest file
+// (ManifestName) in that directory. Enable renames exactly the workflows the
+// manifest lists back and deletes it, so workflows the repository had
+// disabled before stay disabled; with Options.All it renames every
+// *.yml.disabled / *.yaml.disabled back.
+//
 // Both are idempotent, and both check every file before renaming any: a run
 // that finds a conflict changes nothing. Inside a Git work tree, tracked files
-// are moved with `git mv`, so the renames are staged for the next commit.
+// are moved with `git mv` and the manifest is staged (`git add`, later
+// `git rm --cached`), so the next commit carries the change.
 package siblings
 
 import (
@@ -36,6 +42,12 @@ const (
 	StatusAlreadyDisabled = "already disabled"
 	StatusAlreadyEnabled  = "already enabled"
 	StatusWouldRename     = "would rename"
+	// StatusLeftDisabled marks, in Enable, a disabled workflow the manifest
+	// does not list: the repository had disabled it, not debugflow.
+	StatusLeftDisabled = "left disabled (not disabled by debugflow)"
+	// StatusMissing marks, in Enable, a workflow the manifest lists whose
+	// <name>.disabled file (and <name>) no longer exists: it is skipped.
+	StatusMissing = "missing (skipped)"
 	// StatusConflict marks, in a refused run, a file that blocked it.
 	StatusConflict = "conflict"
 )
@@ -52,8 +64,13 @@ type Options struct {
 	// Disable leaves matching workflows enabled. The caller always passes the
 	// debug workflow's file name here. Enable ignores Keep.
 	Keep []string
-	// DryRun reports the plan ("would rename") and touches nothing.
+	// DryRun reports the plan ("would rename") and touches nothing, the
+	// manifest included.
 	DryRun bool
+	// All makes Enable rename every *.yml.disabled / *.yaml.disabled back,
+	// whether or not the manifest lists it (and delete the manifest if there
+	// is one). Disable ignores All.
+	All bool
 	// Git runs git. nil uses the git executable on PATH when there is one;
 	// without git, or outside a work tree, files are renamed plainly.
 	Git GitRunner
@@ -106,17 +123,25 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // Disable renames every workflow not matched by opts.Keep to
-// <name>.disabled. It returns one Action per workflow file (enabled or
-// disabled) in name order. On conflict it renames nothing and returns the
-// planned actions (blocking files with StatusConflict) with a
-// *ConflictError.
+// <name>.disabled and writes the manifest: the names it renamed, merged with
+// those an earlier Disable recorded (the file is written even when nothing
+// is renamed, so that Enable knows nothing was). It returns one Action per
+// workflow file (enabled or disabled) in name order. On conflict it renames
+// and writes nothing and returns the planned actions (blocking files with
+// StatusConflict) with a *ConflictError. A failure half-way undoes what was
+// done.
 func Disable(ctx context.Context, opts Options) ([]Action, error) {
 	return run(ctx, opts, disable)
 }
 
-// Enable renames every *.yml.disabled / *.yaml.disabled file back to its
-// original name, the exact reverse of Disable. Conflicts are handled as in
-// Disable.
+// Enable reverses Disable exactly: it renames back the workflows the
+// manifest lists, leaves every other disabled workflow alone
+// (StatusLeftDisabled), then deletes the manifest. A listed workflow whose
+// <name>.disabled file is gone is skipped (StatusMissing): there is nothing
+// to rename, and the rest can still be restored. Conflicts are handled as in
+// Disable. Without a manifest Enable returns an error wrapping ErrNoManifest
+// when any workflow is disabled (nothing says which ones Disable renamed),
+// unless opts.All is set; with no disabled workflow there is nothing to do.
 func Enable(ctx context.Context, opts Options) ([]Action, error) {
 	return run(ctx, opts, enable)
 }
@@ -148,7 +173,11 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 			return nil, fmt.Errorf("%s: --keep %q: %w", dir, k, err)
 		}
 	}
-	p, err := makePlan(opts, dir)
+	rec, err := readManifest(opts.fs, opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	p, err := makePlan(opts, dir, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +193,10 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 		}
 		return actions, &ConflictError{Op: dir.String(), Conflicts: p.conflicts}
 	}
-	if opts.DryRun || len(p.moves) == 0 {
+	change := planManifest(opts, dir, rec, p)
+	if opts.DryRun || (len(p.moves) == 0 && (change.op == manifestNone || change.op == manifestUnchanged)) {
 		actions := p.actions(StatusWouldRename)
-		if opts.Out != nil {
-			WriteTable(opts.Out, actions)
-		}
+		report(opts.Out, actions, change.note(opts.DryRun))
 		return actions, nil
 	}
 	m, err := newMover(ctx, opts)
@@ -178,11 +206,24 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 	if err := m.apply(ctx, p.moves); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	actions := p.actions(StatusRenamed)
-	if opts.Out != nil {
-		WriteTable(opts.Out, actions)
+	if err := m.applyManifest(ctx, &change); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, m.rollback(ctx, p.moves, err))
 	}
+	actions := p.actions(StatusRenamed)
+	report(opts.Out, actions, change.note(false))
 	return actions, nil
+}
+
+// report writes the table, then the note about the manifest, to out (when
+// out is not nil).
+func report(out io.Writer, actions []Action, note string) {
+	if out == nil {
+		return
+	}
+	WriteTable(out, actions)
+	if note != "" {
+		fmt.Fprintln(out, note)
+	}
 }
 
 // move is one planned rename, by file name inside Dir.
@@ -219,8 +260,8 @@ func (p *plan) actions(renameStatus string) []Action {
 }
 
 // makePlan reads Dir once and decides every file's fate, collecting all
-// conflicts.
-func makePlan(opts Options, dir direction) (*plan, error) {
+// conflicts. rec is the manifest found before the run.
+func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 	names, err := opts.fs.ReadDirNames(opts.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read workflows directory: %w", dir, err)
@@ -244,12 +285,24 @@ func makePlan(opts Options, dir direction) (*plan, error) {
 				continue
 			}
 			target = name + DisabledSuffix
+			if !recordable(name) {
+				p.conflicting[name] = true
+				p.conflicts = append(p.conflicts, Conflict{
+					Path:    filepath.Join(opts.Dir, name),
+					Problem: fmt.Sprintf("its name cannot be recorded in %s (it starts with # or holds a line break)", ManifestName),
+					Fix:     "rename it, or keep it enabled with --keep",
+				})
+			}
 		case isDisabledWorkflow(name):
 			if dir == disable {
 				p.entries = append(p.entries, entryPlan{name: name, status: StatusAlreadyDisabled})
 				continue
 			}
 			target = strings.TrimSuffix(name, DisabledSuffix)
+			if !opts.All && !rec.names[target] {
+				p.entries = append(p.entries, entryPlan{name: name, status: StatusLeftDisabled})
+				continue
+			}
 		default:
 			continue // not a workflow: leave it alone
 		}
@@ -268,7 +321,44 @@ func makePlan(opts Options, dir direction) (*plan, error) {
 		p.entries = append(p.entries, entryPlan{name: name, target: target})
 		p.moves = append(p.moves, move{from: name, to: target})
 	}
+	if dir == enable && !opts.All {
+		if !rec.exists {
+			if err := noManifestError(opts.Dir, p); err != nil {
+				return nil, err
+			}
+		}
+		// A listed workflow found neither disabled nor enabled was deleted
+		// (or renamed) after Disable ran: say so, rename the rest.
+		missing := false
+		for _, name := range rec.sorted() {
+			if !present[name+DisabledSuffix] && !present[name] {
+				p.entries = append(p.entries, entryPlan{name: name + DisabledSuffix, status: StatusMissing})
+				missing = true
+			}
+		}
+		if missing {
+			sort.SliceStable(p.entries, func(i, j int) bool { return p.entries[i].name < p.entries[j].name })
+		}
+	}
 	return p, nil
+}
+
+// noManifestError is the refusal of an Enable without a manifest, or nil
+// when no workflow is disabled (then there is nothing to enable anyway).
+func noManifestError(dir string, p *plan) error {
+	var disabled []string
+	for _, e := range p.entries {
+		if e.status == StatusLeftDisabled {
+			disabled = append(disabled, e.name)
+		}
+	}
+	if len(disabled) == 0 {
+		return nil
+	}
+	return fmt.Errorf("enable: %w: %s does not exist, so the %d disabled workflow(s) (%s) were left as they are; "+
+		"if debugflow enable already ran, there is nothing left to do; otherwise rename the ones you want back by hand, "+
+		"or run debugflow enable --all to rename every *.yml.disabled / *.yaml.disabled back",
+		ErrNoManifest, filepath.Join(dir, ManifestName), len(disabled), strings.Join(disabled, ", "))
 }
 
 // checkSource verifies that name is a readable regular file.
@@ -322,6 +412,10 @@ type fileSystem interface {
 	CheckReadable(path string) error
 	Lstat(path string) (os.FileInfo, error)
 	Rename(from, to string) error
+	ReadFile(path string) ([]byte, error)
+	// WriteFile replaces path's content atomically (mode 0644).
+	WriteFile(path string, data []byte) error
+	Remove(path string) error
 }
 
 type osFileSystem struct{}
@@ -341,6 +435,32 @@ func (osFileSystem) ReadDirNames(dir string) ([]string, error) {
 func (osFileSystem) Stat(path string) (os.FileInfo, error)  { return os.Stat(path) }
 func (osFileSystem) Lstat(path string) (os.FileInfo, error) { return os.Lstat(path) }
 func (osFileSystem) Rename(from, to string) error           { return os.Rename(from, to) }
+func (osFileSystem) ReadFile(path string) ([]byte, error)   { return os.ReadFile(path) }
+func (osFileSystem) Remove(path string) error               { return os.Remove(path) }
+
+// WriteFile writes a temporary file next to path and renames it over path,
+// so a reader (or a crash) never sees half a manifest.
+func (osFileSystem) WriteFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	err = errors.Join(werr, cerr)
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
 
 func (osFileSystem) CheckReadable(path string) error {
 	f, err := os.Open(path)

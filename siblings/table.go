@@ -8,11 +8,11 @@ import (
 )
 
 // statusOrder is the order of the summary line.
-var statusOrder = []string{StatusRenamed, StatusWouldRename, StatusKept, StatusAlreadyDisabled, StatusAlreadyEnabled, StatusConflict}
+var statusOrder = []string{StatusRenamed, StatusWouldRename, StatusKept, StatusAlreadyDisabled, StatusAlreadyEnabled, StatusLeftDisabled, StatusMissing, StatusConflict}
 
 // WriteTable writes actions as an aligned table (STATUS, FROM, TO) followed
 // by a one-line summary, e.g. "2 renamed, 1 kept". With nothing renamed the
-// summary starts with "nothing to change".
+// summary starts with "nothing to rename" (the manifest may still change).
 func WriteTable(w io.Writer, actions []Action) {
 	if len(actions) == 0 {
 		fmt.Fprintln(w, "no workflow files found")
@@ -38,7 +38,7 @@ func WriteTable(w io.Writer, actions []Action) {
 	}
 	summary := strings.Join(parts, ", ")
 	if counts[StatusRenamed] == 0 && counts[StatusWouldRename] == 0 {
-		summary = "nothing to change: " + summary
+		summary = "nothing to rename: " + summary
 	}
 	fmt.Fprintln(w, summary)
 }
