@@ -98,6 +98,9 @@ func loadSpec(path string) (*spec.Spec, string, error) {
 			return spec.Default(), embeddedSpecName, nil
 		}
 	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("spec %w (`debugflow init --output %s` writes a commented one)", err, path)}
+	}
 	s, err := spec.Load(path)
 	if err != nil {
 		var errs spec.Errors
@@ -116,7 +119,7 @@ func renderChecked(s *spec.Spec, specName, outPath string, w io.Writer) ([]byte,
 	if specName == embeddedSpecName {
 		headerSpec = "" // the header then says "from the embedded default spec"
 	}
-	data, err := generate.Generate(s, headerSpec)
+	data, err := generate.GenerateTo(s, headerSpec, outPath)
 	if err != nil {
 		return nil, fmt.Errorf("generating the workflow: %w", err)
 	}

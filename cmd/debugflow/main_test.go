@@ -141,7 +141,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"extra argument", []string{"generate", "x"}, 2, "unknown command"},
 		{"invalid spec", []string{"generate", "--spec", "bad.yaml"}, 2, "bad.yaml:4:3: reproducer.count: must be at least 1"},
-		{"missing spec", []string{"generate", "--spec", "nope.yaml"}, 1, "nope.yaml"},
+		{"missing spec", []string{"generate", "--spec", "nope.yaml"}, 2, "spec stat nope.yaml: no such file or directory (`debugflow init --output nope.yaml` writes"},
 		{"validate invalid spec", []string{"validate", "bad.yaml"}, 1, "bad.yaml:1:11: runners[0]: bad runner label"},
 		{"validate seed-style workflow", []string{"validate", "seed.yml"}, 1, "[pinned-actions]"},
 		{"audit seed-style workflow", []string{"audit", "seed.yml"}, 1, "[expression-injection]"},
@@ -219,7 +219,7 @@ func TestDisableKeepsTheSpecWorkflow(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := "ci.yml.disabled debug_cuda_repro.yml release.yaml.disabled"
+	want := ".debugflow-disabled ci.yml.disabled debug_cuda_repro.yml release.yaml.disabled" // the manifest enable reads
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("after disable: %s, want %s", got, want)
 	}
