@@ -297,7 +297,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 		}
 	}
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"identity", "identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"check-inputs", "identity", "identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeSkipped }); len(got) > 0 {
@@ -461,7 +461,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", gateBefore: true})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"identity", "identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"check-inputs", "identity", "identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")
@@ -728,5 +728,25 @@ func assertNoProcessLeft(t *testing.T, dir string) {
 			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 			t.Errorf("process %d still runs in the checkout after the job: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
+	}
+}
+
+// TestBadInputFailsBeforeTheBuild dispatches a repeat count the reproducer cannot use: the
+// run fails at "Check the inputs", seconds in, and nothing is installed, built or reproduced.
+func TestBadInputFailsBeforeTheBuild(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cpu", inputs: map[string]string{"reproduce_count": "2.5"}})
+	job := sim.job
+	check := job.step(t, "Check the inputs")
+	if check.Outcome != outcomeFailure || !strings.Contains(check.Output, `workflow input reproduce_count is the pytest-repeat count: want a whole number of at least 1, got "2.5"`) {
+		t.Errorf("Check the inputs: %s\n%s", check.Outcome, check.Output)
+	}
+	for _, name := range []string{"System identity and dmesg snapshot", "Build", "Reproduce"} {
+		if got := job.step(t, name).Outcome; got != outcomeSkipped {
+			t.Errorf("step %q: %s, want skipped after the bad input", name, got)
+		}
+	}
+	if !job.Failed {
+		t.Error("the job did not fail")
 	}
 }

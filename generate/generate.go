@@ -251,8 +251,11 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		},
 		b.setupGoStep(),
 		b.installBinaryStep(stepBinary),
-		b.identityStep(),
 	}
+	if st, ok := b.checkInputsStep(); ok {
+		steps = append(steps, st)
+	}
+	steps = append(steps, b.identityStep())
 	installedAt := len(steps)
 	if st, ok, err := b.installStep(); err != nil {
 		return job, err
@@ -355,6 +358,24 @@ func (b *builder) installBinaryStep(binary string) workflow.Step {
 	}
 	sc.lines = append(sc.lines, `echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"`)
 	return runStep(workflow.Step{Name: "Install " + binary}, &sc)
+}
+
+// checkInputsStep checks the workflow inputs the later steps parse (a repeat count, a tmate
+// timeout) before anything is installed or built, so a bad value fails in seconds; ok is false
+// when no such input exists.
+func (b *builder) checkInputsStep() (workflow.Step, bool) {
+	s := b.s
+	c := newCommand(stepBinary, "check-inputs")
+	ok := false
+	if name := s.Reproducer.CountInput; name != "" {
+		c.flagEnv("--count", envReproduceCount, b.inputValue(name, strconv.Itoa(s.Reproducer.Count))).flag("--count-input", name)
+		ok = true
+	}
+	if name := s.Tmate.TimeoutInput; name != "" && s.Tmate.GateEnabled() {
+		c.flagEnv("--tmate-timeout-minutes", envTmateTimeout, b.inputValue(name, strconv.Itoa(s.Tmate.TimeoutMinutes))).flag("--tmate-timeout-input", name)
+		ok = true
+	}
+	return b.oneCommandStep("Check the inputs", "", c), ok
 }
 
 func (b *builder) identityStep() workflow.Step {

@@ -192,7 +192,7 @@ func TestDefaultJob(t *testing.T) {
 	}
 	debug := jobs["debug"]
 	wantSteps := []string{
-		"Check out", "Set up Python", "Set up Go", "Install debugflow-step",
+		"Check out", "Set up Python", "Set up Go", "Install debugflow-step", "Check the inputs",
 		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Build", "Record the installed toolchain",
 		"Stage helper scripts", "Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
 		"Job summary", "Upload artifacts", "tmate gate", "Upload artifacts after the tmate session", "Verdict",

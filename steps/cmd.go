@@ -32,6 +32,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(
+		newCmdCheckInputs(env),
 		newCmdIdentity(env),
 		newCmdDmesg(env),
 		newCmdStage(env),
@@ -127,6 +128,24 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
 	}
 	return nil
+}
+
+func newCmdCheckInputs(env *Env) *cobra.Command {
+	var o CheckInputsOptions
+	cmd := &cobra.Command{
+		Use:   "check-inputs",
+		Short: "Check the workflow inputs the later steps parse, before anything is installed or built",
+		Example: `  debugflow-step check-inputs --count "$REPRODUCE_COUNT" --count-input reproduce_count \
+    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" --tmate-timeout-input tmate_timeout_minutes`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunCheckInputs(env, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Count, "count", "", "the repeat count (a whole number of at least 1)")
+	f.StringVar(&o.CountInput, "count-input", "", "the workflow input the count comes from, for messages")
+	f.StringVar(&o.TmateTimeout, "tmate-timeout-minutes", "", "the tmate timeout (1..360 minutes)")
+	f.StringVar(&o.TmateTimeoutInput, "tmate-timeout-input", "", "the workflow input the timeout comes from, for messages")
+	return cmd
 }
 
 func newCmdIdentity(env *Env) *cobra.Command {

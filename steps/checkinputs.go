@@ -1,0 +1,56 @@
+package steps
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CheckInputsOptions configures `debugflow-step check-inputs`: the workflow inputs that the
+// later steps parse, checked right after the step binary is installed, so a bad value fails
+// the run in seconds instead of after the build.
+type CheckInputsOptions struct {
+	// Count is the repeat count as the workflow input gave it; CountInput names that input.
+	Count, CountInput string
+	// TmateTimeout is the gate timeout in minutes; TmateTimeoutInput names its input.
+	TmateTimeout, TmateTimeoutInput string
+}
+
+// RunCheckInputs is `debugflow-step check-inputs`. Every problem is reported at once (exit 2).
+func RunCheckInputs(env *Env, opts CheckInputsOptions) error {
+	var problems, ok []string
+	name := func(input, flag string) string {
+		if input != "" {
+			return "workflow input " + input
+		}
+		return flag
+	}
+	if opts.Count != "" || opts.CountInput != "" {
+		who := name(opts.CountInput, "--count")
+		if n, err := strconv.Atoi(strings.TrimSpace(opts.Count)); err != nil || n < 1 {
+			problems = append(problems, fmt.Sprintf("%s is the pytest-repeat count: want a whole number of at least 1, got %q", who, opts.Count))
+		} else {
+			ok = append(ok, fmt.Sprintf("%s=%d", who, n))
+		}
+	}
+	if opts.TmateTimeout != "" || opts.TmateTimeoutInput != "" {
+		who := name(opts.TmateTimeoutInput, "--tmate-timeout-minutes")
+		if n, err := ParseTmateTimeout(opts.TmateTimeout); err != nil {
+			problems = append(problems, fmt.Sprintf("%s is the tmate timeout: want a whole number of minutes from %d to %d, got %q",
+				who, MinTmateTimeoutMinutes, MaxTmateTimeoutMinutes, opts.TmateTimeout))
+		} else {
+			ok = append(ok, fmt.Sprintf("%s=%d", who, n))
+		}
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			env.Action.Errorf("%s", p)
+		}
+		return usagef("%s (dispatch again with a valid value)", strings.Join(problems, "; "))
+	}
+	if len(ok) == 0 {
+		return usagef("nothing to check: give --count and/or --tmate-timeout-minutes")
+	}
+	fmt.Fprintf(env.Stdout, "inputs OK: %s\n", strings.Join(ok, ", "))
+	return nil
+}
