@@ -98,11 +98,7 @@ type Inputs []DispatchInput
 
 // MarshalYAML writes the inputs as an ordered mapping.
 func (in Inputs) MarshalYAML() (any, error) {
-	m := make(yaml.MapSlice, 0, len(in))
-	for _, i := range in {
-		m = append(m, yaml.MapItem{Key: i.Name, Value: i})
-	}
-	return m, nil
+	return orderedMap(in, func(i DispatchInput) (string, any) { return i.Name, i }), nil
 }
 
 // Permission is one GITHUB_TOKEN scope and its access level.
@@ -118,11 +114,7 @@ type Permissions []Permission
 
 // MarshalYAML writes the permissions as an ordered mapping.
 func (p Permissions) MarshalYAML() (any, error) {
-	m := make(yaml.MapSlice, 0, len(p))
-	for _, s := range p {
-		m = append(m, yaml.MapItem{Key: s.Scope, Value: s.Level})
-	}
-	return m, nil
+	return orderedMap(p, func(s Permission) (string, any) { return s.Scope, s.Level }), nil
 }
 
 // ContentsRead is the least privilege a job that checks out code needs.
@@ -140,11 +132,7 @@ type Jobs []Job
 
 // MarshalYAML writes the jobs as an ordered mapping.
 func (js Jobs) MarshalYAML() (any, error) {
-	m := make(yaml.MapSlice, 0, len(js))
-	for _, j := range js {
-		m = append(m, yaml.MapItem{Key: j.ID, Value: j})
-	}
-	return m, nil
+	return orderedMap(js, func(j Job) (string, any) { return j.ID, j }), nil
 }
 
 // Job is one job. Needs and If come right after Name so a reader sees when a job runs before
@@ -206,11 +194,7 @@ type MatrixAxes []MatrixAxis
 
 // MarshalYAML writes the matrix as an ordered mapping of name to list of values.
 func (m MatrixAxes) MarshalYAML() (any, error) {
-	out := make(yaml.MapSlice, 0, len(m))
-	for _, a := range m {
-		out = append(out, yaml.MapItem{Key: a.Name, Value: a.Values})
-	}
-	return out, nil
+	return orderedMap(m, func(a MatrixAxis) (string, any) { return a.Name, a.Values }), nil
 }
 
 // Step is one step: either Uses (an action, with With) or Run (a script, with Shell).
@@ -285,11 +269,7 @@ type Env []EnvVar
 
 // MarshalYAML writes the variables as an ordered mapping.
 func (e Env) MarshalYAML() (any, error) {
-	m := make(yaml.MapSlice, 0, len(e))
-	for _, v := range e {
-		m = append(m, yaml.MapItem{Key: v.Name, Value: v.Value})
-	}
-	return m, nil
+	return orderedMap(e, func(v EnvVar) (string, any) { return v.Name, v.Value }), nil
 }
 
 // KV is one action input of a with: mapping.
@@ -303,9 +283,15 @@ type With []KV
 
 // MarshalYAML writes the inputs as an ordered mapping.
 func (w With) MarshalYAML() (any, error) {
-	m := make(yaml.MapSlice, 0, len(w))
-	for _, kv := range w {
-		m = append(m, yaml.MapItem{Key: kv.Key, Value: kv.Value})
+	return orderedMap(w, func(kv KV) (string, any) { return kv.Key, kv.Value }), nil
+}
+
+// orderedMap writes items as a YAML mapping in their order (Go maps would sort the keys).
+func orderedMap[T any](items []T, entry func(T) (string, any)) yaml.MapSlice {
+	m := make(yaml.MapSlice, 0, len(items))
+	for _, it := range items {
+		k, v := entry(it)
+		m = append(m, yaml.MapItem{Key: k, Value: v})
 	}
-	return m, nil
+	return m
 }
