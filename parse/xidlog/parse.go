@@ -100,7 +100,9 @@ type Event struct {
 // FaultAddressValue returns the full 64-bit value of FaultAddress.
 func (e Event) FaultAddressValue() (uint64, bool) {
 	hi, lo, ok := strings.Cut(strings.TrimPrefix(e.FaultAddress, "0x"), "_")
-	if !ok || len(lo) > 8 || hi == "" || lo == "" {
+	// The driver prints the low half as %08x; extra leading zeros still decode (ParseUint's
+	// 32-bit limit rejects a low half that does not fit).
+	if !ok || hi == "" || lo == "" {
 		return 0, false
 	}
 	h, err1 := strconv.ParseUint(hi, 16, 32)
