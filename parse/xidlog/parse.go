@@ -43,7 +43,7 @@ var (
 
 	// Xid 31: "MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @
 	// 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE".
-	reMMU = regexp.MustCompile(`MMU Fault: ENGINE (\S+) (?:(GPC\d+) )?(\S+) faulted @ (0x[0-9A-Fa-f]+_[0-9A-Fa-f]+)\.?(?: Fault is of type (\S+)(?: (\S+))?)?`)
+	reMMU = regexp.MustCompile(`MMU Fault: ENGINE (\S+) (?:(GPC\d+) )?(\S+) faulted @ (0x[0-9A-Fa-f]{1,8}_[0-9A-Fa-f]{1,8})\b\.?(?: Fault is of type (\S+)(?: (\S+))?)?`)
 
 	// Xid 13: "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Out Of
 	// Range Address", "Graphics SM Global Exception on (...): ...",
