@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/spf13/pflag"
 )
 
 // runCommand runs fn with a context that Ctrl-C (SIGINT) and SIGTERM cancel,
@@ -67,6 +69,12 @@ type runSelector struct {
 	Arg    string
 	Latest bool
 	Branch string
+}
+
+// addFlags declares --latest and --branch; verb says what the command does with the run.
+func (r *runSelector) addFlags(fl *pflag.FlagSet, verb string) {
+	fl.BoolVar(&r.Latest, "latest", false, verb+" the newest run of the debug workflow")
+	fl.StringVarP(&r.Branch, "branch", "b", "", "with --latest: only runs on this branch")
 }
 
 // resolveRun finds the repository and the run id the user means.

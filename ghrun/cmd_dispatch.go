@@ -68,8 +68,7 @@ once: on a new debug branch, push it and open a pull request first.`,
 	}
 	usageFlagErrors(cmd)
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
-	fl.StringVar(&opts.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
+	opts.repoFlags.addFlags(fl)
 	fl.StringVar(&opts.Ref, "ref", "", "branch or tag to run the workflow from (default: the current branch)")
 	fl.StringArrayVarP(&opts.Fields, "field", "f", nil, "workflow input as name=value (repeatable)")
 	fl.BoolVar(&opts.Watch, "watch", false, "watch the run until it completes; exit 0 success, 1 failure, 2 cancelled")

@@ -58,10 +58,8 @@ The token needs actions: read.`,
 	}
 	usageFlagErrors(cmd)
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
-	fl.StringVar(&opts.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
-	fl.BoolVar(&opts.Latest, "latest", false, "download from the newest run of the debug workflow")
-	fl.StringVarP(&opts.Branch, "branch", "b", "", "with --latest: only runs on this branch")
+	opts.repoFlags.addFlags(fl)
+	opts.runSelector.addFlags(fl, "download from")
 	fl.StringVarP(&opts.Name, "name", "n", "", "download only the artifact with this name")
 	fl.StringVarP(&opts.Dir, "dir", "D", "", "folder to extract into (default: debugflow-run-<RUN_ID>)")
 	fl.IntVar(&opts.MaxFiles, "max-files", DefaultExtractLimits.MaxFiles, "refuse an artifact with more entries than this")

@@ -51,10 +51,8 @@ Ctrl-C stops watching; the run continues on GitHub.`,
 	}
 	usageFlagErrors(cmd)
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
-	fl.StringVar(&opts.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
-	fl.BoolVar(&opts.Latest, "latest", false, "watch the newest run of the debug workflow")
-	fl.StringVarP(&opts.Branch, "branch", "b", "", "with --latest: only runs on this branch")
+	opts.repoFlags.addFlags(fl)
+	opts.runSelector.addFlags(fl, "watch")
 	fl.DurationVarP(&opts.Interval, "interval", "i", DefaultWatchInterval, "time between polls (each poll is two API requests)")
 	return cmd
 }

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // Factory carries what the commands need from the outside world, so tests
@@ -147,6 +149,12 @@ func (f *Factory) streams() (io.Writer, io.Writer) {
 type repoFlags struct {
 	Repo     string // -R [HOST/]OWNER/REPO
 	Hostname string // --hostname
+}
+
+// addFlags declares -R and --hostname, the same for every command.
+func (r *repoFlags) addFlags(fl *pflag.FlagSet) {
+	fl.StringVarP(&r.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
+	fl.StringVar(&r.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
 }
 
 // resolve finds the repository (from -R, else the origin remote) and the host
