@@ -37,8 +37,8 @@ func FuzzParse(f *testing.F) {
 		if r.Done != byHand.Done || r.Failed != byHand.Failed || len(r.FailedTests) != len(byHand.FailedTests) || r.Complete != byHand.Complete {
 			t.Fatalf("Parse and Line disagree: %+v vs %+v", r, byHand)
 		}
-		if r.Done < 0 || r.Collected < 0 || r.DurationSeconds < 0 {
-			t.Fatalf("negative progress: %+v", r)
+		if bad := negativeCounts(r); bad != "" || r.DurationSeconds < 0 {
+			t.Fatalf("negative count (%s): %+v", bad, r)
 		}
 		seen := map[string]bool{}
 		for _, id := range r.FailedTests {

@@ -10,6 +10,7 @@ package pytestlog
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -276,24 +277,25 @@ func isWorkerID(s string) bool {
 func (p *Parser) header(s string) (Event, bool) {
 	if strings.Contains(s, "collected ") {
 		if m := reCollected.FindStringSubmatch(s); m != nil {
-			n, _ := strconv.Atoi(m[1])
+			n := atoiCount(m[1])
 			if sel := reSelected.FindStringSubmatch(m[2]); sel != nil {
-				n, _ = strconv.Atoi(sel[1])
+				n = atoiCount(sel[1])
 			} else if des := reDeselHdr.FindStringSubmatch(m[2]); des != nil {
-				d, _ := strconv.Atoi(des[1])
-				n -= d
+				// "collected 0 items / 1 deselected" happens (a -k that matches
+				// nothing new after a rerun): never a negative selection.
+				n = max(n-atoiCount(des[1]), 0)
 			}
 			p.collected = n
 			return Event{Kind: EventCollected}, true
 		}
 	}
 	if m := reCreated.FindStringSubmatch(s); m != nil {
-		p.workers, _ = strconv.Atoi(m[1])
+		p.workers = atoiCount(m[1])
 		return Event{}, true
 	}
 	if m := reWorkersItems.FindStringSubmatch(s); m != nil {
-		p.workers, _ = strconv.Atoi(m[1])
-		p.collected, _ = strconv.Atoi(m[2])
+		p.workers = atoiCount(m[1])
+		p.collected = atoiCount(m[2])
 		return Event{Kind: EventCollected}, true
 	}
 	return Event{}, false
@@ -312,7 +314,7 @@ func (p *Parser) statusLine(s string) Event {
 		}
 		matched = true
 		if m[2] >= 0 && p.collected == 0 {
-			p.collected, _ = strconv.Atoi(rest[m[2]:m[3]])
+			p.collected = atoiCount(rest[m[2]:m[3]])
 			ev = Event{Kind: EventCollected}
 		}
 		rest = rest[m[1]:]
@@ -517,7 +519,7 @@ func (p *Parser) summaryEntry(o Outcome, rest string) (Event, string) {
 	e := SummaryEntry{Outcome: o, Count: 1}
 	if o == Skipped {
 		if m := reSkippedEntry.FindStringSubmatch(rest); m != nil {
-			e.Count, _ = strconv.Atoi(m[1])
+			e.Count = atoiCount(m[1])
 			e.NodeID, e.Message = m[2], m[3]
 		} else {
 			e.NodeID = rest
@@ -575,11 +577,7 @@ func (p *Parser) finalLine(s string) (Event, bool) {
 			if m == nil {
 				return Event{}, false
 			}
-			n, err := strconv.Atoi(m[1])
-			if err != nil {
-				return Event{}, false
-			}
-			known = t.add(m[2], n) || known
+			known = t.add(m[2], atoiCount(m[1])) || known
 		}
 	}
 	if !padded && !known {
@@ -597,35 +595,63 @@ const maxOtherCategories = 32
 // add records one "N word" part of the final line and reports whether the
 // word is one of pytest's own categories.
 func (t *tally) add(word string, n int) bool {
+	var field *int
 	switch word {
 	case "failed":
-		t.failed += n
+		field = &t.failed
 	case "passed":
-		t.passed += n
+		field = &t.passed
 	case "skipped":
-		t.skipped += n
+		field = &t.skipped
 	case "deselected":
-		t.deselected += n
+		field = &t.deselected
 	case "xfailed":
-		t.xfailed += n
+		field = &t.xfailed
 	case "xpassed":
-		t.xpassed += n
+		field = &t.xpassed
 	case "warning", "warnings":
-		t.warnings += n
+		field = &t.warnings
 	case "error", "errors":
-		t.errors += n
+		field = &t.errors
 	case "rerun", "reruns":
-		t.rerun += n
+		field = &t.rerun
 	default:
 		if t.other == nil {
 			t.other = map[string]int{}
 		}
 		if _, ok := t.other[word]; ok || len(t.other) < maxOtherCategories {
-			t.other[word] += n
+			t.other[word] = addCount(t.other[word], n)
 		}
 		return false
 	}
+	*field = addCount(*field, n)
 	return true
+}
+
+// atoiCount parses the digits of a count, saturating at math.MaxInt: a
+// hostile log's "99999999999999999999 failed" must not wrap negative.
+func atoiCount(digits string) int {
+	n := 0
+	for i := 0; i < len(digits); i++ {
+		d := int(digits[i] - '0')
+		if d < 0 || d > 9 {
+			break
+		}
+		if n > (math.MaxInt-d)/10 {
+			return math.MaxInt
+		}
+		n = n*10 + d
+	}
+	return n
+}
+
+// addCount adds two non-negative counts, saturating at math.MaxInt (a final
+// line may repeat a category: "9223372036854775807 failed, 1 failed").
+func addCount(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // splitNodeID splits s at the first space outside square brackets, so

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -408,4 +409,61 @@ func TestParseReadError(t *testing.T) {
 	if _, err := Parse(errReader{}); err == nil || !strings.Contains(err.Error(), "reading pytest log") {
 		t.Fatalf("Parse(failing reader) error = %v, want a wrapped read error", err)
 	}
+}
+
+// TestCountsNeverNegative: header and final-line arithmetic on hostile numbers stays in
+// 0..MaxInt (FuzzParse found "collected 0 items / 1 deselected" giving Collected -1).
+func TestCountsNeverNegative(t *testing.T) {
+	const huge = "99999999999999999999"
+	tests := []struct {
+		name, log     string
+		collected     int
+		failed, other int
+	}{
+		{"more deselected than collected", "collected 0 items / 1 deselected\n", 0, 0, 0},
+		{"deselected overflows", "collected 3 items / " + huge + " deselected\n", 0, 0, 0},
+		{"selected wins", "collected 10 items / 2 deselected / 8 selected\n", 8, 0, 0},
+		{"ordinary deselection", "collected 10 items / 2 deselected\n", 8, 0, 0},
+		{"collected overflows", "collected " + huge + " items\n", math.MaxInt, 0, 0},
+		{"xdist header overflows", "8 workers [" + huge + " items]\n", math.MaxInt, 0, 0},
+		{"final line overflows", "==== " + huge + " failed in 1.00s ====\n", 0, math.MaxInt, 0},
+		{"repeated category saturates", "==== 9223372036854775807 failed, 1 failed in 1.00s ====\n", 0, math.MaxInt, 0},
+		{"plugin category saturates", "==== 9223372036854775807 flaky, 9 flaky in 1.00s ====\n", 0, 0, math.MaxInt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Collected != tt.collected || r.Failed != tt.failed || r.Other["flaky"] != tt.other {
+				t.Fatalf("collected=%d failed=%d flaky=%d, want %d, %d, %d", r.Collected, r.Failed, r.Other["flaky"], tt.collected, tt.failed, tt.other)
+			}
+			if bad := negativeCounts(r); bad != "" {
+				t.Fatalf("negative count: %s", bad)
+			}
+		})
+	}
+}
+
+// negativeCounts names the first negative count of r ("" when none).
+func negativeCounts(r Result) string {
+	counts := map[string]int{
+		"Passed": r.Passed, "Failed": r.Failed, "Errors": r.Errors, "Skipped": r.Skipped,
+		"XFailed": r.XFailed, "XPassed": r.XPassed, "Deselected": r.Deselected,
+		"Warnings": r.Warnings, "Rerun": r.Rerun, "Collected": r.Collected,
+		"Workers": r.Workers, "Done": r.Done,
+	}
+	for k, v := range r.Other {
+		counts["Other["+k+"]"] = v
+	}
+	for i, e := range r.ShortSummary {
+		counts["ShortSummary["+strconv.Itoa(i)+"].Count"] = e.Count
+	}
+	for k, v := range counts {
+		if v < 0 {
+			return k + " = " + strconv.Itoa(v)
+		}
+	}
+	return ""
 }
