@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/debugflow/debugflow/report"
@@ -36,7 +37,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v (see `%s --help`)", err, c.CommandPath())
 	})
-	specPath := root.PersistentFlags().String("spec", "", "spec file (default ./debugflow.yaml when present, else the embedded default)")
+	specPath := new(string)
 	root.AddCommand(
 		newGenerateCmd(specPath, stdout),
 		newInitCmd(stdout),
@@ -47,8 +48,20 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	addGitHubCmds(root, specPath, stdout, stderr)
 	root.AddCommand(report.NewCmdReport())
 	addLocalCmd(root, specPath, stdout, stderr)
+	for _, c := range root.Commands() {
+		if slices.Contains(specCommands, c.Name()) {
+			c.Flags().StringVar(specPath, "spec", "", specFlagUsage)
+		}
+	}
 	return root
 }
+
+// specCommands are the commands that read the spec, and so the only ones with --spec: init
+// writes a spec, audit and report read workflows and evidence, and a flag they ignored would
+// mislead. A new command that calls loadSpec(*specPath) must be listed here.
+var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local"}
+
+const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
 
 // isUsageError recognises cobra's own argument errors, which it does not type.
 func isUsageError(err error) bool {
