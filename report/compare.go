@@ -168,21 +168,23 @@ type comparisonJSON struct {
 	Runner string `json:"runner"`
 	// Error is set (and the sections are null) when the runner's artifacts could not be read.
 	Error string `json:"error,omitempty"`
-	*Verdict
+	verdictJSON
 }
 
 // WriteJSON writes the comparison as a JSON array, one object per runner:
-// {"runner": label, "reproducer": ..., "sanitizer": ..., "xid": ...}.
+// {"runner": label, "reproduced": ..., ..., "reproducer": ..., "sanitizer": ..., "xid": ...}.
 func (c Comparison) WriteJSON(w io.Writer) error {
 	out := make([]comparisonJSON, 0, len(c.Rows))
 	for _, r := range c.Rows {
-		row := comparisonJSON{Runner: r.Runner, Verdict: r.Verdict}
-		if row.Verdict == nil {
-			row.Verdict = &Verdict{}
+		v := r.Verdict
+		row := comparisonJSON{Runner: r.Runner}
+		if v == nil {
+			v = &Verdict{}
 			if r.Err != nil {
 				row.Error = r.Err.Error()
 			}
 		}
+		row.verdictJSON = v.jsonView()
 		out = append(out, row)
 	}
 	return writeJSON(w, out)

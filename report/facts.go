@@ -11,8 +11,12 @@ import (
 const topTests = 10
 
 // Reproduced reports whether the reproducer failed: a test failed or errored, a worker crashed,
-// or the step runner said so in reproducer_summary.json.
+// or the step runner said so in reproducer_summary.json. A run whose setup failed reproduced
+// nothing: it never tested.
 func (v *Verdict) Reproduced() bool {
+	if v.Run.SetupFailed {
+		return false
+	}
 	if r := v.Reproducer; r != nil && (r.Failed+r.Errors > 0 || len(r.CrashedWorkers) > 0 || len(r.FailedTests) > 0) {
 		return true
 	}
@@ -31,10 +35,13 @@ func (r *Reproducer) failures() int {
 	return n
 }
 
-// headline is the answer: "yes", "no", or "unknown" when there is no reproducer output at all
-// (a folder with only a sanitizer log or kernel-log snapshots).
+// headline is the answer: "yes", "no", "setup failed" when the preflight stopped the run before
+// the sweep (never "no": nothing was tested), or "unknown" when there is no reproducer output at
+// all (a folder with only a sanitizer log or kernel-log snapshots).
 func (v *Verdict) headline() string {
 	switch {
+	case v.Run.SetupFailed:
+		return "setup failed"
 	case v.Reproduced():
 		return "yes"
 	case v.Reproducer == nil && !v.Run.HasSummary:
@@ -46,6 +53,9 @@ func (v *Verdict) headline() string {
 // testsLine is "9 of 200 failed (pytest -n 8 --count 50)", with errors and skips when any.
 func (v *Verdict) testsLine() string {
 	r := v.Reproducer
+	if v.Run.SetupFailed {
+		return "none run: the sweep never started (the collection check is in " + PreflightLog + ")"
+	}
 	if r == nil {
 		return "no reproducer output (" + ReproducerLog + " missing)"
 	}
@@ -77,6 +87,14 @@ func (v *Verdict) testsLine() string {
 func (v *Verdict) endLine() string {
 	r := v.Reproducer
 	var notes []string
+	if v.Run.SetupFailed {
+		cause := v.Run.SetupCause
+		if cause == "" {
+			cause = "cause not recorded"
+		}
+		// Nothing else about the run matters: the sweep never started.
+		return "setup failed: " + cause
+	}
 	if v.Run.Cancelled {
 		notes = append(notes, "cancelled: the run was stopped before it finished; the counts cover the tests that ran")
 	}

@@ -6,10 +6,41 @@ import (
 	"io"
 )
 
+// verdictJSON is the `debugflow report --json` shape (docs/design.md): the answer first, for
+// scripts (`jq .reproduced`), then the sections of the evidence.
+type verdictJSON struct {
+	// Reproduced is Verdict.Reproduced: a test failed or errored or a worker crashed.
+	Reproduced bool `json:"reproduced"`
+	// ExitCode is the code `debugflow-step verdict` and `debugflow local` exit with: pytest's own
+	// when the sweep ran, steps' setup-failed code when it could not, 128+n when signal n
+	// cancelled it; null when reproducer_summary.json is missing.
+	ExitCode     *int `json:"exit_code"`
+	Cancelled    bool `json:"cancelled"`
+	StoppedEarly bool `json:"stopped_early"`
+	// SetupFailed is set when the preflight stopped the run before the sweep; SetupCause says
+	// why ("" otherwise).
+	SetupFailed bool   `json:"setup_failed"`
+	SetupCause  string `json:"setup_cause"`
+
+	Reproducer *Reproducer `json:"reproducer"`
+	Sanitizer  *Sanitizer  `json:"sanitizer"`
+	Xid        *Xid        `json:"xid"`
+}
+
+// jsonView is v in the `--json` shape.
+func (v *Verdict) jsonView() verdictJSON {
+	return verdictJSON{
+		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
+		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
+		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause,
+		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Xid: v.Xid,
+	}
+}
+
 // WriteJSON writes the verdict in the `debugflow report --json` shape, indented, with a final
 // newline.
 func (v *Verdict) WriteJSON(w io.Writer) error {
-	return writeJSON(w, v)
+	return writeJSON(w, v.jsonView())
 }
 
 func writeJSON(w io.Writer, v any) error {

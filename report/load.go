@@ -21,7 +21,9 @@ const (
 	ReproducerSummary = "reproducer_summary.json"
 	SanitizerLog      = "sanitizer.log"
 	XidAddedLog       = "xid_added.log"
-	DmesgStartLog     = "dmesg_start.log"
+	// PreflightLog is the output of the reproducer's collection check (pytest --collect-only).
+	PreflightLog  = "preflight.log"
+	DmesgStartLog = "dmesg_start.log"
 	// DmesgGlob matches the kernel log snapshots (dmesg_start.log, dmesg_final.log, ...).
 	DmesgGlob = "dmesg_*.log"
 )
@@ -73,6 +75,9 @@ func LoadFS(fsys fs.FS, dir string) (*Verdict, error) {
 		fromSummary = r
 	}
 	switch {
+	case v.Run.SetupFailed:
+		// The preflight stopped the run before the sweep: there are no test results, and a
+		// reproducer.log left by an earlier run in the same folder is not this run's.
 	case have[ReproducerLog]:
 		if err := v.loadReproducerLog(ReproducerLog); err != nil {
 			return nil, err
@@ -129,6 +134,8 @@ type summaryFile struct {
 	Reproduced      bool      `json:"reproduced"`
 	Cancelled       bool      `json:"cancelled"`
 	StoppedEarly    bool      `json:"stopped_early"`
+	SetupFailed     bool      `json:"setup_failed"`
+	SetupCause      string    `json:"setup_cause"`
 	Count           int       `json:"count"`
 	Workers         int       `json:"workers"`
 	DurationSeconds float64   `json:"duration_seconds"`
@@ -168,6 +175,8 @@ func (v *loader) loadSummary(path string) (*Reproducer, error) {
 	v.Run.ReproducedBySummary = s.Reproduced
 	v.Run.Cancelled = s.Cancelled
 	v.Run.StoppedEarly = s.StoppedEarly
+	v.Run.SetupFailed = s.SetupFailed
+	v.Run.SetupCause = s.SetupCause
 	v.Run.Count = s.Count
 	v.Run.Workers = s.Workers
 	v.Run.DurationSeconds = s.DurationSeconds
@@ -244,6 +253,7 @@ func (v *loader) loadReproducerLog(path string) error {
 // JSON shows [] rather than null.
 func (r *Reproducer) finish(count int) {
 	r.CrashedWorkers = nonNil(r.CrashedWorkers)
+	r.Crashes = r.crashed()
 	r.FailedTests = nonNil(r.FailedTests)
 	r.FailedBaseTests = nonNil(pytestlog.BaseIDs(r.FailedTests, count))
 	per := map[string]int{}

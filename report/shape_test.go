@@ -11,8 +11,11 @@ import (
 )
 
 // designShape is the `debugflow report --json` example of docs/design.md, verbatim.
-const designShape = `{"reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,
-                "crashed_workers":["gw3"],"failed_tests":["..."],"failed_base_tests":["..."]},
+const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false,
+ "setup_failed": false, "setup_cause": "",
+ "reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,
+                "crashed_workers":["gw3"],"crashes":[{"worker":"gw3","test":"t.py::test_x[cuda-3-50]"}],
+                "failed_tests":["..."],"failed_base_tests":["..."]},
  "sanitizer":  {"tool":"memcheck","error_summary":2,"not_printed":0,"complete":true,
                 "errors":[{"kind":"Invalid __global__ write","size":4,"kernel":"...","address":"0x...","count":1}],
                 "api_errors":[{"call":"cuStreamSynchronize","result":"CUDA_ERROR_ILLEGAL_ADDRESS","count":1}]},
@@ -89,7 +92,7 @@ func TestJSONShape(t *testing.T) {
 	// What may be null: a whole section whose input is absent, error_summary without an
 	// ERROR SUMMARY line, and pid when the driver could not attribute the event.
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true,
-		"$.sanitizer.error_summary": true}
+		"$.sanitizer.error_summary": true, "$.exit_code": true}
 	for _, name := range goldenCases {
 		t.Run(name, func(t *testing.T) {
 			v, err := Load(filepath.Join("testdata", name))
@@ -144,8 +147,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 3 {
-				t.Errorf("top-level keys %d, want 3", len(got))
+			if len(got) != 9 {
+				t.Errorf("top-level keys %d, want 9 (6 verdict fields, 3 sections)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -178,13 +181,13 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
-		{"missing key", `{"reproducer":null,"sanitizer":null}`, "keys"},
-		{"wrong type", `{"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
-		{"bad counts key", `{"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
-		{"null not allowed", `{"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
 	}
-	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true}
+	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
 	for _, tt := range tests {
 		var got any
 		if err := json.Unmarshal([]byte(tt.got), &got); err != nil {
@@ -195,4 +198,78 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 			t.Errorf("%s: diffs %q, want one containing %q", tt.name, diffs, tt.wantDiff)
 		}
 	}
+}
+
+// TestJSONVerdictFields checks the answer a script reads first: whether the bug reproduced,
+// the exit code the job ended with, how the run ended, and which test each crashed worker ran.
+func TestJSONVerdictFields(t *testing.T) {
+	type crash struct{ Worker, Test string }
+	type fields struct {
+		Reproduced   bool   `json:"reproduced"`
+		ExitCode     *int   `json:"exit_code"`
+		Cancelled    bool   `json:"cancelled"`
+		StoppedEarly bool   `json:"stopped_early"`
+		SetupFailed  bool   `json:"setup_failed"`
+		SetupCause   string `json:"setup_cause"`
+		Reproducer   *struct {
+			Crashes []crash `json:"crashes"`
+		} `json:"reproducer"`
+	}
+	code := func(n int) *int { return &n }
+	tests := []struct {
+		dir     string
+		want    fields
+		crashes []crash
+	}{
+		{"t4_reproduced", fields{Reproduced: true, ExitCode: code(1)},
+			[]crash{{"gw3", "tests/python/test_ad_ndarray.py::test_ad_fibonacci[cuda-17-50]"}}},
+		{"clean_run", fields{ExitCode: code(0)}, []crash{}},
+		{"cancelled", fields{Reproduced: true, ExitCode: code(130), Cancelled: true}, []crash{}},
+		{"only_reproducer_log", fields{Reproduced: true}, nil},
+		{"setup_failed", fields{ExitCode: code(6), SetupFailed: true,
+			SetupCause: "tests/python/conftest.py imports pytest_rerunfailures, which python cannot import " +
+				"(ModuleNotFoundError: No module named 'pytest_rerunfailures'): pip install pytest-rerunfailures " +
+				"(Debian: apt-get install python3-pytest-rerunfailures)"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			v, err := Load(filepath.Join("testdata", tt.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := v.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			var got fields
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			var crashes []crash
+			if got.Reproducer != nil {
+				crashes = got.Reproducer.Crashes
+			}
+			got.Reproducer = nil
+			if tt.dir == "setup_failed" && crashes != nil {
+				t.Errorf("setup failed: want a null reproducer section (no sweep ran)")
+			}
+			if fmt.Sprint(got.ExitCode != nil, deref(got.ExitCode)) != fmt.Sprint(tt.want.ExitCode != nil, deref(tt.want.ExitCode)) {
+				t.Errorf("exit_code = %v, want %v", deref(got.ExitCode), deref(tt.want.ExitCode))
+			}
+			got.ExitCode, tt.want.ExitCode = nil, nil
+			if got != tt.want {
+				t.Errorf("verdict fields = %+v, want %+v", got, tt.want)
+			}
+			if tt.crashes != nil && fmt.Sprint(crashes) != fmt.Sprint(tt.crashes) {
+				t.Errorf("crashes = %v, want %v", crashes, tt.crashes)
+			}
+		})
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -5,8 +5,10 @@
 // several runners side by side (`debugflow report --compare`).
 package report
 
-// Verdict is everything an artifact directory says. Its JSON form is the `debugflow report
-// --json` shape of docs/design.md: a section is null when its input file is absent.
+// Verdict is everything an artifact directory says. Its JSON form (WriteJSON) is the
+// `debugflow report --json` shape of docs/design.md: the answer's fields (reproduced, exit_code,
+// cancelled, stopped_early, setup_failed, setup_cause), then the three sections, each null when
+// its input file is absent.
 type Verdict struct {
 	// Reproducer is the pytest run (reproducer.log, reproducer_summary.json).
 	Reproducer *Reproducer `json:"reproducer"`
@@ -42,6 +44,11 @@ type Run struct {
 	Cancelled bool
 	// StoppedEarly is true when the run stopped at the first failure (--stop-on-first-failure).
 	StoppedEarly bool
+	// SetupFailed is true when the reproducer's preflight found that pytest could not run the
+	// selection (a collection error, nothing selected, a missing plugin): the sweep never ran.
+	SetupFailed bool
+	// SetupCause says why, in one line ("" unless SetupFailed).
+	SetupCause string
 	// Count is pytest-repeat's --count (0 when unknown).
 	Count int
 	// Workers is pytest-xdist's -n (0 when unknown).
@@ -60,13 +67,13 @@ type Reproducer struct {
 	Complete bool `json:"complete"`
 	// CrashedWorkers are the xdist workers that went down ("gw3"), first-seen order.
 	CrashedWorkers []string `json:"crashed_workers"`
+	// Crashes pairs each crashed worker with the test it was running, in CrashedWorkers order.
+	Crashes []Crash `json:"crashes"`
 	// FailedTests are the failed or errored node ids, first-seen order.
 	FailedTests []string `json:"failed_tests"`
 	// FailedBaseTests are FailedTests without the pytest-repeat id, deduplicated.
 	FailedBaseTests []string `json:"failed_base_tests"`
 
-	// Crashes says which test each crashed worker was running.
-	Crashes []Crash `json:"-"`
 	// PerTest counts failed repetitions per base test, most failures first.
 	PerTest []TestFailures `json:"-"`
 	// FirstMessage is the message of the first failure in pytest's short summary, if any.
@@ -77,9 +84,9 @@ type Reproducer struct {
 
 // Crash is one crashed xdist worker.
 type Crash struct {
-	Worker string
+	Worker string `json:"worker"`
 	// Test is the node id the worker was running ("" when the log does not say).
-	Test string
+	Test string `json:"test"`
 }
 
 // TestFailures is how many repetitions of one base test failed.
