@@ -1,12 +1,18 @@
 // Command debugflow-step runs one step of a debugflow GPU debug workflow:
 // identity, dmesg snapshot, stage, reproduce, sanitize, xid, summary,
-// verdict and gate. See `debugflow-step --help`.
+// verdict and gate, plus report for the matrix's comparison job (the same
+// command as `debugflow report`, so a runner needs only this one binary).
+// See `debugflow-step --help`.
 package main
 
 import (
 	"context"
 	"os"
 
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/version"
+	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/tmate"
 )
@@ -14,9 +20,17 @@ import (
 func main() {
 	env := steps.NewEnv()
 	ctx, stop := steps.SignalContext(context.Background())
-	root := steps.NewRootCmd(env)
-	root.AddCommand(tmate.NewCmdGate())
-	code := steps.Execute(ctx, env, root, os.Args[1:])
+	code := steps.Execute(ctx, env, newRoot(env), os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// newRoot is debugflow-step with every verb and --version.
+func newRoot(env *steps.Env) *cobra.Command {
+	root := steps.NewRootCmd(env)
+	root.AddCommand(tmate.NewCmdGate(), report.NewCmdReport())
+	info := version.Get()
+	root.Version = info.String()
+	root.SetVersionTemplate(info.Text("debugflow-step"))
+	return root
 }

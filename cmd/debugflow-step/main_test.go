@@ -52,3 +52,20 @@ func TestEveryVerbHelpHasExamples(t *testing.T) {
 	}
 	walk(root)
 }
+
+func TestVersionAndReportVerb(t *testing.T) {
+	var out bytes.Buffer
+	env := steps.NewEnv()
+	env.Stdout, env.Stderr = &out, &out
+	if code := steps.Execute(context.Background(), env, newRoot(env), []string{"--version"}); code != 0 ||
+		!strings.HasPrefix(out.String(), "debugflow-step ") || !strings.Contains(out.String(), "built with go") {
+		t.Errorf("--version: exit %d:\n%s", code, out.String())
+	}
+	// The matrix's report job runs `debugflow-step report --compare`: a missing folder is a
+	// usage error there as in `debugflow report`.
+	out.Reset()
+	code := steps.Execute(context.Background(), env, newRoot(env), []string{"report", "--compare", t.TempDir() + "/missing-a", t.TempDir() + "/missing-b"})
+	if code == 0 || !strings.Contains(out.String(), "missing-a") {
+		t.Errorf("report of missing folders: exit %d:\n%s", code, out.String())
+	}
+}

@@ -48,6 +48,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	addGitHubCmds(root, specPath, stdout, stderr)
 	root.AddCommand(report.NewCmdReport())
 	addLocalCmd(root, specPath, stdout, stderr)
+	addVersion(root, stdout)
 	for _, c := range root.Commands() {
 		if slices.Contains(specCommands, c.Name()) {
 			c.Flags().StringVar(specPath, "spec", "", specFlagUsage)
