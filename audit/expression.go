@@ -70,6 +70,13 @@ func contextPaths(expr string) [][]string {
 		switch {
 		case c == '\'':
 			i = skipString(expr, i)
+		case c == '.':
+			// A property of a computed value, fromJSON(x).name: not a context.
+			i = skipSpaces(expr, i+1)
+			if i < len(expr) && expr[i] == '*' {
+				i++
+			}
+			i = skipIdent(expr, i)
 		case isDigit(c):
 			for i < len(expr) && (isIdentChar(expr[i]) || expr[i] == '.') {
 				i++
@@ -92,12 +99,18 @@ func contextPaths(expr string) [][]string {
 }
 
 // readChain consumes `.name`, `.*` and `['name']` accessors after an
-// identifier.
+// identifier. Blanks may surround the accessors, as GitHub's lexer skips them
+// between tokens: `github . event [ 'issue' ]` reads github.event.issue.
 func readChain(expr string, i int, chain []string) ([]string, int) {
 	for i < len(expr) {
+		next := skipSpaces(expr, i)
+		if next >= len(expr) || (expr[next] != '.' && expr[next] != '[') {
+			return chain, i
+		}
+		i = next
 		switch expr[i] {
 		case '.':
-			j := i + 1
+			j := skipSpaces(expr, i+1)
 			switch {
 			case j < len(expr) && expr[j] == '*':
 				chain = append(chain, "*")

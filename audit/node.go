@@ -2,7 +2,6 @@ package audit
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -216,58 +215,4 @@ func trailingComment(n ast.Node) string {
 		}
 	}
 	return ""
-}
-
-// rawScalar returns the source text of a scalar as written (quotes, escapes
-// and line breaks included) and the position of its first byte, so a
-// position inside the value can be mapped back to the file.
-func rawScalar(n ast.Node) (text string, start position, ok bool) {
-	switch v := n.(type) {
-	case *ast.LiteralNode:
-		// A block scalar's content starts at column 1 of the line after the
-		// `|` or `>` header; the token's Origin holds it verbatim.
-		if v.Start == nil || v.Start.Position == nil || v.Value == nil || v.Value.Token == nil {
-			return "", position{}, false
-		}
-		return v.Value.Token.Origin, position{v.Start.Position.Line + 1, 1}, true
-	case *ast.StringNode:
-		if v.Token == nil || v.Token.Position == nil {
-			return "", position{}, false
-		}
-		// Origin starts with the spaces (and line breaks) between the key and
-		// the value; the token position is that of the first character after them.
-		return strings.TrimLeft(v.Token.Origin, " \t\r\n"), posOf(v), true
-	}
-	return "", position{}, false
-}
-
-// advance returns the position reached after text, starting at p.
-func advance(p position, text string) position {
-	for {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			p.Column += utf8.RuneCountInString(text)
-			return p
-		}
-		p.Line++
-		p.Column = 1
-		text = text[i+1:]
-	}
-}
-
-// startsAt reports whether the source has prefix at p (1-based, column in
-// runes). It guards computed positions against surprises in the parser.
-func (d *document) startsAt(p position, prefix string) bool {
-	if p.Line < 1 || p.Line > len(d.lines) || p.Column < 1 {
-		return false
-	}
-	line := d.lines[p.Line-1]
-	col := 1
-	for i := range line {
-		if col == p.Column {
-			return strings.HasPrefix(line[i:], prefix)
-		}
-		col++
-	}
-	return false
 }

@@ -62,30 +62,18 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 func shellReference(env string) string { return `"$` + env + `"` }
 func jsReference(env string) string    { return "process.env." + env }
 
-// checkScript reports every untrusted expression of the script n at its own
-// line and column.
+// checkScript reports every untrusted expression of the script n at its own line and
+// column. The script is read decoded, as GitHub reads it: YAML escapes such as
+// "github.ev\u0065nt" or "\x24{{" cannot hide an expression.
 func (r *expressionInjection) checkScript(doc *document, n ast.Node, where string, reference func(string) string) {
-	raw, start, ok := rawScalar(n)
-	exprs := findExpressions(raw)
-	if !ok || len(exprs) == 0 {
-		// Not a plain scalar, or the expression only appears after YAML
-		// escapes are decoded: report at the value itself.
-		raw, ok = scalarText(n), false
-		exprs = findExpressions(raw)
-	}
-	for _, e := range exprs {
+	script := doc.decodeScalar(n)
+	for _, e := range findExpressions(script.Text) {
 		path, what := untrustedPath(e.Inner)
 		if path == nil {
 			continue
 		}
-		p := posOf(n)
-		if ok {
-			if q := advance(start, raw[:e.Offset]); doc.startsAt(q, "${{") {
-				p = q
-			}
-		}
 		env := envName(path)
-		r.reportAt(p,
+		r.reportAt(script.pos(e.Offset),
 			fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", reference(env), env, compact(e.Source())),
 			"%s is pasted into the %s script before it runs, so %s can inject code",
 			compact(e.Source()), where, what)
