@@ -40,7 +40,7 @@ func sourceAt(lines []string, p position) string {
 }
 
 // checkTrace asserts that every decoded character that is not whitespace is traced to
-// itself in the source, or to the escape (\) or doubled quote ('') that wrote it.
+// itself in the source, or to the escape (\) or doubled quote (”) that wrote it.
 func checkTrace(t testing.TB, doc *document, s scalar) {
 	t.Helper()
 	if s.at == nil {
@@ -59,9 +59,9 @@ func checkTrace(t testing.TB, doc *document, s scalar) {
 
 func TestDecodeScalar(t *testing.T) {
 	tests := []struct {
-		name string
-		src  string
-		text string
+		name   string
+		src    string
+		text   string
 		dollar position // where the first "${{" of text is traced
 	}{
 		{"unicode escape inside the expression", `v: "echo ${{ github.ev\u0065nt.issue.title }}"`,
