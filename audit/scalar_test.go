@@ -40,7 +40,7 @@ func sourceAt(lines []string, p position) string {
 }
 
 // checkTrace asserts that every decoded character that is not whitespace is traced to
-// itself in the source, or to the escape (\) or doubled quote (”) that wrote it.
+// itself in the source, or to the backslash escape or the doubled single quote that wrote it.
 func checkTrace(t testing.TB, doc *document, s scalar) {
 	t.Helper()
 	if s.at == nil {
