@@ -2,11 +2,8 @@ package ghrun
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -14,29 +11,24 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// Environment variables the client reads, with gh's meaning.
-const (
-	EnvGHToken     = "GH_TOKEN"
-	EnvGitHubToken = "GITHUB_TOKEN"
-	EnvGHHost      = "GH_HOST"
-	EnvAPIURL      = "GITHUB_API_URL"
-)
-
-// ErrNoToken is returned when neither GH_TOKEN nor GITHUB_TOKEN is set.
-var ErrNoToken = errors.New("no GitHub token: set GH_TOKEN (or GITHUB_TOKEN) to a token that can use Actions " +
-	"on the repository (actions: write to dispatch, actions: read to watch and download), " +
-	"for example: export GH_TOKEN=$(gh auth token)")
-
 // ClientOptions configure NewClient. Every field is optional except a token,
 // which may come from the environment.
 type ClientOptions struct {
-	// Token is the GitHub token; empty means GH_TOKEN, then GITHUB_TOKEN.
+	// Token is the GitHub token for the API this client talks to; empty
+	// means the environment, by gh's rules (see chooseToken): GH_TOKEN or
+	// GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN or
+	// GITHUB_ENTERPRISE_TOKEN for an Enterprise Server host, then TokenFromGH.
 	Token string
 	// Host selects GitHub Enterprise Server (API https://HOST/api/v3/); empty
 	// means GH_HOST, then github.com.
 	Host string
 	// APIURL is a full API base URL; empty means GITHUB_API_URL. It overrides Host.
 	APIURL string
+	// TokenFromGH is asked for a token when the environment has none
+	// (`gh auth token --hostname HOST`); nil: not asked.
+	TokenFromGH TokenSource
+	// Context bounds asking TokenFromGH (nil: context.Background()).
+	Context context.Context
 	// HTTPClient is the client whose Transport carries every request (nil: default).
 	HTTPClient *http.Client
 	// Getenv reads the environment (nil: os.Getenv).
@@ -60,6 +52,8 @@ type Client struct {
 	gh        *github.Client
 	blob      *http.Client // unauthenticated: artifact blob URLs are pre-signed
 	token     string
+	host      string     // the GitHub host the token belongs to
+	secrets   *secretSet // the token and any secret part of the API URL
 	sleep     func(context.Context, time.Duration) error
 	now       func() time.Time
 	log       io.Writer
@@ -67,22 +61,18 @@ type Client struct {
 }
 
 // NewClient builds a client from options and the environment. It fails with
-// ErrNoToken when no token is available and with a clear message when the host
-// or API URL is malformed. The token is never part of any error.
+// an error wrapping ErrNoToken when no token belongs to the API's host, and
+// with a clear message when the host or API URL is malformed. The token is
+// sent only to the API's own scheme and host (see authTransport) and is never
+// part of any error or log line.
 func NewClient(opts ClientOptions) (*Client, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	token := strings.TrimSpace(opts.Token)
-	if token == "" {
-		token = strings.TrimSpace(getenv(EnvGHToken))
-	}
-	if token == "" {
-		token = strings.TrimSpace(getenv(EnvGitHubToken))
-	}
-	if token == "" {
-		return nil, ErrNoToken
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	apiURL := opts.APIURL
 	if apiURL == "" {
@@ -92,18 +82,29 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if host == "" {
 		host = getenv(EnvGHHost)
 	}
-	base, err := APIBaseURL(host, apiURL)
+	ep, err := resolveEndpoint(host, apiURL)
 	if err != nil {
 		return nil, err
 	}
-	baseURL, _ := url.Parse(base) // APIBaseURL returns a parsed-and-checked URL
+	token := strings.TrimSpace(opts.Token)
+	if token == "" {
+		if token, _, err = chooseToken(ctx, ep, getenv, opts.TokenFromGH); err != nil {
+			return nil, err
+		}
+	}
 
 	c := &Client{
 		token:     token,
+		host:      ep.host,
+		secrets:   &secretSet{},
 		sleep:     opts.Sleep,
 		now:       opts.Now,
 		log:       opts.Log,
 		findTries: opts.FindRunAttempts,
+	}
+	c.secrets.add(token)
+	if ep.explicit {
+		c.secrets.add(apiURLSecrets(apiURL)...)
 	}
 	if c.sleep == nil {
 		c.sleep = sleepContext
@@ -111,10 +112,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if c.now == nil {
 		c.now = time.Now
 	}
-	if c.log == nil {
-		c.log = io.Discard
-	}
-	c.log = &redactWriter{w: c.log, secrets: []string{token}}
+	c.log = newRedactWriter(c.log, c.secrets)
 	if c.findTries <= 0 {
 		c.findTries = 10
 	}
@@ -134,50 +132,26 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		log:         c.log,
 		maxAttempts: opts.MaxAttempts,
 	}
-	hc.Transport = rt
-	c.blob = &http.Client{Transport: rt, CheckRedirect: hc.CheckRedirect}
-	gh := github.NewClient(&hc).WithAuthToken(token)
-	gh.BaseURL = baseURL
+	// The blob client gets the same guard with no token: it strips any
+	// Authorization header, whoever set it.
+	c.blob = &http.Client{Transport: newAuthTransport(rt, ep.base, ""), CheckRedirect: hc.CheckRedirect}
+	hc.Transport = newAuthTransport(rt, ep.base, token)
+	gh := github.NewClient(&hc)
+	gh.BaseURL = ep.base
 	gh.UserAgent = "debugflow"
 	c.gh = gh
 	return c, nil
 }
 
+// Host returns the GitHub host the client's token belongs to.
+func (c *Client) Host() string { return c.host }
+
+// Secrets returns the values the client's output must never show: its token
+// and any secret part of an explicit API URL.
+func (c *Client) Secrets() []string { return c.secrets.all() }
+
 // BaseURL returns the API base URL the client talks to.
 func (c *Client) BaseURL() string { return c.gh.BaseURL.String() }
-
-// APIBaseURL resolves the REST API base URL. apiURL (GITHUB_API_URL: a full
-// base URL, http allowed for a local server) wins; otherwise host selects
-// github.com (https://api.github.com/), GHE.com data residency
-// (https://api.SUB.ghe.com/) or GitHub Enterprise Server (https://HOST/api/v3/).
-func APIBaseURL(host, apiURL string) (string, error) {
-	if apiURL = strings.TrimSpace(apiURL); apiURL != "" {
-		u, err := url.Parse(apiURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return "", fmt.Errorf("%s=%q is not an http(s) URL like https://ghe.example.com/api/v3", EnvAPIURL, redactURLString(apiURL))
-		}
-		if u.User != nil {
-			return "", fmt.Errorf("%s must not carry credentials: put the token in %s", EnvAPIURL, EnvGHToken)
-		}
-		u.RawQuery, u.Fragment = "", ""
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		return u.String(), nil
-	}
-	host = strings.ToLower(strings.TrimSpace(host))
-	host = strings.TrimSuffix(host, "/")
-	switch {
-	case host == "" || host == defaultHost || host == "api.github.com":
-		return "https://api.github.com/", nil
-	case !hostPattern.MatchString(host):
-		return "", fmt.Errorf("host %q is not a host name (give the bare name, like ghe.example.com)", host)
-	case strings.HasSuffix(host, ".ghe.com"):
-		return "https://api." + host + "/", nil
-	default:
-		return "https://" + host + "/api/v3/", nil
-	}
-}
 
 func sleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
@@ -193,57 +167,5 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// redactWriter replaces secrets in every Write. Callers write whole lines, so a
-// secret is never split across two writes.
-type redactWriter struct {
-	w       io.Writer
-	secrets []string
-}
-
-func (r *redactWriter) Write(p []byte) (int, error) {
-	s := redact(string(p), r.secrets)
-	if _, err := io.WriteString(r.w, s); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// redact replaces every non-empty secret in s by "***".
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "***")
-		}
-	}
-	return s
-}
-
-// redactedError carries a message with the secrets removed while keeping the
-// original chain for errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redactErr returns err with every secret removed from its message.
-func redactErr(err error, secrets ...string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	clean := redact(msg, secrets)
-	if clean == msg {
-		return err
-	}
-	var exit *ExitError
-	if errors.As(err, &exit) && exit == err {
-		return &ExitError{Code: exit.Code, Err: &redactedError{msg: clean, err: exit.Err}}
-	}
-	return &redactedError{msg: clean, err: err}
-}
-
 // scrub removes the client's token from an error; every exported method ends with it.
-func (c *Client) scrub(err error) error { return redactErr(err, c.token) }
+func (c *Client) scrub(err error) error { return redactErr(err, c.secrets.all()...) }

@@ -20,6 +20,13 @@ func TestAPIBaseURL(t *testing.T) {
 		{host: "ghe.example.com:8443", want: "https://ghe.example.com:8443/api/v3/"},
 		{host: "octo.ghe.com", want: "https://api.octo.ghe.com/"},
 		{host: "ghe.example.com", apiURL: "http://127.0.0.1:8080", want: "http://127.0.0.1:8080/"},
+		{host: "api.github.com", want: "https://api.github.com/"},
+		{host: "github.com:443", want: "https://api.github.com/"},
+		{host: "github.localhost", want: "http://api.github.localhost/"},
+		{apiURL: "http://localhost:8080/api/v3", want: "http://localhost:8080/api/v3/"},
+		{apiURL: "http://ghe.example.com/api/v3", wantErr: "plain http to another machine"},
+		{host: "u:" + testToken + "@ghe.example.com", wantErr: `host "***@ghe.example.com" is not a host name`},
+		{apiURL: "ftp://proxy.example.com/" + testToken + "/api/v3?key=" + testToken, wantErr: "GITHUB_API_URL=ftp://proxy.example.com/… is not an http(s) URL"},
 		{apiURL: "https://ghe.example.com/api/v3", want: "https://ghe.example.com/api/v3/"},
 		{apiURL: "https://api.github.com", want: "https://api.github.com/"},
 		{host: "https://ghe.example.com/", wantErr: "is not a host name"},
@@ -59,8 +66,21 @@ func TestNewClientEnvironment(t *testing.T) {
 		{name: "explicit token wins", opts: ClientOptions{Token: "c"}, env: map[string]string{EnvGHToken: "a"}, wantToken: "c", wantBase: "https://api.github.com/"},
 		{name: "blank token is missing", env: map[string]string{EnvGHToken: "  "}, wantErr: ErrNoToken},
 		{name: "no token", env: map[string]string{}, wantErr: ErrNoToken},
-		{name: "GH_HOST selects GHES", env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com"}, wantToken: "a", wantBase: "https://ghe.example.com/api/v3/"},
-		{name: "Host option over GH_HOST", opts: ClientOptions{Host: "other.example.com"}, env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com"}, wantToken: "a", wantBase: "https://other.example.com/api/v3/"},
+		{name: "GH_HOST selects GHES and its token", env: map[string]string{EnvGHToken: "a", EnvGHEnterpriseToken: "e", EnvGHHost: "ghe.example.com"}, wantToken: "e", wantBase: "https://ghe.example.com/api/v3/"},
+		{name: "GITHUB_ENTERPRISE_TOKEN second", env: map[string]string{EnvGitHubEnterpriseToken: "f", EnvGHHost: "ghe.example.com"}, wantToken: "f", wantBase: "https://ghe.example.com/api/v3/"},
+		{name: "GH_TOKEN never goes to GHES", env: map[string]string{EnvGHToken: "a", EnvGitHubToken: "b", EnvGHHost: "ghe.example.com"}, wantErr: ErrNoToken},
+		{name: "enterprise token never goes to github.com", env: map[string]string{EnvGHEnterpriseToken: "e"}, wantErr: ErrNoToken},
+		{name: "Host option over GH_HOST", opts: ClientOptions{Host: "other.example.com"}, env: map[string]string{EnvGHEnterpriseToken: "e", EnvGHHost: "ghe.example.com"}, wantToken: "e", wantBase: "https://other.example.com/api/v3/"},
+		{name: "GHE.com tenancy takes GH_TOKEN", env: map[string]string{EnvGHToken: "a", EnvGHEnterpriseToken: "e", EnvGHHost: "octo.ghe.com"}, wantToken: "a", wantBase: "https://api.octo.ghe.com/"},
+		{name: "explicit GITHUB_API_URL takes GH_TOKEN", env: map[string]string{EnvGHToken: "a", EnvGHEnterpriseToken: "e", EnvAPIURL: "https://ghe.example.com/api/v3"}, wantToken: "a", wantBase: "https://ghe.example.com/api/v3/"},
+		{name: "explicit GHES GITHUB_API_URL falls back to the enterprise token", env: map[string]string{EnvGHEnterpriseToken: "e", EnvAPIURL: "https://ghe.example.com/api/v3"}, wantToken: "e", wantBase: "https://ghe.example.com/api/v3/"},
+		{name: "gh is asked last", opts: ClientOptions{TokenFromGH: func(_ context.Context, host string) (string, error) { return "from-gh-for-" + host, nil }},
+			env: map[string]string{EnvGHEnterpriseToken: "e"}, wantToken: "from-gh-for-github.com", wantBase: "https://api.github.com/"},
+		{name: "gh is not asked when the environment has the token", opts: ClientOptions{TokenFromGH: func(context.Context, string) (string, error) { return "", errors.New("asked") }},
+			env: map[string]string{EnvGHToken: "a"}, wantToken: "a", wantBase: "https://api.github.com/"},
+		{name: "gh is asked for the Enterprise host", opts: ClientOptions{TokenFromGH: func(_ context.Context, host string) (string, error) { return "from-gh-for-" + host, nil }},
+			env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com"}, wantToken: "from-gh-for-ghe.example.com", wantBase: "https://ghe.example.com/api/v3/"},
+		{name: "gh has none", opts: ClientOptions{TokenFromGH: func(context.Context, string) (string, error) { return "", nil }}, wantErr: ErrNoToken},
 		{name: "GITHUB_API_URL overrides both", opts: ClientOptions{Host: "other.example.com"},
 			env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com", EnvAPIURL: "http://localhost:9999/api/v3"}, wantToken: "a", wantBase: "http://localhost:9999/api/v3/"},
 	}
@@ -85,10 +105,42 @@ func TestNewClientEnvironment(t *testing.T) {
 }
 
 func TestNoTokenErrorSaysWhatToDo(t *testing.T) {
-	for _, want := range []string{"GH_TOKEN", "GITHUB_TOKEN", "actions: write", "gh auth token"} {
-		if !strings.Contains(ErrNoToken.Error(), want) {
-			t.Errorf("ErrNoToken does not mention %q", want)
-		}
+	noGH := func(context.Context, string) (string, error) { return "", nil }
+	ghFails := func(context.Context, string) (string, error) {
+		return "", errors.New("exit status 1: no oauth token found for ghe.example.com")
+	}
+	tests := []struct {
+		name string
+		opts ClientOptions
+		env  map[string]string
+		want []string
+	}{
+		{name: "github.com", opts: ClientOptions{TokenFromGH: noGH},
+			want: []string{"no GitHub token for github.com", "set GH_TOKEN (or GITHUB_TOKEN)", "actions: write", "actions: read",
+				"install gh and log in with `gh auth login --hostname github.com`"}},
+		{name: "GHES with only GH_TOKEN", opts: ClientOptions{TokenFromGH: ghFails}, env: map[string]string{EnvGHToken: testToken, EnvGHHost: "ghe.example.com"},
+			want: []string{"no GitHub token for ghe.example.com", "set GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN)",
+				"GH_TOKEN and GITHUB_TOKEN are only sent to github.com", "no oauth token found for ghe.example.com",
+				"`gh auth login --hostname ghe.example.com`"}},
+		{name: "explicit API URL", env: map[string]string{EnvAPIURL: "http://127.0.0.1:9/"},
+			want: []string{"no GitHub token for the API at GITHUB_API_URL (127.0.0.1:9)", "set GH_TOKEN"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Getenv = func(k string) string { return tt.env[k] }
+			_, err := NewClient(tt.opts)
+			if !errors.Is(err, ErrNoToken) {
+				t.Fatalf("err = %v, want ErrNoToken", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+			if strings.Contains(err.Error(), testToken) {
+				t.Errorf("token in %v", err)
+			}
+		})
 	}
 }
 

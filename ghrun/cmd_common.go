@@ -27,7 +27,7 @@ func finish(f *Factory, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = redactErr(err, f.secrets()...)
+	err = redactErr(err, f.secrets().all()...)
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		return err
@@ -92,14 +92,14 @@ func (f *Factory) resolveRun(ctx context.Context, flags repoFlags, sel runSelect
 		}
 		run.ID = id
 		if urlRepo != nil && flags.Repo == "" {
-			flags.Repo = urlRepo.String()
+			flags.Repo = urlRepo.Host + "/" + urlRepo.Owner + "/" + urlRepo.Name // the URL's host, even github.com
 		}
 	}
 	repo, host, err := f.resolve(ctx, flags)
 	if err != nil {
 		return Repo{}, nil, run, err
 	}
-	client, err := f.client(host, log)
+	client, err := f.client(ctx, host, log)
 	if err != nil {
 		return Repo{}, nil, run, err
 	}

@@ -38,10 +38,13 @@ The run is found from the dispatch answer when GitHub returns run details, or
 else by the dispatch_id input the generated workflow echoes in its run-name.
 Its URL is printed on stdout (--json prints {"run_id":..,"html_url":".."}).
 
-The repository comes from -R, else the origin remote; the ref from --ref, else
-the current branch. The token comes from GH_TOKEN, then GITHUB_TOKEN, and needs
-actions: write. GH_HOST or --hostname select GitHub Enterprise Server;
-GITHUB_API_URL (a full API URL) overrides both.
+The repository comes from -R, else the origin remote (which must be on
+github.com or on GH_HOST); the ref from --ref, else the current branch. The
+token needs actions: write; it is GH_TOKEN (or GITHUB_TOKEN) for github.com,
+GH_ENTERPRISE_TOKEN (or GITHUB_ENTERPRISE_TOKEN) for a GitHub Enterprise Server
+named by GH_HOST, --hostname or -R HOST/OWNER/REPO, else what
+gh auth token --hostname HOST prints. GITHUB_API_URL (a full API URL) overrides
+the host and takes GH_TOKEN.
 
 GitHub only dispatches a workflow that is on the default branch or has run
 once: on a new debug branch, push it and open a pull request first.`,
@@ -118,7 +121,7 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 			return usageError(fmt.Errorf("no --ref and %v: pass --ref BRANCH", err))
 		}
 	}
-	client, err := f.client(host, stderr)
+	client, err := f.client(ctx, host, stderr)
 	if err != nil {
 		return err
 	}

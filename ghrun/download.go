@@ -47,7 +47,7 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 	if progress == nil {
 		progress = io.Discard
 	}
-	progress = &redactWriter{w: progress, secrets: []string{c.token}}
+	progress = &redactWriter{w: progress, secrets: c.secrets}
 
 	all, err := c.listArtifacts(ctx, repo, runID)
 	if err != nil {
@@ -241,7 +241,7 @@ func explainArtifactRedirect(err error, resp *github.Response, op string, repo R
 	case http.StatusGone, http.StatusNotFound:
 		ae.Hint = "the artifact has expired or was deleted: re-run the workflow to get fresh evidence."
 	case http.StatusUnauthorized:
-		ae.Hint = "the token was rejected: check that GH_TOKEN (or GITHUB_TOKEN) holds a valid, unexpired token for this host."
+		ae.Hint = rejectedTokenHint
 	case http.StatusForbidden, http.StatusTooManyRequests:
 		ae.Hint = readAccess.hint(repo) + " (or the rate limit is used up: wait and try again)"
 	default:

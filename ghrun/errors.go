@@ -126,7 +126,7 @@ func explain(err error, op string, need access, repo Repo, notFound string, now 
 	ae := &APIError{Op: op, Status: status, Message: er.Message, Err: err}
 	switch {
 	case status == http.StatusUnauthorized:
-		ae.Hint = "the token was rejected: check that GH_TOKEN (or GITHUB_TOKEN) holds a valid, unexpired token for this host."
+		ae.Hint = rejectedTokenHint
 	case status == http.StatusForbidden:
 		ae.Hint = need.hint(repo)
 		if sso := er.Response.Header.Get("X-GitHub-SSO"); strings.HasPrefix(sso, "required") {
@@ -140,6 +140,11 @@ func explain(err error, op string, need access, repo Repo, notFound string, now 
 	}
 	return ae
 }
+
+// rejectedTokenHint answers a 401: which variable holds the token for which host.
+const rejectedTokenHint = "the token was rejected: check that it is valid and unexpired for this host " +
+	"(GH_TOKEN or GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN for an Enterprise Server; " +
+	"without them, the token of `gh auth token --hostname HOST`)."
 
 func statusOf(resp *http.Response) int {
 	if resp == nil {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -29,9 +30,15 @@ type Factory struct {
 
 	Getenv     func(string) string // nil: os.Getenv
 	HTTPClient *http.Client        // nil: a default client
+	Stdin      io.Reader           // dispatch reads inputs as JSON from it (nil: none)
+	StdinIsTTY bool                // stdin is a terminal: never read inputs from it
 	Stdout     io.Writer
 	Stderr     io.Writer
 	IsTTY      bool // draw updating displays instead of plain lines
+
+	// TokenFromGH is asked for the host's token when the environment has
+	// none: `gh auth token --hostname HOST` (nil: not asked).
+	TokenFromGH TokenSource
 
 	// GitRemote returns the URL of the current repository's origin remote.
 	GitRemote func(ctx context.Context) (string, error)
@@ -41,6 +48,9 @@ type Factory struct {
 	// Sleep and Now are optional test seams for retries, polling and elapsed times.
 	Sleep func(context.Context, time.Duration) error
 	Now   func() time.Time
+
+	secretsOnce sync.Once
+	secretList  *secretSet
 }
 
 // NewFactory returns a Factory wired to this process: environment, standard
@@ -48,14 +58,17 @@ type Factory struct {
 func NewFactory(workflow func() (Workflow, error), report func(dir string, w io.Writer) error) *Factory {
 	git := Git{}
 	return &Factory{
-		Workflow:  workflow,
-		Report:    report,
-		Getenv:    os.Getenv,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		IsTTY:     isTerminal(os.Stdout) && isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb",
-		GitRemote: git.Origin,
-		GitBranch: git.Branch,
+		Workflow:    workflow,
+		Report:      report,
+		Getenv:      os.Getenv,
+		Stdin:       os.Stdin,
+		StdinIsTTY:  isTerminal(os.Stdin),
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		IsTTY:       isTerminal(os.Stdout) && isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb",
+		TokenFromGH: GHCLI{}.Token,
+		GitRemote:   git.Origin,
+		GitBranch:   git.Branch,
 	}
 }
 
@@ -134,15 +147,27 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// secrets are the token values the commands must never print.
-func (f *Factory) secrets() []string {
-	return []string{strings.TrimSpace(f.getenv(EnvGHToken)), strings.TrimSpace(f.getenv(EnvGitHubToken))}
+// secrets is what the commands must never print: every token variable's
+// value, credentials in GH_HOST, the secret parts of GITHUB_API_URL, and
+// whatever the commands add (a token from gh, credentials in -R or a remote).
+func (f *Factory) secrets() *secretSet {
+	f.secretsOnce.Do(func() {
+		f.secretList = &secretSet{}
+		for _, name := range tokenEnvs {
+			f.secretList.add(f.getenv(name))
+		}
+		f.secretList.add(userinfoSecrets(f.getenv(EnvGHHost))...)
+		if api := f.getenv(EnvAPIURL); strings.TrimSpace(api) != "" {
+			f.secretList.add(apiURLSecrets(api)...)
+		}
+	})
+	return f.secretList
 }
 
-// streams returns stdout and stderr with the tokens masked.
+// streams returns stdout and stderr with the secrets masked.
 func (f *Factory) streams() (io.Writer, io.Writer) {
 	s := f.secrets()
-	return &redactWriter{w: f.stdout(), secrets: s}, &redactWriter{w: f.stderr(), secrets: s}
+	return newRedactWriter(f.stdout(), s), newRedactWriter(f.stderr(), s)
 }
 
 // repoFlags are the flags every command shares to say where the repository is.
@@ -153,63 +178,149 @@ type repoFlags struct {
 
 // addFlags declares -R and --hostname, the same for every command.
 func (r *repoFlags) addFlags(fl *pflag.FlagSet) {
-	fl.StringVarP(&r.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO (default: the origin remote)")
-	fl.StringVar(&r.Hostname, "hostname", "", "GitHub Enterprise Server host (default: $GH_HOST, else github.com)")
+	fl.StringVarP(&r.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO or its URL (default: the origin remote, when it is on github.com or $GH_HOST)")
+	fl.StringVar(&r.Hostname, "hostname", "", "GitHub host of -R OWNER/REPO or of the origin remote (default: $GH_HOST, else github.com)")
 }
 
-// resolve finds the repository (from -R, else the origin remote) and the host
-// the client talks to: --hostname, else the host in -R, else GH_HOST, else
-// the host of the origin remote. GITHUB_API_URL, read by NewClient, overrides all.
+// resolve finds the repository and the GitHub host whose API the client
+// talks to (GITHUB_API_URL, read by NewClient, overrides that API's URL).
+//
+// As in gh: -R [HOST/]OWNER/REPO names it (OWNER/REPO is on --hostname, else
+// GH_HOST, else github.com). Otherwise the origin remote does, but only when
+// it is on github.com, on the configured host (--hostname or GH_HOST), or on
+// the host of GITHUB_API_URL: a remote anywhere else (GitLab, a mirror, an
+// unknown server) is refused, because the token would go to it.
 func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, error) {
-	var repo Repo
-	fromFlag := flags.Repo != ""
-	if fromFlag {
+	configured, source := strings.TrimSpace(flags.Hostname), "--hostname"
+	if configured == "" {
+		configured, source = strings.TrimSpace(f.getenv(EnvGHHost)), EnvGHHost
+	}
+	f.secrets().add(userinfoSecrets(configured)...)
+	if configured != "" && !hostPattern.MatchString(configured) {
+		return Repo{}, "", usageError(fmt.Errorf("%s=%q is not a host name: give the bare name, like ghe.example.com "+
+			"(credentials never go in a host name: put the token in %s)", source, redactHost(configured), EnvGHEnterpriseToken))
+	}
+	if flags.Repo != "" {
+		f.secrets().add(userinfoSecrets(flags.Repo)...)
 		r, err := ParseRepo(flags.Repo)
 		if err != nil {
 			return Repo{}, "", usageError(err)
 		}
-		repo = r
-	} else {
-		if f.GitRemote == nil {
-			return Repo{}, "", usageError(errors.New("no repository: pass -R OWNER/REPO"))
+		switch {
+		case r.Host == "":
+			r.Host = NormalizeHost(configured)
+		case flags.Hostname != "" && !sameHost(r.Host, flags.Hostname):
+			return Repo{}, "", usageError(fmt.Errorf("-R names host %s but --hostname says %s: give one of them", r.Host, flags.Hostname))
+		default:
+			r.Host = NormalizeHost(r.Host)
 		}
-		remote, err := f.GitRemote(ctx)
-		if err != nil {
-			return Repo{}, "", usageError(fmt.Errorf("no -R and no usable origin remote (%v): pass -R OWNER/REPO", err))
+		return r, r.Host, nil
+	}
+	if f.GitRemote == nil {
+		return Repo{}, "", usageError(errors.New("no repository: pass -R OWNER/REPO"))
+	}
+	remote, err := f.GitRemote(ctx)
+	if err != nil {
+		return Repo{}, "", usageError(fmt.Errorf("no -R and no usable origin remote (%v): pass -R OWNER/REPO", err))
+	}
+	f.secrets().add(userinfoSecrets(remote)...)
+	r, err := RepoFromRemote(remote)
+	if err != nil {
+		return Repo{}, "", usageError(fmt.Errorf("%w: pass -R OWNER/REPO", err))
+	}
+	r.Host = NormalizeHost(r.Host)
+	switch {
+	case configured != "":
+		if !sameHost(r.Host, configured) {
+			return Repo{}, "", usageError(fmt.Errorf("the origin remote is on %s, not on %s=%s: name the repository with "+
+				"-R %s/OWNER/REPO (or -R OWNER/REPO for github.com, with %s unset)", r.Host, source, configured, configured, source))
 		}
-		r, err := RepoFromRemote(remote)
-		if err != nil {
-			return Repo{}, "", usageError(fmt.Errorf("%w: pass -R OWNER/REPO", err))
-		}
-		repo = r
+		r.Host = NormalizeHost(configured) // keeps a port the ssh remote does not show
+	case r.Host == defaultHost:
+	case f.apiHostIs(r.Host):
+	default:
+		return Repo{}, "", usageError(fmt.Errorf("the origin remote (%s) is on %s, which is not github.com; debugflow sends "+
+			"a token only to the GitHub host it belongs to, so it does not guess. If %s is a GitHub Enterprise Server, "+
+			"set %s=%s (its token goes in %s); if the repository is on github.com (origin is a mirror), name it with -R OWNER/REPO",
+			redactRemote(remote), r.Host, r.Host, EnvGHHost, r.Host, EnvGHEnterpriseToken))
 	}
-	host := strings.ToLower(strings.TrimSpace(flags.Hostname))
-	if host == "" && fromFlag {
-		host = repo.Host
-	}
-	if host == "" {
-		host = strings.ToLower(strings.TrimSpace(f.getenv(EnvGHHost)))
-	}
-	if host == "" {
-		host = repo.Host
-	}
-	repo.Host = host
-	return repo, host, nil
+	return r, r.Host, nil
 }
 
-// client builds the API client; configuration problems are usage errors.
-func (f *Factory) client(host string, log io.Writer) (*Client, error) {
+// apiHostIs reports whether GITHUB_API_URL is set and serves host.
+func (f *Factory) apiHostIs(host string) bool {
+	api := strings.TrimSpace(f.getenv(EnvAPIURL))
+	if api == "" {
+		return false
+	}
+	u, err := parseAPIURL(api)
+	return err == nil && sameHost(apiWebHost(u), host)
+}
+
+// sameHost compares two host names as gh does, ignoring ports.
+func sameHost(a, b string) bool {
+	strip := func(h string) string {
+		h = NormalizeHost(h)
+		if i := strings.LastIndex(h, ":"); i >= 0 && !strings.Contains(h[i:], "]") {
+			h = h[:i]
+		}
+		return h
+	}
+	return strip(a) == strip(b)
+}
+
+// userinfoSecrets extracts what may be credentials from a URL, an scp-like
+// remote or a host given with user info: the user name and the password.
+func userinfoSecrets(s string) []string {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "://") {
+		if u, err := url.Parse(s); err == nil {
+			if u.User == nil {
+				return nil
+			}
+			out := []string{u.User.Username()}
+			if p, ok := u.User.Password(); ok {
+				out = append(out, p)
+			}
+			return out
+		}
+		s = s[strings.Index(s, "://")+3:]
+	}
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return nil
+	}
+	info := s[:at]
+	if slash := strings.LastIndex(info, "/"); slash >= 0 {
+		info = info[slash+1:]
+	}
+	user, pass, _ := strings.Cut(info, ":")
+	if user == "git" && pass == "" {
+		return nil // git@host:owner/repo names the ssh user, nothing secret
+	}
+	return []string{user, pass}
+}
+
+// client builds the API client for host; a missing token or a bad host or
+// API URL is a usage error. The client's secrets join the factory's.
+func (f *Factory) client(ctx context.Context, host string, log io.Writer) (*Client, error) {
 	c, err := NewClient(ClientOptions{
-		Host:       host,
-		HTTPClient: f.HTTPClient,
-		Getenv:     f.getenv,
-		Sleep:      f.Sleep,
-		Now:        f.Now,
-		Log:        log,
+		Host:        host,
+		HTTPClient:  f.HTTPClient,
+		Getenv:      f.getenv,
+		TokenFromGH: f.TokenFromGH,
+		Context:     ctx,
+		Sleep:       f.Sleep,
+		Now:         f.Now,
+		Log:         log,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, usageError(err)
 	}
+	f.secrets().add(c.Secrets()...)
 	return c, nil
 }
 

@@ -23,17 +23,33 @@ func (r Repo) String() string {
 	return r.Owner + "/" + r.Name
 }
 
-const defaultHost = "github.com"
-
 var (
 	ownerPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`)
 	namePattern  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 	hostPattern  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?$`)
 )
 
-// ParseRepo parses the -R value: OWNER/REPO or HOST/OWNER/REPO (gh's syntax).
+// ParseRepo parses the -R value: OWNER/REPO, HOST/OWNER/REPO, or the
+// repository's URL in any form git accepts (gh's syntax). Credentials in it
+// are dropped and never shown.
 func ParseRepo(s string) (Repo, error) {
-	parts := strings.Split(strings.TrimSpace(s), "/")
+	s = strings.TrimSpace(s)
+	if at := strings.LastIndex(s, "@"); at >= 0 && !strings.Contains(s, "://") && !strings.Contains(s[at:], ":") {
+		// USER:TOKEN@HOST/OWNER/REPO: the credentials are dropped, never used or shown.
+		r, err := ParseRepo(s[at+1:])
+		if err != nil {
+			return Repo{}, fmt.Errorf("repository %s: %w", redactHost(s), err)
+		}
+		return r, nil
+	}
+	if looksLikeRemote(s) {
+		r, err := RepoFromRemote(s)
+		if err != nil {
+			return Repo{}, fmt.Errorf("repository %s: %w", redactRemote(s), err)
+		}
+		return r, nil
+	}
+	parts := strings.Split(s, "/")
 	var r Repo
 	switch len(parts) {
 	case 2:
@@ -47,6 +63,25 @@ func ParseRepo(s string) (Repo, error) {
 		return Repo{}, fmt.Errorf("repository %q: %w", s, err)
 	}
 	return r, nil
+}
+
+// looksLikeRemote tells a git URL (scheme://..., user@host:path, host:path)
+// from [HOST[:PORT]/]OWNER/REPO.
+func looksLikeRemote(s string) bool {
+	if strings.Contains(s, "://") || strings.Contains(s, "@") {
+		return true
+	}
+	first, _, _ := strings.Cut(s, "/")
+	_, port, found := strings.Cut(first, ":")
+	if !found {
+		return false
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return true // host:owner/repo, not host:port
+		}
+	}
+	return port == ""
 }
 
 func (r Repo) check() error {
@@ -89,36 +124,17 @@ func RepoFromRemote(remote string) (Repo, error) {
 	} else if m := scpLike.FindStringSubmatch(remote); m != nil {
 		host, path = m[1], m[2]
 	} else {
-		return Repo{}, fmt.Errorf("remote %q is not a URL git understands", remote)
+		return Repo{}, fmt.Errorf("remote %q is not a URL git understands", redactRemote(remote))
 	}
 	path = strings.Trim(path, "/")
 	path = strings.TrimSuffix(path, ".git")
 	parts := strings.Split(path, "/")
 	if len(parts) != 2 {
-		return Repo{}, fmt.Errorf("remote %s: expected a path OWNER/REPO, got %q", redactURLString(remote), path)
+		return Repo{}, fmt.Errorf("remote %s: expected a path OWNER/REPO, got %q", redactRemote(remote), redactHost(path))
 	}
 	r := Repo{Host: strings.ToLower(host), Owner: parts[0], Name: parts[1]}
 	if err := r.check(); err != nil {
-		return Repo{}, fmt.Errorf("remote %s: %w", redactURLString(remote), err)
+		return Repo{}, fmt.Errorf("remote %s: %w", redactRemote(remote), err)
 	}
 	return r, nil
-}
-
-// userinfo matches the user info of URLs inside free text.
-var userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'"]+@`)
-
-// redactUserinfo hides URL user info (where a token may be) anywhere in s.
-func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "${1}***@") }
-
-// redactURLString hides the password part of URL user info, which is where a
-// token lives when someone clones with https://user:TOKEN@host/...
-func redactURLString(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return redactUserinfo(s)
-	}
-	// The token may be the user name (https://TOKEN@host) or the password.
-	u.User = nil
-	clean := u.String()
-	return strings.Replace(clean, "://", "://***@", 1)
 }

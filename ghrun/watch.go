@@ -70,7 +70,7 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	if now == nil {
 		now = c.now
 	}
-	view := &runView{out: &redactWriter{w: out, secrets: []string{c.token}}, tty: opts.IsTTY, now: now}
+	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, tty: opts.IsTTY, now: now}
 	op := fmt.Sprintf("watch run %d in %s", runID, repo)
 	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
 	for {

@@ -141,6 +141,9 @@ type Server struct {
 	HTMLBase string
 	Mode     DispatchMode
 	Now      func() time.Time
+	// BlobBase is the blob store's base URL in artifact redirects (default:
+	// BlobSrv.URL); a test that routes host names sets a foreign-looking one.
+	BlobBase string
 
 	mu        sync.Mutex
 	workflows map[string]*Workflow
@@ -621,7 +624,11 @@ func (s *Server) artifactZip(w http.ResponseWriter, id int64) {
 		writeJSON(w, http.StatusGone, map[string]any{"message": "Artifact has expired"})
 		return
 	}
-	w.Header().Set("Location", fmt.Sprintf("%s/artifacts/%d.zip?%s", s.BlobSrv.URL, id, blobSignature))
+	base := s.BlobBase
+	if base == "" {
+		base = s.BlobSrv.URL
+	}
+	w.Header().Set("Location", fmt.Sprintf("%s/artifacts/%d.zip?%s", base, id, blobSignature))
 	w.WriteHeader(http.StatusFound)
 }
 
