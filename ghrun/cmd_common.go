@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -152,4 +153,14 @@ func (f *Factory) reportDirs(dirs []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return errors.Join(failed...)
+}
+
+// downloadStopped says what an interrupted download left: the artifacts
+// extracted in full stay, nothing partial does.
+func downloadStopped(complete []string) string {
+	msg := "download stopped; no partial folder was kept"
+	if len(complete) > 0 {
+		msg += "; extracted in full: " + strings.Join(complete, ", ")
+	}
+	return msg
 }

@@ -19,6 +19,7 @@ type dispatchOptions struct {
 	DownloadDir string
 	JSON        bool
 	Interval    time.Duration
+	IdleTimeout time.Duration
 }
 
 // NewCmdDispatch returns `debugflow dispatch`.
@@ -78,6 +79,7 @@ once: on a new debug branch, push it and open a pull request first.`,
 	fl.StringVar(&opts.DownloadDir, "download", "", "after the run completes, download its artifacts into `DIR` and print the verdict (implies --watch)")
 	fl.BoolVar(&opts.JSON, "json", false, `print {"run_id":..,"html_url":".."} on stdout; progress goes to stderr`)
 	fl.DurationVar(&opts.Interval, "interval", DefaultWatchInterval, "poll interval with --watch")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "with --download: give up on a download that receives nothing for this long")
 	return cmd
 }
 
@@ -107,6 +109,9 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 	}
 	if opts.Interval <= 0 {
 		return usageError(fmt.Errorf("--interval must be positive, got %s", opts.Interval))
+	}
+	if opts.IdleTimeout < 0 {
+		return usageError(fmt.Errorf("--idle-timeout must be positive, got %s", opts.IdleTimeout))
 	}
 	repo, host, err := f.resolve(ctx, opts.repoFlags)
 	if err != nil {
@@ -158,9 +163,9 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 		return interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub: %s", run.ID, run.HTMLURL))
 	}
 	if opts.DownloadDir != "" {
-		dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{Dir: opts.DownloadDir, Progress: stderr, IsTTY: f.IsTTY})
+		dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{Dir: opts.DownloadDir, Progress: stderr, IsTTY: f.IsTTY, IdleTimeout: opts.IdleTimeout})
 		if err != nil {
-			err = interrupted(ctx, err, "download stopped; partial folders may remain")
+			err = interrupted(ctx, err, downloadStopped(dirs))
 			if concl.ExitCode() != ExitOK {
 				// Say both: the run failed, and its evidence could not be fetched.
 				fmt.Fprintf(stderr, "run %d concluded %s\n", run.ID, concl)

@@ -3,6 +3,8 @@ package ghrun
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -12,10 +14,11 @@ type downloadCmdOptions struct {
 	f *Factory
 	repoFlags
 	runSelector
-	Name     string
-	Dir      string
-	MaxFiles int
-	MaxSize  string
+	Name        string
+	Dir         string
+	MaxFiles    int
+	MaxSize     string
+	IdleTimeout time.Duration
 }
 
 // NewCmdDownload returns `debugflow download`.
@@ -64,6 +67,7 @@ The token needs actions: read.`,
 	fl.StringVarP(&opts.Dir, "dir", "D", "", "folder to extract into (default: debugflow-run-<RUN_ID>)")
 	fl.IntVar(&opts.MaxFiles, "max-files", DefaultExtractLimits.MaxFiles, "refuse an artifact with more entries than this")
 	fl.StringVar(&opts.MaxSize, "max-size", "4GiB", "refuse an artifact larger than this once extracted (B, KiB, MiB, GiB, TiB)")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "give up on a download that receives nothing for this long")
 	return cmd
 }
 
@@ -77,19 +81,26 @@ func runDownload(ctx context.Context, opts *downloadCmdOptions) error {
 	if opts.MaxFiles <= 0 {
 		return usageError(fmt.Errorf("--max-files must be positive, got %d", opts.MaxFiles))
 	}
+	if opts.IdleTimeout < 0 {
+		return usageError(fmt.Errorf("--idle-timeout must be positive, got %s", opts.IdleTimeout))
+	}
 	repo, client, run, err := f.resolveRun(ctx, opts.repoFlags, opts.runSelector, stderr)
 	if err != nil {
 		return interrupted(ctx, err, "stopped before downloading")
 	}
 	dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{
-		Name:     opts.Name,
-		Dir:      opts.Dir,
-		Progress: stderr,
-		IsTTY:    f.IsTTY,
-		Limits:   ExtractLimits{MaxFiles: opts.MaxFiles, MaxBytes: maxBytes},
+		Name:        opts.Name,
+		Dir:         opts.Dir,
+		Progress:    stderr,
+		IsTTY:       f.IsTTY,
+		Limits:      ExtractLimits{MaxFiles: opts.MaxFiles, MaxBytes: maxBytes},
+		IdleTimeout: opts.IdleTimeout,
 	})
 	if err != nil {
-		return interrupted(ctx, err, "download stopped; a partial folder may remain")
+		if ctx.Err() == nil && len(dirs) > 0 {
+			fmt.Fprintf(stderr, "extracted in full before the error: %s\n", strings.Join(dirs, ", "))
+		}
+		return interrupted(ctx, err, downloadStopped(dirs))
 	}
 	return f.reportDirs(dirs, stdout, stderr)
 }

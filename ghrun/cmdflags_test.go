@@ -24,7 +24,7 @@ func TestCommandFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := &dispatchOptions{f: f, repoFlags: repoFlags{Repo: "ghe.example.com/acme/kernels", Hostname: "h.example"}, Ref: "debug/t4",
-			Fields: []string{"a=1", "b=x=y"}, Watch: true, DownloadDir: "ev", JSON: true, Interval: 10 * time.Second}
+			Fields: []string{"a=1", "b=x=y"}, Watch: true, DownloadDir: "ev", JSON: true, Interval: 10 * time.Second, IdleTimeout: DefaultIdleTimeout}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(dispatchOptions{}), cmpopts.IgnoreFields(dispatchOptions{}, "f")); diff != "" {
 			t.Errorf("options (-want +got):\n%s", diff)
 		}

@@ -28,6 +28,43 @@ type DownloadOptions struct {
 	IsTTY bool
 	// Limits bound each archive (zero fields: DefaultExtractLimits).
 	Limits ExtractLimits
+	// IdleTimeout stops a download when the artifact store sends nothing for
+	// this long, waiting for the answer included (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+}
+
+// DefaultIdleTimeout is how long a download may go without receiving a byte.
+// The blob store streams steadily; a minute of silence is a stalled connection.
+const DefaultIdleTimeout = time.Minute
+
+// errStalled cancels a download whose body stopped arriving.
+var errStalled = errors.New("the download stalled")
+
+// idleTimer cancels a request when it is not kicked for d.
+type idleTimer struct {
+	d time.Duration
+	t *time.Timer
+}
+
+func newIdleTimer(d time.Duration, cancel context.CancelCauseFunc) *idleTimer {
+	return &idleTimer{d: d, t: time.AfterFunc(d, func() { cancel(errStalled) })}
+}
+
+func (i *idleTimer) kick() { i.t.Reset(i.d) }
+func (i *idleTimer) stop() { i.t.Stop() }
+
+// idleReader kicks the timer whenever bytes arrive.
+type idleReader struct {
+	r     io.Reader
+	timer *idleTimer
+}
+
+func (r idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.timer.kick()
+	}
+	return n, err
 }
 
 // Download lists the run's artifacts, downloads the selected ones (following
@@ -40,6 +77,9 @@ func (c *Client) Download(ctx context.Context, repo Repo, runID int64, opts Down
 
 func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts DownloadOptions) ([]string, error) {
 	opts.Limits = opts.Limits.withDefaults()
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	if opts.Dir == "" {
 		opts.Dir = fmt.Sprintf("debugflow-run-%d", runID)
 	}
@@ -178,14 +218,32 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, blobURL.String(), nil)
+	// The idle timer runs from the request on: a store that never answers and
+	// a body that stops half way are both a stalled download.
+	blobCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleTimer(opts.IdleTimeout, cancel)
+	defer idle.stop()
+	var received int64
+	stalled := func() error {
+		got := "before the first byte"
+		if received > 0 {
+			got = "after " + formatBytes(received)
+		}
+		return fmt.Errorf("%s: the artifact store %s sent nothing for %s (%s): the download stalled; try again, "+
+			"or wait longer with --idle-timeout (now %s)", op, blobURL.Host, opts.IdleTimeout, got, opts.IdleTimeout)
+	}
+	req, err := http.NewRequestWithContext(blobCtx, http.MethodGet, blobURL.String(), nil)
 	if err != nil {
 		return fmt.Errorf("%s: bad download URL from GitHub", op)
 	}
 	res, err := c.blob.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return fmt.Errorf("%s: %w", op, ctx.Err())
+		case errors.Is(context.Cause(blobCtx), errStalled):
+			return stalled()
 		}
 		return fmt.Errorf("%s from %s: %s", op, blobURL.Host, shortNetErr(err))
 	}
@@ -203,14 +261,20 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 			op, formatBytes(total), formatBytes(opts.Limits.MaxBytes))
 	}
 	bar := newProgressBar(progress, opts.IsTTY, name, total, c.now)
-	n, err := io.Copy(io.MultiWriter(tmp, bar), io.LimitReader(res.Body, opts.Limits.MaxBytes+1))
+	idle.kick()
+	body := idleReader{r: io.LimitReader(res.Body, opts.Limits.MaxBytes+1), timer: idle}
+	n, err := io.Copy(io.MultiWriter(tmp, bar, countWriter{&received}), body)
 	if err != nil {
 		bar.fail()
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return fmt.Errorf("%s: %w", op, ctx.Err())
+		case errors.Is(context.Cause(blobCtx), errStalled):
+			return stalled()
 		}
 		return fmt.Errorf("%s: %s", op, shortNetErr(err))
 	}
+	idle.stop()
 	if n > opts.Limits.MaxBytes {
 		bar.fail()
 		return fmt.Errorf("%s: the archive is larger than the %s limit (raise it with --max-size)", op, formatBytes(opts.Limits.MaxBytes))
@@ -222,6 +286,14 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 	}
 	fmt.Fprintf(progress, "extracted %q: %d files, %s into %s\n", name, stats.Files, formatBytes(stats.Bytes), target)
 	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct{ n *int64 }
+
+func (c countWriter) Write(p []byte) (int, error) {
+	*c.n += int64(len(p))
+	return len(p), nil
 }
 
 // explainArtifactRedirect explains a failed GET .../artifacts/ID/zip, which

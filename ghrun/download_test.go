@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +232,84 @@ func TestProgressBarTerminal(t *testing.T) {
 	}
 	if strings.Count(got, "\r\x1b[K") != 3 {
 		t.Errorf("drew %d times, want 3 (start, 50%%, done): %q", strings.Count(got, "\r\x1b[K"), got)
+	}
+}
+
+// stallingBlob is an artifact store that sends the headers and the first
+// `send` bytes of body, then nothing more until the client goes away. With
+// send < 0 it never answers at all.
+func stallingBlob(t *testing.T, body []byte, send int) *httptest.Server {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if send >= 0 {
+			w.Header().Set("Content-Type", "application/zip")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(http.StatusOK)
+			w.Write(body[:send])
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) }) // runs first: frees a handler the client did not hang up on
+	return srv
+}
+
+// TestDownloadIdleTimeout: a body that stops arriving, or an answer that never
+// comes, ends the download with a message naming the timeout and the flag,
+// and leaves no folder behind.
+func TestDownloadIdleTimeout(t *testing.T) {
+	noise := make([]byte, 64<<10) // incompressible, so the zip is as big as the body
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	zipData := makeZip(t, zipEntry{Name: "big.log", Body: string(noise)})
+	for _, tt := range []struct {
+		name string
+		send int
+		want string
+	}{
+		{name: "stalls mid-body", send: 1024, want: "(after 1.0 KiB)"},
+		{name: "never answers", send: -1, want: "(before the first byte)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t)
+			id := srv.AddRun(ghtestRun(wfFile, "main"))
+			srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: zipData})
+			srv.BlobBase = stallingBlob(t, zipData, tt.send).URL
+			c, _ := newTestClient(t, srv)
+			dir := filepath.Join(t.TempDir(), "out")
+			start := time.Now()
+			_, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: dir, IdleTimeout: 300 * time.Millisecond})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range []string{"sent nothing for 300ms", tt.want, "the download stalled", "--idle-timeout"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q:\n%v", want, err)
+				}
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %s", d)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s was created: %v", dir, err)
+			}
+		})
+	}
+}
+
+// TestDownloadCommandIdleTimeoutFlag: the flag reaches the download.
+func TestDownloadCommandIdleTimeoutFlag(t *testing.T) {
+	zipData := evidenceZip(t, 1)
+	srv := newServer(t)
+	id := srv.AddRun(ghtestRun(wfFile, "main"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: zipData})
+	srv.BlobBase = stallingBlob(t, zipData, 10).URL
+	h := newHarness(t, srv)
+	err := h.run(downloadCmd, itoa64(id), "-D", filepath.Join(t.TempDir(), "out"), "--idle-timeout", "250ms")
+	if ExitCode(err) != ExitFailure || !strings.Contains(fmt.Sprint(err), "sent nothing for 250ms") {
+		t.Fatalf("err = %v (code %d)", err, ExitCode(err))
 	}
 }

@@ -49,7 +49,9 @@ type ExtractStats struct {
 // limits. While writing, the real decompressed bytes are counted against the
 // limit too, so a header that lies does not help. Files are created through an
 // os.Root, which by itself refuses to leave dir, and never overwrite anything.
-// On error, what was written is removed.
+// On error, everything is left as found: a folder it created is removed (with
+// any parent folders it created for it), and an existing empty folder is
+// emptied again.
 func ExtractZip(r io.ReaderAt, size int64, dir string, limits ExtractLimits) (ExtractStats, error) {
 	limits = limits.withDefaults()
 	zr, err := zip.NewReader(r, size)
@@ -76,12 +78,30 @@ func ExtractZip(r io.ReaderAt, size int64, dir string, limits ExtractLimits) (Ex
 	}
 	stats, err := extractAll(zr, dir, limits)
 	if err != nil {
-		if created {
-			_ = os.RemoveAll(dir)
+		if cerr := undoExtract(dir, created); cerr != nil {
+			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, cerr)
 		}
 		return ExtractStats{}, err
 	}
 	return stats, nil
+}
+
+// undoExtract leaves things as ExtractZip found them: it removes created (the
+// topmost folder prepareDir made) or, when dir already existed (and was
+// empty), everything now in dir, all of which the extraction wrote.
+func undoExtract(dir, created string) error {
+	if created != "" {
+		return os.RemoveAll(created)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+	}
+	return errors.Join(errs...)
 }
 
 // checkEntry refuses entries that could escape the target or are not plain files or directories.
@@ -124,21 +144,38 @@ func hasDriveLetter(name string) bool {
 	return len(name) >= 2 && name[1] == ':' && (name[0]|0x20) >= 'a' && (name[0]|0x20) <= 'z'
 }
 
-// prepareDir makes dir, which must be absent or empty; it reports whether it created it.
-func prepareDir(dir string) (bool, error) {
+// prepareDir makes dir, which must be absent or empty. It returns the topmost
+// folder it created (dir itself, or a missing parent of it), "" when dir existed.
+func prepareDir(dir string) (string, error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		top := topmostMissing(dir)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("create %s: %w", dir, err)
+			return "", fmt.Errorf("create %s: %w", dir, err)
 		}
-		return true, nil
+		return top, nil
 	case err != nil:
-		return false, fmt.Errorf("open %s: %w", dir, err)
+		return "", fmt.Errorf("open %s: %w", dir, err)
 	case len(entries) > 0:
-		return false, fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", dir)
+		return "", fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", dir)
 	}
-	return false, nil
+	return "", nil
+}
+
+// topmostMissing returns the highest folder on the way to dir that does not exist yet.
+func topmostMissing(dir string) string {
+	top := filepath.Clean(dir)
+	for {
+		parent := filepath.Dir(top)
+		if parent == top {
+			return top
+		}
+		if _, err := os.Lstat(parent); !errors.Is(err, fs.ErrNotExist) {
+			return top
+		}
+		top = parent
+	}
 }
 
 func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats, error) {

@@ -57,6 +57,77 @@ func TestExtractZipIntoExistingDir(t *testing.T) {
 	}
 }
 
+// corruptZip has two good entries (one in a folder) and a third whose stored
+// bytes were changed after its checksum was written: it fails only once the
+// first two are on disk.
+func corruptZip(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range []struct{ name, body string }{{"a.txt", "first"}, {"sub/b.txt", "second"}, {"c.txt", "CORRUPT-ME-PLEASE"}} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(e.body))
+	}
+	zw.Close()
+	data := buf.Bytes()
+	i := bytes.Index(data, []byte("CORRUPT-ME-PLEASE"))
+	data[i] = 'X'
+	return data
+}
+
+// A failed extraction leaves the target as it was found: an existing empty
+// folder stays (empty, same mode), a folder it created goes, with the parents
+// it created for it.
+func TestExtractZipFailureLeavesTargetAsFound(t *testing.T) {
+	t.Run("existing empty folder", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Chmod(dir, 0o750); err != nil {
+			t.Fatal(err)
+		}
+		_, err := extractBytes(corruptZip(t), dir, ExtractLimits{})
+		if err == nil || !strings.Contains(err.Error(), "c.txt") {
+			t.Fatalf("err = %v, want the corrupt entry", err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatalf("the folder is gone: %v", err)
+		}
+		if len(entries) != 0 {
+			t.Errorf("left behind: %v", entries)
+		}
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o750 {
+			t.Errorf("mode %v, want 0750", fi.Mode().Perm())
+		}
+	})
+	t.Run("new nested folder", func(t *testing.T) {
+		parent := t.TempDir()
+		_, err := extractBytes(corruptZip(t), filepath.Join(parent, "x", "y", "out"), ExtractLimits{})
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+			t.Errorf("left behind in %s: %v", parent, entries)
+		}
+	})
+	t.Run("new folder under an existing one", func(t *testing.T) {
+		parent := t.TempDir()
+		os.Mkdir(filepath.Join(parent, "keep"), 0o755)
+		_, err := extractBytes(corruptZip(t), filepath.Join(parent, "keep", "out"), ExtractLimits{})
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if entries, _ := os.ReadDir(filepath.Join(parent, "keep")); len(entries) != 0 {
+			t.Errorf("left behind: %v", entries)
+		}
+		if _, err := os.Stat(filepath.Join(parent, "keep")); err != nil {
+			t.Errorf("the existing parent was removed: %v", err)
+		}
+	})
+}
+
 // rawZip writes one entry whose header declares `declared` bytes but whose
 // deflated data inflates to `actual` zero bytes: a lying header.
 func rawZip(t *testing.T, declared, actual int) []byte {
