@@ -3,15 +3,30 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// Limits on what loading a spec may cost. A spec is a few KB of hand-written YAML; these stop a
+// hostile or broken one (an alias bomb, thousands of nested brackets, a device file) in
+// milliseconds and a few MB, with a message that says which limit was hit.
+const (
+	// MaxSpecBytes is the largest spec file read (the default spec is about 5 KB).
+	MaxSpecBytes = 64 << 10
+	// MaxNesting is the deepest nesting of lists and mappings (a spec needs 4).
+	MaxNesting = 32
+	// MaxExpandedValues bounds the values a spec holds once its aliases are expanded.
+	MaxExpandedValues = 50_000
+	// MaxExpandedBytes bounds the text a spec holds once its aliases are expanded.
+	MaxExpandedBytes = 1 << 20
 )
 
 // Error is one problem in a spec file, located by line, column and field path.
@@ -52,103 +67,208 @@ func (es Errors) Error() string {
 
 // Load reads, decodes and validates the spec file at path.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	s, _, err := LoadWithWarnings(path)
+	return s, err
+}
+
+// LoadWithWarnings is Load that also returns the warnings of a valid spec (see
+// ParseWithWarnings).
+func LoadWithWarnings(path string) (*Spec, Errors, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParseWithWarnings(path, data)
+}
+
+// ReadFile reads a spec file: a regular file (not a pipe or a device, which could block or never
+// end), at most MaxSpecBytes+1 bytes of it, so that Parse can tell a file over the limit.
+func ReadFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading spec: %w", err)
 	}
-	return Parse(path, data)
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("reading spec %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading spec: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading spec %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // Parse decodes and validates a spec. name is used in error messages. Fields that are absent
 // take the defaults documented in default.yaml; fields that are present are validated as
 // written (count: 0 is an error, not "use the default").
 func Parse(name string, data []byte) (*Spec, error) {
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return nil, Errors{yamlError(name, err, nil)}
-	}
-	idx := indexPositions(file)
-	if errs := lossyScalars(name, file); len(errs) > 0 {
-		return nil, errs
-	}
-	var s Spec
-	if err := decodeStrict(data, &s); err != nil {
-		return nil, Errors{yamlError(name, err, idx)}
-	}
-	applyDefaults(&s, idx)
-	if errs := validate(&s); len(errs) > 0 {
-		for _, e := range errs {
-			e.File = name
-			e.Line, e.Column = idx.lookup(e.Path)
-		}
-		sort.SliceStable(errs, func(i, j int) bool {
-			if errs[i].Line != errs[j].Line {
-				return errs[i].Line < errs[j].Line
-			}
-			return errs[i].Column < errs[j].Column
-		})
-		return nil, errs
-	}
-	return &s, nil
+	s, _, err := ParseWithWarnings(name, data)
+	return s, err
 }
 
-// decodeStrict decodes with unknown keys rejected. go-yaml v1.19.2 can panic on some malformed
-// tagged nodes (found by FuzzParse, e.g. "runners: !00\n0"); that is reported as an error.
-func decodeStrict(data []byte, s *Spec) (err error) {
+// ParseWithWarnings is Parse that also returns the warnings of a valid spec: values that are
+// written but never used, such as reproducer.count when an input with its own default sets
+// the count. Errors, when there are any, are all returned at once as Errors: unknown keys
+// (with the nearest known key), wrong types, lossy numbers and invalid values.
+func ParseWithWarnings(name string, data []byte) (*Spec, Errors, error) {
+	if len(data) > MaxSpecBytes {
+		return nil, nil, Errors{{File: name, Message: fmt.Sprintf(
+			"the file is larger than %d KiB, the limit for a spec (the default spec is about 5 KB): is it the right file?", MaxSpecBytes>>10)}}
+	}
+	body, e := parseDocument(data)
+	if e != nil {
+		e.File = name
+		return nil, nil, Errors{e}
+	}
+	d := newDecoder(body)
+	var s Spec
+	if body != nil {
+		d.decodeTop(body, &s)
+	}
+	if d.limit != nil {
+		d.limit.File = name
+		return nil, nil, Errors{d.limit}
+	}
+	applyDefaults(&s, d.pos)
+	if errs := append(d.errs, withoutDecoded(validate(&s), d.errs)...); len(errs) > 0 {
+		return nil, nil, located(name, errs, d.pos)
+	}
+	return &s, located(name, overridden(&s, d.pos), d.pos), nil
+}
+
+// withoutDecoded drops the validation errors about values that could not be decoded: a
+// wrong-typed count is reported as such, not also as "must be at least 1 (got 0)".
+func withoutDecoded(errs, decodeErrs Errors) Errors {
+	var out Errors
+	for _, e := range errs {
+		bad := false
+		for _, de := range decodeErrs {
+			if de.Path != "" && (e.Path == de.Path || strings.HasPrefix(e.Path, de.Path+".") || strings.HasPrefix(e.Path, de.Path+"[")) {
+				bad = true
+				break
+			}
+		}
+		if !bad {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// located fills in the file and, where the error has none, the position of its path, and sorts
+// the errors in file order.
+func located(name string, errs Errors, pos *positions) Errors {
+	for _, e := range errs {
+		e.File = name
+		if e.Line == 0 {
+			e.Line, e.Column = pos.lookup(e.Path)
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Column < errs[j].Column
+	})
+	return errs
+}
+
+// parseDocument checks the limits that must hold before parsing (the parser's cost grows with
+// the square of the nesting depth), parses, and returns the body of the one document a spec
+// is (nil for an empty file).
+func parseDocument(data []byte) (body ast.Node, e *Error) {
 	defer func() {
+		// The YAML library has panicked on malformed input before (found by fuzzing): an
+		// error, never a crash.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("cannot decode this YAML (unsupported tag or structure): %v", r)
+			body, e = nil, &Error{Message: fmt.Sprintf("cannot parse this YAML: %v", r)}
 		}
 	}()
-	return yaml.UnmarshalWithOptions(data, s, yaml.Strict())
+	tokens := lexer.Tokenize(string(data))
+	if e := checkNesting(tokens); e != nil {
+		return nil, e
+	}
+	file, err := parser.Parse(tokens, 0)
+	if err != nil {
+		return nil, yamlError(err)
+	}
+	if len(file.Docs) == 0 {
+		return nil, nil
+	}
+	if len(file.Docs) > 1 {
+		e := &Error{Message: "a second YAML document: a spec is one document; remove this --- line and what follows it (or put it in a file of its own)"}
+		second := file.Docs[1]
+		if tk := second.Start; tk != nil && tk.Position != nil {
+			e.Line, e.Column = tk.Position.Line, tk.Position.Column
+		} else if second.Body != nil {
+			e.Line, e.Column = nodePos(second.Body)
+		}
+		return nil, e
+	}
+	return file.Docs[0].Body, nil
+}
+
+// checkNesting bounds the nesting depth from the tokens, before the parser sees them: flow
+// brackets count one level each, and block collections one level per deeper indentation
+// (a "- - - x" line nests as deep as "[[[x]]]").
+func checkNesting(tokens token.Tokens) *Error {
+	var block []int // columns of the open block collections
+	flow := 0
+	var prev *token.Token
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			if flow > 0 {
+				flow--
+			}
+		case token.DocumentHeaderType, token.DocumentEndType:
+			block, flow = block[:0], 0
+		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
+			if flow > 0 || tk.Position == nil {
+				break
+			}
+			col := tk.Position.Column
+			if tk.Type == token.MappingValueType && prev != nil && prev.Position != nil && prev.Position.Line == tk.Position.Line {
+				col = prev.Position.Column // the key's column
+			}
+			for len(block) > 0 && block[len(block)-1] > col {
+				block = block[:len(block)-1]
+			}
+			if len(block) == 0 || block[len(block)-1] < col {
+				block = append(block, col)
+			}
+		}
+		if tk.Type != token.CommentType {
+			prev = tk
+		}
+		if depth := len(block) + flow; depth > MaxNesting {
+			e := &Error{Message: fmt.Sprintf("lists and mappings nest deeper than %d levels here; a spec needs 4 (unbalanced brackets?)", MaxNesting)}
+			if tk.Position != nil {
+				e.Line, e.Column = tk.Position.Line, tk.Position.Column
+			}
+			return e
+		}
+	}
+	return nil
 }
 
 // positions maps field paths ("reproducer.count", "inputs[0].name") to where they are written.
 type positions struct {
 	byPath map[string][2]int
-	// byPos finds the path of the key or value written at a line:column.
-	byPos map[[2]int]string
 }
 
-func indexPositions(file *ast.File) *positions {
-	p := &positions{byPath: map[string][2]int{}, byPos: map[[2]int]string{}}
-	for _, doc := range file.Docs {
-		ast.Walk(p, doc)
+// record notes where path is written; the first place wins.
+func (p *positions) record(path string, line, col int) {
+	if _, seen := p.byPath[path]; !seen && path != "" {
+		p.byPath[path] = [2]int{line, col}
 	}
-	return p
-}
-
-// Visit records every mapping key and value with its path (ast.Visitor).
-func (p *positions) Visit(n ast.Node) ast.Visitor {
-	if n == nil {
-		return nil
-	}
-	if _, isDoc := n.(*ast.DocumentNode); isDoc {
-		return p // an empty document has no token to ask for
-	}
-	mv, ok := n.(*ast.MappingValueNode)
-	if !ok {
-		// Sequence items and scalars: the first node seen for a path is where it starts.
-		if tk := n.GetToken(); tk != nil && tk.Position != nil {
-			path := cleanPath(n.GetPath())
-			if _, seen := p.byPath[path]; !seen && path != "" {
-				p.byPath[path] = [2]int{tk.Position.Line, tk.Position.Column}
-			}
-		}
-		return p
-	}
-	path := cleanPath(mv.GetPath())
-	kt := mv.Key.GetToken()
-	pos := [2]int{kt.Position.Line, kt.Position.Column}
-	if _, seen := p.byPath[path]; !seen {
-		p.byPath[path] = pos
-	}
-	p.byPos[pos] = path
-	if mv.Value != nil {
-		vt := mv.Value.GetToken()
-		p.byPos[[2]int{vt.Position.Line, vt.Position.Column}] = path
-	}
-	return p
 }
 
 // has reports whether the field at path is written in the file.
@@ -172,87 +292,33 @@ func (p *positions) lookup(path string) (line, col int) {
 	return 0, 0
 }
 
-// cleanPath turns goccy's "$.inputs[0].name" into "inputs[0].name".
-func cleanPath(p string) string {
-	p = strings.TrimPrefix(p, "$")
-	return strings.TrimPrefix(p, ".")
-}
-
-var goTypeRe = regexp.MustCompile(`cannot unmarshal (\S+) into Go (?:struct field \S+|value) of type (\S+)`)
-
-// yamlError turns a goccy error into an Error with a position and a message in spec terms.
-func yamlError(name string, err error, idx *positions) *Error {
-	e := &Error{File: name, Message: err.Error()}
+// yamlError turns a syntax error into an Error with a position.
+func yamlError(err error) *Error {
+	e := &Error{Message: err.Error()}
 	var ye yaml.Error
 	if !errors.As(err, &ye) {
 		return e
 	}
-	msg := ye.GetMessage()
+	e.Message = ye.GetMessage()
 	if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 		e.Line, e.Column = tk.Position.Line, tk.Position.Column
-		if idx != nil {
-			e.Path = idx.byPos[[2]int{e.Line, e.Column}]
-		}
-		if tk.Value != "" && strings.HasPrefix(msg, "unknown field") {
-			msg = fmt.Sprintf("unknown key %q (see `debugflow init` for every key)", tk.Value)
-		}
 	}
-	if m := goTypeRe.FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("wrong type: want %s, got %s", friendlyType(m[2]), m[1])
-	}
-	if strings.Contains(msg, "was used where") {
-		msg = "wrong type: " + msg
-	}
-	e.Message = msg
 	return e
 }
 
-func friendlyType(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "int"):
-		return "an integer"
-	case goType == "bool", goType == "*bool":
-		return "true or false"
-	case goType == "string", strings.HasSuffix(goType, "InputType"):
-		return "a string"
-	case strings.HasPrefix(goType, "[]"):
-		return "a list"
-	default:
-		return "a mapping"
+// nodePos is where a node starts.
+func nodePos(n ast.Node) (line, col int) {
+	if n == nil {
+		return 0, 0
 	}
-}
-
-// lossyScalars rejects numbers that YAML would silently change, such as python: 3.10 (read as
-// 3.1). They are almost always meant as strings.
-func lossyScalars(name string, file *ast.File) Errors {
-	var errs Errors
-	for _, doc := range file.Docs {
-		ast.Walk(visitorFunc(func(n ast.Node) {
-			f, ok := n.(*ast.FloatNode)
-			if !ok {
-				return
-			}
-			text := f.GetToken().Value
-			if strconv.FormatFloat(f.Value, 'f', -1, 64) == text {
-				return
-			}
-			tk := f.GetToken()
-			errs = append(errs, &Error{File: name, Line: tk.Position.Line, Column: tk.Position.Column,
-				Path:    cleanPath(f.GetPath()),
-				Message: fmt.Sprintf("YAML reads %s as the number %v: write it in quotes (%q)", text, f.Value, text)})
-		}), doc)
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return tk.Position.Line, tk.Position.Column
 	}
-	return errs
+	return 0, 0
 }
 
-type visitorFunc func(ast.Node)
-
-func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
-	f(n)
-	return f
-}
-
-// UnmarshalYAML reads a mapping of scalars, keeping the order written.
+// UnmarshalYAML reads a mapping of scalars, keeping the order written (for code that decodes
+// a Spec with the YAML library directly; Parse has its own decoder).
 func (e *Env) UnmarshalYAML(unmarshal func(any) error) error {
 	var ms yaml.MapSlice
 	if err := unmarshal(&ms); err != nil {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -70,6 +71,7 @@ func validate(s *Spec) Errors {
 	v.tmate(s)
 	v.artifact(s)
 	v.stepBinary(s)
+	v.controlChars(s)
 	return v.errs
 }
 
@@ -151,7 +153,7 @@ func (v *validator) inputs(s *Spec) {
 		}
 		switch in.Type {
 		case InputNumber:
-			if _, err := strconv.ParseFloat(in.Default, 64); err != nil {
+			if f, err := strconv.ParseFloat(in.Default, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 				v.addf(p+".default", "number input %q has a non-numeric default %q", in.Name, in.Default)
 			}
 		case InputBoolean:
@@ -187,7 +189,7 @@ func (v *validator) env(p string, env Env) {
 func (v *validator) numberInput(s *Spec, p, name string) (def float64, ok bool) {
 	in, found := s.Input(name)
 	if !found {
-		v.addf(p, "names input %q, which is not declared under inputs", name)
+		v.addf(p, "names input %q, which is not declared under inputs%s", name, inputHint(s, name))
 		return 0, false
 	}
 	if in.Type != InputNumber {
@@ -208,7 +210,7 @@ func (v *validator) checkout(s *Spec) {
 	}
 	if c.RefInput != "" {
 		if in, ok := s.Input(c.RefInput); !ok {
-			v.addf("checkout.ref_input", "names input %q, which is not declared under inputs", c.RefInput)
+			v.addf("checkout.ref_input", "names input %q, which is not declared under inputs%s", c.RefInput, inputHint(s, c.RefInput))
 		} else if in.Type != InputString && in.Type != InputChoice {
 			v.addf("checkout.ref_input", "input %q must be a string (it is %s)", c.RefInput, in.Type)
 		}
@@ -249,8 +251,8 @@ func (v *validator) reproducer(s *Spec) {
 		v.addf("reproducer.count", "must be at least 1 (got %d)", r.Count)
 	}
 	if r.CountInput != "" {
-		if def, ok := v.numberInput(s, "reproducer.count_input", r.CountInput); ok && def <= 0 {
-			v.addf("reproducer.count_input", "input %q defaults to %v: the repeat count must be at least 1", r.CountInput, def)
+		if def, ok := v.numberInput(s, "reproducer.count_input", r.CountInput); ok && (def < 1 || !decimalDefault(s, r.CountInput)) {
+			v.addf("reproducer.count_input", "input %q defaults to %v: the repeat count must be a whole number of at least 1", r.CountInput, def)
 		}
 	}
 	if strings.TrimSpace(r.Python) == "" {
@@ -283,7 +285,7 @@ func (v *validator) tmate(s *Spec) {
 		v.addf("tmate.timeout_minutes", "must be between 1 and %d (got %d)", MaxTmateMinutes, t.TimeoutMinutes)
 	}
 	if t.TimeoutInput != "" {
-		if def, ok := v.numberInput(s, "tmate.timeout_input", t.TimeoutInput); ok && (def < 1 || def > MaxTmateMinutes || def != float64(int(def))) {
+		if def, ok := v.numberInput(s, "tmate.timeout_input", t.TimeoutInput); ok && (def < 1 || def > MaxTmateMinutes || !decimalDefault(s, t.TimeoutInput)) {
 			v.addf("tmate.timeout_input", "input %q defaults to %v: the tmate timeout must be a whole number of minutes between 1 and %d", t.TimeoutInput, def, MaxTmateMinutes)
 		}
 	}

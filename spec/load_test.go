@@ -1,0 +1,135 @@
+package spec
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// validate warns about a value written in the spec that an input's default replaces, for
+// every such pair; equal values, or an input without a default, are not warned about.
+func TestOverriddenValuesWarn(t *testing.T) {
+	const base = "runners: [gpu]\nreproducer:\n  paths: [t]\n"
+	tests := []struct {
+		name  string
+		extra string
+		want  []string
+	}{
+		{"count overridden", "  count: 200\n  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n",
+			[]string{`4:3: reproducer.count: warning: 200 is not used: reproducer.count_input names input "n", whose default 50 applies to every run`}},
+		{"tmate timeout overridden", "tmate: {timeout_minutes: 30, timeout_input: m}\ninputs: [{name: m, type: number, default: \"60\"}]\n",
+			[]string{`4:9: tmate.timeout_minutes: warning: 30 is not used: tmate.timeout_input names input "m", whose default 60 applies`}},
+		{"equal values", "  count: 50\n  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil},
+		{"value not written", "  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil},
+		{"input without a default", "  count: 200\n  count_input: n\ninputs: [{name: n, type: number}]\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := ParseWithWarnings("w.yaml", []byte(base+tt.extra))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warns) != len(tt.want) {
+				t.Fatalf("want %d warnings, got %v", len(tt.want), warns)
+			}
+			for i, w := range tt.want {
+				if got := warns[i].Error(); !strings.HasPrefix(got, "w.yaml:"+w) {
+					t.Errorf("warning %d:\n got %s\nwant %s...", i, got, w)
+				}
+			}
+		})
+	}
+	if _, warns, err := ParseWithWarnings("default.yaml", DefaultYAML()); err != nil || len(warns) > 0 {
+		t.Errorf("the default spec has warnings %v (error %v)", warns, err)
+	}
+	// Every override names fields of the spec.
+	for _, o := range inputOverrides {
+		for _, f := range []string{o.field, o.inputField} {
+			parent, last := cutLast(f)
+			if paths := specKeyPaths()[last]; !strings.Contains(strings.Join(paths, " "), joinPath(parent, last)) {
+				t.Errorf("inputOverrides names %s, which is not a key of the spec", f)
+			}
+		}
+	}
+}
+
+// A spec that is a device, a pipe or a huge file is refused without reading it all (or
+// blocking on it).
+func TestLoadReadsOnlyBoundedRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.yaml")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("# padding\n", 20_000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{fifo, "not a regular file"},
+		{zero, "not a regular file"},
+		{dir, "not a regular file"},
+		{big, "larger than 64 KiB"},
+		{filepath.Join(dir, "missing.yaml"), "no such file"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(c.path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: want %q, got %v", filepath.Base(c.path), c.want, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Load blocked", filepath.Base(c.path))
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	keys := []string{"paths", "select", "workers", "count", "count_input", "pytest_args", "env", "python", "stop_on_first_failure"}
+	for _, c := range []struct{ in, want string }{
+		{"worker", "workers"},
+		{"Workers", "workers"},
+		{"slect", "select"},
+		{"seletc", "select"},
+		{"count-input", "count_input"},
+		{"countinput", "count_input"},
+		{"pytest_arg", "pytest_args"},
+		{"stop_on_first_fail", "stop_on_first_failure"},
+		{"ENV", "env"},
+		{"en", ""},
+		{"tool", ""},
+		{"banana", ""},
+	} {
+		if got := suggest(c.in, keys); got != c.want {
+			t.Errorf("suggest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Parse reports decode and value errors together, and a wrong-typed value is not reported a
+// second time by validation.
+func TestErrorsAllAtOnceWithoutEchoes(t *testing.T) {
+	_, err := Parse("x.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n  count: many\n  workers: -1\nsanitizer: {tool: valgrind}\n"))
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("want Errors, got %v", err)
+	}
+	got := errs.Error()
+	for _, want := range []string{"reproducer.count: wrong type", "reproducer.workers: must be between 0 and 256", `sanitizer.tool: unknown tool "valgrind"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "must be at least 1") || len(errs) != 3 {
+		t.Errorf("want exactly 3 errors, got:\n%s", got)
+	}
+}
