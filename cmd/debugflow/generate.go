@@ -28,6 +28,7 @@ type generateOptions struct {
 	Output   string
 	Check    bool
 	Stdout   io.Writer
+	Stderr   io.Writer // the spec's warnings (stdout may be the workflow)
 }
 
 func newGenerateCmd(specPath *string, stdout io.Writer) *cobra.Command {
@@ -53,6 +54,7 @@ exits 1 with a unified diff when it is stale: use it in CI.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SpecPath = *specPath
+			opts.Stderr = cmd.ErrOrStderr()
 			return runGenerate(opts)
 		},
 	}
@@ -62,9 +64,14 @@ exits 1 with a unified diff when it is stale: use it in CI.`,
 }
 
 func runGenerate(opts *generateOptions) error {
-	s, specName, err := loadSpec(opts.SpecPath)
+	s, specName, warnings, err := loadSpecWithWarnings(opts.SpecPath)
 	if err != nil {
 		return err
+	}
+	if opts.Stderr != nil {
+		for _, w := range warnings {
+			fmt.Fprintln(opts.Stderr, w)
+		}
 	}
 	out := opts.Output
 	if opts.Check && out == "-" {
@@ -91,25 +98,32 @@ func runGenerate(opts *generateOptions) error {
 
 // loadSpec loads path, or ./debugflow.yaml, or the embedded default, and names what it used.
 func loadSpec(path string) (*spec.Spec, string, error) {
+	s, name, _, err := loadSpecWithWarnings(path)
+	return s, name, err
+}
+
+// loadSpecWithWarnings is loadSpec that also returns the spec's warnings. Any failure to load
+// the spec exits 2.
+func loadSpecWithWarnings(path string) (*spec.Spec, string, spec.Errors, error) {
 	if path == "" {
 		if _, err := os.Stat(spec.DefaultFile); err == nil {
 			path = spec.DefaultFile
 		} else {
-			return spec.Default(), embeddedSpecName, nil
+			return spec.Default(), embeddedSpecName, nil, nil
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("spec %w (`debugflow init --output %s` writes a commented one)", err, path)}
+		return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("spec %w (`debugflow init --output %s` writes a commented one)", err, path)}
 	}
-	s, err := spec.Load(path)
+	s, warnings, err := spec.LoadWithWarnings(path)
 	if err != nil {
 		var errs spec.Errors
 		if errors.As(err, &errs) {
-			return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
+			return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
 		}
-		return nil, "", err
+		return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: err}
 	}
-	return s, path, nil
+	return s, path, warnings, nil
 }
 
 // renderChecked generates the workflow and refuses it when actionlint or the audit find
@@ -264,91 +278,210 @@ An existing file is never overwritten without --force.`,
 	return cmd
 }
 
-func newValidateCmd(specPath *string, stdout io.Writer) *cobra.Command {
-	var labels []string
-	cmd := &cobra.Command{
-		Use:   "validate FILE...",
-		Short: "Check specs and workflows: actionlint plus the security audit",
-		Long: `Check each FILE. A workflow (a file with jobs:) is checked with actionlint and the
-audit. A spec is loaded strictly (errors with file:line:column and the field path), its workflow
-is generated and that is checked too. Exit 1 when anything is found.
+// validateOptions are the arguments and flags of `debugflow validate`.
+type validateOptions struct {
+	Files     []string
+	SpecPath  string // --spec
+	SpecGiven bool   // --spec was given: a spec that does not load is an error
+	Labels    []string
+	Stdout    io.Writer
+}
 
-Self-hosted runner labels in workflows are accepted when they are the runners of the spec
-(--spec, ./debugflow.yaml or the default) or given with --runner-label.`,
-		Example: `  debugflow validate debugflow.yaml
+func newValidateCmd(specPath *string, stdout io.Writer) *cobra.Command {
+	opts := &validateOptions{Stdout: stdout}
+	cmd := &cobra.Command{
+		Use:   "validate [--spec FILE] [FILE...]",
+		Short: "Check specs and workflows: strict spec load, actionlint and the security audit",
+		Long: `Check each FILE; without one, check the current spec (--spec, else ./debugflow.yaml).
+
+A spec is loaded strictly: every unknown key (with the nearest known one), wrong type,
+lossy number and invalid value is listed with file:line:column and the field path. Its
+workflow is then generated and checked with actionlint and the audit. Warnings (such as a
+value an input's default overrides) are printed but do not change the exit status.
+
+A workflow (a file with jobs:) is checked with actionlint and the audit. Self-hosted runner
+labels are accepted when they are the runners of the spec named in the workflow's "Code
+generated" header, given with --runner-label, or, for a workflow without that header, the
+runners of the current spec.
+
+Exit status: 0 clean (warnings allowed), 1 findings, 2 a file that cannot be read or a --spec
+that does not load.`,
+		Example: `  # the current spec (./debugflow.yaml), as the header written by init says
+  debugflow validate
+  # a spec and a workflow
+  debugflow validate specs/t4.yaml .github/workflows/debug_cuda_repro.yml
+  # hand-written workflows on self-hosted runners
   debugflow validate --runner-label gpu-a100 .github/workflows/*.yml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, _, err := loadSpec(*specPath)
-			if err != nil {
-				return err
-			}
-			known := append(append([]string{}, labels...), s.Runners...)
-			total := 0
-			for _, path := range args {
-				n, err := validateFile(path, known, stdout)
-				if err != nil {
-					return err
-				}
-				total += n
-			}
-			if total > 0 {
-				fmt.Fprintf(stdout, "%d finding(s)\n", total)
-				return errFindings
-			}
-			fmt.Fprintf(stdout, "%d file(s) OK\n", len(args))
-			return nil
+			opts.Files = args
+			opts.SpecPath = *specPath
+			opts.SpecGiven = cmd.Flags().Changed("spec")
+			return runValidate(opts)
 		},
 	}
-	cmd.Flags().StringArrayVar(&labels, "runner-label", nil, "accept this self-hosted runner `LABEL` (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Labels, "runner-label", nil, "accept this self-hosted runner `LABEL` (repeatable)")
 	return cmd
 }
 
-// validateFile checks one spec or workflow and returns the number of findings it printed.
-func validateFile(path string, labels []string, w io.Writer) (int, error) {
-	data, err := os.ReadFile(path)
+func runValidate(opts *validateOptions) error {
+	files := opts.Files
+	if len(files) == 0 {
+		path := opts.SpecPath
+		if path == "" {
+			path = spec.DefaultFile
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return usageErrorf("nothing to validate: %s does not exist (`debugflow init` writes one; or name the files: debugflow validate FILE...)", path)
+		}
+		files = []string{path}
+	}
+	v := &validation{opts: opts}
+	for _, path := range files {
+		if err := v.file(path); err != nil {
+			return err
+		}
+	}
+	switch {
+	case v.findings > 0:
+		fmt.Fprintf(opts.Stdout, "%d finding(s)\n", v.findings)
+		return errFindings
+	case v.warnings > 0:
+		fmt.Fprintf(opts.Stdout, "%d file(s) OK, %d warning(s)\n", len(files), v.warnings)
+	default:
+		fmt.Fprintf(opts.Stdout, "%d file(s) OK\n", len(files))
+	}
+	return nil
+}
+
+// validation is one `debugflow validate` run.
+type validation struct {
+	opts               *validateOptions
+	findings, warnings int
+	current            []string // runner labels of the current spec, once loaded
+	currentLoaded      bool
+}
+
+// maxValidateBytes bounds what validate reads of one file (a workflow is a few KB).
+const maxValidateBytes = 4 << 20
+
+// file checks one spec or workflow and prints what it finds.
+func (v *validation) file(path string) error {
+	w := v.opts.Stdout
+	data, err := readBounded(path, maxValidateBytes)
 	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", path, err)
+		return &exitcode.Error{Code: exitUsage, Err: err}
 	}
-	if !looksLikeWorkflow(data) {
-		s, err := spec.Parse(path, data)
-		if err != nil {
-			var errs spec.Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					fmt.Fprintln(w, e.Error())
-				}
-				return len(errs), nil
+	if looksLikeWorkflow(data) {
+		labels := append([]string{}, v.opts.Labels...)
+		if header, ok := headerSpecRunners(data); ok {
+			labels = append(labels, header...)
+		} else {
+			current, err := v.currentLabels()
+			if err != nil {
+				return err
 			}
-			return 0, err
+			labels = append(labels, current...)
 		}
-		out, err := generate.Generate(s, path)
-		if err != nil {
-			return 0, fmt.Errorf("generating the workflow of %s: %w", path, err)
-		}
-		return reportFindings(path+" => "+s.Workflow.File, out, s.Runners, w)
+		n, err := reportFindings(path, data, labels, w)
+		v.findings += n
+		return err
 	}
-	return reportFindings(path, data, append(labels, headerSpecRunners(data)...), w)
+	s, warnings, err := spec.ParseWithWarnings(path, data)
+	if err != nil {
+		var errs spec.Errors
+		if !errors.As(err, &errs) {
+			return err
+		}
+		for _, e := range errs {
+			fmt.Fprintln(w, e.Error())
+		}
+		v.findings += len(errs)
+		return nil
+	}
+	for _, e := range warnings {
+		fmt.Fprintln(w, e.Error())
+	}
+	v.warnings += len(warnings)
+	out, err := generate.Generate(s, path)
+	if err != nil {
+		return fmt.Errorf("generating the workflow of %s: %w", path, err)
+	}
+	n, err := reportFindings(path+" => "+s.Workflow.File, out, s.Runners, w)
+	v.findings += n
+	return err
+}
+
+// currentLabels returns the runners of the current spec, for a workflow that names none. A
+// --spec that does not load is an error; a ./debugflow.yaml that does not load is only noted,
+// since the files being validated may have nothing to do with it.
+func (v *validation) currentLabels() ([]string, error) {
+	if v.currentLoaded {
+		return v.current, nil
+	}
+	v.currentLoaded = true
+	s, _, err := loadSpec(v.opts.SpecPath)
+	switch {
+	case err != nil && v.opts.SpecGiven:
+		return nil, err
+	case err != nil:
+		fmt.Fprintf(v.opts.Stdout, "note: %s does not load, so its runner labels are not declared (`debugflow validate` says why)\n", spec.DefaultFile)
+		return nil, nil
+	}
+	v.current = s.Runners
+	return v.current, nil
+}
+
+// readBounded reads a regular file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("reading %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("reading %s: larger than %d MiB, not a spec or a workflow", path, limit>>20)
+	}
+	return data, nil
 }
 
 // headerSpecRunners returns the runner labels of the spec a generated workflow names in its
 // header ("# Code generated by debugflow from SPEC."), when that file is here to read: a
-// generated workflow then validates without --runner-label.
-func headerSpecRunners(workflow []byte) []string {
-	first, _, _ := strings.Cut(string(workflow), "\n")
-	name, ok := strings.CutPrefix(first, "# Code generated by debugflow from ")
+// generated workflow then validates without --runner-label. ok is false when the workflow
+// names no spec or the spec does not load.
+func headerSpecRunners(workflow []byte) (labels []string, ok bool) {
+	name, ok := headerSpec(workflow)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	name, ok = strings.CutSuffix(name, ". DO NOT EDIT.")
-	if !ok {
-		return nil
+	if name == embeddedSpecName {
+		return spec.Default().Runners, true
 	}
 	s, err := spec.Load(name)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return s.Runners
+	return s.Runners, true
+}
+
+func headerSpec(workflow []byte) (string, bool) {
+	first, _, _ := strings.Cut(string(workflow), "\n")
+	name, ok := strings.CutPrefix(first, "# Code generated by debugflow from ")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(name, ". DO NOT EDIT.")
 }
 
 // looksLikeWorkflow tells a workflow (top-level jobs:) from a spec.
