@@ -3,6 +3,7 @@ package ghrun
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -14,7 +15,8 @@ type downloadCmdOptions struct {
 	f *Factory
 	repoFlags
 	runSelector
-	Name        string
+	Names       []string
+	Patterns    []string
 	Dir         string
 	MaxFiles    int
 	MaxSize     string
@@ -27,15 +29,20 @@ func NewCmdDownload(f *Factory) *cobra.Command { return newCmdDownload(f, nil) }
 func newCmdDownload(f *Factory, runF func(context.Context, *downloadCmdOptions) error) *cobra.Command {
 	opts := &downloadCmdOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "download [RUN_ID|--latest] [-n NAME] [-D DIR]",
+		Use:   "download [RUN_ID|RUN_URL|--latest] [-n NAME]... [-p PATTERN]... [-D DIR]",
 		Short: "Download a run's artifacts, extract them safely and print the verdict",
 		Long: `List the run's artifacts, download them (with a progress bar), extract them
 safely and print the debugflow report verdict for each folder.
 
-With -n, or when the run has one artifact, it goes into DIR. Without -n and
-with several artifacts (a matrix run), each goes into DIR/<artifact name>/ and
-gets its own report. DIR defaults to debugflow-run-<RUN_ID> and must be absent
-or empty.
+Which artifacts, as in gh run download: every one that has not expired, or
+those named with -n NAME and those matching -p PATTERN (a glob: * ? [a-z]);
+both repeat. A single artifact (one -n, or a run that has only one) goes into
+DIR itself; otherwise each goes into DIR/<artifact name>/ and gets its own
+report.
+
+DIR is -D, else debugflow-run-<RUN_ID> in the current folder (the command says
+which); it must be absent or empty. Unlike gh, debugflow never extracts into a
+folder that holds other files, and a failed extraction leaves DIR as found.
 
 Extraction refuses, before writing anything: entries that leave the folder
 (.., absolute paths, backslashes), symbolic links and other special files, more
@@ -43,9 +50,17 @@ than --max-files entries, and more than --max-size bytes in all (counted again
 while inflating, so a lying header does not help).
 
 The token needs actions: read.`,
-		Example: `  debugflow download 123456789
+		Example: `  # every artifact, into ./debugflow-run-123456789
+  debugflow download 123456789
+
+  # one artifact of the newest run, into ./evidence
   debugflow download --latest -n debug_cuda_repro_artifacts -D ./evidence
-  debugflow download 123456789 --max-size 8GiB`,
+
+  # the matrix artifacts of two runner types, each in its own folder
+  debugflow download 123456789 -p 'evidence-t4*' -p 'evidence-a10g*' -D ./matrix
+
+  # bigger archives, a slower network
+  debugflow download 123456789 --max-size 8GiB --idle-timeout 5m`,
 		Args: maxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -63,8 +78,9 @@ The token needs actions: read.`,
 	fl := cmd.Flags()
 	opts.repoFlags.addFlags(fl)
 	opts.runSelector.addFlags(fl, "download from")
-	fl.StringVarP(&opts.Name, "name", "n", "", "download only the artifact with this name")
-	fl.StringVarP(&opts.Dir, "dir", "D", "", "folder to extract into (default: debugflow-run-<RUN_ID>)")
+	fl.StringArrayVarP(&opts.Names, "name", "n", nil, "download the artifact with this `NAME` (repeatable)")
+	fl.StringArrayVarP(&opts.Patterns, "pattern", "p", nil, "download the artifacts whose name matches this glob `PATTERN` (repeatable)")
+	fl.StringVarP(&opts.Dir, "dir", "D", "", "folder to extract into, absent or empty (default: debugflow-run-<RUN_ID> in the current folder)")
 	fl.IntVar(&opts.MaxFiles, "max-files", DefaultExtractLimits.MaxFiles, "refuse an artifact with more entries than this")
 	fl.StringVar(&opts.MaxSize, "max-size", "4GiB", "refuse an artifact larger than this once extracted (B, KiB, MiB, GiB, TiB)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "give up on a download that receives nothing for this long")
@@ -84,12 +100,18 @@ func runDownload(ctx context.Context, opts *downloadCmdOptions) error {
 	if opts.IdleTimeout < 0 {
 		return usageError(fmt.Errorf("--idle-timeout must be positive, got %s", opts.IdleTimeout))
 	}
+	for _, p := range opts.Patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return usageError(fmt.Errorf("-p %q is not a glob pattern: %w", p, err))
+		}
+	}
 	repo, client, run, err := f.resolveRun(ctx, opts.repoFlags, opts.runSelector, stderr)
 	if err != nil {
 		return interrupted(ctx, err, "stopped before downloading")
 	}
 	dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{
-		Name:        opts.Name,
+		Names:       opts.Names,
+		Patterns:    opts.Patterns,
 		Dir:         opts.Dir,
 		Progress:    stderr,
 		IsTTY:       f.IsTTY,

@@ -192,7 +192,13 @@ func TestDispatchUsageErrors(t *testing.T) {
 		{name: "spec does not load", modify: func(f *Factory) {
 			f.Workflow = func() (Workflow, error) { return Workflow{}, errors.New("debugflow.yaml:3:1: unknown field") }
 		}, want: "load the debug spec: debugflow.yaml:3:1"},
-		{name: "bad interval", args: []string{"--watch", "--interval", "0s"}, want: "--interval must be positive"},
+		{name: "bad interval", args: []string{"--watch", "--interval", "0s"}, want: `invalid argument "0s" for "--interval" flag: "0s": the interval must be positive`},
+		{name: "unknown --json field", args: []string{"--json", "runId,bogus"}, want: "--json: unknown field \"bogus\"; the fields are:\n  dispatchId\n  foundBy"},
+		{name: "bad stdin JSON", modify: func(f *Factory) { f.Stdin = strings.NewReader("reproduce_count=5") },
+			want: "stdin: not a JSON object (with no -f or -F, the inputs are read from stdin as a JSON object"},
+		{name: "stdin JSON checked against the spec", modify: func(f *Factory) { f.Stdin = strings.NewReader(`{"reproduce_count": "lots", "repro_count": 1}`) },
+			want: `input "reproduce_count" must be a number`},
+		{name: "-F file missing", args: []string{"-F", "quadrants_ref=@/nonexistent/ref.txt"}, want: "-F quadrants_ref=@/nonexistent/ref.txt: open /nonexistent/ref.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,8 @@ type watchCmdOptions struct {
 	f *Factory
 	repoFlags
 	runSelector
-	Interval time.Duration
+	Interval   time.Duration
+	ExitStatus bool // accepted for gh compatibility: the exit status is always the run's
 }
 
 // NewCmdWatch returns `debugflow watch`.
@@ -22,7 +23,7 @@ func NewCmdWatch(f *Factory) *cobra.Command { return newCmdWatch(f, nil) }
 func newCmdWatch(f *Factory, runF func(context.Context, *watchCmdOptions) error) *cobra.Command {
 	opts := &watchCmdOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "watch [RUN_ID|--latest] [--interval 3s]",
+		Use:   "watch [RUN_ID|RUN_URL|--latest] [-i SECONDS]",
 		Short: "Follow a run's jobs and steps until it completes",
 		Long: `Show the live progress of a run: each job, its current step, elapsed times, and
 which steps passed or failed. A terminal gets an updating display; a pipe gets
@@ -31,11 +32,19 @@ contains "tmate" or the word "gate"), watch says so loudly and where the SSH
 line is: in that job's log, under the gate step.
 
 RUN_ID may be a run URL. --latest takes the newest run of the debug workflow.
-Exit status: 0 success, 1 failure, 2 cancelled (like gh run watch --exit-status).
-Ctrl-C stops watching; the run continues on GitHub.`,
+-i/--interval takes whole seconds like gh run watch (-i 10) or a duration
+(-i 500ms, -i 1m); each poll is two API requests.
+
+Exit status: 0 success, 1 failure, 2 cancelled. This is gh run watch
+--exit-status behaviour, and it is always on: --exit-status is accepted so gh
+command lines work unchanged. Ctrl-C stops watching (exit 130); the run
+continues on GitHub.`,
 		Example: `  debugflow watch 123456789
-  debugflow watch --latest
-  debugflow watch https://github.com/acme/kernels/actions/runs/123456789 --interval 10s`,
+  debugflow watch --latest -b debug/t4-corruption
+  debugflow watch https://github.com/acme/kernels/actions/runs/123456789 -i 10
+
+  # a gh habit works as is; the exit status says how the run ended
+  debugflow watch 123456789 --exit-status && echo passed`,
 		Args: maxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -53,7 +62,8 @@ Ctrl-C stops watching; the run continues on GitHub.`,
 	fl := cmd.Flags()
 	opts.repoFlags.addFlags(fl)
 	opts.runSelector.addFlags(fl, "watch")
-	fl.DurationVarP(&opts.Interval, "interval", "i", DefaultWatchInterval, "time between polls (each poll is two API requests)")
+	addIntervalFlag(fl, &opts.Interval, "interval", "i", "time between polls: whole seconds (5) or a duration (500ms, 1m)")
+	fl.BoolVar(&opts.ExitStatus, "exit-status", false, "exit 1 if the run fails, 2 if cancelled (always on; accepted for gh compatibility)")
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package ghrun
 import (
 	"context"
 	"io"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,40 +16,88 @@ import (
 // (cli/cli style: the run function is replaced).
 func TestCommandFlags(t *testing.T) {
 	f := &Factory{}
-	t.Run("dispatch", func(t *testing.T) {
+	dispatch := func(t *testing.T, args ...string) (*dispatchOptions, error) {
 		var got *dispatchOptions
 		cmd := newCmdDispatch(f, func(_ context.Context, o *dispatchOptions) error { got = o; return nil })
-		cmd.SetArgs([]string{"-R", "ghe.example.com/acme/kernels", "--ref", "debug/t4", "-f", "a=1", "-f", "b=x=y",
-			"--watch", "--download", "ev", "--json", "--interval", "10s", "--hostname", "h.example"})
+		cmd.SetArgs(args)
 		cmd.SetOut(io.Discard)
-		if err := cmd.Execute(); err != nil {
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		return got, err
+	}
+	t.Run("dispatch", func(t *testing.T) {
+		got, err := dispatch(t, "-R", "ghe.example.com/acme/kernels", "-r", "debug/t4", "-f", "a=1", "-F", "b=@x.txt", "--raw-field", "c=x=y",
+			"--field", "d=2", "--watch", "--download", "ev", "--json", "runId,url", "--interval", "10", "--hostname", "h.example", "--idle-timeout", "2m")
+		if err != nil {
 			t.Fatal(err)
 		}
 		want := &dispatchOptions{f: f, repoFlags: repoFlags{Repo: "ghe.example.com/acme/kernels", Hostname: "h.example"}, Ref: "debug/t4",
-			Fields: []string{"a=1", "b=x=y"}, Watch: true, DownloadDir: "ev", JSON: true, Interval: 10 * time.Second, IdleTimeout: DefaultIdleTimeout}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(dispatchOptions{}), cmpopts.IgnoreFields(dispatchOptions{}, "f")); diff != "" {
+			RawFields: []string{"a=1", "c=x=y"}, Fields: []string{"b=@x.txt", "d=2"}, Watch: true, DownloadDir: "ev", JSON: "runId,url",
+			Interval: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(dispatchOptions{}), cmpopts.IgnoreFields(dispatchOptions{}, "f", "stdin", "stdinHint")); diff != "" {
 			t.Errorf("options (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("watch", func(t *testing.T) {
-		var got *watchCmdOptions
-		cmd := newCmdWatch(f, func(_ context.Context, o *watchCmdOptions) error { got = o; return nil })
-		cmd.SetArgs([]string{"--latest", "-b", "debug/t4", "-i", "1m"})
-		if err := cmd.Execute(); err != nil {
-			t.Fatal(err)
+	t.Run("dispatch --json forms", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--json"}, "run_id,html_url"},
+			{[]string{"--json", "--watch"}, "run_id,html_url"},
+			{[]string{"--json=runId"}, "runId"},
+			{[]string{"--json", "runId,url"}, "runId,url"},
+			{[]string{"--watch", "--json", "url"}, "url"},
+			{nil, ""},
+		} {
+			got, err := dispatch(t, tt.args...)
+			if err != nil || got.JSON != tt.want {
+				t.Errorf("%q: JSON %q, %v; want %q", tt.args, got.JSON, err, tt.want)
+			}
 		}
-		if !got.Latest || got.Branch != "debug/t4" || got.Interval != time.Minute || got.Arg != "" {
-			t.Errorf("options %+v", got)
+		if _, err := dispatch(t, "--json", "reproduce_count=5"); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "inputs go in -f") {
+			t.Errorf("--json followed by a non-field argument: %v", err)
+		}
+	})
+	t.Run("watch", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			want time.Duration
+		}{
+			{[]string{"--latest", "-b", "debug/t4", "-i", "1m"}, time.Minute},
+			{[]string{"1", "-i", "5"}, 5 * time.Second},
+			{[]string{"1", "--interval=500ms", "--exit-status"}, 500 * time.Millisecond},
+			{[]string{"1"}, DefaultWatchInterval},
+		} {
+			var got *watchCmdOptions
+			cmd := newCmdWatch(f, func(_ context.Context, o *watchCmdOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			if err := cmd.Execute(); err != nil {
+				t.Fatalf("%q: %v", tt.args, err)
+			}
+			if got.Interval != tt.want {
+				t.Errorf("%q: interval %s, want %s", tt.args, got.Interval, tt.want)
+			}
+		}
+		for _, bad := range []string{"0", "-3", "0s", "5x", "-1s", "100000"} {
+			cmd := newCmdWatch(f, func(context.Context, *watchCmdOptions) error { return nil })
+			cmd.SetArgs([]string{"1", "-i", bad})
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			if err := cmd.Execute(); ExitCode(err) != ExitUsage {
+				t.Errorf("-i %s: err = %v, want a usage error", bad, err)
+			}
 		}
 	})
 	t.Run("download", func(t *testing.T) {
 		var got *downloadCmdOptions
 		cmd := newCmdDownload(f, func(_ context.Context, o *downloadCmdOptions) error { got = o; return nil })
-		cmd.SetArgs([]string{"42", "-n", "evidence", "-D", "out", "--max-files", "7", "--max-size", "1GiB"})
+		cmd.SetArgs([]string{"42", "-n", "evidence", "-n", "other", "-p", "ev-*", "--pattern", "x?", "-D", "out", "--max-files", "7", "--max-size", "1GiB"})
 		if err := cmd.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		if got.Arg != "42" || got.Name != "evidence" || got.Dir != "out" || got.MaxFiles != 7 || got.MaxSize != "1GiB" {
+		if got.Arg != "42" || got.Dir != "out" || got.MaxFiles != 7 || got.MaxSize != "1GiB" ||
+			!slices.Equal(got.Names, []string{"evidence", "other"}) || !slices.Equal(got.Patterns, []string{"ev-*", "x?"}) {
 			t.Errorf("options %+v", got)
 		}
 	})
@@ -58,7 +108,7 @@ func TestCommandFlags(t *testing.T) {
 		if err := cmd.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		if got.MaxFiles != DefaultExtractLimits.MaxFiles || got.MaxSize != "4GiB" {
+		if got.MaxFiles != DefaultExtractLimits.MaxFiles || got.MaxSize != "4GiB" || got.IdleTimeout != DefaultIdleTimeout {
 			t.Errorf("defaults %+v", got)
 		}
 		if n, _ := ParseSize(got.MaxSize); n != DefaultExtractLimits.MaxBytes {
@@ -72,7 +122,7 @@ func TestRunDispatchDirect(t *testing.T) {
 	srv := newServer(t)
 	h := newHarness(t, srv)
 	err := runDispatch(context.Background(), &dispatchOptions{f: h.f, repoFlags: repoFlags{Repo: "acme/kernels"}, Ref: "main",
-		Fields: []string{"open_tmate=false"}, Interval: time.Second})
+		RawFields: []string{"open_tmate=false"}, Interval: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,10 +18,13 @@ import (
 
 // DownloadOptions configure Download.
 type DownloadOptions struct {
-	// Name selects one artifact; empty takes every artifact of the run.
-	Name string
-	// Dir receives the artifact (one artifact or Name given) or one folder per
-	// artifact, Dir/<artifact name>/ (several). Empty means debugflow-run-<ID>.
+	// Names and Patterns (path.Match globs) select artifacts, as gh run
+	// download's -n and -p do; with neither, every artifact that has not expired.
+	Names    []string
+	Patterns []string
+	// Dir receives the artifact (a single -n, or a run with one artifact) or
+	// one folder per artifact, Dir/<artifact name>/. Empty means
+	// debugflow-run-<ID>, which Download then names on Progress.
 	Dir string
 	// Progress receives the progress bars (nil: discard).
 	Progress io.Writer
@@ -80,14 +84,15 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	if opts.Dir == "" {
-		opts.Dir = fmt.Sprintf("debugflow-run-%d", runID)
-	}
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
 	progress = &redactWriter{w: progress, secrets: c.secrets}
+	if opts.Dir == "" {
+		opts.Dir = DefaultDownloadDir(runID)
+		fmt.Fprintf(progress, "downloading into %s (the default for run %d; choose another folder with -D)\n", opts.Dir, runID)
+	}
 
 	all, err := c.listArtifacts(ctx, repo, runID)
 	if err != nil {
@@ -96,11 +101,11 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 	if len(all) == 0 {
 		return nil, c.noArtifacts(ctx, repo, runID)
 	}
-	selected, err := selectArtifacts(all, opts.Name, runID)
+	selected, err := selectArtifacts(all, opts.Names, opts.Patterns, runID)
 	if err != nil {
 		return nil, err
 	}
-	single := len(selected) == 1 && (opts.Name != "" || len(all) == 1)
+	single := len(selected) == 1 && len(opts.Patterns) == 0 && (len(opts.Names) == 1 || len(all) == 1)
 	targets := make([]string, len(selected))
 	for i, a := range selected {
 		if single {
@@ -159,32 +164,90 @@ func (c *Client) noArtifacts(ctx context.Context, repo Repo, runID int64) error 
 		runID, repo, run.GetHTMLURL())
 }
 
-// selectArtifacts applies -n and drops expired artifacts, explaining what is left out.
-func selectArtifacts(all []*github.Artifact, name string, runID int64) ([]*github.Artifact, error) {
-	if name != "" {
-		var names []string
+// DefaultDownloadDir is the folder download uses without -D.
+func DefaultDownloadDir(runID int64) string { return fmt.Sprintf("debugflow-run-%d", runID) }
+
+// selectArtifacts applies -n and -p (gh run download's rules) and drops
+// expired artifacts, explaining what is left out. Every -n must name an
+// artifact that has not expired; the patterns together must match one.
+func selectArtifacts(all []*github.Artifact, names, patterns []string, runID int64) ([]*github.Artifact, error) {
+	var available []string
+	for _, a := range all {
+		available = append(available, a.GetName())
+	}
+	has := func() string {
+		if len(available) == 0 {
+			return "it has none"
+		}
+		return "it has: " + strings.Join(available, ", ")
+	}
+	if len(names) == 0 && len(patterns) == 0 {
+		var live []*github.Artifact
+		for _, a := range all {
+			if !a.GetExpired() {
+				live = append(live, a)
+			}
+		}
+		if len(live) == 0 {
+			return nil, fmt.Errorf("every artifact of run %d has expired (artifact retention): re-run the workflow to get fresh evidence", runID)
+		}
+		return live, nil
+	}
+	var out []*github.Artifact
+	picked := map[string]bool{}
+	for _, name := range names {
+		var found *github.Artifact
 		for _, a := range all {
 			if a.GetName() == name {
-				if a.GetExpired() {
-					return nil, fmt.Errorf("artifact %q of run %d has expired (artifact retention)%s: re-run the workflow to get fresh evidence",
-						name, runID, expiredOn(a))
-				}
-				return []*github.Artifact{a}, nil
+				found = a
+				break
 			}
-			names = append(names, a.GetName())
 		}
-		return nil, fmt.Errorf("run %d has no artifact %q; it has: %s", runID, name, strings.Join(names, ", "))
+		switch {
+		case found == nil:
+			return nil, fmt.Errorf("run %d has no artifact %q; %s", runID, name, has())
+		case found.GetExpired():
+			return nil, fmt.Errorf("artifact %q of run %d has expired (artifact retention)%s: re-run the workflow to get fresh evidence",
+				name, runID, expiredOn(found))
+		case !picked[name]:
+			picked[name] = true
+			out = append(out, found)
+		}
 	}
-	var live []*github.Artifact
+	matched := false
 	for _, a := range all {
-		if !a.GetExpired() {
-			live = append(live, a)
+		for _, p := range patterns {
+			ok, err := path.Match(p, a.GetName())
+			if err != nil {
+				return nil, fmt.Errorf("-p %q is not a glob pattern: %w", p, err)
+			}
+			if !ok {
+				continue
+			}
+			matched = true
+			if !a.GetExpired() && !picked[a.GetName()] {
+				picked[a.GetName()] = true
+				out = append(out, a)
+			}
 		}
 	}
-	if len(live) == 0 {
-		return nil, fmt.Errorf("every artifact of run %d has expired (artifact retention): re-run the workflow to get fresh evidence", runID)
+	if len(patterns) > 0 && !matched {
+		return nil, fmt.Errorf("no artifact of run %d matches -p %s; %s", runID, strings.Join(quoteAll(patterns), " -p "), has())
 	}
-	return live, nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("every artifact of run %d that matches -p %s has expired (artifact retention): re-run the workflow to get fresh evidence",
+			runID, strings.Join(quoteAll(patterns), " -p "))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%q", x)
+	}
+	return out
 }
 
 func expiredOn(a *github.Artifact) string {

@@ -84,7 +84,7 @@ func TestDownloadMatrix(t *testing.T) {
 	}
 
 	one := filepath.Join(t.TempDir(), "only-t4")
-	dirs, err = c.Download(context.Background(), testRepo, id, DownloadOptions{Name: "evidence-t4", Dir: one})
+	dirs, err = c.Download(context.Background(), testRepo, id, DownloadOptions{Names: []string{"evidence-t4"}, Dir: one})
 	if err != nil || len(dirs) != 1 || dirs[0] != one {
 		t.Fatalf("-n: %v %v", dirs, err)
 	}
@@ -97,12 +97,12 @@ func TestDownloadErrors(t *testing.T) {
 		opts  DownloadOptions
 		want  []string
 	}{
-		{name: "no such name lists the others", opts: DownloadOptions{Name: "nope"},
+		{name: "no such name lists the others", opts: DownloadOptions{Names: []string{"nope"}},
 			setup: func(s *ghtest.Server, id int64) {
 				s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
 			},
 			want: []string{`has no artifact "nope"; it has: evidence`}},
-		{name: "expired by name", opts: DownloadOptions{Name: "evidence"},
+		{name: "expired by name", opts: DownloadOptions{Names: []string{"evidence"}},
 			setup: func(s *ghtest.Server, id int64) {
 				s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1), Expired: true})
 			},

@@ -30,8 +30,8 @@ type Factory struct {
 
 	Getenv     func(string) string // nil: os.Getenv
 	HTTPClient *http.Client        // nil: a default client
-	Stdin      io.Reader           // dispatch reads inputs as JSON from it (nil: none)
-	StdinIsTTY bool                // stdin is a terminal: never read inputs from it
+	Stdin      io.Reader           // dispatch reads inputs as JSON from it (nil: the command's stdin)
+	StdinIsTTY bool                // stdin is a terminal: never read inputs from it (an *os.File is checked too)
 	Stdout     io.Writer
 	Stderr     io.Writer
 	IsTTY      bool // draw updating displays instead of plain lines
@@ -61,8 +61,6 @@ func NewFactory(workflow func() (Workflow, error), report func(dir string, w io.
 		Workflow:    workflow,
 		Report:      report,
 		Getenv:      os.Getenv,
-		Stdin:       os.Stdin,
-		StdinIsTTY:  isTerminal(os.Stdin),
 		Stdout:      os.Stdout,
 		Stderr:      os.Stderr,
 		IsTTY:       isTerminal(os.Stdout) && isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb",
@@ -70,6 +68,12 @@ func NewFactory(workflow func() (Workflow, error), report func(dir string, w io.
 		GitRemote:   git.Origin,
 		GitBranch:   git.Branch,
 	}
+}
+
+// isTerminalReader reports a reader that is a terminal (only an *os.File can be).
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
 }
 
 func isTerminal(f *os.File) bool {

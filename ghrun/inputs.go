@@ -153,13 +153,15 @@ func checkValue(in InputDef, v string) (string, error) {
 			return "", fmt.Errorf("input %q: number %q is out of range", in.Name, v)
 		}
 		if r := in.Range; r != nil {
-			if f != math.Trunc(f) || f < float64(r.Min) || (r.Max > 0 && f > float64(r.Max)) {
+			if f != math.Trunc(f) || f < float64(r.Min) || (r.Max > 0 && f > float64(r.Max)) || math.Abs(f) > 1<<53 {
 				bounds := fmt.Sprintf("at least %d", r.Min)
 				if r.Max > 0 {
 					bounds = fmt.Sprintf("from %d to %d", r.Min, r.Max)
 				}
 				return "", fmt.Errorf("input %q is %s: it must be a whole number %s, got %q", in.Name, r.Why, bounds, v)
 			}
+			// The step parses a plain integer: 2e2 and 200.0 are sent as 200.
+			return strconv.FormatInt(int64(f), 10), nil
 		}
 		return t, nil
 	case InputBoolean:
@@ -220,31 +222,4 @@ func similarName(name string, valid []string) string {
 		}
 	}
 	return ""
-}
-
-// ParseFields turns repeated -f name=value flags into a map. A flag without '='
-// or given twice is a problem; all problems are reported together.
-func ParseFields(fields []string) (map[string]string, error) {
-	out := make(map[string]string, len(fields))
-	var problems []string
-	for _, f := range fields {
-		name, value, ok := strings.Cut(f, "=")
-		name = strings.TrimSpace(name)
-		switch {
-		case !ok:
-			problems = append(problems, fmt.Sprintf("-f %q: expected name=value", f))
-		case name == "":
-			problems = append(problems, fmt.Sprintf("-f %q: the input name is empty", f))
-		default:
-			if _, dup := out[name]; dup {
-				problems = append(problems, fmt.Sprintf("input %q is given twice", name))
-				continue
-			}
-			out[name] = value
-		}
-	}
-	if len(problems) > 0 {
-		return nil, &ValidationError{Problems: problems}
-	}
-	return out, nil
 }

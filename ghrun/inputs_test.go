@@ -1,7 +1,12 @@
 package ghrun
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,33 +130,107 @@ func TestValidateInputsNoInputsDeclared(t *testing.T) {
 	}
 }
 
-func TestParseFields(t *testing.T) {
+func TestGatherFields(t *testing.T) {
+	dir := t.TempDir()
+	refFile := filepath.Join(dir, "ref.txt")
+	os.WriteFile(refFile, []byte("v1.2.3\n"), 0o644)
+	big := filepath.Join(dir, "big.txt")
+	os.WriteFile(big, bytes.Repeat([]byte("a"), maxInputBytes+1), 0o644)
 	tests := []struct {
-		in      []string
+		name    string
+		src     inputSources
 		want    map[string]string
 		wantErr string
 	}{
-		{in: nil, want: map[string]string{}},
-		{in: []string{"a=1", "b=x=y", "c="}, want: map[string]string{"a": "1", "b": "x=y", "c": ""}},
-		{in: []string{"novalue"}, wantErr: `-f "novalue": expected name=value`},
-		{in: []string{"=v"}, wantErr: "the input name is empty"},
-		{in: []string{"a=1", "a=2", "b"}, wantErr: "invalid inputs:\n  - input \"a\" is given twice\n  - -f \"b\": expected name=value"},
+		{name: "none", want: map[string]string{}},
+		{name: "raw", src: inputSources{Raw: []string{"a=1", "b=x=y", "c="}}, want: map[string]string{"a": "1", "b": "x=y", "c": ""}},
+		{name: "raw @ is literal", src: inputSources{Raw: []string{"a=@" + refFile}}, want: map[string]string{"a": "@" + refFile}},
+		{name: "-F reads a file", src: inputSources{Magic: []string{"a=@" + refFile, "b=plain"}}, want: map[string]string{"a": "v1.2.3\n", "b": "plain"}},
+		{name: "-F @- reads stdin", src: inputSources{Magic: []string{"a=@-"}, Stdin: strings.NewReader("from stdin")}, want: map[string]string{"a": "from stdin"}},
+		{name: "-F and -f together", src: inputSources{Raw: []string{"a=1"}, Magic: []string{"b=2"}, Stdin: strings.NewReader("ignored")}, want: map[string]string{"a": "1", "b": "2"}},
+		{name: "no =", src: inputSources{Raw: []string{"novalue"}}, wantErr: `-f "novalue": expected name=value`},
+		{name: "empty name", src: inputSources{Magic: []string{"=v"}}, wantErr: `-F "=v": the input name is empty`},
+		{name: "all problems at once", src: inputSources{Raw: []string{"a=1", "b"}, Magic: []string{"a=2"}},
+			wantErr: "invalid inputs:\n  - -f \"b\": expected name=value\n  - input \"a\" is given twice"},
+		{name: "missing file", src: inputSources{Magic: []string{"a=@" + filepath.Join(dir, "nope")}}, wantErr: "no such file"},
+		{name: "file too big", src: inputSources{Magic: []string{"a=@" + big}}, wantErr: "more than 64.0 KiB"},
+		{name: "bare @", src: inputSources{Magic: []string{"a=@"}}, wantErr: "@ must be followed by a file name"},
+		{name: "stdin twice", src: inputSources{Magic: []string{"a=@-", "b=@-"}, Stdin: strings.NewReader("x")}, wantErr: "stdin can be read for one input only"},
 	}
 	for _, tt := range tests {
-		got, err := ParseFields(tt.in)
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.src.gather(context.Background())
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseInputsJSON(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    map[string]string
+		wantErr string
+	}{
+		{in: "", want: map[string]string{}},
+		{in: " \n", want: map[string]string{}},
+		{in: `{}`, want: map[string]string{}},
+		{in: `{"a": "x", "n": 200, "f": 2.5e1, "b": false}`, want: map[string]string{"a": "x", "n": "200", "f": "2.5e1", "b": "false"}},
+		{in: `{"a": null}`, wantErr: `input "a" is null: leave it out`},
+		{in: `{"a": [1], "b": {"c": 1}}`, wantErr: "invalid inputs:\n  - input \"a\" is a JSON array: inputs are strings, numbers or booleans\n  - input \"b\" is a JSON object"},
+		{in: `{"a": "1", "a": "2"}`, wantErr: `input "a" is given twice`},
+		{in: `["a"]`, wantErr: "not a JSON object"},
+		{in: `reproduce_count=5`, wantErr: "not a JSON object"},
+		{in: `{"a": "1"} {"b": 2}`, wantErr: "more data after the object"},
+		{in: `{"a": "1"`, wantErr: "invalid JSON"},
+	}
+	for _, tt := range tests {
+		got, err := parseInputsJSON([]byte(tt.in))
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseFields(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+				t.Errorf("parseInputsJSON(%q) error = %v, want %q", tt.in, err, tt.wantErr)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseFields(%q): %v", tt.in, err)
+			t.Errorf("parseInputsJSON(%q): %v", tt.in, err)
+			continue
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseFields(%q) (-want +got):\n%s", tt.in, diff)
+			t.Errorf("parseInputsJSON(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
+}
+
+// FuzzParseInputsJSON: the stdin parser never panics, and what it accepts
+// is one string per name.
+func FuzzParseInputsJSON(f *testing.F) {
+	for _, s := range []string{`{"a": 1}`, `{"a": "x", "b": true}`, `{"a": null}`, `[1]`, `{"a":1}{}`, `{"a": {"b": [1, 2]}}`, ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseInputsJSON([]byte(s))
+		if err != nil {
+			return
+		}
+		var back map[string]any
+		if strings.TrimSpace(s) != "" && json.Unmarshal([]byte(s), &back) != nil {
+			t.Fatalf("accepted %q, which is not JSON", s)
+		}
+		if len(got) > len(back) && strings.TrimSpace(s) != "" {
+			t.Fatalf("%d inputs from %d keys", len(got), len(back))
+		}
+	})
 }
 
 // FuzzValidateInputs checks that validation never panics, and that whatever
@@ -162,7 +241,7 @@ func FuzzValidateInputs(f *testing.F) {
 	f.Add("tmate_timeout_minutes=-1.5E+3", "=")
 	wf := testWorkflow()
 	f.Fuzz(func(t *testing.T, a, b string) {
-		given, err := ParseFields([]string{a, b})
+		given, err := inputSources{Raw: []string{a, b}}.gather(context.Background())
 		if err != nil {
 			return
 		}
@@ -207,6 +286,8 @@ func TestValidateInputsRanges(t *testing.T) {
 		want  string // "" = valid
 	}{
 		{map[string]string{"reproduce_count": "200", "tmate_timeout_minutes": "360", "scale": "2.5"}, ""},
+		{map[string]string{"reproduce_count": "2e2", "tmate_timeout_minutes": "30.0"}, ""},
+		{map[string]string{"reproduce_count": "1e300"}, "whole number at least 1"},
 		{map[string]string{"reproduce_count": "2.5"}, `input "reproduce_count" is the pytest-repeat count: it must be a whole number at least 1, got "2.5"`},
 		{map[string]string{"reproduce_count": "0"}, "at least 1"},
 		{map[string]string{"tmate_timeout_minutes": "999"}, `the tmate timeout in minutes: it must be a whole number from 1 to 360, got "999"`},

@@ -3,8 +3,12 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +145,57 @@ func TestDispatchFallsBackToTheSpecBranch(t *testing.T) {
 	}
 	if runs := srv.Runs(); len(runs) != 1 || runs[0].Branch != "debug/cuda-t4-repro" {
 		t.Errorf("dispatched %+v, want the spec's branch", runs)
+	}
+}
+
+// runCLIStdin is runCLI with something on stdin.
+func runCLIStdin(t *testing.T, dir string, stdin io.Reader, args ...string) (int, string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out bytes.Buffer
+	code := run(context.Background(), args, stdin, &out, &out)
+	return code, out.String()
+}
+
+// Through the real wiring: no token in the environment, so the token comes from
+// `gh auth token` (a fake gh on PATH); the inputs come as JSON on stdin; --json
+// picks the fields.
+func TestDispatchWithGHTokenAndStdinInputs(t *testing.T) {
+	const ghToken = "gho_FROMghCLI0123456789abcdefghijklmnop"
+	srv := ghtest.New(t, "acme", "kernels", ghToken)
+	srv.AddBranch("debug/t4")
+	srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug",
+		Inputs: []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"}})
+	ghDir := t.TempDir()
+	logFile := filepath.Join(ghDir, "args.log")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + logFile + "\n[ \"$1 $2 $3\" = \"auth token --hostname\" ] && echo " + ghToken + "\n"
+	if err := os.WriteFile(filepath.Join(ghDir, "gh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	t.Setenv("PATH", ghDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("GH_PATH", "")
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GITHUB_API_URL", srv.URL())
+
+	code, out := runCLIStdin(t, dir, strings.NewReader(`{"reproduce_count": 300}`), "dispatch", "--json", "runId,ref")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	runs := srv.Runs()
+	if len(runs) != 1 || runs[0].Inputs["reproduce_count"] != "300" || runs[0].Branch != "debug/t4" {
+		t.Fatalf("dispatched %+v", runs)
+	}
+	if !strings.Contains(out, `{"runId":`+strconv.FormatInt(runs[0].ID, 10)+`,"ref":"debug/t4"}`) {
+		t.Errorf("output:\n%s", out)
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL(), "/"), "http://")
+	if b, _ := os.ReadFile(logFile); string(b) != "auth token --hostname "+host+"\n" {
+		t.Errorf("gh was run as %q", b)
+	}
+	if strings.Contains(out, ghToken) {
+		t.Error("the token was printed")
 	}
 }
