@@ -48,6 +48,7 @@ type Option func(*options)
 
 type options struct {
 	allowedWriteScopes []string
+	selfHostedLabels   []string
 }
 
 // WithAllowedWriteScopes lets the permissions rule accept `write` for the
@@ -59,6 +60,15 @@ func WithAllowedWriteScopes(scopes ...string) Option {
 	}
 }
 
+// WithSelfHostedLabels declares runner labels as self-hosted (a spec's runners), even
+// when the label is also the name of a GitHub-hosted runner. Any label GitHub does not
+// host already counts as self-hosted.
+func WithSelfHostedLabels(labels ...string) Option {
+	return func(o *options) {
+		o.selfHostedLabels = append(o.selfHostedLabels, labels...)
+	}
+}
+
 // newCheckers returns a fresh instance of every rule, in Rules order.
 func newCheckers(file string, o options) []checker {
 	return []checker{
@@ -67,6 +77,14 @@ func newCheckers(file string, o options) []checker {
 		newCheckoutCredentials(file),
 		newJobTimeout(file),
 		newExpressionInjection(file),
+		newSecretsInRun(file),
+		newIndirectInjection(file),
+		newGithubEnv(file),
+		newUntrustedCheckout(file),
+		newSelfHostedRunner(file, o.selfHostedLabels),
+		newArtifactCredentials(file),
+		newTmateAccess(file),
+		newCachePoisoning(file),
 	}
 }
 
@@ -109,7 +127,8 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 		return nil, fmt.Errorf("audit %s: %d:%d: a workflow must be a mapping of keys such as on: and jobs:",
 			path, posOf(body).Line, posOf(body).Column)
 	}
-	w.jobs = buildJobs(doc, w.root)
+	w.jobs = buildJobs(w)
+	w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
 
 	checkers := newCheckers(path, o)
 	for _, c := range checkers {
@@ -152,13 +171,14 @@ func parse(content []byte) (f *ast.File, err error) {
 }
 
 // buildJobs collects the jobs and their steps.
-func buildJobs(doc *document, root ast.Node) []*jobNode {
+func buildJobs(w *workflowNode) []*jobNode {
+	doc := w.doc
 	var jobs []*jobNode
-	for _, e := range doc.mappingEntries(doc.lookup(root, "jobs")) {
+	for _, e := range doc.mappingEntries(doc.lookup(w.root, "jobs")) {
 		if doc.mappingEntries(e.Value) == nil {
 			continue
 		}
-		j := &jobNode{doc: doc, ID: e.Key, Key: e.KeyNd, Body: e.Value}
+		j := &jobNode{doc: doc, Workflow: w, ID: e.Key, Key: e.KeyNd, Body: e.Value}
 		for i, s := range doc.sequence(j.get("steps")) {
 			if doc.mappingEntries(s) == nil {
 				continue

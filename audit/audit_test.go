@@ -79,7 +79,7 @@ func TestErr(t *testing.T) {
 }
 
 // exprRules are the rules whose findings point at a ${{ }} expression.
-var exprRules = map[string]bool{"expression-injection": true}
+var exprRules = map[string]bool{"expression-injection": true, "secrets-in-run": true, "indirect-injection": true}
 
 // assertPositionsPointAtSource checks that every finding's line:column is
 // inside the file, and that injection findings point at "${{".
@@ -229,7 +229,9 @@ func TestFindingString(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	rules := Rules()
-	want := []string{"pinned-actions", "permissions", "checkout-credentials", "job-timeout", "expression-injection"}
+	want := []string{"pinned-actions", "permissions", "checkout-credentials", "job-timeout", "expression-injection",
+		"secrets-in-run", "indirect-injection", "github-env", "untrusted-checkout", "self-hosted-runner",
+		"artifact-credentials", "tmate-access", "cache-poisoning"}
 	var names []string
 	for _, r := range rules {
 		names = append(names, r.Name)

@@ -59,18 +59,20 @@ func (r *ruleBase) report(n ast.Node, fix, format string, args ...any) {
 
 // workflowNode is the part of the workflow the rules look at.
 type workflowNode struct {
-	doc  *document
-	root ast.Node // the top-level mapping
-	jobs []*jobNode
+	doc      *document
+	root     ast.Node // the top-level mapping
+	jobs     []*jobNode
+	triggers []trigger // the events of on:
 }
 
 // jobNode is one entry of `jobs:`.
 type jobNode struct {
-	doc   *document
-	ID    string
-	Key   ast.Node // the job id key, where job-level findings point
-	Body  ast.Node // the job's mapping
-	Steps []*stepNode
+	doc      *document
+	Workflow *workflowNode
+	ID       string
+	Key      ast.Node // the job id key, where job-level findings point
+	Body     ast.Node // the job's mapping
+	Steps    []*stepNode
 }
 
 // stepNode is one item of a job's `steps:`.

@@ -3,12 +3,11 @@ package audit
 import (
 	"fmt"
 	"strings"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 // untrustedContexts are the context paths whose values a caller, a pull
-// request author or an earlier step controls. "*" matches any one property.
+// request author, whoever names a branch or an earlier step controls (a branch
+// name may hold $(...) or backquotes: git allows them). "*" matches any one property.
 // An expression naming one of them, or a whole object containing one (such
 // as `toJSON(github)`), is flagged inside scripts. Other contexts
 // (github.run_id, runner.temp, matrix.*, env.*) are fine.
@@ -19,13 +18,14 @@ var untrustedContexts = []struct {
 	{[]string{"inputs"}, "workflow input"},
 	{[]string{"github", "event"}, "event payload"},
 	{[]string{"github", "head_ref"}, "pull request head branch name"},
+	{[]string{"github", "ref_name"}, "branch or tag name"},
 	{[]string{"steps", "*", "outputs"}, "step output"},
 	{[]string{"needs", "*", "outputs"}, "job output"},
 }
 
 // githubScriptAction runs its `script:` input as JavaScript, so expressions
 // there are injections too.
-const githubScriptAction = "actions/github-script"
+const githubScriptAction = "actions/github-script" // lower case, as actionName returns
 
 // expressionInjection refuses untrusted `${{ }}` expressions inside `run:`
 // scripts and actions/github-script `script:` inputs. GitHub substitutes the
@@ -41,42 +41,26 @@ type expressionInjection struct {
 func newExpressionInjection(file string) *expressionInjection {
 	return &expressionInjection{ruleBase{file: file, info: Rule{
 		Name:        "expression-injection",
-		Description: "no inputs.*, github.event.*, github.head_ref, steps.*.outputs.* or needs.*.outputs.* expression inside run: or github-script script:",
+		Description: "no inputs.*, github.event.*, github.head_ref, github.ref_name, steps.*.outputs.* or needs.*.outputs.* expression inside run: or github-script script:",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#understanding-the-risk-of-script-injections",
 	}}}
 }
 
-// VisitStep checks the step's script, if any.
+// VisitStep checks the step's scripts.
 func (r *expressionInjection) VisitStep(s *stepNode) {
-	if n := s.get("run"); n != nil {
-		r.checkScript(s.doc, n, "run:", shellReference)
-	}
-	name, _, _ := strings.Cut(s.uses(), "@")
-	if strings.EqualFold(strings.TrimSpace(name), githubScriptAction) {
-		if n := s.with("script"); n != nil {
-			r.checkScript(s.doc, n, "script:", jsReference)
+	for _, sc := range s.scripts() {
+		script := s.doc.decodeScalar(sc.Node)
+		for _, e := range findExpressions(script.Text) {
+			path, what := untrustedPath(e.Inner)
+			if path == nil {
+				continue
+			}
+			env := envName(path)
+			r.reportAt(script.pos(e.Offset),
+				fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", sc.Reference(env), env, compact(e.Source())),
+				"%s is pasted into the %s script before it runs, so %s can inject code",
+				compact(e.Source()), sc.Where, what)
 		}
-	}
-}
-
-func shellReference(env string) string { return `"$` + env + `"` }
-func jsReference(env string) string    { return "process.env." + env }
-
-// checkScript reports every untrusted expression of the script n at its own line and
-// column. The script is read decoded, as GitHub reads it: YAML escapes such as
-// "github.ev\u0065nt" or "\x24{{" cannot hide an expression.
-func (r *expressionInjection) checkScript(doc *document, n ast.Node, where string, reference func(string) string) {
-	script := doc.decodeScalar(n)
-	for _, e := range findExpressions(script.Text) {
-		path, what := untrustedPath(e.Inner)
-		if path == nil {
-			continue
-		}
-		env := envName(path)
-		r.reportAt(script.pos(e.Offset),
-			fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", reference(env), env, compact(e.Source())),
-			"%s is pasted into the %s script before it runs, so %s can inject code",
-			compact(e.Source()), where, what)
 	}
 }
 

@@ -1,0 +1,145 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// githubHostedLabels are the runner labels of GitHub's own machines (fresh for every job).
+// Any other label is a machine someone keeps: a self-hosted runner.
+//
+// https://docs.github.com/en/actions/using-github-hosted-runners/using-github-hosted-runners/about-github-hosted-runners#standard-github-hosted-runners-for-public-repositories
+var githubHostedLabels = []string{
+	"ubuntu-latest", "ubuntu-slim", "ubuntu-24.04", "ubuntu-22.04", "ubuntu-20.04",
+	"ubuntu-24.04-arm", "ubuntu-22.04-arm",
+	"ubuntu-latest-4-cores", "ubuntu-latest-8-cores", "ubuntu-latest-16-cores",
+	"windows-latest", "windows-latest-8-cores", "windows-2025", "windows-2025-vs2026",
+	"windows-2022", "windows-2019", "windows-11-arm",
+	"macos-latest", "macos-latest-large", "macos-latest-xlarge",
+	"macos-26", "macos-26-intel", "macos-26-large", "macos-26-xlarge",
+	"macos-15", "macos-15-intel", "macos-15-large", "macos-15-xlarge",
+	"macos-14", "macos-14-large", "macos-14-xlarge",
+	"macos-13", "macos-13-large", "macos-13-xlarge",
+}
+
+// selfHostedLabel is the label every self-hosted runner carries.
+const selfHostedLabel = "self-hosted"
+
+// selfHostedRunner refuses a job on a self-hosted runner that a pull request from a fork
+// can start (pull_request, pull_request_target, pull_request_review[_comment]). The fork's
+// author then runs code on a machine that outlives the job: they can leave a process
+// behind, read what the next job builds or uses, or reach the network the runner sits in.
+// A job guarded so that forks skip it is fine:
+//
+//	if: github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository
+//
+// https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/about-self-hosted-runners#self-hosted-runner-security
+type selfHostedRunner struct {
+	ruleBase
+	selfHosted []string // labels declared self-hosted (a spec's runners), lower case
+}
+
+func newSelfHostedRunner(file string, labels []string) *selfHostedRunner {
+	r := &selfHostedRunner{ruleBase: ruleBase{file: file, info: Rule{
+		Name:        "self-hosted-runner",
+		Description: "no job on a self-hosted runner (any label GitHub does not host) that a pull request from a fork can start",
+		URL:         "https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/about-self-hosted-runners#self-hosted-runner-security",
+	}}}
+	for _, l := range labels {
+		r.selfHosted = append(r.selfHosted, strings.ToLower(l))
+	}
+	return r
+}
+
+// VisitJob checks one job.
+func (r *selfHostedRunner) VisitJob(j *jobNode) {
+	runsOn := j.get("runs-on")
+	if runsOn == nil {
+		return
+	}
+	label, at, ok := r.selfHostedLabelOf(j, runsOn)
+	if !ok {
+		return
+	}
+	t, ok := j.Workflow.firstTrigger(forkTriggers, j.mayRun)
+	if !ok {
+		return
+	}
+	r.report(at,
+		fmt.Sprintf("keep forks out of the job: `if: github.event_name != '%s' || github.event.pull_request.head.repo.full_name == github.repository` (or drop the %s trigger, or use a GitHub-hosted runner)", t.Event, t.Event),
+		"job %q runs on self-hosted runner %s and a pull request from a fork can start it (%s): the fork's code runs on a machine that outlives the job",
+		j.ID, label, t.Event)
+}
+
+// selfHostedLabelOf returns the first self-hosted label (quoted, or "group X") the job
+// may run on, and where it is written. A label that is an expression counts through the
+// matrix values it reads; any other expression is unknown and not reported.
+func (r *selfHostedRunner) selfHostedLabelOf(j *jobNode, runsOn ast.Node) (string, ast.Node, bool) {
+	doc := j.doc
+	var labels []ast.Node
+	switch {
+	case doc.mappingEntries(runsOn) != nil:
+		if g := doc.lookup(runsOn, "group"); g != nil && !strings.Contains(scalarText(g), "${{") {
+			return fmt.Sprintf("group %q", scalarText(g)), g, true
+		}
+		l := doc.lookup(runsOn, "labels")
+		if items := doc.sequence(l); items != nil {
+			labels = items
+		} else if l != nil {
+			labels = []ast.Node{l}
+		}
+	case doc.sequence(runsOn) != nil:
+		labels = doc.sequence(runsOn)
+	default:
+		labels = []ast.Node{runsOn}
+	}
+	for _, n := range labels {
+		for _, text := range r.labelTexts(j, scalarText(n)) {
+			if r.isSelfHosted(text) {
+				return fmt.Sprintf("%q", text), n, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// labelTexts returns the label text, or the matrix values a ${{ matrix.X }} label takes.
+func (r *selfHostedRunner) labelTexts(j *jobNode, label string) []string {
+	label = strings.TrimSpace(label)
+	exprs := findExpressions(label)
+	if len(exprs) == 0 {
+		return []string{label}
+	}
+	if len(exprs) != 1 || len(exprs[0].Source()) != len(label) {
+		return nil
+	}
+	chains := contextPaths(exprs[0].Inner)
+	if len(chains) != 1 || len(chains[0]) != 2 || chains[0][0] != "matrix" {
+		return nil
+	}
+	values, _ := j.matrixValues(chains[0][1])
+	var out []string
+	for _, v := range values {
+		if items := j.doc.sequence(v); items != nil { // runs-on: ${{ matrix.labels }} with a list per entry
+			for _, it := range items {
+				out = append(out, strings.TrimSpace(scalarText(it)))
+			}
+			continue
+		}
+		if text := strings.TrimSpace(scalarText(v)); !strings.Contains(text, "${{") {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+func (r *selfHostedRunner) isSelfHosted(label string) bool {
+	l := strings.ToLower(label)
+	if l == "" {
+		return false
+	}
+	return l == selfHostedLabel || slices.Contains(r.selfHosted, l) || !slices.Contains(githubHostedLabels, l)
+}
