@@ -49,6 +49,7 @@ type Option func(*options)
 type options struct {
 	allowedWriteScopes []string
 	selfHostedLabels   []string
+	openTmateGate      bool
 }
 
 // WithAllowedWriteScopes lets the permissions rule accept `write` for the
@@ -69,6 +70,14 @@ func WithSelfHostedLabels(labels ...string) Option {
 	}
 }
 
+// WithOpenTmateGate accepts `debugflow-step gate --limit-actor=false`: the spec that
+// generated the workflow chose a session everyone who can read the run's log may join
+// (tmate.limit_to_actor: false, for a private repository's team). Other SSH steps are
+// still checked.
+func WithOpenTmateGate() Option {
+	return func(o *options) { o.openTmateGate = true }
+}
+
 // newCheckers returns a fresh instance of every rule, in Rules order.
 func newCheckers(file string, o options) []checker {
 	return []checker{
@@ -83,7 +92,7 @@ func newCheckers(file string, o options) []checker {
 		newUntrustedCheckout(file),
 		newSelfHostedRunner(file, o.selfHostedLabels),
 		newArtifactCredentials(file),
-		newTmateAccess(file),
+		newTmateAccess(file, o.openTmateGate),
 		newCachePoisoning(file),
 	}
 }

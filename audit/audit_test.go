@@ -150,6 +150,79 @@ func TestSeedDebugWorkflow(t *testing.T) {
 	}
 }
 
+// TestSeedV3Workflow is the latest hand-written reference workflow: on top of the
+// pinning, permissions and timeout problems, its GPU job runs on a self-hosted runner that
+// any fork's pull request can start, and a step output is pasted into a script. Its
+// $GITHUB_ENV writes are fine (pull_request and workflow_dispatch are not privileged) and
+// its tmate step is limited to the actor.
+func TestSeedV3Workflow(t *testing.T) {
+	content, err := os.ReadFile(filepath.Join("testdata", "err", "seed_v3.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Workflow("seed_v3.yaml", content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type at struct {
+		rule      string
+		line, col int
+		contains  string
+	}
+	want := []at{
+		{"permissions", 1, 1, "no top-level permissions"},
+		{"job-timeout", 60, 3, `job "debug_cuda_t4"`},
+		{"self-hosted-runner", 62, 14, `self-hosted runner "gpu-t4-4-core" and a pull request from a fork can start it (pull_request)`},
+		{"checkout-credentials", 76, 15, "persist-credentials: false"},
+		{"pinned-actions", 76, 15, `"actions/checkout@v4"`},
+		{"pinned-actions", 83, 15, `"actions/setup-python@v4"`},
+		{"pinned-actions", 280, 15, `"mxschmitt/action-tmate@v3"`},
+		{"pinned-actions", 316, 15, `"actions/upload-artifact@v4"`},
+		{"expression-injection", 326, 15, "steps.reproduce.outputs.exit_code"},
+	}
+	if len(findings) != len(want) {
+		t.Fatalf("got %d findings, want %d:\n%s", len(findings), len(want), joinFindings(findings))
+	}
+	for i, w := range want {
+		f := findings[i]
+		if f.Rule != w.rule || f.Line != w.line || f.Column != w.col || !strings.Contains(f.Message, w.contains) {
+			t.Errorf("finding %d: got %s\nwant [%s] at %d:%d containing %q", i, f, w.rule, w.line, w.col, w.contains)
+		}
+	}
+	if !strings.Contains(findings[2].Fix, "github.event.pull_request.head.repo.full_name == github.repository") {
+		t.Errorf("the self-hosted-runner fix should give the fork guard: %s", findings[2].Fix)
+	}
+}
+
+// TestOwnWorkflows: the workflows debugflow ships (the examples, and its CI) have no
+// finding. (The generator's golden files are checked in generate, with the spec's options.)
+func TestOwnWorkflows(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../examples/*.yml", "../examples/*/*.yml", "../.github/workflows/*.yml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 3 {
+		t.Fatalf("found only %v", files)
+	}
+	for _, f := range files {
+		content, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		findings, err := Workflow(f, content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range findings {
+			t.Errorf("%s", fd)
+		}
+	}
+}
+
 func TestAllowedWriteScopes(t *testing.T) {
 	content := []byte(`on: push
 permissions:

@@ -36,14 +36,15 @@ const (
 // A rule of debugflow's own: https://github.com/mxschmitt/action-tmate#use-registered-public-ssh-keys
 type tmateAccess struct {
 	ruleBase
+	openGate bool // accept debugflow-step gate --limit-actor=false (WithOpenTmateGate)
 }
 
-func newTmateAccess(file string) *tmateAccess {
-	return &tmateAccess{ruleBase{file: file, info: Rule{
+func newTmateAccess(file string, openGate bool) *tmateAccess {
+	return &tmateAccess{ruleBase: ruleBase{file: file, info: Rule{
 		Name:        "tmate-access",
 		Description: "every tmate/SSH debug session (action-tmate, action-upterm, tmate, debugflow-step gate) is limited to the actor's SSH keys",
 		URL:         "https://github.com/mxschmitt/action-tmate#use-registered-public-ssh-keys",
-	}}}
+	}}, openGate: openGate}
 }
 
 // VisitStep checks one step.
@@ -61,7 +62,9 @@ func (r *tmateAccess) VisitStep(s *stepNode) {
 			}
 			switch name {
 			case gateStepBinary:
-				r.checkGate(s, script, cmd.Words[i+1:])
+				if !r.openGate {
+					r.checkGate(s, script, cmd.Words[i+1:])
+				}
 			case "tmate":
 				if tmateStartsOpenSession(cmd.Words[i+1:]) && !authorizedKeys {
 					r.reportAt(script.pos(cmd.Words[i].Offset),

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/audit"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/workflow"
 )
@@ -223,6 +224,25 @@ func (b *builder) artifactName() string {
 	return b.s.Artifact.Name
 }
 
+// ForkGuard is the debug job's condition when pull_request starts the workflow: a pull
+// request from a fork would run its code on the self-hosted GPU runner (the audit's
+// self-hosted-runner rule), so forks skip the job; same-repository pull requests and
+// workflow_dispatch runs pass.
+var ForkGuard = workflow.Or(
+	workflow.Ne(workflow.Github("event_name"), workflow.Lit("pull_request")),
+	workflow.Eq(workflow.Expr("github.event.pull_request.head.repo.full_name"), workflow.Github("repository")))
+
+// AuditOptions are what the audit knows of the workflow of s: its runners are self-hosted,
+// and a tmate gate the spec opened to everyone (tmate.limit_to_actor: false) is the spec
+// author's choice, not a finding.
+func AuditOptions(s *spec.Spec) []audit.Option {
+	opts := []audit.Option{audit.WithSelfHostedLabels(s.Runners...)}
+	if !s.Tmate.LimitsToActor() {
+		opts = append(opts, audit.WithOpenTmateGate())
+	}
+	return opts
+}
+
 func (b *builder) debugJob() (workflow.Job, error) {
 	s := b.s
 	job := workflow.Job{
@@ -231,6 +251,9 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		RunsOn:         workflow.RunsOn{b.runnerLabel()},
 		TimeoutMinutes: workflow.Minutes{N: s.TimeoutMinutes},
 		Permissions:    workflow.ContentsRead(),
+	}
+	if s.Triggers.PullRequest != nil {
+		job.If = ForkGuard
 	}
 	if s.Matrix() {
 		values := make([]workflow.Value, len(s.Runners))

@@ -89,7 +89,7 @@ func TestGeneratedPassesLintAndAudit(t *testing.T) {
 			for _, f := range findings {
 				t.Errorf("actionlint: %s", f)
 			}
-			af, err := audit.Workflow(name, out)
+			af, err := audit.Workflow(name, out, AuditOptions(tc.spec)...)
 			if err != nil {
 				t.Fatal(err)
 			}
