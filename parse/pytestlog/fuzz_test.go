@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(data))
 	}
 	f.Add("....[gw0] node down: x\rfReplacing crashed worker gw0\n")
+	f.Add("=== FAILURES ===\n___ TestK.test_m[a] ___\nE   ValueError: long\n=== short test summary info ===\nFAILED t.py::TestK::test_m[a] - ValueError: lo...\n")
 	f.Fuzz(func(t *testing.T, log string) {
 		r, err := Parse(strings.NewReader(log))
 		if err != nil {
@@ -54,6 +55,12 @@ func FuzzParse(f *testing.F) {
 			if c.Worker != r.CrashedWorkers[i] || !strings.HasPrefix(c.Worker, "gw") {
 				t.Fatalf("crash %d: %+v", i, c)
 			}
+		}
+		if len(r.Failures) > MaxFailures {
+			t.Fatalf("%d failure reports, more than MaxFailures", len(r.Failures))
+		}
+		if id, msg := r.FirstError(); (id == "") != (msg == "") {
+			t.Fatalf("FirstError() = %q, %q: a message without a test or the reverse", id, msg)
 		}
 		if !r.Complete && (r.NoTestsRan || r.DurationSeconds != 0) {
 			t.Fatalf("final-line fields set without a final line: %+v", r)

@@ -56,7 +56,11 @@ type Parser struct {
 	crashIdx  map[string]int // worker -> index in crashes
 	summary   []SummaryEntry
 
+	failures []Failure
+	section  int // index in failures of the section being read, -1 outside one
+
 	inSummary   bool
+	inFailures  bool // inside the FAILURES or ERRORS section
 	afterTests  bool // a report section (FAILURES, summary, ...) began
 	maxRestart  bool
 	truncated   bool
@@ -65,7 +69,7 @@ type Parser struct {
 
 // NewParser returns a Parser with no lines seen.
 func NewParser() *Parser {
-	return &Parser{failedSet: map[string]struct{}{}, crashIdx: map[string]int{}}
+	return &Parser{failedSet: map[string]struct{}{}, crashIdx: map[string]int{}, section: -1}
 }
 
 // Parse reads a whole pytest log from r, streaming, and returns its Result.
@@ -115,6 +119,7 @@ func (p *Parser) Result() Result {
 		CrashedWorkers:          make([]string, 0, len(p.crashes)),
 		Crashes:                 append(make([]Crash, 0, len(p.crashes)), p.crashes...),
 		ShortSummary:            append(make([]SummaryEntry, 0, len(p.summary)), p.summary...),
+		Failures:                append([]Failure(nil), p.failures...),
 		MaxWorkerRestartReached: p.maxRestart,
 		Truncated:               p.truncated,
 	}
@@ -153,9 +158,19 @@ func (p *Parser) segment(s string) Event {
 		p.inSummary = strings.Contains(s, "short test summary info")
 		// Report sections follow the test run; a new session starts over.
 		p.afterTests = !strings.Contains(s, "test session starts")
+		p.failureSeparator(s)
 		// "==== xdist: maximum crashed workers reached: 32 ====".
 		ev, _ := p.crashMarkers(s, "")
 		return ev
+	}
+	if p.section >= 0 && strings.HasPrefix(s, "---") {
+		// "--- Captured stderr call ---": the traceback is over; an "E" now is output.
+		p.section = -1
+	}
+	if p.section >= 0 && (s == "E" || strings.HasPrefix(s, "E ")) {
+		if f := &p.failures[p.section]; f.Error == "" {
+			f.Error = truncate(strings.TrimSpace(s[1:]))
+		}
 	}
 	if word, rest, ok := p.summaryCandidate(s); ok {
 		ev, node := p.summaryEntry(word, rest)
@@ -168,6 +183,28 @@ func (p *Parser) segment(s string) Event {
 		ev = moreImportant(ev, p.plain(head))
 	}
 	return ev
+}
+
+// failureSeparator follows the FAILURES and ERRORS sections: "=== FAILURES ===" opens one,
+// "___ test_x[1-2] ___" starts the report of one test, any other "===" rule closes it.
+func (p *Parser) failureSeparator(s string) {
+	switch s[0] {
+	case '=':
+		title := strings.Trim(s, "= ")
+		p.inFailures = title == "FAILURES" || title == "ERRORS"
+		p.section = -1
+	case '_':
+		p.section = -1
+		if !p.inFailures {
+			return
+		}
+		head := strings.Trim(s, "_ ")
+		if head == "" || len(p.failures) >= MaxFailures {
+			return
+		}
+		p.section = len(p.failures)
+		p.failures = append(p.failures, Failure{Head: truncate(head)})
+	}
 }
 
 // isSeparator reports whether s is a pytest section rule such as

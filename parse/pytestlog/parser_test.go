@@ -56,6 +56,13 @@ func TestParseFixtures(t *testing.T) {
 			FailedTests: []string{"test_crash.py::test_x[cpu-3-3]", "test_crash.py::test_x[cuda-2-3]"},
 			Crashes:     []Crash{{Worker: "gw0", NodeID: "test_crash.py::test_x[cuda-2-3]"}},
 		}},
+		{"short_summary_cut_at_80_columns.txt", facts{
+			Failed: 8, Errors: 2, Complete: true, Duration: 2.37, Collected: 10, Done: 10,
+			FailedTests: []string{"test_long.py::test_setup_error[1-2]", "test_long.py::test_setup_error[2-2]",
+				"test_long.py::test_runtime[1-2]", "test_long.py::test_assert[1-2]", "test_long.py::test_runtime[2-2]",
+				"test_long.py::test_assert[2-2]", "test_long.py::test_assert_msg[1-2]", "test_long.py::TestK::test_method[a-1-2]",
+				"test_long.py::test_assert_msg[2-2]", "test_long.py::TestK::test_method[a-2-2]"},
+		}},
 		{"xdist_verbose_classic_style.txt", facts{
 			Passed: 3, Failed: 1, Skipped: 1, XPassed: 1, Complete: true, Duration: 0.23,
 			Collected: 6, Done: 6, FailedTests: []string{"test_k.py::test_a[2-2]"}, Crashes: []Crash{},

@@ -96,6 +96,21 @@ type SummaryEntry struct {
 	Count int `json:"count"`
 }
 
+// MaxFailures caps Result.Failures: the verdict needs the first failures' messages, not
+// every traceback of a long run.
+const MaxFailures = 100
+
+// Failure is one test's report in the FAILURES or ERRORS section.
+type Failure struct {
+	// Head is the section title: the test's name within its module ("test_x[cuda-3-50]",
+	// "TestK.test_y"), "ERROR at setup of test_x", "ERROR collecting t.py", or the module path
+	// of a crashed worker's report.
+	Head string `json:"head"`
+	// Error is the first "E" line of the traceback without the "E": the exception as raised,
+	// never cut to the terminal width ("" when the report has none).
+	Error string `json:"error,omitempty"`
+}
+
 // Result is the parsed state of a pytest console log.
 type Result struct {
 	// Counts come from the final line when Complete, else they are counted
@@ -135,6 +150,9 @@ type Result struct {
 	Crashes []Crash `json:"crashes"`
 	// ShortSummary are the lines of the -r short test summary block.
 	ShortSummary []SummaryEntry `json:"short_summary"`
+	// Failures are the test reports of the FAILURES and ERRORS sections, in log order (at
+	// most MaxFailures).
+	Failures []Failure `json:"failures,omitempty"`
 	// MaxWorkerRestartReached is set by "maximum crashed workers reached"
 	// and by "worker gwN crashed and worker restarting disabled": tests
 	// queued after that point did not run.
