@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ const (
 	ExitUnreadable = 1
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
+	// ExitInterrupted: Ctrl-C or SIGTERM stopped the reading.
+	ExitInterrupted = 130
 )
 
 // ExitError carries the exit code the report command wants (shared by every debugflow command).
@@ -50,6 +53,10 @@ type Options struct {
 	// IsTerminal reports whether w is a terminal; default: a character device other than
 	// /dev/null.
 	IsTerminal func(w io.Writer) bool
+
+	// load reads one directory; default LoadContext. Tests stand in a file system whose reads
+	// hang.
+	load func(ctx context.Context, dir string) (*Verdict, error)
 }
 
 const reportLong = `Read an artifact directory of a debug run (downloaded with "debugflow download" or
@@ -61,12 +68,18 @@ The directory may hold any of reproducer.log, reproducer_summary.json, sanitizer
 dmesg_*.log and xid_added.log; a part whose file is missing is reported as missing (null in
 --json). A sanitizer log without ERROR SUMMARY is inconclusive, never "0 errors".
 
+Only regular files are read: a FIFO, a device, a dangling link, an unreadable or a binary file
+is skipped and named with the reason. A log over 128 MiB is read as its first 112 MiB and its
+last 16 MiB; reproducer_summary.json is read up to 32 MiB (docs/report.md).
+
 With --compare, several directories (one per runner of a matrix run) are put side by side;
 each is labelled by its directory name without the common artifact-name prefix
 (debug_cuda_repro_artifacts-gpu-t4-4-core becomes gpu-t4-4-core).
 
 Exit status: 0 when the verdict was printed (reproduced or not), 1 when a directory could not
-be read, 2 on bad usage. Colour is used only when stdout is a terminal and NO_COLOR is unset.`
+be read, 2 on bad usage, 130 when interrupted (Ctrl-C, SIGTERM). Colour is used only when
+stdout is a terminal and NO_COLOR is unset; text from the logs never reaches the terminal as
+control characters.`
 
 const reportExample = `  debugflow report ./evidence
   debugflow report ./evidence --json | jq '.sanitizer.errors[0]'
@@ -105,7 +118,7 @@ func newCmdReport(opts *Options) *cobra.Command {
 			if opts.Stderr == nil {
 				opts.Stderr = cmd.ErrOrStderr()
 			}
-			return RunReport(opts)
+			return RunReport(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -119,8 +132,12 @@ func newCmdReport(opts *Options) *cobra.Command {
 }
 
 // RunReport prints the verdict of opts.Dirs. It returns an *ExitError with ExitUnreadable when a
-// directory could not be read (with --compare, after printing the others).
-func RunReport(opts *Options) error {
+// directory could not be read (with --compare, after printing the others) and with
+// ExitInterrupted when ctx is cancelled while reading.
+func RunReport(ctx context.Context, opts *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -133,6 +150,9 @@ func RunReport(opts *Options) error {
 	if opts.IsTerminal == nil {
 		opts.IsTerminal = isTerminal
 	}
+	if opts.load == nil {
+		opts.load = LoadContext
+	}
 	if len(opts.Dirs) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory")}
 	}
@@ -141,9 +161,9 @@ func RunReport(opts *Options) error {
 	}
 	color := opts.IsTerminal(opts.Stdout) && opts.Getenv("NO_COLOR") == ""
 	if !opts.Compare {
-		v, err := Load(opts.Dirs[0])
+		v, err := opts.load(ctx, opts.Dirs[0])
 		if err != nil {
-			return &ExitError{Code: ExitUnreadable, Err: err}
+			return loadFailed(ctx, err)
 		}
 		switch {
 		case opts.JSON:
@@ -161,11 +181,14 @@ func RunReport(opts *Options) error {
 	}
 	labels := RunnerLabels(opts.Dirs, prefix)
 	c := Comparison{Artifact: opts.Artifact}
-	var failed []string
+	var failed errorList
 	for i, dir := range opts.Dirs {
-		v, err := Load(dir)
+		v, err := opts.load(ctx, dir)
+		if ctx.Err() != nil {
+			return loadFailed(ctx, err)
+		}
 		if err != nil {
-			failed = append(failed, err.Error())
+			failed = append(failed, err)
 		} else {
 			v.Run.Runner = labels[i]
 		}
@@ -184,9 +207,31 @@ func RunReport(opts *Options) error {
 		return err
 	}
 	if len(failed) > 0 {
-		return &ExitError{Code: ExitUnreadable, Err: errors.New(strings.Join(failed, "; "))}
+		return &ExitError{Code: ExitUnreadable, Err: safeError{failed}}
 	}
 	return nil
+}
+
+// errorList is the errors of the directories --compare could not read, on one line.
+type errorList []error
+
+func (l errorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, err := range l {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (l errorList) Unwrap() []error { return l }
+
+// loadFailed is the exit error of a load that failed: ExitInterrupted once ctx is cancelled,
+// ExitUnreadable otherwise. The message shows file names with control characters made visible.
+func loadFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %w", context.Cause(ctx))}
+	}
+	return &ExitError{Code: ExitUnreadable, Err: safeError{err}}
 }
 
 // RunnerLabels labels artifact directories by their base names. prefix is removed from each

@@ -66,9 +66,16 @@ func (r ComparisonRow) cells() compareRow {
 			row.tests += " (incomplete)"
 		}
 		row.crashed = "0"
-		if len(rep.CrashedWorkers) > 0 {
-			row.crashed = fmt.Sprintf("%d (%s)", len(rep.CrashedWorkers), strings.Join(rep.CrashedWorkers, ", "))
+		if n := len(rep.CrashedWorkers); n > 0 {
+			names := firstFew(rep.CrashedWorkers, shownCrashes, func(more int) string { return fmt.Sprintf("and %d more", more) })
+			row.crashed = fmt.Sprintf("%d (%s)", n, strings.Join(names, ", "))
 		}
+	}
+	if v.Sanitizer == nil && strings.HasSuffix(v.absent(SanitizerLog), "skipped") {
+		row.sanitizer = "unknown (skipped)"
+	}
+	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
+		row.xid = "unknown (skipped)"
 	}
 	if s := v.Sanitizer; s != nil {
 		switch f := s.firstFinding(); {
@@ -86,6 +93,20 @@ func (r ComparisonRow) cells() compareRow {
 		row.xid = x.countsLine(false)
 	}
 	return row
+}
+
+// remarks are the row's skipped files and notes, at most shownItems of each.
+func (r ComparisonRow) remarks() []string {
+	v := r.Verdict
+	if v == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range v.Run.Skipped {
+		out = append(out, "skipped "+s.Name+": "+s.Reason)
+	}
+	out = firstFew(out, shownItems, func(n int) string { return fmt.Sprintf("and %d more skipped files", n) })
+	return append(out, firstFew(v.Run.Notes, shownItems, func(n int) string { return fmt.Sprintf("and %d more notes", n) })...)
 }
 
 func (r compareRow) list() []string {
@@ -117,6 +138,13 @@ func (c Comparison) Markdown() string {
 		cells := r.cells()
 		writeMDRow(&b, cells.list(), cells.finding)
 	}
+	sep := "\n"
+	for _, r := range c.Rows {
+		for _, remark := range r.remarks() {
+			fmt.Fprintf(&b, "%s- **%s:** %s\n", sep, mdText(r.Runner), mdText(remark))
+			sep = ""
+		}
+	}
 	return b.String()
 }
 
@@ -139,7 +167,11 @@ func writeMDRow(b *strings.Builder, cells []string, finding bool) {
 func (c Comparison) WriteText(w io.Writer) error {
 	rows := [][]string{compareHeader.list()}
 	for _, r := range c.Rows {
-		rows = append(rows, r.cells().list())
+		cells := r.cells().list()
+		for i := range cells {
+			cells[i] = display(cells[i])
+		}
+		rows = append(rows, cells)
 	}
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
@@ -158,6 +190,15 @@ func (c Comparison) WriteText(w io.Writer) error {
 		}
 		if _, err := fmt.Fprintln(w, strings.TrimRight(line.String(), " ")); err != nil {
 			return fmt.Errorf("write comparison: %w", err)
+		}
+	}
+	sep := "\n"
+	for _, r := range c.Rows {
+		for _, remark := range r.remarks() {
+			if _, err := fmt.Fprintf(w, "%s%s: %s\n", sep, display(r.Runner), display(remark)); err != nil {
+				return fmt.Errorf("write comparison: %w", err)
+			}
+			sep = ""
 		}
 	}
 	return nil

@@ -45,9 +45,47 @@ func (v *Verdict) headline() string {
 	case v.Reproduced():
 		return "yes"
 	case v.Reproducer == nil && !v.Run.HasSummary:
-		return "unknown (" + ReproducerLog + " missing)"
+		return "unknown (" + v.absent(ReproducerLog) + ")"
 	}
 	return "no"
+}
+
+// absent says why the input name was not used: "reproducer.log missing" or
+// "reproducer.log skipped" (Run.Skipped says why).
+func (v *Verdict) absent(name string) string {
+	for _, s := range v.Run.Skipped {
+		if s.Name == name {
+			return name + " skipped"
+		}
+	}
+	return name + " missing"
+}
+
+// xidAbsent says why there is no Xid section: its inputs were missing or skipped.
+func (v *Verdict) xidAbsent() string {
+	for _, s := range v.Run.Skipped {
+		if s.Name == XidAddedLog || strings.HasPrefix(s.Name, "dmesg_") {
+			return "unknown (" + s.Name + " skipped)"
+		}
+	}
+	return "no kernel log captured"
+}
+
+// Display caps: the verdict is read in ten seconds, the rest is in the logs and in --json.
+const (
+	// shownCrashes is how many crashed workers are listed.
+	shownCrashes = 5
+	// shownItems is how many distinct sanitizer errors, API errors, sanitizer messages, Xid
+	// codes and skipped files are listed.
+	shownItems = 10
+)
+
+// firstFew keeps the first n of items and adds a line saying how many more there are.
+func firstFew(items []string, n int, more func(int) string) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], more(len(items)-n))
 }
 
 // testsLine is "9 of 200 failed (pytest -n 8 --count 50)", with errors and skips when any.
@@ -57,7 +95,7 @@ func (v *Verdict) testsLine() string {
 		return "none run: the sweep never started (the collection check is in " + PreflightLog + ")"
 	}
 	if r == nil {
-		return "no reproducer output (" + ReproducerLog + " missing)"
+		return "no reproducer output (" + v.absent(ReproducerLog) + ")"
 	}
 	line := fmt.Sprintf("%d of %d failed", r.failures(), r.total())
 	if r.total() < r.failures() {

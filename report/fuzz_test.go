@@ -2,14 +2,17 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"testing/fstest"
 )
 
 // FuzzLoad feeds arbitrary summary JSON, pytest, sanitizer and kernel log text through Load and
-// every renderer: none may panic, the JSON must parse and keep its nine keys, and a directory
-// with files must always load.
+// every renderer: none may panic, the JSON must parse and keep its nine keys, a section is
+// null only when its file was skipped, no count is negative and no rendered text carries a
+// control character a terminal would act on.
 func FuzzLoad(f *testing.F) {
 	f.Add(`{"count":50,"exit_code":1,"reproduced":true,"failed_tests":["t.py::x[cuda-1-50]"]}`, smallLog,
 		"========= ERROR SUMMARY: 0 errors\n", newXid31+"\n")
@@ -18,20 +21,30 @@ func FuzzLoad(f *testing.F) {
 	f.Add(`{"setup_failed":true,"setup_cause":"conftest.py imports x\u001b[2J","exit_code":6}`, smallLog, "", "")
 	f.Add(`{"crashes":[{"worker":"gw1"}],"crashed_workers":["gw1","gw1"],"exit_code":139,"cancelled":true}`,
 		"FAILED a[|`-1-1] - x\n", "========= Program hit (error 1) on CUDA API call to f.\n", oldXid43)
+	f.Add(`{"passed":-1,"count":-3,"failed_tests":["\u001b[2J\n"]}`, "collected 0 items / 1 deselected\nFAILED t.py::\u009b - \u202e\n",
+		"========= ERROR SUMMARY: 9223372036854775807 errors\n========= ERROR SUMMARY: 9 errors\n", "\x00\x01\x02F\n")
 	f.Fuzz(func(t *testing.T, summary, repro, san, xid string) {
 		fsys := fstest.MapFS{}
 		for name, content := range map[string]string{ReproducerSummary: summary, ReproducerLog: repro,
 			SanitizerLog: san, XidAddedLog: xid} {
 			fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
 		}
-		v, err := LoadFS(fsys, "fuzz")
+		v, err := LoadFS(context.Background(), fsys, "fuzz", DefaultLimits)
 		if err != nil {
-			t.Fatalf("Load: %v", err)
+			if !errors.Is(err, ErrNoInputs) {
+				t.Fatalf("Load: %v", err)
+			}
+			return // every file skipped
+		}
+		skipped := map[string]bool{}
+		for _, s := range v.Run.Skipped {
+			skipped[s.Name] = true
 		}
 		// A summary that says the setup failed hides the reproducer's results: there were none.
-		if (v.Reproducer == nil && !v.Run.SetupFailed) || v.Sanitizer == nil || v.Xid == nil {
-			t.Fatalf("a section with an input file is nil: %+v", v)
+		if (v.Reproducer == nil && !skipped[ReproducerLog] && !v.Run.SetupFailed) || (v.Sanitizer == nil) != skipped[SanitizerLog] || (v.Xid == nil) != skipped[XidAddedLog] {
+			t.Fatalf("a section is nil without its file skipped (or the reverse): %+v, skipped %v", v, skipped)
 		}
+		checkNonNegative(t, v)
 		var js bytes.Buffer
 		if err := v.WriteJSON(&js); err != nil {
 			t.Fatal(err)
@@ -40,17 +53,66 @@ func FuzzLoad(f *testing.F) {
 		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 9 {
 			t.Fatalf("JSON %q: %v", js.String(), err)
 		}
-		_ = v.Markdown("artifact")
-		if err := v.WriteText(&bytes.Buffer{}, true); err != nil {
+		var text bytes.Buffer
+		if err := v.WriteText(&text, false); err != nil {
 			t.Fatal(err)
 		}
 		c := Compare([]string{"a", "b"}, []*Verdict{v, nil})
-		_ = c.Markdown()
-		if err := c.WriteText(&bytes.Buffer{}); err != nil {
+		var cmpText bytes.Buffer
+		if err := c.WriteText(&cmpText); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.WriteJSON(&bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
+		for name, out := range map[string]string{"text": text.String(), "Markdown": v.Markdown("artifact"),
+			"compare text": cmpText.String(), "compare Markdown": c.Markdown()} {
+			if loc := terminalActive.FindStringIndex(out); loc != nil {
+				t.Fatalf("%s carries %q", name, out[loc[0]:loc[1]])
+			}
+		}
 	})
+}
+
+// checkNonNegative fails on any negative count of the verdict.
+func checkNonNegative(t *testing.T, v *Verdict) {
+	t.Helper()
+	bad := func(what string, n int) {
+		if n < 0 {
+			t.Fatalf("%s = %d", what, n)
+		}
+	}
+	bad("count", v.Run.Count)
+	bad("workers", v.Run.Workers)
+	if v.Run.ExitCode != nil {
+		bad("exit code", *v.Run.ExitCode)
+	}
+	if r := v.Reproducer; r != nil {
+		bad("passed", r.Passed)
+		bad("failed", r.Failed)
+		bad("errors", r.Errors)
+		bad("skipped", r.Skipped)
+		for _, p := range r.PerTest {
+			bad("per-test failures", p.Failed)
+		}
+	}
+	if s := v.Sanitizer; s != nil {
+		if s.ErrorSummary != nil {
+			bad("error summary", *s.ErrorSummary)
+		}
+		bad("not printed", s.NotPrinted)
+		for _, e := range s.Errors {
+			bad("error count", e.Count)
+			bad("access size", e.Size)
+		}
+		for _, e := range s.APIErrors {
+			bad("API error count", e.Count)
+		}
+	}
+	if x := v.Xid; x != nil {
+		for code, n := range x.Counts {
+			bad("Xid code", code)
+			bad("Xid count", n)
+		}
+	}
 }

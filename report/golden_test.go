@@ -35,7 +35,7 @@ func checkGolden(t *testing.T, path string, got []byte) {
 }
 
 // goldenCases are the artifact directories under testdata/ with want.json, want.md and want.txt.
-var goldenCases = []string{"t4_reproduced", "clean_run", "sanitizer_inconclusive", "only_reproducer_log", "cancelled", "setup_failed"}
+var goldenCases = []string{"t4_reproduced", "clean_run", "sanitizer_inconclusive", "only_reproducer_log", "cancelled", "setup_failed", "first_error_cut"}
 
 // inputsOf lists the artifact files of a case directory (the want.* files are not inputs).
 func copyCase(t *testing.T, name, to string) string {

@@ -3,8 +3,11 @@
 package report
 
 import (
+	"context"
+	"io"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -38,5 +41,34 @@ func TestIsTerminalOnPTY(t *testing.T) {
 	_, slave := openPTY(t)
 	if !isTerminal(slave) {
 		t.Error("a pseudo-terminal is not taken for a terminal")
+	}
+}
+
+// On a real terminal, with colour on, the only escape sequences are the report's own colours:
+// the ones the logs carry arrive as visible text.
+func TestLogEscapesNeverReachATerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	dir := hostileDir(t)
+	done := make(chan error, 1)
+	go func() {
+		done <- RunReport(context.Background(), &Options{Dirs: []string{dir}, Stdout: slave, Getenv: func(string) string { return "" }})
+		slave.Close()
+	}()
+	out, _ := io.ReadAll(master) // ends with EIO once the slave is closed
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(out), "\r\n", "\n") // the line discipline's ONLCR
+	if !strings.Contains(text, ansiRed+"yes"+ansiReset) {
+		t.Fatalf("no colour on a terminal:\n%q", text)
+	}
+	for _, own := range []string{ansiReset, ansiBold, ansiRed, ansiGreen, ansiYellow} {
+		text = strings.ReplaceAll(text, own, "")
+	}
+	if loc := terminalActive.FindStringIndex(text); loc != nil {
+		t.Errorf("the terminal received %q:\n%s", text[loc[0]:loc[1]], text)
+	}
+	if !strings.Contains(text, `gw1\x1b]0;owned\x07`) {
+		t.Errorf("the worker name is not shown as visible text:\n%s", text)
 	}
 }

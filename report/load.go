@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ const (
 	// PreflightLog is the output of the reproducer's collection check (pytest --collect-only).
 	PreflightLog  = "preflight.log"
 	DmesgStartLog = "dmesg_start.log"
+	dmesgFinalLog = "dmesg_final.log"
 	// DmesgGlob matches the kernel log snapshots (dmesg_start.log, dmesg_final.log, ...).
 	DmesgGlob = "dmesg_*.log"
 )
@@ -34,55 +36,50 @@ var inputs = []string{ReproducerLog, ReproducerSummary, SanitizerLog, DmesgGlob,
 // ErrNoInputs is wrapped by Load's error when the directory has none of the input files.
 var ErrNoInputs = errors.New("no artifact files")
 
-// Load reads the artifact directory dir and builds its verdict. Every input file is optional;
-// a section whose input is absent stays nil. It fails only when dir cannot be read or holds
-// none of the input files; a damaged optional file becomes a note in Run.Notes.
+// Load reads the artifact directory dir and builds its verdict with DefaultLimits; see
+// LoadContext.
 func Load(dir string) (*Verdict, error) {
-	// Stat first: os.DirFS would report a missing folder as "open .".
+	return LoadContext(context.Background(), dir)
+}
+
+// LoadContext reads the artifact directory dir and builds its verdict. Every input file is
+// optional; a section whose input is absent stays nil. Only regular files are read, each
+// within DefaultLimits; a file that is not a regular file, cannot be read or is binary is
+// skipped and named in Run.Skipped. It fails when dir cannot be read, when no input file could
+// be read, or when ctx is cancelled (the error then wraps ctx's error).
+func LoadContext(ctx context.Context, dir string) (*Verdict, error) {
+	// Stat first: a missing folder would otherwise be reported as "open .".
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("artifact directory: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("artifact directory %s is a file: give the folder that holds reproducer.log and the other evidence", dir)
 	}
-	return LoadFS(os.DirFS(dir), dir)
+	return LoadFS(ctx, dirFS(dir), dir, DefaultLimits)
 }
 
-// LoadFS is Load over a file system whose root is the artifact directory; dir names it in the
-// verdict and in errors.
-func LoadFS(fsys fs.FS, dir string) (*Verdict, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+// LoadFS is LoadContext over a file system whose root is the artifact directory, with the
+// given limits; dir names it in the verdict and in errors.
+func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdict, error) {
+	v := &loader{ctx: ctx, fsys: fsys, limits: limits,
+		Verdict: &Verdict{Run: Run{Dir: dir, Runner: filepath.Base(filepath.Clean(dir))}}}
+	have, dmesg, err := v.list()
 	if err != nil {
 		return nil, fmt.Errorf("read artifact directory %s: %w", dir, err)
 	}
-	have := map[string]bool{}
-	var dmesg []string
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		have[e.Name()] = true
-		if ok, _ := filepath.Match(DmesgGlob, e.Name()); ok {
-			dmesg = append(dmesg, e.Name())
-		}
-	}
-	v := &loader{fsys: fsys, Verdict: &Verdict{Run: Run{Dir: dir, Runner: filepath.Base(filepath.Clean(dir))}}}
 	var fromSummary *Reproducer
 	if have[ReproducerSummary] {
-		r, err := v.loadSummary(ReproducerSummary)
-		if err != nil {
-			v.note("%s ignored: %v", ReproducerSummary, err)
+		if fromSummary, err = v.loadSummary(ReproducerSummary); err != nil {
+			return nil, err
 		}
-		fromSummary = r
 	}
-	switch {
-	case v.Run.SetupFailed:
-		// The preflight stopped the run before the sweep: there are no test results, and a
-		// reproducer.log left by an earlier run in the same folder is not this run's.
-	case have[ReproducerLog]:
+	// When the preflight stopped the run before the sweep there are no test results, and a
+	// reproducer.log left by an earlier run in the same folder is not this run's.
+	if have[ReproducerLog] && !v.Run.SetupFailed {
 		if err := v.loadReproducerLog(ReproducerLog); err != nil {
 			return nil, err
 		}
-	case fromSummary != nil:
+	}
+	if v.Reproducer == nil && !v.Run.SetupFailed {
 		v.Reproducer = fromSummary
 	}
 	if have[SanitizerLog] {
@@ -90,17 +87,20 @@ func LoadFS(fsys fs.FS, dir string) (*Verdict, error) {
 			return nil, err
 		}
 	}
-	switch {
-	case have[XidAddedLog]:
+	if have[XidAddedLog] {
 		if err := v.loadXidAdded(XidAddedLog); err != nil {
 			return nil, err
 		}
-	case len(dmesg) > 0:
+	}
+	if v.Xid == nil && len(dmesg) > 0 {
 		if err := v.loadDmesg(dmesg); err != nil {
 			return nil, err
 		}
 	}
 	if len(v.Run.Files) == 0 {
+		if len(v.Run.Skipped) > 0 {
+			return nil, fmt.Errorf("%s: %w that could be read: %s", dir, ErrNoInputs, v.skippedList())
+		}
 		return nil, fmt.Errorf("%s: %w: looked for %s", dir, ErrNoInputs, strings.Join(inputs, ", "))
 	}
 	return v.Verdict, nil
@@ -108,7 +108,9 @@ func LoadFS(fsys fs.FS, dir string) (*Verdict, error) {
 
 // loader builds a Verdict from the files of one artifact directory.
 type loader struct {
-	fsys fs.FS
+	ctx    context.Context
+	fsys   fs.FS
+	limits Limits
 	*Verdict
 }
 
@@ -117,14 +119,119 @@ func (v *loader) note(format string, args ...any) {
 	v.Run.Notes = append(v.Run.Notes, fmt.Sprintf(format, args...))
 }
 
-// openInput opens one input file and records it as read.
-func (v *loader) openInput(name string) (fs.File, error) {
-	f, err := v.fsys.Open(name)
+// skip records that an input was not used, and why.
+func (v *loader) skip(name string, err error) {
+	reason := skipReason(err)
+	if errors.Is(err, fs.ErrNotExist) {
+		if links, ok := v.fsys.(fs.ReadLinkFS); ok {
+			if target, lerr := links.ReadLink(name); lerr == nil {
+				reason = "dangling symbolic link to " + target
+			}
+		}
+	}
+	v.Run.Skipped = append(v.Run.Skipped, SkippedFile{Name: name, Reason: reason})
+}
+
+// skippedList is "reproducer.log (not a regular file (a FIFO)), ...".
+func (v *loader) skippedList() string {
+	parts := make([]string, len(v.Run.Skipped))
+	for i, s := range v.Run.Skipped {
+		parts[i] = s.Name + " (" + s.Reason + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cancelled returns the error that ends a load whose context is done (nil while it is not).
+func (v *loader) cancelled(name string) error {
+	if v.ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("reading %s: %w", name, context.Cause(v.ctx))
+}
+
+// list returns which fixed input names the directory holds and its dmesg snapshots (at most
+// maxSnapshots), reading the directory in chunks so a huge one stays cancellable.
+func (v *loader) list() (map[string]bool, []string, error) {
+	d, err := v.fsys.Open(".")
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", name, err)
+		return nil, nil, err
+	}
+	defer d.Close()
+	var entries []fs.DirEntry
+	rd, chunked := d.(fs.ReadDirFile)
+	if !chunked {
+		if entries, err = fs.ReadDir(v.fsys, "."); err != nil {
+			return nil, nil, err
+		}
+	}
+	have := map[string]bool{}
+	var dmesg []string
+	extra := 0
+	for {
+		if chunked {
+			entries, err = rd.ReadDir(1024)
+			if err != nil && err != io.EOF {
+				return nil, nil, err
+			}
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if ok, _ := filepath.Match(DmesgGlob, name); ok {
+				if len(dmesg) == maxSnapshots {
+					extra++
+					continue
+				}
+				dmesg = append(dmesg, name)
+				continue
+			}
+			if contains(inputs, name) {
+				have[name] = true
+			}
+		}
+		if err := v.cancelled("the artifact directory"); err != nil {
+			return nil, nil, err
+		}
+		if !chunked || len(entries) == 0 || err == io.EOF {
+			break
+		}
+	}
+	if extra > 0 {
+		v.note("%d more %s snapshots than the %d compared were not read", extra, DmesgGlob, maxSnapshots)
+	}
+	sort.Strings(dmesg)
+	return have, dmesg, nil
+}
+
+// readLog opens the log name, hands parse a bounded, cancellable reader over it and reports
+// whether the result may be used. A log that is not a regular file, cannot be opened or read,
+// or turns out binary is skipped (Run.Skipped); only a cancelled context is an error.
+func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error) {
+	f, st, err := openRegular(v.fsys, name)
+	if err != nil {
+		v.skip(name, err)
+		return false, nil
+	}
+	defer f.Close()
+	r, cut := logReader(f, st.Size(), v.limits)
+	text := &textCounter{r: &ctxReader{ctx: v.ctx, r: r}}
+	err = parse(text)
+	if cerr := v.cancelled(name); cerr != nil {
+		return false, cerr
+	}
+	if err != nil {
+		v.skip(name, err)
+		return false, nil
+	}
+	if text.binary() {
+		v.skip(name, errNotText)
+		return false, nil
+	}
+	if cut {
+		v.note("%s is %s, over the %s limit per log: read its first %s and its last %s", name,
+			sizeText(st.Size()), sizeText(v.limits.LogBytes), sizeText(v.limits.LogBytes-v.limits.TailBytes), sizeText(v.limits.TailBytes))
 	}
 	v.Run.Files = append(v.Run.Files, name)
-	return f, nil
+	return true, nil
 }
 
 // summaryFile is the part of reproducer_summary.json the verdict uses.
@@ -156,52 +263,80 @@ type crashJS struct {
 }
 
 // loadSummary reads reproducer_summary.json into v.Run and returns its reproducer section, used
-// when reproducer.log is missing.
-func (v *loader) loadSummary(path string) (*Reproducer, error) {
-	f, err := v.openInput(path)
+// when reproducer.log is missing or skipped. A summary that is not a regular file, is larger
+// than Limits.SummaryBytes or is not valid JSON is skipped.
+func (v *loader) loadSummary(name string) (*Reproducer, error) {
+	f, st, err := openRegular(v.fsys, name)
 	if err != nil {
-		return nil, err
+		v.skip(name, err)
+		return nil, nil
 	}
 	defer f.Close()
+	if st.Size() > v.limits.SummaryBytes {
+		v.skip(name, fmt.Errorf("%s, over the %s limit", sizeText(st.Size()), sizeText(v.limits.SummaryBytes)))
+		return nil, nil
+	}
 	var s summaryFile
-	dec := json.NewDecoder(io.LimitReader(f, 256<<20))
-	if err := dec.Decode(&s); err != nil {
-		v.Run.Files = v.Run.Files[:len(v.Run.Files)-1]
-		return nil, fmt.Errorf("decode: %w", err)
+	err = json.NewDecoder(&ctxReader{ctx: v.ctx, r: io.LimitReader(f, v.limits.SummaryBytes)}).Decode(&s)
+	if cerr := v.cancelled(name); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		v.skip(name, fmt.Errorf("not valid JSON: %w", err))
+		return nil, nil
+	}
+	v.Run.Files = append(v.Run.Files, name)
+	// Numbers a step runner never writes (negative counts, exit codes) are not shown.
+	count := func(field string, n int) int {
+		if n < 0 {
+			v.note("%s: %s %d is negative: ignored", name, field, n)
+			return 0
+		}
+		return n
 	}
 	v.Run.HasSummary = true
 	v.Run.Command = s.Command
 	v.Run.ExitCode = s.ExitCode
+	if s.ExitCode != nil && *s.ExitCode < 0 {
+		v.note("%s: exit_code %d is negative: ignored", name, *s.ExitCode)
+		v.Run.ExitCode = nil
+	}
 	v.Run.ReproducedBySummary = s.Reproduced
 	v.Run.Cancelled = s.Cancelled
 	v.Run.StoppedEarly = s.StoppedEarly
 	v.Run.SetupFailed = s.SetupFailed
 	v.Run.SetupCause = s.SetupCause
-	v.Run.Count = s.Count
-	v.Run.Workers = s.Workers
-	v.Run.DurationSeconds = s.DurationSeconds
+	v.Run.Count = count("count", s.Count)
+	v.Run.Workers = count("workers", s.Workers)
+	v.Run.DurationSeconds = max(s.DurationSeconds, 0)
 	r := &Reproducer{
-		Passed: s.Passed, Failed: s.Failed, Errors: s.Errors, Skipped: s.Skipped,
+		Passed: count("passed", s.Passed), Failed: count("failed", s.Failed),
+		Errors: count("errors", s.Errors), Skipped: count("skipped", s.Skipped),
 		Complete:       s.Complete,
-		CrashedWorkers: s.CrashedWorkers,
-		FailedTests:    s.FailedTests,
+		CrashedWorkers: capList(s.CrashedWorkers),
+		FailedTests:    capList(s.FailedTests),
+		Truncated:      len(s.CrashedWorkers) > pytestlog.MaxEntries || len(s.FailedTests) > pytestlog.MaxEntries,
 	}
-	for _, c := range s.Crashes {
+	for _, c := range s.Crashes[:min(len(s.Crashes), pytestlog.MaxEntries)] {
 		r.Crashes = append(r.Crashes, Crash{Worker: c.Worker, Test: c.NodeID})
 	}
-	r.finish(s.Count)
+	r.finish(v.Run.Count)
 	return r, nil
 }
 
-func (v *loader) loadReproducerLog(path string) error {
-	f, err := v.openInput(path)
-	if err != nil {
+// capList keeps at most pytestlog.MaxEntries ids, as the log parser does.
+func capList(s []string) []string {
+	return s[:min(len(s), pytestlog.MaxEntries)]
+}
+
+func (v *loader) loadReproducerLog(name string) error {
+	var res pytestlog.Result
+	ok, err := v.readLog(name, func(r io.Reader) (err error) {
+		res, err = pytestlog.Parse(r)
 		return err
-	}
-	defer f.Close()
-	res, err := pytestlog.Parse(f)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", ReproducerLog, err)
+	})
+	if !ok || err != nil {
+		return err
 	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
@@ -227,12 +362,8 @@ func (v *loader) loadReproducerLog(path string) error {
 		}
 		r.Failed, r.Errors = max(r.Failed, failed), max(r.Errors, errored)
 	}
-	for _, e := range res.ShortSummary {
-		if (e.Outcome == pytestlog.Failed || e.Outcome == pytestlog.Error) && e.Message != "" {
-			r.FirstMessage = e.Message
-			break
-		}
-	}
+	// The whole message, not the short summary's copy cut to 80 columns.
+	_, r.FirstMessage = res.FirstError()
 	count := v.Run.Count
 	if count == 0 {
 		count = inferCount(r.FailedTests)
@@ -326,15 +457,14 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func (v *loader) loadSanitizer(path string) error {
-	f, err := v.openInput(path)
-	if err != nil {
+func (v *loader) loadSanitizer(name string) error {
+	var rep *sanitizerlog.Report
+	ok, err := v.readLog(name, func(r io.Reader) (err error) {
+		rep, err = sanitizerlog.Parse(r)
 		return err
-	}
-	defer f.Close()
-	rep, err := sanitizerlog.Parse(f)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", SanitizerLog, err)
+	})
+	if !ok || err != nil {
+		return err
 	}
 	s := &Sanitizer{
 		Tool:         rep.Tool,

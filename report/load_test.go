@@ -191,10 +191,10 @@ func TestLoadReproducer(t *testing.T) {
 			wantFailed: 1, wantBase: []string{"t.py::test_x"}, wantCount: 2, wantRepro: true,
 		},
 		{
-			name:       "damaged summary is a note, the log still counts",
+			name:       "damaged summary is skipped, the log still counts",
 			files:      map[string]string{ReproducerLog: smallLog, ReproducerSummary: `{"count": `},
 			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda]", "t.py::test_y[cuda]"}, wantCount: 2,
-			wantNote: "reproducer_summary.json ignored", wantRepro: true, wantMessage: "AssertionError: boom",
+			wantNote: "reproducer_summary.json: not valid JSON: unexpected EOF", wantRepro: true, wantMessage: "AssertionError: boom",
 		},
 		{
 			name:     "summary says reproduced although the log shows no failure",
@@ -228,6 +228,9 @@ func TestLoadReproducer(t *testing.T) {
 				t.Errorf("first message %q, want %q", r.FirstMessage, tt.wantMessage)
 			}
 			notes := strings.Join(v.Run.Notes, "\n")
+			for _, s := range v.Run.Skipped {
+				notes += s.Name + ": " + s.Reason
+			}
 			if (tt.wantNote == "") != (notes == "") || !strings.Contains(notes, tt.wantNote) {
 				t.Errorf("notes %q, want %q", notes, tt.wantNote)
 			}
@@ -333,7 +336,9 @@ func TestMarkdownEscaping(t *testing.T) {
 		{"a`b", "``a`b``"},
 		{"`x", "`` `x ``"},
 		{"t.py::x[a|b]", "`t.py::x[a|b]`"},
-		{"two\nlines", "`two lines`"},
+		{"two\nlines", "`two\\nlines`"},
+		{"red\x1b[31mX\x1b]0;title\a", "`red\\x1b[31mX\\x1b]0;title\\x07`"},
+		{"csi\u009b31m bidi\u202egnp.exe", "`csi\\u009b31m bidi\\u202egnp.exe`"},
 	}
 	for _, tt := range tests {
 		if got := mdCode(tt.in); got != tt.want {
@@ -344,6 +349,9 @@ func TestMarkdownEscaping(t *testing.T) {
 		t.Errorf("mdCell = %q", got)
 	}
 	if got := mdText("<b>*x*</b> | _y_"); got != `\<b\>\*x\*\</b\> \| \_y\_` {
+		t.Errorf("mdText = %q", got)
+	}
+	if got := mdText("&lt; ![img](u)\x1b[2J\n## h"); got != `\&lt; \!\[img\](u)\\x1b\[2J\\n\#\# h` {
 		t.Errorf("mdText = %q", got)
 	}
 	// A test id with a pipe must not split the failing-tests table.

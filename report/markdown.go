@@ -24,6 +24,9 @@ func (v *Verdict) Markdown(artifactName string) string {
 					parts[i] += " running " + mdCode(c.Test)
 				}
 			}
+			parts = firstFew(parts, shownCrashes, func(n int) string {
+				return fmt.Sprintf("and %d more (all in `debugflow report --json`)", n)
+			})
 			fmt.Fprintf(&b, "- **Crashed workers:** %d: %s\n", len(crashes), strings.Join(parts, ", "))
 		}
 		if r.FirstMessage != "" {
@@ -32,19 +35,28 @@ func (v *Verdict) Markdown(artifactName string) string {
 	}
 	if s := v.Sanitizer; s != nil {
 		fmt.Fprintf(&b, "- **Sanitizer:** %s\n", mdText(s.state()))
+	} else if absent := v.absent(SanitizerLog); strings.HasSuffix(absent, "skipped") {
+		fmt.Fprintf(&b, "- **Sanitizer:** unknown (%s skipped)\n", mdCode(SanitizerLog))
 	} else {
 		fmt.Fprintf(&b, "- **Sanitizer:** not run (%s missing)\n", mdCode(SanitizerLog))
 	}
 	if x := v.Xid; x != nil {
 		fmt.Fprintf(&b, "- **Xid:** %s (from %s)\n", mdText(x.countsLine(true)), mdCode(x.Source))
 	} else {
-		b.WriteString("- **Xid:** no kernel log captured\n")
+		fmt.Fprintf(&b, "- **Xid:** %s\n", mdText(v.xidAbsent()))
 	}
 	if artifactName != "" {
 		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
 	}
 	for _, n := range v.Run.Notes {
 		fmt.Fprintf(&b, "- **Note:** %s\n", mdText(n))
+	}
+	skipped := make([]string, len(v.Run.Skipped))
+	for i, s := range v.Run.Skipped {
+		skipped[i] = fmt.Sprintf("- **Skipped:** %s: %s\n", mdCode(s.Name), mdText(s.Reason))
+	}
+	for _, line := range firstFew(skipped, shownItems, func(n int) string { return fmt.Sprintf("- **Skipped:** and %d more files\n", n) }) {
+		b.WriteString(line)
 	}
 	v.markdownTests(&b)
 	v.markdownSanitizer(&b)
@@ -97,7 +109,11 @@ func (v *Verdict) markdownSanitizer(b *strings.Builder) {
 		}
 		if len(s.Errors) > 1 {
 			b.WriteString("\n| error | kernel | count |\n|---|---|---|\n")
-			for _, e := range s.Errors {
+			for i, e := range s.Errors {
+				if i == shownItems {
+					fmt.Fprintf(b, "\n%d more distinct errors are in %s.\n", len(s.Errors)-shownItems, mdCode(SanitizerLog))
+					break
+				}
 				fmt.Fprintf(b, "| %s | %s | %d |\n", mdCell(mdCode(e.headline())), mdCell(mdCode(e.Kernel)), e.Count)
 			}
 		}
@@ -106,13 +122,21 @@ func (v *Verdict) markdownSanitizer(b *strings.Builder) {
 	}
 	if len(s.APIErrors) > 0 {
 		b.WriteString("\n### CUDA API errors\n\n| call | result | count |\n|---|---|---|\n")
-		for _, e := range s.APIErrors {
+		for i, e := range s.APIErrors {
+			if i == shownItems {
+				fmt.Fprintf(b, "\n%d more API errors are in %s.\n", len(s.APIErrors)-shownItems, mdCode(SanitizerLog))
+				break
+			}
 			fmt.Fprintf(b, "| %s | %s | %d |\n", mdCell(mdCode(e.Call)), mdCell(mdCode(e.Result)), e.Count)
 		}
 	}
 	if len(s.TargetErrors) > 0 {
 		b.WriteString("\nThe sanitizer said about the target:\n\n")
-		for _, t := range s.TargetErrors {
+		for i, t := range s.TargetErrors {
+			if i == shownItems {
+				fmt.Fprintf(b, "- and %d more in %s\n", len(s.TargetErrors)-shownItems, mdCode(SanitizerLog))
+				break
+			}
 			fmt.Fprintf(b, "- %s\n", mdCode(t))
 		}
 	}
@@ -124,7 +148,12 @@ func (v *Verdict) markdownXid(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\n### Xid events\n\n| Xid | count | meaning |\n|---|---|---|\n")
-	for _, c := range x.codes() {
+	codes := x.codes()
+	for i, c := range codes {
+		if i == shownItems {
+			fmt.Fprintf(b, "\n%d more Xid codes are in %s.\n", len(codes)-shownItems, mdCode(x.Source))
+			break
+		}
 		fmt.Fprintf(b, "| %d | %d | %s |\n", c.Code, c.Count, mdCell(mdText(c.Meaning)))
 	}
 	if f := x.firstFault(); f != nil {
@@ -138,9 +167,10 @@ func (v *Verdict) markdownXid(b *strings.Builder) {
 	}
 }
 
-// mdCode is s as an inline code span, with a fence longer than any backtick run inside.
+// mdCode is s as an inline code span, with a fence longer than any backtick run inside;
+// control characters are made visible first (display).
 func mdCode(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
+	s = display(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -179,16 +209,15 @@ func (e XidEvent) markdown() string {
 	return strings.Join(parts, ", ")
 }
 
-// mdText escapes the characters that would turn plain text into Markdown or HTML.
+// mdText escapes the characters that would turn plain text into Markdown or HTML, after
+// making control characters visible (display).
 func mdText(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range display(s) {
 		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '#', '|', '~':
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '#', '|', '~', '&', '!':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case '\n', '\r':
-			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}

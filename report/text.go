@@ -18,7 +18,8 @@ const (
 // labelWidth aligns the values of the terminal verdict.
 const labelWidth = 16
 
-// textWriter writes aligned "label  value" lines and remembers the first write error.
+// textWriter writes aligned "label  value" lines and remembers the first write error. Every
+// value goes through display: text from logs cannot drive the terminal.
 type textWriter struct {
 	w     io.Writer
 	color bool
@@ -31,20 +32,25 @@ func (t *textWriter) printf(format string, args ...any) {
 	}
 }
 
-// field writes a label and its value; further values go on continuation lines under the first.
+// field writes a label and its values; further values go on continuation lines under the first.
 func (t *textWriter) field(label string, values ...string) {
+	t.styled(label, "", values...)
+}
+
+// styled is field with the values painted in an ANSI style when colour is on.
+func (t *textWriter) styled(label, style string, values ...string) {
 	for i, v := range values {
 		l := ""
 		if i == 0 {
 			l = label
 		}
-		t.printf("%-*s%s\n", labelWidth, l, v)
+		t.printf("%-*s%s\n", labelWidth, l, t.paint(style, display(v)))
 	}
 }
 
 // paint wraps s in an ANSI style when colour is on.
 func (t *textWriter) paint(style, s string) string {
-	if !t.color {
+	if !t.color || style == "" {
 		return s
 	}
 	return style + s + ansiReset
@@ -57,15 +63,14 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 	answer := v.headline()
 	switch answer {
 	case "yes":
-		answer = t.paint(ansiRed, answer)
+		t.styled("Reproduced:", ansiRed, answer)
 	case "no":
-		answer = t.paint(ansiGreen, answer)
+		t.styled("Reproduced:", ansiGreen, answer)
 	default:
-		answer = t.paint(ansiYellow, answer)
+		t.styled("Reproduced:", ansiYellow, answer)
 	}
-	t.field("Reproduced:", answer)
 	if end := v.endLine(); end != "" {
-		t.field("Run:", t.paint(ansiYellow, end))
+		t.styled("Run:", ansiYellow, end)
 	}
 	t.field("Tests:", v.testsLine())
 	if r := v.Reproducer; r != nil {
@@ -77,18 +82,18 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 					lines[i] += " running " + c.Test
 				}
 			}
-			t.field("Crashed:", lines...)
+			t.field("Crashed:", firstFew(lines, shownCrashes, func(n int) string {
+				return fmt.Sprintf("... and %d more (all %d in --json)", n, len(crashes))
+			})...)
 		}
 		if len(r.PerTest) > 0 {
-			lines := make([]string, 0, topTests+1)
-			for i, f := range r.PerTest {
-				if i == topTests {
-					lines = append(lines, fmt.Sprintf("... %d more in %s", len(r.PerTest)-topTests, ReproducerLog))
-					break
-				}
+			lines := make([]string, 0, len(r.PerTest))
+			for _, f := range r.PerTest {
 				lines = append(lines, fmt.Sprintf("%-9s %s", v.repetitions(f.Failed), f.Test))
 			}
-			t.field("Failing:", lines...)
+			t.field("Failing:", firstFew(lines, topTests, func(n int) string {
+				return fmt.Sprintf("... %d more in %s", n, ReproducerLog)
+			})...)
 		}
 		if r.FirstMessage != "" {
 			t.field("First error:", r.FirstMessage)
@@ -97,7 +102,16 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 	v.textSanitizer(t)
 	v.textXid(t)
 	for _, n := range v.Run.Notes {
-		t.field("Note:", t.paint(ansiYellow, n))
+		t.styled("Note:", ansiYellow, n)
+	}
+	if len(v.Run.Skipped) > 0 {
+		lines := make([]string, len(v.Run.Skipped))
+		for i, s := range v.Run.Skipped {
+			lines[i] = s.Name + ": " + s.Reason
+		}
+		t.styled("Skipped:", ansiYellow, firstFew(lines, shownItems, func(n int) string {
+			return fmt.Sprintf("... and %d more", n)
+		})...)
 	}
 	if v.Run.Dir != "" {
 		t.field("Directory:", v.Run.Dir)
@@ -108,19 +122,22 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 func (v *Verdict) textSanitizer(t *textWriter) {
 	s := v.Sanitizer
 	if s == nil {
+		if absent := v.absent(SanitizerLog); strings.HasSuffix(absent, "skipped") {
+			t.styled("Sanitizer:", ansiYellow, "unknown ("+absent+")")
+			return
+		}
 		t.field("Sanitizer:", "not run ("+SanitizerLog+" missing)")
 		return
 	}
-	state := s.state()
+	style := ansiRed
 	switch {
 	case !s.Complete:
-		state = t.paint(ansiYellow, state)
+		style = ansiYellow
 	case s.clean():
-		state = t.paint(ansiGreen, state)
-	default:
-		state = t.paint(ansiRed, state)
+		style = ansiGreen
 	}
-	t.field("Sanitizer:", state)
+	t.styled("Sanitizer:", style, s.state())
+	more := func(n int) string { return fmt.Sprintf("... and %d more in %s", n, SanitizerLog) }
 	if len(s.Errors) > 0 {
 		e := s.Errors[0]
 		t.field("  first:", e.headline())
@@ -139,7 +156,7 @@ func (v *Verdict) textSanitizer(t *textWriter) {
 			for _, e := range s.Errors {
 				lines = append(lines, fmt.Sprintf("x%-4d %s in %s", e.Count, e.headline(), e.Kernel))
 			}
-			t.field("  distinct:", lines...)
+			t.field("  distinct:", firstFew(lines, shownItems, more)...)
 		}
 	} else if s.FirstHazard != "" {
 		t.field("  first:", s.FirstHazard)
@@ -149,17 +166,17 @@ func (v *Verdict) textSanitizer(t *textWriter) {
 		for _, e := range s.APIErrors {
 			lines = append(lines, fmt.Sprintf("x%-4d %s -> %s", e.Count, e.Call, e.Result))
 		}
-		t.field("  API errors:", lines...)
+		t.field("  API errors:", firstFew(lines, shownItems, more)...)
 	}
 	if len(s.TargetErrors) > 0 {
-		t.field("  target:", s.TargetErrors...)
+		t.field("  target:", firstFew(s.TargetErrors, shownItems, more)...)
 	}
 }
 
 func (v *Verdict) textXid(t *textWriter) {
 	x := v.Xid
 	if x == nil {
-		t.field("Xid:", "no kernel log captured")
+		t.field("Xid:", v.xidAbsent())
 		return
 	}
 	codes := x.codes()
@@ -171,7 +188,9 @@ func (v *Verdict) textXid(t *textWriter) {
 	for _, c := range codes {
 		lines = append(lines, fmt.Sprintf("%-4d x%-4d %s", c.Code, c.Count, c.Meaning))
 	}
-	t.field("Xid:", lines...)
+	t.field("Xid:", firstFew(lines, shownItems, func(n int) string {
+		return fmt.Sprintf("... and %d more codes in %s", n, x.Source)
+	})...)
 	if f := x.firstFault(); f != nil {
 		t.field("  first fault:", f.describe())
 	}

@@ -29,9 +29,11 @@ type Run struct {
 	Runner string
 	// Files are the input files read, in the order they were read.
 	Files []string
-	// Notes are problems with optional inputs that did not stop the verdict (an unreadable
-	// reproducer_summary.json, a log that ended mid-line), shown with the verdict.
+	// Notes are problems with optional inputs that did not stop the verdict (a log cut at the
+	// size limit, a negative count in reproducer_summary.json), shown with the verdict.
 	Notes []string
+	// Skipped are the input files that were present but not used, with the reason.
+	Skipped []SkippedFile
 	// HasSummary is true when reproducer_summary.json was read; the fields below come from it.
 	HasSummary bool
 	// Command is the pytest command line.
@@ -57,6 +59,15 @@ type Run struct {
 	DurationSeconds float64
 }
 
+// SkippedFile is an input file that was present but not read, or whose content was not used.
+type SkippedFile struct {
+	// Name is the file name in the artifact directory.
+	Name string
+	// Reason says why: "not a regular file (a FIFO)", "permission denied", "dangling symbolic
+	// link to ...", "not text (binary data)", "not valid JSON: ...".
+	Reason string
+}
+
 // Reproducer is the pytest run of the reproducer.
 type Reproducer struct {
 	Passed  int `json:"passed"`
@@ -76,7 +87,8 @@ type Reproducer struct {
 
 	// PerTest counts failed repetitions per base test, most failures first.
 	PerTest []TestFailures `json:"-"`
-	// FirstMessage is the message of the first failure in pytest's short summary, if any.
+	// FirstMessage is the message of the first failure in pytest's short summary, whole
+	// (pytestlog.Result.FirstError), if any.
 	FirstMessage string `json:"-"`
 	// Truncated is true when the parser dropped ids beyond its memory cap.
 	Truncated bool `json:"-"`

@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"sort"
@@ -86,108 +85,122 @@ func (b *xidBuilder) done() *Xid {
 
 // loadXidAdded reads xid_added.log: the raw Xid lines new during the reproducer. Comment lines
 // ("# ...") are skipped and the decoded summary after "# decoded" is not read again.
-func (v *loader) loadXidAdded(path string) error {
-	f, err := v.openInput(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func (v *loader) loadXidAdded(name string) error {
 	b := newXid(XidAddedLog)
-	err = eachLine(f, func(line string) bool {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "# decoded") {
-			return false
-		}
-		if strings.HasPrefix(trimmed, "#") {
+	ok, err := v.readLog(name, func(r io.Reader) error {
+		return eachLine(r, func(line string) bool {
+			trimmed := strings.TrimSpace(line)
+			if strings.HasPrefix(trimmed, "# decoded") {
+				return false
+			}
+			if strings.HasPrefix(trimmed, "#") {
+				return true
+			}
+			if e, ok := xidlog.ParseLine(line); ok {
+				b.add(e)
+			}
 			return true
-		}
-		if e, ok := xidlog.ParseLine(line); ok {
-			b.add(e)
-		}
-		return true
+		})
 	})
-	if err != nil {
-		return fmt.Errorf("read %s: %w", XidAddedLog, err)
+	if ok {
+		v.Xid = b.done()
 	}
-	v.Xid = b.done()
-	return nil
+	return err
 }
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
 // missing: the Xid lines of the latest snapshot that dmesg_start.log does not have.
 func (v *loader) loadDmesg(names []string) error {
-	latest, err := latestSnapshot(v.fsys, names)
-	if err != nil {
+	latest, err := v.latestSnapshot(names)
+	if err != nil || latest == "" {
 		return err
 	}
-	seen := map[string]bool{}
-	if latest != DmesgStartLog && contains(names, DmesgStartLog) {
-		f, err := v.openInput(DmesgStartLog)
-		if err != nil {
+	if latest == DmesgStartLog {
+		// Only the start snapshot: nothing happened after it that we could see.
+		if ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error { return eachLine(r, func(string) bool { return true }) }); !ok || err != nil {
 			return err
 		}
-		err = eachLine(f, func(line string) bool {
-			if _, ok := xidlog.ParseLine(line); ok {
-				seen[line] = true
-			}
-			return true
-		})
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", DmesgStartLog, err)
-		}
-	} else if latest == DmesgStartLog {
-		// Only the start snapshot: nothing happened after it that we could see.
-		v.Run.Files = append(v.Run.Files, DmesgStartLog)
 		v.Xid = newXid(DmesgStartLog).done()
 		return nil
 	}
-	f, err := v.openInput(latest)
-	if err != nil {
-		return err
+	seen := map[string]bool{}
+	if contains(names, DmesgStartLog) {
+		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
+			return eachLine(r, func(line string) bool {
+				if _, ok := xidlog.ParseLine(line); ok {
+					seen[line] = true
+				}
+				return true
+			})
+		})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Without the start snapshot every Xid line of the latest one counts, old or new.
+			clear(seen)
+			v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
+		}
 	}
-	defer f.Close()
 	b := newXid(latest)
-	err = eachLine(f, func(line string) bool {
-		if seen[line] {
+	ok, err := v.readLog(latest, func(r io.Reader) error {
+		return eachLine(r, func(line string) bool {
+			if seen[line] {
+				return true
+			}
+			if e, ok := xidlog.ParseLine(line); ok {
+				seen[line] = true // a snapshot can repeat lines it shares with an earlier one
+				b.add(e)
+			}
 			return true
-		}
-		if e, ok := xidlog.ParseLine(line); ok {
-			seen[line] = true // a snapshot can repeat lines it shares with an earlier one
-			b.add(e)
-		}
-		return true
+		})
 	})
-	if err != nil {
-		return fmt.Errorf("read %s: %w", latest, err)
+	if ok {
+		v.Xid = b.done()
 	}
-	v.Xid = b.done()
-	return nil
+	return err
 }
 
-// latestSnapshot picks the snapshot taken last: dmesg_final.log when present, else the most
-// recently modified one other than dmesg_start.log (names break ties), else dmesg_start.log.
-func latestSnapshot(fsys fs.FS, names []string) (string, error) {
-	if contains(names, "dmesg_final.log") {
-		return "dmesg_final.log", nil
-	}
+// latestSnapshot picks the snapshot taken last among the regular files: dmesg_final.log when
+// present, else the most recently modified one other than dmesg_start.log (names break ties),
+// else dmesg_start.log; "" when none is a regular file. The others are skipped with a note.
+func (v *loader) latestSnapshot(names []string) (string, error) {
 	type snap struct {
 		name string
 		mod  int64
 	}
 	var snaps []snap
+	start, final := false, false
 	for _, n := range names {
-		if n == DmesgStartLog {
+		// fs.Stat follows symbolic links; dirFS opens without blocking.
+		st, err := fs.Stat(v.fsys, n)
+		if err == nil && !st.Mode().IsRegular() {
+			err = &notRegularError{kind: fileKind(st.Mode())}
+		}
+		if cerr := v.cancelled(n); cerr != nil {
+			return "", cerr
+		}
+		if err != nil {
+			v.skip(n, err)
 			continue
 		}
-		st, err := fs.Stat(fsys, n)
-		if err != nil {
-			return "", fmt.Errorf("stat %s: %w", n, err)
+		switch n {
+		case DmesgStartLog:
+			start = true
+		case dmesgFinalLog:
+			final = true
+		default:
+			snaps = append(snaps, snap{n, st.ModTime().UnixNano()})
 		}
-		snaps = append(snaps, snap{n, st.ModTime().UnixNano()})
+	}
+	if final {
+		return dmesgFinalLog, nil
 	}
 	if len(snaps) == 0 {
-		return DmesgStartLog, nil
+		if start {
+			return DmesgStartLog, nil
+		}
+		return "", nil
 	}
 	sort.Slice(snaps, func(i, j int) bool {
 		if snaps[i].mod != snaps[j].mod {

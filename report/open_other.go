@@ -1,0 +1,55 @@
+//go:build !unix
+
+package report
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// dirFS is os.DirFS for artifact directories: a path that is not a regular file or a
+// directory is refused before it is opened (opening a named pipe can block).
+type dirFS string
+
+// Open opens name under the directory.
+func (d dirFS) Open(name string) (fs.File, error) {
+	path, err := d.path("open", name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, &notRegularError{kind: fileKind(st.Mode())}
+	}
+	return os.Open(path)
+}
+
+// path is name under the directory, or an error for a name fs.ValidPath refuses.
+func (d dirFS) path(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return filepath.Join(string(d), filepath.FromSlash(name)), nil
+}
+
+// ReadLink returns the target of the symbolic link name, to say where a dangling one points.
+func (d dirFS) ReadLink(name string) (string, error) {
+	path, err := d.path("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(path)
+}
+
+// Lstat describes name without following a symbolic link.
+func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
+	path, err := d.path("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(path)
+}

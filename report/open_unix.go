@@ -1,0 +1,51 @@
+//go:build unix
+
+package report
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// dirFS is os.DirFS for artifact directories: Open never blocks (O_NONBLOCK, so opening a FIFO
+// does not wait for a writer) and never makes a terminal the controlling one (O_NOCTTY).
+// openRegular then refuses whatever is not a regular file.
+type dirFS string
+
+// Open opens name under the directory.
+func (d dirFS) Open(name string) (fs.File, error) {
+	path, err := d.path("open", name)
+	if err != nil {
+		return nil, err
+	}
+	// Go clears O_NONBLOCK again on a regular file it cannot poll, so reads block normally.
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+}
+
+// path is name under the directory, or an error for a name fs.ValidPath refuses.
+func (d dirFS) path(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return filepath.Join(string(d), filepath.FromSlash(name)), nil
+}
+
+// ReadLink returns the target of the symbolic link name, to say where a dangling one points.
+func (d dirFS) ReadLink(name string) (string, error) {
+	path, err := d.path("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(path)
+}
+
+// Lstat describes name without following a symbolic link.
+func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
+	path, err := d.path("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(path)
+}

@@ -1,0 +1,271 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"syscall"
+)
+
+// Limits bound what Load reads from one artifact directory, whatever the files hold: an
+// artifact is downloaded from a run anyone with write access could have shaped, and a folder
+// on disk may hold a FIFO, a device or a symbolic link to one. docs/report.md lists them.
+type Limits struct {
+	// LogBytes is the most read from one log (reproducer.log, sanitizer.log, xid_added.log, a
+	// dmesg snapshot). A longer log is read as its first LogBytes-TailBytes bytes and its last
+	// TailBytes bytes, because what the verdict needs most is at the end: pytest's short
+	// summary and final line, the sanitizer's ERROR SUMMARY, the newest kernel lines.
+	LogBytes int64
+	// TailBytes is the part of LogBytes read from the end of a longer log.
+	TailBytes int64
+	// SummaryBytes is the largest reproducer_summary.json read; a larger one is skipped.
+	SummaryBytes int64
+}
+
+// DefaultLimits are the limits of `debugflow report` and of the summary step.
+var DefaultLimits = Limits{LogBytes: 128 << 20, TailBytes: 16 << 20, SummaryBytes: 32 << 20}
+
+// maxSnapshots is the most dmesg_*.log snapshots Load compares; a folder with more is
+// hostile or broken, and the ones beyond are skipped with a note.
+const maxSnapshots = 1000
+
+// maxControlPercent: a log in which more than this share of the bytes read are control
+// characters (NUL, other C0 controls but tab, newline, carriage return, form feed, vertical
+// tab, backspace, bell and escape; DEL) is binary, not a log: 4 MB of random bytes hold about 10%,
+// a pytest, sanitizer or kernel log none but a stray few.
+const maxControlPercent = 1
+
+// errNotText is the reason a log that turned out binary is skipped.
+var errNotText = errors.New("not text (binary data)")
+
+// skipReason says in a few words why an input could not be read: the file type of a
+// non-regular file, "permission denied", "removed while read", or the error.
+func skipReason(err error) string {
+	var notRegular *notRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		return "not a regular file (" + notRegular.kind + ")"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ELOOP):
+		return "symbolic link loop"
+	case errors.Is(err, fs.ErrNotExist):
+		return "removed while read"
+	case errors.Is(err, errNotText):
+		return errNotText.Error()
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// notRegularError is returned by openRegular for a FIFO, a device, a socket or a directory.
+type notRegularError struct{ kind string }
+
+func (e *notRegularError) Error() string { return "not a regular file (" + e.kind + ")" }
+
+// fileKind names the type of a non-regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "type " + m.Type().String()
+}
+
+// openRegular opens name in fsys for reading when it is a regular file (after following
+// symbolic links). dirFS opens without blocking, so a FIFO is refused rather than waited on;
+// any other fs.FS is checked after Open.
+func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &notRegularError{kind: fileKind(st.Mode())}
+	}
+	return f, st, nil
+}
+
+// logReader bounds a log of the given size to l.LogBytes: the whole log when it fits, else
+// its head and its tail (from the first line that starts in the tail). cut reports the
+// latter. A log that grows while read is still cut at l.LogBytes.
+func logReader(f fs.File, size int64, l Limits) (r io.Reader, cut bool) {
+	if size <= l.LogBytes {
+		return io.LimitReader(f, l.LogBytes), false
+	}
+	ra, ok := f.(io.ReaderAt)
+	if !ok || l.TailBytes <= 0 || l.TailBytes >= l.LogBytes {
+		return io.LimitReader(f, l.LogBytes), true
+	}
+	head := io.NewSectionReader(ra, 0, l.LogBytes-l.TailBytes)
+	tail := &skipFirstLine{r: bufio.NewReader(io.NewSectionReader(ra, size-l.TailBytes, l.TailBytes))}
+	// The newline ends the head's last line, whole or not, so it is not glued to the tail.
+	return io.MultiReader(head, newlineReader(), tail), true
+}
+
+func newlineReader() io.Reader { return &onceByte{b: '\n'} }
+
+// onceByte reads one byte.
+type onceByte struct {
+	b    byte
+	done bool
+}
+
+func (o *onceByte) Read(p []byte) (int, error) {
+	if o.done {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0], o.done = o.b, true
+	return 1, nil
+}
+
+// skipFirstLine drops everything up to and including the first newline: the tail of a cut
+// log starts mid-line.
+type skipFirstLine struct {
+	r       *bufio.Reader
+	skipped bool
+}
+
+func (s *skipFirstLine) Read(p []byte) (int, error) {
+	if !s.skipped {
+		for {
+			_, err := s.r.ReadSlice('\n')
+			if err == nil {
+				break
+			}
+			if err != bufio.ErrBufferFull {
+				return 0, err
+			}
+		}
+		s.skipped = true
+	}
+	return s.r.Read(p)
+}
+
+// ctxReader makes reading cancellable: each Read runs in its own goroutine and is abandoned
+// when ctx is done, so Ctrl-C works even while a read is stuck (a hung network mount, a
+// FUSE file). After that every Read returns the context's error.
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	buf  []byte
+	dead bool
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil || c.dead {
+		c.dead = true
+		return 0, context.Cause(c.ctx)
+	}
+	if c.ctx.Done() == nil { // never cancelled: no goroutine needed
+		return c.r.Read(p)
+	}
+	// The goroutine reads into a buffer of its own: once abandoned it may still write there,
+	// never into p, and c.buf is not used again.
+	if cap(c.buf) < len(p) {
+		c.buf = make([]byte, len(p))
+	}
+	buf := c.buf[:len(p)]
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- readResult{n, err}
+	}()
+	select {
+	case res := <-done:
+		copy(p, buf[:res.n])
+		return res.n, res.err
+	case <-c.ctx.Done():
+		c.dead = true
+		return 0, context.Cause(c.ctx)
+	}
+}
+
+// textCounter counts the bytes read and the control characters among them (see
+// maxControlPercent).
+type textCounter struct {
+	r               io.Reader
+	total, controls int64
+}
+
+func (t *textCounter) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.total += int64(n)
+	for _, b := range p[:n] {
+		if isBinaryControl(b) {
+			t.controls++
+		}
+	}
+	return n, err
+}
+
+// binary reports whether the bytes read were not text.
+func (t *textCounter) binary() bool {
+	return t.controls*100 > t.total*maxControlPercent
+}
+
+// isBinaryControl reports a control byte that text logs do not hold. Tab, newline, carriage
+// return, form feed, vertical tab, backspace and bell occur in captured output, escape in
+// coloured output.
+func isBinaryControl(b byte) bool {
+	switch b {
+	case '\t', '\n', '\r', '\f', '\v', '\b', '\a', 0x1b:
+		return false
+	}
+	return b < 0x20 || b == 0x7f
+}
+
+// sizeText is a byte count for a note: "128 MiB", "3.5 GiB", "812 bytes".
+func sizeText(n int64) string {
+	const (
+		kib = 1 << 10
+		mib = 1 << 20
+		gib = 1 << 30
+	)
+	switch {
+	case n >= gib:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/gib)) + " GiB"
+	case n >= mib:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/mib)) + " MiB"
+	case n >= kib:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/kib)) + " KiB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func trimZero(s string) string {
+	if len(s) > 2 && s[len(s)-2:] == ".0" {
+		return s[:len(s)-2]
+	}
+	return s
+}
