@@ -39,10 +39,12 @@ does not run files with other extensions, so a push of the debug branch runs
 only the kept workflows. Undo with "debugflow enable".
 
 The original names of the renamed workflows are recorded in the manifest
-` + ManifestName + ` in the workflows directory, one per line. "debugflow enable"
-renames exactly those back, so workflows the repository had already disabled
-(old.yml.disabled) stay disabled. Running disable again adds what it renames to
-the manifest; the names recorded earlier stay.
+` + ManifestName + ` in the workflows directory, one per line with a fingerprint
+of the file. "debugflow enable" renames exactly those back, so workflows the
+repository had already disabled (old.yml.disabled) stay disabled. Running
+disable again adds what it renames to the manifest; the entries recorded
+earlier stay while they still describe the tree (a stale entry is dropped and
+said so). A symbolic link is renamed itself, its target unchanged.
 
 Every file is checked before anything is renamed: if a target already exists,
 or a name is a directory or cannot be read, nothing changes and every conflict
@@ -50,9 +52,9 @@ is listed (exit status 1). Running it again changes nothing and says so.
 Inside a Git work tree, tracked files are moved with "git mv" and the manifest
 is staged with "git add", so the next commit carries both. --dry-run prints
 the plan and writes nothing, not even the manifest.`,
-		Example: `  # keep only the debug workflow
+		Example: `  # keep only the debug workflow, and commit it with the renames
   debugflow disable --keep debug-cuda.yml
-  git commit -m "debug branch: only the debug workflow runs"
+  git add .github/workflows/debug-cuda.yml && git commit -m "debug branch: only the debug workflow runs"
 
   # see what would happen
   debugflow disable --keep 'debug-*.yml' --dry-run
@@ -89,9 +91,15 @@ disabled and are listed as "left disabled (not disabled by debugflow)". A
 recorded workflow whose .disabled file no longer exists is skipped and listed
 as "missing (skipped)".
 
-Without a manifest, enable refuses (exit status 1) when any workflow is
-disabled, since there is no record of what "debugflow disable" renamed; with
-no disabled workflow there is nothing to do. --all renames every
+The manifest is checked against the tree before it is trusted: a listed
+workflow whose content changed since disable recorded it, or (in Git) that
+was disabled in a commit after the manifest's, was switched off on purpose
+after the record was written; it stays disabled, listed as "left disabled
+(record is stale)" with the reason.
+
+Without a manifest there is nothing to enable (exit status 0, as a second
+enable after the first one deleted it): other disabled workflows were not
+disabled by "debugflow disable" and stay so. --all renames every
 *.yml.disabled and *.yaml.disabled back, listed or not, and deletes the
 manifest if there is one.
 
@@ -103,6 +111,9 @@ the next commit carries both.`,
 		Example: `  # before merging the debug branch back
   debugflow enable
   git commit -m "debug branch: workflows enabled again"
+
+  # again: nothing to enable, exit status 0
+  debugflow enable
 
   # see what would happen
   debugflow enable --dry-run

@@ -73,7 +73,7 @@ func TestCmdHelp(t *testing.T) {
 		help := c.out.String()
 		wants := []string{"Examples:", "debugflow " + c.cmd.Name(), "--dry-run", "--dir", "nothing changes", ManifestName}
 		if c.cmd.Name() == "enable" {
-			wants = append(wants, "--all", "debugflow enable --all", "left disabled (not disabled by debugflow)", "no record of what")
+			wants = append(wants, "--all", "debugflow enable --all", "left disabled (not disabled by debugflow)", "nothing to enable", "record is stale")
 		} else {
 			wants = append(wants, "git add", "stay disabled")
 		}
@@ -86,8 +86,8 @@ func TestCmdHelp(t *testing.T) {
 }
 
 // TestCmdRun runs the real commands on a directory: dry run, disable,
-// a second disable, enable (twice), enable without a manifest (refused, then
-// --all), then a conflict that exits with ErrConflict.
+// a second disable, enable, enable again (nothing to enable: no error, like a
+// second disable), --all, then a conflict that exits with ErrConflict.
 func TestCmdRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "wf")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -97,7 +97,7 @@ func TestCmdRun(t *testing.T) {
 	tree := map[string]string{"ci.yml": "ci", "debug.yml": "d", "old.yml.disabled": "o"}
 	writeTree(t, dir, tree)
 	manifest := filepath.Join(dir, ManifestName)
-	disabled := map[string]string{"ci.yml.disabled": "ci", "debug.yml": "d", "old.yml.disabled": "o", ManifestName: manifestOf("ci.yml")}
+	disabled := map[string]string{"ci.yml.disabled": "ci", "debug.yml": "d", "old.yml.disabled": "o", ManifestName: manifestOf("ci.yml=ci")}
 
 	steps := []struct {
 		cmd       *bytesCmd
@@ -113,11 +113,11 @@ func TestCmdRun(t *testing.T) {
 			[]string{"nothing to rename: 1 kept, 2 already disabled", manifest + " unchanged: it lists 1 workflow(s) for debugflow enable"}, nil, disabled},
 		{newBytesCmd(NewCmdEnable(), "--dir", dir),
 			[]string{"1 renamed, 1 already enabled, 1 left disabled (not disabled by debugflow)", "deleted " + manifest}, nil, tree},
-		// No manifest any more, and old.yml.disabled is disabled: refused.
-		{newBytesCmd(NewCmdEnable(), "--dir", dir), []string{"Error: enable: no record of what debugflow disable renamed: " + manifest +
-			" does not exist, so the 1 disabled workflow(s) (old.yml.disabled) were left as they are; if debugflow enable already ran, " +
-			"there is nothing left to do; otherwise rename the ones you want back by hand, or run debugflow enable --all to rename every " +
-			"*.yml.disabled / *.yaml.disabled back"}, ErrNoManifest, tree},
+		// No manifest any more: nothing to enable, and old.yml.disabled stays disabled.
+		{newBytesCmd(NewCmdEnable(), "--dir", dir), []string{"nothing to rename: 2 already enabled, 1 left disabled (not disabled by debugflow)",
+			"nothing to enable: " + manifest + " does not exist, so debugflow disable renamed nothing here (or enable already ran); " +
+				"1 workflow(s) disabled otherwise stay disabled (old.yml.disabled): rename back the ones you want, " +
+				"or run debugflow enable --all to rename every *.yml.disabled / *.yaml.disabled back"}, nil, tree},
 		{newBytesCmd(NewCmdEnable(), "--dir", dir, "--all"), []string{"1 renamed, 2 already enabled"}, nil,
 			map[string]string{"ci.yml": "ci", "debug.yml": "d", "old.yml": "o"}},
 		{newBytesCmd(NewCmdEnable(), "--dir", dir), []string{"nothing to rename: 3 already enabled"}, nil,

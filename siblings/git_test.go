@@ -89,7 +89,7 @@ func TestRealGitRenamesAreStaged(t *testing.T) {
 	if diff := cmp.Diff(want, porcelain(t, root)); diff != "" {
 		t.Errorf("git status after disable (-want +got):\n%s", diff)
 	}
-	wantManifest := manifestOf("ci.yml", "local.yml", "release.yaml")
+	wantManifest := manifestOf("ci.yml=ci", "local.yml=mine", "release.yaml=rel")
 	if got := git(t, root, "show", ":"+manifestPath); got != wantManifest {
 		t.Errorf("staged manifest:\n%s\nwant:\n%s", got, wantManifest)
 	}
@@ -184,7 +184,7 @@ func TestOutsideWorkTreePlainRename(t *testing.T) {
 	if _, err := Disable(context.Background(), Options{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")}, readTree(t, dir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml=a")}, readTree(t, dir)); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
 	}
 }

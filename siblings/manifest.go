@@ -3,11 +3,14 @@ package siblings
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -19,25 +22,27 @@ import (
 const ManifestName = ".debugflow-disabled"
 
 // manifestHeader is the first line of every manifest Disable writes.
-const manifestHeader = "# Workflows that `debugflow disable` renamed to <name>.disabled, one per line; `debugflow enable` renames exactly these back, then deletes this file.\n"
-
-// ErrNoManifest is wrapped by the error of an Enable refused because the
-// workflows directory has disabled workflows but no manifest: nothing says
-// which of them Disable renamed. Nothing was renamed.
-var ErrNoManifest = errors.New("no record of what debugflow disable renamed")
+const manifestHeader = "# Workflows that `debugflow disable` renamed to <name>.disabled, with a fingerprint of what it renamed; `debugflow enable` renames exactly these back if they are unchanged, then deletes this file.\n"
 
 // manifest is the manifest file as found before a run.
 type manifest struct {
 	exists bool
-	raw    []byte          // the file's bytes, to restore it after a failure
-	names  map[string]bool // original workflow file names
+	raw    []byte // the file's bytes, to restore it after a failure
+	// entries maps each original workflow file name to the fingerprint of the
+	// file Disable renamed ("" in a record from before fingerprints).
+	entries map[string]string
 }
 
 func (m *manifest) sorted() []string {
-	return sortedNames(m.names)
+	return sortedNames(m.entries)
 }
 
-func sortedNames(set map[string]bool) []string {
+func (m *manifest) has(name string) bool {
+	_, ok := m.entries[name]
+	return ok
+}
+
+func sortedNames[V any](set map[string]V) []string {
 	out := make([]string, 0, len(set))
 	for n := range set {
 		out = append(out, n)
@@ -52,28 +57,56 @@ func readManifest(fsys fileSystem, dir string) (*manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	raw, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest{names: map[string]bool{}}, nil
+		return &manifest{entries: map[string]string{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	names, err := parseManifest(bytes.NewReader(raw))
+	entries, err := parseManifest(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (fix the line, or delete the file if its record is wrong)", path, err)
 	}
-	return &manifest{exists: true, raw: raw, names: names}, nil
+	return &manifest{exists: true, raw: raw, entries: entries}, nil
+}
+
+// fingerprintRe is a manifest line's fingerprint prefix: "sha256:<64 hex>  ".
+var fingerprintRe = regexp.MustCompile(`^(sha256:[0-9a-f]{64})  `)
+
+// fingerprint identifies the file Disable renamed: the SHA-256 of its bytes,
+// or of its target for a symbolic link (the link itself is renamed).
+func fingerprint(fsys fileSystem, path string) (string, error) {
+	info, err := fsys.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if info.Mode()&fs.ModeSymlink != 0 {
+		target, err := fsys.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte("symlink\x00" + target))
+	} else {
+		data, err := fsys.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		h.Write(data)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // maxManifestLine bounds one line of a manifest (file names are at most
 // 255 bytes on common file systems).
 const maxManifestLine = 4096
 
-// parseManifest reads a manifest: one original workflow file name per line;
-// empty lines and lines starting with # are ignored, a trailing \r is
-// dropped. Any other line must be a workflow file name (*.yml or *.yaml,
-// no directory part).
-func parseManifest(r io.Reader) (map[string]bool, error) {
-	names := map[string]bool{}
+// parseManifest reads a manifest: one original workflow file name per line,
+// after its fingerprint and two spaces ("sha256:<hex>  ci.yml"; a line
+// without a fingerprint, as older versions wrote, is a bare name); empty
+// lines and lines starting with # are ignored, a trailing \r is dropped. The
+// name must be a workflow file name (*.yml or *.yaml, no directory part).
+func parseManifest(r io.Reader) (map[string]string, error) {
+	entries := map[string]string{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 256), maxManifestLine)
 	for lineNo := 1; sc.Scan(); lineNo++ {
@@ -81,23 +114,30 @@ func parseManifest(r io.Reader) (map[string]bool, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if !isWorkflow(line) || strings.ContainsAny(line, "/\x00\r") {
+		fp := ""
+		if m := fingerprintRe.FindStringSubmatch(line); m != nil {
+			fp, line = m[1], line[len(m[0]):]
+		}
+		if !isWorkflow(line) || strings.ContainsAny(line, "/\x00\r") || !recordable(line) {
 			return nil, fmt.Errorf("line %d: %q is not a workflow file name (want an original name such as ci.yml)", lineNo, line)
 		}
-		names[line] = true
+		entries[line] = fp
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
-	return names, nil
+	return entries, nil
 }
 
-// renderManifest is the manifest listing names: the header, then the names
-// sorted, one per line.
-func renderManifest(names map[string]bool) []byte {
+// renderManifest is the manifest of entries: the header, then one line per
+// name, sorted by name, each after its fingerprint when it has one.
+func renderManifest(entries map[string]string) []byte {
 	var b bytes.Buffer
 	b.WriteString(manifestHeader)
-	for _, n := range sortedNames(names) {
+	for _, n := range sortedNames(entries) {
+		if fp := entries[n]; fp != "" {
+			b.WriteString(fp + "  ")
+		}
 		b.WriteString(n)
 		b.WriteByte('\n')
 	}
@@ -132,8 +172,8 @@ type manifestChange struct {
 }
 
 // planManifest decides the manifest's fate: Disable merges the names it
-// renames into the existing list (and writes the file when it changes);
-// Enable deletes it.
+// renames into the entries of the existing list that still hold (and writes
+// the file when it changes); Enable deletes it.
 func planManifest(opts Options, dir direction, old *manifest, p *plan) manifestChange {
 	c := manifestChange{path: filepath.Join(opts.Dir, ManifestName), old: old}
 	if dir == enable {
@@ -142,15 +182,15 @@ func planManifest(opts Options, dir direction, old *manifest, p *plan) manifestC
 		}
 		return c
 	}
-	names := make(map[string]bool, len(old.names)+len(p.moves))
-	for n := range old.names {
-		names[n] = true
+	entries := make(map[string]string, len(p.record)+len(p.moves))
+	for n, fp := range p.record {
+		entries[n] = fp
 	}
 	for _, mv := range p.moves {
-		names[mv.from] = true
+		entries[mv.from] = p.fingerprints[mv.from]
 	}
-	c.content = renderManifest(names)
-	c.count = len(names)
+	c.content = renderManifest(entries)
+	c.count = len(entries)
 	c.op = manifestWrite
 	if old.exists && bytes.Equal(old.raw, c.content) {
 		c.op = manifestUnchanged

@@ -3,11 +3,13 @@
 //
 // Disable renames every *.yml / *.yaml file of the workflows directory that
 // no Keep glob matches to <name>.disabled (GitHub ignores files with other
-// extensions) and records the original names in a manifest file
-// (ManifestName) in that directory. Enable renames exactly the workflows the
-// manifest lists back and deletes it, so workflows the repository had
-// disabled before stay disabled; with Options.All it renames every
-// *.yml.disabled / *.yaml.disabled back.
+// extensions) and records the original names, each with a fingerprint of
+// the file it renamed, in a manifest file (ManifestName) in that directory.
+// Enable renames exactly the workflows the manifest lists back, when they are
+// still what Disable renamed, and deletes it, so workflows the repository had
+// disabled before (or since) stay disabled; with Options.All it renames every
+// *.yml.disabled / *.yaml.disabled back. A symbolic link is renamed itself,
+// its target text unchanged.
 //
 // Both are idempotent, and both check every file before renaming any: a run
 // that finds a conflict changes nothing. Inside a Git work tree, tracked files
@@ -48,6 +50,11 @@ const (
 	// StatusMissing marks, in Enable, a workflow the manifest lists whose
 	// <name>.disabled file (and <name>) no longer exists: it is skipped.
 	StatusMissing = "missing (skipped)"
+	// StatusStale marks, in Enable, a disabled workflow the manifest lists
+	// but that is not what Disable renamed: its content changed since, or (in
+	// Git) it was disabled in a commit after the manifest's. It stays
+	// disabled; the note after the table says why.
+	StatusStale = "left disabled (record is stale)"
 	// StatusConflict marks, in a refused run, a file that blocked it.
 	StatusConflict = "conflict"
 )
@@ -123,9 +130,10 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // Disable renames every workflow not matched by opts.Keep to
-// <name>.disabled and writes the manifest: the names it renamed, merged with
-// those an earlier Disable recorded (the file is written even when nothing
-// is renamed, so that Enable knows nothing was). It returns one Action per
+// <name>.disabled and writes the manifest: the names it renamed with their
+// fingerprints, merged with the entries of an earlier Disable that still
+// hold (see checkRecord; the others are dropped and said so). The file is
+// written even when nothing is renamed, so that Enable knows nothing was. It returns one Action per
 // workflow file (enabled or disabled) in name order. On conflict it renames
 // and writes nothing and returns the planned actions (blocking files with
 // StatusConflict) with a *ConflictError. A failure half-way undoes what was
@@ -136,12 +144,13 @@ func Disable(ctx context.Context, opts Options) ([]Action, error) {
 
 // Enable reverses Disable exactly: it renames back the workflows the
 // manifest lists, leaves every other disabled workflow alone
-// (StatusLeftDisabled), then deletes the manifest. A listed workflow whose
-// <name>.disabled file is gone is skipped (StatusMissing): there is nothing
-// to rename, and the rest can still be restored. Conflicts are handled as in
-// Disable. Without a manifest Enable returns an error wrapping ErrNoManifest
-// when any workflow is disabled (nothing says which ones Disable renamed),
-// unless opts.All is set; with no disabled workflow there is nothing to do.
+// (StatusLeftDisabled), then deletes the manifest. A listed workflow that is
+// no longer what Disable renamed (checkRecord) stays disabled (StatusStale).
+// A listed workflow whose <name>.disabled file is gone is skipped
+// (StatusMissing): there is nothing to rename, and the rest can still be
+// restored. Conflicts are handled as in Disable. Without a manifest (and
+// without opts.All) there is nothing to enable: Enable renames nothing,
+// returns no error and says so, like a second Disable.
 func Enable(ctx context.Context, opts Options) ([]Action, error) {
 	return run(ctx, opts, enable)
 }
@@ -177,7 +186,7 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	p, err := makePlan(opts, dir, rec)
+	p, err := makePlan(ctx, opts, dir, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +205,7 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 	change := planManifest(opts, dir, rec, p)
 	if opts.DryRun || (len(p.moves) == 0 && (change.op == manifestNone || change.op == manifestUnchanged)) {
 		actions := p.actions(StatusWouldRename)
-		report(opts.Out, actions, change.note(opts.DryRun))
+		report(opts.Out, actions, append(p.notes, change.note(opts.DryRun)))
 		return actions, nil
 	}
 	m, err := newMover(ctx, opts)
@@ -210,19 +219,21 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 		return nil, fmt.Errorf("%s: %w", dir, m.rollback(ctx, p.moves, err))
 	}
 	actions := p.actions(StatusRenamed)
-	report(opts.Out, actions, change.note(false))
+	report(opts.Out, actions, append(p.notes, change.note(false)))
 	return actions, nil
 }
 
-// report writes the table, then the note about the manifest, to out (when
+// report writes the table, then the notes (about the record), to out (when
 // out is not nil).
-func report(out io.Writer, actions []Action, note string) {
+func report(out io.Writer, actions []Action, notes []string) {
 	if out == nil {
 		return
 	}
 	WriteTable(out, actions)
-	if note != "" {
-		fmt.Fprintln(out, note)
+	for _, n := range notes {
+		if n != "" {
+			fmt.Fprintln(out, n)
+		}
 	}
 }
 
@@ -244,6 +255,12 @@ type plan struct {
 	moves       []move
 	conflicts   []Conflict
 	conflicting map[string]bool // names with a conflict
+	// fingerprints of the files Disable renames, by original name.
+	fingerprints map[string]string
+	// record is, for Disable, the entries of the existing manifest that still
+	// describe the tree: they stay in the manifest.
+	record map[string]string
+	notes  []string // printed after the table
 }
 
 func (p *plan) actions(renameStatus string) []Action {
@@ -260,8 +277,9 @@ func (p *plan) actions(renameStatus string) []Action {
 }
 
 // makePlan reads Dir once and decides every file's fate, collecting all
-// conflicts. rec is the manifest found before the run.
-func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
+// conflicts. rec is the manifest found before the run; its entries are
+// checked against the tree (checkRecord) before they are trusted.
+func makePlan(ctx context.Context, opts Options, dir direction, rec *manifest) (*plan, error) {
 	names, err := opts.fs.ReadDirNames(opts.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read workflows directory: %w", dir, err)
@@ -271,7 +289,8 @@ func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 	for _, n := range names {
 		present[n] = true
 	}
-	p := &plan{dir: opts.Dir, conflicting: map[string]bool{}}
+	p := &plan{dir: opts.Dir, conflicting: map[string]bool{}, fingerprints: map[string]string{}, record: map[string]string{}}
+	stale := checkRecord(ctx, opts, rec, present)
 	for _, name := range names {
 		var target string
 		switch {
@@ -299,8 +318,12 @@ func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 				continue
 			}
 			target = strings.TrimSuffix(name, DisabledSuffix)
-			if !opts.All && !rec.names[target] {
+			if !opts.All && !rec.has(target) {
 				p.entries = append(p.entries, entryPlan{name: name, status: StatusLeftDisabled})
+				continue
+			}
+			if !opts.All && stale[target] != "" {
+				p.entries = append(p.entries, entryPlan{name: name, status: StatusStale})
 				continue
 			}
 		default:
@@ -309,6 +332,14 @@ func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 		if c, ok := checkSource(opts, name); !ok {
 			p.conflicts = append(p.conflicts, c)
 			p.conflicting[name] = true
+		} else if dir == disable {
+			fp, err := fingerprint(opts.fs, filepath.Join(opts.Dir, name))
+			if err != nil {
+				p.conflicting[name] = true
+				p.conflicts = append(p.conflicts, Conflict{Path: filepath.Join(opts.Dir, name),
+					Problem: fmt.Sprintf("cannot read it: %v", err), Fix: "fix its permissions"})
+			}
+			p.fingerprints[name] = fp
 		}
 		if present[target] {
 			p.conflicting[name] = true
@@ -321,12 +352,22 @@ func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 		p.entries = append(p.entries, entryPlan{name: name, target: target})
 		p.moves = append(p.moves, move{from: name, to: target})
 	}
-	if dir == enable && !opts.All {
-		if !rec.exists {
-			if err := noManifestError(opts.Dir, p); err != nil {
-				return nil, err
+	staleNames := sortedNames(stale)
+	switch {
+	case dir == disable:
+		// The record keeps what still describes the tree; this run adds to it.
+		for name, fp := range rec.entries {
+			if present[name+DisabledSuffix] && !present[name] && stale[name] == "" {
+				p.record[name] = fp
 			}
 		}
+		if len(staleNames) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("dropped from the record, so enable leaves them disabled: %s", staleReasons(staleNames, stale)))
+		}
+	case opts.All:
+	case !rec.exists:
+		p.notes = append(p.notes, nothingToEnable(opts.Dir, p))
+	default:
 		// A listed workflow found neither disabled nor enabled was deleted
 		// (or renamed) after Disable ran: say so, rename the rest.
 		missing := false
@@ -339,36 +380,53 @@ func makePlan(opts Options, dir direction, rec *manifest) (*plan, error) {
 		if missing {
 			sort.SliceStable(p.entries, func(i, j int) bool { return p.entries[i].name < p.entries[j].name })
 		}
+		if len(staleNames) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("%s does not describe these any more, so they stay disabled: %s; "+
+				"rename back by hand the ones you want, or use enable --all", filepath.Join(opts.Dir, ManifestName), staleReasons(staleNames, stale)))
+		}
 	}
 	return p, nil
 }
 
-// noManifestError is the refusal of an Enable without a manifest, or nil
-// when no workflow is disabled (then there is nothing to enable anyway).
-func noManifestError(dir string, p *plan) error {
+func staleReasons(names []string, stale map[string]string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + DisabledSuffix + " (" + stale[n] + ")"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nothingToEnable is the note of an Enable without a manifest: there is
+// nothing to do (the usual case: enable already ran), and any disabled
+// workflow was disabled by someone else.
+func nothingToEnable(dir string, p *plan) string {
 	var disabled []string
 	for _, e := range p.entries {
 		if e.status == StatusLeftDisabled {
 			disabled = append(disabled, e.name)
 		}
 	}
-	if len(disabled) == 0 {
-		return nil
+	msg := fmt.Sprintf("nothing to enable: %s does not exist, so debugflow disable renamed nothing here (or enable already ran)", filepath.Join(dir, ManifestName))
+	if len(disabled) > 0 {
+		msg += fmt.Sprintf("; %d workflow(s) disabled otherwise stay disabled (%s): rename back the ones you want, "+
+			"or run debugflow enable --all to rename every *.yml.disabled / *.yaml.disabled back", len(disabled), strings.Join(disabled, ", "))
 	}
-	return fmt.Errorf("enable: %w: %s does not exist, so the %d disabled workflow(s) (%s) were left as they are; "+
-		"if debugflow enable already ran, there is nothing left to do; otherwise rename the ones you want back by hand, "+
-		"or run debugflow enable --all to rename every *.yml.disabled / *.yaml.disabled back",
-		ErrNoManifest, filepath.Join(dir, ManifestName), len(disabled), strings.Join(disabled, ", "))
+	return msg
 }
 
-// checkSource verifies that name is a readable regular file.
+// checkSource verifies that name is a readable regular file or a symbolic
+// link. A link is renamed itself, its target text unchanged (dangling or
+// not): after Disable, link.yml -> ci.yml becomes link.yml.disabled ->
+// ci.yml, and Enable puts it back as it was.
 func checkSource(opts Options, name string) (Conflict, bool) {
 	path := filepath.Join(opts.Dir, name)
-	info, err := opts.fs.Stat(path)
+	info, err := opts.fs.Lstat(path)
 	switch {
 	case err != nil:
 		return Conflict{Path: path, Problem: fmt.Sprintf("cannot stat it: %v", err),
-			Fix: "fix or remove the file (a broken symbolic link?)"}, false
+			Fix: "fix or remove the file"}, false
+	case info.Mode()&os.ModeSymlink != 0:
+		return Conflict{}, true
 	case info.IsDir():
 		return Conflict{Path: path, Problem: "it is a directory, not a workflow file",
 			Fix: "rename the directory so its name does not end in .yml, .yaml or .disabled"}, false
@@ -409,6 +467,7 @@ func kept(name string, globs []string) bool {
 type fileSystem interface {
 	ReadDirNames(dir string) ([]string, error)
 	Stat(path string) (os.FileInfo, error)
+	Readlink(path string) (string, error)
 	CheckReadable(path string) error
 	Lstat(path string) (os.FileInfo, error)
 	Rename(from, to string) error
@@ -433,6 +492,7 @@ func (osFileSystem) ReadDirNames(dir string) ([]string, error) {
 }
 
 func (osFileSystem) Stat(path string) (os.FileInfo, error)  { return os.Stat(path) }
+func (osFileSystem) Readlink(path string) (string, error)   { return os.Readlink(path) }
 func (osFileSystem) Lstat(path string) (os.FileInfo, error) { return os.Lstat(path) }
 func (osFileSystem) Rename(from, to string) error           { return os.Rename(from, to) }
 func (osFileSystem) ReadFile(path string) ([]byte, error)   { return os.ReadFile(path) }

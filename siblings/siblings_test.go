@@ -3,8 +3,11 @@ package siblings
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,15 +78,40 @@ func (noGit) Run(context.Context, string, ...string) ([]byte, error) {
 	return nil, errors.New("fatal: not a git repository")
 }
 
-// manifestOf is the manifest Disable writes listing names.
-func manifestOf(names ...string) string {
-	slices.Sort(names)
+// manifestOf is a manifest listing entries, sorted by name: "name" is a
+// line without a fingerprint (as older versions wrote), "name=content" the
+// line Disable writes after renaming a file with that content.
+func manifestOf(entries ...string) string {
+	byName := map[string]string{}
+	for _, e := range entries {
+		name, content, hasContent := strings.Cut(e, "=")
+		byName[name] = ""
+		if hasContent {
+			byName[name] = fingerprintOf(content)
+		}
+	}
+	return string(renderManifestForTest(byName))
+}
+
+// fingerprintOf is the fingerprint of a regular file with content, computed
+// here independently of the package.
+func fingerprintOf(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// renderManifestForTest writes the manifest format as the test states it.
+func renderManifestForTest(entries map[string]string) []byte {
+	names := slices.Sorted(maps.Keys(entries))
 	var b strings.Builder
 	b.WriteString(manifestHeader)
 	for _, n := range names {
+		if fp := entries[n]; fp != "" {
+			b.WriteString(fp + "  ")
+		}
 		b.WriteString(n + "\n")
 	}
-	return b.String()
+	return []byte(b.String())
 }
 
 func TestDisableEnable(t *testing.T) {
@@ -107,7 +135,7 @@ func TestDisableEnable(t *testing.T) {
 				{From: "wf/release.yaml", To: "wf/release.yaml.disabled", Status: StatusRenamed},
 			},
 			wantTree: map[string]string{"ci.yml.disabled": "ci", "release.yaml.disabled": "rel", "debug.yml": "dbg", "README.md": "doc", "sub": dirMarker,
-				ManifestName: manifestOf("ci.yml", "release.yaml")},
+				ManifestName: manifestOf("ci.yml=ci", "release.yaml=rel")},
 		},
 		{
 			name: "keep globs",
@@ -118,7 +146,7 @@ func TestDisableEnable(t *testing.T) {
 				{From: "wf/debug-cuda.yml", Status: StatusKept},
 				{From: "wf/debug-rocm.yaml", Status: StatusKept},
 			},
-			wantTree: map[string]string{"debug-cuda.yml": "a", "debug-rocm.yaml": "b", "ci.yml.disabled": "c", ManifestName: manifestOf("ci.yml")},
+			wantTree: map[string]string{"debug-cuda.yml": "a", "debug-rocm.yaml": "b", "ci.yml.disabled": "c", ManifestName: manifestOf("ci.yml=c")},
 		},
 		{
 			name: "already disabled files are reported, not recorded; other files ignored",
@@ -128,7 +156,7 @@ func TestDisableEnable(t *testing.T) {
 				{From: "wf/old.yml.disabled", Status: StatusAlreadyDisabled},
 			},
 			wantTree: map[string]string{"old.yml.disabled": "o", "notes.disabled": "n", "x.yml.bak": "b", ".yml": "e", "a.yml.disabled": "a",
-				ManifestName: manifestOf("a.yml")},
+				ManifestName: manifestOf("a.yml=a")},
 		},
 		{
 			name: "a second disable merges with the manifest of the first",
@@ -142,7 +170,7 @@ func TestDisableEnable(t *testing.T) {
 				{From: "wf/old.yml.disabled", Status: StatusAlreadyDisabled},
 			},
 			wantTree: map[string]string{"ci.yml.disabled": "ci", "new.yml.disabled": "new", "old.yml.disabled": "o", "debug.yml": "d",
-				ManifestName: manifestOf("ci.yml", "new.yml")},
+				ManifestName: manifestOf("ci.yml", "new.yml=new")},
 		},
 		{
 			name: "a hand-edited manifest is rewritten sorted, its names kept",
@@ -292,7 +320,7 @@ func TestIdempotent(t *testing.T) {
 			"nothing to rename: 1 kept, 2 already disabled\n" + manifest + " unchanged: it lists 2 workflow(s) for debugflow enable\n"},
 		{Enable,
 			"2 renamed, 1 already enabled\ndeleted " + manifest + "\n",
-			"nothing to rename: 3 already enabled\n"},
+			"nothing to rename: 3 already enabled\nnothing to enable: " + manifest + " does not exist, so debugflow disable renamed nothing here (or enable already ran)\n"},
 	} {
 		var first, again bytes.Buffer
 		if _, err := step.op(ctx, Options{Dir: dir, Keep: []string{"debug.yml"}, Git: noGit{}, Out: &first}); err != nil {
@@ -421,7 +449,7 @@ func TestConflictsChangeNothing(t *testing.T) {
 		ManifestName:    manifestOf("earlier.yml"),
 	}
 	writeTree(t, dir, tree)
-	if err := os.Symlink("loop.yml", filepath.Join(dir, "loop.yml")); err != nil { // cannot stat
+	if err := os.Symlink("loop.yml", filepath.Join(dir, "loop.yml")); err != nil { // a link is renamed itself: no conflict
 		t.Fatal(err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yml"), 0o644); err != nil { // not a regular file
@@ -440,7 +468,6 @@ func TestConflictsChangeNothing(t *testing.T) {
 	}
 	wantProblems := map[string]string{
 		"dup.yml":     "dup.yml.disabled already exists",
-		"loop.yml":    "cannot stat it",
 		"nested.yaml": "it is a directory",
 		"pipe.yml":    "it is not a regular file",
 		"secret.yml":  "cannot read it",
@@ -464,7 +491,7 @@ func TestConflictsChangeNothing(t *testing.T) {
 	if diff := cmp.Diff(before, readTree(t, dir)); diff != "" {
 		t.Errorf("a refused run changed the tree:\n%s", diff)
 	}
-	if len(actions) == 0 || !strings.Contains(out.String(), "would rename") || !strings.Contains(out.String(), "6 conflict") {
+	if len(actions) == 0 || !strings.Contains(out.String(), "would rename") || !strings.Contains(out.String(), "5 conflict") {
 		t.Errorf("a refused run should still show the plan and its conflicts:\n%s", out.String())
 	}
 	for _, a := range actions {
@@ -554,11 +581,6 @@ func TestErrors(t *testing.T) {
 	}{
 		{name: "missing directory", missing: true, want: []string{"read workflows directory"}},
 		{name: "bad glob", keep: []string{"[a-"}, want: []string{`--keep "[a-"`}},
-		{name: "enable without a manifest", op: enable,
-			tree: map[string]string{"ci.yml.disabled": "c", "old.yml.disabled": "o", "a.yml": "a"},
-			want: []string{"enable: no record of what debugflow disable renamed", ManifestName + " does not exist",
-				"2 disabled workflow(s) (ci.yml.disabled, old.yml.disabled) were left as they are", "debugflow enable --all"},
-			wantIs: ErrNoManifest},
 		{name: "manifest line that is not a workflow name", op: enable,
 			tree: map[string]string{"ci.yml.disabled": "c", ManifestName: manifestHeader + "ci.yml\nci.yml.disabled\n"},
 			want: []string{ManifestName, `line 3: "ci.yml.disabled" is not a workflow file name`}},
@@ -684,28 +706,31 @@ func TestGitCalls(t *testing.T) {
 			tracked: []string{"tracked.yml", "nested/x.yml"},
 			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --", "mv -- tracked.yml tracked.yml.disabled",
 				"add -f -- " + ManifestName},
-			wantTree: map[string]string{"tracked.yml.disabled": "t", "untracked.yml.disabled": "u", ManifestName: manifestOf("tracked.yml", "untracked.yml")},
+			wantTree: map[string]string{"tracked.yml.disabled": "t", "untracked.yml.disabled": "u", ManifestName: manifestOf("tracked.yml=t", "untracked.yml=u")},
 		},
 		{
 			name: "disable: an unchanged manifest is neither written nor staged",
 			op:   disable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
-			tracked:   []string{"a.yml.disabled", ManifestName},
-			wantCalls: nil,
+			tracked: []string{"a.yml.disabled", ManifestName},
+			// The record is checked against Git's history; this double knows none.
+			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName},
 			wantTree:  map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 		},
 		{
 			name: "enable: a tracked manifest is removed from the index",
 			op:   enable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			tracked: []string{"a.yml.disabled", ManifestName},
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --", "mv -- a.yml.disabled a.yml",
+			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
+				"rev-parse --is-inside-work-tree", "ls-files -z --", "mv -- a.yml.disabled a.yml",
 				"rm -q --cached -- " + ManifestName},
 			wantTree: map[string]string{"a.yml": "a"},
 		},
 		{
 			name: "enable: an untracked manifest is only deleted",
 			op:   enable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --"},
-			wantTree:  map[string]string{"a.yml": "a"},
+			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
+				"rev-parse --is-inside-work-tree", "ls-files -z --"},
+			wantTree: map[string]string{"a.yml": "a"},
 		},
 		{
 			name: "disable: git add fails, everything is undone",
@@ -729,7 +754,8 @@ func TestGitCalls(t *testing.T) {
 			op:   enable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			tracked: []string{ManifestName},
 			fail:    "rm",
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --",
+			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
+				"rev-parse --is-inside-work-tree", "ls-files -z --",
 				"rm -q --cached -- " + ManifestName},
 			wantTree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			wantErr:  "unstage ",

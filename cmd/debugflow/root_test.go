@@ -39,3 +39,23 @@ func TestSpecFlagOnlyWhereUsed(t *testing.T) {
 		}
 	}
 }
+
+// enable is idempotent like disable: a second run has nothing to enable and exits 0, saying so.
+func TestEnableTwiceIsNotAnError(t *testing.T) {
+	dir := t.TempDir()
+	wf := filepath.Join(dir, ".github", "workflows")
+	for _, f := range []string{"ci.yml", "old.yml.disabled", "debug_cuda_repro.yml"} {
+		writeFile(t, filepath.Join(wf, f), "name: x\n")
+	}
+	for i, want := range []string{"1 renamed", "1 renamed", "nothing to enable: .github/workflows/.debugflow-disabled does not exist"} {
+		args := []string{"enable"}
+		if i == 0 {
+			args = []string{"disable"}
+		}
+		code, out := runCLI(t, dir, args...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%v (run %d): exit %d, want 0 and %q:\n%s", args, i, code, want, out)
+		}
+		dir = ""
+	}
+}
