@@ -58,6 +58,8 @@ type Parser struct {
 
 	failures []Failure
 	section  int // index in failures of the section being read, -1 outside one
+	// observe, when set, sees every per-test outcome and every failing id (TrialCounter).
+	observe func(node string, o Outcome)
 
 	inSummary   bool
 	inFailures  bool // inside the FAILURES or ERRORS section
@@ -418,6 +420,9 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 	case Rerun:
 		c.rerun++
 	}
+	if p.observe != nil && node != "" {
+		p.observe(node, o)
+	}
 	ev := Event{Kind: EventResult, NodeID: node, Outcome: o, Worker: worker}
 	if o.isFailure() {
 		ev.Kind = EventFailure
@@ -435,6 +440,9 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 func (p *Parser) addFailed(node string) {
 	if node == "" {
 		return
+	}
+	if p.observe != nil {
+		p.observe(node, Failed)
 	}
 	if _, seen := p.failedSet[node]; seen {
 		return

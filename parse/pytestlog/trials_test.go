@@ -1,0 +1,162 @@
+package pytestlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The log of a real pytest 7.2 + xdist 3.1 + repeat run with --count 3 in which repetition 2
+// of test_x[cuda] aborts its worker and repetition 3 of test_x[cpu] fails.
+func TestCountTrialsRealCrashLog(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "logs", "xdist_verbose_crash_real_pytest72.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := CountTrials(f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Trials{Tests: []TestTrials{
+		{ID: "test_crash.py::test_x[cpu]", Trials: 3, Failures: 1},
+		// The crashed repetition is one failed trial, counted once although the log names
+		// it three times (the synthesised FAILED line, the crash message, the summary).
+		{ID: "test_crash.py::test_x[cuda]", Trials: 3, Failures: 1},
+		{ID: "test_crash.py::test_plain", Trials: 3},
+		// test_skip: skipped repetitions are no trials.
+		{ID: "test_crash.py::test_xf", Trials: 3},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CountTrials (-want +got):\n%s", diff)
+	}
+}
+
+func TestCountTrialsCases(t *testing.T) {
+	tests := []struct {
+		name  string
+		count int
+		log   string
+		want  []TestTrials
+	}{
+		{
+			name:  "teardown error after passed is the same trial, failed",
+			count: 2,
+			log: `[gw0] [ 25%] PASSED t.py::test_a[1-2]
+[gw0] [ 25%] ERROR t.py::test_a[1-2]
+[gw1] [ 50%] PASSED t.py::test_a[2-2]
+ERROR t.py::test_a[1-2] - RuntimeError: teardown`,
+			want: []TestTrials{{ID: "t.py::test_a", Trials: 2, Failures: 1}},
+		},
+		{
+			name:  "a crash that never ran the queued tests: those are not trials",
+			count: 4,
+			log: `[gw0] [ 25%] PASSED t.py::test_a[1-4]
+[gw0] node down: Not properly terminated
+[gw0] [ 50%] FAILED t.py::test_a[2-4]
+replacing crashed worker gw0
+=== xdist: maximum crashed workers reached: 1 ===
+worker 'gw0' crashed while running 't.py::test_a[2-4]'
+FAILED t.py::test_a[2-4]`,
+			want: []TestTrials{{ID: "t.py::test_a", Trials: 2, Failures: 1}},
+		},
+		{
+			name:  "rerun attempts fail their trial once",
+			count: 1,
+			log: `t.py::test_b RERUN   [ 50%]
+t.py::test_b PASSED  [ 50%]
+t.py::test_c PASSED  [100%]`,
+			want: []TestTrials{{ID: "t.py::test_b", Trials: 1, Failures: 1}, {ID: "t.py::test_c", Trials: 1}},
+		},
+		{
+			name:  "a parameter id that looks like a repeat id stays when the count differs",
+			count: 20,
+			log: `[gw0] [ 50%] FAILED t.py::test_range[Hard-1-50]
+[gw0] [100%] PASSED t.py::test_range[Hard-3-20]`,
+			want: []TestTrials{{ID: "t.py::test_range[Hard-1-50]", Trials: 1, Failures: 1}, {ID: "t.py::test_range[Hard]", Trials: 1}},
+		},
+		{
+			name:  "a failure named only by the summary still counts",
+			count: 3,
+			log: `.F.
+FAILED t.py::test_d[2-3] - AssertionError`,
+			want: []TestTrials{{ID: "t.py::test_d", Trials: 1, Failures: 1}},
+		},
+		{name: "no tests", count: 5, log: "no tests ran in 0.01s", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CountTrials(strings.NewReader(tt.log), tt.count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.Tests); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzCountTrials(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "logs", "*.txt"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data), 3)
+	}
+	f.Add("[gw0] [ 25%] PASSED t.py::a[1-2]\n[gw0] [ 25%] ERROR t.py::a[1-2]\nFAILED t.py::a[1-2]\n", 2)
+	f.Fuzz(func(t *testing.T, log string, count int) {
+		got, err := CountTrials(strings.NewReader(log), count)
+		if err != nil {
+			t.Fatalf("CountTrials on an in-memory reader: %v", err)
+		}
+		ids := map[string]bool{}
+		for _, tt := range got.Tests {
+			if tt.ID == "" || ids[tt.ID] {
+				t.Fatalf("empty or duplicate id %q in %+v", tt.ID, got.Tests)
+			}
+			ids[tt.ID] = true
+			if tt.Trials < 1 || tt.Failures < 0 || tt.Failures > tt.Trials {
+				t.Fatalf("impossible tally %+v", tt)
+			}
+		}
+	})
+}
+
+func BenchmarkCountTrials(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 2000; i++ {
+		for _, p := range []string{"cpu", "cuda"} {
+			word := "PASSED"
+			if i%17 == 0 && p == "cuda" {
+				word = "FAILED"
+			}
+			sb.WriteString("[gw3] [ 42%] " + word + " tests/python/test_ad_ndarray.py::test_ad_fibonacci[" + p + "-" + itoa(i) + "-2000]\n")
+		}
+	}
+	log := sb.String()
+	b.SetBytes(int64(len(log)))
+	for b.Loop() {
+		if _, err := CountTrials(strings.NewReader(log), 2000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func itoa(i int) string {
+	var buf [20]byte
+	n := len(buf)
+	for {
+		n--
+		buf[n] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			return string(buf[n:])
+		}
+	}
+}
