@@ -41,6 +41,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		newCmdXid(env),
 		newCmdSummary(env),
 		newCmdVerdict(env),
+		newCmdRefInfo(env),
 	)
 	return root
 }
