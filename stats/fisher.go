@@ -61,16 +61,23 @@ func Fisher(cand, base Counts, oddsRatio float64, alt Alternative) (float64, err
 	if lo == hi {
 		return 1, nil // one table fits the margins: no evidence either way
 	}
+	// Log weights by the term ratio w(k+1)/w(k) = (n1-k)(t-k)psi / ((k+1)(n2-t+k+1)): one
+	// logarithm per term instead of three log-gamma calls.
 	logOR := math.Log(oddsRatio)
-	logW := func(k int) float64 { return logChoose(n1, k) + logChoose(n2, t-k) + float64(k)*logOR }
-	// Normalise by the largest weight so the sums neither overflow nor underflow.
-	top := math.Inf(-1)
-	for k := lo; k <= hi; k++ {
-		top = max(top, logW(k))
+	logW := make([]float64, hi-lo+1)
+	logW[0] = logChoose(n1, lo) + logChoose(n2, t-lo) + float64(lo)*logOR
+	top := logW[0]
+	for k := lo; k < hi; k++ {
+		i := k - lo
+		ratio := float64(n1-k) * float64(t-k) / (float64(k+1) * float64(n2-t+k+1))
+		logW[i+1] = logW[i] + math.Log(ratio) + logOR
+		top = max(top, logW[i+1])
 	}
+	// Normalise by the largest weight so the sums neither overflow nor underflow.
 	var tail, total float64
-	for k := lo; k <= hi; k++ {
-		w := math.Exp(logW(k) - top)
+	for i, lw := range logW {
+		k := lo + i
+		w := math.Exp(lw - top)
 		total += w
 		if (alt == Less && k <= x) || (alt == Greater && k >= x) {
 			tail += w
