@@ -1,0 +1,211 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/refinfo"
+)
+
+// experimentDirs writes two rounds of an experiment with three refs on one runner: the
+// baseline fails test_grad[cuda] on every 5th repetition (one of them a worker crash) and
+// test_io on every 25th; "pin" never fails; "noop" fails like the baseline.
+func experimentDirs(t *testing.T) []string {
+	root := t.TempDir()
+	var dirs []string
+	for round := 1; round <= 2; round++ {
+		for _, ref := range []struct {
+			name, ref string
+			fails     map[string][]int
+		}{
+			{"baseline", "efd3f69", map[string][]int{"t.py::test_grad[cuda]": append([]int{-5}, every(5, 50)[1:]...), "t.py::test_io": every(25, 50), "t.py::test_ok": nil}},
+			{"pin", "duburcqa/turing_stream_pin_experiment", map[string][]int{"t.py::test_grad[cuda]": nil, "t.py::test_io": nil, "t.py::test_ok": nil}},
+			{"noop", "noop-branch", map[string][]int{"t.py::test_grad[cuda]": every(5, 50), "t.py::test_io": every(50, 50), "t.py::test_ok": nil}},
+		} {
+			dir := filepath.Join(root, "round-"+string(rune('0'+round)), ref.name)
+			fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: "c0ffee", Runner: "local", Round: round, Rounds: 16}, 50, ref.fails)
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+func loadAll(t *testing.T, dirs []string) []*Observation {
+	t.Helper()
+	var obs []*Observation
+	for _, d := range dirs {
+		o, err := LoadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, o)
+	}
+	return obs
+}
+
+func TestCompareGolden(t *testing.T) {
+	dirs := experimentDirs(t)
+	c, err := Compare(loadAll(t, dirs), "baseline", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PooledIDs; strings.Join(got, ",") != "t.py::test_grad[cuda],t.py::test_io" {
+		t.Errorf("pooled ids %q: want the two tests that failed somewhere", got)
+	}
+	byRef := map[string]Row{}
+	for _, r := range c.Rows {
+		byRef[r.Ref] = r
+	}
+	// 2 rounds x 50 repetitions x 2 pooled tests; the baseline fails 10+2 per round.
+	if b := byRef["baseline"]; b.Counts.Trials != 200 || b.Counts.Failures != 24 || b.Repetitions != 100 {
+		t.Errorf("baseline row %+v", b.Counts)
+	}
+	if v := byRef["pin"].Verdict(); v != Fixed {
+		t.Errorf("pin: %s, want fixed", v)
+	}
+	if v := byRef["noop"].Verdict(); v != Inconclusive || byRef["noop"].MoreRepetitions() <= 0 {
+		t.Errorf("noop: %s (%d more), want inconclusive with a projection", v, byRef["noop"].MoreRepetitions())
+	}
+	if c.Round != 2 || c.Rounds != 16 || c.Level > 0.01 {
+		t.Errorf("design round %d of %d at %v", c.Round, c.Rounds, c.Level)
+	}
+
+	var text, js bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", text.String())
+	golden(t, "compare.md", c.Markdown())
+	golden(t, "compare.json", js.String())
+
+	// The JSON shape is exactly the documented one.
+	var shape struct {
+		Baseline string           `json:"baseline"`
+		Rows     []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ci95", "failures", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	for _, row := range shape.Rows {
+		var keys []string
+		for k := range row {
+			keys = append(keys, k)
+		}
+		if strings.Join(sortStrings(keys), ",") != strings.Join(want, ",") {
+			t.Errorf("row keys %v, want %v", sortStrings(keys), want)
+		}
+		for _, test := range row["tests"].([]any) {
+			var tk []string
+			for k := range test.(map[string]any) {
+				tk = append(tk, k)
+			}
+			if strings.Join(sortStrings(tk), ",") != "ci95,failures,id,trials" {
+				t.Errorf("test keys %v", tk)
+			}
+		}
+	}
+	if shape.Baseline != "baseline" || shape.Rows[0]["p_value"] != nil || shape.Rows[0]["verdict"] != "baseline" {
+		t.Errorf("baseline row %v", shape.Rows[0])
+	}
+}
+
+func sortStrings(xs []string) []string {
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if xs[j] < xs[i] {
+				xs[i], xs[j] = xs[j], xs[i]
+			}
+		}
+	}
+	return xs
+}
+
+// Folders from plain debug runs (no ref.json) are named by their folder and compared on an
+// unnamed runner.
+func TestComparePlainFolders(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "before")
+	fixed := filepath.Join(root, "after")
+	fakeRun(t, base, nil, 100, map[string][]int{"t.py::test_x": every(5, 100)})
+	fakeRun(t, fixed, nil, 100, map[string][]int{"t.py::test_x": nil})
+	c, err := Compare(loadAll(t, []string{base, fixed}), "before", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 2 || c.Rows[1].Ref != "after" || c.Rows[1].Verdict() != Fixed || c.Rounds != 0 || c.Level < 0.049 {
+		t.Errorf("rows %+v, design %d at %v", c.Rows, c.Rounds, c.Level)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	b := filepath.Join(root, "b")
+	fakeRun(t, a, &refinfo.Info{Name: "a", Ref: "main", Runner: "r", Round: 1, Rounds: 4}, 10, map[string][]int{"t.py::x": {1}})
+	fakeRun(t, b, &refinfo.Info{Name: "b", Ref: "dev", Runner: "r", Round: 1, Rounds: 8}, 10, map[string][]int{"t.py::x": nil})
+	obs := loadAll(t, []string{a, b})
+	if _, err := Compare(obs, "a", DefaultRule); err == nil || !strings.Contains(err.Error(), "different designs") {
+		t.Errorf("mixed designs: %v", err)
+	}
+	if _, err := Compare(obs[:1], "zzz", DefaultRule); err == nil || !strings.Contains(err.Error(), `baseline "zzz"`) {
+		t.Errorf("unknown baseline: %v", err)
+	}
+	if _, err := LoadDir(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "no such folder") {
+		t.Errorf("missing folder: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := LoadDir(empty); err == nil || !strings.Contains(err.Error(), "repeat count is unknown") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// A candidate on a runner the baseline did not run on cannot be judged.
+func TestCompareRunnerWithoutBaseline(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, c := range []struct{ name, runner string }{{"base", "t4"}, {"base", "a10g"}, {"fix", "t4"}, {"fix", "l4"}} {
+		d := filepath.Join(root, c.name+"-"+c.runner)
+		fakeRun(t, d, &refinfo.Info{Name: c.name, Ref: c.name, Runner: c.runner}, 20, map[string][]int{"t.py::x": {3}})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.Rows[len(c.Rows)-1]
+	if last.Runner != "l4" || last.Verdict() != Inconclusive || !strings.Contains(last.VerdictText(), "did not run on l4") {
+		t.Errorf("row %s on %s: %s", last.Ref, last.Runner, last.VerdictText())
+	}
+}
+
+func TestMarkdownEscapesHostileNames(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "x|<img src=x>`")
+	fakeRun(t, dir, nil, 5, map[string][]int{"t.py::test[a|b]": {1}})
+	other := filepath.Join(root, "ok")
+	fakeRun(t, other, nil, 5, map[string][]int{"t.py::test[a|b]": nil})
+	c, err := Compare(loadAll(t, []string{dir, other}), filepath.Base(dir), DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := c.Markdown()
+	for _, bad := range []string{"<img", "x|<", "[a|b]"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("Markdown contains %q unescaped:\n%s", bad, md)
+		}
+	}
+	chart := md[strings.Index(md, "```mermaid"):]
+	chart = chart[:strings.Index(chart[3:], "```")+6]
+	for _, line := range strings.Split(chart, "\n")[5:] {
+		if name, _, ok := strings.Cut(line, " : "); ok && strings.ContainsAny(name, ":#;<>|`") {
+			t.Errorf("Mermaid task name %q holds syntax characters", name)
+		}
+	}
+}
