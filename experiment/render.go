@@ -87,6 +87,14 @@ func (r Row) VerdictText() string {
 	return "inconclusive"
 }
 
+// where names the row: "pin on gpu-t4-4-core", or "pin" without a runner.
+func (r Row) where() string {
+	if r.Runner == "" {
+		return r.Ref
+	}
+	return r.Ref + " on " + r.Runner
+}
+
 // pValue formats a p-value with two significant digits; "-" for the baseline.
 func (r Row) pValue() string {
 	if r.Decision == nil {
@@ -190,7 +198,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	for _, r := range c.Rows {
 		if r.Decision != nil {
-			fmt.Fprintf(&b, "%s on %s: %s: %s\n", r.Ref, orDash(r.Runner), r.Verdict(), c.explain(r))
+			fmt.Fprintf(&b, "%s: %s: %s\n", r.where(), r.Verdict(), c.explain(r))
 		}
 	}
 	if len(c.PooledIDs) > 1 {
@@ -270,7 +278,7 @@ func (c *Comparison) Markdown() string {
 	b.WriteString("\n")
 	for _, r := range c.Rows {
 		if r.Decision != nil {
-			fmt.Fprintf(&b, "- **%s** on %s: %s: %s\n", mdText(r.Ref), mdText(orDash(r.Runner)), mdText(string(r.Verdict())), mdText(c.explain(r)))
+			fmt.Fprintf(&b, "- **%s**: %s: %s\n", mdText(r.where()), mdText(string(r.Verdict())), mdText(c.explain(r)))
 		}
 	}
 	if len(c.PooledIDs) > 1 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/experiment"
 	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
@@ -41,6 +42,11 @@ type Options struct {
 	Compare bool
 	// Artifact is the artifact name shown in the Markdown.
 	Artifact string
+	// Baseline, with Compare, makes it an experiment across refs: the baseline's folder or ref
+	// name; every other ref is judged against it (docs/experiment.md). Confidence and
+	// MinEffect are the verdict rule's thresholds.
+	Baseline              string
+	Confidence, MinEffect float64
 	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
 	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
 	// and including its first '-'.
@@ -76,6 +82,12 @@ With --compare, several directories (one per runner of a matrix run) are put sid
 each is labelled by its directory name without the common artifact-name prefix
 (debug_cuda_repro_artifacts-gpu-t4-4-core becomes gpu-t4-4-core).
 
+With --baseline (an experiment across refs, see "debugflow experiment"), the folders are
+grouped by the ref and runner their ref.json names (a folder without one is a ref named after
+it) and every candidate is judged against the baseline: failures/trials, rate with its exact
+95% interval, Fisher's one-sided p-value and a verdict (fixed, improved, no change, worse,
+inconclusive with the repetitions still needed); --markdown adds a Mermaid chart of the rates.
+
 Exit status: 0 when the verdict was printed (reproduced or not), 1 when a directory could not
 be read, 2 on bad usage, 130 when interrupted (Ctrl-C, SIGTERM). Colour is used only when
 stdout is a terminal and NO_COLOR is unset; text from the logs never reaches the terminal as
@@ -85,7 +97,9 @@ const reportExample = `  debugflow report ./evidence
   debugflow report ./evidence --json | jq '.sanitizer.errors[0]'
   debugflow report ./evidence --markdown --artifact debug_cuda_repro_artifacts
   debugflow report --compare ./evidence/debug_cuda_repro_artifacts-*
-  debugflow report --compare ./t4 ./a10g --json`
+  debugflow report --compare ./t4 ./a10g --json
+  # an experiment across refs: crash rates, exact intervals and a verdict per candidate
+  debugflow report --compare --baseline ./evidence/round-1/baseline ./evidence/round-*/*`
 
 // NewCmdReport returns `debugflow report DIR [--json]` and `debugflow report --compare DIR...`.
 func NewCmdReport() *cobra.Command {
@@ -102,6 +116,7 @@ func newCmdReport(opts *Options) *cobra.Command {
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			compare, _ := cmd.Flags().GetBool("compare")
+			compare = compare || cmd.Flags().Changed("baseline")
 			switch {
 			case len(args) == 0:
 				return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory (see --help)")}
@@ -127,6 +142,9 @@ func newCmdReport(opts *Options) *cobra.Command {
 	f.BoolVar(&opts.Compare, "compare", false, "compare several artifact directories, one per runner")
 	f.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown (with --compare, also the prefix of the directory names)")
 	f.StringVar(&opts.StripPrefix, "strip-prefix", "auto", "prefix removed from directory names to label runners with --compare (\"\" keeps the names)")
+	f.StringVar(&opts.Baseline, "baseline", "", "with --compare: the baseline `DIR` (or ref name) of an experiment across refs; adds crash rates, intervals, p-values and verdicts (docs/experiment.md)")
+	f.Float64Var(&opts.Confidence, "confidence", experiment.DefaultRule.Confidence, "with --baseline: the verdict rule's confidence")
+	f.Float64Var(&opts.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "with --baseline: the odds ratio a fix must reach (0.5: it halves the odds of failing)")
 	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
 }
@@ -155,6 +173,12 @@ func RunReport(ctx context.Context, opts *Options) error {
 	}
 	if len(opts.Dirs) == 0 {
 		return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory")}
+	}
+	if opts.Baseline != "" {
+		if opts.Confidence == 0 && opts.MinEffect == 0 {
+			opts.Confidence, opts.MinEffect = experiment.DefaultRule.Confidence, experiment.DefaultRule.MinEffect
+		}
+		return runBaselineCompare(opts)
 	}
 	if !opts.Compare && len(opts.Dirs) > 1 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare)", len(opts.Dirs))}
