@@ -181,9 +181,12 @@ func TestTokenGoesOnlyToItsHost(t *testing.T) {
 		{name: "-R on a foreign host does not get GH_TOKEN", env: map[string]string{EnvGHToken: dotcomToken, EnvGitHubToken: dotcomToken},
 			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"RUN", "-R", foreign + "/acme/kernels"},
 			wantErr: "set GH_ENTERPRISE_TOKEN"},
-		{name: "a run URL on a foreign host does not get GH_TOKEN", env: map[string]string{EnvGHToken: dotcomToken},
+		{name: "a run URL on a foreign host is refused, whatever the tokens", env: map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken},
 			remote: "https://github.com/acme/kernels", cmd: downloadCmd, args: []string{"https://" + foreign + "/acme/kernels/actions/runs/5", "-D", "DIR"},
-			wantErr: "set GH_ENTERPRISE_TOKEN"},
+			wantErr: "the run URL is on gitlab.example, which is neither github.com nor the configured host"},
+		{name: "a run URL on the configured Enterprise host", env: map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken, EnvGHHost: ghes},
+			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"https://" + ghes + "/acme/kernels/actions/runs/RUN"},
+			wantAuth: map[string]string{ghes: "Bearer " + entToken}},
 		{name: "GH_HOST naming a host gives it the Enterprise token, never GH_TOKEN",
 			env:    map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken, EnvGHHost: foreign},
 			remote: "git@" + foreign + ":acme/kernels.git", cmd: watchCmd, args: []string{"RUN"},
@@ -242,10 +245,10 @@ func TestTokenGoesOnlyToItsHost(t *testing.T) {
 			args := append([]string(nil), tt.args...)
 			for i, a := range args {
 				switch a {
-				case "RUN":
-					args[i] = itoa64(runID)
 				case "DIR":
 					args[i] = filepath.Join(t.TempDir(), "out")
+				default:
+					args[i] = strings.ReplaceAll(a, "RUN", itoa64(runID))
 				}
 			}
 			cmd := tt.cmd(f)
@@ -543,3 +546,54 @@ func TestAuthTransport(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// FuzzRedact: a long secret never survives masking, a short one never
+// survives as a whole word, and text without secrets is unchanged.
+func FuzzRedact(f *testing.F) {
+	f.Add("Bearer ghp_LONGtoken0123456789abcdefghijkl.", "ghp_LONGtoken0123456789abcdefghijkl")
+	f.Add("exit x x-ray", "x")
+	f.Add("aaaa", "aa")
+	f.Fuzz(func(t *testing.T, s, secret string) {
+		if secret == "" || strings.Contains(secret, "*") {
+			return
+		}
+		got := redact(s, []string{secret})
+		if !strings.Contains(s, secret) && got != s {
+			t.Fatalf("redact(%q, %q) = %q: changed text without the secret", s, secret, got)
+		}
+		if len(secret) >= longSecret && strings.Contains(got, secret) {
+			t.Fatalf("redact(%q, %q) = %q still holds the secret", s, secret, got)
+		}
+		if len(secret) < longSecret && redactWord(got, secret) != got {
+			t.Fatalf("redact(%q, %q) = %q still holds the secret as a word", s, secret, got)
+		}
+	})
+}
+
+// FuzzParseRepoHidesCredentials: whatever follows user:SECRET@, the secret is
+// in no error and in no part of the repository.
+func FuzzParseRepoHidesCredentials(f *testing.F) {
+	for _, s := range []string{"github.com/a/b", "ghe.example.com/acme/..", "github.com:a/b", "https://github.com/a", "h:1/a/b", "", "/", "@x"} {
+		f.Add(s)
+	}
+	const secret = "s3cretVALUEzz"
+	f.Fuzz(func(t *testing.T, rest string) {
+		for _, in := range []string{"u:" + secret + "@" + rest, "https://u:" + secret + "@" + rest, "ssh://" + secret + "@" + rest} {
+			r, err := ParseRepo(in)
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Fatalf("ParseRepo(%q) error shows the secret: %v", in, err)
+			}
+			if err == nil && strings.Contains(r.Host+r.Owner+r.Name, secret) {
+				t.Fatalf("ParseRepo(%q) = %+v keeps the secret", in, r)
+			}
+		}
+	})
+}
+
+func BenchmarkRedact(b *testing.B) {
+	line := strings.Repeat("watch: job debug (T4) step 3 Run reproducer in_progress 12s ", 4) + "\n"
+	secrets := []string{"ghp_LONGtoken0123456789abcdefghijkl", "x", "k3y"}
+	for b.Loop() {
+		redact(line, secrets)
+	}
+}

@@ -87,12 +87,24 @@ func (f *Factory) resolveRun(ctx context.Context, flags repoFlags, sel runSelect
 	case sel.Arg == "" && !sel.Latest:
 		return Repo{}, nil, run, usageError(errors.New("which run? give a RUN_ID (or a run URL), or --latest for the newest run of the debug workflow"))
 	case sel.Arg != "":
+		f.secrets().add(userinfoSecrets(sel.Arg)...)
 		id, urlRepo, err := ParseRunArg(sel.Arg)
 		if err != nil {
 			return Repo{}, nil, run, usageError(err)
 		}
 		run.ID = id
 		if urlRepo != nil && flags.Repo == "" {
+			// A pasted URL is not a host you chose: an Enterprise host must also be
+			// the one configured, or its token would go wherever a link points.
+			configured := flags.Hostname
+			if configured == "" {
+				configured = f.getenv(EnvGHHost)
+			}
+			if IsEnterprise(urlRepo.Host) && !sameHost(urlRepo.Host, configured) && !f.apiHostIs(urlRepo.Host) {
+				return Repo{}, nil, run, usageError(fmt.Errorf("the run URL is on %s, which is neither github.com nor the configured host: "+
+					"if it is your GitHub Enterprise Server, set %s=%s (or pass -R %s/OWNER/REPO with the run id)",
+					urlRepo.Host, EnvGHHost, urlRepo.Host, urlRepo.Host))
+			}
 			flags.Repo = urlRepo.Host + "/" + urlRepo.Owner + "/" + urlRepo.Name // the URL's host, even github.com
 		}
 	}

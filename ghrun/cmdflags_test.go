@@ -159,3 +159,19 @@ func TestNewFactory(t *testing.T) {
 		t.Errorf("Workflow() = %v, %v", wf, err)
 	}
 }
+
+// FuzzParseInterval: never panics; what it accepts is positive and at most a day.
+func FuzzParseInterval(f *testing.F) {
+	for _, s := range []string{"5", "500ms", "1m30s", "0", "-1", "86400", "86401", "1e3", " 7 ", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseInterval(s)
+		if err != nil {
+			return
+		}
+		if d <= 0 {
+			t.Fatalf("parseInterval(%q) = %s", s, d)
+		}
+	})
+}

@@ -356,5 +356,5 @@ func ParseRunArg(s string) (int64, *Repo, error) {
 			}
 		}
 	}
-	return 0, nil, fmt.Errorf("%q is not a run id or a run URL (https://github.com/OWNER/REPO/actions/runs/ID)", s)
+	return 0, nil, fmt.Errorf("%q is not a run id or a run URL (https://github.com/OWNER/REPO/actions/runs/ID)", redactRemote(s))
 }

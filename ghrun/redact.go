@@ -191,10 +191,10 @@ func redactURLString(s string) string {
 // URLs (see redactURLString) and scp-like user@host:path, where whatever
 // comes before the '@' is hidden.
 func redactRemote(s string) string {
-	if strings.Contains(s, "://") {
+	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") && u.Opaque == "" {
 		return redactURLString(s)
 	}
-	return redactHost(s)
+	return redactHost(s) // not a URL Go reads as one: hide whatever precedes the last '@'
 }
 
 // redactHost hides user info given where a bare host name is expected

@@ -110,7 +110,7 @@ func RepoFromRemote(remote string) (Repo, error) {
 	if strings.Contains(remote, "://") {
 		u, err := url.Parse(remote)
 		if err != nil {
-			return Repo{}, fmt.Errorf("remote URL is not valid: %s", redactURLString(remote))
+			return Repo{}, fmt.Errorf("remote URL is not valid: %s", redactRemote(remote))
 		}
 		switch u.Scheme {
 		case "https", "http":
@@ -118,11 +118,11 @@ func RepoFromRemote(remote string) (Repo, error) {
 		case "ssh", "git", "git+ssh", "ssh+git":
 			host = u.Hostname() // the ssh port says nothing about the API
 		default:
-			return Repo{}, fmt.Errorf("remote %s: unsupported scheme %q", redactURLString(remote), u.Scheme)
+			return Repo{}, fmt.Errorf("remote %s: unsupported scheme %q", redactRemote(remote), u.Scheme)
 		}
 		path = u.Path
-	} else if m := scpLike.FindStringSubmatch(remote); m != nil {
-		host, path = m[1], m[2]
+	} else if m := scpLike.FindStringSubmatch(remote); m != nil && !strings.Contains(m[2], "@") {
+		host, path = m[1], m[2] // (an '@' in the path means the user part held a ':': not a remote)
 	} else {
 		return Repo{}, fmt.Errorf("remote %q is not a URL git understands", redactRemote(remote))
 	}
