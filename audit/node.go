@@ -39,12 +39,14 @@ func posOf(n ast.Node) position {
 type document struct {
 	lines   []string
 	anchors map[string]ast.Node
+	decoded map[ast.Node]scalar // decodeScalar's results
 }
 
 func newDocument(src []byte) *document {
 	return &document{
 		lines:   strings.Split(string(src), "\n"),
 		anchors: map[string]ast.Node{},
+		decoded: map[ast.Node]scalar{},
 	}
 }
 

@@ -35,6 +35,15 @@ func (s scalar) pos(i int) position {
 // the whitespace folding produced. When the walk cannot account for a character the trace
 // is dropped and every position is the scalar's start: the text is still audited.
 func (d *document) decodeScalar(n ast.Node) scalar {
+	if s, ok := d.decoded[n]; ok {
+		return s // several rules read the same scripts
+	}
+	s := d.traceScalar(n)
+	d.decoded[n] = s
+	return s
+}
+
+func (d *document) traceScalar(n ast.Node) scalar {
 	s := scalar{Text: scalarText(n), start: posOf(n)}
 	src, ok := d.scalarSource(n)
 	if !ok {
@@ -112,8 +121,9 @@ type sourceReader struct {
 	off   int // byte offset of the next rune in lines[line]
 	style scalarStyle
 	ended bool // the closing quote was read
-	// pending is a unit read but not yet matched or skipped.
-	pending *unit
+	// pending is a unit read but not yet matched or skipped, when hasPending.
+	pending    unit
+	hasPending bool
 }
 
 // seek moves off to the rune at col on line; false when the line is shorter.
@@ -268,17 +278,17 @@ func (r *sourceReader) match(want rune) (position, bool) {
 		}
 		switch {
 		case u.r == want:
-			r.pending = nil
+			r.hasPending = false
 			return u.pos, true
 		case u.r == -1:
-			r.pending = nil // an escaped line break stands for nothing
+			r.hasPending = false // an escaped line break stands for nothing
 		case u.foldable && isFoldedSpace(want):
 			// Folding turned this source whitespace into other whitespace (a line break
 			// into a space, several into one): the decoded character maps here and the
 			// source whitespace stays for what follows.
 			return u.pos, true
 		case u.foldable:
-			r.pending = nil // indentation or a folded break: skip it
+			r.hasPending = false // indentation or a folded break: skip it
 		default:
 			return position{}, false
 		}
@@ -290,14 +300,14 @@ func (r *sourceReader) match(want rune) (position, bool) {
 const maxFoldRun = 1 << 20
 
 func (r *sourceReader) peekUnit() (unit, bool) {
-	if r.pending != nil {
-		return *r.pending, true
+	if r.hasPending {
+		return r.pending, true
 	}
 	u, ok := r.next()
 	if !ok {
 		return unit{}, false
 	}
-	r.pending = &u
+	r.pending, r.hasPending = u, true
 	return u, true
 }
 
