@@ -320,6 +320,19 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestRulesDocumented: every rule has its row in the audit table of docs/security.md.
+func TestRulesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Rules() {
+		if !strings.Contains(string(doc), "| `"+r.Name+"` |") {
+			t.Errorf("docs/security.md has no row for rule %s", r.Name)
+		}
+	}
+}
+
 func TestContextPaths(t *testing.T) {
 	tests := []struct {
 		expr string
