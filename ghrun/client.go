@@ -44,6 +44,9 @@ type ClientOptions struct {
 	// FindRunAttempts bounds how many times dispatch lists runs while looking
 	// for the run it created by correlation (0: 10, about a minute with backoff).
 	FindRunAttempts int
+	// APIIdleTimeout ends an API request attempt that receives nothing for
+	// this long, waiting for the answer included (0: DefaultAPIIdleTimeout).
+	APIIdleTimeout time.Duration
 }
 
 // Client is a thin layer over *github.Client for the Actions endpoints
@@ -125,17 +128,19 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if baseRT == nil {
 		baseRT = http.DefaultTransport
 	}
-	rt := &retryTransport{
-		base:        baseRT,
-		sleep:       c.sleep,
-		now:         c.now,
-		log:         c.log,
-		maxAttempts: opts.MaxAttempts,
+	retry := func(base http.RoundTripper) *retryTransport {
+		return &retryTransport{base: base, sleep: c.sleep, now: c.now, log: c.log, maxAttempts: opts.MaxAttempts}
 	}
 	// The blob client gets the same guard with no token: it strips any
-	// Authorization header, whoever set it.
-	c.blob = &http.Client{Transport: newAuthTransport(rt, ep.base, ""), CheckRedirect: hc.CheckRedirect}
-	hc.Transport = newAuthTransport(rt, ep.base, token)
+	// Authorization header, whoever set it. Its idle timeout is the download's.
+	c.blob = &http.Client{Transport: newAuthTransport(retry(baseRT), ep.base, ""), CheckRedirect: hc.CheckRedirect}
+	// API answers are small: each attempt gets an idle timeout and a size bound,
+	// so a server that stalls or streams forever cannot hang or exhaust us.
+	idle := opts.APIIdleTimeout
+	if idle <= 0 {
+		idle = DefaultAPIIdleTimeout
+	}
+	hc.Transport = newAuthTransport(retry(&apiGuard{base: baseRT, idle: idle, maxBody: maxAPIBody}), ep.base, token)
 	gh := github.NewClient(&hc)
 	gh.BaseURL = ep.base
 	gh.UserAgent = "debugflow"
