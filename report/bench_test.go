@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -82,17 +83,27 @@ func TestLargeDir(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad reads and renders a 200,000-result artifact directory (about 20 MB of logs).
+// BenchmarkLoad reads and renders a 200,000-result artifact directory (about 20 MB of logs),
+// with a context that is never cancelled (the summary step) and with one that can be (the
+// report command under Ctrl-C: each read runs in a goroutine it can abandon).
 func BenchmarkLoad(b *testing.B) {
 	dir, size := largeDir(b, 200_000)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		v, err := Load(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = v.Markdown("debug_cuda_repro_artifacts")
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, bc := range []struct {
+		name string
+		ctx  context.Context
+	}{{"background", context.Background()}, {"cancellable", cancellable}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := LoadContext(bc.ctx, dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = v.Markdown("debug_cuda_repro_artifacts")
+			}
+		})
 	}
 }
