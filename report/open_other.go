@@ -53,3 +53,13 @@ func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
 	}
 	return os.Lstat(path)
 }
+
+// Stat describes name, following symbolic links, without opening it: opening a device can
+// have effects of its own (a watchdog, a tape drive), so a non-regular file is refused unopened.
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	path, err := d.path("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(path)
+}

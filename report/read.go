@@ -89,9 +89,19 @@ func fileKind(m fs.FileMode) string {
 }
 
 // openRegular opens name in fsys for reading when it is a regular file (after following
-// symbolic links). dirFS opens without blocking, so a FIFO is refused rather than waited on;
-// any other fs.FS is checked after Open.
+// symbolic links). A file system with Stat (dirFS) lets it refuse anything else without opening
+// it; the opened file is checked again, and dirFS opens without blocking, so a FIFO swapped in
+// between is refused rather than waited on.
 func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
+	if _, ok := fsys.(fs.StatFS); ok {
+		st, err := fs.Stat(fsys, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, nil, &notRegularError{kind: fileKind(st.Mode())}
+		}
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, nil, err

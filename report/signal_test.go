@@ -3,17 +3,16 @@
 package report
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -85,20 +84,18 @@ func (f *hangFile) Read([]byte) (int, error) {
 	}
 }
 
-// startChild starts `debugflow report args...` in a child process.
-func startChild(t *testing.T, hang bool, args ...string) (*exec.Cmd, *testenv.SyncBuffer, io.Reader) {
+// startChild starts `debugflow report args...` in a child process. Its output is collected
+// without blocking the test, so a child that hangs fails the test in waitChild instead of
+// hanging it.
+func startChild(t *testing.T, hang bool, args ...string) (cmd *exec.Cmd, stdout, stderr *watchWriter) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\n"))
 	if hang {
 		cmd.Env = append(cmd.Env, childHangEnv+"=1")
 	}
-	stdout := &testenv.SyncBuffer{}
-	cmd.Stdout = stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr = newWatchWriter(""), newWatchWriter(hangMarker)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +106,26 @@ func startChild(t *testing.T, hang bool, args ...string) (*exec.Cmd, *testenv.Sy
 		}
 	})
 	return cmd, stdout, stderr
+}
+
+// watchWriter collects a child's output and closes seen once marker has been written.
+type watchWriter struct {
+	testenv.SyncBuffer
+	marker string
+	seen   chan struct{}
+	once   sync.Once
+}
+
+func newWatchWriter(marker string) *watchWriter {
+	return &watchWriter{marker: marker, seen: make(chan struct{})}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	n, err := w.SyncBuffer.Write(p)
+	if w.marker != "" && strings.Contains(w.String(), w.marker) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
 }
 
 // waitChild waits for the child's exit code, failing the test (and killing the child) when
@@ -140,27 +157,19 @@ func TestSignalInterruptsAHungRead(t *testing.T) {
 			t.Parallel()
 			cmd, stdout, stderr := startChild(t, true, "artifacts")
 			// Wait until the child is inside the read, then signal it.
-			var errOut strings.Builder
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				errOut.WriteString(sc.Text() + "\n")
-				if sc.Text() == hangMarker {
-					break
-				}
-			}
-			if !strings.Contains(errOut.String(), hangMarker) {
-				t.Fatalf("the child never reached the read; stderr:\n%s", errOut.String())
+			select {
+			case <-stderr.seen:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("the child never reached the read; stderr:\n%s", stderr.String())
 			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			rest, _ := io.ReadAll(stderr)
-			errOut.Write(rest)
 			if code := waitChild(t, cmd, 20*time.Second); code != ExitInterrupted {
-				t.Errorf("exit %d after %v, want %d; stderr:\n%s", code, sig, ExitInterrupted, errOut.String())
+				t.Errorf("exit %d after %v, want %d; stderr:\n%s", code, sig, ExitInterrupted, stderr.String())
 			}
-			if !strings.Contains(errOut.String(), "debugflow: interrupted") {
-				t.Errorf("stderr does not say it was interrupted:\n%s", errOut.String())
+			if !strings.Contains(stderr.String(), "debugflow: interrupted") {
+				t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
 			}
 			if stdout.String() != "" {
 				t.Errorf("a verdict was printed from a read that never finished:\n%s", stdout.String())
@@ -200,9 +209,8 @@ func TestSpecialFilesAreSkippedNotRead(t *testing.T) {
 				args = append(args, format)
 			}
 			cmd, stdout, stderr := startChild(t, false, args...)
-			errOut, _ := io.ReadAll(stderr)
 			if code := waitChild(t, cmd, 60*time.Second); code != ExitOK {
-				t.Fatalf("exit %d, want 0; stderr:\n%s", code, errOut)
+				t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr.String())
 			}
 			out := stdout.String()
 			if format != "" {
@@ -230,5 +238,40 @@ func TestSpecialFilesAreSkippedNotRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// openRecorder is dirFS that records every name opened.
+type openRecorder struct {
+	dirFS
+	opened []string
+}
+
+func (o *openRecorder) Open(name string) (fs.File, error) {
+	o.opened = append(o.opened, name)
+	return o.dirFS.Open(name)
+}
+
+// A device is not even opened (opening /dev/watchdog arms it; a tape device rewinds).
+func TestSpecialFilesAreNeverOpened(t *testing.T) {
+	dir := writeDir(t, map[string]string{ReproducerLog: smallLog})
+	if err := os.Symlink("/dev/null", filepath.Join(dir, SanitizerLog)); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "dmesg_final.log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := &openRecorder{dirFS: dirFS(dir)}
+	v, err := LoadFS(context.Background(), fsys, dir, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range fsys.opened {
+		if name == SanitizerLog || name == "dmesg_final.log" {
+			t.Errorf("%s was opened", name)
+		}
+	}
+	if len(v.Run.Skipped) != 2 {
+		t.Errorf("skipped %+v, want the device and the FIFO", v.Run.Skipped)
 	}
 }

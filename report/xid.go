@@ -172,7 +172,7 @@ func (v *loader) latestSnapshot(names []string) (string, error) {
 	var snaps []snap
 	start, final := false, false
 	for _, n := range names {
-		// fs.Stat follows symbolic links; dirFS opens without blocking.
+		// fs.Stat follows symbolic links and, on dirFS, opens nothing.
 		st, err := fs.Stat(v.fsys, n)
 		if err == nil && !st.Mode().IsRegular() {
 			err = &notRegularError{kind: fileKind(st.Mode())}
