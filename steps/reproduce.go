@@ -468,12 +468,26 @@ func newXids(snap *Snapshot) (raw []string, sum xidlog.Summary, err error) {
 	return raw, sum, nil
 }
 
-// xidReport renders the Xid lines among snap.New: a header, the raw lines,
-// then xidlog's decoded summary. n is the number of Xid lines.
+// keptKernelLine reports whether a new kernel-log line goes into xid_added.log: the lines the
+// reference workflow's `grep -E "Xid|MMU Fault|nvidia_uvm"` kept, including the MMU fault and
+// nvidia_uvm lines that carry no Xid number (the UVM driver reports some faults only that way).
+func keptKernelLine(line string) bool {
+	return strings.Contains(line, "Xid") || strings.Contains(line, "MMU Fault") || strings.Contains(line, "nvidia_uvm")
+}
+
+// xidReport renders the new kernel-log lines of snap that matter for a GPU fault: a header, the
+// raw lines (Xid, MMU Fault, nvidia_uvm) in log order, then xidlog's decoded summary of the Xid
+// ones. n is the number of Xid lines.
 func xidReport(snap *Snapshot) (text string, n int, err error) {
 	raw, sum, err := newXids(snap)
 	if err != nil {
 		return "", 0, err
+	}
+	var kept []string
+	for _, l := range snap.New {
+		if keptKernelLine(l) {
+			kept = append(kept, l)
+		}
 	}
 	var b strings.Builder
 	base := snap.Base
@@ -481,8 +495,11 @@ func xidReport(snap *Snapshot) (text string, n int, err error) {
 		base = "(no earlier snapshot: whole log)"
 	}
 	fmt.Fprintf(&b, "# NVIDIA Xid lines new in dmesg snapshot %q since %q (%s): %d\n", snap.Name, base, snap.Method, len(raw))
+	if other := len(kept) - len(raw); other > 0 {
+		fmt.Fprintf(&b, "# other new lines matching Xid|MMU Fault|nvidia_uvm, without an Xid number (kept, not decoded): %d\n", other)
+	}
 	fmt.Fprintf(&b, "# source: %s\n", snap.Source)
-	for _, l := range raw {
+	for _, l := range kept {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}

@@ -1,0 +1,46 @@
+package steps
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestXidAddedKeepsMMUFaultAndUVMLines checks that xid_added.log keeps what the reference
+// workflow's grep -E "Xid|MMU Fault|nvidia_uvm" kept: the new MMU Fault and nvidia_uvm lines
+// that carry no Xid number, in log order, while only the Xid lines are decoded.
+func TestXidAddedKeepsMMUFaultAndUVMLines(t *testing.T) {
+	const (
+		xid31  = "[Wed Dec  2 10:46:50 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=37803, name=python3, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE"
+		mmu    = "[Wed Dec  2 10:46:50 2026] NVRM: GPU0 MMU Fault: ENGINE GRAPHICS faulted @ 0x7f00_00000000 (replayable)"
+		uvm    = "[Wed Dec  2 10:46:51 2026] nvidia_uvm: uvm_gpu_replayable_faults: fatal fault on GPU 0001:00:00"
+		noise  = "[Wed Dec  2 10:46:52 2026] eth0: link up"
+		oldXid = "[Wed Dec  2 10:40:00 2026] NVRM: Xid (PCI:0001:00:00): 79, GPU has fallen off the bus."
+	)
+	snap := &Snapshot{Name: "after_reproducer", Source: "file kern.log", Base: "before_reproducer", Method: "anchor",
+		Lines: []string{oldXid, xid31, mmu, uvm, noise}, New: []string{xid31, mmu, uvm, noise}}
+	text, n, err := xidReport(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("Xid lines = %d, want 1 (only the decodable Xid 31)", n)
+	}
+	raw, decoded, ok := strings.Cut(text, "\n# decoded\n")
+	if !ok {
+		t.Fatalf("no decoded section:\n%s", text)
+	}
+	if want := xid31 + "\n" + mmu + "\n" + uvm + "\n"; !strings.HasSuffix(raw, want) {
+		t.Errorf("raw lines:\n%s\nwant them to end with, in log order:\n%s", raw, want)
+	}
+	for _, unwanted := range []string{noise, oldXid} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("xid_added.log keeps %q", unwanted)
+		}
+	}
+	if !strings.Contains(raw, "without an Xid number (kept, not decoded): 2\n") {
+		t.Errorf("the header does not count the 2 lines without an Xid number:\n%s", raw)
+	}
+	if strings.Contains(decoded, "uvm_gpu_replayable_faults") || !strings.Contains(decoded, "31") {
+		t.Errorf("decoded section should hold the Xid 31 event only:\n%s", decoded)
+	}
+}
