@@ -44,7 +44,7 @@ func RunCheckInputs(env *Env, opts CheckInputsOptions) error {
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {
-			env.Action.Errorf("%s", p)
+			env.errorf("bad workflow input", "%s", p)
 		}
 		return usagef("%s (dispatch again with a valid value)", strings.Join(problems, "; "))
 	}

@@ -36,13 +36,16 @@ func TestExecuteExitCodes(t *testing.T) {
 		{"bad timeout", []string{"stage", "--out", empty, "--tmate-timeout-minutes", "0", "t.py"}, 2, "from 1 to 360"},
 		{"bad env", []string{"reproduce", "--out", empty, "--env", "NOVALUE", "t.py"}, 2, `--env "NOVALUE"`},
 		{"verdict without reproducer", []string{"verdict", "--out", empty}, 1, "reproducer_summary.json not found"},
-		{"python missing", []string{"reproduce", "--out", empty, "--python", "nope-python", "t.py"}, 1, "--python nope-python"},
+		{"python missing", []string{"reproduce", "--out", empty, "--python", "nope-python", "t.py"}, ExitSetupFailed, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, te := execute(t, map[string]string{"PATH": t.TempDir()}, tt.args...)
 			if code != tt.wantCode {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, te.stdout, te.stderr)
+			}
+			if tt.wantCode == ExitSetupFailed && !strings.Contains(te.stdout.String(), "setup failed: the reproducer's interpreter nope-python is not found") {
+				t.Errorf("stdout does not name the missing interpreter:\n%s", te.stdout)
 			}
 			if !strings.Contains(te.stderr.String(), tt.wantStderr) {
 				t.Errorf("stderr %q lacks %q", te.stderr, tt.wantStderr)

@@ -147,6 +147,15 @@ func (e *Env) warnf(format string, args ...any) {
 	e.Action.Warningf(format, args...)
 }
 
+// errorf prints an error annotation with a title on GitHub, and nothing in a terminal: there
+// the caller prints its own line, and a workflow command would only be noise.
+func (e *Env) errorf(title, format string, args ...any) {
+	if !e.onGitHub() {
+		return
+	}
+	e.Action.WithFieldsMap(map[string]string{"title": title}).Errorf(format, args...)
+}
+
 // ensureDir creates the artifact directory.
 func ensureDir(dir string) error {
 	if dir == "" {

@@ -15,11 +15,28 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1
 	ExitUsage   = 2
+	// ExitSetupFailed is the code of reproduce and verdict (and of `debugflow local`) when the
+	// reproducer could not run at all: no usable interpreter, or pytest could not collect or
+	// select the tests (the preflight). pytest's own codes are 0..5, so it never means a
+	// test result.
+	ExitSetupFailed = 6
 )
 
 // ExitError carries the process exit code a verb wants (shared by every debugflow command).
 // A nil Err means the verb already printed everything it had to say.
 type ExitError = exitcode.Error
+
+// SetupError says why the reproducer cannot run at all; its exit code is ExitSetupFailed.
+type SetupError struct {
+	// Cause is one line naming the problem and, when known, the fix.
+	Cause string
+}
+
+// Error is "setup failed: <cause>".
+func (e *SetupError) Error() string { return "setup failed: " + e.Cause }
+
+// ExitCode is ExitSetupFailed.
+func (e *SetupError) ExitCode() int { return ExitSetupFailed }
 
 // UsageError marks a bad flag or argument (exit code 2).
 type UsageError struct{ Err error }

@@ -32,8 +32,6 @@ const (
 	crashStopDelay = time.Second
 	// progressThrottle is the minimum gap between Progress callbacks.
 	progressThrottle = 100 * time.Millisecond
-	// preflightTimeout bounds the "can this interpreter import pytest" check.
-	preflightTimeout = 60 * time.Second
 )
 
 // ReproducerFlags are the flags shared by stage and reproduce.
@@ -123,12 +121,17 @@ type ReproduceOptions struct {
 
 // ReproducerResult is reproducer_summary.json.
 type ReproducerResult struct {
-	Command         []string `json:"command"`
-	ExitCode        int      `json:"exit_code"`
-	Reproduced      bool     `json:"reproduced"`
-	Cancelled       bool     `json:"cancelled"`
-	StoppedEarly    bool     `json:"stopped_early"`
-	StopReason      string   `json:"stop_reason,omitempty"`
+	Command      []string `json:"command"`
+	ExitCode     int      `json:"exit_code"`
+	Reproduced   bool     `json:"reproduced"`
+	Cancelled    bool     `json:"cancelled"`
+	StoppedEarly bool     `json:"stopped_early"`
+	StopReason   string   `json:"stop_reason,omitempty"`
+	// SetupFailed is set when the preflight found the sweep could not test anything (no
+	// usable interpreter, a collection error, nothing selected): pytest's sweep never ran and
+	// ExitCode is ExitSetupFailed. SetupCause says why in one line.
+	SetupFailed     bool     `json:"setup_failed"`
+	SetupCause      string   `json:"setup_cause"`
 	PytestSignal    string   `json:"pytest_signal,omitempty"`
 	Count           int      `json:"count"`
 	Workers         int      `json:"workers"`
@@ -177,16 +180,19 @@ func checkInterpreter(ctx context.Context, env *Env, python string, modules ...s
 			python, err, strings.Join(modules, ", "))
 	}
 	code := "import " + strings.Join(modules, ", ")
-	if _, err := env.runCapture(ctx, preflightTimeout, path, "-c", code); err != nil {
-		return "", fmt.Errorf("--python %s cannot %q: %v; install them (pip install pytest pytest-xdist pytest-repeat, "+
-			"or apt-get install python3-pytest python3-pytest-xdist) or pass another --python", python, code, err)
+	if _, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", code); err != nil {
+		return "", fmt.Errorf("--python %s cannot %q: %v; install them (%s) or pass another --python",
+			python, code, err, installHint(modules...))
 	}
 	return path, nil
 }
 
-// RunReproduce is `debugflow-step reproduce`. It returns an *ExitError
-// with 128+signal when the step was cancelled, an error when pytest could
-// not run at all, and nil otherwise (test failures are data, not errors).
+// RunReproduce is `debugflow-step reproduce`. Before the sweep it checks the interpreter and
+// runs pytest's collection with the same arguments (the preflight); when either shows the
+// sweep cannot test anything it writes a summary with setup_failed and the cause and returns
+// an *ExitError with ExitSetupFailed. It returns an *ExitError with 128+signal when the step
+// was cancelled (before or during the sweep), an error when pytest could not be started, and
+// nil otherwise (test failures are data, not errors).
 func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
 	if opts.Python == "" {
 		opts.Python = "python3"
@@ -206,11 +212,31 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	if env.onGitHub() {
 		maskSecretEnv(env, opts.Env)
 	}
-	python, err := checkInterpreter(ctx, env, opts.Python, "pytest", "xdist", "pytest_repeat")
+	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
+	setupStart := env.Now()
+	// The collection imports pytest and the plugins behind -n and --count: it is the
+	// interpreter check too, so only the lookup comes first.
+	python, se := lookPython(env, opts.Python)
+	if se != nil {
+		return setupFailed(env, opts, argv, setupStart, se, nil)
+	}
+	end := env.group("pytest collection (preflight)")
+	pf, err := runPreflight(ctx, env, python, opts)
+	end()
+	if ctx.Err() != nil {
+		return cancelledBeforeSweep(ctx, env, opts, argv, setupStart)
+	}
 	if err != nil {
 		return nil, err
 	}
-	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
+	if pf.Cause != "" {
+		return setupFailed(env, opts, argv, setupStart, &SetupError{Cause: pf.Cause}, pf)
+	}
+	if pf.Selected > 0 {
+		fmt.Fprintf(env.Stdout, "preflight: pytest selects %d tests (%.1fs, %s)\n", pf.Selected, pf.Duration.Seconds(), PreflightLog)
+	} else {
+		fmt.Fprintf(env.Stdout, "preflight: pytest collected without error (%.1fs, %s)\n", pf.Duration.Seconds(), PreflightLog)
+	}
 
 	logFile, err := os.Create(filepath.Join(opts.Out, ReproducerLog))
 	if err != nil {
@@ -255,7 +281,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 			time.AfterFunc(crashStopDelay, func() { st.Stop("worker " + w + " crashed") })
 		}
 	}
-	end := env.group("pytest reproducer")
+	end = env.group("pytest reproducer")
 	st = newStream(env, streamSpec{
 		Path: python, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, OnLine: onLine, Grace: opts.Grace,
@@ -295,10 +321,63 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	env.setOutput("reproduced", strconv.FormatBool(res.Reproduced))
 	env.setOutput("failed", strconv.Itoa(res.Failed))
 	env.setOutput("crashed_workers", strings.Join(res.CrashedWorkers, ","))
+	env.setOutput("setup_failed", "false")
 	if res.Cancelled {
 		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
 	}
 	return res, nil
+}
+
+// beforeSweep is the summary of a run that ended before pytest's sweep started.
+func beforeSweep(opts ReproduceOptions, argv []string, duration time.Duration) *ReproducerResult {
+	return &ReproducerResult{
+		Command: argv, Count: opts.Count, Workers: opts.Workers, Select: opts.Select, Paths: nonNil(opts.Paths),
+		DurationSeconds: duration.Seconds(), NoTestsRan: true,
+		CrashedWorkers: []string{}, Crashes: []pytestlog.Crash{}, FailedTests: []string{}, FailedBaseTests: []string{},
+	}
+}
+
+// setupFailed records and reports a reproducer that cannot run: reproducer_summary.json with
+// setup_failed and the cause, the collection output, an error annotation on GitHub, the step
+// outputs. It returns an *ExitError with ExitSetupFailed.
+func setupFailed(env *Env, opts ReproduceOptions, argv []string, start time.Time, se *SetupError, pf *preflightResult) (*ReproducerResult, error) {
+	res := beforeSweep(opts, argv, env.Now().Sub(start))
+	res.ExitCode, res.SetupFailed, res.SetupCause = ExitSetupFailed, true, se.Cause
+	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+		return res, err
+	}
+	if pf != nil && len(pf.Output) > 0 {
+		end := env.group("pytest --collect-only output (last lines; all of it is in " + PreflightLog + ")")
+		fmt.Fprintf(env.Stdout, "$ %s\n%s\n", commandString(pf.Command[0], pf.Command[1:]), strings.Join(pf.Output, "\n"))
+		end()
+	}
+	fmt.Fprintf(env.Stdout, "reproducer: setup failed: %s\n", se.Cause)
+	fmt.Fprintf(env.Stdout, "reproducer: the %dx sweep did not run (exit code %d)\n", opts.Count, ExitSetupFailed)
+	env.errorf("setup failed", "%s", se.Cause)
+	env.setOutput("exit_code", strconv.Itoa(res.ExitCode))
+	env.setOutput("reproduced", "false")
+	env.setOutput("failed", "0")
+	env.setOutput("crashed_workers", "")
+	env.setOutput("setup_failed", "true")
+	return res, &ExitError{Code: ExitSetupFailed}
+}
+
+// cancelledBeforeSweep records a reproducer cancelled before pytest's sweep started (during
+// the interpreter check or the collection): a summary that says "cancelled", and the exit
+// code of the signal.
+func cancelledBeforeSweep(ctx context.Context, env *Env, opts ReproduceOptions, argv []string, start time.Time) (*ReproducerResult, error) {
+	res := beforeSweep(opts, argv, env.Now().Sub(start))
+	res.Cancelled, res.ExitCode = true, cancelExitCode(ctx)
+	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(env.Stdout, "reproducer: cancelled before pytest started (exit code %d)\n", res.ExitCode)
+	env.setOutput("exit_code", strconv.Itoa(res.ExitCode))
+	env.setOutput("reproduced", "false")
+	env.setOutput("failed", "0")
+	env.setOutput("crashed_workers", "")
+	env.setOutput("setup_failed", "false")
+	return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v) before pytest started", context.Cause(ctx))}
 }
 
 // summarizeReproducer builds reproducer_summary.json from the parse and

@@ -98,8 +98,13 @@ func TestReproduceEndToEnd(t *testing.T) {
 		t.Fatalf("reproduce exit %d (want 0: failures are data)\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	sum := loadSummary(t, w.out)
-	if !sum.Reproduced || sum.ExitCode != 1 || !sum.Complete || sum.Cancelled || sum.StoppedEarly {
+	if !sum.Reproduced || sum.ExitCode != 1 || !sum.Complete || sum.Cancelled || sum.StoppedEarly || sum.SetupFailed {
 		t.Errorf("summary flags: %+v", sum)
+	}
+	// The preflight collected exactly what the sweep ran: 3 tests x --count 5.
+	if !strings.Contains(r.stdout, "preflight: pytest selects 15 tests") ||
+		!strings.Contains(readFile(t, filepath.Join(w.out, PreflightLog)), "15 tests collected") {
+		t.Errorf("the preflight did not report the 15 collected tests:\n%s", r.stdout)
 	}
 	wantFailed := []string{"test_repro.py::test_x[cuda-3-5]", "test_repro.py::test_x[cuda-4-5]"}
 	gotFailed := slices.Sorted(slices.Values(sum.FailedTests))
@@ -141,7 +146,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 
 	// sanitize hands exactly the failing base ids to compute-sanitizer,
 	// with pytest-repeat disabled so the base id selects one test.
-	r = runStep(t, w.suite, w.env, "sanitize", "--out", w.out, "--python", py)
+	r = runStep(t, w.suite, append(w.env, "GITHUB_ACTIONS=true"), "sanitize", "--out", w.out, "--python", py)
 	if r.code != 0 {
 		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -338,24 +343,38 @@ func TestReproduceCancelInProcess(t *testing.T) {
 	}
 }
 
+// TestReproduceInterpreterMissing: an interpreter that is not there, or has no pytest, is a
+// setup failure with its own exit code and a summary that names the cause and the packages.
 func TestReproduceInterpreterMissing(t *testing.T) {
-	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
-	_, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
-		Out: t.TempDir(), ReproducerFlags: ReproducerFlags{Python: "python3-nope", Workers: 1, Count: 1},
-	})
-	if ExitCodeFor(err) != ExitFailure || !strings.Contains(err.Error(), "--python python3-nope") {
-		t.Errorf("err = %v, want exit 1 naming --python", err)
-	}
-	// An interpreter without pytest is just as unusable.
 	bin := t.TempDir()
-	writeFile(t, filepath.Join(bin, "fakepy"), "#!/bin/sh\necho \"No module named pytest\" >&2\nexit 1\n")
+	writeFile(t, filepath.Join(bin, "fakepy"), "#!/bin/sh\necho \"$0: No module named pytest\" >&2\nexit 1\n")
 	os.Chmod(filepath.Join(bin, "fakepy"), 0o755)
-	te = newTestEnv(t, map[string]string{"PATH": bin})
-	_, err = RunReproduce(context.Background(), te.Env, ReproduceOptions{
-		Out: t.TempDir(), ReproducerFlags: ReproducerFlags{Python: "fakepy", Workers: 1, Count: 1},
-	})
-	if ExitCodeFor(err) != ExitFailure || !strings.Contains(err.Error(), "--python fakepy cannot") {
-		t.Errorf("err = %v, want exit 1 naming --python", err)
+	tests := []struct{ python, want string }{
+		{"python3-nope", "the reproducer's interpreter python3-nope is not found"},
+		{"fakepy", "cannot import pytest: the reproducer needs pytest, pytest-xdist and pytest-repeat: pip install pytest pytest-xdist pytest-repeat " +
+			"(Debian: apt-get install python3-pytest python3-pytest-xdist python3-pytest-repeat)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.python, func(t *testing.T) {
+			te := newTestEnv(t, map[string]string{"PATH": bin})
+			out := t.TempDir()
+			res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
+				Out: out, ReproducerFlags: ReproducerFlags{Python: tt.python, Workers: 1, Count: 1},
+			})
+			if ExitCodeFor(err) != ExitSetupFailed {
+				t.Errorf("err = %v (exit %d), want exit %d", err, ExitCodeFor(err), ExitSetupFailed)
+			}
+			sum := loadSummary(t, out)
+			if !sum.SetupFailed || !strings.Contains(sum.SetupCause, tt.want) || sum.ExitCode != ExitSetupFailed || sum.Reproduced {
+				t.Errorf("summary: setup_failed %v, exit %d, cause %q; want the cause to contain %q", sum.SetupFailed, sum.ExitCode, sum.SetupCause, tt.want)
+			}
+			if res == nil || !strings.Contains(te.stdout.String(), "reproducer: setup failed: ") {
+				t.Errorf("stdout does not say the setup failed:\n%s", te.stdout)
+			}
+			if outs := terminalOutputs(te.stdout.String()); outs["setup_failed"] != "true" || outs["exit_code"] != "6" {
+				t.Errorf("outputs = %v", outs)
+			}
+		})
 	}
 }
 

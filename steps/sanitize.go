@@ -105,6 +105,9 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 	rep, lerr := LoadReproducerResult(dir)
 	var ids []string
 	switch {
+	case lerr == nil && rep.SetupFailed:
+		// Whatever --when says: the selection cannot even be collected.
+		return "", nil, nil, "the reproducer's setup failed (" + rep.SetupCause + "); skipping the sanitizer", nil
 	case lerr == nil:
 		ids = rep.FailedBaseTests
 		if len(ids) == 0 && len(rep.FailedTests) > 0 {
@@ -243,7 +246,11 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	}
 	printSanitizer(env, res)
 	if msg := firstFinding(report); msg != "" {
-		env.Action.Errorf("%s", msg)
+		if env.onGitHub() {
+			env.Action.Errorf("%s", msg)
+		} else {
+			fmt.Fprintf(env.Stdout, "sanitize: first finding: %s\n", msg)
+		}
 	}
 	env.setOutput("skipped", "false")
 	env.setOutput("findings", strconv.Itoa(res.Findings))

@@ -84,11 +84,18 @@ func TestSanitizeSkips(t *testing.T) {
 	}{
 		{"nothing failed", &ReproducerResult{Count: 5, ExitCode: 0, Passed: 15}, "the reproducer found no failing test; skipping"},
 		{"reproducer never ran", nil, "the reproducer has not run (reproducer_summary.json not found); skipping"},
+		// --when always would run the selection itself; that cannot even be collected.
+		{"setup failed", &ReproducerResult{Count: 5, ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: "conftest.py needs module x"},
+			"the reproducer's setup failed (conftest.py needs module x); skipping the sanitizer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newSanitizeWorld(t, tt.summary, nil)
-			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) {
+				if tt.summary != nil && tt.summary.SetupFailed {
+					o.When, o.Paths = WhenAlways, []string{"test_repro.py"}
+				}
+			}))
 			if err != nil || res != nil {
 				t.Fatalf("RunSanitize = %v, %v; want a skip", res, err)
 			}
@@ -208,7 +215,7 @@ func TestSanitizeReports(t *testing.T) {
 			ghOut := filepath.Join(t.TempDir(), "out")
 			writeFile(t, ghOut, "")
 			w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
-				map[string]string{"FAKE_SANITIZER_MODE": tt.mode, "GITHUB_OUTPUT": ghOut})
+				map[string]string{"FAKE_SANITIZER_MODE": tt.mode, "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
 			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
 			if err != nil {
 				t.Fatal(err)
@@ -226,6 +233,18 @@ func TestSanitizeReports(t *testing.T) {
 			}
 			if tt.wantAnnotation != "" && !strings.Contains(stdout, tt.wantAnnotation) {
 				t.Errorf("stdout lacks %q:\n%s", tt.wantAnnotation, stdout)
+			}
+			if tt.mode == "access-at" {
+				// The same run on a terminal: the finding as a plain line, no workflow command.
+				tw := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
+					map[string]string{"FAKE_SANITIZER_MODE": tt.mode})
+				if _, err := RunSanitize(context.Background(), tw.te.Env, tw.opts(nil)); err != nil {
+					t.Fatal(err)
+				}
+				term := tw.te.stdout.String()
+				if strings.Contains(term, "::error") || !strings.Contains(term, "sanitize: first finding: "+strings.TrimPrefix(tt.wantAnnotation, "::error::")) {
+					t.Errorf("terminal output: want the first finding as a plain line and no workflow command:\n%s", term)
+				}
 			}
 			var js map[string]any
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(w.out, SanitizerSummaryJSON))), &js); err != nil {

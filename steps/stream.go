@@ -94,7 +94,8 @@ func (s *stream) Run(ctx context.Context) (streamResult, error) {
 	// The child must not inherit our context: cancellation is handled
 	// below by signalling the whole group, not just the leader.
 	cmd := s.env.Command(context.Background(), s.spec.Path, s.spec.Args...)
-	cmd.Env = s.spec.Env
+	marker := newTreeMarker()
+	cmd.Env = append(append([]string{}, s.spec.Env...), treeMarkerVar+"="+marker)
 	cmd.Dir = s.spec.Dir
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -123,7 +124,7 @@ func (s *stream) Run(ctx context.Context) (streamResult, error) {
 			return
 		}
 		terminating = true
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		signalTree(pgid, marker, syscall.SIGTERM)
 		killTimer = time.After(grace)
 	}
 	ctxDone := ctx.Done()
@@ -148,23 +149,29 @@ loop:
 			terminate(grace)
 		case <-killTimer:
 			killTimer = nil
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			signalTree(pgid, marker, syscall.SIGKILL)
 		case waitErr = <-waitDone:
 			break loop
 		}
 	}
-	// The leader is gone. Its workers and any grandchildren share the
-	// group: give them the rest of the grace period when we were
-	// terminating, then kill whatever is left.
-	for terminating && killTimer != nil && groupAlive(pgid) {
+	// The leader is gone. Its workers and any grandchildren (in the group,
+	// or in sessions of their own) may live on: give them the rest of the
+	// grace period when we were terminating, then kill whatever is left.
+	// Zombies do not count: they are dead, and whether init reaps them at
+	// once is up to init.
+	treeAlive := func() bool { return len(treeMembers(pgid, marker)) > 0 }
+	for terminating && killTimer != nil && treeAlive() {
 		select {
 		case <-killTimer:
 			killTimer = nil
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	for i := 0; i < 50 && groupAlive(pgid); i++ {
+	for i := 0; i < 50; i++ {
+		signalTree(pgid, marker, syscall.SIGKILL)
+		if !treeAlive() {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 
@@ -187,12 +194,6 @@ loop:
 		return res, fmt.Errorf("wait for %s: %w", s.spec.Path, waitErr)
 	}
 	return res, nil
-}
-
-// groupAlive reports whether any process is left in the group. Zombies
-// count until reaped, so callers bound how long they wait.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // copyLines copies r to Log and Echo as the bytes arrive, so a test name

@@ -92,8 +92,9 @@ func TestStreamStopKillsStubbornGroup(t *testing.T) {
 	}
 }
 
-// TestStreamEscapedPipeHolder: a grandchild that left the process group
-// keeps the output pipe open; Run must still return.
+// TestStreamEscapedPipeHolder: a grandchild that escaped every way the tree
+// is tracked (its own session, an empty environment, orphaned before the
+// leader exits) keeps the output pipe open; Run must still return.
 func TestStreamEscapedPipeHolder(t *testing.T) {
 	marker := "STREAM_ESCAPE_" + filepath.Base(t.TempDir())
 	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
@@ -101,6 +102,7 @@ func TestStreamEscapedPipeHolder(t *testing.T) {
 		for _, p := range markedProcesses(t, marker) {
 			pid, _, _ := strings.Cut(p, ":")
 			if n, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(-n, syscall.SIGKILL) // the escapee leads its own group: its sleep too
 				_ = syscall.Kill(n, syscall.SIGKILL)
 			}
 		}
@@ -109,7 +111,7 @@ func TestStreamEscapedPipeHolder(t *testing.T) {
 		// The pause lets the escapee finish setsid() before the leader
 		// exits and Run kills what is left of the group.
 		Path: "/bin/sh",
-		Args: []string{"-c", "setsid sleep 30 & sleep 0.3"},
+		Args: []string{"-c", "env -i setsid /bin/sh -c 'sleep 30; :' " + marker + " & sleep 0.3"},
 		Env:  te.Environ(), Log: io.Discard,
 	})
 	start := time.Now()
@@ -125,6 +127,71 @@ func TestStreamEscapedPipeHolder(t *testing.T) {
 	}
 	if d < pipeDrain/2 {
 		t.Errorf("Run returned after %s, before the drain timeout: did the escaped process really hold the pipe?", d)
+	}
+}
+
+// TestStreamKillsTheWholeTree stops a child whose descendants left its process group: one in a
+// session of its own (setsid), one daemonised by a double fork (orphaned, adopted by init).
+// Neither may outlive Run, whether it stops the child or the child exits by itself, and a
+// /proc scan after Run must find no survivor.
+func TestStreamKillsTheWholeTree(t *testing.T) {
+	for _, stop := range []bool{true, false} {
+		name := map[bool]string{true: "stopped", false: "leader exits"}[stop]
+		t.Run(name, func(t *testing.T) {
+			marker := "STREAM_TREE_" + filepath.Base(t.TempDir())
+			te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
+			t.Cleanup(func() { killMarked(t, marker) })
+			script := "setsid sleep 61 & " + // own session, still our child's child
+				"(setsid sh -c 'sleep 62 & exit 0' &) ; " + // double fork: sleep 62 is adopted by init
+				"sleep 0.3; echo ready; " // the escapees are in place
+			if stop {
+				script += "sleep 59"
+			}
+			var st *stream
+			st = newStream(te.Env, streamSpec{
+				Path: "/bin/sh", Args: []string{"-c", script},
+				Env: te.Environ(), Log: io.Discard, Grace: time.Second,
+				OnLine: func(l string) {
+					if l == "ready" && stop {
+						if n := len(markedSleeps(t, marker)); n != 2 {
+							t.Errorf("%d escaped sleeps running before the stop, want 2: the test proves nothing", n)
+						}
+						st.Stop("test")
+					}
+				},
+			})
+			start := time.Now()
+			if _, err := st.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > pipeDrain {
+				t.Errorf("Run took %s: an escaped process held the output pipe until the drain timeout", d)
+			}
+			if left := markedProcesses(t, marker); len(left) > 0 {
+				t.Errorf("processes of the tree survived Run: %q", left)
+			}
+		})
+	}
+}
+
+// markedSleeps lists the sleep processes whose environment carries marker.
+func markedSleeps(t *testing.T, marker string) []string {
+	var out []string
+	for _, p := range markedProcesses(t, marker) {
+		if strings.Contains(p, ": sleep 61") || strings.Contains(p, ": sleep 62") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// killMarked kills what a failed test left behind.
+func killMarked(t *testing.T, marker string) {
+	for _, p := range markedProcesses(t, marker) {
+		pid, _, _ := strings.Cut(p, ":")
+		if n, err := strconv.Atoi(pid); err == nil {
+			_ = syscall.Kill(n, syscall.SIGKILL)
+		}
 	}
 }
 

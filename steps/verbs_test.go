@@ -25,6 +25,8 @@ func TestVerdict(t *testing.T) {
 		{"no tests collected", &ReproducerResult{ExitCode: 5}, 5, "pytest exited 5 without failing tests"},
 		{"usage error", &ReproducerResult{ExitCode: 4}, 4, "pytest exited 4 without failing tests"},
 		{"cancelled", &ReproducerResult{ExitCode: 143, Cancelled: true}, 143, "the reproducer was cancelled; exiting 143"},
+		{"setup failed", &ReproducerResult{ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: "conftest.py needs module pytest_rerunfailures"},
+			ExitSetupFailed, "verdict: setup failed: conftest.py needs module pytest_rerunfailures; the sweep never ran, exiting 6"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,14 +11,20 @@ type VerdictOptions struct {
 }
 
 // RunVerdict is `debugflow-step verdict`: it prints one line saying why and
-// returns an *ExitError carrying the reproducer's exit code (nil for 0).
-// When the reproducer never ran it fails with exit code 1.
+// returns an *ExitError carrying the reproducer's exit code (nil for 0):
+// pytest's own code when the sweep ran, ExitSetupFailed when the preflight
+// stopped it, 128+n when signal n cancelled it. When the reproducer never
+// ran at all (no reproducer_summary.json) it fails with exit code 1.
 func RunVerdict(env *Env, opts VerdictOptions) error {
 	r, err := LoadReproducerResult(opts.Out)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("verdict: %w", err)}
 	}
 	fmt.Fprintf(env.Stdout, "verdict: %s\n", verdictLine(r))
+	if r.SetupFailed {
+		env.errorf("setup failed", "%s", r.SetupCause)
+		return &ExitError{Code: ExitSetupFailed}
+	}
 	if r.ExitCode == 0 {
 		return nil
 	}
@@ -41,6 +47,8 @@ func verdictLine(r *ReproducerResult) string {
 		detail = " (" + strings.Join(why, ", ") + ")"
 	}
 	switch {
+	case r.SetupFailed:
+		return fmt.Sprintf("setup failed: %s; the sweep never ran, exiting %d", r.SetupCause, ExitSetupFailed)
 	case r.Cancelled:
 		return fmt.Sprintf("the reproducer was cancelled; exiting %d%s", r.ExitCode, detail)
 	case r.ExitCode == 0:

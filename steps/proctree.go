@@ -1,0 +1,134 @@
+package steps
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// A child's process group does not hold its whole tree: a test may start a process in a session
+// of its own (setsid, start_new_session=True), or a daemon that double-forks and is adopted by
+// init. Every child of a stream therefore carries a marker in its environment, which all its
+// descendants inherit whatever their session, group or parent; the stream finds them by
+// scanning /proc (environ, and PPid for those that clear their environment) and signals each
+// one, so no process of the tree outlives the step.
+
+// treeMarkerVar is the environment variable that tags the processes of one stream's tree.
+const treeMarkerVar = "DEBUGFLOW_PROCESS_TREE"
+
+// procRoot is where the process table is read; tests never change it (the tree is real).
+const procRoot = "/proc"
+
+var treeSerial atomic.Int64
+
+// newTreeMarker returns a value unique to this process and call.
+func newTreeMarker() string {
+	return fmt.Sprintf("%d-%d-%d", os.Getpid(), time.Now().UnixNano(), treeSerial.Add(1))
+}
+
+// procInfo is the part of /proc/PID/stat the tree scan needs.
+type procInfo struct {
+	pid, ppid, pgrp int
+	state           byte
+}
+
+// parseProcStat parses /proc/PID/stat: "pid (comm) state ppid pgrp ...", where comm may hold
+// spaces and parentheses.
+func parseProcStat(b []byte) (procInfo, bool) {
+	open := bytes.IndexByte(b, '(')
+	closing := bytes.LastIndexByte(b, ')')
+	if open < 1 || closing < open {
+		return procInfo{}, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:open])))
+	if err != nil {
+		return procInfo{}, false
+	}
+	f := strings.Fields(string(b[closing+1:]))
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procInfo{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
+		return procInfo{}, false
+	}
+	return procInfo{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0]}, true
+}
+
+// treeMembers returns the live (not zombie) processes other than ours that belong to the tree:
+// members of process group pgid, holders of marker in their environment, and the descendants
+// of either.
+func treeMembers(pgid int, marker string) []int {
+	entries, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	procs := make(map[int]procInfo, len(entries))
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+		if err != nil {
+			continue // gone
+		}
+		p, ok := parseProcStat(b)
+		if !ok || p.state == 'Z' || p.state == 'X' {
+			continue
+		}
+		procs[pid] = p
+		children[p.ppid] = append(children[p.ppid], pid)
+	}
+	needle := []byte(treeMarkerVar + "=" + marker + "\x00")
+	in := map[int]bool{}
+	var queue []int
+	for pid, p := range procs {
+		if p.pgrp == pgid || hasMarker(pid, needle) {
+			in[pid] = true
+			queue = append(queue, pid)
+		}
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if !in[c] {
+				in[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	out := make([]int, 0, len(in))
+	for pid := range in {
+		out = append(out, pid)
+	}
+	return out
+}
+
+// hasMarker reports whether the environment of pid holds needle ("VAR=value\x00"). Processes
+// of other users cannot be read and are not ours.
+func hasMarker(pid int, needle []byte) bool {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return false
+	}
+	return bytes.HasPrefix(b, needle) || bytes.Contains(b, append([]byte{0}, needle...))
+}
+
+// signalTree sends sig to the process group and to every other member of the tree.
+func signalTree(pgid int, marker string, sig syscall.Signal) {
+	_ = syscall.Kill(-pgid, sig)
+	for _, pid := range treeMembers(pgid, marker) {
+		_ = syscall.Kill(pid, sig)
+	}
+}

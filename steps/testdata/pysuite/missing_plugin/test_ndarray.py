@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.parametrize("arch", ["cpu", "cuda"])
+def test_grad(arch):
+    pass
