@@ -92,6 +92,10 @@ type stepResult struct {
 	// Timeout is the evaluated timeout-minutes.
 	Timeout  time.Duration
 	Duration time.Duration
+	// CPU is the user and system time of the step's processes (bash and every descendant it
+	// waited for): the work a step did, which a loaded machine does not inflate as it does
+	// Duration.
+	CPU time.Duration
 }
 
 // jobResult is the simulated run of one job.
@@ -489,6 +493,9 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 		runErr = <-waitErr
 	}
 	sr.Duration = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		sr.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	// Whatever the step started and left behind (an orphaned xdist worker, a tmate double)
 	// goes with it, as when a runner ends a step's process tree.
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -93,6 +93,8 @@ type run struct {
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
 	rerunInSession bool
+	// checkoutFiles are written into the checkout over testdata/checkout (path: content).
+	checkoutFiles map[string]string
 }
 
 // simulate generates the workflow for the suite and runs its debug job on a simulated runner.
@@ -107,6 +109,11 @@ func simulate(t *testing.T, how run) *simulation {
 		tmateLog:       filepath.Join(root, "tmate_calls.jsonl"),
 	}
 	copyDir(t, "testdata/checkout", sim.checkout)
+	for name, content := range how.checkoutFiles {
+		if err := os.WriteFile(filepath.Join(sim.checkout, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dmesg := filepath.Join(root, "kern.log")
 	if err := os.WriteFile(dmesg, []byte(kernelBoot), 0o644); err != nil {
 		t.Fatal(err)
@@ -748,5 +755,70 @@ func TestBadInputFailsBeforeTheBuild(t *testing.T) {
 	}
 	if !job.Failed {
 		t.Error("the job did not fail")
+	}
+}
+
+// TestSetupFailureStopsTheJobInSeconds runs the workflow on two checkouts the sweep cannot test
+// (issue 9): a conftest.py that imports a plugin the runner lacks, and a -k that selects no
+// test. The reproduce step ends within seconds with the cause named, no sweep and no sanitizer
+// run, the job summary says "setup failed: <cause>" (never "not reproduced"), and the verdict
+// fails the job with the setup-failed exit code, while the evidence is still uploaded and the
+// tmate gate still opens.
+func TestSetupFailureStopsTheJobInSeconds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, selectExpr string
+		files            map[string]string
+		cause            string
+	}{
+		{"conftest imports a missing plugin", "cuda", map[string]string{"tests/conftest.py": "import pytest_rerunfailures\n"},
+			"tests/conftest.py needs module pytest_rerunfailures"},
+		{"-k selects nothing", "rocm", nil, `-k "rocm" selects none of the 8 tests collected from ` + suiteFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sim := simulate(t, run{selectExpr: tt.selectExpr, checkoutFiles: tt.files})
+			job := sim.job
+			repro := job.byID(t, generate.ReproduceStepID)
+			if repro.Outcome != outcomeFailure || repro.ExitCode != 6 {
+				t.Errorf("reproduce step %s with exit %d, want failure with exit 6", repro.Outcome, repro.ExitCode)
+			}
+			// Seconds, not a sweep: the step's own work (CPU time of bash, debugflow-step and
+			// pytest's collection) fits in the 5 s budget. Its wall-clock time is logged, not
+			// asserted: on a machine shared by many test runs it measures the load, not the step.
+			t.Logf("reproduce step: %s wall clock, %s CPU", repro.Duration.Round(time.Millisecond), repro.CPU.Round(time.Millisecond))
+			if repro.CPU > 5*time.Second || repro.CPU == 0 {
+				t.Errorf("the reproduce step used %s of CPU, want under 5s (a setup failure must not run the sweep)", repro.CPU)
+			}
+			if !strings.Contains(repro.Output, "reproducer: setup failed: ") || !strings.Contains(repro.Output, tt.cause) {
+				t.Errorf("the reproduce step does not name the cause %q:\n%s", tt.cause, repro.Output)
+			}
+			if !strings.Contains(repro.Output, "::error title=setup failed::") {
+				t.Errorf("no error annotation for the setup failure:\n%s", repro.Output)
+			}
+			wantOutput(t, repro, "setup_failed", "true")
+			wantOutput(t, repro, "reproduced", "false")
+			if san := job.byVerb(t, "sanitize"); san.Outcome != outcomeSkipped {
+				t.Errorf("sanitize step %s, want skipped", san.Outcome)
+			}
+			verdict := job.byVerb(t, "verdict")
+			if verdict.Outcome != outcomeFailure || verdict.ExitCode != 6 || !strings.Contains(verdict.Output, "verdict: setup failed: "+tt.cause) {
+				t.Errorf("verdict %s with exit %d, want failure with exit 6 naming the cause:\n%s", verdict.Outcome, verdict.ExitCode, verdict.Output)
+			}
+			if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeFailure }); !slices.Equal(got, []string{repro.Name, verdict.Name}) {
+				t.Errorf("failed steps = %q, want only %q and %q", got, repro.Name, verdict.Name)
+			}
+			summary := readFile(t, sim.summary)
+			if !strings.Contains(summary, "## Reproduced: setup failed") || !strings.Contains(summary, "**Setup failed: ") ||
+				strings.Contains(summary, "Reproduced: no") {
+				t.Errorf("the job summary does not say the setup failed:\n%s", summary)
+			}
+			if _, err := os.Stat(filepath.Join(sim.spec.Artifact.Dir, "reproducer.log")); err == nil {
+				t.Error("reproducer.log exists: the sweep ran")
+			}
+			sim.checkUploads(t, []string{"system_identity.txt", "preflight.log", "reproducer_summary.json", "summary.md"})
+			sim.checkGate(t, defaultTmateMinutes)
+		})
 	}
 }

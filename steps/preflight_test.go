@@ -89,18 +89,23 @@ func TestReproducePreflight(t *testing.T) {
 			}
 			te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
 			out := t.TempDir()
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime(t)
 			res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
 				Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
 				ReproducerFlags: ReproducerFlags{Python: py, Workers: 2, Count: 2, Paths: tt.paths, Select: tt.sel,
 					PytestArgs: tt.args, Env: tt.env},
 			})
-			elapsed := time.Since(start)
+			elapsed, cpu := time.Since(start), cpuTime(t)-cpu0
 			if code := ExitCodeFor(err); code != ExitSetupFailed {
 				t.Fatalf("err = %v (exit %d), want exit %d\n%s", err, code, ExitSetupFailed, te.stdout)
 			}
-			if tt.timed && elapsed > setupBudget {
-				t.Errorf("the setup failure took %s, want under %s", elapsed, setupBudget)
+			if tt.timed {
+				// The work (this process and the pytest runs it waited for) must fit the budget;
+				// wall-clock time is logged only: on a shared machine it measures the load.
+				t.Logf("setup failure after %s wall clock, %s CPU", elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond))
+				if cpu > setupBudget {
+					t.Errorf("the setup failure used %s of CPU, want under %s", cpu, setupBudget)
+				}
 			}
 			sum := loadSummary(t, out)
 			if res == nil || !sum.SetupFailed || sum.ExitCode != ExitSetupFailed || sum.Reproduced || sum.Cancelled {
@@ -129,6 +134,19 @@ func TestReproducePreflight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cpuTime is the user and system time of this process and of the children it waited for.
+func cpuTime(t *testing.T) time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err != nil {
+			t.Fatal(err)
+		}
+		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return total
 }
 
 // TestReproduceSetupFailedOnGitHub checks the annotation a failed setup leaves on GitHub, and
