@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,4 +133,35 @@ func TestErrorsAllAtOnceWithoutEchoes(t *testing.T) {
 	if strings.Contains(got, "must be at least 1") || len(errs) != 3 {
 		t.Errorf("want exactly 3 errors, got:\n%s", got)
 	}
+}
+
+// The decoder handles every field of Spec: a field of a new kind (a float, a map, a type with
+// its own UnmarshalYAML) needs a case in decode.go, and this test says so before a user does.
+func TestDecoderHandlesEveryField(t *testing.T) {
+	var walk func(t *testing.T, typ reflect.Type, path string)
+	walk = func(t *testing.T, typ reflect.Type, path string) {
+		if typ == envType {
+			return
+		}
+		if typ.Implements(reflect.TypeOf((*interface{ UnmarshalYAML(func(any) error) error })(nil)).Elem()) ||
+			reflect.PointerTo(typ).Implements(reflect.TypeOf((*interface{ UnmarshalYAML(func(any) error) error })(nil)).Elem()) {
+			t.Errorf("%s: %s has its own UnmarshalYAML, which Parse's decoder does not call", path, typ)
+		}
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice:
+			walk(t, typ.Elem(), path+"[]")
+		case reflect.Struct:
+			fields, keys := fieldsOf(typ)
+			if len(keys) != typ.NumField() {
+				t.Errorf("%s: a field of %s has no yaml tag", path, typ)
+			}
+			for _, k := range keys {
+				walk(t, typ.Field(fields[k]).Type, joinPath(path, k))
+			}
+		case reflect.String, reflect.Int, reflect.Bool:
+		default:
+			t.Errorf("%s: the decoder has no case for %s", path, typ)
+		}
+	}
+	walk(t, reflect.TypeOf(Spec{}), "")
 }
