@@ -156,6 +156,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	for _, c := range checkers {
 		findings = append(findings, c.Findings()...)
 	}
+	for i := range findings {
+		findings[i].Column = doc.clampColumn(findings[i].Line, findings[i].Column)
+	}
 	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Rule, b.Rule))
 	})

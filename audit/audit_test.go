@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -85,7 +86,7 @@ var exprRules = map[string]bool{"expression-injection": true, "secrets-in-run": 
 // inside the file, and that injection findings point at "${{".
 func assertPositionsPointAtSource(t *testing.T, content []byte, findings []Finding) {
 	t.Helper()
-	lines := strings.Split(string(content), "\n")
+	lines := splitLines(string(content))
 	for _, f := range findings {
 		if f.Line < 1 || f.Line > len(lines) {
 			t.Errorf("%s: line out of range", f)
@@ -425,10 +426,13 @@ func FuzzWorkflow(f *testing.F) {
 		if err != nil {
 			return
 		}
-		lines := strings.Count(string(content), "\n") + 1
+		lines := splitLines(string(content))
 		for _, fd := range findings {
-			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 {
-				t.Fatalf("finding outside the input (%d lines): %s", lines, fd)
+			if fd.Line < 1 || fd.Line > len(lines) || fd.Column < 1 {
+				t.Fatalf("finding outside the input (%d lines): %s", len(lines), fd)
+			}
+			if n := utf8.RuneCountInString(lines[fd.Line-1]); fd.Column > max(n, 1) {
+				t.Fatalf("finding past the end of line %d (%d characters): %s", fd.Line, n, fd)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -44,10 +45,41 @@ type document struct {
 
 func newDocument(src []byte) *document {
 	return &document{
-		lines:   strings.Split(string(src), "\n"),
+		lines:   splitLines(string(src)),
 		anchors: map[string]ast.Node{},
 		decoded: map[ast.Node]scalar{},
 	}
+}
+
+// splitLines splits text at YAML line breaks: LF, CRLF and a lone CR (which the parser
+// counts as a line too).
+func splitLines(text string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			lines = append(lines, text[start:i])
+			start = i + 1
+		case '\r':
+			lines = append(lines, text[start:i])
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(lines, text[start:])
+}
+
+// clampColumn keeps a column inside its line: the parser places an empty value (`uses:`)
+// after the end of the line.
+func (d *document) clampColumn(line, col int) int {
+	if line < 1 || line > len(d.lines) {
+		return col
+	}
+	n := utf8.RuneCountInString(d.lines[line-1])
+	return max(1, min(col, n))
 }
 
 // collectAnchors records every anchor so aliases can be resolved.
@@ -181,7 +213,7 @@ func (d *document) sequence(n ast.Node) []ast.Node {
 // collections and nil.
 func scalarText(n ast.Node) string {
 	switch v := n.(type) {
-	case nil:
+	case nil, *ast.NullNode: // an empty value (`uses:`) reads as null, not as "null"
 		return ""
 	case *ast.StringNode:
 		return v.Value
