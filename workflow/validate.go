@@ -107,7 +107,10 @@ func (v *validator) job(path string, j Job, ids map[string]bool) {
 				v.add(p, "duplicate matrix variable")
 			}
 			names[a.Name] = true
-			if len(a.Values) == 0 {
+			switch {
+			case a.Expr != "" && len(a.Values) > 0:
+				v.add(p, "both values and an expression")
+			case a.Expr == "" && len(a.Values) == 0:
 				v.add(p, "no values")
 			}
 			for i, val := range a.Values {

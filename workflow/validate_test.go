@@ -58,6 +58,9 @@ func TestValidate(t *testing.T) {
 			w.Jobs[0].Strategy = &Strategy{MaxParallel: -1, Matrix: MatrixAxes{{Name: "r"}, {Name: "r", Values: []Value{{}}}, {Name: "a b", Values: []Value{Int(1)}}}}
 		}, []string{"max-parallel: negative", "matrix.r: no values", "matrix.r: duplicate matrix variable", "matrix.r[0]: unset value", "matrix.a b: not a valid matrix variable name"}},
 		{"empty matrix", func(w *Workflow) { w.Jobs[0].Strategy = &Strategy{} }, []string{"strategy.matrix: no axes"}},
+		{"matrix axis with values and an expression", func(w *Workflow) {
+			w.Jobs[0].Strategy = &Strategy{Matrix: MatrixAxes{{Name: "ref", Values: []Value{Str("a")}, Expr: FromJSON(Input("refs"))}}}
+		}, []string{"matrix.ref: both values and an expression"}},
 		{"input problems", func(w *Workflow) {
 			w.On.WorkflowDispatch.Inputs = Inputs{
 				{Name: "n", Type: InputNumber, Default: Str("50")},

@@ -183,10 +183,13 @@ type Strategy struct {
 	Matrix      MatrixAxes `yaml:"matrix"`
 }
 
-// MatrixAxis is one matrix variable and its values (matrix.<name> in expressions).
+// MatrixAxis is one matrix variable and its values (matrix.<name> in expressions): a list,
+// or an expression that evaluates to one at run time (FromJSON(Input("refs"))).
 type MatrixAxis struct {
 	Name   string
 	Values []Value
+	// Expr, when set, replaces Values.
+	Expr Expr
 }
 
 // MatrixAxes are the matrix variables in order, written as a mapping.
@@ -194,7 +197,12 @@ type MatrixAxes []MatrixAxis
 
 // MarshalYAML writes the matrix as an ordered mapping of name to list of values.
 func (m MatrixAxes) MarshalYAML() (any, error) {
-	return orderedMap(m, func(a MatrixAxis) (string, any) { return a.Name, a.Values }), nil
+	return orderedMap(m, func(a MatrixAxis) (string, any) {
+		if a.Expr != "" {
+			return a.Name, a.Expr.String()
+		}
+		return a.Name, a.Values
+	}), nil
 }
 
 // Step is one step: either Uses (an action, with With) or Run (a script, with Shell).
