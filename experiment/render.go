@@ -379,3 +379,17 @@ func mdCode(s string) string {
 	s = strings.NewReplacer("\n", " ", "\r", " ", "|", "&#124;").Replace(html.EscapeString(s))
 	return "<code>" + s + "</code>"
 }
+
+// StatusLine is one line on where every row stands: "baseline on local 10/50, pin on local
+// 0/50 fixed".
+func (c *Comparison) StatusLine() string {
+	var parts []string
+	for _, r := range c.Rows {
+		s := fmt.Sprintf("%s %d/%d", r.where(), r.Counts.Failures, r.Counts.Trials)
+		if r.Decision != nil {
+			s += " " + r.VerdictText()
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -177,7 +177,9 @@ func scale(c stats.Counts, m int) stats.Counts {
 	return stats.Counts{Failures: min(x, n), Trials: n}
 }
 
-// percent formats a rate for people: 20.0%, 0.37%, 0%.
+// Percent formats a rate for people: 20.0%, 0.37%, 0%.
+func Percent(r float64) string { return percent(r) }
+
 func percent(r float64) string {
 	switch {
 	case r == 0:

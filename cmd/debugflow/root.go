@@ -49,6 +49,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	addGitHubCmds(root, specPath, stdout, stderr)
 	root.AddCommand(report.NewCmdReport())
 	addLocalCmd(root, specPath, stdout, stderr)
+	addExperimentCmd(root, specPath, stdout, stderr)
 	addVersion(root, stdout)
 	for _, c := range root.Commands() {
 		if slices.Contains(specCommands, c.Name()) {
@@ -61,7 +62,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // specCommands are the commands that read the spec, and so the only ones with --spec: init
 // writes a spec, audit and report read workflows and evidence, and a flag they ignored would
 // mislead. A new command that calls loadSpec(*specPath) must be listed here.
-var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local"}
+var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment"}
 
 const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
 

@@ -53,6 +53,9 @@ type Workflow struct {
 	Frames []Frame
 	// Artifacts are uploaded by each dispatched run.
 	Artifacts []ArtifactFile
+	// ArtifactsFor, when set, makes the artifacts of each dispatched run from the run itself
+	// (its inputs), after Artifacts: a matrix whose legs depend on an input.
+	ArtifactsFor func(Run) []ArtifactFile
 	// VisibleAfterLists hides a dispatched run from run lists for this many list calls.
 	VisibleAfterLists int
 }
@@ -449,6 +452,11 @@ func (s *Server) dispatch(w http.ResponseWriter, file string, body []byte) {
 	s.runs[run.ID] = run
 	for _, a := range wf.Artifacts {
 		s.addArtifact(run.ID, a)
+	}
+	if wf.ArtifactsFor != nil {
+		for _, a := range wf.ArtifactsFor(*run) {
+			s.addArtifact(run.ID, a)
+		}
 	}
 	if asked && s.Mode == DispatchRunDetails {
 		writeJSON(w, http.StatusOK, map[string]any{

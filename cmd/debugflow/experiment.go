@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/experiment"
+	"github.com/debugflow/debugflow/experiment/rounds"
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/refrun"
+	"github.com/debugflow/debugflow/spec"
+)
+
+// experimentOptions are the flags of `debugflow experiment`.
+type experimentOptions struct {
+	Baseline      string
+	Candidates    []string
+	Local         bool
+	Count         int
+	UntilDecided  bool
+	MaxCount      int
+	MaxTime       time.Duration
+	Confidence    float64
+	MinEffect     float64
+	Out           string
+	JSON          bool
+	Python        string
+	KeepWorktrees bool
+	Verbose       bool
+	Checkout      string
+	// GitHub
+	Repo     ghrun.RepoFlags
+	Ref      string
+	Interval time.Duration
+}
+
+const experimentLong = `Does the candidate fix make the crash go away? Run the spec's reproducer as a full sweep
+(never stopping at the first failure) against a baseline ref and one or more candidate refs,
+the same way for each (same spec, runner labels, tests, -k, count), and judge every candidate
+against the baseline with exact statistics: failures/trials and the rate with its exact
+(Clopper-Pearson) 95% interval per ref, runner and test, Fisher's one-sided exact test, and a
+verdict: fixed, improved, no change, worse, or inconclusive with about how many more
+repetitions would decide it. The rule and its thresholds are in docs/experiment.md.
+
+On GitHub (the default) it is one dispatch of the experiment workflow ('debugflow experiment
+workflow' writes it; commit and push it next to the debug workflow): a matrix over the refs
+(passed as a JSON input) x the spec's runner labels, and a report job that puts the comparison
+in the run's summary; debugflow watches the run, downloads every artifact and prints the
+verdicts. With --local the experiment runs on this machine: every ref is checked out in its
+own git worktree of the current repository and built there with the spec's install and build
+commands.
+
+--until-decided sweeps in rounds of --count repetitions until every candidate has a verdict,
+or the budget is spent (--max-count repetitions per ref, default 16 rounds; --max-time). The
+planned rounds fix the level of every look (Pocock's group-sequential design), so stopping
+early keeps the chance of a wrong verdict at 1-confidence.
+
+Every folder stays under --out (round-N/<ref> in rounds), with experiment.json and
+experiment.md; 'debugflow report --compare --baseline' reads them again.
+Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags or
+spec, 130 interrupted.`
+
+const experimentExample = `  # does the pin branch fix the crash seen on efd3f69? one GitHub dispatch, 200 repetitions each
+  debugflow experiment --baseline efd3f69 --candidate pin=duburcqa/turing_stream_pin_experiment --count 200
+
+  # on this machine, in rounds of 25 until decided (at most 400 repetitions per ref)
+  debugflow experiment --local --baseline main --candidate fix=my-fix --count 25 --until-decided --max-count 400
+
+  # two candidates, a time budget, machine-readable output
+  debugflow experiment --baseline main --candidate a=fix-a --candidate b=fix-b --until-decided --max-time 2h --json
+
+  # write the experiment workflow (commit and push it before dispatching)
+  debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml`
+
+func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+	o := &experimentOptions{}
+	cmd := &cobra.Command{
+		Use:     "experiment --baseline [NAME=]REF --candidate [NAME=]REF... [--local] [--count N] [--until-decided]",
+		Short:   "Does the fix fix it? Crash rates of refs with exact intervals and a verdict per candidate",
+		Long:    experimentLong,
+		Example: experimentExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, _, err := loadSpec(*specPath)
+			if err != nil {
+				return err
+			}
+			return runExperiment(cmd.Context(), o, s, cmd.Flags().Changed("count"), stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Baseline, "baseline", "", "the baseline `[NAME=]REF` (branch, tag or commit; name default \"baseline\")")
+	f.StringArrayVar(&o.Candidates, "candidate", nil, "a candidate `[NAME=]REF` (repeatable; name default: the ref with / as -)")
+	f.BoolVar(&o.Local, "local", false, "run on this machine: a git worktree and build per ref, the reproducer here")
+	f.IntVar(&o.Count, "count", 0, "repetitions of every test per ref in one sweep or round (default: the spec's count)")
+	f.BoolVar(&o.UntilDecided, "until-decided", false, "sweep in rounds of --count until every candidate is decided or the budget is spent")
+	f.IntVar(&o.MaxCount, "max-count", 0, "with --until-decided: repetition budget per ref (default 16 x --count)")
+	f.DurationVar(&o.MaxTime, "max-time", 0, "with --until-decided: start no round that would end after this (e.g. 2h)")
+	f.Float64Var(&o.Confidence, "confidence", experiment.DefaultRule.Confidence, "1 - the accepted chance of a wrong verdict")
+	f.Float64Var(&o.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "the odds ratio a fix must reach (0.5: it at least halves the odds of failing)")
+	f.StringVar(&o.Out, "out", "", "folder for every run's artifacts and the result (default ./experiment-<time>; must be new or empty)")
+	f.BoolVar(&o.JSON, "json", false, `print {"baseline", "rows": [...]} on stdout (progress goes to stderr)`)
+	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
+	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
+	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the build and pytest output")
+	f.StringVar(&o.Checkout, "checkout", "", "with --local: the git checkout that has the refs (default: the current directory)")
+	o.Repo.AddFlags(f)
+	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
+	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
+	cmd.AddCommand(newExperimentWorkflowCmd(specPath, stdout))
+	root.AddCommand(cmd)
+}
+
+// specCount is the debug workflow's default count: the count input's default, else
+// reproducer.count.
+func specCount(s *spec.Spec) int {
+	if in, ok := s.Input(s.Reproducer.CountInput); ok && s.Reproducer.CountInput != "" {
+		var n int
+		if _, err := fmt.Sscan(in.Default, &n); err == nil && n > 0 {
+			return n
+		}
+	}
+	return s.Reproducer.Count
+}
+
+func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, stdout, stderr io.Writer) error {
+	usage := func(err error) error { return &exitcode.Error{Code: exitUsage, Err: err} }
+	if o.Baseline == "" {
+		return usage(errors.New("--baseline [NAME=]REF is required"))
+	}
+	base, err := refrun.ParseRef(o.Baseline, "baseline")
+	if err != nil {
+		return usage(fmt.Errorf("--baseline: %w", err))
+	}
+	var cands []refrun.Ref
+	for _, c := range o.Candidates {
+		r, err := refrun.ParseRef(c, "")
+		if err != nil {
+			return usage(fmt.Errorf("--candidate: %w", err))
+		}
+		cands = append(cands, r)
+	}
+	if len(cands) == 0 {
+		return usage(errors.New("give at least one --candidate [NAME=]REF"))
+	}
+	if err := refrun.CheckRefs(append([]refrun.Ref{base}, cands...)); err != nil {
+		return usage(err)
+	}
+	if countSet && o.Count < 1 {
+		return usage(fmt.Errorf("--count must be at least 1 (got %d)", o.Count))
+	}
+	if o.Count == 0 {
+		o.Count = specCount(s)
+	}
+	if !o.Local && (o.Python != "" || o.KeepWorktrees || o.Checkout != "") {
+		return usage(errors.New("--python, --keep-worktrees and --checkout go with --local"))
+	}
+	if !o.UntilDecided && (o.MaxCount != 0 || o.MaxTime != 0) {
+		return usage(errors.New("--max-count and --max-time are budgets of --until-decided"))
+	}
+	if o.UntilDecided && o.MaxCount != 0 && o.MaxCount < o.Count {
+		return usage(fmt.Errorf("--max-count %d is below --count %d", o.MaxCount, o.Count))
+	}
+	if o.MaxTime < 0 {
+		return usage(fmt.Errorf("--max-time %s: want a positive duration", o.MaxTime))
+	}
+	if o.Out == "" {
+		o.Out = "experiment-" + time.Now().Format("20060102-150405")
+	}
+	if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
+		return usage(fmt.Errorf("--out %s is not empty: every experiment gets a folder of its own", o.Out))
+	}
+	ropts := rounds.Options{Baseline: base, Candidates: cands, Count: o.Count, UntilDecided: o.UntilDecided,
+		MaxCount: o.MaxCount, MaxTime: o.MaxTime, Rule: experiment.Rule{Confidence: o.Confidence, MinEffect: o.MinEffect},
+		Out: o.Out, Log: stderr}
+	if err := ropts.Rule.Validate(); err != nil {
+		return usage(err)
+	}
+	var finish func(error) error = func(err error) error { return err }
+	if o.Local {
+		ropts.Runner = &refrun.Local{Spec: s, Repo: o.Checkout, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+	} else {
+		f := ghrun.NewFactory(nil, nil)
+		f.Stdout, f.Stderr = stdout, stderr
+		stdout, stderr = f.Streams()
+		ropts.Log = stderr
+		finish = f.Finish
+		runner, err := githubRunner(ctx, f, o, s, stderr)
+		if err != nil {
+			return finish(err)
+		}
+		ropts.Runner = runner
+	}
+	res, runErr := rounds.Run(ctx, ropts)
+	if cerr := ropts.Runner.Close(); cerr != nil {
+		fmt.Fprintf(stderr, "debugflow: cleaning up: %v\n", cerr)
+	}
+	if res != nil && res.Comparison != nil {
+		if err := printExperiment(res, o, stdout, stderr); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: fmt.Errorf("interrupted: what ran so far is in %s", o.Out)}
+	case runErr != nil:
+		return finish(runErr)
+	case !res.Comparison.Decided():
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided (%s)", res.Stop)}
+	}
+	return nil
+}
+
+// printExperiment prints the comparison (text or JSON) and keeps experiment.json and
+// experiment.md next to the folders.
+func printExperiment(res *rounds.Result, o *experimentOptions, stdout, stderr io.Writer) error {
+	c := res.Comparison
+	var js strings.Builder
+	if err := c.WriteJSON(&js); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, "experiment.json"), []byte(js.String()), 0o644); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, "experiment.md"), []byte(c.Markdown()), 0o644); err != nil {
+		return err
+	}
+	if o.JSON {
+		_, err := io.WriteString(stdout, js.String())
+		return err
+	}
+	fmt.Fprintln(stdout)
+	if err := c.WriteText(stdout); err != nil {
+		return err
+	}
+	how := fmt.Sprintf("%d repetitions per ref", res.Repetitions)
+	if o.UntilDecided {
+		how = fmt.Sprintf("%d round(s), %s, %s", res.Rounds, how, res.Stop)
+	}
+	baseDir := ""
+	for _, r := range c.Rows {
+		if r.Decision == nil && len(r.Dirs) > 0 {
+			baseDir = r.Dirs[0]
+			break
+		}
+	}
+	fmt.Fprintf(stdout, "\n%s in %s. Everything is in %s (experiment.json, experiment.md); read it again with:\n  debugflow report --compare --baseline %s %s\n",
+		how, res.Elapsed.Round(time.Second), o.Out, baseDir, filepath.Join(o.Out, dirGlob(o)))
+	return nil
+}
+
+// dirGlob is the shell glob of the artifact folders under --out.
+func dirGlob(o *experimentOptions) string {
+	if o.UntilDecided {
+		return "round-*/*/"
+	}
+	return "*/"
+}
+
+// githubRunner connects to the repository and describes the experiment workflow.
+func githubRunner(ctx context.Context, f *ghrun.Factory, o *experimentOptions, s *spec.Spec, log io.Writer) (*refrun.GitHub, error) {
+	if o.Interval <= 0 {
+		return nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("--interval must be positive, got %s", o.Interval)}
+	}
+	wf, err := experimentDispatchWorkflow(s)
+	if err != nil {
+		return nil, err
+	}
+	repo, client, err := f.Connect(ctx, o.Repo, log)
+	if err != nil {
+		return nil, err
+	}
+	ref := o.Ref
+	if ref == "" {
+		if ref, err = f.GitBranch(ctx); err != nil {
+			if s.Workflow.Branch == "" {
+				return nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("no --ref and %v: pass --ref BRANCH", err)}
+			}
+			ref = s.Workflow.Branch
+		}
+	}
+	return &refrun.GitHub{Client: client, Repo: repo, Workflow: wf, Ref: ref, Runners: s.Runners,
+		Log: log, IsTTY: f.IsTTY, Interval: o.Interval}, nil
+}
+
+// experimentDispatchWorkflow is the experiment workflow's file and inputs, as generated.
+func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
+	w, err := generate.ExperimentWorkflow(s)
+	if err != nil {
+		return ghrun.Workflow{}, err
+	}
+	wf := ghrun.Workflow{File: generate.ExperimentFile(s)}
+	ranges := map[string]*ghrun.IntRange{
+		generate.ExperimentCountInput:  {Min: 1, Why: "the pytest-repeat count"},
+		generate.ExperimentRoundInput:  {Min: 0, Why: "the round"},
+		generate.ExperimentRoundsInput: {Min: 0, Why: "the planned rounds"},
+	}
+	for _, in := range w.On.WorkflowDispatch.Inputs {
+		wf.Inputs = append(wf.Inputs, ghrun.InputDef{Name: in.Name, Type: ghrun.InputType(in.Type), Required: in.Required,
+			Default: in.Default.String(), Options: in.Options, Description: in.Description, Range: ranges[in.Name]})
+	}
+	return wf, nil
+}
+
+// newExperimentWorkflowCmd is `debugflow experiment workflow`.
+func newExperimentWorkflowCmd(specPath *string, stdout io.Writer) *cobra.Command {
+	var output string
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "workflow [--spec FILE] [-o FILE|-] [--check]",
+		Short: "Write the experiment workflow of a spec (validated with actionlint and the audit)",
+		Long: `Write the workflow 'debugflow experiment' dispatches: a matrix over the refs input (JSON,
+the baseline first) x the spec's runner labels, each job checking its ref out, building it as
+the debug workflow does and running the reproducer as a full sweep, then a report job with the
+comparison in the run's summary. Refs reach scripts only through env:. Commit and push it on
+the branch you dispatch from (its file is the debug workflow's with an _experiment suffix).
+Like generate, it refuses to write a workflow actionlint or the audit find fault with.`,
+		Example: `  debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml
+  debugflow experiment workflow --spec debugflow.yaml --check -o .github/workflows/debug_cuda_repro_experiment.yml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, specName, err := loadSpec(*specPath)
+			if err != nil {
+				return err
+			}
+			out := output
+			if check && out == "-" {
+				out = filepath.Join(".github", "workflows", generate.ExperimentFile(s))
+			}
+			headerSpec := specName
+			if specName == embeddedSpecName {
+				headerSpec = ""
+			}
+			data, err := generate.GenerateExperiment(s, headerSpec, out)
+			if err != nil {
+				return fmt.Errorf("generating the experiment workflow: %w", err)
+			}
+			name := out
+			if name == "-" {
+				name = generate.ExperimentFile(s)
+			}
+			n, err := reportFindings(name, data, s.Runners, stdout, generate.AuditOptions(s)...)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("refusing to write a workflow with %d finding(s)", n)}
+			}
+			switch {
+			case check:
+				return checkStale(out, data, specName, stdout)
+			case out == "-":
+				_, err := stdout.Write(data)
+				return err
+			}
+			if err := writeFileAtomic(out, data, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s from %s\n", out, specName)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(specPath, "spec", "", specFlagUsage)
+	cmd.Flags().StringVarP(&output, "output", "o", "-", "file to write, or - for stdout")
+	cmd.Flags().BoolVar(&check, "check", false, "compare with the file on disk instead of writing; exit 1 with a diff when stale")
+	return cmd
+}

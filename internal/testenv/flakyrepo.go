@@ -1,0 +1,68 @@
+package testenv
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+//go:embed flakysuite/test_flaky.py
+var flakySuite string
+
+// FlakyRepo makes dir a git repository for experiment tests: a branch per entry of rates,
+// each with flakysuite/test_flaky.py failing test_kernel[cuda] on that share of its
+// repetitions (a quarter of the failures crash their xdist worker). Every branch is its own
+// commit. The suite loads only where the spec's build command wrote built.txt (FlakySpec's
+// does), so a passing run proves the build ran in that checkout.
+func FlakyRepo(t testing.TB, dir string, rates map[string]float64) {
+	t.Helper()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	writeFile(t, filepath.Join(dir, ".gitignore"), "built.txt\n__pycache__/\n.pytest_cache/\n")
+	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	rate := regexp.MustCompile(`(?m)^FAIL_RATE = .*$`)
+	for branch, r := range rates {
+		git("checkout", "-q", "-B", branch, "main")
+		writeFile(t, filepath.Join(dir, "test_flaky.py"), rate.ReplaceAllString(flakySuite, fmt.Sprintf("FAIL_RATE = %v", r)))
+		git("add", ".")
+		git("commit", "-qm", "suite failing "+fmt.Sprint(r))
+	}
+	git("checkout", "-q", "main")
+}
+
+// FlakySpec is a spec for FlakyRepo: 2 xdist workers, the build writes built.txt, crashed
+// workers are restarted as often as needed.
+func FlakySpec(python string) string {
+	return fmt.Sprintf(`runners: [gpu-t4-4-core]
+build:
+  commands: ["echo built > built.txt"]
+reproducer:
+  paths: [test_flaky.py]
+  workers: 2
+  count: 25
+  python: %s
+  pytest_args: ["--max-worker-restart=1000", "-p", "no:cacheprovider"]
+artifact:
+  name: flaky_artifacts
+`, python)
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.TrimLeft(content, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

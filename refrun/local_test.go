@@ -1,0 +1,164 @@
+package refrun
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/refinfo"
+	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/steps"
+)
+
+func flakySetup(t *testing.T) (repo string, s *spec.Spec, dmesg string) {
+	t.Helper()
+	py := testenv.PytestPython(t)
+	repo = t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.5, "fix": 0})
+	s, err := spec.Parse("flaky.yaml", []byte(testenv.FlakySpec(py)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dmesg = filepath.Join(t.TempDir(), "kern.log")
+	if err := os.WriteFile(dmesg, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo, s, dmesg
+}
+
+func revParse(t *testing.T, repo, ref string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repo, "rev-parse", ref).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Two refs of a real git repository, each checked out in its own worktree, built there (the
+// suite refuses to load otherwise) and swept with real pytest; the worktrees are gone after
+// Close and the repository's own checkout is untouched.
+func TestLocalSweep(t *testing.T) {
+	t.Parallel()
+	repo, s, dmesg := flakySetup(t)
+	var log testenv.SyncBuffer
+	l := &Local{Spec: s, Repo: repo, DmesgSource: dmesg, Log: &log}
+	out := t.TempDir()
+	refs := []Ref{{Name: "baseline", Ref: "base"}, {Name: "fix", Ref: "fix"}}
+	arts, err := l.Run(context.Background(), Sweep{Refs: refs, Count: 12, Round: 1, Rounds: 4, Out: out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if len(arts) != 2 || arts[0].Ref.Name != "baseline" || arts[1].Dir != filepath.Join(out, "fix") || arts[1].Runner != LocalRunner {
+		t.Fatalf("artifacts %+v", arts)
+	}
+	for _, a := range arts {
+		info, err := refinfo.Load(a.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Commit != revParse(t, repo, a.Ref.Ref) || info.Round != 1 || info.Rounds != 4 || info.Runner != LocalRunner {
+			t.Errorf("%s: ref.json %+v", a.Ref.Name, info)
+		}
+		sum, err := steps.LoadReproducerResult(a.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 12 repetitions of two tests; every one ran, none stopped early.
+		if sum.Count != 12 || sum.StoppedEarly || sum.NoTestsRan || sum.Passed+sum.Failed != 24 {
+			t.Errorf("%s: summary %+v", a.Ref.Name, sum)
+		}
+		if a.Ref.Name == "fix" && sum.Failed != 0 {
+			t.Errorf("fix failed %d times", sum.Failed)
+		}
+		if a.Ref.Name == "baseline" && sum.Failed == 0 {
+			t.Errorf("the baseline (50%% failures) never failed")
+		}
+	}
+	trees, _ := filepath.Glob(filepath.Join(l.WorkDir, "*"))
+	if len(trees) < 2 {
+		t.Errorf("worktrees %v", trees)
+	}
+	// A second sweep reuses the worktrees: no new build.
+	if _, err := l.Run(context.Background(), Sweep{Refs: refs, Count: 2, Round: 2, Rounds: 4, Out: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "built "); n != 2 {
+		t.Errorf("%d builds, want one per ref:\n%s", n, log.String())
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.WorkDir); !os.IsNotExist(err) {
+		t.Errorf("work dir %s left behind", l.WorkDir)
+	}
+	wt, _ := exec.Command("git", "-C", repo, "worktree", "list").Output()
+	if strings.Count(string(wt), "\n") != 1 {
+		t.Errorf("worktrees left registered:\n%s", wt)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "built.txt")); err == nil {
+		t.Error("the build ran in the repository's own checkout")
+	}
+}
+
+func TestLocalErrors(t *testing.T) {
+	t.Parallel()
+	repo, s, dmesg := flakySetup(t)
+
+	l := &Local{Spec: s, Repo: repo, DmesgSource: dmesg}
+	_, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "x", Ref: "no-such-branch"}}, Count: 1, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `"no-such-branch" is not a commit`) || !strings.Contains(err.Error(), "git fetch origin no-such-branch") {
+		t.Errorf("unknown ref: %v", err)
+	}
+	l.Close()
+
+	broken := *s
+	broken.Build.Commands = []string{"echo compiling; echo 'error: no CUDA' >&2; exit 3"}
+	l = &Local{Spec: &broken, Repo: repo, DmesgSource: dmesg}
+	_, err = l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "b", Ref: "base"}}, Count: 1, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "build of b=base failed") || !strings.Contains(err.Error(), "error: no CUDA") {
+		t.Errorf("failed build: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Error(err)
+	}
+
+	l = &Local{Spec: s, Repo: t.TempDir()}
+	if _, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "b", Ref: "base"}}, Count: 1, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "git repository") {
+		t.Errorf("not a repository: %v", err)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	tests := []struct {
+		in, def string
+		want    Ref
+		err     string
+	}{
+		{"efd3f69", "baseline", Ref{"baseline", "efd3f69"}, ""},
+		{"pin=duburcqa/turing_stream_pin_experiment", "", Ref{"pin", "duburcqa/turing_stream_pin_experiment"}, ""},
+		{"duburcqa/turing_stream_pin_experiment", "", Ref{"duburcqa-turing_stream_pin_experiment", "duburcqa/turing_stream_pin_experiment"}, ""},
+		{"a b=main", "", Ref{}, "ref name"},
+		{"x=", "", Ref{}, "want a branch"},
+		{"x=--upload-pack=evil", "", Ref{}, "want a branch"},
+	}
+	for _, tt := range tests {
+		got, err := ParseRef(tt.in, tt.def)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseRef(%q) = %v, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseRef(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	if err := CheckRefs([]Ref{{"a", "x"}, {"a", "y"}}); err == nil || !strings.Contains(err.Error(), `two refs are named "a"`) {
+		t.Errorf("duplicate names: %v", err)
+	}
+}
