@@ -316,3 +316,13 @@ artifact:
 		t.Errorf("round 2 folder: %v", err)
 	}
 }
+
+// The committed example experiment workflow is what the generator writes.
+func TestExperimentExampleIsCurrent(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	t.Chdir(root)
+	code, out, _ := runCLISplit(t, "experiment", "workflow", "--spec", "examples/debugflow.yaml", "-o", "examples/debug_cuda_repro_experiment.yml", "--check")
+	if code != 0 {
+		t.Errorf("examples/debug_cuda_repro_experiment.yml is stale (run: go run ./cmd/debugflow experiment workflow --spec examples/debugflow.yaml -o examples/debug_cuda_repro_experiment.yml):\n%s", out)
+	}
+}
