@@ -74,7 +74,7 @@ func (r *untrustedCheckout) VisitStep(s *stepNode) {
 	case action == checkoutAction:
 		for _, input := range []string{"ref", "repository"} {
 			if v := s.with(input); v != nil {
-				if what := prCodeReference(s.doc, v); what != "" {
+				if what := prCodeReference(v); what != "" {
 					r.report(v, untrustedCheckoutFix,
 						"%s checks out %s in a workflow started by %s: the pull request's code then runs with the base repository's secrets and write token",
 						s.label(), what, t.Event)
@@ -104,7 +104,7 @@ func (r *untrustedCheckout) VisitStep(s *stepNode) {
 }
 
 // prCodeReference says which pull request code a checkout input names, or "".
-func prCodeReference(doc *document, v ast.Node) string {
+func prCodeReference(v ast.Node) string {
 	text := scalarText(v)
 	for _, e := range findExpressions(text) {
 		for _, chain := range contextPaths(e.Inner) {
