@@ -78,7 +78,9 @@ func LoadDir(dir string) (*Observation, error) {
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}
-	if sum.NoTestsRan || len(o.Tests) == 0 {
+	if sum.SetupFailed {
+		o.Warnings = append(o.Warnings, "setup failed: "+sum.SetupCause)
+	} else if sum.NoTestsRan || len(o.Tests) == 0 {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
 	}
 	if trials.Truncated {
@@ -96,12 +98,14 @@ const (
 
 // summary is the part of reproducer_summary.json an experiment needs.
 type summary struct {
-	Count        int  `json:"count"`
-	ExitCode     int  `json:"exit_code"`
-	Cancelled    bool `json:"cancelled"`
-	StoppedEarly bool `json:"stopped_early"`
-	Complete     bool `json:"complete"`
-	NoTestsRan   bool `json:"no_tests_ran"`
+	Count        int    `json:"count"`
+	ExitCode     int    `json:"exit_code"`
+	Cancelled    bool   `json:"cancelled"`
+	StoppedEarly bool   `json:"stopped_early"`
+	Complete     bool   `json:"complete"`
+	NoTestsRan   bool   `json:"no_tests_ran"`
+	SetupFailed  bool   `json:"setup_failed"`
+	SetupCause   string `json:"setup_cause"`
 }
 
 // loadSummary reads reproducer_summary.json, bounded (it lists the failed ids).
