@@ -162,3 +162,49 @@ func TestParseRef(t *testing.T) {
 		t.Errorf("duplicate names: %v", err)
 	}
 }
+
+// cancelOn cancels when a line containing marker is logged.
+type cancelOn struct {
+	marker string
+	cancel context.CancelFunc
+	log    testenv.SyncBuffer
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.log.Write(p)
+	if strings.Contains(string(p), c.marker) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// Ctrl-C while the reproducer runs: the sweep stops with an error, no pytest survives, and
+// Close still removes the worktrees.
+func TestLocalCancel(t *testing.T) {
+	t.Parallel()
+	repo, s, dmesg := flakySetup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelOn{marker: "==> baseline: 2 workers", cancel: cancel}
+	l := &Local{Spec: s, Repo: repo, DmesgSource: dmesg, Log: w}
+	_, err := l.Run(ctx, Sweep{Refs: []Ref{{Name: "baseline", Ref: "base"}, {Name: "fix", Ref: "fix"}}, Count: 2000, Out: t.TempDir()})
+	if err == nil {
+		t.Fatalf("a cancelled sweep succeeded:\n%s", w.log.String())
+	}
+	if strings.Contains(w.log.String(), "==> fix: 2 workers") {
+		t.Errorf("the sweep went on to the next ref after the cancel:\n%s", w.log.String())
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.WorkDir); !os.IsNotExist(err) {
+		t.Errorf("work dir %s left behind", l.WorkDir)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	for _, p := range procs {
+		if cwd, err := os.Readlink(p); err == nil && strings.HasPrefix(cwd, l.WorkDir) {
+			cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+			t.Errorf("process %s left running in the worktree: %s", p, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+}
