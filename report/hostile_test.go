@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 )
 
 // Artifact directories as an attacker or bad luck would shape them: the report reads what it
@@ -170,9 +171,22 @@ func hostileDir(t *testing.T) string {
 	})
 }
 
-// terminalActive finds what a terminal would act on: ESC, BEL and the other C0 controls but
-// newline, C1 controls, bidirectional overrides and raw invalid UTF-8.
-var terminalActive = regexp.MustCompile("[\x00-\x09\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]|\\x{fffd}")
+// activeRE matches what a terminal would act on: ESC, BEL and the other C0 controls but
+// newline, C1 controls, the separators and bidirectional formatting characters.
+var activeRE = regexp.MustCompile("[\x00-\x09\x0b-\x1f\x7f\u0080-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+// terminalActive returns the first thing in s a terminal would act on, raw invalid UTF-8
+// included ("" when none).
+func terminalActive(s string) string {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return s[i : i+1]
+		}
+		i += size
+	}
+	return activeRE.FindString(s)
+}
 
 func TestLogTextCannotDriveTheTerminal(t *testing.T) {
 	v, err := Load(hostileDir(t))
@@ -181,8 +195,8 @@ func TestLogTextCannotDriveTheTerminal(t *testing.T) {
 	}
 	text, md, js := renderAll(t, v)
 	for name, out := range map[string]string{"text": text, "Markdown": md} {
-		if loc := terminalActive.FindStringIndex(out); loc != nil {
-			t.Errorf("%s carries %q at %d:\n%s", name, out[loc[0]:loc[1]], loc[0], out)
+		if bad := terminalActive(out); bad != "" {
+			t.Errorf("%s carries %q:\n%s", name, bad, out)
 		}
 		if n := len(regexp.MustCompile(`(?m)^(## )?Reproduced:`).FindAllString(out, -1)); n != 1 {
 			t.Errorf("%s: %d lines start with Reproduced: (a test id injected a line):\n%s", name, n, out)
@@ -227,8 +241,8 @@ func TestHostileFileNamesInNotes(t *testing.T) {
 	}
 	text, md, _ := renderAll(t, v)
 	for name, out := range map[string]string{"text": text, "Markdown": md} {
-		if loc := terminalActive.FindStringIndex(out); loc != nil {
-			t.Errorf("%s carries %q:\n%s", name, out[loc[0]:loc[1]], out)
+		if bad := terminalActive(out); bad != "" {
+			t.Errorf("%s carries %q:\n%s", name, bad, out)
 		}
 		if !strings.Contains(out, `dmesg_\x1b]0;x\x07.log`) && !strings.Contains(out, `dmesg\_\\x1b\]0;x\\x07.log`) {
 			t.Errorf("%s does not name the skipped file visibly:\n%s", name, out)
@@ -412,7 +426,7 @@ func TestErrorMessagesShowNamesVisibly(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrNoInputs) {
 			t.Fatalf("%q: %v, want an error wrapping ErrNoInputs", args, err)
 		}
-		if msg := err.Error(); terminalActive.MatchString(msg) || !strings.Contains(msg, `evidence\x1b]0;owned\x07`) {
+		if msg := err.Error(); terminalActive(msg) != "" || !strings.Contains(msg, `evidence\x1b]0;owned\x07`) {
 			t.Errorf("%q: error message %q", args, msg)
 		}
 	}

@@ -64,9 +64,10 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-func hasNonASCII(b []byte) bool {
+// mayNeedEscape reports a byte jsonSafe may have to escape: DEL or one of a multi-byte sequence.
+func mayNeedEscape(b []byte) bool {
 	for _, c := range b {
-		if c >= 0x80 {
+		if c >= 0x7f {
 			return true
 		}
 	}
@@ -104,18 +105,18 @@ func clip(s string, n int) string {
 }
 
 // jsonSafe escapes, in encoded JSON, the code points encoding/json writes raw but a terminal may
-// act on (C1 controls, bidirectional formatting characters): they can only occur inside
+// act on (DEL, C1 controls, bidirectional formatting characters): they can only occur inside
 // strings, where \uXXXX means the same text, so `report --json` on a terminal is as safe as the
 // text output and loses nothing.
 func jsonSafe(js []byte) []byte {
-	if !hasNonASCII(js) {
+	if !mayNeedEscape(js) {
 		return js
 	}
 	var b bytes.Buffer
 	b.Grow(len(js) + 16)
 	for i := 0; i < len(js); {
 		r, size := utf8.DecodeRune(js[i:])
-		if size > 1 && needsEscape(r) {
+		if r == 0x7f || (size > 1 && needsEscape(r)) {
 			fmt.Fprintf(&b, `\u%04x`, r)
 		} else {
 			b.Write(js[i : i+size])
