@@ -99,8 +99,8 @@ func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.W
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Baseline, "baseline", "", "the baseline `[NAME=]REF` (branch, tag or commit; name default \"baseline\")")
-	f.StringArrayVar(&o.Candidates, "candidate", nil, "a candidate `[NAME=]REF` (repeatable; name default: the ref with / as -)")
+	f.StringVar(&o.Baseline, "baseline", "", "the ref every candidate is judged against, as `[NAME=]REF` (a branch, tag or commit; default name \"baseline\")")
+	f.StringArrayVar(&o.Candidates, "candidate", nil, "a ref to judge, as `[NAME=]REF` (repeatable; default name: the ref with / as -)")
 	f.BoolVar(&o.Local, "local", false, "run on this machine: a git worktree and build per ref, the reproducer here")
 	f.IntVar(&o.Count, "count", 0, "repetitions of every test per ref in one sweep or round (default: the spec's count)")
 	f.BoolVar(&o.UntilDecided, "until-decided", false, "sweep in rounds of --count until every candidate is decided or the budget is spent")
