@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/debugflow/debugflow/refinfo"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/stats"
+	"github.com/goccy/go-yaml"
 )
 
 // runCLISplit runs one command line without changing directory and returns the exit code,
@@ -324,5 +326,75 @@ func TestExperimentExampleIsCurrent(t *testing.T) {
 	code, out, _ := runCLISplit(t, "experiment", "workflow", "--spec", "examples/debugflow.yaml", "-o", "examples/debug_cuda_repro_experiment.yml", "--check")
 	if code != 0 {
 		t.Errorf("examples/debug_cuda_repro_experiment.yml is stale (run: go run ./cmd/debugflow experiment workflow --spec examples/debugflow.yaml -o examples/debug_cuda_repro_experiment.yml):\n%s", out)
+	}
+}
+
+// The report job of the committed experiment example: its script, expanded by bash with the
+// job's env (the glob included) in a folder laid out as download-artifact leaves it, gives
+// arguments this CLI runs to a comparison with the verdicts.
+func TestExperimentReportJobLineRuns(t *testing.T) {
+	data, err := os.ReadFile(examplePath(t, "debug_cuda_repro_experiment.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `yaml:"name"`
+				Env  map[string]string `yaml:"env"`
+				Run  string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	script := ""
+	for _, st := range wf.Jobs[generate.ExperimentReportJobID].Steps {
+		if st.Name == "Compare refs" {
+			script = st.Run
+			if st.Env["BASELINE"] != "${{ fromJSON(inputs.refs)[0].name }}" {
+				t.Errorf("BASELINE = %q", st.Env["BASELINE"])
+			}
+		}
+	}
+	line, _, ok := strings.Cut(strings.TrimSpace(script), ` >> "$GITHUB_STEP_SUMMARY"`)
+	if !ok || !strings.HasPrefix(line, "debugflow report ") {
+		t.Fatalf("compare step %q", script)
+	}
+	s, err := spec.Load(examplePath(t, "debugflow.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"baseline", "fix"} {
+		for _, runner := range s.Runners {
+			art := filepath.Join(dir, "artifacts", generate.ExperimentArtifact(s)+"-"+name+"-"+runner)
+			z := artifactZip(t, refinfo.Info{Name: name, Ref: name, Runner: runner}, 50)
+			zr, err := zip.NewReader(bytes.NewReader(z), int64(len(z)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range zr.File {
+				rc, _ := f.Open()
+				var b bytes.Buffer
+				b.ReadFrom(rc)
+				rc.Close()
+				writeFile(t, filepath.Join(art, f.Name), b.String())
+			}
+		}
+	}
+	cmd := exec.Command("bash", "-c", "set -- "+strings.TrimPrefix(line, "debugflow ")+"\nprintf '%s\\0' \"$@\"")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BASELINE=baseline")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	t.Chdir(dir)
+	code, stdout, stderr := runCLISplit(t, args...)
+	if code != 0 || !strings.Contains(stdout, "| fix | "+s.Runners[0]+" | 0/50 |") || !strings.Contains(stdout, "```mermaid") || !strings.Contains(stdout, "fixed") {
+		t.Errorf("report job %q: exit %d\n%s%s", args, code, stdout, stderr)
 	}
 }
