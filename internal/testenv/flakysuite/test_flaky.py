@@ -4,7 +4,8 @@ test_kernel[cuda] fails on a share FAIL_RATE of its repetitions: a quarter of th
 abort the xdist worker (os.abort(), like a CUDA illegal address taking the process down), the
 rest fail an assertion. Which repetitions fail is pseudo-random but reproducible: a hash of
 the experiment's ref name and round (DEBUGFLOW_EXPERIMENT_REF, DEBUGFLOW_EXPERIMENT_ROUND,
-set by `debugflow experiment`), the seed and the repetition id. test_ok never fails.
+set by `debugflow experiment`), a seed (DEBUGFLOW_FLAKY_SEED, so a benchmark can average over
+several) and the repetition id. test_ok never fails.
 
 The module refuses to load unless the spec's build command ran in this checkout (built.txt).
 """
@@ -15,7 +16,7 @@ import resource
 import pytest
 
 FAIL_RATE = 0.2
-SEED = "debugflow"
+SEED = os.environ.get("DEBUGFLOW_FLAKY_SEED", "debugflow")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if not os.path.exists(os.path.join(HERE, "built.txt")):
