@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/refinfo"
@@ -168,6 +169,9 @@ func (l *Local) build(ctx context.Context, r Ref, t *tree) error {
 		cmd.Dir = t.dir
 		cmd.Env = append(os.Environ(), envPairs(s.Env, s.Build.Env)...)
 		cmd.Stdout, cmd.Stderr = out, out
+		// Ctrl-C stops the whole build (make, nvcc, ...), not only bash.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = 5 * time.Second
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build of %s failed at %q: %w (log: %s)%s", r, c, err, logPath, tail(logPath, 15))

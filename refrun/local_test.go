@@ -2,11 +2,15 @@ package refrun
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/refinfo"
@@ -206,5 +210,55 @@ func TestLocalCancel(t *testing.T) {
 			cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
 			t.Errorf("process %s left running in the worktree: %s", p, strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
+	}
+}
+
+// Ctrl-C during the build stops the build's whole process tree, a background child included.
+func TestLocalCancelDuringBuild(t *testing.T) {
+	t.Parallel()
+	repo, s, dmesg := flakySetup(t)
+	slow := *s
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	slow.Build.Commands = []string{"(echo $BASHPID > " + pidFile + "; sleep 300) & sleep 300"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &Local{Spec: &slow, Repo: repo, DmesgSource: dmesg}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Run(ctx, Sweep{Refs: []Ref{{Name: "b", Ref: "base"}}, Count: 1, Out: t.TempDir()})
+		done <- err
+	}()
+	var pid int
+	deadline := time.Now().Add(time.Minute)
+	for pid == 0 {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the build never started its child")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "build of b=base failed") {
+			t.Errorf("cancelled build: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cancelled build did not stop")
+	}
+	l.Close()
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break // gone, or a zombie waiting for its reaper
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the build's background child %d survived the cancel", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
