@@ -1,0 +1,113 @@
+package cudagdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func parseFile(t testing.TB, name string) Report {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestGolden parses every testdata/*.txt and compares the report with testdata/golden.
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	if len(files) < 6 {
+		t.Fatalf("only %d fixtures", len(files))
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			rep := parseFile(t, name)
+			if err := enc.Encode(struct {
+				Report
+				Summary string `json:"summary"`
+			}{rep, rep.Summary()}); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".txt")+".json")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// TestSummaries pins the one-line verdicts by hand.
+func TestSummaries(t *testing.T) {
+	for name, want := range map[string]string{
+		"cudacore_batch_noline.txt":     "Warp Illegal Address in ad_fibonacci_kernel(float*, int) at PC 0x7f31abb9f6d0, block (0,0,0) thread (31,0,0)",
+		"cudacore_batch_lineinfo.txt":   "Warp Out-of-range Address in max_reducer_kernel<float, 128> at PC 0x7fffd3a0b5c0 (reduce.cu:118), block (3,0,0) thread (64,0,0)",
+		"live_signal.txt":               "Warp Illegal Address in exception_kernel at PC 0x555555c08620 (memexceptions_kernel.cu:17), block (0,0,0) thread (0,0,0)",
+		"progress_in_pytest_output.txt": "Warp Illegal Address at PC 0x7f31abb9f6d0",
+		"no_such_file.txt":              "",
+		"not_a_coredump.txt":            "",
+	} {
+		if got := parseFile(t, name).Summary(); got != want {
+			t.Errorf("%s: Summary() = %q, want %q", name, got, want)
+		}
+	}
+	live := parseFile(t, "live_signal.txt")
+	if live.Signal != "CUDA_EXCEPTION_14" || live.GridDim != "(1,1,1)" || *live.Focus.Lane != 0 {
+		t.Errorf("live: %+v", live)
+	}
+	li := parseFile(t, "cudacore_batch_lineinfo.txt")
+	if len(li.Kernels) != 2 || !li.Kernels[1].Focus || li.Kernels[1].GridDim != "(240,1,1)" || len(li.Frames) != 2 {
+		t.Errorf("lineinfo kernels %+v frames %q", li.Kernels, li.Frames)
+	}
+	prog := parseFile(t, "progress_in_pytest_output.txt")
+	if prog.Signal != "CUDA_EXCEPTION_14" || *prog.Focus.SM != 12 || prog.Dump != "/tmp/debugflow-coredump-1/cuda_coredump_runner.31337.1764672421" {
+		t.Errorf("progress: %+v", prog)
+	}
+	if e := parseFile(t, "no_such_file.txt").Errors; len(e) != 1 || !strings.Contains(e[0], "No such file") {
+		t.Errorf("errors of a missing dump: %q", e)
+	}
+	// The debugger's facts win; the progress lines fill the rest.
+	m := parseFile(t, "cudacore_batch_noline.txt").Merge(prog)
+	if m.Signal != "CUDA_EXCEPTION_14" || *m.Focus.SM != 12 || m.Dump != "/tmp/repro/cuda_coredump_runner.31337.1764672421" {
+		t.Errorf("merge: %+v", m)
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", maxName)
+	got := clip(long)
+	if len(got) > maxName+3 || !strings.HasSuffix(got, "...") || !strings.HasPrefix(got, "é") {
+		t.Errorf("clip: %d bytes %q...", len(got), got[:10])
+	}
+	if strings.ContainsRune(strings.TrimSuffix(got, "..."), '\uFFFD') {
+		t.Error("clip cut a UTF-8 sequence")
+	}
+}
