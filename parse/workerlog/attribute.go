@@ -1,0 +1,306 @@
+package workerlog
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Clock says which clock a kernel-log time is on.
+type Clock int
+
+// The clocks of kernel-log times.
+const (
+	// NoClock: the time could not be read, or not placed against the record.
+	NoClock Clock = iota
+	// Wall: Unix seconds (dmesg --ctime, syslog and ISO stamps, read with the runner's UTC
+	// offset).
+	Wall
+	// Monotonic: seconds since boot (plain dmesg "[ 1234.567890]").
+	Monotonic
+)
+
+// KernelTime is a kernel-log time placed on one of the record's clocks, with how precise it
+// is.
+type KernelTime struct {
+	Clock Clock
+	Value float64
+	// Slack is the stamp's resolution: 1 s for dmesg --ctime, less for fractional stamps.
+	Slack float64
+}
+
+var (
+	reUptime = regexp.MustCompile(`^\s*(\d+\.\d+)$`)
+	reISO    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
+	reSyslog = regexp.MustCompile(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2})(\.\d+)?$`)
+)
+
+// monotonicSlack allows for the kernel's printk clock and CLOCK_MONOTONIC drifting apart.
+const monotonicSlack = 0.5
+
+// PlaceStamp reads the time of a kernel-log line as xidlog prints it (Event.Timestamp: "Wed
+// Dec  2 10:47:01 2026", "4410.123456", "Dec  2 10:47:01", "2026-12-02T10:47:01+00:00") on the
+// record's clocks. Local times need the runner's UTC offset (a session record); a syslog time
+// without a year takes the year of the record's start.
+func (l *Log) PlaceStamp(stamp string) KernelTime {
+	stamp = strings.TrimSpace(stamp)
+	if stamp == "" {
+		return KernelTime{}
+	}
+	if m := reUptime.FindStringSubmatch(stamp); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			return KernelTime{}
+		}
+		return KernelTime{Clock: Monotonic, Value: v, Slack: monotonicSlack}
+	}
+	local := func(t time.Time, slack float64) KernelTime {
+		if l.TZOffset == nil {
+			return KernelTime{}
+		}
+		return KernelTime{Clock: Wall, Value: float64(t.UnixNano())/1e9 - float64(*l.TZOffset), Slack: slack}
+	}
+	if m := reISO.FindStringSubmatch(stamp); m != nil {
+		s := strings.Replace(strings.Replace(stamp, " ", "T", 1), ",", ".", 1)
+		slack := 1.0
+		if m[1] != "" {
+			slack = 0.01
+		}
+		if m[2] != "" {
+			for _, layout := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return KernelTime{Clock: Wall, Value: float64(t.UnixNano()) / 1e9, Slack: slack}
+				}
+			}
+			return KernelTime{}
+		}
+		if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+			return local(t, slack)
+		}
+		return KernelTime{}
+	}
+	if t, err := time.Parse("Mon Jan _2 15:04:05 2006", stamp); err == nil {
+		return local(t, 1)
+	}
+	if m := reSyslog.FindStringSubmatch(stamp); m != nil && l.Start > 0 {
+		year := time.Unix(int64(l.Start), 0).UTC().Year()
+		t, err := time.Parse("2006 Jan _2 15:04:05", strconv.Itoa(year)+" "+m[1])
+		if err != nil {
+			return KernelTime{}
+		}
+		slack := 1.0
+		if m[2] != "" {
+			frac, _ := strconv.ParseFloat("0"+m[2], 64)
+			t = t.Add(time.Duration(frac * float64(time.Second)))
+			slack = 0.01
+		}
+		return local(t, slack)
+	}
+	return KernelTime{}
+}
+
+// How an Attribution found the test.
+const (
+	// ByTime: the kernel-log time falls within the test on the worker.
+	ByTime = "time"
+	// ByCrash: the time could not be placed; the worker crashed in this test.
+	ByCrash = "crash"
+)
+
+// Attribution is the worker and test an Xid line is attributed to.
+type Attribution struct {
+	// Worker is the xdist worker ("gw3"), "main" for pytest without xdist, "controller" for
+	// the xdist controller; "" when no pytest process of the run had the pid.
+	Worker string `json:"worker"`
+	// Test is the node id the worker was running ("" when it cannot be told).
+	Test string `json:"test"`
+	// By says how Test was found: ByTime, ByCrash or "".
+	By string `json:"by,omitempty"`
+}
+
+// Attribute links an Xid line (its pid and its time as printed) to the worker with that pid and
+// the test it was running then. crashed maps a crashed worker to the test it crashed in (from
+// the pytest log). The test is the one whose start and finish enclose the time; when the time
+// cannot be placed or falls outside every test, the test the worker crashed in, if it crashed.
+func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attribution {
+	w := l.ByPID(pid)
+	if w == nil {
+		return Attribution{}
+	}
+	a := Attribution{Worker: w.Name}
+	crashTest := crashed[w.Name]
+	if kt := l.PlaceStamp(stamp); kt.Clock != NoClock {
+		if test := w.testAt(kt, crashTest); test != "" {
+			a.Test, a.By = test, ByTime
+			return a
+		}
+	}
+	if crashTest != "" {
+		a.Test, a.By = crashTest, ByCrash
+	}
+	return a
+}
+
+// testAt is the test running at kt: among those whose interval (widened by the stamp's slack;
+// an unfinished test runs to the end) holds kt, the crash test if it is one, else the latest
+// to start at or before kt.
+func (w *Worker) testAt(kt KernelTime, crashTest string) string {
+	best := -1
+	for i, t := range w.Tests {
+		start, end, finished := t.Start, t.End, t.Finished
+		if kt.Clock == Monotonic {
+			start, end = t.StartMono, t.EndMono
+		}
+		if !finished {
+			end = math.Inf(1)
+		}
+		if kt.Value < start-kt.Slack || kt.Value > end+kt.Slack {
+			continue
+		}
+		if t.NodeID == crashTest && !finished {
+			return t.NodeID
+		}
+		if best < 0 || start <= kt.Value {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return w.Tests[best].NodeID
+}
+
+// Crash is one crashed worker in the record.
+type Crash struct {
+	Worker string `json:"worker"`
+	PID    int    `json:"pid"`
+	Test   string `json:"test"`
+	// Position is the crash test's 1-based place among the tests the worker started (0 when
+	// the record does not have it).
+	Position int `json:"position"`
+	// ReplacedBy is the worker xdist started in its place ("" when none started after it).
+	ReplacedBy string `json:"replaced_by"`
+}
+
+// Crashes places each crashed worker (in crashes' order, the order xdist noticed them:
+// worker name, test) in the record: the position of the crash test among the worker's tests,
+// and the worker xdist started in its place. xdist names a replacement with the next free
+// number (gwN, gwN+1, ... for -n N), so with initial = N the i-th crash is matched with the
+// i-th such worker. With initial 0 it is inferred: xdist hands out tests once every worker it
+// started has collected them, so the initial workers are those whose first record precedes
+// the first test.
+func (l *Log) Crashes(crashes [][2]string, initial int) []Crash {
+	if initial <= 0 {
+		initial = l.initialWorkers()
+	}
+	out := make([]Crash, 0, len(crashes))
+	taken := map[int]bool{}
+	for i, w := range l.Workers {
+		if !w.RunsTests() || w.Name == Main {
+			taken[i] = true
+		}
+	}
+	for _, c := range crashes {
+		cr := Crash{Worker: c[0], Test: c[1]}
+		w := l.lastByName(c[0])
+		if w == nil {
+			out = append(out, cr)
+			continue
+		}
+		cr.PID = w.PID
+		if cr.Test != "" {
+			cr.Position = w.Position(cr.Test)
+		}
+		if cr.Position == 0 && cr.Test == "" && len(w.Tests) > 0 && !w.Tests[len(w.Tests)-1].Finished {
+			cr.Test, cr.Position = w.Tests[len(w.Tests)-1].NodeID, len(w.Tests)
+		}
+		if j := l.replacement(w, initial, taken); j >= 0 {
+			taken[j] = true
+			cr.ReplacedBy = l.Workers[j].Name
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// initialWorkers counts the test-running workers whose first record precedes the first test.
+func (l *Log) initialWorkers() int {
+	first := math.Inf(1)
+	for _, w := range l.Workers {
+		for _, t := range w.Tests {
+			first = math.Min(first, t.Start)
+		}
+	}
+	n := 0
+	for _, w := range l.Workers {
+		if w.RunsTests() && w.First <= first {
+			n++
+		}
+	}
+	return n
+}
+
+// replacement is the index of the worker that replaced w, or -1: the untaken worker with the
+// lowest number from initial on, or for names that are not gwN the first to start after w's
+// last record.
+func (l *Log) replacement(w *Worker, initial int, taken map[int]bool) int {
+	at := w.Last()
+	best, bestN := -1, 0
+	for j, r := range l.Workers {
+		if taken[j] || r.Name == w.Name {
+			continue
+		}
+		if n, ok := workerNumber(r.Name); initial > 0 && ok {
+			if n < initial || r.First < w.First {
+				continue
+			}
+			if best < 0 || n < bestN {
+				best, bestN = j, n
+			}
+			continue
+		}
+		if r.First < at {
+			continue
+		}
+		if best < 0 || r.First < l.Workers[best].First {
+			best = j
+		}
+	}
+	return best
+}
+
+// workerNumber is N of an xdist worker name "gwN".
+func workerNumber(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "gw")
+	if !ok || digits == "" || len(digits) > 6 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n >= 0
+}
+
+// lastByName is the last worker called name (a name reused with a new pid means a new
+// process).
+func (l *Log) lastByName(name string) *Worker {
+	for i := len(l.Workers) - 1; i >= 0; i-- {
+		if l.Workers[i].Name == name {
+			return &l.Workers[i]
+		}
+	}
+	return nil
+}
+
+// EarlyCrashes counts the crashes at position 1 or 2, and the crashes whose position is known.
+func EarlyCrashes(cs []Crash) (early, known int) {
+	for _, c := range cs {
+		if c.Position > 0 {
+			known++
+			if c.Position <= 2 {
+				early++
+			}
+		}
+	}
+	return early, known
+}

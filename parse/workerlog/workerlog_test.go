@@ -1,0 +1,160 @@
+package workerlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func parseFile(t testing.TB, name string) *Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestGolden parses every testdata/*.jsonl and compares the log with testdata/golden.
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if len(files) < 3 {
+		t.Fatalf("only %d fixtures", len(files))
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(parseFile(t, name)); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".jsonl")+".json")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+func TestInvalidLines(t *testing.T) {
+	l := parseFile(t, "invalid_lines.jsonl")
+	// not JSON, no nodeid, negative pid, empty worker, unknown phase, a string time, a
+	// newline in the name, a cut line.
+	if l.Invalid != 8 || !l.Truncated || l.TZOffset == nil || *l.TZOffset != 3600 {
+		t.Errorf("invalid %d truncated %v tz %v", l.Invalid, l.Truncated, l.TZOffset)
+	}
+	w := l.ByName("gw0")
+	// a finish without a start is dropped; the same test started twice is two runs.
+	if w == nil || len(w.Tests) != 2 || !w.Tests[0].Finished || w.Tests[1].Finished || w.Position("t.py::a") != 2 {
+		t.Fatalf("gw0 = %+v", w)
+	}
+}
+
+func TestCrashesReference(t *testing.T) {
+	l := parseFile(t, "reference_t4_five_crashes.jsonl")
+	const base = "tests/python/test_ad_ndarray.py::"
+	// The crashes in the order xdist reports them, each with the test it was running.
+	crashes := [][2]string{
+		{"gw5", base + "test_ad_fibonacci[cuda-4-50]"},
+		{"gw3", base + "test_ad_fibonacci[cuda-3-50]"},
+		{"gw1", base + "test_ad_fibonacci[cuda-10-50]"},
+		{"gw6", base + "test_ad_fibonacci[cuda-5-50]"},
+		{"gw9", base + "test_ad_fibonacci[cuda-20-50]"},
+	}
+	for _, initial := range []int{8, 0} {
+		got := l.Crashes(crashes, initial)
+		var summary []string
+		for _, c := range got {
+			summary = append(summary, c.Worker+" #"+strconv.Itoa(c.Position)+" -> "+c.ReplacedBy)
+		}
+		want := []string{"gw5 #1 -> gw8", "gw3 #2 -> gw9", "gw1 #2 -> gw10", "gw6 #4 -> gw11", "gw9 #1 -> gw12"}
+		if diff := cmp.Diff(want, summary); diff != "" {
+			t.Errorf("initial %d (-want +got):\n%s", initial, diff)
+		}
+		if early, known := EarlyCrashes(got); early != 4 || known != 5 {
+			t.Errorf("early crashes %d of %d, want 4 of 5", early, known)
+		}
+	}
+	// A crash the record does not know keeps its test, with no position.
+	if c := l.Crashes([][2]string{{"gw99", "t.py::x"}}, 8)[0]; c.Position != 0 || c.PID != 0 || c.Test != "t.py::x" {
+		t.Errorf("unknown worker: %+v", c)
+	}
+	// The pytest log did not say the test: the record's unfinished last test is it.
+	if c := l.Crashes([][2]string{{"gw6", ""}}, 8)[0]; c.Test != base+"test_ad_fibonacci[cuda-5-50]" || c.Position != 4 {
+		t.Errorf("crash without a test: %+v", c)
+	}
+}
+
+
+func TestAttribute(t *testing.T) {
+	l := parseFile(t, "reference_t4_five_crashes.jsonl")
+	const base = "tests/python/test_ad_ndarray.py::"
+	crashed := map[string]string{"gw3": base + "test_ad_fibonacci[cuda-3-50]", "gw6": base + "test_ad_fibonacci[cuda-5-50]"}
+	gw3 := l.ByName("gw3").PID
+	gw0 := l.ByName("gw0").PID
+	tests := []struct {
+		name  string
+		pid   int
+		stamp string
+		want  Attribution
+	}{
+		// gw3 started its crash test at 10:46:42.36 UTC: a ctime stamp of that second places it.
+		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
+		{"monotonic in the crash test", gw3, "4402.40", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
+		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
+		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
+		// gw0 never crashed; at 4402.50 (monotonic) it ran test_ad_fibonacci[cuda-1-50].
+		{"a worker that did not crash", gw0, "4402.30", Attribution{"gw0", base + "test_ad_fibonacci[cuda-1-50]", ByTime}},
+		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByCrash}},
+		{"no time", gw3, "", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByCrash}},
+		{"no time, no crash", gw0, "", Attribution{"gw0", "", ""}},
+		{"controller", l.ByName("controller").PID, "4402.40", Attribution{"controller", "", ""}},
+		{"a pid of no pytest process", 1, "4402.40", Attribution{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := l.Attribute(tt.pid, tt.stamp, crashed); got != tt.want {
+				t.Errorf("Attribute(%d, %q) = %+v, want %+v", tt.pid, tt.stamp, got, tt.want)
+			}
+		})
+	}
+	// Local times need the runner's offset: without a session record they are not placed.
+	var bare Log
+	for _, w := range l.Workers {
+		for _, tr := range w.Tests {
+			bare.Add(Record{Worker: w.Name, PID: w.PID, Phase: PhaseStart, NodeID: tr.NodeID, Time: tr.Start, Mono: tr.StartMono})
+		}
+	}
+	if kt := bare.PlaceStamp("Wed Dec  2 10:46:42 2026"); kt.Clock != NoClock {
+		t.Errorf("ctime placed without an offset: %+v", kt)
+	}
+	if kt := bare.PlaceStamp("4402.40"); kt.Clock != Monotonic {
+		t.Errorf("monotonic not placed: %+v", kt)
+	}
+}
