@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -281,9 +282,16 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 			time.AfterFunc(crashStopDelay, func() { st.Stop("worker " + w + " crashed") })
 		}
 	}
+	// The worker record (workers.jsonl) links Xid lines to workers and tests; without it the
+	// sweep still runs.
+	wl, err := stageWorkerLog(env, opts.Out, opts.Env)
+	if err != nil {
+		env.warnf("%v; running without the worker record", err)
+	}
+	defer wl.cleanup()
 	end = env.group("pytest reproducer")
 	st = newStream(env, streamSpec{
-		Path: python, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
+		Path: python, Args: append(slices.Clip(argv[1:]), wl.args...), Env: append(childEnv(env, opts.Env), wl.env...), Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, OnLine: onLine, Grace: opts.Grace,
 	})
 	// Parser.Result is safe to call while the reader goroutine feeds it.

@@ -120,6 +120,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 	if len(sum.Crashes) != 1 || sum.Crashes[0].NodeID != "test_repro.py::test_x[cuda-3-5]" {
 		t.Errorf("crashes = %+v, want the worker running test_x[cuda-3-5]", sum.Crashes)
 	}
+	checkWorkerRecord(t, w, sum)
 	if sum.Passed != 13 || sum.Failed != 2 || sum.Count != 5 || sum.Workers != 2 {
 		t.Errorf("counts: passed %d failed %d count %d workers %d; want 13 2 5 2", sum.Passed, sum.Failed, sum.Count, sum.Workers)
 	}

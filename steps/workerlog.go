@@ -1,0 +1,76 @@
+package steps
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// WorkerLog is the worker record the reproducer writes into the artifact directory: one JSON
+// line per pytest process start and per test start and finish (parse/workerlog reads it).
+const WorkerLog = "workers.jsonl"
+
+// workerLogModule is the plugin's module name, loaded with -p.
+const workerLogModule = "debugflow_worker_log"
+
+// workerLogMax bounds workers.jsonl: about 80000 tests' start and finish lines.
+const workerLogMax = 16 << 20
+
+//go:embed workerlog_plugin.py
+var workerLogPlugin []byte
+
+// workerLogSetup is what pytest needs to write the worker record: the plugin's arguments and
+// environment, and the temporary folder holding the plugin, removed by cleanup.
+type workerLogSetup struct {
+	args    []string
+	env     []string
+	cleanup func()
+}
+
+// stageWorkerLog writes the plugin into a temporary folder and returns the -p argument and the
+// environment that load it in every pytest process: PYTHONPATH with that folder first (before
+// any PYTHONPATH of --env pairs or of the step's own environment, which stay), and the path and
+// size bound of the record. The record file is emptied: it describes this run only.
+func stageWorkerLog(env *Env, out string, extra []string) (workerLogSetup, error) {
+	none := workerLogSetup{cleanup: func() {}}
+	record := filepath.Join(out, WorkerLog)
+	if err := os.WriteFile(record, nil, 0o644); err != nil {
+		return none, fmt.Errorf("create %s: %w", WorkerLog, err)
+	}
+	dir, err := os.MkdirTemp("", "debugflow-plugin-")
+	if err != nil {
+		return none, fmt.Errorf("stage the worker record plugin: %w", err)
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	if err := os.WriteFile(filepath.Join(dir, workerLogModule+".py"), workerLogPlugin, 0o644); err != nil {
+		cleanup()
+		return none, fmt.Errorf("stage the worker record plugin: %w", err)
+	}
+	pythonPath := env.Getenv("PYTHONPATH")
+	for _, kv := range extra {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			pythonPath = v
+		}
+	}
+	if pythonPath != "" {
+		pythonPath = dir + string(os.PathListSeparator) + pythonPath
+	} else {
+		pythonPath = dir
+	}
+	abs, err := filepath.Abs(record)
+	if err != nil {
+		abs = record
+	}
+	return workerLogSetup{
+		args: []string{"-p", workerLogModule},
+		env: []string{
+			"PYTHONPATH=" + pythonPath,
+			"DEBUGFLOW_WORKER_LOG=" + abs,
+			"DEBUGFLOW_WORKER_LOG_MAX=" + strconv.Itoa(workerLogMax),
+		},
+		cleanup: cleanup,
+	}, nil
+}

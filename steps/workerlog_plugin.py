@@ -1,0 +1,83 @@
+"""debugflow's worker record: which pytest process ran which test, and when.
+
+`debugflow-step reproduce` loads this module with `-p debugflow_worker_log` from a temporary
+folder it puts on PYTHONPATH; nothing is installed into the project under test. Every pytest
+process (the xdist controller, each worker, or pytest alone without xdist) appends one JSON line
+when it starts and one per test start and finish to $DEBUGFLOW_WORKER_LOG, and stops writing at
+$DEBUGFLOW_WORKER_LOG_MAX bytes. A worker's process id is what the kernel's Xid lines name
+(pid=...): the record links each Xid to a worker and the test it was running. Writes are single
+O_APPEND writes, so the processes' lines never interleave, and a line is on disk before the test
+runs: a worker that dies in a test leaves its start line behind.
+
+The record must never break a test run: any error turns it off for that process.
+"""
+import json
+import os
+import time
+
+_fd = None
+_worker = None
+_limit = 16 << 20
+_stopped = False
+
+
+def _worker_name(config):
+    name = os.environ.get("PYTEST_XDIST_WORKER")
+    if name:
+        return name
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput and workerinput.get("workerid"):
+        return workerinput["workerid"]
+    option = getattr(config, "option", None)
+    numprocesses = getattr(option, "numprocesses", None)
+    if numprocesses and getattr(option, "dist", "no") != "no":
+        return "controller"
+    return "main"
+
+
+def _write(phase, nodeid=None, extra=None):
+    global _fd, _stopped
+    if _fd is None or _stopped:
+        return
+    record = {"v": 1, "worker": _worker, "pid": os.getpid(), "phase": phase,
+              "time": time.time(), "mono": time.monotonic()}
+    if nodeid is not None:
+        record["nodeid"] = nodeid
+    if extra:
+        record.update(extra)
+    try:
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+        if os.fstat(_fd).st_size + len(line) > _limit:
+            _stopped = True
+            record = {"v": 1, "worker": _worker, "pid": os.getpid(), "phase": "truncated",
+                      "time": time.time(), "mono": time.monotonic()}
+            line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+        os.write(_fd, line)
+    except Exception:
+        _fd = None
+
+
+def pytest_configure(config):
+    global _fd, _worker, _limit
+    try:
+        path = os.environ.get("DEBUGFLOW_WORKER_LOG")
+        if not path:
+            return
+        _limit = int(os.environ.get("DEBUGFLOW_WORKER_LOG_MAX", _limit))
+        _worker = _worker_name(config)
+        _fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        _write("session", extra={"tz_offset": time.localtime().tm_gmtoff})
+    except Exception:
+        _fd = None
+
+
+def pytest_runtest_logstart(nodeid, location):
+    # xdist replays the workers' logstart/logfinish in the controller: record only where the
+    # test runs.
+    if _worker != "controller":
+        _write("start", nodeid)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _worker != "controller":
+        _write("finish", nodeid)

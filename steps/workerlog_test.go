@@ -1,0 +1,146 @@
+package steps
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/parse/workerlog"
+)
+
+// checkWorkerRecord checks the workers.jsonl of the crash suite's reproducer run (pytest -n 2
+// --count 5, repetition 3 of test_x[cuda] writes an Xid with its own pid and aborts its
+// worker): every pytest process is there with its real pid, every test a worker finished has
+// a start and a finish, the crashed worker's last test has no finish, xdist's replacement
+// worker is found, and the Xid's pid names the crashed worker and its test.
+func checkWorkerRecord(t *testing.T, w *e2eWorld, sum *ReproducerResult) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(w.out, WorkerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.Invalid != 0 || log.Truncated || log.TZOffset == nil {
+		t.Errorf("record: %d invalid lines, truncated %v, tz offset %v", log.Invalid, log.Truncated, log.TZOffset)
+	}
+	var names []string
+	tests := 0
+	for _, wk := range log.Workers {
+		names = append(names, wk.Name)
+		if wk.PID <= 0 || wk.First <= 0 {
+			t.Errorf("worker %+v has no pid or time", wk)
+		}
+		tests += len(wk.Tests)
+	}
+	// The controller, gw0, gw1, and gw2 that replaced the crashed worker.
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"controller", "gw0", "gw1", "gw2"}) {
+		t.Errorf("workers in the record = %q", names)
+	}
+	if tests != 15 {
+		t.Errorf("%d test starts in the record, want the 15 tests (the crashed one included)", tests)
+	}
+	if len(sum.Crashes) != 1 {
+		t.Fatalf("crashes = %+v, want one", sum.Crashes)
+	}
+	crashed := sum.Crashes[0]
+	cw := log.ByName(crashed.Worker)
+	if cw == nil {
+		t.Fatalf("the crashed worker %s is not in the record", crashed.Worker)
+	}
+	last := cw.Tests[len(cw.Tests)-1]
+	if last.NodeID != crashed.NodeID || last.Finished {
+		t.Errorf("the crashed worker's last test = %+v, want %s unfinished", last, crashed.NodeID)
+	}
+	for _, wk := range log.Workers {
+		for _, tr := range wk.Tests {
+			if !tr.Finished && tr.NodeID != crashed.NodeID {
+				t.Errorf("%s: %s started but never finished", wk.Name, tr.NodeID)
+			}
+		}
+	}
+	cs := log.Crashes([][2]string{{crashed.Worker, crashed.NodeID}}, 2)
+	if cs[0].ReplacedBy != "gw2" || cs[0].Position < 1 || cs[0].PID != cw.PID {
+		t.Errorf("crash placed as %+v", cs[0])
+	}
+	// The pid the suite wrote into its Xid line is the crashed worker's, as recorded.
+	m := regexp.MustCompile(`pid=(\d+)`).FindStringSubmatch(readFile(t, w.kmsg))
+	if m == nil {
+		t.Fatal("no Xid pid in the kernel log")
+	}
+	pid, _ := strconv.Atoi(m[1])
+	a := log.Attribute(pid, "Wed Dec  2 10:47:01 2026", map[string]string{crashed.Worker: crashed.NodeID})
+	if a.Worker != crashed.Worker || a.Test != crashed.NodeID || a.By != workerlog.ByCrash {
+		t.Errorf("Xid pid %d attributed to %+v, want %s running %s", pid, a, crashed.Worker, crashed.NodeID)
+	}
+}
+
+// TestWorkerRecordWithoutXdist runs pytest without workers (-n 0): the one process is "main",
+// and an --env PYTHONPATH of the project stays importable next to the plugin's folder.
+func TestWorkerRecordWithoutXdist(t *testing.T) {
+	py := testenv.PytestPython(t)
+	w := newE2EWorld(t, "crash")
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "projectlib.py"), "VALUE = 42\n")
+	writeFile(t, filepath.Join(w.suite, "test_lib.py"), "import projectlib\n\ndef test_lib():\n    assert projectlib.VALUE == 42\n")
+	r := runStep(t, w.suite, w.env, "reproduce", "--out", w.out, "--python", py, "--workers", "0", "--count", "1",
+		"--env", "PYTHONPATH="+lib, "test_lib.py")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 passed") {
+		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := os.Open(filepath.Join(w.out, WorkerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Workers) != 1 || log.Workers[0].Name != workerlog.Main || len(log.Workers[0].Tests) != 1 || !log.Workers[0].Tests[0].Finished {
+		t.Errorf("record without xdist: %+v", log.Workers)
+	}
+}
+
+func TestStageWorkerLogPythonPath(t *testing.T) {
+	out := t.TempDir()
+	env := newTestEnv(t, map[string]string{"PYTHONPATH": "/from/step"}).Env
+	for _, tt := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, ":/from/step"},
+		{[]string{"PYTHONPATH=/from/spec"}, ":/from/spec"},
+	} {
+		s, err := stageWorkerLog(env, out, tt.extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pp string
+		for _, kv := range s.env {
+			if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+				pp = v
+			}
+		}
+		dir, rest, _ := strings.Cut(pp, ":")
+		if ":"+rest != tt.want {
+			t.Errorf("PYTHONPATH = %q, want the plugin folder then %q", pp, tt.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, workerLogModule+".py")); err != nil {
+			t.Errorf("plugin not staged: %v", err)
+		}
+		s.cleanup()
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("cleanup left %s", dir)
+		}
+	}
+}
