@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 	"github.com/debugflow/debugflow/refinfo"
 )
@@ -33,6 +35,13 @@ type Observation struct {
 // LoadDir reads one artifact folder: ref.json (optional), reproducer_summary.json for the
 // repeat count and reproducer.log for the trials.
 func LoadDir(dir string) (*Observation, error) {
+	return LoadDirContext(context.Background(), dir)
+}
+
+// LoadDirContext is LoadDir that stops reading when ctx is done. Like `debugflow report`, it
+// reads regular files only (a FIFO or a device in a downloaded folder is refused, never waited
+// on) and at most maxLogBytes of reproducer.log.
+func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -60,14 +69,17 @@ func LoadDir(dir string) (*Observation, error) {
 		return nil, fmt.Errorf("%s: %s has count %d", dir, reproducerSummary, sum.Count)
 	}
 	o.Count = sum.Count
-	f, err := os.Open(filepath.Join(dir, reproducerLog))
+	f, st, err := readfile.Open(filepath.Join(dir, reproducerLog))
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot count trials: %w", dir, err)
 	}
 	defer f.Close()
-	trials, err := pytestlog.CountTrials(f, sum.Count)
+	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if st.Size() > maxLogBytes {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
 	o.Tests = trials.Tests
 	switch {
@@ -94,6 +106,7 @@ const (
 	reproducerLog     = "reproducer.log"
 	reproducerSummary = "reproducer_summary.json"
 	maxSummaryBytes   = 16 << 20
+	maxLogBytes       = 128 << 20 // as report.DefaultLimits.LogBytes
 )
 
 // summary is the part of reproducer_summary.json an experiment needs.
@@ -111,7 +124,7 @@ type summary struct {
 // loadSummary reads reproducer_summary.json, bounded (it lists the failed ids).
 func loadSummary(dir string) (summary, error) {
 	var s summary
-	f, err := os.Open(filepath.Join(dir, reproducerSummary))
+	f, _, err := readfile.Open(filepath.Join(dir, reproducerSummary))
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", reproducerSummary, err)
 	}

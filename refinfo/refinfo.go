@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // File is the file's name in an artifact folder.
@@ -95,14 +97,12 @@ func Write(dir string, i Info) error {
 // none (a folder from a plain debug run).
 func Load(dir string) (*Info, error) {
 	path := filepath.Join(dir, File)
-	f, err := os.Open(path)
+	// A FIFO or a device is refused before it is opened: opening a FIFO waits for a writer.
+	f, _, err := readfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", path)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

@@ -178,7 +178,7 @@ func RunReport(ctx context.Context, opts *Options) error {
 		if opts.Confidence == 0 && opts.MinEffect == 0 {
 			opts.Confidence, opts.MinEffect = experiment.DefaultRule.Confidence, experiment.DefaultRule.MinEffect
 		}
-		return runBaselineCompare(opts)
+		return runBaselineCompare(ctx, opts)
 	}
 	if !opts.Compare && len(opts.Dirs) > 1 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare)", len(opts.Dirs))}

@@ -1,7 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +80,46 @@ func TestCompareBaselineErrors(t *testing.T) {
 				t.Errorf("exit %d (%v), stderr %q; want %d and %q", exitCode(err), err, stderr, tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// --compare --baseline reads the folders by the report's rules: a test id cannot drive the
+// terminal, and a cancelled context exits 130.
+func TestCompareBaselineHostile(t *testing.T) {
+	root := t.TempDir()
+	before := copyCase(t, "t4_reproduced", filepath.Join(root, "before"))
+	after := copyCase(t, "clean_run", filepath.Join(root, "after"))
+	for _, dir := range []string{before, after} {
+		log := filepath.Join(dir, ReproducerLog)
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(log, []byte(strings.ReplaceAll(string(b), "test_ad_fibonacci", "test_ad_\u202efib\u009bonacci\a")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"", "--markdown", "--json"} {
+		args := []string{"--compare", "--baseline", before, after}
+		if format != "" {
+			args = append(args, format)
+		}
+		out, _, err := runCmd(t, &Options{}, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad := terminalActive(out); bad != "" {
+			t.Errorf("%q output carries %q:\n%s", format, bad, out)
+		}
+		if format != "--json" && !strings.Contains(out, `test_ad_\u202efib\u009bonacci\x07`) {
+			t.Errorf("%q output does not show the test id visibly:\n%s", format, out)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := RunReport(ctx, &Options{Dirs: []string{before, after}, Compare: true, Baseline: before, Stdout: &out, Stderr: io.Discard})
+	if exitCode(err) != ExitInterrupted || out.Len() != 0 {
+		t.Errorf("cancelled: exit %d (%v), output %q", exitCode(err), err, out.String())
 	}
 }

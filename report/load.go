@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 	"github.com/debugflow/debugflow/parse/sanitizerlog"
 )
@@ -213,7 +214,7 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 	}
 	defer f.Close()
 	r, cut := logReader(f, st.Size(), v.limits)
-	text := &textCounter{r: &ctxReader{ctx: v.ctx, r: r}}
+	text := &textCounter{r: readfile.WithContext(v.ctx, r)}
 	err = parse(text)
 	if cerr := v.cancelled(name); cerr != nil {
 		return false, cerr
@@ -277,7 +278,7 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 		return nil, nil
 	}
 	var s summaryFile
-	err = json.NewDecoder(&ctxReader{ctx: v.ctx, r: io.LimitReader(f, v.limits.SummaryBytes)}).Decode(&s)
+	err = json.NewDecoder(readfile.WithContext(v.ctx, io.LimitReader(f, v.limits.SummaryBytes))).Decode(&s)
 	if cerr := v.cancelled(name); cerr != nil {
 		return nil, cerr
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // dirFS is os.DirFS for artifact directories: a path that is not a regular file or a
@@ -23,7 +25,7 @@ func (d dirFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, &notRegularError{kind: fileKind(st.Mode())}
+		return nil, &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
 	}
 	return os.Open(path)
 }

@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // dirFS is os.DirFS for artifact directories: Open never blocks (O_NONBLOCK, so opening a FIFO
@@ -21,7 +22,7 @@ func (d dirFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	// Go clears O_NONBLOCK again on a regular file it cannot poll, so reads block normally.
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	return os.OpenFile(path, readfile.OpenFlags, 0)
 }
 
 // path is name under the directory, or an error for a name fs.ValidPath refuses.

@@ -2,12 +2,13 @@ package report
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"syscall"
+
+	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // Limits bound what Load reads from one artifact directory, whatever the files hold: an
@@ -44,10 +45,10 @@ var errNotText = errors.New("not text (binary data)")
 // skipReason says in a few words why an input could not be read: the file type of a
 // non-regular file, "permission denied", "removed while read", or the error.
 func skipReason(err error) string {
-	var notRegular *notRegularError
+	var notRegular *readfile.NotRegularError
 	switch {
 	case errors.As(err, &notRegular):
-		return "not a regular file (" + notRegular.kind + ")"
+		return notRegular.Error()
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
 	case errors.Is(err, syscall.ELOOP):
@@ -64,30 +65,6 @@ func skipReason(err error) string {
 	return err.Error()
 }
 
-// notRegularError is returned by openRegular for a FIFO, a device, a socket or a directory.
-type notRegularError struct{ kind string }
-
-func (e *notRegularError) Error() string { return "not a regular file (" + e.kind + ")" }
-
-// fileKind names the type of a non-regular file.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "type " + m.Type().String()
-}
-
 // openRegular opens name in fsys for reading when it is a regular file (after following
 // symbolic links). A file system with Stat (dirFS) lets it refuse anything else without opening
 // it; the opened file is checked again, and dirFS opens without blocking, so a FIFO swapped in
@@ -99,7 +76,7 @@ func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
 			return nil, nil, err
 		}
 		if !st.Mode().IsRegular() {
-			return nil, nil, &notRegularError{kind: fileKind(st.Mode())}
+			return nil, nil, &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
 		}
 	}
 	f, err := fsys.Open(name)
@@ -113,7 +90,7 @@ func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &notRegularError{kind: fileKind(st.Mode())}
+		return nil, nil, &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
 	}
 	return f, st, nil
 }
@@ -175,50 +152,6 @@ func (s *skipFirstLine) Read(p []byte) (int, error) {
 		s.skipped = true
 	}
 	return s.r.Read(p)
-}
-
-// ctxReader makes reading cancellable: each Read runs in its own goroutine and is abandoned
-// when ctx is done, so Ctrl-C works even while a read is stuck (a hung network mount, a
-// FUSE file). After that every Read returns the context's error.
-type ctxReader struct {
-	ctx  context.Context
-	r    io.Reader
-	buf  []byte
-	dead bool
-}
-
-type readResult struct {
-	n   int
-	err error
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil || c.dead {
-		c.dead = true
-		return 0, context.Cause(c.ctx)
-	}
-	if c.ctx.Done() == nil { // never cancelled: no goroutine needed
-		return c.r.Read(p)
-	}
-	// The goroutine reads into a buffer of its own: once abandoned it may still write there,
-	// never into p, and c.buf is not used again.
-	if cap(c.buf) < len(p) {
-		c.buf = make([]byte, len(p))
-	}
-	buf := c.buf[:len(p)]
-	done := make(chan readResult, 1)
-	go func() {
-		n, err := c.r.Read(buf)
-		done <- readResult{n, err}
-	}()
-	select {
-	case res := <-done:
-		copy(p, buf[:res.n])
-		return res.n, res.err
-	case <-c.ctx.Done():
-		c.dead = true
-		return 0, context.Cause(c.ctx)
-	}
 }
 
 // textCounter counts the bytes read and the control characters among them (see

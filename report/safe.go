@@ -90,6 +90,19 @@ func needsEscape(r rune) bool {
 	return false
 }
 
+// visibleLines is visible applied to each line of s, keeping the line breaks.
+func visibleLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = visible(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 // clip cuts s to at most n runes, saying how much was left out.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

@@ -275,3 +275,33 @@ func TestSpecialFilesAreNeverOpened(t *testing.T) {
 		t.Errorf("skipped %+v, want the device and the FIFO", v.Run.Skipped)
 	}
 }
+
+// --compare --baseline refuses the same special files: it finishes instead of reading
+// /dev/zero or waiting on a FIFO.
+func TestBaselineCompareSkipsSpecialFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	before := copyCase(t, "t4_reproduced", filepath.Join(root, "before"))
+	zero := copyCase(t, "clean_run", filepath.Join(root, "zero"))
+	fifo := copyCase(t, "clean_run", filepath.Join(root, "fifo"))
+	os.Remove(filepath.Join(zero, ReproducerLog))
+	if err := os.Symlink("/dev/zero", filepath.Join(zero, ReproducerLog)); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(fifo, "ref.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stdout, stderr := startChild(t, false, "--compare", "--baseline", before, zero, fifo)
+	code := waitChild(t, cmd, 60*time.Second)
+	if code != ExitUnreadable {
+		t.Errorf("exit %d, want %d (two folders unreadable)", code, ExitUnreadable)
+	}
+	for _, want := range []string{"zero: cannot count trials:", "not a regular file (a character device)", "ref.json: not a regular file (a FIFO)"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if !strings.Contains(stdout.String(), "before") {
+		t.Errorf("the readable folder is not compared:\n%s", stdout.String())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/parse/xidlog"
 )
 
@@ -175,7 +176,7 @@ func (v *loader) latestSnapshot(names []string) (string, error) {
 		// fs.Stat follows symbolic links and, on dirFS, opens nothing.
 		st, err := fs.Stat(v.fsys, n)
 		if err == nil && !st.Mode().IsRegular() {
-			err = &notRegularError{kind: fileKind(st.Mode())}
+			err = &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
 		}
 		if cerr := v.cancelled(n); cerr != nil {
 			return "", cerr
