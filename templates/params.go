@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -51,7 +52,31 @@ type StageParams struct {
 	ArtifactName string
 	// StopOnFirstFailure stops the reproducer at the first failing or crashing test.
 	StopOnFirstFailure bool
+	// Workspace is the checkout the scripts run in ("": $GITHUB_WORKSPACE when set).
+	Workspace string
+	// Exports are the job's variables that env.sh, the scripts and repro_standalone.py set,
+	// in order, with the values the stage step saw (a variable already set wins; PATH is
+	// prepended, and not set by repro_standalone.py).
+	Exports []EnvVar
+	// StandaloneScript is a Python file of the checkout that repro_standalone.py runs as
+	// __main__ (instead of StandaloneFile and StandaloneTest).
+	StandaloneScript string
+	// StandaloneCode is Python code repro_standalone.py runs as written (instead of the
+	// above).
+	StandaloneCode string
+	// Iterate are the shell lines the README gives for trying a fix in the session.
+	Iterate []string
+	// SmokeCommand is the workflow's check of the build; SmokeLog is where its output went.
+	SmokeCommand, SmokeLog string
 }
+
+// EnvVar is one exported variable.
+type EnvVar struct {
+	Name, Value string
+}
+
+// envNameRe is a name the shell can export.
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // DefaultStageParams returns the values of the reference T4 debug workflow.
 func DefaultStageParams() StageParams {
@@ -120,6 +145,28 @@ func (p StageParams) Validate() error {
 	if p.TmateTimeoutMinutes < 0 {
 		bad("tmate timeout is %d minutes, want 0 or more", p.TmateTimeoutMinutes)
 	}
+	for _, e := range p.Exports {
+		if !envNameRe.MatchString(e.Name) {
+			bad("export %q is not a variable name", e.Name)
+		}
+	}
+	modes := 0
+	for _, set := range []bool{p.StandaloneFile != "" || p.StandaloneTest != "", p.StandaloneScript != "", p.StandaloneCode != ""} {
+		if set {
+			modes++
+		}
+	}
+	if modes > 1 {
+		bad("give one of standalone file + test, standalone script or standalone code")
+	}
+	if strings.ContainsRune(p.StandaloneCode, 0) {
+		bad("standalone code contains a NUL byte")
+	}
+	for _, line := range p.Iterate {
+		if strings.TrimSpace(line) == "" {
+			bad("an iterate line is empty")
+		}
+	}
 	// The values appear in script comments, command lines and Markdown; a line break would end
 	// a comment early and a NUL cannot be passed as an argument at all.
 	for _, s := range p.strings() {
@@ -136,9 +183,13 @@ func (p StageParams) Validate() error {
 // strings returns every string value of p.
 func (p StageParams) strings() []string {
 	all := []string{p.Out, p.StepBinary, p.Python, p.Select, p.Tool, p.StandaloneFile,
-		p.StandaloneTest, p.RebuildDir, p.ArtifactName}
-	for _, list := range [][]string{p.Paths, p.PytestArgs, p.Env, p.SanitizerArgs, p.ContinueFiles} {
+		p.StandaloneTest, p.RebuildDir, p.ArtifactName, p.Workspace, p.StandaloneScript,
+		p.SmokeCommand, p.SmokeLog}
+	for _, list := range [][]string{p.Paths, p.PytestArgs, p.Env, p.SanitizerArgs, p.ContinueFiles, p.Iterate} {
 		all = append(all, list...)
+	}
+	for _, e := range p.Exports {
+		all = append(all, e.Name, e.Value)
 	}
 	return all
 }

@@ -26,6 +26,7 @@ var staged = []file{
 	{"run_reproducer.sh", 0o755},
 	{"run_sanitizer.sh", 0o755},
 	{"repro_standalone.py", 0o755},
+	{"env.sh", 0o644},
 	{"README.md", 0o644},
 }
 
@@ -52,6 +53,9 @@ var funcs = template.FuncMap{
 	"shellQuote": shellQuote,
 	"shellJoin":  shellJoin,
 	"pyString":   pyString,
+	"shellGlob":  shellGlob,
+	"mdCode":     mdCode,
+	"mdCell":     mdCell,
 }
 
 var parsed = template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
@@ -68,20 +72,38 @@ type view struct {
 	PathWords string
 	// PathList are the test paths as Markdown code spans.
 	PathList string
+	// Fence opens and closes the README's code blocks: longer than any run of backticks in a
+	// value, so no value can end a block early.
+	Fence string
+	// ShellExports are the exported variables other than PATH; Path is PATH's value ("" when
+	// not exported).
+	ShellExports []EnvVar
+	Path         string
 }
 
 func newView(p StageParams) view {
 	spans := make([]string, len(p.Paths))
 	for i, path := range p.Paths {
-		spans[i] = "`" + path + "`"
+		spans[i] = mdCode(path)
 	}
-	return view{
+	v := view{
 		StageParams:   p,
 		ReproduceArgs: p.reproduceArgs(`"$count"`),
 		SanitizeArgs:  p.sanitizeArgs(),
 		PathWords:     shellJoin(p.Paths),
 		PathList:      strings.Join(spans, " "),
+		Fence:         mdFence(p.strings()...),
 	}
+	// The file ends with the code and one line break, whatever the spec's block style left.
+	v.StandaloneCode = strings.TrimRight(p.StandaloneCode, " \t\r\n")
+	for _, e := range p.Exports {
+		if e.Name == "PATH" {
+			v.Path = e.Value
+			continue
+		}
+		v.ShellExports = append(v.ShellExports, e)
+	}
+	return v
 }
 
 // Render returns the content of the staged file name (one of Names) for p.

@@ -47,6 +47,7 @@ def test_flat():
 }
 
 func TestStandaloneRuns(t *testing.T) {
+	t.Parallel()
 	python := findPython(t)
 	p := stageTo(t, DefaultStageParams())
 	root := t.TempDir()
@@ -111,6 +112,7 @@ func TestStandaloneRuns(t *testing.T) {
 }
 
 func TestStandaloneDumpsStacks(t *testing.T) {
+	t.Parallel()
 	python := findPython(t)
 	p := stageTo(t, DefaultStageParams())
 	root := t.TempDir()
@@ -127,5 +129,59 @@ func TestStandaloneDumpsStacks(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "Timeout (0:00:00.200000)!") || !strings.Contains(string(out), "in test_hang") {
 		t.Errorf("no faulthandler stack dump naming the test:\n%s", out)
+	}
+}
+
+// The code and script modes: the staged file sets the job's env (a variable already set wins),
+// runs in the checkout with it on sys.path, passes its arguments on, and dumps every thread's
+// stack every REPRO_DUMP_AFTER seconds.
+func TestStandaloneCodeAndScriptModes(t *testing.T) {
+	t.Parallel()
+	python := findPython(t)
+	checkout := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(checkout, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "import os, sys, time\nimport helper_mod\n" +
+		"print('env', os.environ['QD_OFFLINE_CACHE'], os.environ['MINE'], 'cwd', os.getcwd(), 'args', sys.argv[1:], helper_mod.X)\n" +
+		"time.sleep(float(os.environ.get('SLEEP', '0')))\n"
+	for name, content := range map[string]string{"helper_mod.py": "X = 'helper'\n", "tools/repro.py": body} {
+		if err := os.WriteFile(filepath.Join(checkout, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := DefaultStageParams()
+	base.StandaloneFile, base.StandaloneTest = "", ""
+	base.Workspace = checkout
+	base.Exports = []EnvVar{{"QD_OFFLINE_CACHE", "0"}, {"MINE", "from the job"}, {"PATH", "/not/for/python"}}
+	code := base
+	code.StandaloneCode = body
+	script := base
+	script.StandaloneScript = "tools/repro.py"
+	for _, mode := range []struct {
+		name string
+		p    StageParams
+	}{{"code", code}, {"script", script}} {
+		t.Run(mode.name, func(t *testing.T) {
+			p := mode.p
+			p.Out = filepath.Join(t.TempDir(), "repro")
+			if _, err := Stage(p); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(python, filepath.Join(p.Out, "repro_standalone.py"), "--arch", "cpu")
+			cmd.Dir = t.TempDir() // anywhere: it goes to the checkout
+			cmd.Env = append(os.Environ(), "MINE=mine wins", "SLEEP=0.7", "REPRO_DUMP_AFTER=0.2", "PYTHONDONTWRITEBYTECODE=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			want := "env 0 mine wins cwd " + checkout + " args ['--arch', 'cpu'] helper"
+			if !strings.Contains(string(out), want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+			if !strings.Contains(string(out), "Timeout (0:00:00.200000)!") {
+				t.Errorf("no faulthandler stack dump:\n%s", out)
+			}
+		})
 	}
 }

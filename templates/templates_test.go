@@ -37,10 +37,60 @@ func oddParams() StageParams {
 		StandaloneTest:      "test_one",
 		ContinueFiles:       []string{"/tmp/continue", "/continue"},
 		TmateTimeoutMinutes: 15,
-		RebuildDir:          "build",
+		RebuildDir:          "my build/*/cmake-build",
 		ArtifactName:        "artifacts-a10g",
 		StopOnFirstFailure:  true,
+		Workspace:           "/home/runner/work/my project/it's",
+		Exports: []EnvVar{
+			{"QUADRANTS_CMAKE_ARGS", "-DQD_WITH_VULKAN:BOOL=OFF -DQD_WITH_CUDA:BOOL=ON"},
+			{"TRICKY", tricky},
+			{"EMPTY", ""},
+			{"PATH", "/opt/llvm 22/bin:/usr/bin"},
+		},
+		Iterate:      []string{`cd "$BUILD_DIR" && cmake --build . -j && cd -`, "echo ```fenced``` done"},
+		SmokeCommand: `python -c "import quadrants as qd; qd.init(arch=qd.cuda)"`,
+		SmokeLog:     "cuda_init.log",
 	}
+}
+
+// tricky is a value that runs code wherever it is pasted unencoded: in Python (the injection
+// of issue 11), in shell (command substitution), in Markdown (backticks, a table pipe).
+const tricky = `"""+__import__("os").system("touch PWNED")+"""` + " `touch PWNED` $(touch PWNED) | ''' \\"
+
+// referenceParams are what the default spec's stage step passes: the standalone repro is code
+// written in the spec, the job's env and exported variables are carried, the README has the
+// spec's iterate recipe and smoke command.
+func referenceParams() StageParams {
+	p := DefaultStageParams()
+	p.Python = "python"
+	p.PrintLimit = 50
+	p.StandaloneFile, p.StandaloneTest = "", ""
+	p.StandaloneCode = "import argparse\n\nimport quadrants as qd\n\nap = argparse.ArgumentParser()\n" +
+		"ap.add_argument(\"--arch\", default=\"cuda\")\nargs = ap.parse_args()\nqd.init(arch=getattr(qd, args.arch))\nprint(\"OK\")\n"
+	p.StopOnFirstFailure = true
+	p.Workspace = "/home/runner/work/quadrants/quadrants"
+	p.Exports = []EnvVar{
+		{"QD_OFFLINE_CACHE", "0"}, {"QD_OFFLINE_CACHE_CLEANING_POLICY", "never"}, {"QD_DEBUG_ADSTACK", "1"},
+		{"PYTHONUNBUFFERED", "1"}, {"PYTHONFAULTHANDLER", "1"}, {"CUDA_LAUNCH_BLOCKING", "1"},
+		{"QUADRANTS_CMAKE_ARGS", "-DQD_WITH_VULKAN:BOOL=OFF -DQD_WITH_CUDA:BOOL=ON -DQD_WITH_AMDGPU:BOOL=OFF -DQD_BUILD_TESTS:BOOL=OFF"},
+		{"LLVM_DIR", "/home/runner/.cache/ti-build-cache/llvm-22.1.0-x86-202603120808"},
+		{"BUILD_DIR", "/home/runner/work/quadrants/quadrants/_skbuild/linux-x86_64-3.10/cmake-build"},
+		{"PATH", "/home/runner/.cache/ti-build-cache/llvm-22.1.0-x86-202603120808/bin:/home/runner/go/bin:/usr/bin:/bin"},
+	}
+	p.Iterate = []string{`cd "$BUILD_DIR" && cmake --build . -j && cd -`,
+		`cp "$BUILD_DIR"/quadrants_python*.so python/quadrants/_lib/core/`, "/tmp/repro/run_reproducer.sh"}
+	p.SmokeCommand = `python -c "import quadrants as qd; qd.init(arch=qd.cuda); print('cuda init OK')"`
+	p.SmokeLog = "cuda_init.log"
+	return p
+}
+
+// scriptParams run a Python file of the checkout as the standalone repro.
+func scriptParams() StageParams {
+	p := DefaultStageParams()
+	p.StandaloneFile, p.StandaloneTest = "", ""
+	p.StandaloneScript = `scripts/repro's "cuda".py`
+	p.Exports = []EnvVar{{"CUDA_LAUNCH_BLOCKING", "1"}}
+	return p
 }
 
 var paramSets = []struct {
@@ -49,6 +99,8 @@ var paramSets = []struct {
 }{
 	{"default", DefaultStageParams()},
 	{"odd", oddParams()},
+	{"reference", referenceParams()},
+	{"script", scriptParams()},
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -200,8 +252,8 @@ func TestStageWritesFilesWithModes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantMode := fs.FileMode(0o644)
-			if strings.HasSuffix(path, ".sh") || strings.HasSuffix(path, ".py") {
+			wantMode := fs.FileMode(0o644) // README.md, and env.sh, which is sourced
+			if strings.HasPrefix(filepath.Base(path), "run_") || strings.HasSuffix(path, ".py") {
 				wantMode = 0o755
 			}
 			if st.Mode().Perm() != wantMode {
@@ -256,6 +308,12 @@ func TestStageErrors(t *testing.T) {
 func stageTo(t *testing.T, p StageParams) StageParams {
 	t.Helper()
 	p.Out = filepath.Join(t.TempDir(), "repro dir")
+	if p.Workspace != "" { // the scripts cd there: a folder of the same (odd) name that exists
+		p.Workspace = filepath.Join(t.TempDir(), filepath.Base(p.Workspace))
+		if err := os.MkdirAll(p.Workspace, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := Stage(p); err != nil {
 		t.Fatal(err)
 	}
@@ -263,9 +321,10 @@ func stageTo(t *testing.T, p StageParams) StageParams {
 }
 
 func TestShellScriptsSyntax(t *testing.T) {
+	t.Parallel()
 	for _, set := range paramSets {
 		p := stageTo(t, set.params)
-		for _, name := range []string{"run_reproducer.sh", "run_sanitizer.sh"} {
+		for _, name := range []string{"run_reproducer.sh", "run_sanitizer.sh", "env.sh"} {
 			path := filepath.Join(p.Out, name)
 			if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
 				t.Errorf("%s/%s: bash -n: %v\n%s", set.name, name, err, out)
@@ -283,6 +342,7 @@ func TestShellScriptsSyntax(t *testing.T) {
 }
 
 func TestStandalonePyCompiles(t *testing.T) {
+	t.Parallel()
 	python := findPython(t)
 	for _, set := range paramSets {
 		p := stageTo(t, set.params)

@@ -1,27 +1,36 @@
 #!/usr/bin/env python3
-"""Run one test function in a loop, outside pytest, so py-spy can watch a single process.
+# Run one test function in a loop, outside pytest, so py-spy can watch a single process.
+# Written by `debugflow-step stage`; edit freely. Run it from anywhere:
+#
+#     python3 /tmp/repro/repro_standalone.py [N] [--file FILE] [--test NAME]
+#     py-spy record --native -o profile.svg -- python3 /tmp/repro/repro_standalone.py
+#     py-spy dump --native --pid <PID>        # while it hangs
+#
+# It first sets the job's environment (a variable already set wins), and faulthandler prints the
+# Python stack of every thread to stderr every 15 seconds (--dump-after),
+# so a hang shows where it sits even without py-spy.
+#
+# Limitations: the test is called directly. pytest fixtures (including autouse fixtures and those
+# of conftest.py), @pytest.mark.parametrize and other marks are NOT applied, so a test that takes
+# arguments is refused with a message. Use run_reproducer.sh for those.
 
-Written by `debugflow-step stage`; edit freely. Run it from the checkout root:
-
-    python3 /tmp/repro/repro_standalone.py [N] [--file FILE] [--test NAME]
-
-    py-spy record --native -o profile.svg -- python3 /tmp/repro/repro_standalone.py 20
-    py-spy dump --native --pid <PID>        # while it hangs
-
-Every 15 seconds (--dump-after) faulthandler prints the Python stack of every thread to stderr,
-so a hang shows where it sits even without py-spy.
-
-Limitations: the test is called directly. pytest fixtures (including autouse fixtures and those
-of conftest.py), @pytest.mark.parametrize and other marks are NOT applied, so a test that takes
-arguments is refused with a message. Use run_reproducer.sh for those.
-"""
-
-import argparse
 import faulthandler
-import importlib.util
-import inspect
 import os
 import sys
+
+# The job's environment as the workflow's stage step saw it.
+JOB_ENV = [
+]
+for _name, _value in JOB_ENV:
+    os.environ.setdefault(_name, _value)
+
+# The checkout, where the workflow's steps ran; the interpreter that has the project.
+CHECKOUT = ""
+PYTHON = "python3"
+
+import argparse
+import importlib.util
+import inspect
 import time
 import traceback
 
@@ -82,6 +91,8 @@ def main(argv=None):
         parser.error("name the test with --file FILE --test NAME")
     if args.count < 1:
         parser.error("count must be 1 or more")
+    if CHECKOUT and os.path.isdir(CHECKOUT) and not os.path.isfile(args.file):
+        os.chdir(CHECKOUT)
     if not os.path.isfile(args.file):
         parser.error("%s not found: run this from the checkout root" % args.file)
 
@@ -95,7 +106,7 @@ def main(argv=None):
         traceback.print_exc()
         print(
             "repro_standalone: cannot import %s with %s: run it with the interpreter that has the "
-            "project and pytest installed (python3 in the workflow)" % (args.file, sys.executable),
+            "project and pytest installed (%s in the workflow)" % (args.file, sys.executable, PYTHON),
             file=sys.stderr,
         )
         return 2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2016 # the quoted flags are literal values: nothing in them is meant to expand
-# Rerun the reproducer with the flags of the workflow's reproduce step.
+# shellcheck disable=SC2016,SC1003 # the quoted values are literal: nothing in them is meant to expand
+# Rerun the reproducer with the flags and the environment of the workflow's reproduce step.
 # Written by `debugflow-step stage`; edit freely.
 #
 # Usage: /tmp/repro/run_reproducer.sh [COUNT] [MORE debugflow-step reproduce FLAGS...]

@@ -1,0 +1,7 @@
+# shellcheck shell=bash disable=SC2016,SC1003 # the quoted values are literal: nothing in them is meant to expand
+# Load the job's environment into this shell: source /tmp/repro/env.sh
+# Written by `debugflow-step stage`; run_reproducer.sh and run_sanitizer.sh set the same.
+
+# The job's environment as the workflow's stage step saw it: the spec's env, the variables its
+# steps exported and their PATH. A variable already set in this shell keeps its value.
+[[ -v CUDA_LAUNCH_BLOCKING ]] || export CUDA_LAUNCH_BLOCKING=1
