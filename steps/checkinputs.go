@@ -14,6 +14,9 @@ type CheckInputsOptions struct {
 	Count, CountInput string
 	// TmateTimeout is the gate timeout in minutes; TmateTimeoutInput names its input.
 	TmateTimeout, TmateTimeoutInput string
+	// TmateMaxMinutes is the longest timeout the workflow allows (its tmate.max_minutes, which
+	// fits in the job timeout); 0 means the gate's own limit.
+	TmateMaxMinutes int
 }
 
 // RunCheckInputs is `debugflow-step check-inputs`. Every problem is reported at once (exit 2).
@@ -35,9 +38,13 @@ func RunCheckInputs(env *Env, opts CheckInputsOptions) error {
 	}
 	if opts.TmateTimeout != "" || opts.TmateTimeoutInput != "" {
 		who := name(opts.TmateTimeoutInput, "--tmate-timeout-minutes")
-		if n, err := ParseTmateTimeout(opts.TmateTimeout); err != nil {
+		maxMinutes := opts.TmateMaxMinutes
+		if maxMinutes <= 0 || maxMinutes > MaxTmateTimeoutMinutes {
+			maxMinutes = MaxTmateTimeoutMinutes
+		}
+		if n, err := ParseTmateTimeoutMax(opts.TmateTimeout, maxMinutes); err != nil {
 			problems = append(problems, fmt.Sprintf("%s is the tmate timeout: want a whole number of minutes from %d to %d, got %q",
-				who, MinTmateTimeoutMinutes, MaxTmateTimeoutMinutes, opts.TmateTimeout))
+				who, MinTmateTimeoutMinutes, maxMinutes, opts.TmateTimeout))
 		} else {
 			ok = append(ok, fmt.Sprintf("%s=%d", who, n))
 		}

@@ -19,6 +19,9 @@ func TestCheckInputs(t *testing.T) {
 			"", []string{`workflow input reproduce_count is the pytest-repeat count: want a whole number of at least 1, got "2.5"`,
 				`workflow input tmate_timeout_minutes is the tmate timeout: want a whole number of minutes from 1 to 360, got "999"`}},
 		{"empty count", CheckInputsOptions{CountInput: "reproduce_count"}, "", []string{`got ""`}},
+		{"above the workflow's maximum", CheckInputsOptions{TmateTimeout: "121", TmateTimeoutInput: "tmate_timeout_minutes", TmateMaxMinutes: 120},
+			"", []string{`workflow input tmate_timeout_minutes is the tmate timeout: want a whole number of minutes from 1 to 120, got "121"`}},
+		{"at the workflow's maximum", CheckInputsOptions{TmateTimeout: "120", TmateMaxMinutes: 120}, "--tmate-timeout-minutes=120", nil},
 		{"zero", CheckInputsOptions{Count: "0"}, "", []string{"--count is the pytest-repeat count"}},
 		{"nothing given", CheckInputsOptions{}, "", []string{"nothing to check"}},
 	}

@@ -34,6 +34,9 @@ func NewRootCmd(env *Env) *cobra.Command {
 	root.AddCommand(
 		newCmdCheckInputs(env),
 		newCmdIdentity(env),
+		newCmdExport(env),
+		newCmdCheckSanitizer(env),
+		newCmdSmoke(env),
 		newCmdDmesg(env),
 		newCmdStage(env),
 		newCmdReproduce(env),
@@ -146,6 +149,7 @@ func newCmdCheckInputs(env *Env) *cobra.Command {
 	f.StringVar(&o.CountInput, "count-input", "", "the workflow input the count comes from, for messages")
 	f.StringVar(&o.TmateTimeout, "tmate-timeout-minutes", "", "the tmate timeout (1..360 minutes)")
 	f.StringVar(&o.TmateTimeoutInput, "tmate-timeout-input", "", "the workflow input the timeout comes from, for messages")
+	f.IntVar(&o.TmateMaxMinutes, "tmate-max-minutes", MaxTmateTimeoutMinutes, "the longest tmate timeout the workflow allows (its job timeout leaves room for)")
 	return cmd
 }
 
@@ -204,10 +208,13 @@ func newCmdStage(env *Env) *cobra.Command {
 	var o StageOptions
 	cmd := &cobra.Command{
 		Use:   "stage [flags] PATH...",
-		Short: "Write run_reproducer.sh, run_sanitizer.sh, repro_standalone.py and README.md into DIR",
+		Short: "Write run_reproducer.sh, run_sanitizer.sh, repro_standalone.py, env.sh and README.md into DIR",
 		Example: `  debugflow-step stage --out /tmp/repro --python python --workers 8 --count 50 -k cuda \
     --tool memcheck --standalone-file tests/python/test_ad_ndarray.py --standalone-test test_ad_fibonacci \
-    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" tests/python/test_ad_ndarray.py`,
+    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" tests/python/test_ad_ndarray.py
+  # carry the job's environment into the tmate shell, with a recipe for trying a fix
+  debugflow-step stage --export CUDA_LAUNCH_BLOCKING --export BUILD_DIR --export PATH \
+    --iterate 'cd "$BUILD_DIR" && cmake --build . -j && cd -' --smoke-command 'python -c "import mypkg"' tests/`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Paths = args
 			if o.StepBinary == "" {
@@ -232,6 +239,61 @@ func newCmdStage(env *Env) *cobra.Command {
 	fs.StringVar(&o.TmateTimeoutMinutes, "tmate-timeout-minutes", "60", "minutes the tmate gate holds the job (1..360)")
 	fs.StringVar(&o.RebuildDir, "rebuild-dir", "", "glob of the CMake build directory for rebuilds")
 	fs.StringVar(&o.Artifact, "artifact", DefaultArtifactName, "artifact name the directory is uploaded under")
+	fs.IntVar(&o.TmateMaxMinutes, "tmate-max-minutes", MaxTmateTimeoutMinutes, "the longest tmate timeout a run may ask for")
+	fs.StringArrayVar(&o.Exports, "export", nil, "variable of this step's environment the staged files set (repeatable; PATH is prepended)")
+	fs.StringVar(&o.Workspace, "workspace", "", "checkout the scripts run in (default $GITHUB_WORKSPACE, else the current directory)")
+	fs.StringVar(&o.StandaloneScript, "standalone-script", "", "Python file of the checkout repro_standalone.py runs (instead of --standalone-file/--standalone-test)")
+	fs.StringVar(&o.StandaloneCode, "standalone-code", "", "Python code repro_standalone.py runs as written")
+	fs.StringArrayVar(&o.Iterate, "iterate", nil, "shell lines of the README's recipe for trying a fix (repeatable; a value may hold several lines)")
+	fs.StringVar(&o.SmokeCommand, "smoke-command", "", "the workflow's build check, shown in the README")
+	fs.StringVar(&o.SmokeLog, "smoke-log", "", "file in DIR the build check wrote")
+	return cmd
+}
+
+func newCmdExport(env *Env) *cobra.Command {
+	var o ExportOptions
+	cmd := &cobra.Command{
+		Use:   "export --name NAME --command CMD [--path SUBDIR]",
+		Short: "Set a variable for the later steps from a command's output ($GITHUB_ENV, $GITHUB_PATH)",
+		Example: `  # LLVM_DIR for the later steps, and $LLVM_DIR/bin on their PATH
+  debugflow-step export --name LLVM_DIR --path bin --command 'python download_llvm.py | tail -n 1'
+  debugflow-step export --name BUILD_DIR --command 'ls -d "$PWD"/_skbuild/*/cmake-build | head -n 1'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunExport(cmd.Context(), env, o) },
+	}
+	cmd.Flags().StringVar(&o.Name, "name", "", "the variable to set")
+	cmd.Flags().StringVar(&o.Command, "command", "", "shell command (bash -eo pipefail) that prints the value as one line")
+	cmd.Flags().StringVar(&o.Path, "path", "", "also put <value>/<path> on PATH (. for the value itself)")
+	return cmd
+}
+
+func newCmdCheckSanitizer(env *Env) *cobra.Command {
+	var o CheckSanitizerOptions
+	cmd := &cobra.Command{
+		Use:   "check-sanitizer",
+		Short: "Fail fast when compute-sanitizer is missing; print its version",
+		Example: `  # right after the step that installs nvidia-cuda-toolkit
+  debugflow-step check-sanitizer`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunCheckSanitizer(cmd.Context(), env, o) },
+	}
+	cmd.Flags().StringVar(&o.Sanitizer, "sanitizer", "", "compute-sanitizer path (default: search like sanitize)")
+	return cmd
+}
+
+func newCmdSmoke(env *Env) *cobra.Command {
+	var o SmokeOptions
+	cmd := &cobra.Command{
+		Use:   "smoke --command CMD [--log FILE]",
+		Short: "Check the build before the sweep; on failure stop the job with the reason in the step summary",
+		Example: `  debugflow-step smoke --out /tmp/repro --log cuda_init.log \
+    --command 'python -c "import quadrants as qd; qd.init(arch=qd.cuda)"'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunSmoke(cmd.Context(), env, o) },
+	}
+	addOut(cmd.Flags(), &o.Out)
+	cmd.Flags().StringVar(&o.Command, "command", "", "shell command (bash -eo pipefail) that checks the build")
+	cmd.Flags().StringVar(&o.Log, "log", DefaultSmokeLog, "file in DIR that gets the output")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -30,16 +31,40 @@ type StageOptions struct {
 	// TmateTimeoutMinutes is the raw flag value, validated as an integer
 	// in 1..360 (it comes from a workflow input through env:).
 	TmateTimeoutMinutes string
-	RebuildDir          string
-	Artifact            string
+	// TmateMaxMinutes is the longest session a run may ask for (the spec's tmate.max_minutes;
+	// 0: MaxTmateTimeoutMinutes).
+	TmateMaxMinutes int
+	RebuildDir      string
+	Artifact        string
+	// Exports name the variables of this step's environment the staged files set (the spec's
+	// env, the variables earlier steps exported, PATH).
+	Exports []string
+	// Workspace is the checkout the scripts run in ("": $GITHUB_WORKSPACE, else the current
+	// directory).
+	Workspace string
+	// StandaloneScript and StandaloneCode are the other two things repro_standalone.py can run.
+	StandaloneScript, StandaloneCode string
+	// Iterate are the README's lines for trying a fix.
+	Iterate []string
+	// SmokeCommand and SmokeLog are the workflow's build check and its log, for the README.
+	SmokeCommand, SmokeLog string
 }
 
 // ParseTmateTimeout validates --tmate-timeout-minutes.
 func ParseTmateTimeout(s string) (int, error) {
+	return ParseTmateTimeoutMax(s, MaxTmateTimeoutMinutes)
+}
+
+// ParseTmateTimeoutMax validates a tmate timeout against the workflow's maximum (0: the
+// gate's own limit of 360 minutes).
+func ParseTmateTimeoutMax(s string, maxMinutes int) (int, error) {
+	if maxMinutes <= 0 || maxMinutes > MaxTmateTimeoutMinutes {
+		maxMinutes = MaxTmateTimeoutMinutes
+	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < MinTmateTimeoutMinutes || n > MaxTmateTimeoutMinutes {
+	if err != nil || n < MinTmateTimeoutMinutes || n > maxMinutes {
 		return 0, usagef("--tmate-timeout-minutes %q: want a whole number of minutes from %d to %d",
-			s, MinTmateTimeoutMinutes, MaxTmateTimeoutMinutes)
+			s, MinTmateTimeoutMinutes, maxMinutes)
 	}
 	return n, nil
 }
@@ -47,7 +72,7 @@ func ParseTmateTimeout(s string) (int, error) {
 // RunStage is `debugflow-step stage`: it renders the helper scripts into
 // DIR, prints what it wrote and sets output gate_timeout_minutes = N+5.
 func RunStage(env *Env, opts StageOptions) ([]string, error) {
-	minutes, err := ParseTmateTimeout(opts.TmateTimeoutMinutes)
+	minutes, err := ParseTmateTimeoutMax(opts.TmateTimeoutMinutes, opts.TmateMaxMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +94,11 @@ func RunStage(env *Env, opts StageOptions) ([]string, error) {
 		ContinueFiles: opts.ContinueFiles, TmateTimeoutMinutes: minutes,
 		RebuildDir: opts.RebuildDir, ArtifactName: opts.Artifact,
 		StopOnFirstFailure: opts.StopOnFirstFailure,
+		Workspace:          stageWorkspace(env, opts.Workspace),
+		Exports:            stageExports(env, opts.Exports),
+		StandaloneScript:   opts.StandaloneScript, StandaloneCode: opts.StandaloneCode,
+		Iterate:      recipeLines(opts.Iterate),
+		SmokeCommand: opts.SmokeCommand, SmokeLog: opts.SmokeLog,
 	}
 	written, err := templates.Stage(p)
 	if err != nil {
@@ -79,4 +109,68 @@ func RunStage(env *Env, opts StageOptions) ([]string, error) {
 	}
 	env.setOutput("gate_timeout_minutes", strconv.Itoa(minutes+gateTimeoutSlack))
 	return written, nil
+}
+
+// stageWorkspace is the checkout the scripts cd to: the flag, $GITHUB_WORKSPACE, or the
+// directory the step runs in.
+func stageWorkspace(env *Env, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if ws := env.Getenv("GITHUB_WORKSPACE"); ws != "" {
+		return ws
+	}
+	dir, _ := os.Getwd()
+	return dir
+}
+
+// stageExports reads the named variables from this step's environment, where the runner put
+// the workflow env and what earlier steps wrote to $GITHUB_ENV and $GITHUB_PATH. A variable
+// that is unset, or whose value a script line cannot hold, is left out with a warning.
+func stageExports(env *Env, names []string) []templates.EnvVar {
+	var out []templates.EnvVar
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		value, ok := lookupEnv(env, name)
+		switch {
+		case !envNameRe.MatchString(name):
+			env.warnf("stage: --export %q is not a variable name; left out", name)
+		case !ok:
+			env.warnf("stage: %s is not set in this step; the staged scripts do not set it", name)
+		case strings.ContainsAny(value, "\x00\n\r"):
+			env.warnf("stage: %s holds a line break; the staged scripts do not set it", name)
+		default:
+			out = append(out, templates.EnvVar{Name: name, Value: value})
+		}
+	}
+	return out
+}
+
+// lookupEnv finds name in the environment given to children (Environ), which tells an empty
+// variable from an unset one.
+func lookupEnv(env *Env, name string) (string, bool) {
+	for _, kv := range env.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// recipeLines turns values that may hold several lines (an --iterate recipe from one env
+// variable) into one line each, without blank lines.
+func recipeLines(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, line := range strings.Split(v, "\n") {
+			if line = strings.TrimRight(line, "\r"); strings.TrimSpace(line) != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,141 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DefaultSmokeLog is the file the smoke verb writes when --log is not given.
+const DefaultSmokeLog = "smoke.log"
+
+// smokeTailLines is how many of the last output lines the step summary shows on failure.
+const smokeTailLines = 20
+
+// SmokeOptions configures `debugflow-step smoke`.
+type SmokeOptions struct {
+	Out string
+	// Command is the check, run with bash -eo pipefail in the current directory.
+	Command string
+	// Log is the file in Out that gets the output (default smoke.log).
+	Log string
+}
+
+// RunSmoke is `debugflow-step smoke`: a quick check of the build before the sweep (import the
+// project, initialise the GPU backend). Its output goes to the log and the step log as it
+// comes; when it fails, the step summary says so with the last lines and the step fails, so
+// the job stops before the reproducer with the reason on the run's page.
+func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
+	if strings.TrimSpace(opts.Command) == "" {
+		return usagef("--command is empty: give the check to run, e.g. --command 'python -c \"import mypkg\"'")
+	}
+	if opts.Log == "" {
+		opts.Log = DefaultSmokeLog
+	}
+	if opts.Log != filepath.Base(opts.Log) || strings.HasPrefix(opts.Log, ".") {
+		return usagef("--log %q: want a file name for the artifact directory, without folders", opts.Log)
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return err
+	}
+	bash, err := env.LookPath("bash")
+	if err != nil {
+		return fmt.Errorf("smoke: bash: %w", err)
+	}
+	path := filepath.Join(opts.Out, opts.Log)
+	log, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("smoke: create log: %w", err)
+	}
+	defer log.Close()
+
+	fmt.Fprintf(env.Stdout, "smoke: %s (output in %s)\n", opts.Command, path)
+	var tail []string
+	s := newStream(env, streamSpec{
+		Path: bash, Args: []string{"--noprofile", "--norc", "-eo", "pipefail", "-c", opts.Command},
+		Env: env.Environ(), Log: log, Echo: env.Stdout,
+		OnLine: func(line string) {
+			if tail = append(tail, line); len(tail) > smokeTailLines {
+				tail = tail[1:]
+			}
+		},
+	})
+	res, err := s.Run(ctx)
+	if err != nil {
+		return fmt.Errorf("smoke: %w", err)
+	}
+	took := res.Duration.Round(100 * time.Millisecond)
+	if res.Cancelled {
+		cause := context.Cause(ctx)
+		env.smokeSummary(opts, "was cancelled", took, tail)
+		var sig *SignalCause
+		if errors.As(cause, &sig) {
+			return &ExitError{Code: signalExitCode(sig.Signal), Err: fmt.Errorf("smoke: cancelled: %w", cause)}
+		}
+		return fmt.Errorf("smoke: cancelled: %w", cause)
+	}
+	if res.ExitCode == 0 {
+		fmt.Fprintf(env.Stdout, "smoke: OK in %s\n", took)
+		return nil
+	}
+	how := fmt.Sprintf("exited %d", res.ExitCode)
+	if res.Signal != 0 {
+		how = fmt.Sprintf("was killed by %s", res.Signal)
+	}
+	env.smokeSummary(opts, how, took, tail)
+	last := lastNonEmpty(tail)
+	env.Action.Errorf("the smoke test %s: %s", how, last)
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("smoke: `%s` %s after %s: %s; the job stops before the reproducer (output in %s)",
+		opts.Command, how, took, last, path)}
+}
+
+// smokeSummary writes the failure to $GITHUB_STEP_SUMMARY (stdout in a terminal): the command,
+// how it ended and the last lines of its output.
+func (e *Env) smokeSummary(opts SmokeOptions, how string, took time.Duration, tail []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Setup failed: the smoke test %s\n\n", how)
+	fmt.Fprintf(&b, "%s %s after %s, so the job stopped before the reproducer. Its output is %s in the artifact.\n",
+		markdownCode(opts.Command), how, took, markdownCode(opts.Log))
+	if len(tail) > 0 {
+		text := strings.Join(tail, "\n")
+		fence := strings.Repeat("`", max(3, longestBacktickRun(text)+1))
+		fmt.Fprintf(&b, "\nLast lines:\n\n%stext\n%s\n%s\n", fence, text, fence)
+	}
+	e.checkSummary(b.String())
+}
+
+func lastNonEmpty(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return "no output"
+}
+
+// markdownCode is s as a code span that renders exactly s (one line).
+func markdownCode(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	fence := strings.Repeat("`", longestBacktickRun(s)+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+func longestBacktickRun(s string) int {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c != '`' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
+}

@@ -1,0 +1,123 @@
+package steps
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestSmoke(t *testing.T) {
+	tests := []struct {
+		name        string
+		command     string
+		wantCode    int
+		wantLog     string
+		wantSummary []string // "" summary when it passed
+	}{
+		{"passes", `echo "init OK $QD_OFFLINE_CACHE"`, 0, "init OK 0\n", nil},
+		{"fails with the last lines", "echo loading; echo 'RuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE' >&2; exit 3", 1,
+			"loading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n",
+			[]string{"## Setup failed: the smoke test exited 3", "so the job stopped before the reproducer",
+				"`cuda_init.log`", "```text\nloading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n```"}},
+		{"a failing pipe fails", "false | cat", 1, "", []string{"exited 1"}},
+		{"killed by a signal", "echo dying; kill -SEGV $$", 1, "dying\n", []string{"the smoke test was killed by segmentation fault", "dying"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			summary := filepath.Join(t.TempDir(), "summary.md")
+			if err := os.WriteFile(summary, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "QD_OFFLINE_CACHE": "0", "GITHUB_STEP_SUMMARY": summary})
+			err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: tt.command, Log: "cuda_init.log"})
+			if got := ExitCodeFor(err); got != tt.wantCode {
+				t.Fatalf("exit %d (%v), want %d\n%s", got, err, tt.wantCode, te.stdout.String())
+			}
+			log, err := os.ReadFile(filepath.Join(out, "cuda_init.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(log) != tt.wantLog {
+				t.Errorf("cuda_init.log = %q, want %q", log, tt.wantLog)
+			}
+			if !strings.Contains(te.stdout.String(), tt.wantLog) {
+				t.Errorf("the step log does not show the output:\n%s", te.stdout.String())
+			}
+			md, _ := os.ReadFile(summary)
+			if len(tt.wantSummary) == 0 && len(md) > 0 {
+				t.Errorf("a passing smoke test wrote a summary:\n%s", md)
+			}
+			for _, w := range tt.wantSummary {
+				if !strings.Contains(string(md), w) {
+					t.Errorf("summary lacks %q:\n%s", w, md)
+				}
+			}
+			if tt.wantCode != 0 && !strings.Contains(te.stdout.String(), "::error::the smoke test") {
+				t.Errorf("no error annotation:\n%s", te.stdout.String())
+			}
+		})
+	}
+}
+
+// A cancelled smoke step (the runner's SIGTERM) ends the whole command tree and exits 143.
+func TestSmokeCancelled(t *testing.T) {
+	out := t.TempDir()
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	started := filepath.Join(out, "started")
+	go func() {
+		for i := 0; i < 500; i++ {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel(&SignalCause{Signal: syscall.SIGTERM})
+	}()
+	err := RunSmoke(ctx, te.Env, SmokeOptions{Out: out, Command: "touch '" + started + "'; sleep 30 & wait"})
+	if got := ExitCodeFor(err); got != 143 {
+		t.Fatalf("exit %d (%v), want 143", got, err)
+	}
+	if !strings.Contains(te.stdout.String(), "## Setup failed: the smoke test was cancelled") {
+		t.Errorf("output:\n%s", te.stdout.String())
+	}
+}
+
+func TestSmokeUsage(t *testing.T) {
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
+	for _, o := range []SmokeOptions{{Out: t.TempDir()}, {Out: t.TempDir(), Command: "true", Log: "../x.log"}} {
+		if err := RunSmoke(context.Background(), te.Env, o); ExitCodeFor(err) != ExitUsage {
+			t.Errorf("%+v: %v, want a usage error", o, err)
+		}
+	}
+}
+
+func TestCheckSanitizer(t *testing.T) {
+	t.Run("found", func(t *testing.T) {
+		te := newTestEnv(t, map[string]string{"PATH": binDir(t, "compute-sanitizer")})
+		if err := RunCheckSanitizer(context.Background(), te.Env, CheckSanitizerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(te.stdout.String(), "Version 2025.3.1.0") {
+			t.Errorf("the version is not in the log:\n%s", te.stdout.String())
+		}
+	})
+	t.Run("missing", func(t *testing.T) {
+		summary := filepath.Join(t.TempDir(), "summary.md")
+		te := newTestEnv(t, map[string]string{"PATH": t.TempDir(), "GITHUB_STEP_SUMMARY": summary})
+		te.Root = t.TempDir() // no /usr/local/cuda*, no /usr/bin/compute-sanitizer
+		err := RunCheckSanitizer(context.Background(), te.Env, CheckSanitizerOptions{})
+		if ExitCodeFor(err) != ExitFailure || !strings.Contains(err.Error(), "apt-get install nvidia-cuda-toolkit") {
+			t.Fatalf("got %v, want exit 1 naming the package", err)
+		}
+		md, _ := os.ReadFile(summary)
+		if !strings.Contains(string(md), "## Setup failed: compute-sanitizer is missing") {
+			t.Errorf("summary:\n%s", md)
+		}
+	})
+}
