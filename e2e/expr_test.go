@@ -20,6 +20,9 @@ import (
 //	steps.ID.outputs.NAME                       from the GITHUB_OUTPUT of an earlier step
 //	steps.ID.outputs.NAME || 'default'          the output, or the default when it is empty
 //	fromJSON(steps.ID.outputs.NAME || '65')     the same, read as a JSON number
+//	!inputs.X                                   a boolean input negated: "false" when the run
+//	                                            set it true, else "true" (a pull_request run
+//	                                            has no inputs: !null is true)
 //
 // Conditions (if:) are empty (success()), always(), or steps.ID.outputs.NAME == 'literal'.
 type evaluator struct {
@@ -38,6 +41,7 @@ var (
 	reOrDefault = regexp.MustCompile(`^(\S+)\s*\|\|\s*'((?:[^']|'')*)'$`)
 	reEqLiteral = regexp.MustCompile(`^(\S+)\s*==\s*'((?:[^']|'')*)'$`)
 	reInput     = regexp.MustCompile(`^inputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
+	reNotInput  = regexp.MustCompile(`^!inputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 	reStepOut   = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 )
 
@@ -71,9 +75,21 @@ func (e *evaluator) eval(expr string) (string, error) {
 	return e.value(expr)
 }
 
-// value is an operand, or `operand || 'default'`.
+// value is an operand, `operand || 'default'` or `!inputs.X`.
 func (e *evaluator) value(expr string) (string, error) {
 	expr = strings.TrimSpace(expr)
+	if m := reNotInput.FindStringSubmatch(expr); m != nil {
+		// workflow_dispatch keeps a boolean input a boolean; GitHub's API and UI send only
+		// true or false.
+		switch v := e.inputs[m[1]]; v {
+		case "true":
+			return "false", nil
+		case "", "false":
+			return "true", nil
+		default:
+			return "", fmt.Errorf("%s: boolean input %q is %q, not true or false", expr, m[1], v)
+		}
+	}
 	if m := reOrDefault.FindStringSubmatch(expr); m != nil {
 		v, err := e.operand(m[1], true)
 		if err != nil {
@@ -155,6 +171,7 @@ func TestEvaluator(t *testing.T) {
 		{in: "${{ format('{0}', github.token) }}", wantErr: true},
 		{in: "${{ inputs.a || inputs.b || 'c' }}", wantErr: true},
 		{in: "${{ fromJSON(steps.reproduce.outputs.reproduced || '1') }}", wantErr: true}, // "true" is no number
+		{in: "${{ !inputs.full_sweep }}", want: "true"},                                   // no inputs: !null
 	}
 	for _, tt := range tests {
 		got, err := e.interpolate(tt.in)
@@ -163,11 +180,14 @@ func TestEvaluator(t *testing.T) {
 		}
 	}
 	// A workflow_dispatch run: given inputs win, empty or absent ones take the default.
-	dispatch := &evaluator{inputs: map[string]string{"reproduce_count": "7", "ref": ""}}
+	dispatch := &evaluator{inputs: map[string]string{"reproduce_count": "7", "ref": "", "full_sweep": "true", "quick": "false"}}
 	for in, want := range map[string]string{
 		"${{ inputs.reproduce_count || '4' }}": "7",
 		"${{ inputs.ref || 'main' }}":          "main",
 		"${{ inputs.absent || 'x' }}":          "x",
+		"${{ !inputs.full_sweep }}":            "false",
+		"${{ !inputs.quick }}":                 "true",
+		"${{ !inputs.absent }}":                "true",
 	} {
 		if got, err := dispatch.interpolate(in); err != nil || got != want {
 			t.Errorf("dispatch: interpolate(%q) = %q, %v; want %q", in, got, err, want)

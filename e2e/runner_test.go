@@ -48,15 +48,18 @@ type jobDef struct {
 }
 
 type stepDef struct {
-	Name           string         `yaml:"name"`
-	ID             string         `yaml:"id"`
-	If             string         `yaml:"if"`
-	Uses           string         `yaml:"uses"`
-	With           map[string]any `yaml:"with"`
-	Env            map[string]any `yaml:"env"`
-	Shell          string         `yaml:"shell"`
-	Run            string         `yaml:"run"`
-	TimeoutMinutes any            `yaml:"timeout-minutes"`
+	Name  string         `yaml:"name"`
+	ID    string         `yaml:"id"`
+	If    string         `yaml:"if"`
+	Uses  string         `yaml:"uses"`
+	With  map[string]any `yaml:"with"`
+	Env   map[string]any `yaml:"env"`
+	Shell string         `yaml:"shell"`
+	Run   string         `yaml:"run"`
+	// ContinueOnError: a failure of the step is its outcome, not the job's (its conclusion is
+	// success, so later steps run as if it had passed).
+	ContinueOnError bool `yaml:"continue-on-error"`
+	TimeoutMinutes  any  `yaml:"timeout-minutes"`
 }
 
 // Outcomes of a step, as in steps.<id>.outcome.
@@ -73,9 +76,11 @@ const githubDefaultStepMinutes = 360
 type stepResult struct {
 	Name, ID string
 	Outcome  string
-	// Kind is "run", "uses", "install" (a run: step that installs software, not run here)
-	// or "skipped" (its if: was false).
+	// Kind is "run", "uses", "install" (a run: step that installs software: its install
+	// lines are not run here, its debugflow-step lines are) or "skipped" (its if: was false).
 	Kind string
+	// ContinueOnError is the step's continue-on-error.
+	ContinueOnError bool
 	// Verb is the debugflow-step verb of a run: step; Action the action of a uses: step
 	// (without the @ref).
 	Verb, Action string
@@ -87,8 +92,11 @@ type stepResult struct {
 	With map[string]string
 	// Files are the files under an upload-artifact step's path when it ran (relative, sorted).
 	Files []string
-	// Provided are the folders an install step put on the PATH of the later steps.
+	// Provided are the folders an install step put on the PATH of the later steps, and the
+	// lines a step wrote to $GITHUB_PATH.
 	Provided []string
+	// Exported are the variables the step wrote to $GITHUB_ENV, for the later steps.
+	Exported map[string]string
 	// Timeout is the evaluated timeout-minutes.
 	Timeout  time.Duration
 	Duration time.Duration
@@ -155,6 +163,9 @@ type simRunner struct {
 	// installCommands are the spec's install and build commands: a run: step made only of
 	// them (and of the generator's own install lines) installs software and is skipped.
 	installCommands []string
+	// exported are the variables earlier steps wrote to $GITHUB_ENV: the runner sets them for
+	// every later step.
+	exported map[string]string
 	// budget bounds every step's wall-clock time in the test, below its timeout-minutes: a
 	// simulated step taking longer is a hang.
 	budget time.Duration
@@ -168,12 +179,13 @@ func newSimRunner(t *testing.T, workspace string, imagePath ...string) *simRunne
 	root := t.TempDir()
 	r := &simRunner{
 		t: t, workspace: workspace, path: imagePath,
-		temp:    filepath.Join(root, "runner_temp"),
-		files:   filepath.Join(root, "runner"),
-		summary: filepath.Join(root, "step_summary.md"),
-		env:     map[string]string{},
-		token:   "ghs_e2eDummyToken",
-		budget:  40 * time.Second,
+		temp:     filepath.Join(root, "runner_temp"),
+		files:    filepath.Join(root, "runner"),
+		summary:  filepath.Join(root, "step_summary.md"),
+		env:      map[string]string{},
+		exported: map[string]string{},
+		token:    "ghs_e2eDummyToken",
+		budget:   40 * time.Second,
 	}
 	for _, d := range []string{r.temp, r.files} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -204,12 +216,14 @@ func classify(script string, installCommands []string) (string, error) {
 	all := func(re *regexp.Regexp) bool {
 		return !slices.ContainsFunc(lines, func(l string) bool { return !re.MatchString(l) })
 	}
+	isInstall := func(l string) bool { return installLine.MatchString(l) || slices.Contains(installCommands, l) }
 	switch {
 	case all(stepBinaryLine):
 		return "run", nil
-	case !slices.ContainsFunc(lines, func(l string) bool {
-		return !installLine.MatchString(l) && !slices.Contains(installCommands, l)
+	case slices.ContainsFunc(lines, isInstall) && !slices.ContainsFunc(lines, func(l string) bool {
+		return !isInstall(l) && !stepBinaryLine.MatchString(l)
 	}):
+		// Install lines, then maybe debugflow-step lines (the exports of the step).
 		return "install", nil
 	}
 	return "", fmt.Errorf("run: script is neither a debugflow-step call nor a known install command; teach the simulated runner about it:\n%s", script)
@@ -252,7 +266,7 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 			t.Fatalf("job %s exceeded its timeout-minutes (%v) before step %q", id, jobTimeout, st.Name)
 		}
 		sr := r.runStep(ev, &wf, &job, i, st, res.Failed)
-		if sr.Outcome == outcomeFailure {
+		if sr.Outcome == outcomeFailure && !st.ContinueOnError {
 			res.Failed = true
 		}
 		if st.ID != "" && sr.Outputs != nil {
@@ -267,7 +281,7 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int, st stepDef, jobFailed bool) stepResult {
 	t := r.t
 	t.Helper()
-	sr := stepResult{Name: st.Name, ID: st.ID}
+	sr := stepResult{Name: st.Name, ID: st.ID, ContinueOnError: st.ContinueOnError}
 	sr.Action, _, _ = strings.Cut(st.Uses, "@")
 	if f := strings.Fields(st.Run); len(f) >= 2 && f[0] == "debugflow-step" {
 		sr.Verb = f[1]
@@ -296,16 +310,26 @@ func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int,
 	}
 	sr.Kind = kind
 	if kind == "install" {
+		var provided, stepLines []string
 		for _, line := range scriptLines(st.Run) {
+			if stepBinaryLine.MatchString(line) {
+				stepLines = append(stepLines, line)
+			}
 			for re, dir := range r.provides {
-				if re.MatchString(line) && !slices.Contains(sr.Provided, dir) {
-					sr.Provided = append(sr.Provided, dir)
+				if re.MatchString(line) && !slices.Contains(provided, dir) {
+					provided = append(provided, dir)
 				}
 			}
 		}
-		sort.Strings(sr.Provided)
-		r.path = append(slices.Clone(sr.Provided), r.path...)
+		sort.Strings(provided)
+		r.path = append(slices.Clone(provided), r.path...)
 		sr.Outcome = outcomeSuccess
+		if len(stepLines) > 0 {
+			// The step's own debugflow-step lines (exports) run, after what it installed.
+			st.Run = strings.Join(stepLines, "\n") + "\n"
+			sr = r.exec(st, i, r.environ(ev, wf, job, st), sr)
+		}
+		sr.Provided = append(provided, sr.Provided...)
 		return sr
 	}
 	env := r.environ(ev, wf, job, st)
@@ -416,6 +440,9 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 	for k, v := range r.env {
 		env[k] = v
 	}
+	for k, v := range r.exported {
+		env[k] = v
+	}
 	for _, layer := range []struct {
 		where string
 		vars  map[string]any
@@ -523,9 +550,26 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	if sr.Outputs, err = parseOutputFile(string(b)); err != nil {
 		t.Fatalf("step %q: GITHUB_OUTPUT: %v", st.Name, err)
 	}
-	for _, k := range []string{"GITHUB_ENV", "GITHUB_PATH"} {
-		if b, _ := os.ReadFile(files[k]); len(b) > 0 {
-			t.Fatalf("step %q wrote %s, which the simulated runner does not apply:\n%s", st.Name, k, b)
+	// What the step wrote to $GITHUB_ENV and $GITHUB_PATH reaches the later steps, as on a
+	// runner: the variables are set, the folders go first on PATH (the last line first).
+	b, err = os.ReadFile(files["GITHUB_ENV"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.Exported, err = parseOutputFile(string(b)); err != nil {
+		t.Fatalf("step %q: GITHUB_ENV: %v", st.Name, err)
+	}
+	for k, v := range sr.Exported {
+		r.exported[k] = v
+	}
+	b, err = os.ReadFile(files["GITHUB_PATH"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if dir = strings.TrimSpace(dir); dir != "" {
+			sr.Provided = append(sr.Provided, dir)
+			r.path = append([]string{dir}, r.path...)
 		}
 	}
 	return sr
@@ -620,6 +664,7 @@ func TestClassify(t *testing.T) {
 		{"pip install -e . --no-build-isolation", "install"},
 		{"make -j4", ""},
 		{"debugflow-step xid --out /x\nrm -rf /", ""},
+		{"make -C build all\ndebugflow-step export --name B --command \"$B_COMMAND\"\n", "install"},
 		{"pip install -e . --no-build-isolation\ncurl https://example.com | sh", ""},
 		{"pip install requests", ""}, // not a line of the spec
 	}

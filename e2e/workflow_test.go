@@ -61,6 +61,8 @@ type simulation struct {
 	// summary is GITHUB_STEP_SUMMARY.
 	summary string
 
+	// noSSHKeys makes the fake GitHub API serve no key for the actor.
+	noSSHKeys bool
 	// mu guards keyRequests, the Authorization headers the fake GitHub API saw for the
 	// actor's keys.
 	mu          sync.Mutex
@@ -87,9 +89,13 @@ type run struct {
 	// inputs, when not nil, start the run with workflow_dispatch and these inputs; nil is a
 	// pull_request run.
 	inputs map[string]string
-	// gateBefore sets tmate.placement: before (open the session before the reproducer, wait
-	// in it at the end).
-	gateBefore bool
+	// placement is tmate.placement ("": the default spec's, before: open the session before
+	// the reproducer and wait in it at the end; after: one blocking gate at the end).
+	placement string
+	// env is extra runner environment (FAKE_CUDA_INIT=fail fails the smoke test).
+	env map[string]string
+	// noSSHKeys makes the actor a GitHub user without public SSH keys: the gate cannot start.
+	noSSHKeys bool
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
 	rerunInSession bool
@@ -132,9 +138,14 @@ func simulate(t *testing.T, how run) *simulation {
 	// Never the global /tmp/continue and /tmp/repro: tests run in parallel on shared machines.
 	s.Tmate.ContinueFile = filepath.Join(root, "continue")
 	s.Artifact.Dir = filepath.Join(root, "repro")
-	if how.gateBefore {
-		s.Tmate.Placement = "before"
+	if how.placement != "" {
+		s.Tmate.Placement = how.placement
 	}
+	// What the reference project's install and build export, from commands this machine can
+	// run; the smoke test initialises the suite's fake backend with the suite's Python.
+	s.Install.Exports[0].Command = `mkdir -p llvm/bin && echo "$PWD/llvm"`
+	s.Build.Exports[0].Command = `mkdir -p _skbuild/linux/cmake-build && ls -d "$PWD"/_skbuild/*/cmake-build | head -n 1`
+	s.Smoke.Command = "'" + python + `' -c "import fakecuda; fakecuda.init()"`
 	if !s.Tmate.LimitsToActor() {
 		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
 	}
@@ -150,8 +161,8 @@ func simulate(t *testing.T, how run) *simulation {
 
 	r := newSimRunner(t, sim.checkout, binPath(fromImage))
 	r.provides = map[*regexp.Regexp]string{
-		regexp.MustCompile(`^go (install|build) .*debugflow-step`):                        binPath(fromGopath),
-		regexp.MustCompile(`^sudo apt-get .* install -y( \S+)* nvidia-cuda-toolkit( |$)`): binPath(fromToolkit),
+		regexp.MustCompile(`^go (install|build) .*debugflow-step`):                             binPath(fromGopath),
+		regexp.MustCompile(`^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`): binPath(fromToolkit),
 	}
 	sim.summary = r.summary
 	r.installCommands = append(slices.Clone(s.Install.Commands), s.Build.Commands...)
@@ -163,6 +174,10 @@ func simulate(t *testing.T, how run) *simulation {
 		"FAKE_SANITIZER_ARGV_FILE": sim.argvFile,
 		"TMATE_DOUBLE_LOG":         sim.tmateLog,
 	}
+	for k, v := range how.env {
+		r.env[k] = v
+	}
+	sim.noSSHKeys = how.noSSHKeys
 	r.inputs = how.inputs
 	r.whileRunning = sim.freeTheGate
 	t.Cleanup(func() {
@@ -198,6 +213,10 @@ func (sim *simulation) serveGitHub(w http.ResponseWriter, req *http.Request) {
 	sim.keyRequests = append(sim.keyRequests, req.Header.Get("Authorization"))
 	sim.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	if sim.noSSHKeys {
+		fmt.Fprint(w, `[]`)
+		return
+	}
 	fmt.Fprintf(w, `[{"id":1,"key":%q}]`, actorKey)
 }
 
@@ -275,8 +294,37 @@ func tmateSessionStarted(path string) bool {
 
 func TestGeneratedWorkflowRunsOnASimulatedRunner(t *testing.T) {
 	t.Parallel()
-	sim := simulate(t, run{selectExpr: "cuda", rerunInSession: true})
+	// The full sweep (the dispatch input), so both the crash and the failure of the suite
+	// happen whatever order xdist runs the repetitions in.
+	sim := simulate(t, run{selectExpr: "cuda", rerunInSession: true, inputs: map[string]string{"full_sweep": "true"}})
 	checkReproduced(t, sim)
+	repro := sim.job.byID(t, generate.ReproduceStepID)
+	if strings.Contains(repro.Output, "stopped early") {
+		t.Errorf("the full sweep stopped early:\n%s", repro.Output)
+	}
+
+	// The job env reached the smoke test (its log is in the artifact), and what the install
+	// and build exported reached the later steps and the staged env.sh.
+	art := sim.spec.Artifact.Dir
+	if log := readFile(t, filepath.Join(art, "cuda_init.log")); log != "cuda init OK (QD_OFFLINE_CACHE=0)\n" {
+		t.Errorf("cuda_init.log = %q", log)
+	}
+	install := sim.job.step(t, "Install dependencies and compute-sanitizer")
+	if got := install.Exported["LLVM_DIR"]; got != filepath.Join(sim.checkout, "llvm") || !slices.Contains(install.Provided, filepath.Join(sim.checkout, "llvm", "bin")) {
+		t.Errorf("install exported %v and put %q on PATH, want LLVM_DIR=%s/llvm and its bin", install.Exported, install.Provided, sim.checkout)
+	}
+	envSh := readFile(t, filepath.Join(art, "env.sh"))
+	for _, want := range []string{
+		"[[ -v QD_OFFLINE_CACHE ]] || export QD_OFFLINE_CACHE=0\n",
+		"[[ -v QUADRANTS_CMAKE_ARGS ]] || export QUADRANTS_CMAKE_ARGS='-DQD_WITH_VULKAN:BOOL=OFF -DQD_WITH_CUDA:BOOL=ON -DQD_WITH_AMDGPU:BOOL=OFF -DQD_BUILD_TESTS:BOOL=OFF'\n",
+		"[[ -v LLVM_DIR ]] || export LLVM_DIR=" + filepath.Join(sim.checkout, "llvm") + "\n",
+		"[[ -v BUILD_DIR ]] || export BUILD_DIR=" + filepath.Join(sim.checkout, "_skbuild", "linux", "cmake-build") + "\n",
+		"export PATH=" + filepath.Join(sim.checkout, "llvm", "bin") + ":",
+	} {
+		if !strings.Contains(envSh, want) {
+			t.Errorf("env.sh lacks %q:\n%s", want, envSh)
+		}
+	}
 
 	// In the session the user reran the reproducer with the staged script: same flags, same
 	// failure, fresh evidence in the artifact directory before the second upload.
@@ -299,12 +347,16 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	// The install steps are what put debugflow-step and compute-sanitizer on the runner.
 	for name, want := range map[string]string{installSteps[0]: binPath(fromGopath), installSteps[1]: binPath(fromToolkit)} {
-		if got := job.step(t, name).Provided; !slices.Equal(got, []string{want}) {
+		if got := job.step(t, name).Provided; !slices.Contains(got, want) {
 			t.Errorf("step %q installs %q, want %s", name, got, want)
 		}
 	}
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}
+	if sim.spec.Tmate.Placement == "after" {
+		want = slices.Delete(want, 6, 7)
+	}
+	if !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	if got := job.names(func(s stepResult) bool { return s.Outcome == outcomeSkipped }); len(got) > 0 {
@@ -321,7 +373,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 		t.Errorf("verdict output does not say the bug was reproduced:\n%s", verdict.Output)
 	}
 
-	// A pull_request run has no inputs: the checkout ref and the counts are the defaults.
+	// The run did not set them: the checkout ref and the counts are the defaults.
 	ref, _ := sim.spec.Input(sim.spec.Checkout.RefInput)
 	if got := job.byAction(t, "actions/checkout")[0].With["ref"]; got != ref.Default {
 		t.Errorf("checkout ref = %q, want the input's default %q", got, ref.Default)
@@ -402,7 +454,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 // sanitizer, a green verdict, a summary that says so.
 func TestCleanSelectionPasses(t *testing.T) {
 	t.Parallel()
-	sim := simulate(t, run{selectExpr: "cpu"})
+	sim := simulate(t, run{selectExpr: "cpu", placement: "after"})
 	job := sim.job
 	repro := job.byID(t, generate.ReproduceStepID)
 	wantOutput(t, repro, "reproduced", "false")
@@ -465,10 +517,10 @@ func TestDispatchInputsReachTheSteps(t *testing.T) {
 // already look around, and a step at the end waits in the same session until it is freed.
 func TestGateBeforeTheReproducer(t *testing.T) {
 	t.Parallel()
-	sim := simulate(t, run{selectExpr: "cpu", gateBefore: true})
+	sim := simulate(t, run{selectExpr: "cpu", placement: "before"})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "identity", "stage", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")
@@ -521,7 +573,9 @@ func (sim *simulation) checkUploads(t *testing.T, want []string) {
 			}
 		}
 	}
-	before := sim.spec.Tmate.Placement == "before"
+	// With placement: before the session opened before the reproducer already wrote tmate.txt
+	// (when the open step ran: a failed build check skips it).
+	before := sim.spec.Tmate.Placement == "before" && sim.job.step(t, "Open the tmate session").Outcome == outcomeSuccess
 	if slices.Contains(ups[0].Files, "tmate.txt") != before || !slices.Contains(ups[1].Files, "tmate.txt") {
 		t.Errorf("tmate.txt in the first upload: %v, want %v; in the second: %v, want true",
 			slices.Contains(ups[0].Files, "tmate.txt"), before, slices.Contains(ups[1].Files, "tmate.txt"))
@@ -821,4 +875,113 @@ func TestSetupFailureStopsTheJobInSeconds(t *testing.T) {
 			sim.checkGate(t, defaultTmateMinutes)
 		})
 	}
+}
+
+// TestStopsAtTheFirstFailureByDefault runs the flaky selection as a pull request would: no
+// inputs, so the reproducer stops at the first failing or crashing test, and what it saw by
+// then (the failing id, a crashed worker) reaches the summary and the sanitizer.
+func TestStopsAtTheFirstFailureByDefault(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cuda"})
+	job := sim.job
+	repro := job.byID(t, generate.ReproduceStepID)
+	wantOutput(t, repro, "reproduced", "true")
+	if !strings.Contains(repro.Output, "reproducer: stopped early (first failure: "+suiteFile+"::test_grad[cuda-") {
+		t.Errorf("the reproducer did not stop at the first failure:\n%s", repro.Output)
+	}
+	var summary struct {
+		StoppedEarly   bool     `json:"stopped_early"`
+		Failed         int      `json:"failed"`
+		CrashedWorkers []string `json:"crashed_workers"`
+		FailedBase     []string `json:"failed_base_tests"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(sim.spec.Artifact.Dir, "reproducer_summary.json"))), &summary); err != nil {
+		t.Fatal(err)
+	}
+	if !summary.StoppedEarly || summary.Failed < 1 || !slices.Equal(summary.FailedBase, []string{failingBaseID}) {
+		t.Errorf("reproducer_summary.json = %+v, want stopped early with %s failed", summary, failingBaseID)
+	}
+	if ids := sanitizerTestIDs(t, sim.argvFile); !slices.Equal(ids, []string{failingBaseID}) {
+		t.Errorf("compute-sanitizer got %q, want the failing id that survived the stop", ids)
+	}
+	verdict := job.byVerb(t, "verdict")
+	if !job.Failed || verdict.Outcome != outcomeFailure || !strings.Contains(verdict.Output, "stopped at the first failure") {
+		t.Errorf("verdict %s:\n%s", verdict.Outcome, verdict.Output)
+	}
+}
+
+// TestSmokeFailureStopsTheJobBeforeTheSweep: the build check fails (the backend does not
+// initialise), so nothing is reproduced, the reason is in the step summary, and its log, the
+// staged scripts and the gate are there for the person who comes to look.
+func TestSmokeFailureStopsTheJobBeforeTheSweep(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cuda", env: map[string]string{"FAKE_CUDA_INIT": "fail"}})
+	job := sim.job
+	smoke := job.step(t, "Smoke test")
+	if smoke.Outcome != outcomeFailure || smoke.ExitCode != 1 || smoke.Duration > 10*time.Second {
+		t.Errorf("smoke step %s exit %d in %v, want a failure within seconds:\n%s", smoke.Outcome, smoke.ExitCode, smoke.Duration, smoke.Output)
+	}
+	for _, name := range []string{"Open the tmate session", "Reproduce", "compute-sanitizer (memcheck)"} {
+		if got := job.step(t, name).Outcome; got != outcomeSkipped {
+			t.Errorf("step %q: %s, want skipped after the failed smoke test", name, got)
+		}
+	}
+	if got := job.step(t, "Stage helper scripts").Outcome; got != outcomeSuccess {
+		t.Errorf("stage %s: the session after a failed build check needs the scripts", got)
+	}
+	summary := readFile(t, sim.summary)
+	for _, want := range []string{"## Setup failed: the smoke test exited 1", "RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE", "`cuda_init.log`"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("step summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if log := readFile(t, filepath.Join(sim.spec.Artifact.Dir, "cuda_init.log")); !strings.Contains(log, "CUDA_ERROR_NO_DEVICE while calling cuInit") {
+		t.Errorf("cuda_init.log = %q", log)
+	}
+	sim.checkUploads(t, []string{"cuda_init.log", "env.sh", "README.md", "run_reproducer.sh", "system_identity.txt", "summary.md"})
+	if !job.Failed {
+		t.Error("the job did not fail")
+	}
+	sim.checkGate(t, defaultTmateMinutes)
+}
+
+// TestGateThatCannotStartNeverSkipsTheReproducer: with placement before and an actor without
+// SSH keys, the session cannot open; the reproducer and the upload run all the same, and the
+// gate at the end says why there is no session.
+func TestGateThatCannotStartNeverSkipsTheReproducer(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cpu", placement: "before", noSSHKeys: true})
+	job := sim.job
+	open := job.step(t, "Open the tmate session")
+	if open.Outcome != outcomeFailure || !open.ContinueOnError || !strings.Contains(open.Output, `GitHub user "octocat" has no public SSH keys`) {
+		t.Errorf("open step %s (continue-on-error %v):\n%s", open.Outcome, open.ContinueOnError, open.Output)
+	}
+	repro := job.byID(t, generate.ReproduceStepID)
+	if repro.Outcome != outcomeSuccess {
+		t.Fatalf("the reproducer %s after a gate that could not start", repro.Outcome)
+	}
+	wantOutput(t, repro, "reproduced", "false")
+	ups := job.byAction(t, "actions/upload-artifact")
+	if ups[0].Outcome != outcomeSuccess || !slices.Contains(ups[0].Files, "reproducer.log") {
+		t.Errorf("the first upload %s with %q, want reproducer.log", ups[0].Outcome, ups[0].Files)
+	}
+	wait := job.blockingGate(t)
+	if wait.Outcome != outcomeFailure || !strings.Contains(wait.Output, "has no public SSH keys") {
+		t.Errorf("the gate at the end %s:\n%s", wait.Outcome, wait.Output)
+	}
+	if verdict := job.byVerb(t, "verdict"); verdict.Outcome != outcomeSuccess {
+		t.Errorf("verdict %s: the clean run's verdict is green", verdict.Outcome)
+	}
+}
+
+// sanitizerTestIDs are the test ids compute-sanitizer was given.
+func sanitizerTestIDs(t *testing.T, argvFile string) []string {
+	t.Helper()
+	var ids []string
+	for _, a := range sanitizerArgv(t, argvFile) {
+		if strings.Contains(a, "::") {
+			ids = append(ids, a)
+		}
+	}
+	return ids
 }

@@ -57,6 +57,33 @@ func (c *shellCommand) flagEnv(name, envName, value string) *shellCommand {
 	return c
 }
 
+// flagEnvEq adds `name=value` (a boolean flag takes its value only after =), through envName
+// when value holds an expression.
+func (c *shellCommand) flagEnvEq(name, envName, value string) *shellCommand {
+	c.groups = append(c.groups, name+"="+c.word(envName, value))
+	return c
+}
+
+// flagViaEnv adds `name "$ENVNAME"` and puts value in the step's env: always, not only for an
+// expression. For long multi-line values (code) that read better as a YAML block.
+func (c *shellCommand) flagViaEnv(name, envName, value string) *shellCommand {
+	c.env = append(c.env, workflow.EnvVar{Name: envName, Value: value})
+	c.groups = append(c.groups, name+` "$`+envName+`"`)
+	return c
+}
+
+// code adds `name "$ENVNAME"` for a value that is shell code of the spec (a command, a
+// recipe): the code goes into the step's env: as it is written, where shellcheck does not take
+// its $VARIABLES for mistakes of this script and a reviewer reads it unquoted. An expression in
+// it is an error: GitHub would paste its value into the code.
+func (c *shellCommand) code(path, name, envName, value string) error {
+	if strings.Contains(value, "${{") {
+		return fmt.Errorf("%s: %q contains ${{ }}: GitHub would paste the value into the code; set it in an env: of the spec and read \"$NAME\" instead", path, value)
+	}
+	c.flagViaEnv(name, envName, value)
+	return nil
+}
+
 // intFlag adds `name N`.
 func (c *shellCommand) intFlag(name string, n int) *shellCommand {
 	c.groups = append(c.groups, name+" "+strconv.Itoa(n))

@@ -44,14 +44,18 @@ const (
 	reportDownloadDir = "artifacts"
 	// gateMarginMinutes is what `debugflow-step stage` adds to the tmate timeout for the gate
 	// step's own timeout-minutes (gate_timeout_minutes = N + 5).
-	gateMarginMinutes = 5
+	gateMarginMinutes = spec.GateMarginMinutes
 	// detachTimeoutMinutes bounds the step that opens the session with --detach (it installs
 	// tmate when missing and returns once the session is up).
-	detachTimeoutMinutes = 10
-	// Env var names through which workflow inputs reach the commands.
+	detachTimeoutMinutes = spec.DetachMinutes
+	// Env var names through which workflow inputs and code reach the commands.
 	envReproduceCount = "REPRODUCE_COUNT"
 	envTmateTimeout   = "TMATE_TIMEOUT_MINUTES"
 	envArtifactName   = "ARTIFACT_NAME"
+	envStopOnFailure  = "STOP_ON_FIRST_FAILURE"
+	envStandaloneCode = "DEBUGFLOW_STANDALONE_CODE"
+	envIterate        = "DEBUGFLOW_ITERATE"
+	envSmokeCommand   = "SMOKE_COMMAND"
 	embeddedSpecName  = "the embedded default spec"
 )
 
@@ -149,7 +153,7 @@ func (b *builder) triggers() (workflow.On, error) {
 	}
 	inputs := workflow.Inputs{}
 	for i, in := range b.s.Inputs {
-		def, err := inputDefault(in)
+		def, err := inputDefault(b.withNumberDefault(in))
 		if err != nil {
 			return on, fmt.Errorf("generate: inputs[%d] (%s): %w", i, in.Name, err)
 		}
@@ -169,6 +173,21 @@ func (b *builder) triggers() (workflow.On, error) {
 	})
 	on.WorkflowDispatch = &workflow.WorkflowDispatch{Inputs: inputs}
 	return on, nil
+}
+
+// withNumberDefault gives an input that overrides a number of the spec (reproducer.count,
+// tmate.timeout_minutes) that number as its default: the spec has one source for it.
+func (b *builder) withNumberDefault(in spec.Input) spec.Input {
+	if in.Default != "" {
+		return in
+	}
+	switch in.Name {
+	case b.s.Reproducer.CountInput:
+		in.Default = strconv.Itoa(b.s.Reproducer.Count)
+	case b.s.Tmate.TimeoutInput:
+		in.Default = strconv.Itoa(b.s.Tmate.TimeoutMinutes)
+	}
+	return in
 }
 
 // inputDefault types a spec default the way GitHub expects it for the input's type.
@@ -285,21 +304,36 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	} else if ok {
 		steps = append(steps, st)
 	}
-	if len(s.Build.Commands) > 0 {
-		var sc script
-		for i, line := range s.Build.Commands {
-			if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
-				return job, fmt.Errorf("generate: %w", err)
-			}
-		}
-		steps = append(steps, runStep(workflow.Step{Name: "Build", Env: toEnv(s.Build.Env)}, &sc))
+	if s.Sanitizer.SanitizerEnabled() {
+		// Right after the install: a missing compute-sanitizer fails the job before the build.
+		steps = append(steps, b.oneCommandStep("Check compute-sanitizer", "", newCommand(stepBinary, "check-sanitizer")))
+	}
+	if st, ok, err := b.buildStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, st)
 	}
 	if len(steps) > installedAt {
 		// The identity step ran before anything was installed (its dmesg baseline must come
 		// first); record the sanitizer, Python and pip freeze as the build left them.
 		steps = append(steps, b.toolchainStep())
 	}
-	steps = append(steps, b.stageStep())
+	// Staged before the smoke test, so a session opened after a failed build check has the
+	// scripts and the README's recipe.
+	stage, err := b.stageStep()
+	if err != nil {
+		return job, err
+	}
+	steps = append(steps, stage)
+	if s.Smoke.SmokeEnabled() {
+		sc := newCommand(stepBinary, "smoke").flag("--out", s.Artifact.Dir).flag("--log", s.Smoke.Log)
+		if err := sc.code("smoke.command", "--command", envSmokeCommand, s.Smoke.Command); err != nil {
+			return job, fmt.Errorf("generate: %w", err)
+		}
+		st := b.oneCommandStep("Smoke test", "", sc)
+		st.TimeoutMinutes = workflow.Minutes{N: s.Smoke.TimeoutMinutes}
+		steps = append(steps, st)
+	}
 	gate := s.Tmate.GateEnabled()
 	before := gate && s.Tmate.Placement == "before"
 	if before {
@@ -307,7 +341,9 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	}
 	steps = append(steps, b.reproduceStep())
 	if s.Sanitizer.SanitizerEnabled() {
-		steps = append(steps, b.sanitizeStep())
+		st := b.sanitizeStep()
+		st.TimeoutMinutes = workflow.Minutes{N: s.Sanitizer.TimeoutMinutes}
+		steps = append(steps, st)
 	}
 	steps = append(steps,
 		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
@@ -396,6 +432,7 @@ func (b *builder) checkInputsStep() (workflow.Step, bool) {
 	}
 	if name := s.Tmate.TimeoutInput; name != "" && s.Tmate.GateEnabled() {
 		c.flagEnv("--tmate-timeout-minutes", envTmateTimeout, b.inputValue(name, strconv.Itoa(s.Tmate.TimeoutMinutes))).flag("--tmate-timeout-input", name)
+		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
 		ok = true
 	}
 	return b.oneCommandStep("Check the inputs", "", c), ok
@@ -411,11 +448,11 @@ func (b *builder) toolchainStep() workflow.Step {
 		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python).boolFlag("--after-build"))
 }
 
-// installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit) and
-// runs the spec's install commands; ok is false when there is nothing to install.
+// installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit),
+// runs the spec's install commands and exports; ok is false when there is nothing to install.
 func (b *builder) installStep() (st workflow.Step, ok bool, err error) {
 	in := b.s.Install
-	if len(in.Apt) == 0 && len(in.Commands) == 0 {
+	if len(in.Apt) == 0 && len(in.Commands) == 0 && len(in.Exports) == 0 {
 		return st, false, nil
 	}
 	var sc script
@@ -427,11 +464,62 @@ func (b *builder) installStep() (st workflow.Step, ok bool, err error) {
 			return st, true, fmt.Errorf("generate: %w", err)
 		}
 	}
+	if err := exportLines(&sc, "install.exports", in.Exports); err != nil {
+		return st, true, err
+	}
 	name := "Install dependencies"
 	if slices.ContainsFunc(in.Apt, func(p string) bool { return strings.HasPrefix(p, "nvidia-cuda-toolkit") }) {
 		name += " and compute-sanitizer"
 	}
-	return runStep(workflow.Step{Name: name}, &sc), true, nil
+	return runStep(workflow.Step{Name: name, TimeoutMinutes: workflow.Minutes{N: in.TimeoutMinutes}}, &sc), true, nil
+}
+
+// buildStep runs the build commands in one shell (a `source` reaches the lines after it),
+// then the build exports; ok is false when there is no build.
+func (b *builder) buildStep() (st workflow.Step, ok bool, err error) {
+	bd := b.s.Build
+	if len(bd.Commands) == 0 && len(bd.Exports) == 0 {
+		return st, false, nil
+	}
+	var sc script
+	for i, line := range bd.Commands {
+		if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
+			return st, true, fmt.Errorf("generate: %w", err)
+		}
+	}
+	if err := exportLines(&sc, "build.exports", bd.Exports); err != nil {
+		return st, true, err
+	}
+	return runStep(workflow.Step{Name: "Build", Env: toEnv(bd.Env), TimeoutMinutes: workflow.Minutes{N: bd.TimeoutMinutes}}, &sc), true, nil
+}
+
+// exportLines adds one `debugflow-step export` per export: the value reaches the later steps
+// through $GITHUB_ENV (and $GITHUB_PATH), which only a later step reads, so they come last.
+func exportLines(sc *script, path string, exports []spec.Export) error {
+	for i, e := range exports {
+		c := newCommand(stepBinary, "export").flag("--name", e.Name)
+		if e.Path != "" {
+			c.flag("--path", e.Path)
+		}
+		if err := c.code(fmt.Sprintf("%s[%d].command", path, i), "--command", e.Name+"_COMMAND", e.Command); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		sc.add(c)
+	}
+	return nil
+}
+
+// exportNames are the variables the staged files set: the workflow env, the exported
+// variables, and PATH (the runner puts $GITHUB_PATH additions and the set-up actions there).
+func (b *builder) exportNames() []string {
+	var names []string
+	for _, e := range b.s.Env {
+		names = append(names, e.Name)
+	}
+	for _, e := range b.s.Exports() {
+		names = append(names, e.Name)
+	}
+	return append(names, "PATH")
 }
 
 // reproducerFlags are the flags stage and reproduce share.
@@ -450,7 +538,12 @@ func (b *builder) reproducerFlags(c *shellCommand) {
 	for _, e := range r.Env {
 		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
 	}
-	if r.StopOnFirstFailure {
+	switch {
+	case r.StopOnFirstFailure && r.FullSweepInput != "":
+		// A run that sets the boolean input sweeps fully; without inputs (a pull request)
+		// !inputs.x is true: stop at the first failure.
+		c.flagEnvEq("--stop-on-first-failure", envStopOnFailure, workflow.Not(workflow.Input(r.FullSweepInput)).String())
+	case r.StopOnFirstFailure:
 		c.boolFlag("--stop-on-first-failure")
 	}
 }
@@ -482,26 +575,49 @@ func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
 	c.intFlag(flag, t.TimeoutMinutes)
 }
 
-func (b *builder) stageStep() workflow.Step {
+func (b *builder) stageStep() (workflow.Step, error) {
 	s := b.s
 	c := newCommand(stepBinary, "stage").flag("--out", s.Artifact.Dir)
 	b.reproducerFlags(c)
 	b.sanitizerFlags(c)
-	if st := s.Reproducer.Standalone; st.File != "" {
+	st := s.Reproducer.Standalone
+	switch {
+	case st.File != "":
 		c.flag("--standalone-file", st.File).flag("--standalone-test", st.Test)
+	case st.Script != "":
+		c.flag("--standalone-script", st.Script)
+	case st.Code != "":
+		// Many lines of code: through the step's env: (a YAML block), not the command line.
+		if err := c.code("reproducer.standalone.code", "--standalone-code", envStandaloneCode, st.Code); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
 	}
 	if s.Tmate.GateEnabled() {
 		c.flag("--continue-file", s.Tmate.ContinueFile)
 		b.tmateTimeoutFlag(c, "--tmate-timeout-minutes")
+		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
 	}
 	if s.Reproducer.RebuildDir != "" {
 		c.flag("--rebuild-dir", s.Reproducer.RebuildDir)
 	}
 	c.flagEnv("--artifact", envArtifactName, b.artifactName())
+	c.repeated("--export", b.exportNames())
+	if len(s.Build.Iterate) > 0 {
+		// One line per line of the recipe, in one YAML block.
+		if err := c.code("build.iterate", "--iterate", envIterate, strings.Join(s.Build.Iterate, "\n")); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
+	}
+	if s.Smoke.SmokeEnabled() {
+		if err := c.code("smoke.command", "--smoke-command", envSmokeCommand, s.Smoke.Command); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
+		c.flag("--smoke-log", s.Smoke.Log)
+	}
 	c.args(s.Reproducer.Paths...)
-	st := b.oneCommandStep("Stage helper scripts", "", c)
-	st.ID = StageStepID
-	return st
+	step := b.oneCommandStep("Stage helper scripts", "", c)
+	step.ID = StageStepID
+	return step, nil
 }
 
 func (b *builder) reproduceStep() workflow.Step {
@@ -511,6 +627,7 @@ func (b *builder) reproduceStep() workflow.Step {
 	c.args(s.Reproducer.Paths...)
 	st := b.oneCommandStep("Reproduce", "", c)
 	st.ID = ReproduceStepID
+	st.TimeoutMinutes = workflow.Minutes{N: s.Reproducer.TimeoutMinutes}
 	return st
 }
 
@@ -562,6 +679,9 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		c.boolFlag("--detach")
 		step.Name = "Open the tmate session"
 		step.TimeoutMinutes = workflow.Minutes{N: detachTimeoutMinutes}
+		// A session that cannot start (no SSH keys, no tmate) must not skip the reproducer
+		// and the upload; the gate at the end tries again and says why.
+		step.ContinueOnError = true
 	default:
 		if t.Placement == "before" {
 			c.boolFlag("--wait")

@@ -187,20 +187,21 @@ func TestDefaultJob(t *testing.T) {
 	if diff := cmp.Diff([]string{"debug"}, order); diff != "" {
 		t.Fatalf("jobs (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"}, inputs); diff != "" {
+	if diff := cmp.Diff([]string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "full_sweep", "dispatch_id"}, inputs); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 	debug := jobs["debug"]
 	wantSteps := []string{
 		"Check out", "Set up Python", "Set up Go", "Install debugflow-step", "Check the inputs",
-		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Build", "Record the installed toolchain",
-		"Stage helper scripts", "Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
-		"Job summary", "Upload artifacts", "tmate gate", "Upload artifacts after the tmate session", "Verdict",
+		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Check compute-sanitizer",
+		"Build", "Record the installed toolchain", "Stage helper scripts", "Smoke test", "Open the tmate session",
+		"Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
+		"Job summary", "Upload artifacts", "Wait in the tmate session", "Upload artifacts after the tmate session", "Verdict",
 	}
 	if diff := cmp.Diff(wantSteps, stepNames(debug)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
-	if debug.RunsOn != "gpu-t4-4-core" || debug.TimeoutMinutes != 300 || debug.Strategy != nil {
+	if debug.RunsOn != "gpu-t4-4-core" || debug.TimeoutMinutes != 360 || debug.Strategy != nil {
 		t.Errorf("job runs-on %v, timeout %d, strategy %v", debug.RunsOn, debug.TimeoutMinutes, debug.Strategy)
 	}
 	if diff := cmp.Diff(map[string]any{"contents": "read"}, debug.Permissions); diff != "" {
@@ -221,7 +222,8 @@ func TestDefaultJob(t *testing.T) {
 		t.Errorf("stage step = %+v", stage)
 	}
 	reproduce := findStep(t, debug, "Reproduce")
-	wantRun := `debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count "$REPRODUCE_COUNT" -k cuda tests/python/test_ad_ndarray.py`
+	wantRun := "debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count \"$REPRODUCE_COUNT\" \\\n" +
+		"  -k cuda --stop-on-first-failure=\"$STOP_ON_FIRST_FAILURE\" tests/python/test_ad_ndarray.py\n"
 	if reproduce.ID != "reproduce" || reproduce.Run != wantRun ||
 		reproduce.Env["REPRODUCE_COUNT"] != "${{ inputs.reproduce_count || '50' }}" {
 		t.Errorf("reproduce step = %+v\nwant run %q", reproduce, wantRun)
@@ -229,9 +231,9 @@ func TestDefaultJob(t *testing.T) {
 	if s := findStep(t, debug, "compute-sanitizer (memcheck)"); s.If != "steps.reproduce.outputs.reproduced == 'true'" {
 		t.Errorf("sanitizer if = %q", s.If)
 	}
-	gate := findStep(t, debug, "tmate gate")
+	gate := findStep(t, debug, "Wait in the tmate session")
 	if gate.If != "always()" ||
-		gate.Run != `debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue` ||
+		gate.Run != `debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue --wait` ||
 		gate.Env["GITHUB_TOKEN"] != "${{ github.token }}" ||
 		gate.TimeoutMinutes != "${{ fromJSON(steps.stage.outputs.gate_timeout_minutes || '65') }}" {
 		t.Errorf("gate step = %+v", gate)
@@ -347,10 +349,12 @@ func TestSwitchesOff(t *testing.T) {
 	s.Tmate.Enabled = &off
 	s.Sanitizer.Enabled = &off
 	s.Install = spec.Install{}
-	s.Build.Commands = nil
+	s.Build = spec.Build{}
+	s.Smoke = spec.Smoke{}
 	jobs, _, _ := generateParsed(t, s)
 	names := stepNames(jobs["debug"])
-	for _, gone := range []string{"tmate gate", "Upload artifacts after the tmate session", "compute-sanitizer (memcheck)", "Build", "Install dependencies and compute-sanitizer"} {
+	for _, gone := range []string{"Open the tmate session", "Wait in the tmate session", "Upload artifacts after the tmate session",
+		"compute-sanitizer (memcheck)", "Check compute-sanitizer", "Build", "Install dependencies and compute-sanitizer", "Smoke test"} {
 		if slices.Contains(names, gone) {
 			t.Errorf("step %q still emitted: %q", gone, names)
 		}
@@ -437,7 +441,11 @@ func TestSpecCodeWithExpressionIsAnError(t *testing.T) {
 		want   string
 	}{
 		{"build", func(s *spec.Spec) { s.Build.Commands = []string{"make REF=${{ inputs.quadrants_ref }}"} }, "build.commands[0]"},
-		{"install", func(s *spec.Spec) { s.Install.Commands = append(s.Install.Commands, "pip install ${{ inputs.pkg }}") }, "install.commands[2]"},
+		{"install", func(s *spec.Spec) { s.Install.Commands = append(s.Install.Commands, "pip install ${{ inputs.pkg }}") }, "install.commands[7]"},
+		{"export", func(s *spec.Spec) { s.Build.Exports[0].Command = "echo ${{ inputs.dir }}" }, "build.exports[0].command"},
+		{"smoke", func(s *spec.Spec) { s.Smoke.Command = "python -c 'import ${{ inputs.mod }}'" }, "smoke.command"},
+		{"iterate", func(s *spec.Spec) { s.Build.Iterate = []string{"make ${{ inputs.target }}"} }, "build.iterate"},
+		{"standalone code", func(s *spec.Spec) { s.Reproducer.Standalone.Code = "print('${{ inputs.x }}')" }, "reproducer.standalone.code"},
 		{"number default", func(s *spec.Spec) { s.Inputs[2].Default = "1.5" }, "is not a whole number"},
 		{"no runner", func(s *spec.Spec) { s.Runners = nil }, "no runner label"},
 	}

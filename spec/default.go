@@ -49,7 +49,7 @@ func applyDefaults(s *Spec, idx *positions) {
 	if !idx.has("workflow.name") {
 		s.Workflow.Name = "Debug " + strings.Join(s.Runners, ", ")
 	}
-	setInt("timeout_minutes", &s.TimeoutMinutes, 300)
+	setInt("timeout_minutes", &s.TimeoutMinutes, 360)
 	if !idx.has("triggers") {
 		s.Triggers.WorkflowDispatch = true
 	}
@@ -57,6 +57,14 @@ func applyDefaults(s *Spec, idx *positions) {
 	setInt("checkout.fetch_depth", &s.Checkout.FetchDepth, 1)
 	setStr("setup.python", &s.Setup.Python, "3.12")
 	setStr("setup.go", &s.Setup.Go, "1.26")
+	setInt("install.timeout_minutes", &s.Install.TimeoutMinutes, 30)
+	setInt("build.timeout_minutes", &s.Build.TimeoutMinutes, 60)
+	setStr("smoke.log", &s.Smoke.Log, "smoke.log")
+	setInt("smoke.timeout_minutes", &s.Smoke.TimeoutMinutes, 10)
+	setInt("reproducer.timeout_minutes", &s.Reproducer.TimeoutMinutes, 120)
+	if !idx.has("reproducer.stop_on_first_failure") {
+		s.Reproducer.StopOnFirstFailure = true
+	}
 	setInt("reproducer.workers", &s.Reproducer.Workers, 8)
 	setInt("reproducer.count", &s.Reproducer.Count, 50)
 	setStr("reproducer.python", &s.Reproducer.Python, "python")
@@ -64,12 +72,19 @@ func applyDefaults(s *Spec, idx *positions) {
 	setStr("sanitizer.tool", &s.Sanitizer.Tool, "memcheck")
 	setInt("sanitizer.print_limit", &s.Sanitizer.PrintLimit, 100)
 	setInt("sanitizer.max_tests", &s.Sanitizer.MaxTests, 5)
+	setInt("sanitizer.timeout_minutes", &s.Sanitizer.TimeoutMinutes, 30)
 	setStr("sanitizer.when", &s.Sanitizer.When, "failed")
 	setInt("tmate.timeout_minutes", &s.Tmate.TimeoutMinutes, 60)
 	setStr("tmate.placement", &s.Tmate.Placement, "after")
 	setStr("tmate.continue_file", &s.Tmate.ContinueFile, "/tmp/continue")
 	setStr("artifact.name", &s.Artifact.Name, "debugflow_artifacts")
 	setStr("artifact.dir", &s.Artifact.Dir, "/tmp/repro")
+	if !idx.has("tmate.max_minutes") && s.Tmate.GateEnabled() {
+		// What the job timeout leaves after the steps; validation rejects a room smaller than
+		// the default timeout, naming the numbers to change.
+		s.Tmate.MaxMinutes = min(MaxTmateMinutes, s.tmateRoomMinutes())
+		s.Tmate.maxDerived = true
+	}
 	if !idx.has("step_binary.path") || s.StepBinary.Path == "" {
 		setStr("step_binary.module", &s.StepBinary.Module, Module)
 		setStr("step_binary.version", &s.StepBinary.Version, ToolVersion)

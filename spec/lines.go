@@ -17,6 +17,8 @@ var multiLineFields = map[string]bool{
 	"env.*":                true,
 	"build.env.*":          true,
 	"reproducer.env.*":     true,
+	// Python code, staged as written into repro_standalone.py.
+	"reproducer.standalone.code": true,
 }
 
 // controlChars reports every string of the spec that holds a control character: NUL and

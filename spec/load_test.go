@@ -11,26 +11,35 @@ import (
 	"time"
 )
 
-// validate warns about a value written in the spec that an input's default replaces, for
-// every such pair; equal values, or an input without a default, are not warned about.
+// An input that overrides a number of the spec (count_input, timeout_input) takes that
+// number as its default (issue 9: one source of truth): a different default of its own is an
+// error at the input's default, the line to change, before any warning; equal values, or an
+// input without a default, are fine.
 func TestOverriddenValuesWarn(t *testing.T) {
 	const base = "runners: [gpu]\nreproducer:\n  paths: [t]\n"
 	tests := []struct {
-		name  string
-		extra string
-		want  []string
+		name    string
+		extra   string
+		want    []string
+		wantErr string
 	}{
 		{"count overridden", "  count: 200\n  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n",
-			[]string{`4:3: reproducer.count: warning: 200 is not used: reproducer.count_input names input "n", whose default 50 applies to every run`}},
+			nil, `w.yaml:6:34: inputs[0].default: input "n" defaults to 50 but reproducer.count is 200`},
 		{"tmate timeout overridden", "tmate: {timeout_minutes: 30, timeout_input: m}\ninputs: [{name: m, type: number, default: \"60\"}]\n",
-			[]string{`4:9: tmate.timeout_minutes: warning: 30 is not used: tmate.timeout_input names input "m", whose default 60 applies`}},
-		{"equal values", "  count: 50\n  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil},
-		{"value not written", "  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil},
-		{"input without a default", "  count: 200\n  count_input: n\ninputs: [{name: n, type: number}]\n", nil},
+			nil, `w.yaml:5:34: inputs[0].default: input "m" defaults to 60 but tmate.timeout_minutes is 30`},
+		{"equal values", "  count: 50\n  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil, ""},
+		{"value not written", "  count_input: n\ninputs: [{name: n, type: number, default: \"50\"}]\n", nil, ""},
+		{"input without a default", "  count: 200\n  count_input: n\ninputs: [{name: n, type: number}]\n", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, warns, err := ParseWithWarnings("w.yaml", []byte(base+tt.extra))
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %s...", err, tt.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,6 +28,9 @@ type Spec struct {
 	Install Install `yaml:"install"`
 	// Build is the build of the project under test.
 	Build Build `yaml:"build"`
+	// Smoke is a quick check of the build (e.g. `import project; init the GPU backend`) that
+	// stops the job before the sweep when it fails.
+	Smoke Smoke `yaml:"smoke"`
 	// Reproducer is the pytest run that hammers the failing tests.
 	Reproducer Reproducer `yaml:"reproducer"`
 	// Sanitizer is the compute-sanitizer run over the tests that failed.
@@ -116,12 +119,50 @@ type Install struct {
 	Apt []string `yaml:"apt"`
 	// Commands run in order, each as its own line of the step.
 	Commands []string `yaml:"commands"`
+	// Exports set variables from a command's output after the commands, for the later steps,
+	// the staged scripts and the tmate shell.
+	Exports []Export `yaml:"exports"`
+	// TimeoutMinutes bounds the install step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
 }
 
 // Build is the build of the project under test.
 type Build struct {
+	// Env is the build step's own env (the workflow env reaches it too).
 	Env      Env      `yaml:"env"`
 	Commands []string `yaml:"commands"`
+	// Exports set variables from a command's output after the build (e.g. BUILD_DIR).
+	Exports []Export `yaml:"exports"`
+	// Iterate are the shell lines the staged README gives for rebuilding after an edit in the
+	// tmate session (rebuild, copy the library, rerun); empty: a `cmake --build .` in
+	// reproducer.rebuild_dir.
+	Iterate []string `yaml:"iterate"`
+	// TimeoutMinutes bounds the build step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
+}
+
+// Export is a variable whose value is the output of a command: written to $GITHUB_ENV for the
+// later steps and exported by the staged scripts.
+type Export struct {
+	// Name is the variable, e.g. LLVM_DIR.
+	Name string `yaml:"name"`
+	// Command is a shell command (bash -eo pipefail) printing the value as one line.
+	Command string `yaml:"command"`
+	// Path, when set, also puts $NAME/<path> on PATH ($GITHUB_PATH): "bin", or "." for the
+	// value itself.
+	Path string `yaml:"path"`
+}
+
+// Smoke is one command run after the build: its output goes to Log in the artifact
+// directory, and its failure stops the job before the sweep with the reason in the step
+// summary.
+type Smoke struct {
+	// Command is a shell command (bash -eo pipefail); empty: no smoke step.
+	Command string `yaml:"command"`
+	// Log is the file in the artifact directory that gets the output (default smoke.log).
+	Log string `yaml:"log"`
+	// TimeoutMinutes bounds the smoke step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
 }
 
 // Reproducer is the pytest run that hammers the failing tests.
@@ -142,18 +183,31 @@ type Reproducer struct {
 	Env Env `yaml:"env"`
 	// Python is the interpreter on the runner that has pytest installed.
 	Python string `yaml:"python"`
-	// StopOnFirstFailure stops the whole run at the first failing or crashing test.
+	// StopOnFirstFailure stops the whole run at the first failing or crashing test (default
+	// true: a reproduced crash needs no more repetitions).
 	StopOnFirstFailure bool `yaml:"stop_on_first_failure"`
-	// Standalone is the single test the staged repro_standalone.py runs (for py-spy).
+	// FullSweepInput names a boolean input (default false) that lets one run sweep every
+	// repetition instead of stopping at the first failure, e.g. to measure a crash rate.
+	FullSweepInput string `yaml:"full_sweep_input"`
+	// TimeoutMinutes bounds the reproduce step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
+	// Standalone is what the staged repro_standalone.py runs (for py-spy).
 	Standalone Standalone `yaml:"standalone"`
 	// RebuildDir is where `cmake --build .` rebuilds inside the tmate session.
 	RebuildDir string `yaml:"rebuild_dir"`
 }
 
-// Standalone names one test function for the standalone repro script.
+// Standalone is what repro_standalone.py runs, one of: a test function of a test file (File
+// and Test), a script of the project (Script), or Python code written in the spec (Code). The
+// staged file sets the job's env and dumps every thread's stack every 15 s first.
 type Standalone struct {
+	// File and Test name a test function called in a loop, outside pytest.
 	File string `yaml:"file"`
 	Test string `yaml:"test"`
+	// Script is a Python file of the checkout, run as __main__.
+	Script string `yaml:"script"`
+	// Code is Python code, run as written.
+	Code string `yaml:"code"`
 }
 
 // Sanitizer is the compute-sanitizer run over the tests that failed.
@@ -170,6 +224,8 @@ type Sanitizer struct {
 	Args []string `yaml:"args"`
 	// Enabled turns the sanitizer step off when false.
 	Enabled *bool `yaml:"enabled"`
+	// TimeoutMinutes bounds the sanitizer step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
 }
 
 // Tmate is the interactive gate.
@@ -178,8 +234,14 @@ type Tmate struct {
 	Enabled *bool `yaml:"enabled"`
 	// TimeoutInput names the number input holding the gate timeout in minutes.
 	TimeoutInput string `yaml:"timeout_input"`
-	// TimeoutMinutes is the timeout when TimeoutInput is empty (1 to 360).
+	// TimeoutMinutes is the gate timeout, and the default of TimeoutInput (1 to MaxMinutes).
 	TimeoutMinutes int `yaml:"timeout_minutes"`
+	// MaxMinutes is the longest timeout a run may ask for through TimeoutInput; it must fit in
+	// the job timeout after the other steps (default: what the job timeout leaves, at most 360).
+	MaxMinutes int `yaml:"max_minutes"`
+	// maxDerived is set when MaxMinutes was computed, not written: validation then names the
+	// job timeout as the number to change.
+	maxDerived bool
 	// ConnectTimeoutMinutes ends the gate early when nobody attached (0: never).
 	ConnectTimeoutMinutes int `yaml:"connect_timeout_minutes"`
 	// Placement is "after" (a blocking gate at the end) or "before" (open the session before
@@ -246,3 +308,16 @@ func (s *Spec) Input(name string) (Input, bool) {
 
 // Matrix reports whether the spec runs on several runner types.
 func (s *Spec) Matrix() bool { return len(s.Runners) > 1 }
+
+// Exports returns the install exports, then the build exports, in order.
+func (s *Spec) Exports() []Export {
+	return append(append([]Export(nil), s.Install.Exports...), s.Build.Exports...)
+}
+
+// SmokeEnabled reports whether a smoke step is emitted.
+func (s Smoke) SmokeEnabled() bool { return s.Command != "" }
+
+// StandaloneEnabled reports whether repro_standalone.py has something to run.
+func (s Standalone) StandaloneEnabled() bool {
+	return s.File != "" || s.Script != "" || s.Code != ""
+}

@@ -64,6 +64,8 @@ func TestErrSpecs(t *testing.T) {
 	}
 }
 
+// The default spec's own values; generate's TestDefaultCarriesV3 holds the generated workflow
+// against every behaviour of the reference workflow.
 func TestDefaultIsTheReferenceWorkflow(t *testing.T) {
 	s := Default()
 	checks := []struct {
@@ -72,27 +74,35 @@ func TestDefaultIsTheReferenceWorkflow(t *testing.T) {
 	}{
 		{"title", s.Workflow.Name, "Debug CUDA T4 max-reducer hang"},
 		{"runners", s.Runners, []string{"gpu-t4-4-core"}},
+		{"job timeout", s.TimeoutMinutes, 360},
 		{"pull_request types", s.Triggers.PullRequest.Types, []string{"opened", "reopened", "synchronize"}},
 		{"dispatch", s.Triggers.WorkflowDispatch, true},
-		{"input names", inputNames(s), []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count"}},
+		{"input names", inputNames(s), []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "full_sweep"}},
 		{"ref default", s.Inputs[0].Default, "efd3f69abba15b574bf729ae11239d2a203a5f40"},
-		{"tmate default", s.Inputs[1].Default, "60"},
-		{"count default", s.Inputs[2].Default, "50"},
-		{"env", s.Env, Env{{"CUDA_LAUNCH_BLOCKING", "1"}, {"PYTHONUNBUFFERED", "1"}, {"PYTHONFAULTHANDLER", "1"}}},
-		{"cmake args", s.Build.Env, Env{{"QUADRANTS_CMAKE_ARGS", "-DQD_WITH_VULKAN=OFF -DQD_WITH_CUDA=ON -DQD_WITH_AMDGPU=OFF -DQD_BUILD_TESTS=OFF"}}},
-		{"build", s.Build.Commands, []string{"pip install -e . --no-build-isolation"}},
-		{"apt", s.Install.Apt, []string{"nvidia-cuda-toolkit"}},
+		{"tmate input takes tmate.timeout_minutes", s.Inputs[1].Default, ""},
+		{"count input takes reproducer.count", s.Inputs[2].Default, ""},
+		{"full sweep default", s.Inputs[3].Default, "false"},
+		{"env", s.Env, Env{{"QD_OFFLINE_CACHE", "0"}, {"QD_OFFLINE_CACHE_CLEANING_POLICY", "never"},
+			{"QD_DEBUG_ADSTACK", "1"}, {"PYTHONUNBUFFERED", "1"}, {"PYTHONFAULTHANDLER", "1"}, {"CUDA_LAUNCH_BLOCKING", "1"},
+			{"QUADRANTS_CMAKE_ARGS", "-DQD_WITH_VULKAN:BOOL=OFF -DQD_WITH_CUDA:BOOL=ON -DQD_WITH_AMDGPU:BOOL=OFF -DQD_BUILD_TESTS:BOOL=OFF"}}},
+		{"exports", inputExports(s), []string{"LLVM_DIR", "BUILD_DIR"}},
+		{"smoke log", s.Smoke.Log, "cuda_init.log"},
 		{"python", s.Setup.Python, "3.10"},
 		{"submodules", s.Checkout.Submodules, "recursive"},
 		{"paths", s.Reproducer.Paths, []string{"tests/python/test_ad_ndarray.py"}},
 		{"select", s.Reproducer.Select, "cuda"},
 		{"workers", s.Reproducer.Workers, 8},
+		{"count", s.Reproducer.Count, 50},
 		{"count input", s.Reproducer.CountInput, "reproduce_count"},
+		{"stop at the first failure", s.Reproducer.StopOnFirstFailure, true},
+		{"full sweep input", s.Reproducer.FullSweepInput, "full_sweep"},
 		{"tool", s.Sanitizer.Tool, "memcheck"},
 		{"artifact", s.Artifact, Artifact{Name: "debug_cuda_repro_artifacts", Dir: "/tmp/repro"}},
 		{"tmate limit", s.Tmate.LimitsToActor(), true},
 		{"continue", s.Tmate.ContinueFile, "/tmp/continue"},
-		{"placement", s.Tmate.Placement, "after"},
+		{"placement", s.Tmate.Placement, "before"},
+		{"tmate max", s.Tmate.MaxMinutes, 120},
+		{"budget fits exactly", s.StepMinutes() + GateMarginMinutes + s.Tmate.MaxMinutes, s.TimeoutMinutes},
 		{"step binary", s.StepBinary, StepBinary{Module: Module, Version: ToolVersion}},
 	}
 	for _, c := range checks {
@@ -102,14 +112,28 @@ func TestDefaultIsTheReferenceWorkflow(t *testing.T) {
 	}
 }
 
+func inputExports(s *Spec) []string {
+	var names []string
+	for _, e := range s.Exports() {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
 func TestDefaultsFillOnlyAbsentFields(t *testing.T) {
 	s, err := Parse("min.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Reproducer.Count != 50 || s.Reproducer.Workers != 8 || s.Sanitizer.PrintLimit != 100 ||
-		s.Tmate.TimeoutMinutes != 60 || s.Artifact.Dir != "/tmp/repro" || !s.Triggers.WorkflowDispatch {
+		s.Tmate.TimeoutMinutes != 60 || s.Artifact.Dir != "/tmp/repro" || !s.Triggers.WorkflowDispatch ||
+		!s.Reproducer.StopOnFirstFailure || s.TimeoutMinutes != 360 || s.Smoke.Log != "smoke.log" {
 		t.Errorf("defaults not applied: %+v", s)
+	}
+	// Without tmate.max_minutes a run may ask for what the job timeout leaves after the steps:
+	// 360 - (10 + 120 reproducer + 30 sanitizer) - 5.
+	if s.Tmate.MaxMinutes != 195 {
+		t.Errorf("derived tmate.max_minutes = %d, want 195", s.Tmate.MaxMinutes)
 	}
 	// A present zero is kept and rejected, not replaced by the default.
 	_, err = Parse("zero.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n  workers: 0\n  count: 0\n"))

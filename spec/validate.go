@@ -47,6 +47,14 @@ var (
 	sanitizerWhens  = []string{"failed", "always"}
 	tmatePlacements = []string{"after", "before"}
 	submoduleValues = []string{"false", "true", "recursive"}
+	// A file name in the artifact directory: no folders, nothing hidden.
+	logFileRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	// artifactFiles are the files the steps write into the artifact directory; a smoke log
+	// must not overwrite one of them.
+	artifactFiles = []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json",
+		"xid_added.log", "sanitizer.log", "sanitizer_summary.txt", "sanitizer_summary.json",
+		"xid_summary.txt", "summary.md", "run_reproducer.sh", "run_sanitizer.sh",
+		"repro_standalone.py", "README.md", "env.sh", "tmate.txt"}
 )
 
 // validator collects problems by field path; Parse adds the positions.
@@ -66,9 +74,13 @@ func validate(s *Spec) Errors {
 	v.env("reproducer.env", s.Reproducer.Env)
 	v.checkout(s)
 	v.install(s)
+	v.exports(s)
+	v.build(s)
+	v.smoke(s)
 	v.reproducer(s)
 	v.sanitizer(s)
 	v.tmate(s)
+	v.budget(s)
 	v.artifact(s)
 	v.stepBinary(s)
 	v.controlChars(s)
@@ -234,6 +246,96 @@ func (v *validator) install(s *Spec) {
 	}
 }
 
+// relativePath reports a problem with a path that must stay inside the checkout ("" when fine).
+func relativePath(p string) string {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "is empty"
+	case path.IsAbs(p):
+		return fmt.Sprintf("%q is absolute: give a path inside the checkout", p)
+	case path.Clean(p) == ".." || strings.HasPrefix(path.Clean(p), "../"):
+		return fmt.Sprintf("%q leaves the checkout", p)
+	}
+	return ""
+}
+
+// noExpression reports a value that is shell or Python code: GitHub would evaluate a ${{ }}
+// in it before the code runs.
+func (v *validator) noExpression(p, value string) {
+	if strings.Contains(value, "${{") {
+		v.addf(p, "contains ${{ }}: this is code, GitHub would paste the value into it; set the value in env: and read the variable instead")
+	}
+}
+
+func (v *validator) exports(s *Spec) {
+	declared := map[string]string{}
+	for _, env := range []struct {
+		path string
+		env  Env
+	}{{"env", s.Env}, {"build.env", s.Build.Env}, {"reproducer.env", s.Reproducer.Env}} {
+		for _, e := range env.env {
+			declared[e.Name] = env.path + "." + e.Name
+		}
+	}
+	for _, group := range []struct {
+		path    string
+		exports []Export
+	}{{"install.exports", s.Install.Exports}, {"build.exports", s.Build.Exports}} {
+		for i, e := range group.exports {
+			p := fmt.Sprintf("%s[%d]", group.path, i)
+			switch {
+			case !envNameRe.MatchString(e.Name):
+				v.addf(p+".name", "invalid environment variable name %q", e.Name)
+			case strings.HasPrefix(e.Name, "GITHUB_") || strings.HasPrefix(e.Name, "RUNNER_"):
+				v.addf(p+".name", "%s: GitHub reserves the GITHUB_ and RUNNER_ prefixes", e.Name)
+			case e.Name == "PATH":
+				v.addf(p+".name", "PATH cannot be replaced: export a variable and add its folder with path: (e.g. path: bin)")
+			case declared[e.Name] != "":
+				v.addf(p+".name", "%s is already set by %s: a variable has one source", e.Name, declared[e.Name])
+			}
+			if e.Name != "" && declared[e.Name] == "" {
+				declared[e.Name] = p
+			}
+			if strings.TrimSpace(e.Command) == "" {
+				v.addf(p+".command", "give the command that prints the value of %s", e.Name)
+			}
+			v.noExpression(p+".command", e.Command)
+			if e.Path != "" {
+				if problem := relativePath(e.Path); problem != "" {
+					v.addf(p+".path", "%s: want a folder under $%s such as bin, or . for the value itself", problem, e.Name)
+				}
+			}
+		}
+	}
+}
+
+func (v *validator) build(s *Spec) {
+	for i, line := range s.Build.Iterate {
+		v.noExpression(fmt.Sprintf("build.iterate[%d]", i), line)
+	}
+	for _, t := range []struct {
+		path    string
+		minutes int
+	}{{"install.timeout_minutes", s.Install.TimeoutMinutes}, {"build.timeout_minutes", s.Build.TimeoutMinutes},
+		{"smoke.timeout_minutes", s.Smoke.TimeoutMinutes}, {"reproducer.timeout_minutes", s.Reproducer.TimeoutMinutes},
+		{"sanitizer.timeout_minutes", s.Sanitizer.TimeoutMinutes}} {
+		if t.minutes < 1 || t.minutes > MaxJobMinutes {
+			v.addf(t.path, "must be between 1 and %d minutes (got %d)", MaxJobMinutes, t.minutes)
+		}
+	}
+}
+
+func (v *validator) smoke(s *Spec) {
+	sm := s.Smoke
+	v.noExpression("smoke.command", sm.Command)
+	switch {
+	case !logFileRe.MatchString(sm.Log):
+		v.addf("smoke.log", "want a file name for the artifact directory, without folders (got %q)", sm.Log)
+	case slices.Contains(artifactFiles, sm.Log):
+		v.addf("smoke.log", "%s is a file the steps write themselves: choose another name, e.g. smoke.log", sm.Log)
+	}
+}
+
 func (v *validator) reproducer(s *Spec) {
 	r := s.Reproducer
 	if len(r.Paths) == 0 {
@@ -250,16 +352,73 @@ func (v *validator) reproducer(s *Spec) {
 	if r.Count <= 0 {
 		v.addf("reproducer.count", "must be at least 1 (got %d)", r.Count)
 	}
-	if r.CountInput != "" {
-		if def, ok := v.numberInput(s, "reproducer.count_input", r.CountInput); ok && (def < 1 || !decimalDefault(s, r.CountInput)) {
-			v.addf("reproducer.count_input", "input %q defaults to %v: the repeat count must be a whole number of at least 1", r.CountInput, def)
-		}
+	if r.CountInput != "" && r.Count > 0 {
+		v.sameDefault(s, "reproducer.count_input", r.CountInput, "reproducer.count", r.Count)
+	}
+	if r.FullSweepInput != "" {
+		v.fullSweepInput(s)
 	}
 	if strings.TrimSpace(r.Python) == "" {
 		v.addf("reproducer.python", "name the interpreter that has pytest, e.g. python")
 	}
-	if (r.Standalone.File == "") != (r.Standalone.Test == "") {
+	st := r.Standalone
+	modes := 0
+	for _, set := range []bool{st.File != "" || st.Test != "", st.Script != "", st.Code != ""} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		v.addf("reproducer.standalone", "give one of file + test, script or code")
+	case (st.File == "") != (st.Test == ""):
 		v.addf("reproducer.standalone", "give both file and test, or neither")
+	}
+	if st.File != "" {
+		if problem := relativePath(st.File); problem != "" {
+			v.addf("reproducer.standalone.file", "%s", problem)
+		}
+	}
+	if st.Script != "" {
+		if problem := relativePath(st.Script); problem != "" {
+			v.addf("reproducer.standalone.script", "%s", problem)
+		}
+	}
+	v.noExpression("reproducer.standalone.code", st.Code)
+}
+
+// sameDefault checks an input that overrides a spec number: the number is the one source of
+// the default, so the input declares no default of its own or the same one.
+func (v *validator) sameDefault(s *Spec, p, name, numberKey string, number int) {
+	def, ok := v.numberInput(s, p, name)
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(s.Inputs, func(in Input) bool { return in.Name == name })
+	if s.Inputs[i].Default == "" || (def == float64(number) && decimalDefault(s, name)) {
+		return
+	}
+	v.addf(fmt.Sprintf("inputs[%d].default", i),
+		"input %q defaults to %s but %s is %d: %s is the default of the input; delete this default or make it %d",
+		name, s.Inputs[i].Default, numberKey, number, numberKey, number)
+}
+
+// fullSweepInput checks reproducer.full_sweep_input: a boolean input that defaults to false,
+// so stop_on_first_failure alone says what a run without inputs does.
+func (v *validator) fullSweepInput(s *Spec) {
+	const p = "reproducer.full_sweep_input"
+	name := s.Reproducer.FullSweepInput
+	i := slices.IndexFunc(s.Inputs, func(in Input) bool { return in.Name == name })
+	switch {
+	case i < 0:
+		v.addf(p, "names input %q, which is not declared under inputs", name)
+	case s.Inputs[i].Type != InputBoolean:
+		v.addf(p, "input %q must be of type boolean (it is %s)", name, s.Inputs[i].Type)
+	case !s.Reproducer.StopOnFirstFailure:
+		v.addf(p, "every run already sweeps fully (stop_on_first_failure: false): remove full_sweep_input or set stop_on_first_failure: true")
+	case s.Inputs[i].Default == "true":
+		v.addf(fmt.Sprintf("inputs[%d].default", i),
+			"input %q must default to false: stop_on_first_failure is what a run without inputs does; to sweep fully by default set stop_on_first_failure: false", name)
 	}
 }
 
@@ -284,10 +443,8 @@ func (v *validator) tmate(s *Spec) {
 	if t.TimeoutMinutes < 1 || t.TimeoutMinutes > MaxTmateMinutes {
 		v.addf("tmate.timeout_minutes", "must be between 1 and %d (got %d)", MaxTmateMinutes, t.TimeoutMinutes)
 	}
-	if t.TimeoutInput != "" {
-		if def, ok := v.numberInput(s, "tmate.timeout_input", t.TimeoutInput); ok && (def < 1 || def > MaxTmateMinutes || !decimalDefault(s, t.TimeoutInput)) {
-			v.addf("tmate.timeout_input", "input %q defaults to %v: the tmate timeout must be a whole number of minutes between 1 and %d", t.TimeoutInput, def, MaxTmateMinutes)
-		}
+	if t.TimeoutInput != "" && t.TimeoutMinutes >= 1 && t.TimeoutMinutes <= MaxTmateMinutes {
+		v.sameDefault(s, "tmate.timeout_input", t.TimeoutInput, "tmate.timeout_minutes", t.TimeoutMinutes)
 	}
 	if t.ConnectTimeoutMinutes < 0 || t.ConnectTimeoutMinutes > MaxTmateMinutes {
 		v.addf("tmate.connect_timeout_minutes", "must be between 0 (off) and %d (got %d)", MaxTmateMinutes, t.ConnectTimeoutMinutes)
@@ -308,6 +465,47 @@ func (v *validator) tmate(s *Spec) {
 		if srv.RSAFingerprint == "" && srv.ED25519Fingerprint == "" {
 			v.addf("tmate.server", "give the server's rsa_fingerprint or ed25519_fingerprint (SHA256:...) so clients can trust it")
 		}
+	}
+}
+
+// budget checks that the steps' timeouts and the longest tmate session a run may ask for fit
+// in the job timeout, and names the numbers to change when they do not.
+func (v *validator) budget(s *Spec) {
+	for _, it := range append(s.StepBudget(), BudgetItem{"timeout_minutes", s.TimeoutMinutes}, BudgetItem{"tmate.timeout_minutes", s.Tmate.TimeoutMinutes}) {
+		if it.Minutes < 1 || it.Minutes > MaxJobMinutes || s.Tmate.TimeoutMinutes > MaxTmateMinutes {
+			return // reported where it is written
+		}
+	}
+	steps := s.StepMinutes()
+	var parts []string
+	for _, it := range s.StepBudget() {
+		parts = append(parts, fmt.Sprintf("%d %s", it.Minutes, it.Key))
+	}
+	sum := strings.Join(parts, " + ")
+	t := s.Tmate
+	if !t.GateEnabled() {
+		if steps > s.TimeoutMinutes {
+			v.addf("timeout_minutes", "the steps may take %d minutes (%s) but the job timeout is %d: raise timeout_minutes to %d or lower a step's timeout_minutes",
+				steps, sum, s.TimeoutMinutes, steps)
+		}
+		return
+	}
+	if t.MaxMinutes < 1 || t.MaxMinutes > MaxTmateMinutes {
+		if !t.maxDerived {
+			v.addf("tmate.max_minutes", "must be between 1 and %d (got %d)", MaxTmateMinutes, t.MaxMinutes)
+			return
+		}
+	}
+	need := steps + GateMarginMinutes + t.MaxMinutes
+	switch {
+	case t.MaxMinutes < t.TimeoutMinutes && !t.maxDerived:
+		v.addf("tmate.max_minutes", "%d is below tmate.timeout_minutes (%d), the default session: raise tmate.max_minutes or lower tmate.timeout_minutes", t.MaxMinutes, t.TimeoutMinutes)
+	case t.MaxMinutes < t.TimeoutMinutes:
+		v.addf("timeout_minutes", "the job timeout %d leaves %d minutes for the tmate session after the steps (%s, and %d for the gate step's margin), below tmate.timeout_minutes (%d): raise timeout_minutes to %d, lower tmate.timeout_minutes or a step's timeout_minutes",
+			s.TimeoutMinutes, max(0, t.MaxMinutes), sum, GateMarginMinutes, t.TimeoutMinutes, steps+GateMarginMinutes+t.TimeoutMinutes)
+	case need > s.TimeoutMinutes:
+		v.addf("tmate.max_minutes", "a run may ask for a %d-minute tmate session but the job timeout %d leaves %d after the steps (%s, and %d for the gate step's margin): lower tmate.max_minutes to %d or raise timeout_minutes to %d",
+			t.MaxMinutes, s.TimeoutMinutes, max(0, s.TimeoutMinutes-steps-GateMarginMinutes), sum, GateMarginMinutes, max(0, s.TimeoutMinutes-steps-GateMarginMinutes), need)
 	}
 }
 

@@ -53,7 +53,11 @@ func TestEmittedStepLinesParse(t *testing.T) {
 				t.Errorf("%s: %q: arguments: %v", name, l.script, err)
 			}
 		}
-		for _, v := range []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"} {
+		want := []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}
+		if name == "default" {
+			want = append(want, "check-inputs", "export", "check-sanitizer", "smoke")
+		}
+		for _, v := range want {
 			if !verbs[v] {
 				t.Errorf("%s: no step calls debugflow-step %s", name, v)
 			}
@@ -82,8 +86,12 @@ func stepLines(t *testing.T, data []byte) []stepLine {
 	var out []stepLine
 	for _, job := range wf.Jobs {
 		for _, st := range job.Steps {
-			if strings.HasPrefix(st.Run, "debugflow-step ") {
-				out = append(out, stepLine{script: strings.TrimSpace(st.Run), env: st.Env})
+			// One command per line (continuations joined): an install or build step ends with
+			// debugflow-step export lines.
+			for _, line := range strings.Split(strings.ReplaceAll(st.Run, "\\\n", " "), "\n") {
+				if line = strings.TrimSpace(line); strings.HasPrefix(line, "debugflow-step ") {
+					out = append(out, stepLine{script: line, env: st.Env})
+				}
 			}
 		}
 	}
@@ -97,8 +105,12 @@ func shellWords(t *testing.T, script string, env map[string]string) []string {
 	body := strings.TrimPrefix(script, "debugflow-step ")
 	cmd := exec.Command("bash", "-c", "set -- "+body+"\nprintf '%s\\0' \"$@\"")
 	cmd.Env = append(os.Environ(), "REPRODUCE_COUNT=7", "TMATE_TIMEOUT_MINUTES=30")
-	for k := range env {
-		if k != "REPRODUCE_COUNT" && k != "TMATE_TIMEOUT_MINUTES" {
+	for k, v := range env {
+		switch {
+		case k == "REPRODUCE_COUNT" || k == "TMATE_TIMEOUT_MINUTES":
+		case strings.HasPrefix(v, "${{ !"): // a negated boolean input: true or false
+			cmd.Env = append(cmd.Env, k+"=true")
+		default:
 			cmd.Env = append(cmd.Env, k+"=sample")
 		}
 	}
