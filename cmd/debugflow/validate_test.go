@@ -63,9 +63,10 @@ func TestValidateIgnoresAnUnrelatedBrokenSpec(t *testing.T) {
 	}
 }
 
-// Warnings are printed, counted and do not fail validate; generate prints them on stderr, so
-// the workflow on stdout stays clean.
-func TestSpecWarnings(t *testing.T) {
+// An input default that disagrees with the spec number it overrides (issue 12 asked for a
+// warning; issue 9 makes the number the one source of the default) is an error at the line to
+// change, for validate and generate alike.
+func TestSpecInputDefaultDisagrees(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "debugflow.yaml"), `runners: [gpu-t4-4-core]
 reproducer:
@@ -75,16 +76,13 @@ reproducer:
 inputs: [{name: reproduce_count, type: number, default: "50"}]
 `)
 	code, out := runCLI(t, dir, "validate")
-	want := `debugflow.yaml:4:3: reproducer.count: warning: 200 is not used: reproducer.count_input names input "reproduce_count", whose default 50 applies to every run`
-	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "1 file(s) OK, 1 warning(s)") {
+	want := `debugflow.yaml:6:48: inputs[0].default: input "reproduce_count" defaults to 50 but reproducer.count is 200: reproducer.count is the default of the input; delete this default or make it 200`
+	if code != 1 || !strings.Contains(out, want) {
 		t.Errorf("validate: exit %d:\n%s", code, out)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"generate"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
-		t.Fatalf("generate: exit %d:\n%s%s", code, stdout.String(), stderr.String())
-	}
-	if !strings.Contains(stderr.String(), want) || strings.Contains(stdout.String(), "warning") {
-		t.Errorf("generate: the warning is not on stderr only:\nstdout:\n%.300s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code := run(context.Background(), []string{"generate"}, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("generate: exit %d:\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
 
