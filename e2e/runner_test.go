@@ -185,7 +185,7 @@ func newSimRunner(t *testing.T, workspace string, imagePath ...string) *simRunne
 		env:      map[string]string{},
 		exported: map[string]string{},
 		token:    "ghs_e2eDummyToken",
-		budget:   40 * time.Second,
+		budget:   90 * time.Second, // two shared cores: a loaded machine is slow, a hang is not
 	}
 	for _, d := range []string{r.temp, r.files} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
