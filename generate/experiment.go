@@ -247,17 +247,20 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	} else if ok {
 		steps = append(steps, st)
 	}
-	if len(s.Build.Commands) > 0 {
-		var sc script
-		for i, line := range s.Build.Commands {
-			if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
-				return job, fmt.Errorf("generate: %w", err)
-			}
-		}
-		steps = append(steps, runStep(workflow.Step{Name: "Build", Env: toEnv(s.Build.Env)}, &sc))
+	// The same build as the debug job (its exports, its timeout), and its check of the build:
+	// a ref that does not build or initialise stops its leg before the sweep.
+	if st, ok, err := b.buildStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, st)
 	}
 	if len(steps) > installedAt {
 		steps = append(steps, b.toolchainStep())
+	}
+	if st, ok, err := b.smokeStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, st)
 	}
 	round := workflow.Default(workflow.Input(ExperimentRoundInput), "0").String()
 	refInfo := newCommand(stepBinary, "ref-info").flag("--out", s.Artifact.Dir).

@@ -325,13 +325,9 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		return job, err
 	}
 	steps = append(steps, stage)
-	if s.Smoke.SmokeEnabled() {
-		sc := newCommand(stepBinary, "smoke").flag("--out", s.Artifact.Dir).flag("--log", s.Smoke.Log)
-		if err := sc.code("smoke.command", "--command", envSmokeCommand, s.Smoke.Command); err != nil {
-			return job, fmt.Errorf("generate: %w", err)
-		}
-		st := b.oneCommandStep("Smoke test", "", sc)
-		st.TimeoutMinutes = workflow.Minutes{N: s.Smoke.TimeoutMinutes}
+	if st, ok, err := b.smokeStep(); err != nil {
+		return job, err
+	} else if ok {
 		steps = append(steps, st)
 	}
 	gate := s.Tmate.GateEnabled()
@@ -491,6 +487,22 @@ func (b *builder) buildStep() (st workflow.Step, ok bool, err error) {
 		return st, true, err
 	}
 	return runStep(workflow.Step{Name: "Build", Env: toEnv(bd.Env), TimeoutMinutes: workflow.Minutes{N: bd.TimeoutMinutes}}, &sc), true, nil
+}
+
+// smokeStep is the spec's check of the build, which stops the job before the sweep when it
+// fails; ok is false without a smoke command.
+func (b *builder) smokeStep() (st workflow.Step, ok bool, err error) {
+	sm := b.s.Smoke
+	if !sm.SmokeEnabled() {
+		return st, false, nil
+	}
+	c := newCommand(stepBinary, "smoke").flag("--out", b.s.Artifact.Dir).flag("--log", sm.Log)
+	if err := c.code("smoke.command", "--command", envSmokeCommand, sm.Command); err != nil {
+		return st, true, fmt.Errorf("generate: %w", err)
+	}
+	st = b.oneCommandStep("Smoke test", "", c)
+	st.TimeoutMinutes = workflow.Minutes{N: sm.TimeoutMinutes}
+	return st, true, nil
 }
 
 // exportLines adds one `debugflow-step export` per export: the value reaches the later steps
