@@ -83,7 +83,6 @@ func applyDefaults(s *Spec, idx *positions) {
 		// What the job timeout leaves after the steps; validation rejects a room smaller than
 		// the default timeout, naming the numbers to change.
 		s.Tmate.MaxMinutes = min(MaxTmateMinutes, s.tmateRoomMinutes())
-		s.Tmate.maxDerived = true
 	}
 	if !idx.has("step_binary.path") || s.StepBinary.Path == "" {
 		setStr("step_binary.module", &s.StepBinary.Module, Module)

@@ -19,7 +19,7 @@ import (
 // hostile or broken one (an alias bomb, thousands of nested brackets, a device file) in
 // milliseconds and a few MB, with a message that says which limit was hit.
 const (
-	// MaxSpecBytes is the largest spec file read (the default spec is about 5 KB).
+	// MaxSpecBytes is the largest spec file read (the default spec is about 11 KB).
 	MaxSpecBytes = 64 << 10
 	// MaxNesting is the deepest nesting of lists and mappings (a spec needs 4).
 	MaxNesting = 32
@@ -118,7 +118,7 @@ func Parse(name string, data []byte) (*Spec, error) {
 func ParseWithWarnings(name string, data []byte) (*Spec, Errors, error) {
 	if len(data) > MaxSpecBytes {
 		return nil, nil, Errors{{File: name, Message: fmt.Sprintf(
-			"the file is larger than %d KiB, the limit for a spec (the default spec is about 5 KB): is it the right file?", MaxSpecBytes>>10)}}
+			"the file is larger than %d KiB, the limit for a spec (the default spec is about 11 KB): is it the right file?", MaxSpecBytes>>10)}}
 	}
 	body, e := parseDocument(data)
 	if e != nil {
@@ -135,7 +135,7 @@ func ParseWithWarnings(name string, data []byte) (*Spec, Errors, error) {
 		return nil, nil, Errors{d.limit}
 	}
 	applyDefaults(&s, d.pos)
-	if errs := append(d.errs, withoutDecoded(validate(&s), d.errs)...); len(errs) > 0 {
+	if errs := append(d.errs, withoutDecoded(validate(&s, d.pos), d.errs)...); len(errs) > 0 {
 		return nil, nil, located(name, errs, d.pos)
 	}
 	return &s, located(name, overridden(&s, d.pos), d.pos), nil

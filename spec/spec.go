@@ -239,9 +239,6 @@ type Tmate struct {
 	// MaxMinutes is the longest timeout a run may ask for through TimeoutInput; it must fit in
 	// the job timeout after the other steps (default: what the job timeout leaves, at most 360).
 	MaxMinutes int `yaml:"max_minutes"`
-	// maxDerived is set when MaxMinutes was computed, not written: validation then names the
-	// job timeout as the number to change.
-	maxDerived bool
 	// ConnectTimeoutMinutes ends the gate early when nobody attached (0: never).
 	ConnectTimeoutMinutes int `yaml:"connect_timeout_minutes"`
 	// Placement is "after" (a blocking gate at the end) or "before" (open the session before

@@ -58,14 +58,19 @@ var (
 )
 
 // validator collects problems by field path; Parse adds the positions.
-type validator struct{ errs Errors }
+type validator struct {
+	errs Errors
+	// written reports whether the file writes the field at a path (a computed default, such
+	// as tmate.max_minutes, is not the number to change).
+	written func(path string) bool
+}
 
 func (v *validator) addf(path, format string, args ...any) {
 	v.errs = append(v.errs, &Error{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func validate(s *Spec) Errors {
-	v := &validator{}
+func validate(s *Spec, pos *positions) Errors {
+	v := &validator{written: pos.has}
 	v.workflow(s)
 	v.runners(s)
 	v.inputs(s)
@@ -491,14 +496,14 @@ func (v *validator) budget(s *Spec) {
 		return
 	}
 	if t.MaxMinutes < 1 || t.MaxMinutes > MaxTmateMinutes {
-		if !t.maxDerived {
+		if v.written("tmate.max_minutes") {
 			v.addf("tmate.max_minutes", "must be between 1 and %d (got %d)", MaxTmateMinutes, t.MaxMinutes)
 			return
 		}
 	}
 	need := steps + GateMarginMinutes + t.MaxMinutes
 	switch {
-	case t.MaxMinutes < t.TimeoutMinutes && !t.maxDerived:
+	case t.MaxMinutes < t.TimeoutMinutes && v.written("tmate.max_minutes"):
 		v.addf("tmate.max_minutes", "%d is below tmate.timeout_minutes (%d), the default session: raise tmate.max_minutes or lower tmate.timeout_minutes", t.MaxMinutes, t.TimeoutMinutes)
 	case t.MaxMinutes < t.TimeoutMinutes:
 		v.addf("timeout_minutes", "the job timeout %d leaves %d minutes for the tmate session after the steps (%s, and %d for the gate step's margin), below tmate.timeout_minutes (%d): raise timeout_minutes to %d, lower tmate.timeout_minutes or a step's timeout_minutes",
