@@ -8,30 +8,42 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
 )
 
-// Exit codes of `debugflow local`.
+// Exit codes of `debugflow local`: those of `debugflow-step verdict`, so a script treats a local
+// run and a CI run alike. When pytest's sweep ran, its own exit code (0 all passed, 1 tests
+// failed: reproduced, 2..5 pytest's trouble codes, 128+n a signal killed it).
 const (
 	ExitNotReproduced = 0
 	ExitReproduced    = 1
-	ExitCancelled     = 130
+	// ExitSetupFailed: the reproducer could not run (no interpreter, pytest or plugin; pytest
+	// could not collect or select the tests).
+	ExitSetupFailed = steps.ExitSetupFailed
+	ExitCancelled   = 130
 )
 
 // Options configures one local run.
 type Options struct {
 	Spec *spec.Spec
-	// Out is the artifact directory (default the spec's artifact.dir).
+	// Out is the artifact directory (default the spec's artifact.dir). When it already holds
+	// files (an earlier run's evidence), the run goes to the first free Out/run-N instead.
 	Out string
 	// Count overrides the repeat count (0: the count input's default, else reproducer.count).
 	Count int
+	// Workers overrides reproducer.workers (pytest-xdist's -n) when not nil.
+	Workers *int
 	// StopOnFirstFailure stops pytest at the first failing or crashing test.
 	StopOnFirstFailure bool
 	// Build runs the spec's install and build commands first.
@@ -57,13 +69,21 @@ type Options struct {
 
 // Result is what a local run found.
 type Result struct {
+	// Verdict is nil when the run stopped before it had any evidence (no usable interpreter).
 	Verdict   *report.Verdict
 	Cancelled bool
-	ExitCode  int
+	// SetupFailed is set when the reproducer could not run; SetupCause says why.
+	SetupFailed bool
+	SetupCause  string
+	// Out is the folder this run's evidence went to ("" when none was written).
+	Out      string
+	ExitCode int
 }
 
-// Run executes the sequence. A cancelled ctx (Ctrl-C) stops the reproducer's process tree; the
-// evidence gathered so far is still summarised and printed.
+// Run executes the sequence: the interpreter and pytest's collection are checked first (a
+// broken setup ends the run in seconds, with its cause), then the identity, the reproducer,
+// the sanitizer and the Xid summary. A cancelled ctx (Ctrl-C) stops the reproducer's process
+// tree; the evidence gathered so far is still summarised and printed.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	s := opts.Spec
 	if s == nil {
@@ -86,24 +106,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", opts.Out, err)
+	workers := s.Reproducer.Workers
+	if opts.Workers != nil {
+		if *opts.Workers < 0 {
+			return nil, fmt.Errorf("--workers must be at least 0 (got %d)", *opts.Workers)
+		}
+		workers = *opts.Workers
 	}
 	env := opts.Env
 	if env == nil {
 		env = steps.NewEnv()
 	}
 	out := opts.Stdout
+	// The verbs' own chatter (and, under GitHub Actions, their workflow commands) goes nowhere:
+	// their evidence is in the files and we print a summary line.
 	quiet := *env
-	quiet.Stdout = io.Discard // the verbs' own chatter goes to the files; we print a summary line
+	quiet.Stdout = io.Discard
+	quiet.Action = githubactions.New(githubactions.WithGetenv(quiet.Getenv), githubactions.WithWriter(io.Discard))
 	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
-
-	section("system identity and first dmesg snapshot")
-	if err := steps.RunIdentity(ctx, &quiet, steps.IdentityOptions{Out: opts.Out, Python: python,
-		DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil {
-		return nil, fmt.Errorf("identity: %w", err)
-	}
-	fmt.Fprintf(out, "    wrote %s/system_identity.txt\n", opts.Out)
 
 	if opts.Build {
 		section("install and build")
@@ -112,16 +132,35 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 
-	section(fmt.Sprintf("reproducer: %d workers x %d repeats of %s", s.Reproducer.Workers, count, strings.Join(s.Reproducer.Paths, " ")))
-	progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
-	repEnv := quiet
-	if opts.Verbose {
-		repEnv.Stdout = out
+	// The interpreter first: without pytest and its plugins nothing below is worth its time.
+	section("interpreter " + python)
+	if _, err := steps.CheckReproducerPython(ctx, &quiet, python); err != nil {
+		var se *steps.SetupError
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(out, "    cancelled")
+			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
+		case errors.As(err, &se):
+			fmt.Fprintf(out, "    setup failed: %s\n", se.Cause)
+			return &Result{SetupFailed: true, SetupCause: se.Cause, ExitCode: ExitSetupFailed}, nil
+		}
+		return nil, err
 	}
+	fmt.Fprintln(out, "    has pytest, pytest-xdist and pytest-repeat")
+
+	dir, earlier, err := runFolder(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	if earlier {
+		fmt.Fprintf(out, "    %s holds an earlier run's evidence: this run writes to %s\n", opts.Out, dir)
+	}
+	opts.Out = dir
+
 	repOpts := steps.ReproduceOptions{
 		Out: opts.Out,
 		ReproducerFlags: steps.ReproducerFlags{
-			Python: python, Workers: s.Reproducer.Workers, Count: count, Select: s.Reproducer.Select,
+			Python: python, Workers: workers, Count: count, Select: s.Reproducer.Select,
 			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Env, s.Reproducer.Env), Paths: s.Reproducer.Paths,
 		},
 		StopOnFirstFailure: opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure,
@@ -129,51 +168,112 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Dir:                opts.Dir,
 		ProgressInterval:   -1, // we draw our own
 	}
-	if !opts.Verbose {
-		repOpts.Progress = progress.Update
+	section("pytest collection check")
+	rep, preErr := steps.Preflight(ctx, &quiet, repOpts)
+	if rep == nil && preErr != nil {
+		return nil, fmt.Errorf("collection check: %w", preErr)
 	}
-	rep, repErr := steps.RunReproduce(ctx, &repEnv, repOpts)
-	progress.Done()
 	if rep == nil {
-		if repErr == nil {
-			repErr = errors.New("the reproducer returned no result")
+		fmt.Fprintf(out, "    collected without error (%s)\n", filepath.Join(opts.Out, steps.PreflightLog))
+
+		section("system identity and first dmesg snapshot")
+		if err := steps.RunIdentity(ctx, &quiet, steps.IdentityOptions{Out: opts.Out, Python: python,
+			DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("identity: %w", err)
 		}
-		return nil, fmt.Errorf("reproducer: %w", repErr)
+		fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
+
+		section(fmt.Sprintf("reproducer: %d workers x %d repeats of %s", workers, count, strings.Join(s.Reproducer.Paths, " ")))
+		progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
+		repEnv := quiet
+		if opts.Verbose {
+			repEnv.Stdout = out
+		}
+		repOpts.SkipPreflight = true
+		if !opts.Verbose {
+			repOpts.Progress = progress.Update
+		}
+		var repErr error
+		rep, repErr = steps.RunReproduce(ctx, &repEnv, repOpts)
+		progress.Done()
+		if rep == nil {
+			if repErr == nil {
+				repErr = errors.New("the reproducer returned no result")
+			}
+			return nil, fmt.Errorf("reproducer: %w", repErr)
+		}
 	}
-	cancelled := rep.Cancelled || ctx.Err() != nil
+	res := &Result{Out: opts.Out, Cancelled: rep.Cancelled || ctx.Err() != nil,
+		SetupFailed: rep.SetupFailed, SetupCause: rep.SetupCause}
 
 	// After Ctrl-C the remaining steps still run, on a context of their own, so what was
 	// gathered is summarised; only the sanitizer (a long run) is skipped.
 	finish := context.WithoutCancel(ctx)
-	if cancelled {
+	switch {
+	case res.SetupFailed:
+		fmt.Fprintf(out, "    setup failed: %s\n", rep.SetupCause)
+	case res.Cancelled:
 		fmt.Fprintln(out, "    cancelled: skipping the sanitizer, writing what was gathered")
-	} else if s.Sanitizer.SanitizerEnabled() {
+	case s.Sanitizer.SanitizerEnabled():
 		section("compute-sanitizer on the failed tests")
 		sanitize(ctx, &quiet, s, opts, python, out)
 	}
-
-	section("dmesg and Xid summary")
-	if _, err := steps.RunXid(finish, &quiet, steps.XidOptions{Out: opts.Out, Source: opts.DmesgSource}); err != nil {
-		fmt.Fprintf(out, "    xid summary failed: %v\n", err)
+	if !res.SetupFailed {
+		section("dmesg and Xid summary")
+		if _, err := steps.RunXid(finish, &quiet, steps.XidOptions{Out: opts.Out, Source: opts.DmesgSource}); err != nil {
+			fmt.Fprintf(out, "    xid summary failed: %v\n", err)
+		}
 	}
 
 	v, err := report.Load(opts.Out)
 	if err != nil {
 		return nil, fmt.Errorf("reading the evidence in %s: %w", opts.Out, err)
 	}
+	res.Verdict = v
 	fmt.Fprintln(out)
 	if err := v.WriteText(out, opts.IsTTY); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, opts.Out)
-	res := &Result{Verdict: v, Cancelled: cancelled, ExitCode: ExitNotReproduced}
 	switch {
-	case cancelled:
+	case res.Cancelled:
 		res.ExitCode = ExitCancelled
-	case rep.Reproduced:
-		res.ExitCode = ExitReproduced
+	case res.SetupFailed:
+		res.ExitCode = ExitSetupFailed
+	default:
+		res.ExitCode = rep.ExitCode // pytest's own: 0 passed, 1 reproduced, 2..5 its trouble codes
 	}
 	return res, nil
+}
+
+// runFolder picks the folder a run writes to: out itself when it is missing or empty, else the
+// first free out/run-N (N from 2), so an earlier run's evidence is never overwritten. earlier
+// says the second case.
+func runFolder(out string) (dir string, earlier bool, err error) {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return out, false, mkdir(out)
+	case err != nil:
+		return "", false, fmt.Errorf("evidence folder %s: %w", out, err)
+	case len(entries) == 0:
+		return out, false, nil
+	}
+	for n := 2; ; n++ {
+		dir := filepath.Join(out, fmt.Sprintf("run-%d", n))
+		if err := os.Mkdir(dir, 0o755); err == nil {
+			return dir, true, nil
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", false, fmt.Errorf("creating %s: %w", dir, err)
+		}
+	}
+}
+
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return nil
 }
 
 // repeatCount is --count, else the default of the count input, else reproducer.count.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sethvargo/go-githubactions"
+
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
@@ -117,8 +119,11 @@ func TestLocalEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
+	env := testEnv(t, dmesg)
+	// The verbs' workflow commands would reach the same terminal as the progress: none may.
+	env.Action = githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(env.Getenv))
 	res, err := Run(context.Background(), Options{
-		Spec: testSpec(t, python), Out: out, Dir: suite, Env: testEnv(t, dmesg),
+		Spec: testSpec(t, python), Out: out, Dir: suite, Env: env,
 		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour,
 	})
 	if err != nil {
@@ -139,7 +144,10 @@ func TestLocalEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	for _, f := range []string{"system_identity.txt", "dmesg_start.log", "reproducer.log", "reproducer_summary.json",
+	if workflowCommand.MatchString(text) {
+		t.Errorf("a GitHub workflow command on a terminal:\n%s", text)
+	}
+	for _, f := range []string{"system_identity.txt", "dmesg_start.log", "preflight.log", "reproducer.log", "reproducer_summary.json",
 		"sanitizer.log", "sanitizer_summary.txt", "xid_summary.txt"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,13 +68,13 @@ func TestReproducePreflight(t *testing.T) {
 				"pip install pytest-rerunfailures"}},
 		{name: "a test module imports a missing module", paths: []string{"."},
 			files: map[string]string{"test_a.py": "def test_a():\n    pass\n", "test_imp.py": "import foo_bar_baz\n"},
-			want: []string{"test_imp.py needs module foo_bar_baz", "install the package that provides module foo_bar_baz"}},
+			want:  []string{"test_imp.py needs module foo_bar_baz", "install the package that provides module foo_bar_baz"}},
 		{name: "a conftest raises", paths: []string{"."},
 			files: map[string]string{"conftest.py": "raise RuntimeError('CUDA not available')\n", "test_a.py": "def test_a():\n    pass\n"},
-			want: []string{"loading conftest.py failed: RuntimeError: CUDA not available"}},
+			want:  []string{"loading conftest.py failed: RuntimeError: CUDA not available"}},
 		{name: "a test module has a syntax error", paths: []string{"."},
 			files: map[string]string{"test_syn.py": "def test_(:\n", "test_a.py": "def test_a():\n    pass\n"},
-			want: []string{"collecting test_syn.py failed: SyntaxError: invalid syntax"}},
+			want:  []string{"collecting test_syn.py failed: SyntaxError: invalid syntax"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,7 +169,7 @@ func TestReproduceSetupFailedOnGitHub(t *testing.T) {
 		if annotated != gh {
 			t.Errorf("GitHub %v: error annotation %v, want %v:\n%s", gh, annotated, gh, te.stdout)
 		}
-		if !gh && strings.Contains(te.stdout.String()+te.stderr.String(), "::") {
+		if !gh && regexp.MustCompile(`(?m)^::[a-z-]+`).MatchString(te.stdout.String()+te.stderr.String()) {
 			t.Errorf("a workflow command on a terminal:\n%s%s", te.stdout, te.stderr)
 		}
 	}

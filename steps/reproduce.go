@@ -118,6 +118,9 @@ type ReproduceOptions struct {
 	// ProgressInterval is the period of the plain progress line printed
 	// when $CI is set (default 30s; <0 disables).
 	ProgressInterval time.Duration
+	// SkipPreflight skips the collection check, for a caller that ran
+	// Preflight itself (`debugflow local`).
+	SkipPreflight bool
 }
 
 // ReproducerResult is reproducer_summary.json.
@@ -195,48 +198,25 @@ func checkInterpreter(ctx context.Context, env *Env, python string, modules ...s
 // was cancelled (before or during the sweep), an error when pytest could not be started, and
 // nil otherwise (test failures are data, not errors).
 func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
-	if opts.Python == "" {
-		opts.Python = "python3"
-	}
-	if err := opts.ReproducerFlags.validate(); err != nil {
-		return nil, err
-	}
-	if opts.Grace <= 0 {
-		opts.Grace = 10 * time.Second
-	}
-	if opts.ProgressInterval == 0 {
-		opts.ProgressInterval = defaultProgressInterval
-	}
-	if err := ensureDir(opts.Out); err != nil {
-		return nil, err
-	}
-	if env.onGitHub() {
-		maskSecretEnv(env, opts.Env)
-	}
-	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
-	setupStart := env.Now()
-	// The collection imports pytest and the plugins behind -n and --count: it is the
-	// interpreter check too, so only the lookup comes first.
-	python, se := lookPython(env, opts.Python)
-	if se != nil {
-		return setupFailed(env, opts, argv, setupStart, se, nil)
-	}
-	end := env.group("pytest collection (preflight)")
-	pf, err := runPreflight(ctx, env, python, opts)
-	end()
-	if ctx.Err() != nil {
-		return cancelledBeforeSweep(ctx, env, opts, argv, setupStart)
-	}
+	opts, err := opts.prepare(env)
 	if err != nil {
 		return nil, err
 	}
-	if pf.Cause != "" {
-		return setupFailed(env, opts, argv, setupStart, &SetupError{Cause: pf.Cause}, pf)
-	}
-	if pf.Selected > 0 {
-		fmt.Fprintf(env.Stdout, "preflight: pytest selects %d tests (%.1fs, %s)\n", pf.Selected, pf.Duration.Seconds(), PreflightLog)
+	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
+	var python string
+	if opts.SkipPreflight {
+		var se *SetupError
+		if python, se = lookPython(env, opts.Python); se != nil {
+			return setupFailed(env, opts, argv, env.Now(), se, nil)
+		}
 	} else {
-		fmt.Fprintf(env.Stdout, "preflight: pytest collected without error (%.1fs, %s)\n", pf.Duration.Seconds(), PreflightLog)
+		var res *ReproducerResult
+		if python, res, err = preflight(ctx, env, opts, argv); res != nil || err != nil {
+			return res, err
+		}
+	}
+	if ctx.Err() != nil { // a signal between the checks and the sweep
+		return cancelledBeforeSweep(ctx, env, opts, argv, env.Now())
 	}
 
 	logFile, err := os.Create(filepath.Join(opts.Out, ReproducerLog))
@@ -289,7 +269,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		env.warnf("%v; running without the worker record", err)
 	}
 	defer wl.cleanup()
-	end = env.group("pytest reproducer")
+	end := env.group("pytest reproducer")
 	st = newStream(env, streamSpec{
 		Path: python, Args: append(slices.Clip(argv[1:]), wl.args...), Env: append(childEnv(env, opts.Env), wl.env...), Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, OnLine: onLine, Grace: opts.Grace,
@@ -334,6 +314,76 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
 	}
 	return res, nil
+}
+
+// prepare fills in the defaults, validates the flags and creates the artifact directory.
+func (opts ReproduceOptions) prepare(env *Env) (ReproduceOptions, error) {
+	if opts.Python == "" {
+		opts.Python = "python3"
+	}
+	if err := opts.ReproducerFlags.validate(); err != nil {
+		return opts, err
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 10 * time.Second
+	}
+	if opts.ProgressInterval == 0 {
+		opts.ProgressInterval = defaultProgressInterval
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return opts, err
+	}
+	if env.onGitHub() {
+		maskSecretEnv(env, opts.Env)
+	}
+	return opts, nil
+}
+
+// Preflight is the check reproduce makes before its sweep, alone: it finds the interpreter and
+// runs pytest's collection with the reproducer's arguments (preflight.log). It returns nil, nil
+// when the sweep can run; otherwise it writes reproducer_summary.json as reproduce would (setup
+// failed, or cancelled) and returns that summary with reproduce's *ExitError. `debugflow local`
+// calls it before its slower steps, then reproduce with SkipPreflight.
+func Preflight(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
+	opts, err := opts.prepare(env)
+	if err != nil {
+		return nil, err
+	}
+	_, res, err := preflight(ctx, env, opts, pytestCommand(opts.Python, opts.ReproducerFlags))
+	return res, err
+}
+
+// preflight returns the interpreter's path when the sweep can run, else the summary it wrote
+// and the error reproduce returns.
+func preflight(ctx context.Context, env *Env, opts ReproduceOptions, argv []string) (string, *ReproducerResult, error) {
+	start := env.Now()
+	// The collection imports pytest and the plugins behind -n and --count: it is the
+	// interpreter check too, so only the lookup comes first.
+	python, se := lookPython(env, opts.Python)
+	if se != nil {
+		res, err := setupFailed(env, opts, argv, start, se, nil)
+		return "", res, err
+	}
+	end := env.group("pytest collection (preflight)")
+	pf, err := runPreflight(ctx, env, python, opts)
+	end()
+	if ctx.Err() != nil {
+		res, err := cancelledBeforeSweep(ctx, env, opts, argv, start)
+		return "", res, err
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if pf.Cause != "" {
+		res, err := setupFailed(env, opts, argv, start, &SetupError{Cause: pf.Cause}, pf)
+		return "", res, err
+	}
+	if pf.Selected > 0 {
+		fmt.Fprintf(env.Stdout, "preflight: pytest selects %d tests (%.1fs, %s)\n", pf.Selected, pf.Duration.Seconds(), PreflightLog)
+	} else {
+		fmt.Fprintf(env.Stdout, "preflight: pytest collected without error (%.1fs, %s)\n", pf.Duration.Seconds(), PreflightLog)
+	}
+	return python, nil, nil
 }
 
 // beforeSweep is the summary of a run that ended before pytest's sweep started.
