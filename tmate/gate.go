@@ -129,7 +129,7 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 	setupCtx, cancelSetup := g.untilDeadline(ctx, st.Deadline, st.Deadline.Sub(start))
 	defer cancelSetup()
 	setupErr := func(doing string, err error) error {
-		if errors.Is(setupCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if expired(setupCtx) && ctx.Err() == nil {
 			return fmt.Errorf("the %d-minute timeout elapsed while %s: %w", timeout, doing, err)
 		}
 		return err
@@ -203,7 +203,7 @@ func (g *gate) open(ctx context.Context, timeout, connect int) (*state, *session
 
 	readyCtx, cancel := g.untilDeadline(ctx, st.Deadline, readyTimeoutMinutes*o.Minute)
 	err = sess.waitReady(readyCtx)
-	timedOut := errors.Is(readyCtx.Err(), context.DeadlineExceeded)
+	timedOut := expired(readyCtx)
 	cancel()
 	if err != nil {
 		if timedOut && ctx.Err() == nil {
@@ -328,14 +328,39 @@ func (g *gate) finish(st *state, sess session, reason EndReason, detail string, 
 }
 
 // untilDeadline derives a context that ends at the first of limit from now
-// and deadline (as the injected clock counts), so that no tmate call
-// outlives the gate's timeout.
+// and deadline, so that no tmate call outlives the gate's timeout. The
+// deadline is counted with the injected clock: besides the timer set from
+// it now, the clock is read every PollInterval, so a clock that jumps past
+// the deadline (a test's, or a VM's after a suspend) ends the call at the
+// next poll. Either way context.Cause is context.DeadlineExceeded.
 func (g *gate) untilDeadline(ctx context.Context, deadline time.Time, limit time.Duration) (context.Context, context.CancelFunc) {
 	d := min(limit, deadline.Sub(g.o.Now()))
 	if d < 0 {
 		d = 0
 	}
-	return context.WithTimeout(ctx, d)
+	timed, cancelTimer := context.WithTimeout(ctx, d)
+	clocked, cancel := context.WithCancelCause(timed)
+	go func() {
+		t := time.NewTicker(g.o.PollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-clocked.Done():
+				return
+			case <-t.C:
+				if !g.o.Now().Before(deadline) {
+					cancel(context.DeadlineExceeded)
+					return
+				}
+			}
+		}
+	}()
+	return clocked, func() { cancel(context.Canceled); cancelTimer() }
+}
+
+// expired reports whether a context from untilDeadline ended at its deadline or limit.
+func expired(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }
 
 // sessionDir creates the private directory for the socket, the authorized

@@ -489,25 +489,47 @@ func TestGateWaitWithoutState(t *testing.T) {
 	}
 }
 
+// TestGateStartFailures checks the three ways a session can fail to start. Time is the
+// injected clock's alone: the gate counts minutes of real length, so none of its timers can
+// fire during the test, and the clock stands still unless the test moves it. A failure that
+// ends the gate with the clock unmoved did not wait for any deadline; the session that never
+// becomes ready ends exactly when the clock reaches its 2-minute timeout, which the test
+// does only once the tmate double is blocked in `wait tmate-ready` (the readiness signal is
+// its call log). No assertion depends on how fast this machine is.
 func TestGateStartFailures(t *testing.T) {
 	tests := []struct {
 		name      string
 		doubleEnv []string
-		timeout   string
 		wantErr   string
 		reason    EndReason
+		// jumpAt: once the double runs this command, the clock jumps to the gate's deadline.
+		jumpAt string
 	}{
-		{"new-session fails", []string{"TMATE_DOUBLE_FAIL=new-session"}, "20", "starting the tmate session", ""},
-		{"never ready", []string{"TMATE_DOUBLE_READY=never"}, "2", "did not become ready", EndTimeout},
-		{"wait fails", []string{"TMATE_DOUBLE_FAIL=wait"}, "20", "waiting for the tmate session to be ready", ""},
+		{"new-session fails", []string{"TMATE_DOUBLE_FAIL=new-session"}, "starting the tmate session", "", ""},
+		{"never ready", []string{"TMATE_DOUBLE_READY=never"}, "tmate did not become ready within 2m0s", EndTimeout, "wait tmate-ready"},
+		{"wait fails", []string{"TMATE_DOUBLE_FAIL=wait"}, "waiting for the tmate session to be ready", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.doubleEnv = tc.doubleEnv
 			o := h.options()
-			o.TimeoutMinutes = tc.timeout
-			r := h.wait(h.start(context.Background(), o))
+			o.Minute = time.Minute
+			o.TimeoutMinutes = "2"
+			base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+			var jumped atomic.Bool
+			o.Now = func() time.Time {
+				if jumped.Load() {
+					return base.Add(2 * time.Minute)
+				}
+				return base
+			}
+			ch := h.start(context.Background(), o)
+			if tc.jumpAt != "" {
+				h.waitForCall(tc.jumpAt, ch)
+				jumped.Store(true)
+			}
+			r := h.wait(ch)
 			if r.err == nil || !strings.Contains(r.err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want it to contain %q", r.err, tc.wantErr)
 			}
@@ -517,14 +539,33 @@ func TestGateStartFailures(t *testing.T) {
 			if r.reason != tc.reason {
 				t.Errorf("reason = %q, want %q", r.reason, tc.reason)
 			}
-			if r.elapsed > 2*time.Second+200*time.Millisecond {
-				t.Errorf("failure took %v", r.elapsed)
+			if tc.reason == EndTimeout && !strings.Contains(h.stdout.String(), "tmate gate ended: timeout: ") ||
+				tc.reason == EndTimeout && !strings.Contains(h.stdout.String(), "(after 2m0s)") {
+				t.Errorf("the gate does not say it ended at its 2-minute timeout:\n%s", h.stdout.String())
 			}
 			entries, _ := os.ReadDir(h.runnerTmp)
 			if len(entries) != 0 {
 				t.Errorf("session directory left in RUNNER_TEMP: %v", entries)
 			}
 		})
+	}
+}
+
+// waitForCall returns once the tmate double logged a call containing sub; it fails the test
+// when the gate ends first, or (a hang) after 10 s.
+func (h *harness) waitForCall(sub string, gate <-chan result) {
+	h.t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	hang := time.After(10 * time.Second)
+	for !h.called(sub) {
+		select {
+		case r := <-gate:
+			h.t.Fatalf("the gate ended (%q, %v) before tmate ran %q", r.reason, r.err, sub)
+		case <-hang:
+			h.t.Fatalf("tmate never ran %q; calls: %q", sub, h.commands())
+		case <-tick.C:
+		}
 	}
 }
 
