@@ -918,7 +918,7 @@ func TestSmokeFailureStopsTheJobBeforeTheSweep(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cuda", env: map[string]string{"FAKE_CUDA_INIT": "fail"}})
 	job := sim.job
 	smoke := job.step(t, "Smoke test")
-	if smoke.Outcome != outcomeFailure || smoke.ExitCode != 1 || smoke.Duration > 10*time.Second {
+	if smoke.Outcome != outcomeFailure || smoke.ExitCode != 6 || smoke.Duration > 10*time.Second {
 		t.Errorf("smoke step %s exit %d in %v, want a failure within seconds:\n%s", smoke.Outcome, smoke.ExitCode, smoke.Duration, smoke.Output)
 	}
 	for _, name := range []string{"Open the tmate session", "Reproduce", "compute-sanitizer (memcheck)"} {
@@ -930,7 +930,8 @@ func TestSmokeFailureStopsTheJobBeforeTheSweep(t *testing.T) {
 		t.Errorf("stage %s: the session after a failed build check needs the scripts", got)
 	}
 	summary := readFile(t, sim.summary)
-	for _, want := range []string{"## Setup failed: the smoke test exited 1", "RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE", "`cuda_init.log`"} {
+	for _, want := range []string{"## Setup failed: the smoke test exited 1", "RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE", "`cuda_init.log`",
+		"## Reproduced: setup failed"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("step summary lacks %q:\n%s", want, summary)
 		}
@@ -938,7 +939,13 @@ func TestSmokeFailureStopsTheJobBeforeTheSweep(t *testing.T) {
 	if log := readFile(t, filepath.Join(sim.spec.Artifact.Dir, "cuda_init.log")); !strings.Contains(log, "CUDA_ERROR_NO_DEVICE while calling cuInit") {
 		t.Errorf("cuda_init.log = %q", log)
 	}
-	sim.checkUploads(t, []string{"cuda_init.log", "env.sh", "README.md", "run_reproducer.sh", "system_identity.txt", "summary.md"})
+	sim.checkUploads(t, []string{"cuda_init.log", "env.sh", "README.md", "run_reproducer.sh", "system_identity.txt", "summary.md", "reproducer_summary.json"})
+	// The verdict, and `debugflow report`, say setup failed with the smoke test's cause.
+	verdict := job.byVerb(t, "verdict")
+	if verdict.ExitCode != 6 || !strings.Contains(verdict.Output, "verdict: setup failed: the smoke test `") ||
+		!strings.Contains(verdict.Output, "RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE") {
+		t.Errorf("verdict exit %d:\n%s", verdict.ExitCode, verdict.Output)
+	}
 	if !job.Failed {
 		t.Error("the job did not fail")
 	}

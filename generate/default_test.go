@@ -149,7 +149,7 @@ func TestDefaultCarriesV3(t *testing.T) {
 			if strings.Contains(d.step(t, build).Run, "pip install -e") {
 				t.Error("the build uses pip install -e, which ships a Python-only stub for this project")
 			}
-			if !slices.Contains(lines, `chmod +x "$LLVM_DIR"/bin/*`) {
+			if !slices.Contains(lines, `chmod +x "${LLVM_DIR:?}"/bin/*`) {
 				t.Errorf("the build does not make the LLVM tools executable: %q", lines)
 			}
 		}},

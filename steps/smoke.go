@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // DefaultSmokeLog is the file the smoke verb writes when --log is not given.
@@ -89,7 +91,18 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	env.smokeSummary(opts, how, took, tail)
 	last := lastNonEmpty(tail)
 	env.Action.Errorf("the smoke test %s: %s", how, last)
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("smoke: `%s` %s after %s: %s; the job stops before the reproducer (output in %s)",
+	// The reproducer will not run: its summary says why, so the job summary, the verdict and
+	// `debugflow report` say "setup failed" with this cause, never "not reproduced".
+	cause := fmt.Sprintf("the smoke test `%s` %s: %s (output in %s)", opts.Command, how, last, opts.Log)
+	summary := &ReproducerResult{
+		Command: []string{"bash", "-c", opts.Command}, ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: cause,
+		DurationSeconds: res.Duration.Seconds(), NoTestsRan: true, Paths: []string{},
+		CrashedWorkers: []string{}, Crashes: []pytestlog.Crash{}, FailedTests: []string{}, FailedBaseTests: []string{},
+	}
+	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), summary); err != nil {
+		return err
+	}
+	return &ExitError{Code: ExitSetupFailed, Err: fmt.Errorf("smoke: `%s` %s after %s: %s; the job stops before the reproducer (output in %s)",
 		opts.Command, how, took, last, path)}
 }
 

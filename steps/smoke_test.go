@@ -19,12 +19,12 @@ func TestSmoke(t *testing.T) {
 		wantSummary []string // "" summary when it passed
 	}{
 		{"passes", `echo "init OK $QD_OFFLINE_CACHE"`, 0, "init OK 0\n", nil},
-		{"fails with the last lines", "echo loading; echo 'RuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE' >&2; exit 3", 1,
+		{"fails with the last lines", "echo loading; echo 'RuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE' >&2; exit 3", ExitSetupFailed,
 			"loading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n",
 			[]string{"## Setup failed: the smoke test exited 3", "so the job stopped before the reproducer",
 				"`cuda_init.log`", "```text\nloading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n```"}},
-		{"a failing pipe fails", "false | cat", 1, "", []string{"exited 1"}},
-		{"killed by a signal", "echo dying; kill -SEGV $$", 1, "dying\n", []string{"the smoke test was killed by segmentation fault", "dying"}},
+		{"a failing pipe fails", "false | cat", ExitSetupFailed, "", []string{"exited 1"}},
+		{"killed by a signal", "echo dying; kill -SEGV $$", ExitSetupFailed, "dying\n", []string{"the smoke test was killed by segmentation fault", "dying"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +59,14 @@ func TestSmoke(t *testing.T) {
 			}
 			if tt.wantCode != 0 && !strings.Contains(te.stdout.String(), "::error::the smoke test") {
 				t.Errorf("no error annotation:\n%s", te.stdout.String())
+			}
+			// A failed check is the reproducer's "setup failed": the verdict says so.
+			r, err := LoadReproducerResult(out)
+			switch {
+			case tt.wantCode == 0 && err == nil:
+				t.Errorf("a passing smoke test wrote %s", ReproducerSummary)
+			case tt.wantCode != 0 && (err != nil || !r.SetupFailed || r.ExitCode != ExitSetupFailed || !strings.Contains(r.SetupCause, "the smoke test `"+tt.command+"`")):
+				t.Errorf("reproducer summary after a failed smoke test: %+v, %v", r, err)
 			}
 		})
 	}
