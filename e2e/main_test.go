@@ -1,21 +1,30 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/version"
+	"github.com/debugflow/debugflow/stepbin"
 )
 
-// binDir holds debugflow-step and the doubles of the GPU programs and tmate, built once per
-// test binary by TestMain, in one folder per way they reach a runner's PATH (see binaries).
+// binDir holds the doubles of the GPU programs and tmate, built once per test binary by
+// TestMain, in one folder per way they reach a runner's PATH (see binaries).
 var binDir string
+
+// stepBundle is debugflow-step as debugflow generate bundles it (stepbin: a static Linux
+// binary of this build's version for this machine's architecture), built once by TestMain.
+// The workflow's install step verifies and installs it; nothing else provides debugflow-step.
+var stepBundle []byte
 
 // Where a program comes from on a runner: the runner image, or a step that installs it.
 const (
 	fromImage   = "image"   // on the runner from the start: the driver's nvidia-smi, dmesg, tmate
-	fromGopath  = "gopath"  // put on PATH by the "Install debugflow-step" step (go install, GITHUB_PATH)
 	fromToolkit = "toolkit" // installed by the apt step (nvidia-cuda-toolkit brings compute-sanitizer)
 )
 
@@ -23,7 +32,6 @@ const (
 // where they come from. The tmate double is on the image: the gate would apt-get install a
 // missing tmate, which the simulation cannot do.
 var binaries = []struct{ name, pkg, from string }{
-	{"debugflow-step", "../cmd/debugflow-step", fromGopath},
 	{"compute-sanitizer", "../steps/testdata/doubles/compute-sanitizer", fromToolkit},
 	{"nvidia-smi", "../steps/testdata/doubles/nvidia-smi", fromImage},
 	{"dmesg", "../steps/testdata/doubles/dmesg", fromImage},
@@ -40,6 +48,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	if err := buildBinaries(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	if stepBundle, err = buildBundle(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -73,4 +86,18 @@ func buildBinaries(dir string) error {
 		}
 	}
 	return os.Remove(build)
+}
+
+// buildBundle builds debugflow-step the way debugflow generate bundles it, from this module.
+func buildBundle() ([]byte, error) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return nil, err
+	}
+	b := &stepbin.SourceBuilder{Dir: root, Self: version.Get()}
+	data, err := b.Build(context.Background(), runtime.GOARCH)
+	if err != nil {
+		return nil, fmt.Errorf("building the bundled debugflow-step: %w", err)
+	}
+	return data, nil
 }

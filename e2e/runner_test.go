@@ -77,7 +77,8 @@ type stepResult struct {
 	Name, ID string
 	Outcome  string
 	// Kind is "run", "uses", "install" (a run: step that installs software: its install
-	// lines are not run here, its debugflow-step lines are) or "skipped" (its if: was false).
+	// lines are not run here, its debugflow-step lines are), "setup" (the generator's
+	// verified install of debugflow-step, run as it is) or "skipped" (its if: was false).
 	Kind string
 	// ContinueOnError is the step's continue-on-error.
 	ContinueOnError bool
@@ -147,6 +148,13 @@ type simRunner struct {
 	provides map[*regexp.Regexp]string
 	// workspace is GITHUB_WORKSPACE, the prepared checkout and every step's directory.
 	workspace string
+	// branch is the tree of the workflow's own commit (the debug branch): a checkout step with
+	// a path: copies its sparse-checkout files from there into the workspace.
+	branch string
+	// guards, when set, is a folder put first on every step's PATH with stand-ins for the
+	// programs the run must not use (go, curl, wget); each records its call in guardLog and
+	// fails.
+	guards, guardLog string
 	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there).
 	temp string
 	// files holds the runner's own files: each step's script, log and GITHUB_OUTPUT.
@@ -166,6 +174,9 @@ type simRunner struct {
 	// exported are the variables earlier steps wrote to $GITHUB_ENV: the runner sets them for
 	// every later step.
 	exported map[string]string
+	// stopAfter, when set, ends the job after the step of that name (a test that needs only
+	// the first steps).
+	stopAfter string
 	// budget bounds every step's wall-clock time in the test, below its timeout-minutes: a
 	// simulated step taking longer is a hang.
 	budget time.Duration
@@ -218,6 +229,8 @@ func classify(script string, installCommands []string) (string, error) {
 	}
 	isInstall := func(l string) bool { return installLine.MatchString(l) || slices.Contains(installCommands, l) }
 	switch {
+	case slices.Contains(generate.InstallScripts(), script):
+		return "setup", nil
 	case all(stepBinaryLine):
 		return "run", nil
 	case slices.ContainsFunc(lines, isInstall) && !slices.ContainsFunc(lines, func(l string) bool {
@@ -273,6 +286,9 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 			ev.outputs[st.ID] = sr.Outputs
 		}
 		res.Steps = append(res.Steps, sr)
+		if st.Name == r.stopAfter {
+			break
+		}
 	}
 	r.logSteps(res)
 	return res
@@ -361,7 +377,7 @@ func (r *simRunner) minutes(ev *evaluator, what string, v any) time.Duration {
 // knownActions are the actions the debug job uses. Set-up actions are no-ops here: the
 // workspace is prepared, and the runner's Python and Go are this machine's.
 var knownActions = map[string]string{
-	"actions/checkout":        "no-op",
+	"actions/checkout":        "checkout",
 	"actions/setup-python":    "no-op",
 	"actions/setup-go":        "no-op",
 	"actions/upload-artifact": "upload",
@@ -383,6 +399,9 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 		}
 		sr.With[k] = s
 	}
+	if kind == "checkout" && sr.With["path"] != "" {
+		r.checkoutInto(st.Name, sr.With)
+	}
 	if kind == "upload" {
 		dir := sr.With["path"]
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -393,12 +412,47 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 			sr.Files = append(sr.Files, rel)
 			return nil
 		})
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && sr.With["if-no-files-found"] == "warn":
+			// upload-artifact warns and uploads nothing (a job stopped before any evidence).
+		case err != nil:
 			t.Errorf("step %q: upload path %s: %v", st.Name, dir, err)
 		}
 		sort.Strings(sr.Files)
 	}
 	return sr
+}
+
+// checkoutInto does what a checkout of the workflow's own commit with a path: and a
+// non-cone sparse-checkout of single files does: it copies those files of r.branch into the
+// workspace under path. The project's own checkout (no path:) is prepared by the test.
+func (r *simRunner) checkoutInto(step string, with map[string]string) {
+	t := r.t
+	t.Helper()
+	for k := range with {
+		if !slices.Contains([]string{"path", "sparse-checkout", "sparse-checkout-cone-mode", "fetch-depth", "persist-credentials"}, k) {
+			t.Fatalf("step %q: checkout with %s: is not simulated", step, k)
+		}
+	}
+	if with["sparse-checkout-cone-mode"] != "false" || with["persist-credentials"] != "false" {
+		t.Fatalf("step %q: want a non-cone sparse checkout without persisted credentials, got %v", step, with)
+	}
+	dest := filepath.Join(r.workspace, filepath.FromSlash(with["path"]))
+	for _, pattern := range strings.Split(strings.TrimSpace(with["sparse-checkout"]), "\n") {
+		rel := strings.TrimPrefix(strings.TrimSpace(pattern), "/")
+		data, err := os.ReadFile(filepath.Join(r.branch, filepath.FromSlash(rel)))
+		if err != nil {
+			continue // git checks out nothing for a pattern without a match
+		}
+		target := filepath.Join(dest, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// git writes a file without the executable bit unless the commit records it.
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // inheritedSkip are variables of the test process a runner would not have: GitHub's own (when
@@ -426,7 +480,11 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		}
 		env[k] = v
 	}
-	env["PATH"] = strings.Join(append(slices.Clone(r.path), os.Getenv("PATH")), string(os.PathListSeparator))
+	path := slices.Clone(r.path)
+	if r.guards != "" {
+		path = append([]string{r.guards}, path...)
+	}
+	env["PATH"] = strings.Join(append(path, hostPath()...), string(os.PathListSeparator))
 	for k, v := range map[string]string{
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
@@ -456,6 +514,25 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		}
 	}
 	return env
+}
+
+// hostPath is this machine's PATH without the folders that hold go or debugflow-step: on
+// the runner, debugflow-step comes only from the install step, and the bundle and release
+// installs need no Go toolchain.
+func hostPath() []string {
+	var out []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if hasProgram(dir, "go") || hasProgram(dir, "debugflow-step") {
+			continue
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+func hasProgram(dir, name string) bool {
+	fi, err := os.Stat(filepath.Join(dir, name))
+	return err == nil && !fi.IsDir()
 }
 
 // exec runs a run: step as GitHub does with shell: bash (the script in a file, run by

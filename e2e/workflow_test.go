@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +22,11 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/dist"
 	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 )
 
 // The simulated run's fixed values.
@@ -44,8 +49,9 @@ const (
 )
 
 // installSteps are the steps that install software on a real runner; the simulated runner
-// skips them (the bin directory and this machine's Python stand in) and nothing else.
-var installSteps = []string{"Install debugflow-step", "Install dependencies and compute-sanitizer", "Build"}
+// skips them (the bin directory and this machine's Python stand in) and nothing else. The
+// install of debugflow-step runs for real: it verifies and installs the bundle or release.
+var installSteps = []string{"Install dependencies and compute-sanitizer", "Build"}
 
 // simulation is one run of the generated debug job on this machine.
 type simulation struct {
@@ -60,6 +66,8 @@ type simulation struct {
 	tmateLog string
 	// summary is GITHUB_STEP_SUMMARY.
 	summary string
+	// guardLog lists the calls of go, curl or wget, which the run must not make.
+	guardLog string
 
 	// noSSHKeys makes the fake GitHub API serve no key for the actor.
 	noSSHKeys bool
@@ -101,6 +109,129 @@ type run struct {
 	rerunInSession bool
 	// checkoutFiles are written into the checkout over testdata/checkout (path: content).
 	checkoutFiles map[string]string
+	// release, when set, delivers debugflow-step as a release download from this server;
+	// otherwise it is bundled (the default for a build of debugflow that is not a release).
+	release *releaseServer
+	// releaseSHA256 is the archive checksum the spec pins for release ("": the right one).
+	releaseSHA256 string
+	// tamper changes the bundled binary after generate pinned its checksum.
+	tamper bool
+	// stopAfter ends the job after the step of that name.
+	stopAfter string
+}
+
+// releaseServer serves the release archives of stepBundle under /download, as GitHub serves
+// a release's assets, and counts the requests.
+type releaseServer struct {
+	*httptest.Server
+	version string
+	archive []byte
+	mu      sync.Mutex
+	hits    int
+}
+
+func newReleaseServer(t *testing.T) *releaseServer {
+	t.Helper()
+	rs := &releaseServer{version: "v9.9.9"}
+	var buf bytes.Buffer
+	if err := dist.WriteArchive(&buf, dist.Step, stepBundle); err != nil {
+		t.Fatal(err)
+	}
+	rs.archive = buf.Bytes()
+	name := dist.ArchiveName(dist.Step, rs.version, dist.Platform{GOOS: "linux", GOARCH: runtime.GOARCH})
+	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rs.mu.Lock()
+		rs.hits++
+		rs.mu.Unlock()
+		if req.URL.Path != "/download/"+rs.version+"/"+name {
+			http.NotFound(w, req)
+			return
+		}
+		w.Write(rs.archive)
+	}))
+	t.Cleanup(rs.Close)
+	return rs
+}
+
+// hostArch is this machine's architecture as step_binary.arch names it.
+func hostArch(t *testing.T) string {
+	t.Helper()
+	for _, r := range dist.Runners {
+		if r.GOARCH == runtime.GOARCH {
+			return r.Arch
+		}
+	}
+	t.Fatalf("the simulated runner needs an x64 or arm64 machine, this is %s", runtime.GOARCH)
+	return ""
+}
+
+// bundleBuilder hands out stepBundle as stepbin's builder.
+type bundleBuilder struct{}
+
+func (bundleBuilder) Build(_ context.Context, goarch string) ([]byte, error) {
+	if goarch != runtime.GOARCH {
+		return nil, fmt.Errorf("the e2e bundle is for %s, not %s", runtime.GOARCH, goarch)
+	}
+	return stepBundle, nil
+}
+func (bundleBuilder) Describe() string { return "built by e2e TestMain" }
+
+// deliver resolves the spec's step binary as debugflow generate does, and puts the bundle
+// into the debug branch's tree (branch).
+func (sim *simulation) deliver(t *testing.T, how run, branch string) {
+	t.Helper()
+	sb := &sim.spec.StepBinary
+	sb.Arch = hostArch(t)
+	if how.release != nil {
+		sb.Delivery, sb.Version, sb.BaseURL = spec.DeliveryRelease, how.release.version, how.release.URL+"/download"
+		sum := how.releaseSHA256
+		if sum == "" {
+			sum = stepbin.Sum(how.release.archive)
+		}
+		if sb.Arch == spec.ArchX64 {
+			sb.SHA256.X64 = sum
+		} else {
+			sb.SHA256.ARM64 = sum
+		}
+	}
+	plan, err := stepbin.Resolve(context.Background(), sim.spec, stepbin.Options{
+		Self:       version.Get(),
+		NewBuilder: func(version.Info) (stepbin.Builder, error) { return bundleBuilder{}, nil },
+	})
+	if err != nil {
+		t.Fatalf("resolving the step binary: %v", err)
+	}
+	if _, _, err := stepbin.Write(branch, plan.Files); err != nil {
+		t.Fatal(err)
+	}
+	if how.tamper {
+		p := filepath.Join(branch, filepath.FromSlash(plan.Files[0].Path))
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("\n# appended after generate pinned the checksum\n")
+		f.Close()
+	}
+}
+
+// guardPrograms writes stand-ins for go, curl and wget into dir: the bundle install must work
+// with no Go toolchain and no network (a release run needs curl, so it gets the real one).
+func guardPrograms(t *testing.T, dir, log string, release bool) {
+	t.Helper()
+	names := []string{"go", "gofmt", "wget", "curl"}
+	if release {
+		names = names[:3]
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		script := "#!/bin/sh\necho \"" + name + " $*\" >> '" + log + "'\necho '" + name + ": not on this runner (simulated)' >&2\nexit 127\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // simulate generates the workflow for the suite and runs its debug job on a simulated runner.
@@ -150,6 +281,8 @@ func simulate(t *testing.T, how run) *simulation {
 		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
 	}
 	sim.spec = s
+	branch := filepath.Join(root, "debug-branch")
+	sim.deliver(t, how, branch)
 	data, err := generate.Generate(s, "")
 	if err != nil {
 		t.Fatalf("generate: %v", err)
@@ -161,9 +294,12 @@ func simulate(t *testing.T, how run) *simulation {
 
 	r := newSimRunner(t, sim.checkout, binPath(fromImage))
 	r.provides = map[*regexp.Regexp]string{
-		regexp.MustCompile(`^go (install|build) .*debugflow-step`):                             binPath(fromGopath),
 		regexp.MustCompile(`^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`): binPath(fromToolkit),
 	}
+	r.branch, r.stopAfter = branch, how.stopAfter
+	r.guards, r.guardLog = filepath.Join(root, "guards"), filepath.Join(root, "guarded_calls.log")
+	sim.guardLog = r.guardLog
+	guardPrograms(t, r.guards, r.guardLog, how.release != nil)
 	sim.summary = r.summary
 	r.installCommands = append(slices.Clone(s.Install.Commands), s.Build.Commands...)
 	r.env = map[string]string{
@@ -187,6 +323,9 @@ func simulate(t *testing.T, how run) *simulation {
 	})
 	sim.job = r.runJob(data, generate.DebugJobID)
 	assertNoProcessLeft(t, sim.checkout)
+	if calls, _ := os.ReadFile(sim.guardLog); len(calls) > 0 {
+		t.Errorf("the job called programs a runner without Go and network access lacks:\n%s", calls)
+	}
 	return sim
 }
 
@@ -346,11 +485,10 @@ func checkReproduced(t *testing.T, sim *simulation) {
 		t.Errorf("steps skipped as installs = %q, want %q", got, installSteps)
 	}
 	// The install steps are what put debugflow-step and compute-sanitizer on the runner.
-	for name, want := range map[string]string{installSteps[0]: binPath(fromGopath), installSteps[1]: binPath(fromToolkit)} {
-		if got := job.step(t, name).Provided; !slices.Contains(got, want) {
-			t.Errorf("step %q installs %q, want %s", name, got, want)
-		}
+	if got := job.step(t, installSteps[0]).Provided; !slices.Contains(got, binPath(fromToolkit)) {
+		t.Errorf("step %q installs %q, want %s", installSteps[0], got, binPath(fromToolkit))
 	}
+	sim.checkStepBinaryInstalled(t)
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
 	want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}
 	if sim.spec.Tmate.Placement == "after" {
@@ -450,12 +588,106 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	sim.checkGate(t, defaultTmateMinutes)
 }
 
+// checkStepBinaryInstalled checks that the install step verified the delivered
+// debugflow-step and put it on the PATH, and that every debug step ran that binary.
+func (sim *simulation) checkStepBinaryInstalled(t *testing.T) {
+	t.Helper()
+	install := sim.job.step(t, generate.InstallStepName)
+	if install.Kind != "setup" || install.Outcome != outcomeSuccess || len(install.Provided) != 1 {
+		t.Fatalf("%s: kind %s, %s, put %q on PATH; want one verified install:\n%s", install.Name, install.Kind, install.Outcome, install.Provided, install.Output)
+	}
+	want := "debugflow-step " + version.Get().String() + "\n"
+	if !strings.HasPrefix(install.Output, want) {
+		t.Errorf("the install step's --version printed %q, want %q (the generator's version)", install.Output, want)
+	}
+	installed, err := os.ReadFile(filepath.Join(install.Provided[0], "debugflow-step"))
+	if err != nil || !bytes.Equal(installed, stepBundle) {
+		t.Errorf("the installed debugflow-step is not the delivered binary (%v)", err)
+	}
+	if sim.spec.StepBinary.Delivery == spec.DeliveryBundle {
+		if _, err := os.Stat(filepath.Join(sim.checkout, generate.BundleCheckoutDir)); !os.IsNotExist(err) {
+			t.Errorf("the bundle's checkout is left in the project's tree: %v", err)
+		}
+	}
+}
+
+// TestTamperedBundleStopsTheJob changes the bundled binary after generate pinned it: the
+// install step stops the job with the checksum message and no debug step runs it.
+func TestTamperedBundleStopsTheJob(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cpu", tamper: true})
+	sim.checkStoppedAtInstall(t, "::error title=Bundled debugflow-step does not match the workflow::the SHA-256 of "+
+		generate.BundleCheckoutDir+"/.github/debugflow/debugflow-step-linux-")
+}
+
+// TestReleaseDownloadsAndVerifies delivers debugflow-step as a release archive from a local
+// HTTP server: downloaded, verified, extracted and run (up to the identity step; the rest of
+// the job is the same as with a bundle); no Go on the runner.
+func TestReleaseDownloadsAndVerifies(t *testing.T) {
+	t.Parallel()
+	rs := newReleaseServer(t)
+	sim := simulate(t, run{selectExpr: "cpu", release: rs, stopAfter: "System identity and dmesg snapshot"})
+	sim.checkStepBinaryInstalled(t)
+	if sim.job.Failed || !slices.Equal(sim.job.verbs(outcomeSuccess), []string{"check-inputs", "identity"}) {
+		t.Errorf("verbs run %q, job failed %v; want check-inputs and identity to run the downloaded binary:\n%s",
+			sim.job.verbs(outcomeSuccess), sim.job.Failed, sim.job.failureLogs())
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.hits != 1 {
+		t.Errorf("the release server saw %d requests, want one download", rs.hits)
+	}
+}
+
+// TestReleaseWithAWrongChecksumStops pins another checksum than the archive's.
+func TestReleaseWithAWrongChecksumStops(t *testing.T) {
+	t.Parallel()
+	rs := newReleaseServer(t)
+	sim := simulate(t, run{selectExpr: "cpu", release: rs, releaseSHA256: strings.Repeat("0", 64)})
+	sim.checkStoppedAtInstall(t, "::error title=debugflow-step download does not match the workflow::the SHA-256 of "+rs.URL+"/download/")
+}
+
+// checkStoppedAtInstall checks a job whose install step refused the binary: the message,
+// a red job, and no debug step that ran debugflow-step.
+func (sim *simulation) checkStoppedAtInstall(t *testing.T, message string) {
+	t.Helper()
+	job := sim.job
+	install := job.step(t, generate.InstallStepName)
+	if install.Outcome != outcomeFailure || install.ExitCode != 1 || !strings.Contains(install.Output, message) {
+		t.Fatalf("%s: %s (exit %d), want exit 1 with %q:\n%s", install.Name, install.Outcome, install.ExitCode, message, install.Output)
+	}
+	if len(install.Provided) != 0 {
+		t.Errorf("the refused binary was put on the PATH: %q", install.Provided)
+	}
+	if !job.Failed {
+		t.Error("the job did not fail")
+	}
+	if ran := job.verbs(outcomeSuccess); len(ran) > 0 {
+		t.Errorf("debug steps ran debugflow-step after the install refused it: %q", ran)
+	}
+	for _, name := range []string{"Check the inputs", "System identity and dmesg snapshot", "Reproduce"} {
+		if got := job.step(t, name).Outcome; got != outcomeSkipped {
+			t.Errorf("step %q: %s, want skipped after the refused install", name, got)
+		}
+	}
+}
+
 // TestCleanSelectionPasses runs the same workflow with -k cpu, which never fails: no
 // sanitizer, a green verdict, a summary that says so.
 func TestCleanSelectionPasses(t *testing.T) {
 	t.Parallel()
 	sim := simulate(t, run{selectExpr: "cpu", placement: "after"})
 	job := sim.job
+	// The default delivery for a debugflow that is not a release: the bundle, checked out
+	// from the debug branch and verified, with go, curl and wget failing if called (simulate
+	// checks they were not), and no setup-go.
+	if d := sim.spec.StepBinary.Delivery; d != spec.DeliveryBundle {
+		t.Errorf("delivery %q, want the default bundle for debugflow %s", d, version.Get().Version)
+	}
+	if names := job.names(func(s stepResult) bool { return strings.Contains(s.Action, "setup-go") }); len(names) > 0 {
+		t.Errorf("a bundle run sets up Go: %q", names)
+	}
+	sim.checkStepBinaryInstalled(t)
 	repro := job.byID(t, generate.ReproduceStepID)
 	wantOutput(t, repro, "reproduced", "false")
 	wantOutput(t, repro, "failed", "0")

@@ -98,6 +98,10 @@ func ExperimentWorkflow(s *spec.Spec) (*workflow.Workflow, error) {
 	if err != nil {
 		return nil, err
 	}
+	report, err := b.experimentReportJob()
+	if err != nil {
+		return nil, err
+	}
 	on, err := b.experimentTriggers(s)
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func ExperimentWorkflow(s *spec.Spec) (*workflow.Workflow, error) {
 			CancelInProgress: false,
 		},
 		Env:  toEnv(s.Env),
-		Jobs: workflow.Jobs{job, b.experimentReportJob()},
+		Jobs: workflow.Jobs{job, report},
 	}
 	return w, nil
 }
@@ -234,9 +238,12 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 			Uses: SetupPython.Uses(),
 			With: workflow.With{{Key: "python-version", Value: workflow.Str(s.Setup.Python)}},
 		},
-		b.setupGoStep(),
-		b.installBinaryStep(stepBinary),
 	}
+	install, err := b.stepBinarySteps(s.StepBinary.Arch)
+	if err != nil {
+		return workflow.Job{}, err
+	}
+	steps = append(steps, install...)
 	if st, ok := b.checkInputsStep(); ok {
 		steps = append(steps, st)
 	}
@@ -316,11 +323,11 @@ func (b *builder) refCheckoutStep(ref workflow.Expr) workflow.Step {
 
 // experimentReportJob downloads every job's artifact and writes the comparison to the run's
 // summary; the baseline is the first entry of the refs input.
-func (b *builder) experimentReportJob() workflow.Job {
+func (b *builder) experimentReportJob() (workflow.Job, error) {
 	s := b.s
 	firstRef := workflow.FromJSON(workflow.Input(ExperimentRefsInput)) + "[0]"
 	steps := []workflow.Step{}
-	if s.StepBinary.Path != "" {
+	if s.StepBinary.Delivery == spec.DeliveryPath {
 		steps = append(steps, b.refCheckoutStep(firstRef+".ref"))
 	}
 	steps = append(steps,
@@ -332,10 +339,14 @@ func (b *builder) experimentReportJob() workflow.Job {
 				{Key: "path", Value: workflow.Str(reportDownloadDir)},
 			},
 		},
-		b.setupGoStep(),
-		b.installBinaryStep(reportBinary),
 	)
-	c := newCommand(reportBinary, "report").boolFlag("--compare").boolFlag("--markdown").
+	// The report job runs on reportRunner, an x64 runner, whatever the experiment jobs' arch.
+	install, err := b.stepBinarySteps(spec.ArchX64)
+	if err != nil {
+		return workflow.Job{}, err
+	}
+	steps = append(steps, install...)
+	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").
 		flagEnv("--baseline", envBase, (firstRef + ".name").String()).
 		shell(reportDownloadDir + "/*/").shell(`>> "$GITHUB_STEP_SUMMARY"`)
 	steps = append(steps, b.oneCommandStep("Compare refs", "", c))
@@ -348,5 +359,5 @@ func (b *builder) experimentReportJob() workflow.Job {
 		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
 		Permissions:    workflow.ContentsRead(),
 		Steps:          steps,
-	}
+	}, nil
 }

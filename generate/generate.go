@@ -35,8 +35,7 @@ const (
 	// DispatchIDDescription describes the dispatch_id input added to every workflow_dispatch.
 	DispatchIDDescription = "Set by debugflow dispatch to find this run"
 
-	stepBinary   = "debugflow-step"
-	reportBinary = "debugflow"
+	stepBinary = "debugflow-step"
 	// reportRunner and reportTimeoutMinutes are the report job's runner and timeout.
 	reportRunner         = "ubuntu-latest"
 	reportTimeoutMinutes = 15
@@ -133,7 +132,11 @@ func Workflow(s *spec.Spec) (*workflow.Workflow, error) {
 		w.RunName = workflow.Concat(workflow.Text(s.Workflow.Name+" "), workflow.Input(spec.DispatchIDInput))
 	}
 	if s.Matrix() {
-		w.Jobs = append(w.Jobs, b.reportJob())
+		report, err := b.reportJob()
+		if err != nil {
+			return nil, err
+		}
+		w.Jobs = append(w.Jobs, report)
 	}
 	return w, nil
 }
@@ -291,9 +294,12 @@ func (b *builder) debugJob() (workflow.Job, error) {
 			Uses: SetupPython.Uses(),
 			With: workflow.With{{Key: "python-version", Value: workflow.Str(s.Setup.Python)}},
 		},
-		b.setupGoStep(),
-		b.installBinaryStep(stepBinary),
 	}
+	install, err := b.stepBinarySteps(s.StepBinary.Arch)
+	if err != nil {
+		return job, err
+	}
+	steps = append(steps, install...)
 	if st, ok := b.checkInputsStep(); ok {
 		steps = append(steps, st)
 	}
@@ -393,26 +399,6 @@ func (b *builder) setupGoStep() workflow.Step {
 			{Key: "cache", Value: workflow.Bool(false)},
 		},
 	}
-}
-
-// installBinaryStep installs debugflow-step (or debugflow, for the report job) with go
-// install at the pinned version, or builds it from step_binary.path, and puts GOPATH/bin on
-// the PATH of the following steps.
-func (b *builder) installBinaryStep(binary string) workflow.Step {
-	sb := b.s.StepBinary
-	var sc script
-	if sb.Path != "" {
-		dir := path.Clean(sb.Path)
-		if binary != stepBinary {
-			// The CLI is built from the sibling folder: cmd/debugflow-step → cmd/debugflow.
-			dir = path.Join(path.Dir(dir), binary)
-		}
-		sc.add(newCommand("go", "build", "-o").shell(`"$(go env GOPATH)/bin/` + binary + `"`).args("./" + dir))
-	} else {
-		sc.add(newCommand("go", "install").args(sb.Module + "/cmd/" + binary + "@" + sb.Version))
-	}
-	sc.lines = append(sc.lines, `echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"`)
-	return runStep(workflow.Step{Name: "Install " + binary}, &sc)
 }
 
 // checkInputsStep checks the workflow inputs the later steps parse (a repeat count, a tmate
@@ -738,11 +724,11 @@ func (b *builder) uploadStep(name string) workflow.Step {
 
 // reportJob downloads every runner's artifact and writes `debugflow report --compare` to the
 // run's summary.
-func (b *builder) reportJob() workflow.Job {
+func (b *builder) reportJob() (workflow.Job, error) {
 	s := b.s
 	steps := []workflow.Step{}
-	if s.StepBinary.Path != "" {
-		// debugflow is built from the checkout like debugflow-step.
+	if s.StepBinary.Delivery == spec.DeliveryPath {
+		// debugflow-step is built from the checkout.
 		steps = append(steps, b.checkoutStep())
 	}
 	steps = append(steps,
@@ -754,10 +740,14 @@ func (b *builder) reportJob() workflow.Job {
 				{Key: "path", Value: workflow.Str(reportDownloadDir)},
 			},
 		},
-		b.setupGoStep(),
-		b.installBinaryStep(reportBinary),
 	)
-	c := newCommand(reportBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
+	// The report job runs on reportRunner, an x64 runner, whatever the debug jobs' arch.
+	install, err := b.stepBinarySteps(spec.ArchX64)
+	if err != nil {
+		return workflow.Job{}, err
+	}
+	steps = append(steps, install...)
+	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
 	for _, r := range s.Runners {
 		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
 	}
@@ -772,7 +762,7 @@ func (b *builder) reportJob() workflow.Job {
 		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
 		Permissions:    workflow.ContentsRead(),
 		Steps:          steps,
-	}
+	}, nil
 }
 
 // oneCommandStep is a bash step running one command, with the env the command needs.

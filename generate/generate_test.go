@@ -39,7 +39,7 @@ func cases(t testing.TB) []struct {
 		name, specPath, golden string
 		spec                   *spec.Spec
 	}{
-		{"default", "debugflow.yaml", "default.golden.yml", spec.Default()},
+		{"default", "debugflow.yaml", "default.golden.yml", defaultSpec()},
 		{"matrix", "testdata/matrix.yaml", "matrix.golden.yml", matrixSpec(t)},
 	}
 }
@@ -183,7 +183,7 @@ func findStep(t *testing.T, j parsedJob, name string) parsedStep {
 }
 
 func TestDefaultJob(t *testing.T) {
-	jobs, order, inputs := generateParsed(t, spec.Default())
+	jobs, order, inputs := generateParsed(t, defaultSpec())
 	if diff := cmp.Diff([]string{"debug"}, order); diff != "" {
 		t.Fatalf("jobs (-want +got):\n%s", diff)
 	}
@@ -192,7 +192,7 @@ func TestDefaultJob(t *testing.T) {
 	}
 	debug := jobs["debug"]
 	wantSteps := []string{
-		"Check out", "Set up Python", "Set up Go", "Install debugflow-step", "Check the inputs",
+		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Check the inputs",
 		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Check compute-sanitizer",
 		"Build", "Record the installed toolchain", "Stage helper scripts", "Smoke test", "Open the tmate session",
 		"Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
@@ -254,8 +254,8 @@ func TestDefaultJob(t *testing.T) {
 	if s := findStep(t, debug, "Verdict"); s.Run != "debugflow-step verdict --out /tmp/repro" {
 		t.Errorf("verdict run = %q", s.Run)
 	}
-	if s := findStep(t, debug, "Install debugflow-step"); s.Run != "go install github.com/debugflow/debugflow/cmd/debugflow-step@v0.1.0\necho \"$(go env GOPATH)/bin\" >> \"$GITHUB_PATH\"\n" {
-		t.Errorf("install run = %q", s.Run)
+	if s := findStep(t, debug, "Install debugflow-step"); s.Run != BundleInstallScript || s.Env[envStepSHA256] != testSHA256["x64"] {
+		t.Errorf("install step = %+v, want the bundle's install with the pinned checksum", s)
 	}
 }
 
@@ -320,31 +320,32 @@ func TestMatrixJobs(t *testing.T) {
 		t.Errorf("download with (-want +got):\n%s", diff)
 	}
 	cmpStep := findStep(t, report, "Compare runners")
-	for _, want := range []string{"debugflow report --compare --markdown", "artifacts/matrix_artifacts-gpu-t4-4-core", "artifacts/matrix_artifacts-gpu-a10g-4-core", `>> "$GITHUB_STEP_SUMMARY"`} {
+	for _, want := range []string{"debugflow-step report --compare --markdown", "artifacts/matrix_artifacts-gpu-t4-4-core", "artifacts/matrix_artifacts-gpu-a10g-4-core", `>> "$GITHUB_STEP_SUMMARY"`} {
 		if !strings.Contains(cmpStep.Run, want) {
 			t.Errorf("compare run %q lacks %q", cmpStep.Run, want)
 		}
 	}
-	if s := findStep(t, report, "Install debugflow"); !strings.Contains(s.Run, "./tools/debugflow/cmd/debugflow\n") {
+	if s := findStep(t, report, "Install debugflow-step"); !strings.Contains(s.Run, "go build -o \"$(go env GOPATH)/bin/debugflow-step\" ./tools/debugflow/cmd/debugflow-step\n") {
 		t.Errorf("report install = %q", s.Run)
 	}
 }
 
 func TestMatrixWithGoInstall(t *testing.T) {
-	s := spec.Default()
+	s := defaultSpec()
 	s.Runners = []string{"gpu-t4-4-core", "gpu-l4-4-core"}
+	s.StepBinary.Delivery, s.StepBinary.Version, s.StepBinary.Pinned = spec.DeliveryGoInstall, "v0.1.0", nil
 	jobs, _, _ := generateParsed(t, s)
 	report := jobs["report"]
 	if slices.Contains(stepNames(report), "Check out") {
 		t.Errorf("report job checks out although nothing is built from the checkout: %q", stepNames(report))
 	}
-	if st := findStep(t, report, "Install debugflow"); !strings.HasPrefix(st.Run, "go install github.com/debugflow/debugflow/cmd/debugflow@v0.1.0\n") {
+	if st := findStep(t, report, "Install debugflow-step"); !strings.HasPrefix(st.Run, "go install github.com/debugflow/debugflow/cmd/debugflow-step@v0.1.0\n") {
 		t.Errorf("install = %q", st.Run)
 	}
 }
 
 func TestSwitchesOff(t *testing.T) {
-	s := spec.Default()
+	s := defaultSpec()
 	off := false
 	s.Tmate.Enabled = &off
 	s.Sanitizer.Enabled = &off
@@ -451,7 +452,7 @@ func TestSpecCodeWithExpressionIsAnError(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := spec.Default()
+			s := defaultSpec()
 			tc.change(s)
 			_, err := Generate(s, "debugflow.yaml")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -462,7 +463,7 @@ func TestSpecCodeWithExpressionIsAnError(t *testing.T) {
 }
 
 func TestHeader(t *testing.T) {
-	s := spec.Default()
+	s := defaultSpec()
 	tests := []struct {
 		specPath string
 		want     string
@@ -535,7 +536,7 @@ func TestGenerateToNamesTheOutputInTheHeader(t *testing.T) {
 		{"my spec.yaml", "out dir/wf.yml", "# Regenerate: debugflow generate --spec 'my spec.yaml' -o 'out dir/wf.yml'\n"},
 	}
 	for _, tt := range tests {
-		data, err := GenerateTo(spec.Default(), tt.spec, tt.out)
+		data, err := GenerateTo(defaultSpec(), tt.spec, tt.out)
 		if err != nil {
 			t.Fatal(err)
 		}

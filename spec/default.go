@@ -9,11 +9,16 @@ import (
 // DefaultFile is the conventional spec file name.
 const DefaultFile = "debugflow.yaml"
 
-// ToolVersion is the debugflow release the generated workflows install by default.
-const ToolVersion = "v0.1.0"
-
-// Module is debugflow's Go module path.
+// Module is debugflow's Go module path (step_binary.module).
 const Module = "github.com/debugflow/debugflow"
+
+// Step binary defaults (docs/release.md).
+const (
+	// DefaultBundleDir is where delivery bundle writes the binary in the debug branch.
+	DefaultBundleDir = ".github/debugflow"
+	// DefaultReleaseBaseURL is where delivery release downloads <version>/<archive> from.
+	DefaultReleaseBaseURL = "https://github.com/debugflow/debugflow/releases/download"
+)
 
 //go:embed default.yaml
 var defaultYAML []byte
@@ -84,8 +89,12 @@ func applyDefaults(s *Spec, idx *positions) {
 		// the default timeout, naming the numbers to change.
 		s.Tmate.MaxMinutes = min(MaxTmateMinutes, s.tmateRoomMinutes())
 	}
-	if !idx.has("step_binary.path") || s.StepBinary.Path == "" {
-		setStr("step_binary.module", &s.StepBinary.Module, Module)
-		setStr("step_binary.version", &s.StepBinary.Version, ToolVersion)
+	setStr("step_binary.arch", &s.StepBinary.Arch, ArchX64)
+	setStr("step_binary.dir", &s.StepBinary.Dir, DefaultBundleDir)
+	setStr("step_binary.base_url", &s.StepBinary.BaseURL, DefaultReleaseBaseURL)
+	setStr("step_binary.module", &s.StepBinary.Module, Module)
+	if s.StepBinary.Delivery == "" && s.StepBinary.Path != "" {
+		// A path says how: build it from the checkout.
+		s.StepBinary.Delivery = DeliveryPath
 	}
 }

@@ -161,7 +161,13 @@ func TestDecoderHandlesEveryField(t *testing.T) {
 			walk(t, typ.Elem(), path+"[]")
 		case reflect.Struct:
 			fields, keys := fieldsOf(typ)
-			if len(keys) != typ.NumField() {
+			skipped := 0 // yaml:"-": filled by debugflow, never read from a file
+			for i := range typ.NumField() {
+				if typ.Field(i).Tag.Get("yaml") == "-" {
+					skipped++
+				}
+			}
+			if len(keys)+skipped != typ.NumField() {
 				t.Errorf("%s: a field of %s has no yaml tag", path, typ)
 			}
 			for _, k := range keys {

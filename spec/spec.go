@@ -266,14 +266,82 @@ type Artifact struct {
 	Dir  string `yaml:"dir"`
 }
 
-// StepBinary says where debugflow-step comes from on the runner: `go install
-// <module>/cmd/debugflow-step@<version>` (a full version or commit, never @latest), or a
-// path inside the checkout to build from.
+// StepBinary says how debugflow-step reaches the runner (docs/release.md).
 type StepBinary struct {
-	Module  string `yaml:"module"`
+	// Delivery is one of the Delivery* constants. Empty lets debugflow generate choose:
+	// release when it is a release build that knows its own step archive's checksum,
+	// otherwise bundle (path when Path is set).
+	Delivery string `yaml:"delivery"`
+	// Arch is the runner's CPU for bundle and release: x64 (default) or arm64, as GitHub's
+	// runner.arch names them.
+	Arch string `yaml:"arch"`
+	// Dir is the folder of the debug branch where bundle writes the binary
+	// (default .github/debugflow).
+	Dir string `yaml:"dir"`
+	// BaseURL is where release downloads <base_url>/<version>/<archive> (default GitHub's
+	// release downloads of debugflow; a mirror, or a local server in tests).
+	BaseURL string `yaml:"base_url"`
+	// SHA256 pins the release archives when the generator does not know them: another
+	// version than its own, or a build of debugflow that is not a release.
+	SHA256 ArchSHA256 `yaml:"sha256"`
+	// Module is the Go module that provides cmd/debugflow-step (go-install).
+	Module string `yaml:"module"`
+	// Version is the release (release, go-install) or commit (go-install) to install;
+	// empty means this debugflow's own version.
 	Version string `yaml:"version"`
-	Path    string `yaml:"path"`
+	// Path is a folder of the checkout to build debugflow-step from (path).
+	Path string `yaml:"path"`
+
+	// Pinned are the SHA-256 checksums the workflow verifies before it runs the binary, by
+	// arch: the bundled binaries or the release archives. debugflow generate fills them,
+	// with an empty Delivery and Version (package stepbin); never read from the spec file.
+	Pinned map[string]string `yaml:"-"`
 }
+
+// ArchSHA256 holds one SHA-256 (64 lower-case hex digits) per runner architecture.
+type ArchSHA256 struct {
+	X64   string `yaml:"x64"`
+	ARM64 string `yaml:"arm64"`
+}
+
+// For returns the checksum for arch (x64, arm64); "" when none is given.
+func (a ArchSHA256) For(arch string) string {
+	switch arch {
+	case ArchX64:
+		return a.X64
+	case ArchARM64:
+		return a.ARM64
+	}
+	return ""
+}
+
+// IsZero reports whether no checksum is given.
+func (a ArchSHA256) IsZero() bool { return a == ArchSHA256{} }
+
+// How debugflow-step reaches the runner (step_binary.delivery).
+const (
+	// DeliveryBundle commits a static Linux binary of the generator's own version to the debug
+	// branch; the workflow checks its SHA-256 and runs it: no network, no Go on the runner.
+	DeliveryBundle = "bundle"
+	// DeliveryRelease downloads the release archive of a version and checks its SHA-256.
+	DeliveryRelease = "release"
+	// DeliveryGoInstall runs setup-go and go install <module>/cmd/debugflow-step@<version>.
+	DeliveryGoInstall = "go-install"
+	// DeliveryPath runs setup-go and builds debugflow-step from a folder of the checkout.
+	DeliveryPath = "path"
+)
+
+// Deliveries lists every delivery, in the order the docs present them.
+var Deliveries = []string{DeliveryBundle, DeliveryRelease, DeliveryGoInstall, DeliveryPath}
+
+// Runner architectures (step_binary.arch), named like GitHub's runner.arch in lower case.
+const (
+	ArchX64   = "x64"
+	ArchARM64 = "arm64"
+)
+
+// Archs lists the architectures a runner may have.
+var Archs = []string{ArchX64, ArchARM64}
 
 // EnvVar is one environment variable.
 type EnvVar struct {

@@ -103,7 +103,7 @@ func TestDefaultIsTheReferenceWorkflow(t *testing.T) {
 		{"placement", s.Tmate.Placement, "before"},
 		{"tmate max", s.Tmate.MaxMinutes, 120},
 		{"budget fits exactly", s.StepMinutes() + GateMarginMinutes + s.Tmate.MaxMinutes, s.TimeoutMinutes},
-		{"step binary", s.StepBinary, StepBinary{Module: Module, Version: ToolVersion}},
+		{"step binary", s.StepBinary, StepBinary{Arch: ArchX64, Dir: DefaultBundleDir, BaseURL: DefaultReleaseBaseURL, Module: Module}},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"math"
+	"net"
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -35,6 +37,10 @@ var (
 	// A pinned version: a full semantic version or a full commit SHA.
 	semverRe    = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 	commitSHARe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	sha256Re    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// Paths the generator writes into YAML and shell: plain relative names only.
+	safePathRe = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+	goModuleRe = regexp.MustCompile(`^[a-z0-9.-]+\.[a-z]{2,}(/[A-Za-z0-9._~-]+)+$`)
 	// Artifact names may not contain what upload-artifact rejects.
 	artifactNameBad = `"<>|*?:\/` + "\r\n"
 
@@ -526,19 +532,94 @@ func (v *validator) artifact(s *Spec) {
 
 func (v *validator) stepBinary(s *Spec) {
 	b := s.StepBinary
+	if b.Delivery != "" && !slices.Contains(Deliveries, b.Delivery) {
+		v.addf("step_binary.delivery", "want one of %s, or leave it empty to let debugflow choose (got %q)", strings.Join(Deliveries, ", "), b.Delivery)
+		return
+	}
+	delivery := b.Delivery
 	switch {
-	case b.Path != "" && b.Version != "":
-		v.addf("step_binary", "give version (go install) or path (build from the checkout), not both")
-	case b.Path != "":
-		if path.IsAbs(b.Path) || strings.HasPrefix(path.Clean(b.Path), "..") {
-			v.addf("step_binary.path", "want a path inside the checkout, e.g. ./cmd/debugflow-step (got %q)", b.Path)
-		}
+	case b.Version == "":
 	case b.Version == "latest" || b.Version == "master" || b.Version == "main" || b.Version == "HEAD":
-		v.addf("step_binary.version", "%q is not pinned: use a full version such as v0.1.0 or a 40-character commit SHA", b.Version)
+		v.addf("step_binary.version", "%q is not pinned: use a full version such as v0.2.0%s", b.Version, commitHint(delivery))
+	case delivery == "":
+		v.addf("step_binary.version", "say how to get version %s: add delivery: release (download the archive) or delivery: go-install", b.Version)
+	case delivery == DeliveryBundle:
+		v.addf("step_binary.version", "a bundle is always this debugflow's own version: remove version, or use delivery: release or go-install")
+	case delivery == DeliveryPath:
+		v.addf("step_binary", "give version (go install) or path (build from the checkout), not both")
+	case delivery == DeliveryRelease && !semverRe.MatchString(b.Version):
+		v.addf("step_binary.version", "want a release version such as v0.2.0 (got %q)", b.Version)
 	case !semverRe.MatchString(b.Version) && !commitSHARe.MatchString(b.Version):
-		v.addf("step_binary.version", "want a full version such as v0.1.0 or a 40-character commit SHA (got %q)", b.Version)
+		v.addf("step_binary.version", "want a full version such as v0.2.0 or a 40-character commit SHA (got %q)", b.Version)
 	}
-	if b.Path == "" && strings.TrimSpace(b.Module) == "" {
-		v.addf("step_binary.module", "name the Go module that provides cmd/debugflow-step")
+	if b.Path != "" && delivery != DeliveryPath {
+		v.addf("step_binary.path", "path builds from the checkout: remove it, or set delivery: path")
 	}
+	if delivery == DeliveryPath {
+		if b.Path == "" {
+			v.addf("step_binary.path", "delivery path needs the folder of cmd/debugflow-step inside the checkout, e.g. ./cmd/debugflow-step")
+		} else if path.IsAbs(b.Path) || strings.HasPrefix(path.Clean(b.Path), "..") || !safePathRe.MatchString(b.Path) {
+			v.addf("step_binary.path", "want a path inside the checkout made of letters, digits and ._/-, e.g. ./cmd/debugflow-step (got %q)", b.Path)
+		}
+	}
+	if delivery == DeliveryGoInstall && !goModuleRe.MatchString(b.Module) {
+		v.addf("step_binary.module", "name the Go module that provides cmd/debugflow-step, e.g. %s (got %q)", Module, b.Module)
+	}
+	if !slices.Contains(Archs, b.Arch) {
+		v.addf("step_binary.arch", "want %s (GitHub's runner.arch in lower case; got %q)", strings.Join(Archs, " or "), b.Arch)
+	}
+	if delivery == "" || delivery == DeliveryBundle {
+		d := path.Clean(b.Dir)
+		switch {
+		case b.Dir == "" || path.IsAbs(b.Dir) || d == "." || strings.HasPrefix(d, "..") || !safePathRe.MatchString(b.Dir):
+			v.addf("step_binary.dir", "want a folder of the debug branch made of letters, digits and ._/-, e.g. %s (got %q)", DefaultBundleDir, b.Dir)
+		case d == ".github/workflows" || strings.HasPrefix(d, ".github/workflows/"):
+			v.addf("step_binary.dir", "keep the bundle out of .github/workflows (GitHub reads every file there); e.g. %s", DefaultBundleDir)
+		}
+	}
+	if delivery == "" || delivery == DeliveryRelease {
+		if msg := checkBaseURL(b.BaseURL); msg != "" {
+			v.addf("step_binary.base_url", "%s (got %q)", msg, b.BaseURL)
+		}
+	}
+	if !b.SHA256.IsZero() && delivery != DeliveryRelease {
+		v.addf("step_binary.sha256", "checksums pin release archives: set delivery: release, or remove sha256 (debugflow computes a bundle's own)")
+	}
+	for _, arch := range Archs {
+		if sum := b.SHA256.For(arch); sum != "" && !sha256Re.MatchString(sum) {
+			v.addf("step_binary.sha256."+arch, "want 64 lower-case hex digits, the archive's line in the release's SHA256SUMS (got %q)", sum)
+		}
+	}
+}
+
+func commitHint(delivery string) string {
+	if delivery == DeliveryRelease {
+		return ""
+	}
+	return " (go-install also takes a 40-character commit SHA)"
+}
+
+// checkBaseURL says what is wrong with a release download base URL: https, or http to this
+// machine only (a local mirror or a test server); no credentials, query or fragment.
+func checkBaseURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "" || err != nil || u.Host == "" || strings.ContainsAny(raw, " \t\r\n\"'`$\\"):
+		return "want an absolute URL such as " + DefaultReleaseBaseURL
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(raw, "?") || strings.HasSuffix(raw, "#"):
+		return "want a URL without credentials, query or fragment"
+	case u.Scheme == "https":
+		return ""
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return ""
+	}
+	return "want https:// (http:// only to localhost or 127.0.0.1)"
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

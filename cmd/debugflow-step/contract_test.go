@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 	"github.com/debugflow/debugflow/steps"
-	"github.com/debugflow/debugflow/tmate"
 	"github.com/goccy/go-yaml"
 )
 
@@ -26,6 +29,9 @@ func TestEmittedStepLinesParse(t *testing.T) {
 		specs[path] = s
 	}
 	for name, s := range specs {
+		if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
+			t.Fatal(err)
+		}
 		data, err := generate.Generate(s, "")
 		if err != nil {
 			t.Fatal(err)
@@ -38,8 +44,7 @@ func TestEmittedStepLinesParse(t *testing.T) {
 		for _, l := range lines {
 			args := shellWords(t, l.script, l.env)
 			verbs[args[0]] = true
-			root := steps.NewRootCmd(steps.NewEnv())
-			root.AddCommand(tmate.NewCmdGate())
+			root := newRoot(steps.NewEnv())
 			cmd, rest, err := root.Find(args)
 			if err != nil || cmd == root {
 				t.Errorf("%s: %q: no such verb: %v", name, l.script, err)
@@ -61,6 +66,9 @@ func TestEmittedStepLinesParse(t *testing.T) {
 			if !verbs[v] {
 				t.Errorf("%s: no step calls debugflow-step %s", name, v)
 			}
+		}
+		if s.Matrix() && !verbs["report"] {
+			t.Errorf("%s: the matrix's report job does not call debugflow-step report", name)
 		}
 	}
 }
@@ -87,9 +95,10 @@ func stepLines(t *testing.T, data []byte) []stepLine {
 	for _, job := range wf.Jobs {
 		for _, st := range job.Steps {
 			// One command per line (continuations joined): an install or build step ends with
-			// debugflow-step export lines.
+			// debugflow-step export lines; the report job appends its Markdown to the summary.
 			for _, line := range strings.Split(strings.ReplaceAll(st.Run, "\\\n", " "), "\n") {
-				if line = strings.TrimSpace(line); strings.HasPrefix(line, "debugflow-step ") {
+				line = strings.TrimSuffix(strings.TrimSpace(line), ` >> "$GITHUB_STEP_SUMMARY"`)
+				if strings.HasPrefix(line, "debugflow-step ") {
 					out = append(out, stepLine{script: line, env: st.Env})
 				}
 			}
@@ -119,4 +128,42 @@ func shellWords(t *testing.T, script string, env map[string]string) []string {
 		t.Fatalf("bash could not expand %q: %v", script, err)
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// The matrix report job calls `debugflow-step report --compare ...`: that line must run on
+// artifact folders and compare both runners.
+func TestReportJobLineRuns(t *testing.T) {
+	data, err := os.ReadFile("../../examples/matrix/debug_cuda_matrix.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line stepLine
+	for _, l := range stepLines(t, data) {
+		if strings.HasPrefix(l.script, "debugflow-step report --compare") {
+			line = l
+		}
+	}
+	if line.script == "" {
+		t.Fatal("the matrix example has no debugflow-step report --compare step")
+	}
+	args := shellWords(t, line.script, line.env)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, a := range args {
+		if strings.HasPrefix(a, "artifacts/") {
+			if err := os.MkdirAll(a, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(a+"/reproducer.log", []byte("==== 3 passed in 1.00s ====\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var out bytes.Buffer
+	env := steps.NewEnv()
+	env.Stdout, env.Stderr = &out, &out
+	code := steps.Execute(context.Background(), env, newRoot(env), args)
+	if code != 0 || !strings.Contains(out.String(), "gpu-t4-4-core") || !strings.Contains(out.String(), "gpu-a10g-4-core") {
+		t.Errorf("report job line %q: exit %d:\n%s", strings.Join(args, " "), code, out.String())
+	}
 }

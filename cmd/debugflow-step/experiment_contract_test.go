@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"testing"
 
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 	"github.com/debugflow/debugflow/steps"
 )
 
@@ -21,6 +24,9 @@ func TestExperimentStepLinesParse(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true, ExtraArchs: []string{spec.ArchX64}}); err != nil {
+			t.Fatal(err)
+		}
 		data, err := generate.GenerateExperiment(s, path, "")
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +41,7 @@ func TestExperimentStepLinesParse(t *testing.T) {
 			}
 			args := shellWords(t, l.script, env)
 			verbs[args[0]] = true
-			root := steps.NewRootCmd(steps.NewEnv())
+			root := newRoot(steps.NewEnv())
 			cmd, rest, err := root.Find(args)
 			if err != nil || cmd == root {
 				t.Errorf("%s: %q: no such verb: %v", path, l.script, err)

@@ -17,8 +17,10 @@ import (
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/ghrun"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/refrun"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 )
 
 // experimentOptions are the flags of `debugflow experiment`.
@@ -295,7 +297,12 @@ func githubRunner(ctx context.Context, f *ghrun.Factory, o *experimentOptions, s
 
 // experimentDispatchWorkflow is the experiment workflow's file and inputs, as generated.
 func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
-	w, err := generate.ExperimentWorkflow(s)
+	// Only the inputs are read: the step binary is resolved without building a bundle.
+	resolved := *s
+	if _, err := stepbin.Resolve(context.Background(), &resolved, stepbin.Options{Self: version.Get(), NoBuild: true, ExtraArchs: []string{spec.ArchX64}}); err != nil {
+		return ghrun.Workflow{}, err
+	}
+	w, err := generate.ExperimentWorkflow(&resolved)
 	if err != nil {
 		return ghrun.Workflow{}, err
 	}
@@ -337,6 +344,11 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			if check && out == "-" {
 				out = filepath.Join(".github", "workflows", generate.ExperimentFile(s))
 			}
+			// The report job runs on an x64 runner whatever step_binary.arch says.
+			plan, err := resolveStepBinary(cmd.Context(), s, cmd.ErrOrStderr(), spec.ArchX64)
+			if err != nil {
+				return err
+			}
 			headerSpec := specName
 			if specName == embeddedSpecName {
 				headerSpec = ""
@@ -358,16 +370,22 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			}
 			switch {
 			case check:
-				return checkStale(out, data, specName, stdout)
+				stale := checkStale(out, data, specName, stdout)
+				if err := finishBundle(plan, out, true, stdout, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
+				return stale
 			case out == "-":
-				_, err := stdout.Write(data)
-				return err
+				if _, err := stdout.Write(data); err != nil {
+					return err
+				}
+				return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
 			}
 			if err := writeFileAtomic(out, data, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s from %s\n", out, specName)
-			return nil
+			return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(specPath, "spec", "", specFlagUsage)

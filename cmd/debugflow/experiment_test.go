@@ -18,9 +18,11 @@ import (
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/refinfo"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/stats"
+	"github.com/debugflow/debugflow/stepbin"
 	"github.com/goccy/go-yaml"
 )
 
@@ -228,6 +230,9 @@ artifact:
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
+		t.Fatal(err)
+	}
 	w, err := generate.ExperimentWorkflow(s)
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +364,8 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 		}
 	}
 	line, _, ok := strings.Cut(strings.TrimSpace(script), ` >> "$GITHUB_STEP_SUMMARY"`)
-	if !ok || !strings.HasPrefix(line, "debugflow report ") {
+	// debugflow-step report is debugflow report (report.NewCmdReport): run it with this CLI.
+	if !ok || !strings.HasPrefix(line, "debugflow-step report ") {
 		t.Fatalf("compare step %q", script)
 	}
 	s, err := spec.Load(examplePath(t, "debugflow.yaml"))
@@ -384,7 +390,7 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 			}
 		}
 	}
-	cmd := exec.Command("bash", "-c", "set -- "+strings.TrimPrefix(line, "debugflow ")+"\nprintf '%s\\0' \"$@\"")
+	cmd := exec.Command("bash", "-c", "set -- "+strings.TrimPrefix(line, "debugflow-step ")+"\nprintf '%s\\0' \"$@\"")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "BASELINE=baseline")
 	out, err := cmd.Output()

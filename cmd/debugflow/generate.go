@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/debugflow/debugflow/audit"
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/lint"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"
@@ -28,7 +31,8 @@ type generateOptions struct {
 	Output   string
 	Check    bool
 	Stdout   io.Writer
-	Stderr   io.Writer // the spec's warnings (stdout may be the workflow)
+	Stderr   io.Writer // the spec's warnings and the step binary's delivery (stdout may be the workflow)
+	Ctx      context.Context
 }
 
 func newGenerateCmd(specPath *string, stdout io.Writer) *cobra.Command {
@@ -54,7 +58,7 @@ exits 1 with a unified diff when it is stale: use it in CI.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SpecPath = *specPath
-			opts.Stderr = cmd.ErrOrStderr()
+			opts.Stderr, opts.Ctx = cmd.ErrOrStderr(), cmd.Context()
 			return runGenerate(opts)
 		},
 	}
@@ -77,22 +81,32 @@ func runGenerate(opts *generateOptions) error {
 	if opts.Check && out == "-" {
 		out = filepath.Join(".github", "workflows", s.Workflow.File)
 	}
+	plan, err := resolveStepBinary(opts.Ctx, s, opts.Stderr)
+	if err != nil {
+		return err
+	}
 	data, err := renderChecked(s, specName, out, opts.Stdout)
 	if err != nil {
 		return err
 	}
 	switch {
 	case opts.Check:
-		return checkStale(out, data, specName, opts.Stdout)
+		stale := checkStale(out, data, specName, opts.Stdout)
+		if err := finishBundle(plan, out, true, opts.Stdout, opts.Stderr); err != nil {
+			return err
+		}
+		return stale
 	case out == "-":
-		_, err := opts.Stdout.Write(data)
-		return err
+		if _, err := opts.Stdout.Write(data); err != nil {
+			return err
+		}
+		return finishBundle(plan, out, false, opts.Stdout, opts.Stderr)
 	default:
 		if err := writeFileAtomic(out, data, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(opts.Stdout, "wrote %s from %s\n", out, specName)
-		return nil
+		return finishBundle(plan, out, false, opts.Stdout, opts.Stderr)
 	}
 }
 
@@ -406,6 +420,12 @@ func (v *validation) file(path string) error {
 		fmt.Fprintln(w, e.Error())
 	}
 	v.warnings += len(warnings)
+	// Lint the workflow as generate would write it; a bundle is not built for that.
+	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
+		fmt.Fprintf(w, "%s: %v\n", path, err)
+		v.findings++
+		return nil
+	}
 	out, err := generate.Generate(s, path)
 	if err != nil {
 		return fmt.Errorf("generating the workflow of %s: %w", path, err)

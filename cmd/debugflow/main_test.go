@@ -294,34 +294,6 @@ func mustRead(t *testing.T, path string) string {
 	return string(b)
 }
 
-// The matrix report job calls `debugflow report --compare ...`: that line must parse with this
-// CLI's flags, and run on artifact folders.
-func TestReportJobLineRuns(t *testing.T) {
-	data, err := os.ReadFile(examplePath(t, "matrix/debug_cuda_matrix.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	i := strings.Index(text, "debugflow report --compare")
-	if i < 0 {
-		t.Fatal("the matrix example has no report --compare step")
-	}
-	line := text[i:]
-	line = line[:strings.Index(line, ">>")]
-	line = strings.NewReplacer("\\\n", " ", "\n", " ").Replace(line)
-	args := strings.Fields(line)[1:] // without "debugflow"
-	dir := t.TempDir()
-	for _, a := range args {
-		if strings.HasPrefix(a, "artifacts/") {
-			writeFile(t, filepath.Join(dir, a, "reproducer.log"), "==== 3 passed in 1.00s ====\n")
-		}
-	}
-	code, out := runCLI(t, dir, args...)
-	if code != 0 || !strings.Contains(out, "gpu-t4-4-core") || !strings.Contains(out, "gpu-a10g-4-core") {
-		t.Errorf("report job line %q: exit %d:\n%s", strings.Join(args, " "), code, out)
-	}
-}
-
 // generate checks what it writes: a spec whose own shell line has a shellcheck finding gives a
 // workflow that is refused, printed findings and nothing written.
 func TestGenerateRefusesAWorkflowWithFindings(t *testing.T) {

@@ -51,6 +51,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	addLocalCmd(root, specPath, stdout, stderr)
 	addExperimentCmd(root, specPath, stdout, stderr)
 	addVersion(root, stdout)
+	root.AddCommand(newBundleCmd(specPath, stdout, stderr))
 	for _, c := range root.Commands() {
 		if slices.Contains(specCommands, c.Name()) {
 			c.Flags().StringVar(specPath, "spec", "", specFlagUsage)
@@ -62,7 +63,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // specCommands are the commands that read the spec, and so the only ones with --spec: init
 // writes a spec, audit and report read workflows and evidence, and a flag they ignored would
 // mislead. A new command that calls loadSpec(*specPath) must be listed here.
-var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment"}
+var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment", "bundle"}
 
 const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
 

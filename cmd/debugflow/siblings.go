@@ -23,5 +23,7 @@ func addSiblingCmds(root *cobra.Command) {
 		return nil
 	}
 	disable.Long += "\n\nThe workflow of the spec (--spec, ./debugflow.yaml or the default) is always kept."
-	root.AddCommand(disable, siblings.NewCmdEnable())
+	enable := siblings.NewCmdEnable()
+	enableRemovesBundle(enable)
+	root.AddCommand(disable, enable)
 }

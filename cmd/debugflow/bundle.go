@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/version"
+	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
+)
+
+// newBundleBuilder makes the builder of bundled step binaries; tests replace it.
+var newBundleBuilder = func(self version.Info) (stepbin.Builder, error) {
+	return stepbin.NewSourceBuilder(self)
+}
+
+// resolveStepBinary chooses how debugflow-step reaches the runner, builds a bundle when that
+// is the choice, pins the checksums in s, and says what it chose and why on stderr.
+// extraArchs are runner architectures pinned besides the spec's (stepbin.Options.ExtraArchs).
+func resolveStepBinary(ctx context.Context, s *spec.Spec, stderr io.Writer, extraArchs ...string) (*stepbin.Plan, error) {
+	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder, ExtraArchs: extraArchs})
+	var be *stepbin.BuildError
+	switch {
+	case errors.As(err, &be):
+		return nil, &exitcode.Error{Code: exitFindings, Err: err}
+	case err != nil:
+		return nil, &exitcode.Error{Code: exitUsage, Err: err}
+	}
+	fmt.Fprintln(stderr, plan.Summary())
+	return plan, nil
+}
+
+// finishBundle writes the bundle next to the workflow written to out (check: compares it);
+// it does nothing for the other deliveries.
+func finishBundle(plan *stepbin.Plan, out string, check bool, stdout, stderr io.Writer) error {
+	if plan.Delivery != spec.DeliveryBundle {
+		return nil
+	}
+	if out == "-" && !check {
+		fmt.Fprintln(stderr, "the bundled debugflow-step was not written (the workflow went to stdout): write it with `debugflow bundle`, or use generate -o FILE")
+		return nil
+	}
+	root := stepbin.Root(out)
+	if check {
+		problems := stepbin.Check(root, plan.Files)
+		for _, p := range problems {
+			fmt.Fprintln(stdout, p)
+		}
+		if len(problems) > 0 {
+			fmt.Fprintf(stdout, "the bundled debugflow-step is stale; rewrite it with: debugflow generate -o %s (or debugflow bundle)\n", out)
+			return errFindings
+		}
+		fmt.Fprintf(stdout, "the bundled debugflow-step is up to date (%s)\n", bundleList(root, plan))
+		return nil
+	}
+	return writeBundle(plan, root, stdout)
+}
+
+func writeBundle(plan *stepbin.Plan, root string, stdout io.Writer) error {
+	written, removed, err := stepbin.Write(root, plan.Files)
+	for _, p := range removed {
+		fmt.Fprintf(stdout, "removed %s (a bundle for another architecture)\n", p)
+	}
+	if err != nil {
+		return err
+	}
+	for i, p := range written {
+		fmt.Fprintf(stdout, "wrote %s (debugflow-step %s, SHA-256 %s, %s)\n", p, plan.Version, plan.Files[i].SHA256, plan.Source)
+	}
+	fmt.Fprintln(stdout, "commit the bundle with the workflow; `debugflow enable` removes it before you merge back")
+	return nil
+}
+
+func bundleList(root string, plan *stepbin.Plan) string {
+	var names []string
+	for _, f := range plan.Files {
+		names = append(names, filepath.Join(root, filepath.FromSlash(f.Path)))
+	}
+	return strings.Join(names, ", ")
+}
+
+// bundleOptions are the flags of `debugflow bundle`.
+type bundleOptions struct {
+	SpecPath string
+	Root     string
+	Check    bool
+	Remove   bool
+}
+
+func newBundleCmd(specPath *string, stdout, stderr io.Writer) *cobra.Command {
+	opts := &bundleOptions{}
+	cmd := &cobra.Command{
+		Use:   "bundle [--spec FILE] [--root DIR] [--check | --remove]",
+		Short: "Write the debugflow-step binary a bundle workflow verifies and runs",
+		Long: `Build debugflow-step for the runner (static, linux, step_binary.arch: x64 or arm64, plus x64
+for a matrix's report job) from the source this debugflow was built from, and write it to
+step_binary.dir (default .github/debugflow) under --root (default: the current directory).
+
+'debugflow generate -o FILE' already does this when the spec's step binary is bundled (the
+default for a debugflow that is not a release); use bundle after 'generate -o -', or to
+check (--check, exit 1 when stale) or remove (--remove) the bundle. The build is
+reproducible: the same debugflow and Go toolchain write the same bytes, whose SHA-256 the
+generated workflow pins. 'debugflow enable' removes the bundle too.`,
+		Example: `  debugflow generate -o - > .github/workflows/debug.yml && debugflow bundle
+  debugflow bundle --check
+  debugflow bundle --remove`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SpecPath = *specPath
+			return runBundle(cmd.Context(), opts, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Root, "root", "", "root of the debug branch (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.Check, "check", false, "compare the bundle on disk with what this debugflow builds; exit 1 when stale")
+	cmd.Flags().BoolVar(&opts.Remove, "remove", false, "delete the bundle (what debugflow enable does)")
+	cmd.MarkFlagsMutuallyExclusive("check", "remove")
+	return cmd
+}
+
+func runBundle(ctx context.Context, opts *bundleOptions, stdout, stderr io.Writer) error {
+	s, _, err := loadSpec(opts.SpecPath)
+	if err != nil {
+		return err
+	}
+	if opts.Remove {
+		return removeBundle(opts.Root, s.StepBinary.Dir, false, stdout)
+	}
+	if d := s.StepBinary.Delivery; d != "" && d != spec.DeliveryBundle {
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("the spec's step binary comes from %s (step_binary.delivery): there is nothing to bundle", d)}
+	}
+	s.StepBinary.Delivery = spec.DeliveryBundle
+	plan, err := resolveStepBinary(ctx, s, stderr)
+	if err != nil {
+		return err
+	}
+	if opts.Check {
+		return finishBundle(plan, filepath.Join(opts.Root, ".github", "workflows", "x.yml"), true, stdout, stderr)
+	}
+	return writeBundle(plan, opts.Root, stdout)
+}
+
+// removeBundle deletes the bundled binaries from dir under root and, inside a git work tree,
+// stages their removal; dryRun only says what it would remove.
+func removeBundle(root, dir string, dryRun bool, stdout io.Writer) error {
+	if dryRun {
+		for _, p := range stepbin.Bundled(root, dir) {
+			fmt.Fprintf(stdout, "would remove the bundled %s\n", p)
+		}
+		return nil
+	}
+	var tracked []string
+	for _, p := range stepbin.Bundled(root, dir) {
+		if exec.Command("git", "ls-files", "--error-unmatch", "--", p).Run() == nil {
+			tracked = append(tracked, p)
+		}
+	}
+	removed, err := stepbin.Remove(root, dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range removed {
+		how := ""
+		if slices.Contains(tracked, p) {
+			out, err := exec.Command("git", "rm", "--cached", "--quiet", "--", p).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("staging the removal of %s: %v: %s", p, err, strings.TrimSpace(string(out)))
+			}
+			how = " (git rm --cached)"
+		}
+		fmt.Fprintf(stdout, "removed the bundled %s%s\n", p, how)
+	}
+	return nil
+}
+
+// enableRemovesBundle makes `debugflow enable` delete the bundle too: nothing of the debug
+// branch's step binary goes back with a merge.
+func enableRemovesBundle(enable *cobra.Command) {
+	enable.PostRunE = func(cmd *cobra.Command, args []string) error {
+		dir := spec.DefaultBundleDir
+		if s, _, err := loadSpec(""); err == nil {
+			dir = s.StepBinary.Dir
+		}
+		workflows, _ := cmd.Flags().GetString("dir")
+		dryRun, _ := cmd.Flags().GetBool("dry-run")
+		return removeBundle(stepbin.Root(filepath.Join(workflows, "x.yml")), dir, dryRun, cmd.OutOrStdout())
+	}
+	enable.Long += "\n\nThe bundled debugflow-step (step_binary.dir of ./debugflow.yaml, default .github/debugflow) is removed too."
+}

@@ -1,0 +1,245 @@
+// Package stepbin decides how debugflow-step reaches the runner of a generated workflow
+// (step_binary.delivery) and prepares what that needs: for bundle, a static Linux binary of
+// this very debugflow, built from the source it was compiled from, and its SHA-256; for
+// release, the SHA-256 of the release archive, which a release build of debugflow embeds.
+// Resolve fills the spec's step_binary so that package generate can pin the checksums.
+// docs/release.md explains the choices.
+package stepbin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+
+	"github.com/debugflow/debugflow/internal/dist"
+	"github.com/debugflow/debugflow/internal/version"
+	"github.com/debugflow/debugflow/spec"
+)
+
+// Builder builds the step binary for Linux on goarch.
+type Builder interface {
+	Build(ctx context.Context, goarch string) ([]byte, error)
+	// Describe says where the binary comes from, for the message generate prints.
+	Describe() string
+}
+
+// Options are the inputs of Resolve.
+type Options struct {
+	// Self is this debugflow's build (version.Get()).
+	Self version.Info
+	// NewBuilder makes the builder when a bundle is needed; nil uses NewSourceBuilder.
+	NewBuilder func(self version.Info) (Builder, error)
+	// ExtraArchs are runner architectures to pin besides Archs(s): x64 for the experiment
+	// workflow's report job, which runs on ubuntu-latest even with one arm64 runner.
+	ExtraArchs []string
+	// NoBuild pins a placeholder instead of building a bundle: for checks that only read
+	// the workflow (debugflow validate), never for a workflow that is written.
+	NoBuild bool
+}
+
+// BuildError is a bundle that could not be built: no source, a changed source, no Go
+// toolchain, a failed go build. Other Resolve errors are about the spec.
+type BuildError struct{ Err error }
+
+func (e *BuildError) Error() string { return e.Err.Error() }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// Placeholder is the checksum pinned with Options.NoBuild: it never matches a file.
+var Placeholder = fmt.Sprintf("%064d", 0)
+
+// File is one bundled binary.
+type File struct {
+	// Path is relative to the root of the debug branch, with slashes
+	// (.github/debugflow/debugflow-step-linux-amd64).
+	Path string
+	// Arch is the runner architecture (x64, arm64).
+	Arch string
+	// Data is the binary; SHA256 its checksum, pinned in the workflow.
+	Data   []byte
+	SHA256 string
+}
+
+// Plan is what Resolve decided.
+type Plan struct {
+	// Delivery is the chosen step_binary.delivery.
+	Delivery string
+	// Reason says why, in a sentence for the user.
+	Reason string
+	// Version is the debugflow-step version the workflow gets ("" for path).
+	Version string
+	// Files are the binaries to commit with the workflow (bundle only).
+	Files []File
+	// Source says where the bundle was built from (bundle only).
+	Source string
+}
+
+// Summary is the line generate prints on stderr.
+func (p *Plan) Summary() string {
+	return fmt.Sprintf("step binary: %s (%s)", p.Delivery, p.Reason)
+}
+
+// Archs are the runner architectures the workflow of s installs debugflow-step on: the debug
+// jobs' step_binary.arch and, for a matrix, x64 for the report job on ubuntu-latest.
+func Archs(s *spec.Spec) []string {
+	archs := []string{s.StepBinary.Arch}
+	if s.Matrix() && !slices.Contains(archs, spec.ArchX64) {
+		archs = append(archs, spec.ArchX64)
+	}
+	return archs
+}
+
+// archs are Archs(s) and the extra ones.
+func (o Options) archs(s *spec.Spec) []string {
+	archs := Archs(s)
+	for _, a := range o.ExtraArchs {
+		if !slices.Contains(archs, a) {
+			archs = append(archs, a)
+		}
+	}
+	return archs
+}
+
+// Resolve chooses the delivery of s's step binary (an empty step_binary.delivery), its
+// version, and pins the checksums the workflow verifies; it writes them into
+// s.StepBinary (Delivery, Version, Pinned) and returns the plan. s must be valid.
+func Resolve(ctx context.Context, s *spec.Spec, opts Options) (*Plan, error) {
+	sb := &s.StepBinary
+	self := opts.Self
+	plan := &Plan{Delivery: sb.Delivery}
+	switch {
+	case sb.Delivery != "":
+		plan.Reason = "step_binary.delivery in the spec"
+	case self.Tagged() && knowsArchives(self, opts.archs(s)):
+		plan.Delivery = spec.DeliveryRelease
+		plan.Reason = fmt.Sprintf("debugflow %s is a release build and knows the SHA-256 of its debugflow-step archives", self.Version)
+	default:
+		plan.Delivery = spec.DeliveryBundle
+		plan.Reason = fmt.Sprintf("debugflow %s %s, so the runner gets a copy of this very version from the debug branch", self.String(), notReleaseWhy(self))
+	}
+	switch plan.Delivery {
+	case spec.DeliveryBundle:
+		if err := resolveBundle(ctx, s, opts, plan); err != nil {
+			return nil, err
+		}
+	case spec.DeliveryRelease:
+		if err := resolveRelease(s, self, opts.archs(s), plan); err != nil {
+			return nil, err
+		}
+	case spec.DeliveryGoInstall:
+		plan.Version = sb.Version
+		if plan.Version == "" {
+			if !version.IsRelease(self.Version) {
+				return nil, fmt.Errorf("step_binary: go-install needs a version and debugflow %s is not a release: set step_binary.version (a release or a pushed commit), or use delivery: bundle", self.String())
+			}
+			plan.Version = self.Version
+		}
+	case spec.DeliveryPath:
+	default:
+		return nil, fmt.Errorf("step_binary.delivery %q is unknown", plan.Delivery)
+	}
+	sb.Delivery, sb.Version = plan.Delivery, plan.Version
+	if plan.Delivery == spec.DeliveryPath {
+		sb.Version = ""
+	}
+	return plan, nil
+}
+
+// notReleaseWhy says why a build gets a bundle by default.
+func notReleaseWhy(self version.Info) string {
+	switch {
+	case self.Modified:
+		return "was built from a modified tree"
+	case !version.IsRelease(self.Version):
+		return "is not a release (a build from a checkout or go run)"
+	default:
+		return "was not built by the release workflow (go install), so it knows no archive checksums"
+	}
+}
+
+func knowsArchives(self version.Info, archs []string) bool {
+	for _, arch := range archs {
+		r, err := dist.RunnerFor(arch)
+		if err != nil {
+			return false
+		}
+		if _, ok := self.StepArchive("linux", r.GOARCH); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func resolveRelease(s *spec.Spec, self version.Info, archs []string, plan *Plan) error {
+	sb := &s.StepBinary
+	plan.Version = sb.Version
+	if plan.Version == "" {
+		if !self.Tagged() {
+			return fmt.Errorf("step_binary: release downloads a published version and debugflow %s is not one: set step_binary.version and step_binary.sha256, or use delivery: bundle", self.String())
+		}
+		plan.Version = self.Version
+	}
+	pinned := map[string]string{}
+	for _, arch := range archs {
+		r, err := dist.RunnerFor(arch)
+		if err != nil {
+			return err
+		}
+		if sum := sb.SHA256.For(arch); sum != "" {
+			pinned[arch] = sum
+			continue
+		}
+		archive := dist.ArchiveName(dist.Step, plan.Version, r.Platform())
+		sum, ok := self.StepArchive("linux", r.GOARCH)
+		if !ok || plan.Version != self.Version || !self.Tagged() {
+			return fmt.Errorf("step_binary: debugflow %s does not know the SHA-256 of %s: copy its line from the release's %s into step_binary.sha256.%s", self.String(), archive, dist.ChecksumsFile, arch)
+		}
+		pinned[arch] = sum
+	}
+	sb.Pinned = pinned
+	return nil
+}
+
+func resolveBundle(ctx context.Context, s *spec.Spec, opts Options, plan *Plan) error {
+	sb := &s.StepBinary
+	plan.Version = opts.Self.Version
+	pinned := map[string]string{}
+	if opts.NoBuild {
+		for _, arch := range opts.archs(s) {
+			pinned[arch] = Placeholder
+		}
+		sb.Pinned = pinned
+		return nil
+	}
+	newBuilder := opts.NewBuilder
+	if newBuilder == nil {
+		newBuilder = func(self version.Info) (Builder, error) { return NewSourceBuilder(self) }
+	}
+	builder, err := newBuilder(opts.Self)
+	if err != nil {
+		return &BuildError{Err: err}
+	}
+	plan.Source = builder.Describe()
+	for _, arch := range opts.archs(s) {
+		r, err := dist.RunnerFor(arch)
+		if err != nil {
+			return err
+		}
+		data, err := builder.Build(ctx, r.GOARCH)
+		if err != nil {
+			return &BuildError{Err: fmt.Errorf("bundling debugflow-step for %s: %w", r.Platform(), err)}
+		}
+		f := File{Path: dist.BundlePath(sb.Dir, r), Arch: arch, Data: data, SHA256: Sum(data)}
+		plan.Files = append(plan.Files, f)
+		pinned[arch] = f.SHA256
+	}
+	sb.Pinned = pinned
+	return nil
+}
+
+// Sum is the hex SHA-256 of data.
+func Sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
