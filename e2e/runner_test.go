@@ -480,9 +480,10 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		}
 		env[k] = v
 	}
+	// The guards shadow this machine's programs, not what the steps installed.
 	path := slices.Clone(r.path)
 	if r.guards != "" {
-		path = append([]string{r.guards}, path...)
+		path = append(path, r.guards)
 	}
 	env["PATH"] = strings.Join(append(path, hostPath()...), string(os.PathListSeparator))
 	for k, v := range map[string]string{
