@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/internal/dist"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
@@ -103,21 +102,43 @@ func (b *SourceBuilder) goCommand() string {
 
 // Build runs go build for linux/goarch and returns the binary.
 func (b *SourceBuilder) Build(ctx context.Context, goarch string) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", "debugflow-bundle-")
+	return GoBuild(ctx, GoBuildOptions{Go: b.goCommand(), Dir: b.Dir, Env: b.Env, GOOS: "linux", GOARCH: goarch,
+		Package: StepPackage, Flags: BuildFlags(b.Self)})
+}
+
+// GoBuildOptions say what GoBuild builds.
+type GoBuildOptions struct {
+	// Go is the go command; Dir the module root; Env the base environment (nil: this
+	// process's); BuildEnv adds the distributed build's variables to it.
+	Go, Dir string
+	Env     []string
+	// GOOS, GOARCH and Package (./cmd/debugflow-step) are what to build, Flags how
+	// (BuildFlags).
+	GOOS, GOARCH, Package string
+	Flags                 []string
+}
+
+// GoBuild runs go build and returns the binary (at most dist.MaxBinary bytes).
+func GoBuild(ctx context.Context, o GoBuildOptions) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "debugflow-build-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	out := filepath.Join(tmp, dist.Step)
-	args := append([]string{"build"}, BuildFlags(b.Self)...)
-	args = append(args, "-o", out, StepPackage)
-	cmd := exec.CommandContext(ctx, b.goCommand(), args...)
-	cmd.Dir = b.Dir
-	base := b.Env
+	out := filepath.Join(tmp, "bin")
+	args := append([]string{"build"}, o.Flags...)
+	args = append(args, "-o", out, o.Package)
+	goCmd := o.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	cmd := exec.CommandContext(ctx, goCmd, args...)
+	cmd.Dir = o.Dir
+	base := o.Env
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd.Env = BuildEnv(base, "linux", goarch)
+	cmd.Env = BuildEnv(base, o.GOOS, o.GOARCH)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -129,19 +150,11 @@ func (b *SourceBuilder) Build(ctx context.Context, goarch string) ([]byte, error
 		if len(msg) > 4000 {
 			msg = msg[:4000] + "..."
 		}
-		return nil, fmt.Errorf("go build in %s: %w\n%s", b.Dir, err, msg)
+		return nil, fmt.Errorf("go build %s for %s/%s in %s: %w\n%s", o.Package, o.GOOS, o.GOARCH, o.Dir, err, msg)
 	}
-	f, err := os.Open(out)
+	data, err := readBounded(out)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, dist.MaxBinary+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > dist.MaxBinary {
-		return nil, fmt.Errorf("the built debugflow-step is larger than %d bytes", dist.MaxBinary)
+		return nil, fmt.Errorf("reading the built %s: %w", o.Package, err)
 	}
 	return data, nil
 }

@@ -19,22 +19,28 @@ const maxWorkflowBytes = 8 << 20
 
 // auditOptions is what `debugflow audit` runs with.
 type auditOptions struct {
-	Files  []string
+	Files []string
+	// AllowWrite are the scopes a workflow may grant write access to (a release workflow's
+	// contents: write); by default none.
+	AllowWrite []string
 	Stdout io.Writer // findings and the summary line
 	Stderr io.Writer // files that could not be audited
 }
 
 func newAuditCmd(stdout io.Writer) *cobra.Command {
+	var allowWrite []string
 	cmd := &cobra.Command{
 		Use:   "audit FILE...",
 		Short: "Security audit of GitHub Actions workflows",
 		Example: `  debugflow audit .github/workflows/*.yml
-  debugflow audit .github/workflows/ci.yml || echo "fix the findings above"`,
+  debugflow audit .github/workflows/ci.yml || echo "fix the findings above"
+  debugflow audit --allow-write contents .github/workflows/release.yml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAudit(auditOptions{Files: args, Stdout: stdout, Stderr: cmd.ErrOrStderr()})
+			return runAudit(auditOptions{Files: args, AllowWrite: allowWrite, Stdout: stdout, Stderr: cmd.ErrOrStderr()})
 		},
 	}
+	cmd.Flags().StringArrayVar(&allowWrite, "allow-write", nil, "accept `SCOPE`: write (repeatable), e.g. contents for a workflow that creates releases")
 	var b strings.Builder
 	b.WriteString("Check workflows against the rules debugflow's own output follows:\n")
 	for _, r := range audit.Rules() {
@@ -64,7 +70,7 @@ func runAudit(o auditOptions) error {
 			failed++
 			continue
 		}
-		findings, err := audit.Workflow(path, data)
+		findings, err := audit.Workflow(path, data, audit.WithAllowedWriteScopes(o.AllowWrite...))
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "debugflow: cannot %v\n", err) // "audit PATH: why"
 			failed++
