@@ -88,3 +88,30 @@ func TestLoadHostileFiles(t *testing.T) {
 		t.Error("a directory named ref.json was read")
 	}
 }
+
+func FuzzLoad(f *testing.F) {
+	f.Add(`{"name":"pin","ref":"duburcqa/x","commit":"abc","runner":"gpu-t4","round":2,"rounds":8}`)
+	f.Add(`{"name":"a","ref":"main","runner":"r","round":0,"rounds":0}`)
+	f.Add(`{"name":"../x","ref":"","runner":"r","round":-1}`)
+	f.Fuzz(func(t *testing.T, content string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, File), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		info, err := Load(dir)
+		if err != nil {
+			return
+		}
+		if err := info.Validate(); err != nil {
+			t.Fatalf("Load returned an invalid Info %+v: %v", info, err)
+		}
+		again := t.TempDir()
+		if err := Write(again, *info); err != nil {
+			t.Fatalf("Write of a loaded Info: %v", err)
+		}
+		back, err := Load(again)
+		if err != nil || *back != *info {
+			t.Fatalf("round trip %+v -> %+v, %v", info, back, err)
+		}
+	})
+}
