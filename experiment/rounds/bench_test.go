@@ -83,4 +83,3 @@ func BenchmarkLocalExperiment(b *testing.B) {
 		}
 	}
 }
-
