@@ -564,6 +564,13 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	wantOutput(t, job.byVerb(t, "xid"), "xid_counts", "31:1")
 	summary := readFile(t, sim.summary)
+	// The summary and the identity record which debugflow-step ran: the generator's version.
+	if want := "- **debugflow-step:** `" + version.Get().String() + "`"; !strings.Contains(readFile(t, sim.summary), want) {
+		t.Errorf("step summary lacks %q", want)
+	}
+	if want := "debugflow-step " + version.Get().String() + "\n"; !strings.Contains(readFile(t, filepath.Join(art.Dir, "system_identity.txt")), want) {
+		t.Errorf("system_identity.txt lacks %q", want)
+	}
 	for _, want := range []string{"## Reproduced: yes", "`" + art.Name + "`", "### tmate session", "Connect: `ssh "} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("step summary lacks %q:\n%s", want, summary)

@@ -22,6 +22,9 @@ type verdictJSON struct {
 	// why ("" otherwise).
 	SetupFailed bool   `json:"setup_failed"`
 	SetupCause  string `json:"setup_cause"`
+	// StepVersion is the debugflow-step that ran the steps, from reproducer_summary.json
+	// ("" when unknown).
+	StepVersion string `json:"step_version"`
 
 	Reproducer *Reproducer `json:"reproducer"`
 	Sanitizer  *Sanitizer  `json:"sanitizer"`
@@ -33,7 +36,7 @@ func (v *Verdict) jsonView() verdictJSON {
 	return verdictJSON{
 		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
-		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause,
+		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Xid: v.Xid,
 	}
 }

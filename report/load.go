@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/parse/pytestlog"
@@ -235,6 +236,10 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 	return true, nil
 }
 
+// maxStepVersion bounds the step_version kept from reproducer_summary.json (a version line is
+// about 60 bytes).
+const maxStepVersion = 200
+
 // summaryFile is the part of reproducer_summary.json the verdict uses.
 type summaryFile struct {
 	Command         []string  `json:"command"`
@@ -256,6 +261,7 @@ type summaryFile struct {
 	Crashes         []crashJS `json:"crashes"`
 	FailedTests     []string  `json:"failed_tests"`
 	FailedBaseTests []string  `json:"failed_base_tests"`
+	StepVersion     string    `json:"step_version"`
 }
 
 type crashJS struct {
@@ -307,6 +313,13 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	v.Run.StoppedEarly = s.StoppedEarly
 	v.Run.SetupFailed = s.SetupFailed
 	v.Run.SetupCause = s.SetupCause
+	v.Run.StepVersion = s.StepVersion
+	if n := maxStepVersion; len(v.Run.StepVersion) > n {
+		for n > 0 && !utf8.RuneStart(v.Run.StepVersion[n]) {
+			n--
+		}
+		v.Run.StepVersion = v.Run.StepVersion[:n] + "..."
+	}
 	v.Run.Count = count("count", s.Count)
 	v.Run.Workers = count("workers", s.Workers)
 	v.Run.DurationSeconds = max(s.DurationSeconds, 0)

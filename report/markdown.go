@@ -48,6 +48,9 @@ func (v *Verdict) Markdown(artifactName string) string {
 	if artifactName != "" {
 		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
 	}
+	if v.Run.StepVersion != "" {
+		fmt.Fprintf(&b, "- **debugflow-step:** %s\n", mdCode(v.Run.StepVersion))
+	}
 	for _, n := range v.Run.Notes {
 		fmt.Fprintf(&b, "- **Note:** %s\n", mdText(n))
 	}

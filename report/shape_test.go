@@ -12,7 +12,7 @@ import (
 
 // designShape is the `debugflow report --json` example of docs/design.md, verbatim.
 const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false,
- "setup_failed": false, "setup_cause": "",
+ "setup_failed": false, "setup_cause": "", "step_version": "v0.2.0",
  "reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,
                 "crashed_workers":["gw3"],"crashes":[{"worker":"gw3","test":"t.py::test_x[cuda-3-50]"}],
                 "failed_tests":["..."],"failed_base_tests":["..."]},
@@ -147,8 +147,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 9 {
-				t.Errorf("top-level keys %d, want 9 (6 verdict fields, 3 sections)", len(got))
+			if len(got) != 10 {
+				t.Errorf("top-level keys %d, want 10 (6 verdict fields, the step version, 3 sections)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -181,11 +181,11 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
 	for _, tt := range tests {

@@ -36,6 +36,8 @@ type Run struct {
 	Skipped []SkippedFile
 	// HasSummary is true when reproducer_summary.json was read; the fields below come from it.
 	HasSummary bool
+	// StepVersion is the version of the debugflow-step that ran ("" when it did not say).
+	StepVersion string
 	// Command is the pytest command line.
 	Command []string
 	// ExitCode is pytest's exit code (nil when unknown).

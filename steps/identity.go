@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	dfversion "github.com/debugflow/debugflow/internal/version"
 )
 
 // IdentityOptions configures `debugflow-step identity`.
@@ -197,6 +199,9 @@ func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
 	w.text(uvmParameters(env))
 
 	writeToolchain(ctx, env, opts, w, run)
+
+	w.section("debugflow-step")
+	w.linef("debugflow-step %s", dfversion.Get().String())
 
 	w.section("runner image")
 	imageOS, imageVersion := env.Getenv("ImageOS"), env.Getenv("ImageVersion")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 	"github.com/debugflow/debugflow/parse/xidlog"
 )
@@ -154,6 +155,8 @@ type ReproducerResult struct {
 	Crashes         []pytestlog.Crash `json:"crashes"`
 	FailedTests     []string          `json:"failed_tests"`
 	FailedBaseTests []string          `json:"failed_base_tests"`
+	// StepVersion is the debugflow-step that wrote the file (`debugflow-step --version`).
+	StepVersion string `json:"step_version"`
 }
 
 // pytestCommand is the argv of the reproducer (without the interpreter
@@ -392,6 +395,7 @@ func beforeSweep(opts ReproduceOptions, argv []string, duration time.Duration) *
 		Command: argv, Count: opts.Count, Workers: opts.Workers, Select: opts.Select, Paths: nonNil(opts.Paths),
 		DurationSeconds: duration.Seconds(), NoTestsRan: true,
 		CrashedWorkers: []string{}, Crashes: []pytestlog.Crash{}, FailedTests: []string{}, FailedBaseTests: []string{},
+		StepVersion: version.Get().String(),
 	}
 }
 
@@ -447,7 +451,7 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 		Select: opts.Select, Paths: nonNil(opts.Paths), DurationSeconds: sr.Duration.Seconds(),
 		Collected: r.Collected, Passed: r.Passed, Failed: r.Failed, Errors: r.Errors, Skipped: r.Skipped,
 		Complete: r.Complete, NoTestsRan: r.NoTestsRan,
-		CrashedWorkers: nonNil(r.CrashedWorkers), Crashes: r.Crashes,
+		CrashedWorkers: nonNil(r.CrashedWorkers), Crashes: r.Crashes, StepVersion: version.Get().String(),
 		FailedTests: nonNil(r.FailedTests),
 	}
 	if res.Crashes == nil {

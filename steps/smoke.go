@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
@@ -98,6 +99,7 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		Command: []string{"bash", "-c", opts.Command}, ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: cause,
 		DurationSeconds: res.Duration.Seconds(), NoTestsRan: true, Paths: []string{},
 		CrashedWorkers: []string{}, Crashes: []pytestlog.Crash{}, FailedTests: []string{}, FailedBaseTests: []string{},
+		StepVersion: version.Get().String(),
 	}
 	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), summary); err != nil {
 		return err
