@@ -23,8 +23,8 @@ type auditOptions struct {
 	// AllowWrite are the scopes a workflow may grant write access to (a release workflow's
 	// contents: write); by default none.
 	AllowWrite []string
-	Stdout io.Writer // findings and the summary line
-	Stderr io.Writer // files that could not be audited
+	Stdout     io.Writer // findings and the summary line
+	Stderr     io.Writer // files that could not be audited
 }
 
 func newAuditCmd(stdout io.Writer) *cobra.Command {
