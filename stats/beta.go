@@ -73,6 +73,20 @@ func betaCF(a, b, x float64) float64 {
 	return h
 }
 
+// LogBeta is log B(a, b), the logarithm of the Beta function Γ(a)Γ(b)/Γ(a+b), for a, b > 0
+// (NaN otherwise). Ratios of Beta functions are the marginal likelihoods of binomial counts
+// under a Beta prior on the rate: B(a+x, b+n-x)/B(a, b) is the chance of one particular
+// sequence of x failures in n trials, the rate integrated out.
+func LogBeta(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) || a <= 0 || b <= 0 {
+		return math.NaN()
+	}
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return la + lb - lab
+}
+
 // BetaQuantile is the inverse of RegIncBeta in x: the p-quantile of Beta(a, b). It bisects,
 // which is slow next to Newton's method but never leaves [0, 1] and reaches full relative
 // precision even for quantiles near 0 (the lower bound of 1 failure in a million trials).

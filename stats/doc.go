@@ -1,7 +1,8 @@
 // Package stats is the exact statistics of a crash-rate experiment: binomial confidence
 // intervals (Clopper-Pearson, from the regularized incomplete beta function and its inverse),
 // Fisher's exact test of two rates (one-sided, also against an odds ratio other than 1, from
-// log-gamma hypergeometric sums), the per-look level of a sequential design (Pocock's
+// log-gamma hypergeometric sums), the log Beta function (marginal likelihoods of counts under
+// a Beta prior), the per-look level of a sequential design (Pocock's
 // constant) and the sample size of a fixed design (Fleiss, Tytun and Ury).
 //
 // Everything is a pure function of counts: no I/O, no randomness, no globals. The tests pin

@@ -354,3 +354,35 @@ func BenchmarkClopperPearson(b *testing.B) {
 		ClopperPearson(37, 400, 0.95)
 	}
 }
+
+// LogBeta against closed forms: B(1, 1) = 1, B(2, 3) = 1/12, B(1/2, 1/2) = pi,
+// B(a, 1) = 1/a, and the integral of theta^x (1-theta)^(n-x) for large counts by the
+// recurrence B(a+1, b) = B(a, b) a/(a+b).
+func TestLogBeta(t *testing.T) {
+	tests := []struct{ a, b, want float64 }{
+		{1, 1, 0},
+		{2, 3, math.Log(1.0 / 12)},
+		{0.5, 0.5, math.Log(math.Pi)},
+		{7, 1, math.Log(1.0 / 7)},
+		{1, 1e6, math.Log(1e-6)},
+	}
+	for _, tt := range tests {
+		if got := LogBeta(tt.a, tt.b); !closeTo(got, tt.want, 1e-12) && math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("LogBeta(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	// B(a+1, b) = B(a, b) * a / (a+b), walked up to a = 5001.
+	a, b := 1.0, 3000.5
+	want := LogBeta(a, b)
+	for ; a < 5001; a++ {
+		want += math.Log(a / (a + b))
+	}
+	if got := LogBeta(a, b); !closeTo(got, want, 1e-10) {
+		t.Errorf("LogBeta(%v, %v) = %v, the recurrence gives %v", a, b, got, want)
+	}
+	for _, bad := range [][2]float64{{0, 1}, {1, -1}, {math.NaN(), 1}} {
+		if got := LogBeta(bad[0], bad[1]); !math.IsNaN(got) {
+			t.Errorf("LogBeta(%v, %v) = %v, want NaN", bad[0], bad[1], got)
+		}
+	}
+}
