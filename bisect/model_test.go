@@ -1,0 +1,345 @@
+package bisect
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// quadrature integrates f(theta) times the Beta(a, b) prior density over [0, 1] by the
+// midpoint rule after theta = u^(1/a) (so the density's singularity at 0 disappears): an
+// implementation that shares nothing with the model's Beta-function algebra.
+func quadrature(a, b float64, f func(theta float64) float64) float64 {
+	const n = 20000
+	// With theta = u^(1/a): theta^(a-1) dtheta = du/a.
+	lb, _ := math.Lgamma(a)
+	lb2, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	norm := math.Exp(lab - lb - lb2)
+	var s float64
+	for k := range n {
+		u := (float64(k) + 0.5) / n
+		th := math.Pow(u, 1/a)
+		s += f(th) * math.Pow(1-th, b-1) / a
+	}
+	return s / n * norm
+}
+
+// brutePosterior is the posterior computed by numerical integration over theta.
+func brutePosterior(m Model, obs []Counts) []float64 {
+	n := len(obs)
+	like := make([]float64, n)
+	for i := range n {
+		goodPart := 1.0
+		for j := 0; j < i; j++ {
+			goodPart *= math.Pow(m.Epsilon, float64(obs[j].Failures)) * math.Pow(1-m.Epsilon, float64(obs[j].Trials-obs[j].Failures))
+		}
+		like[i] = goodPart * quadrature(m.PriorA, m.PriorB, func(th float64) float64 {
+			v := 1.0
+			for j := i; j < n; j++ {
+				v *= math.Pow(th, float64(obs[j].Failures)) * math.Pow(1-th, float64(obs[j].Trials-obs[j].Failures))
+			}
+			return v
+		})
+	}
+	var sum float64
+	for _, l := range like {
+		sum += l
+	}
+	for i := range like {
+		like[i] /= sum
+	}
+	return like
+}
+
+func TestPosteriorMatchesNumericalIntegration(t *testing.T) {
+	models := []Model{DefaultModel, {PriorA: 1, PriorB: 1, Epsilon: 0.01}, {PriorA: 2, PriorB: 3, Epsilon: 0.05}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for mi, m := range models {
+		for trial := range 20 {
+			n := 2 + rng.IntN(7)
+			first := rng.IntN(n)
+			obs := make([]Counts, n)
+			for j := range obs {
+				if rng.IntN(2) == 0 {
+					continue // not run
+				}
+				tr := 1 + rng.IntN(6)
+				f := 0
+				for range tr {
+					if j >= first && rng.Float64() < 0.4 || rng.Float64() < 0.02 {
+						f++
+					}
+				}
+				obs[j] = Counts{Failures: f, Trials: tr}
+			}
+			p, err := m.Posterior(obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := brutePosterior(m, obs)
+			for i := range want {
+				if math.Abs(p.P[i]-want[i]) > 2e-4 {
+					t.Fatalf("model %d case %d obs %v: P[%d] = %.6f, integration gives %.6f\n got %v\nwant %v", mi, trial, obs, i, p.P[i], want[i], p.P, want)
+				}
+			}
+		}
+	}
+}
+
+func TestPosteriorBasics(t *testing.T) {
+	m := DefaultModel
+	p, err := m.Posterior(make([]Counts, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range p.P {
+		if math.Abs(v-0.25) > 1e-12 {
+			t.Errorf("no data: P[%d] = %v, want 0.25", i, v)
+		}
+	}
+	// A failure at commit 2 makes commits 3.. almost impossible as the first bad one: their
+	// hypotheses need a good commit to fail.
+	p, _ = m.Posterior([]Counts{{}, {}, {Failures: 3, Trials: 10}, {}, {}})
+	if p.P[3]+p.P[4] > 0.01 {
+		t.Errorf("after 3/10 failures at commit 2, P(3 or 4) = %v", p.P[3]+p.P[4])
+	}
+	// One spurious failure is not fatal: many clean trials above it outweigh it.
+	obs := []Counts{{Failures: 1, Trials: 50}, {Trials: 200}, {Trials: 200}, {Failures: 60, Trials: 200}}
+	p, _ = m.Posterior(obs)
+	if lead, v := p.Leader(); lead != 3 || v < 0.95 {
+		t.Errorf("one failure at commit 0 then 400 clean trials: leader %d at %.3f, want 3 above 0.95 (%v)", lead, v, p.P)
+	}
+	// The learned rate: 60/200 at the bad commit.
+	if r := p.RateMean(); math.Abs(r-0.3) > 0.02 {
+		t.Errorf("RateMean = %v, want about 0.3", r)
+	}
+	for _, bad := range [][]Counts{nil, {{Failures: 2, Trials: 1}}, {{Failures: -1}}} {
+		if _, err := m.Posterior(bad); err == nil {
+			t.Errorf("Posterior(%v) accepted", bad)
+		}
+	}
+	for _, bad := range []Model{{0, 1, 1e-3}, {1, 1, 0}, {1, 1, 0.5}, {math.Inf(1), 1, 0.1}} {
+		if _, err := bad.Posterior(make([]Counts, 2)); err == nil {
+			t.Errorf("model %+v accepted", bad)
+		}
+	}
+}
+
+func TestRange(t *testing.T) {
+	p := &Posterior{P: []float64{0.01, 0.02, 0.5, 0.4, 0.05, 0.02}}
+	tests := []struct {
+		mass   float64
+		lo, hi int
+	}{
+		{0.5, 2, 2},
+		{0.9, 2, 3},
+		{0.95, 2, 4},
+		{0.97, 1, 4},
+		{1, 0, 5},
+	}
+	for _, tt := range tests {
+		lo, hi, got := p.Range(tt.mass)
+		if lo != tt.lo || hi != tt.hi || got < tt.mass-1e-9 {
+			t.Errorf("Range(%v) = [%d, %d] holding %v, want [%d, %d]", tt.mass, lo, hi, got, tt.lo, tt.hi)
+		}
+	}
+	// Among equally short runs the heavier one wins.
+	p = &Posterior{P: []float64{0.28, 0.2, 0.06, 0.46}}
+	if lo, hi, _ := p.Range(0.47); lo != 2 || hi != 3 {
+		t.Errorf("Range(0.47) = [%d, %d], want [2, 3], which holds 0.52 against 0.48 for [0, 1]", lo, hi)
+	}
+}
+
+// bruteInfo is the mutual information (bits) between the first bad commit and the pass/fail
+// pattern of steps at commits, by enumerating the patterns and integrating theta numerically.
+func bruteInfo(m Model, obs []Counts, trials int, commits []int) float64 {
+	post := brutePosterior(m, obs)
+	n := len(obs)
+	k := len(commits)
+	pGood := math.Pow(1-m.Epsilon, float64(trials))
+	pattern := make([]float64, 1<<k)
+	var condEnt float64
+	for i := range n {
+		if post[i] < 1e-15 {
+			continue
+		}
+		// Posterior of theta under hypothesis i, by quadrature, unnormalised weight w(theta).
+		w := func(th float64) float64 {
+			v := 1.0
+			for j := i; j < n; j++ {
+				v *= math.Pow(th, float64(obs[j].Failures)) * math.Pow(1-th, float64(obs[j].Trials-obs[j].Failures))
+			}
+			return v
+		}
+		z := quadrature(m.PriorA, m.PriorB, w)
+		for pat := range 1 << k {
+			q := quadrature(m.PriorA, m.PriorB, func(th float64) float64 {
+				v := w(th) / z
+				pass := math.Pow(1-th, float64(trials))
+				for b, c := range commits {
+					pb := pGood
+					if c >= i {
+						pb = pass
+					}
+					if pat>>b&1 == 1 {
+						v *= pb
+					} else {
+						v *= 1 - pb
+					}
+				}
+				return v
+			})
+			pattern[pat] += post[i] * q
+			if q > 0 {
+				condEnt -= post[i] * q * math.Log2(q)
+			}
+		}
+	}
+	var ent float64
+	for _, q := range pattern {
+		if q > 0 {
+			ent -= q * math.Log2(q)
+		}
+	}
+	return ent - condEnt
+}
+
+func TestInformationMatchesEnumeration(t *testing.T) {
+	m := Model{PriorA: 0.5, PriorB: 1, Epsilon: 0.01}
+	obs := []Counts{{Trials: 4}, {}, {Failures: 1, Trials: 4}, {}, {Failures: 2, Trials: 3}, {}}
+	cases := [][]int{{0}, {1}, {3}, {5}, {1, 3}, {2, 2}, {0, 3, 5}, {1, 1, 4}}
+	for _, commits := range cases {
+		p, err := m.Posterior(obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.Information(3, commits)
+		want := bruteInfo(m, obs, 3, commits)
+		if math.Abs(got-want) > 1e-3 {
+			t.Errorf("Information(%v) = %.5f bits, enumeration gives %.5f", commits, got, want)
+		}
+	}
+	// No data: steps at the same commit in a batch add less than steps at different ones.
+	p, _ := m.Posterior(make([]Counts, 8))
+	if same, apart := p.Information(3, []int{3, 3}), p.Information(3, []int{1, 5}); same >= apart {
+		t.Errorf("two steps at one commit carry %.3f bits, two apart %.3f", same, apart)
+	}
+}
+
+func TestChoose(t *testing.T) {
+	m := DefaultModel
+	p, _ := m.Posterior(make([]Counts, 16))
+	one, info, err := p.Choose(1, 25, nil, nil)
+	if err != nil || len(one) != 1 {
+		t.Fatalf("Choose(1) = %v, %v", one, err)
+	}
+	// The first step splits the range near the middle (a clean step is weaker evidence than
+	// a failing one, so a little below it), and tells less than one bit.
+	if one[0] < 5 || one[0] > 8 || info <= 0.5 || info > 1 {
+		t.Errorf("first step at %d with %.3f bits, want 5..8 and 0.5..1 bits", one[0], info)
+	}
+	// Choosing again gives the same answer: no randomness.
+	again, _, _ := p.Choose(1, 25, nil, nil)
+	if !slices.Equal(one, again) {
+		t.Errorf("Choose is not deterministic: %v then %v", one, again)
+	}
+	// Three at once spread out (roughly quartiles) and tell more than one alone.
+	three, info3, err := p.Choose(3, 25, nil, nil)
+	if err != nil || len(three) != 3 || three[0] == three[1] || three[1] == three[2] || info3 <= info {
+		t.Errorf("Choose(3) = %v with %.3f bits (one step: %.3f)", three, info3, info)
+	}
+	// With one pending, the next pick is where the pending one is not.
+	next, _, _ := p.Choose(1, 25, one, nil)
+	if len(next) != 1 || next[0] == one[0] {
+		t.Errorf("Choose with %v pending = %v", one, next)
+	}
+	// Skipped commits are never chosen; when all are, nothing is.
+	skipOdd := func(j int) bool { return j%2 == 1 }
+	picks, _, _ := p.Choose(4, 25, nil, skipOdd)
+	for _, j := range picks {
+		if skipOdd(j) {
+			t.Errorf("picked skipped commit %d", j)
+		}
+	}
+	none, _, err := p.Choose(2, 25, nil, func(int) bool { return true })
+	if err != nil || len(none) != 0 {
+		t.Errorf("everything skipped: Choose = %v, %v", none, err)
+	}
+	if _, _, err := p.Choose(MaxParallel+1, 25, nil, nil); err == nil {
+		t.Error("Choose accepted more than MaxParallel steps")
+	}
+	if _, _, err := p.Choose(1, 0, nil, nil); err == nil {
+		t.Error("Choose accepted 0 trials")
+	}
+	if _, _, err := p.Choose(1, 5, []int{16}, nil); err == nil {
+		t.Error("Choose accepted a pending commit out of range")
+	}
+}
+
+// A single-commit range has nothing to learn: it is the answer before any step.
+func TestSingleCommit(t *testing.T) {
+	p, _ := DefaultModel.Posterior(make([]Counts, 1))
+	if lead, v := p.Leader(); lead != 0 || v != 1 {
+		t.Errorf("Leader = %d, %v", lead, v)
+	}
+	if picks, _, _ := p.Choose(1, 10, nil, nil); len(picks) != 0 {
+		t.Errorf("Choose = %v, want nothing", picks)
+	}
+}
+
+// Long ranges are searched on a quantile grid; the choice must still land where the
+// information is.
+func TestChooseLongRange(t *testing.T) {
+	obs := make([]Counts, 50000)
+	obs[20000] = Counts{Trials: 30}
+	obs[30000] = Counts{Failures: 9, Trials: 30}
+	p, err := DefaultModel.Posterior(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	picks, info, err := p.Choose(4, 30, nil, nil)
+	if err != nil || len(picks) != 4 {
+		t.Fatalf("Choose = %v, %v", picks, err)
+	}
+	for _, j := range picks {
+		if j < 19000 || j > 30000 {
+			t.Errorf("picked %d, outside where the belief is (%v, %.3f bits)", j, picks, info)
+		}
+	}
+}
+
+func BenchmarkChoose(b *testing.B) {
+	for _, tc := range []struct {
+		name    string
+		commits int
+		k       int
+	}{{"1000x1", 1000, 1}, {"1000x4", 1000, 4}, {"10000x1", 10000, 1}, {"10000x8", 10000, 8}} {
+		obs := make([]Counts, tc.commits)
+		obs[tc.commits/2] = Counts{Trials: 25}
+		obs[tc.commits-1] = Counts{Failures: 7, Trials: 25}
+		p, _ := DefaultModel.Posterior(obs)
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := p.Choose(tc.k, 25, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPosterior(b *testing.B) {
+	obs := make([]Counts, 10000)
+	for j := range obs {
+		if j%100 == 0 {
+			obs[j] = Counts{Failures: j % 3, Trials: 25}
+		}
+	}
+	for b.Loop() {
+		if _, err := DefaultModel.Posterior(obs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
