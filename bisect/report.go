@@ -1,0 +1,191 @@
+package bisect
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Report is what a bisection knows: `debugflow bisect --json` prints it.
+type Report struct {
+	// FirstBad is the most likely first bad commit, Subject its subject line and Posterior
+	// its probability; Decided says whether that reached Confidence.
+	FirstBad   string  `json:"first_bad"`
+	Subject    string  `json:"subject"`
+	Posterior  float64 `json:"posterior"`
+	Decided    bool    `json:"decided"`
+	Confidence float64 `json:"confidence"`
+	// Range is the shortest run of consecutive candidates holding Confidence of the belief.
+	Range ReportRange `json:"range"`
+	// Steps are the steps that ran a commit, in the order they ended.
+	Steps []ReportStep `json:"steps"`
+	// FailedRuns are the runs that failed and counted nothing; Given the counts given up front.
+	FailedRuns []ReportStep `json:"failed_runs"`
+	Given      []ReportStep `json:"given"`
+	// InFlight are the steps still running (after an interruption).
+	InFlight []ReportFlight `json:"in_flight"`
+	// Candidates are every commit of good..bad, oldest first, with its posterior.
+	Candidates []Candidate `json:"candidates"`
+	// FailureRate is the posterior mean of a bad commit's failure rate per trial.
+	FailureRate float64 `json:"failure_rate"`
+	// RunnerSeconds is the runner time of every run, failed ones included.
+	RunnerSeconds float64   `json:"runner_seconds"`
+	Stop          string    `json:"stop"`
+	Good          RefCommit `json:"good"`
+	Bad           RefCommit `json:"bad"`
+	Mode          string    `json:"mode"`
+}
+
+// ReportRange is a run of consecutive candidates.
+type ReportRange struct {
+	First     string  `json:"first"`
+	Last      string  `json:"last"`
+	Commits   int     `json:"commits"`
+	Posterior float64 `json:"posterior"`
+}
+
+// ReportStep is one step in the report.
+type ReportStep struct {
+	N        int     `json:"n"`
+	Commit   string  `json:"commit"`
+	Trials   int     `json:"trials"`
+	Failures int     `json:"failures"`
+	Outcome  string  `json:"outcome"`
+	Reason   string  `json:"reason,omitempty"`
+	Seconds  float64 `json:"seconds"`
+	RunID    int64   `json:"run_id,omitempty"`
+	URL      string  `json:"url,omitempty"`
+}
+
+// ReportFlight is a step in flight.
+type ReportFlight struct {
+	N      int    `json:"n"`
+	Commit string `json:"commit"`
+	RunID  int64  `json:"run_id,omitempty"`
+	URL    string `json:"url,omitempty"`
+}
+
+// Candidate is one commit and its posterior.
+type Candidate struct {
+	Commit    string  `json:"commit"`
+	Subject   string  `json:"subject"`
+	Posterior float64 `json:"posterior"`
+}
+
+// Report builds the report of the state and its posterior p (ComputePosterior).
+func (s *State) Report(p *Posterior) *Report {
+	lead, v := p.Leader()
+	r := &Report{
+		FirstBad: s.Commits[lead].Commit, Subject: s.Commits[lead].Subject, Posterior: v,
+		Decided: v >= s.Settings.Confidence, Confidence: s.Settings.Confidence,
+		FailureRate: p.RateMean(), RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
+		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
+		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
+	}
+	lo, hi, mass := p.Range(s.Settings.Confidence)
+	r.Range = ReportRange{First: s.Commits[lo].Commit, Last: s.Commits[hi].Commit, Commits: hi - lo + 1, Posterior: mass}
+	for _, st := range s.Steps {
+		rs := ReportStep{N: st.N, Commit: st.Commit, Trials: st.Counts.Trials, Failures: st.Counts.Failures,
+			Outcome: st.Outcome, Reason: st.Reason, Seconds: st.Seconds, RunID: st.RunID, URL: st.URL}
+		switch st.Outcome {
+		case Failed:
+			r.FailedRuns = append(r.FailedRuns, rs)
+		case Given:
+			r.Given = append(r.Given, rs)
+		default:
+			r.Steps = append(r.Steps, rs)
+		}
+	}
+	for _, f := range s.InFlight {
+		r.InFlight = append(r.InFlight, ReportFlight{N: f.N, Commit: f.Commit, RunID: f.RunID, URL: f.URL})
+	}
+	r.Candidates = make([]Candidate, len(s.Commits))
+	for i, c := range s.Commits {
+		r.Candidates[i] = Candidate{Commit: c.Commit, Subject: c.Subject, Posterior: p.P[i]}
+	}
+	return r
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// maxListed bounds the candidates printed in the text report (the JSON has them all).
+const maxListed = 20
+
+// WriteText writes the end of a bisection for people: the answer, or what is known.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	steps := len(r.Steps)
+	how := fmt.Sprintf("%d step(s), %s of runner time", steps, formatSeconds(r.RunnerSeconds))
+	if len(r.FailedRuns) > 0 {
+		how += fmt.Sprintf(", %d failed run(s) not counted", len(r.FailedRuns))
+	}
+	if r.Decided {
+		fmt.Fprintf(&b, "First bad commit: %s %s\n", r.FirstBad, clean(r.Subject, 100))
+		fmt.Fprintf(&b, "Posterior:        %.4f (confidence %.2f), after %s\n", r.Posterior, r.Confidence, how)
+		fmt.Fprintf(&b, "Failure rate:     %.3g per trial at bad commits (posterior mean)\n", r.FailureRate)
+	} else {
+		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", r.Stop, how)
+		fmt.Fprintf(&b, "Most likely:      %s %s at %.4f (confidence %.2f wanted)\n", r.FirstBad, clean(r.Subject, 100), r.Posterior, r.Confidence)
+		fmt.Fprintf(&b, "Most likely range: %d commit(s) from %s to %s hold %.4f\n", r.Range.Commits, short(r.Range.First), short(r.Range.Last), r.Range.Posterior)
+		fmt.Fprintf(&b, "Failure rate:     %.3g per trial at bad commits (posterior mean)\n", r.FailureRate)
+	}
+	if len(r.InFlight) > 0 {
+		fmt.Fprintf(&b, "Still running:    %d step(s); debugflow bisect --resume waits for them\n", len(r.InFlight))
+	}
+	// The candidates that matter: by posterior, at most maxListed, above 0.1% each.
+	idx := make([]int, len(r.Candidates))
+	for i := range idx {
+		idx[i] = i
+	}
+	sortByPosterior(idx, r.Candidates)
+	b.WriteString("\nCandidates (posterior, commit, subject):\n")
+	listed := 0
+	for _, i := range idx {
+		c := r.Candidates[i]
+		if listed == maxListed || (listed > 0 && c.Posterior < 0.001) {
+			break
+		}
+		fmt.Fprintf(&b, "  %.4f  %s  %s\n", c.Posterior, short(c.Commit), clean(c.Subject, 80))
+		listed++
+	}
+	if rest := len(r.Candidates) - listed; rest > 0 {
+		fmt.Fprintf(&b, "  ... %d more below (--json lists them all)\n", rest)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sortByPosterior orders idx by decreasing posterior, oldest first on ties.
+func sortByPosterior(idx []int, c []Candidate) {
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Compare(c[b].Posterior, c[a].Posterior)
+	})
+}
+
+// clean makes a string from a commit subject, an error or a log safe for one terminal line:
+// control characters (escape sequences, newlines) become spaces, and it is cut to n runes.
+func clean(s string, n int) string {
+	var b strings.Builder
+	count := 0
+	for _, r := range s {
+		if count == n {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (unicode.Is(unicode.Cf, r) && r != '\u200d') {
+			r = ' '
+		}
+		b.WriteRune(r)
+		count++
+	}
+	return b.String()
+}
