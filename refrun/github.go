@@ -68,41 +68,17 @@ type GitHub struct {
 // Run dispatches one sweep and returns its (ref, runner) folders, in the order of the refs
 // then the runners.
 func (g *GitHub) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
-	if err := sw.check(); err != nil {
-		return nil, err
-	}
-	if g.Client == nil {
-		return nil, errors.New("refrun: no GitHub client")
-	}
-	log := g.Log
-	if log == nil {
-		log = io.Discard
-	}
-	refs, err := RefsJSON(sw.Refs)
+	run, err := g.Dispatch(ctx, sw)
 	if err != nil {
 		return nil, err
-	}
-	inputs := map[string]string{InputRefs: refs, InputCount: strconv.Itoa(sw.Count),
-		InputRound: strconv.Itoa(sw.Round), InputRounds: strconv.Itoa(sw.Rounds)}
-	run, err := g.Client.Dispatch(ctx, g.Repo, g.Workflow, g.Ref, inputs)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "dispatched %s on %s@%s: %s\n", g.Workflow.File, g.Repo, g.Ref, run.HTMLURL)
-	concl, err := g.Client.Watch(ctx, g.Repo, run.ID, ghrun.WatchOptions{Interval: g.Interval, Out: log, IsTTY: g.IsTTY, Now: g.Now})
-	if err != nil {
-		return nil, fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)
-	}
-	if err := os.MkdirAll(sw.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", sw.Out, err)
 	}
 	// Each sweep downloads into a folder of its own; a left-over one would mix runs.
 	if entries, _ := os.ReadDir(sw.Out); len(entries) > 0 {
 		return nil, fmt.Errorf("%s is not empty: give the experiment a new --out folder", sw.Out)
 	}
-	dirs, err := g.Client.Download(ctx, g.Repo, run.ID, ghrun.DownloadOptions{Dir: sw.Out, Progress: log, IsTTY: g.IsTTY, Limits: g.Limits})
+	concl, dirs, err := g.Fetch(ctx, run, sw.Out)
 	if err != nil {
-		return nil, fmt.Errorf("artifacts of run %d (%s): %w", run.ID, run.HTMLURL, err)
+		return nil, err
 	}
 	arts, err := collect(dirs, sw)
 	if err != nil {
@@ -113,6 +89,58 @@ func (g *GitHub) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
 			run.ID, orDash(string(concl)), strings.Join(missing, ", "), run.HTMLURL)
 	}
 	return arts, nil
+}
+
+// Dispatch starts one sweep: one dispatch of the experiment workflow with the sweep's refs,
+// count and round as inputs. It returns the run, for Fetch (now, or by a later process that
+// re-attaches to it, as debugflow bisect --resume does).
+func (g *GitHub) Dispatch(ctx context.Context, sw Sweep) (ghrun.RunRef, error) {
+	if err := sw.check(); err != nil {
+		return ghrun.RunRef{}, err
+	}
+	if g.Client == nil {
+		return ghrun.RunRef{}, errors.New("refrun: no GitHub client")
+	}
+	refs, err := RefsJSON(sw.Refs)
+	if err != nil {
+		return ghrun.RunRef{}, err
+	}
+	inputs := map[string]string{InputRefs: refs, InputCount: strconv.Itoa(sw.Count),
+		InputRound: strconv.Itoa(sw.Round), InputRounds: strconv.Itoa(sw.Rounds)}
+	run, err := g.Client.Dispatch(ctx, g.Repo, g.Workflow, g.Ref, inputs)
+	if err != nil {
+		return ghrun.RunRef{}, err
+	}
+	fmt.Fprintf(g.log(), "dispatched %s on %s@%s: %s\n", g.Workflow.File, g.Repo, g.Ref, run.HTMLURL)
+	return run, nil
+}
+
+// Fetch watches a dispatched run until it completes and downloads all its artifacts into
+// out (created when missing). It returns the run's conclusion and the downloaded folders.
+func (g *GitHub) Fetch(ctx context.Context, run ghrun.RunRef, out string) (ghrun.Conclusion, []string, error) {
+	if g.Client == nil {
+		return "", nil, errors.New("refrun: no GitHub client")
+	}
+	log := g.log()
+	concl, err := g.Client.Watch(ctx, g.Repo, run.ID, ghrun.WatchOptions{Interval: g.Interval, Out: log, IsTTY: g.IsTTY, Now: g.Now})
+	if err != nil {
+		return "", nil, fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return concl, nil, fmt.Errorf("create %s: %w", out, err)
+	}
+	dirs, err := g.Client.Download(ctx, g.Repo, run.ID, ghrun.DownloadOptions{Dir: out, Progress: log, IsTTY: g.IsTTY, Limits: g.Limits})
+	if err != nil {
+		return concl, nil, fmt.Errorf("artifacts of run %d (%s): %w", run.ID, run.HTMLURL, err)
+	}
+	return concl, dirs, nil
+}
+
+func (g *GitHub) log() io.Writer {
+	if g.Log == nil {
+		return io.Discard
+	}
+	return g.Log
 }
 
 // collect reads every downloaded folder's ref.json and keeps those of this sweep's refs.

@@ -141,6 +141,22 @@ func (l *Local) prepare(ctx context.Context, r Ref) (*tree, error) {
 	return t, nil
 }
 
+// BuildError is a failed install or build command: the ref cannot be tested on this machine
+// (bisect counts such a commit as skipped, not as good or bad).
+type BuildError struct {
+	Ref     Ref
+	Command string
+	// Log is the build log's path, Tail its last lines (indented).
+	Log, Tail string
+	Err       error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("build of %s failed at %q: %v (log: %s)%s", e.Ref, e.Command, e.Err, e.Log, e.Tail)
+}
+
+func (e *BuildError) Unwrap() error { return e.Err }
+
 // build runs the spec's install and build commands in the worktree; their output goes to
 // WorkDir/<name>.build.log (and to Log with Verbose). apt packages are listed, not installed.
 func (l *Local) build(ctx context.Context, r Ref, t *tree) error {
@@ -174,7 +190,10 @@ func (l *Local) build(ctx context.Context, r Ref, t *tree) error {
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		cmd.WaitDelay = 5 * time.Second
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build of %s failed at %q: %w (log: %s)%s", r, c, err, logPath, tail(logPath, 15))
+			if ctx.Err() != nil { // interrupted, not a broken build
+				return fmt.Errorf("build of %s failed at %q: %w (log: %s)", r, c, err, logPath)
+			}
+			return &BuildError{Ref: r, Command: c, Log: logPath, Tail: tail(logPath, 15), Err: err}
 		}
 	}
 	fmt.Fprintf(l.log(), "    built %s in %s (log: %s)\n", r.Name, time.Since(start).Round(time.Second), logPath)

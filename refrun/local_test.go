@@ -2,6 +2,7 @@ package refrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -127,6 +128,10 @@ func TestLocalErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "build of b=base failed") || !strings.Contains(err.Error(), "error: no CUDA") {
 		t.Errorf("failed build: %v", err)
 	}
+	var be *BuildError
+	if !errors.As(err, &be) || be.Command != broken.Build.Commands[0] || be.Ref.Name != "b" {
+		t.Errorf("a failed build is not a *BuildError naming its command: %#v", err)
+	}
 	if err := l.Close(); err != nil {
 		t.Error(err)
 	}
@@ -242,8 +247,9 @@ func TestLocalCancelDuringBuild(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "build of b=base failed") {
-			t.Errorf("cancelled build: %v", err)
+		var be *BuildError
+		if err == nil || !strings.Contains(err.Error(), "build of b=base failed") || errors.As(err, &be) {
+			t.Errorf("cancelled build: %v (an interrupted build is no broken build)", err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled build did not stop")
