@@ -12,6 +12,11 @@ import (
 // 2^k pass/fail outcomes.
 const MaxParallel = 8
 
+// MinInformation is the least expected information, in bits, worth a step: below it (a
+// hundredth of a bit: a hundred such steps would not tell one bit) nothing is picked and the
+// bisection stops, as when only skipped commits could still tell the candidates apart.
+const MinInformation = 0.01
+
 // maxEvaluations bounds the work of one choice (candidates x outcome patterns); longer
 // ranges are searched on a grid of posterior quantiles instead of every commit.
 const maxEvaluations = 1 << 19
@@ -24,8 +29,9 @@ const maxEvaluations = 1 << 19
 // joint information of the picks and the pending steps (a greedy choice; the joint outcome is
 // computed exactly, theta integrated out). It returns the picks, oldest first, and the joint
 // information of all the steps in flight afterwards. A commit may be picked again, or picked
-// while already pending, when running it again is what tells the most. Nothing is picked when
-// nothing could be learned (every candidate skipped, or no step informative).
+// while already pending, when running it again is what tells the most. A pick must add at
+// least MinInformation: nothing is picked when nothing more can be learned (every informative
+// candidate skipped).
 func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([]int, float64, error) {
 	n := len(p.P)
 	if k < 1 || k+len(pending) > MaxParallel {
@@ -52,7 +58,7 @@ func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([
 				best, bestInfo = j, v
 			}
 		}
-		if best < 0 {
+		if best < 0 || bestInfo-info < MinInformation*math.Ln2 {
 			break
 		}
 		chosen = append(chosen, best)

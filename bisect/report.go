@@ -91,6 +91,9 @@ func (s *State) Report(p *Posterior) *Report {
 	for _, st := range s.Steps {
 		rs := ReportStep{N: st.N, Commit: st.Commit, Trials: st.Counts.Trials, Failures: st.Counts.Failures,
 			Outcome: st.Outcome, Reason: st.Reason, Seconds: st.Seconds, RunID: st.RunID, URL: st.URL}
+		if NoTrackedTrials(st) {
+			rs.Outcome, rs.Reason = Skipped, noTrackedReason
+		}
 		switch st.Outcome {
 		case Failed:
 			r.FailedRuns = append(r.FailedRuns, rs)

@@ -18,9 +18,10 @@ type Runner interface {
 	// the state records before anything else happens, so a resumed session re-attaches to it.
 	// On this machine it returns nothing and Wait does the work.
 	Start(ctx context.Context, req Request) (runID int64, url string, err error)
-	// Wait waits for a started step, also one started by an earlier session, and reads its
-	// artifacts. An error means the run failed and nothing can be learned from it.
-	Wait(ctx context.Context, req Request, runID int64) (StepResult, error)
+	// Wait waits for a started step, also one started by an earlier session (req.RunID and
+	// req.URL say which run), and reads its artifacts. An error means the run failed and
+	// nothing can be learned from it.
+	Wait(ctx context.Context, req Request) (StepResult, error)
 }
 
 // Request is one step to run.
@@ -35,6 +36,10 @@ type Request struct {
 	Dir string
 	// MaxSteps is the bisection's step budget (recorded with the step's ref.json).
 	MaxSteps int
+	// RunID and URL are the step's GitHub run once started; Started when it was.
+	RunID   int64
+	URL     string
+	Started time.Time
 }
 
 // StepResult is what a step's artifacts say.
@@ -67,7 +72,7 @@ const (
 	StopDecided     = "decided"
 	StopSteps       = "step budget spent"
 	StopTime        = "runner time budget spent"
-	StopNothing     = "nothing left to learn (the remaining candidates were skipped)"
+	StopNothing     = "nothing left to learn: only skipped commits could tell the candidates apart"
 	StopInterrupted = "interrupted"
 	StopRunFailed   = "a run failed"
 )
@@ -113,7 +118,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		waiting++
 		req := s.request(f)
 		go func() {
-			res, err := s.Runner.Wait(ctx, req, f.RunID)
+			res, err := s.Runner.Wait(ctx, req)
 			results <- waited{f, res, err}
 		}()
 	}
@@ -230,7 +235,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		if p, err = s.save(now); err != nil {
 			return stop(StopRunFailed, err)
 		}
-		s.printStep(out, p, step)
+		s.printStep(out, p, st.Steps[len(st.Steps)-1]) // its counts as the model uses them
 	}
 }
 
@@ -254,7 +259,8 @@ func (s *Session) start(ctx context.Context, f *Flight, now func() time.Time) er
 
 func (s *Session) request(f Flight) Request {
 	return Request{N: f.N, Attempt: f.Attempt, Commit: f.Commit, Count: s.State.Settings.Count,
-		Dir: filepath.Join(filepath.Dir(s.Path), f.Dir), MaxSteps: s.State.Settings.MaxSteps}
+		Dir: filepath.Join(filepath.Dir(s.Path), f.Dir), MaxSteps: s.State.Settings.MaxSteps,
+		RunID: f.RunID, URL: f.URL, Started: f.Started}
 }
 
 // save recomputes the posterior and writes the state file.
@@ -272,8 +278,11 @@ func (s *Session) printStep(out io.Writer, p *Posterior, step Step) {
 	st := s.State
 	lead, v := p.Leader()
 	what := fmt.Sprintf("%d/%d failed", step.Counts.Failures, step.Counts.Trials)
-	if step.Outcome == Skipped {
-		what = "skipped: " + clean(step.Reason, 120)
+	switch {
+	case step.Outcome == Skipped:
+		what = "skipped: " + clean(step.Reason, 160)
+	case NoTrackedTrials(step):
+		what = "skipped: " + noTrackedReason
 	}
 	fmt.Fprintf(out, "step %d: %s %s in %s; leading: %s %.3f (%d of %d steps)\n", step.N, short(step.Commit), what,
 		formatSeconds(step.Seconds), short(st.Commits[lead].Commit), v, st.StepsRun(), st.Settings.MaxSteps)
@@ -281,6 +290,9 @@ func (s *Session) printStep(out io.Writer, p *Posterior, step Step) {
 		fmt.Fprintf(out, "    warning: %s\n", clean(w, 200))
 	}
 }
+
+// noTrackedReason is why a step whose tests ran counts nothing.
+const noTrackedReason = "none of the failing tests ran at this commit (they do not exist there yet?)"
 
 func startedWhere(f Flight) string {
 	if f.URL != "" {

@@ -66,7 +66,8 @@ func (f *fakeRunner) Start(ctx context.Context, req Request) (int64, string, err
 	return id, fmt.Sprintf("https://github.com/o/r/actions/runs/%d", id), nil
 }
 
-func (f *fakeRunner) Wait(ctx context.Context, req Request, runID int64) (StepResult, error) {
+func (f *fakeRunner) Wait(ctx context.Context, req Request) (StepResult, error) {
+	runID := req.RunID
 	f.mu.Lock()
 	f.inFlight++
 	f.maxFlight = max(f.maxFlight, f.inFlight)
@@ -164,7 +165,7 @@ func TestSessionFindsTheFirstBadCommit(t *testing.T) {
 		t.Errorf("subject %q, %d candidates, %d steps for %d runs", rep.Subject, len(rep.Candidates), len(rep.Steps), len(r.started))
 	}
 	// Every step printed its commit, failures/trials and the leader.
-	lines := strings.Count(out.String(), "failed in")
+	lines := strings.Count(out.String(), "/10 failed in")
 	if lines != len(rep.Steps) || !strings.Contains(out.String(), "leading:") {
 		t.Errorf("%d step lines for %d steps:\n%s", lines, len(rep.Steps), out.String())
 	}
@@ -361,6 +362,6 @@ type errRunner struct{}
 func (errRunner) Start(context.Context, Request) (int64, string, error) {
 	return 0, "", errors.New("dispatch: workflow not found")
 }
-func (errRunner) Wait(context.Context, Request, int64) (StepResult, error) {
+func (errRunner) Wait(context.Context, Request) (StepResult, error) {
 	return StepResult{}, errors.New("unreachable")
 }

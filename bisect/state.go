@@ -408,15 +408,22 @@ func (s *State) Observations() []Counts {
 	return obs
 }
 
-// SkippedCommits marks the candidates that were skipped: they are not chosen again.
+// SkippedCommits marks the candidates that were skipped, or where none of the failing tests
+// ran (they do not exist there yet): they are not chosen again. Counts must be current
+// (Observations).
 func (s *State) SkippedCommits() []bool {
 	skip := make([]bool, len(s.Commits))
 	for _, st := range s.Steps {
-		if j := s.Index(st.Commit); j >= 0 && st.Outcome == Skipped {
+		if j := s.Index(st.Commit); j >= 0 && (st.Outcome == Skipped || NoTrackedTrials(st)) {
 			skip[j] = true
 		}
 	}
 	return skip
+}
+
+// NoTrackedTrials reports whether an observed step ran tests but none of the failing ones.
+func NoTrackedTrials(st Step) bool {
+	return st.Outcome == Observed && st.Counts.Trials == 0
 }
 
 // ComputePosterior computes the posterior of the steps so far and records it in the state.

@@ -45,6 +45,9 @@ func (s *State) WriteStory(w io.Writer) error {
 			fmt.Fprintf(&b, "%d/%d failed (counts given with --bad-seen)", step.Counts.Failures, step.Counts.Trials)
 		case Observed:
 			fmt.Fprintf(&b, "%d/%d failed in %s", step.Counts.Failures, step.Counts.Trials, formatSeconds(step.Seconds))
+			if NoTrackedTrials(step) {
+				b.WriteString(": skipped, " + noTrackedReason)
+			}
 		case Skipped:
 			fmt.Fprintf(&b, "skipped: %s", clean(step.Reason, 160))
 		case Failed:

@@ -50,6 +50,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(report.NewCmdReport())
 	addLocalCmd(root, specPath, stdout, stderr)
 	addExperimentCmd(root, specPath, stdout, stderr)
+	addBisectCmd(root, specPath, stdout, stderr)
 	addVersion(root, stdout)
 	root.AddCommand(newBundleCmd(specPath, stdout, stderr))
 	for _, c := range root.Commands() {
@@ -63,7 +64,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // specCommands are the commands that read the spec, and so the only ones with --spec: init
 // writes a spec, audit and report read workflows and evidence, and a flag they ignored would
 // mislead. A new command that calls loadSpec(*specPath) must be listed here.
-var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment", "bundle"}
+var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
 
 const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
 

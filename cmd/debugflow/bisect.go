@@ -1,0 +1,427 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/refrun"
+	"github.com/debugflow/debugflow/spec"
+)
+
+// bisectOptions are the flags of `debugflow bisect`.
+type bisectOptions struct {
+	Good, Bad  string
+	Local      bool
+	Resume     bool
+	Confidence float64
+	Count      int
+	MaxSteps   int
+	MaxTime    time.Duration
+	Parallel   int
+	Retries    int
+	BadSeen    string
+	Runner     string
+	JSON       bool
+	// local
+	Python        string
+	KeepWorktrees bool
+	Verbose       bool
+	Checkout      string
+	// GitHub
+	Repo     ghrun.RepoFlags
+	Ref      string
+	Interval time.Duration
+}
+
+// bisectDefaultMaxSteps bounds a bisection without --max-steps.
+const bisectDefaultMaxSteps = 30
+
+const bisectLong = `Find the commit that introduced an intermittent failure, with a stated confidence. A plain
+bisection believes every answer; with a crash that hits one run in twenty, a clean step proves
+little and one wrong answer sends it to the wrong commit. debugflow bisect keeps a Bayesian
+model over "which commit of --good..--bad (first-parent) is the first bad one": bad commits
+fail each repetition at an unknown rate, learned from the steps (integrated out exactly), good
+ones almost never. Each step runs the spec's reproducer at the commit whose outcome tells the
+most (expected information), updates the model, and the bisection stops when one commit holds
+--confidence of the belief or the budget (--max-steps, --max-time) is spent; then it says what
+it knows: the most likely range and every commit's probability. docs/bisect.md has the model,
+the selection rule and the stop rule.
+
+On GitHub (the default) each step is one dispatch of the experiment workflow ('debugflow
+experiment workflow' writes it; commit and push it) with the commit as its ref; --parallel K
+keeps K steps running at once. With --local each commit is checked out in a git worktree,
+built with the spec's install and build commands, and the reproducer runs on this machine.
+A commit that does not build, or where the tests cannot be collected, is skipped (like git
+bisect skip), never counted as good; a run that fails without artifacts is run again
+(--retries) and counts nothing.
+
+Everything is kept in .debugflow/bisect.json at the top of the repository, written after every
+step: Ctrl-C and 'debugflow bisect --resume' continue where it stopped, waiting for the GitHub
+runs still in flight instead of dispatching them again. 'debugflow bisect log' tells the
+story; 'debugflow bisect reset' forgets it.
+Exit status: 0 found at the confidence, 1 not decided within the budget or a run failed,
+2 bad flags or spec, 130 interrupted (the state is kept).`
+
+const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: dispatch steps of 50 repetitions
+  debugflow bisect --good v1.4 --bad main --count 50
+
+  # you already measured the bad commit (9 failures in 200): the model starts knowing the rate
+  debugflow bisect --good v1.4 --bad main --bad-seen 9/200 --parallel 3
+
+  # on this machine, at most 20 steps of 10 repetitions
+  debugflow bisect --local --good v1.4 --bad main --count 10 --max-steps 20
+
+  # after Ctrl-C or a lost session; then the story, and a clean slate
+  debugflow bisect --resume
+  debugflow bisect log
+  debugflow bisect reset`
+
+func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+	o := &bisectOptions{}
+	cmd := &cobra.Command{
+		Use:     "bisect --good REF --bad REF [--local] [--count N] [--confidence P] [--max-steps N] [--parallel K] | --resume",
+		Short:   "Find the commit that introduced an intermittent failure, with a stated confidence",
+		Long:    bisectLong,
+		Example: bisectExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBisect(cmd.Context(), cmd, o, *specPath, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Good, "good", "", "a commit, branch or tag without the failure")
+	f.StringVar(&o.Bad, "bad", "", "a commit, branch or tag with it (its first-parent history back to --good is searched)")
+	f.BoolVar(&o.Local, "local", false, "run each step on this machine: a git worktree and build per commit, the reproducer here")
+	f.BoolVar(&o.Resume, "resume", false, "continue the bisection in .debugflow/bisect.json (after Ctrl-C or a lost session)")
+	f.Float64Var(&o.Confidence, "confidence", 0.95, "stop when one commit is the first bad one with this probability")
+	f.IntVar(&o.Count, "count", 0, "repetitions of every test per step (default: the spec's count)")
+	f.IntVar(&o.MaxSteps, "max-steps", bisectDefaultMaxSteps, "start no step after this many")
+	f.DurationVar(&o.MaxTime, "max-time", 0, "start no step once the steps used this much runner time (e.g. 6h; default no limit)")
+	f.IntVar(&o.Parallel, "parallel", 1, fmt.Sprintf("on GitHub: steps running at once, the K most informative commits (1 to %d)", bisect.MaxParallel))
+	f.IntVar(&o.Retries, "retries", 1, "times a run that failed without artifacts is dispatched again before the bisection stops")
+	f.StringVar(&o.BadSeen, "bad-seen", "", "failures/trials already seen at --bad (e.g. 9/200; 1/1 for a failure that shows every time): they teach the model the rate")
+	f.StringVar(&o.Runner, "runner", "", "on GitHub: count only the folders of this runner label (default: every runner of the spec)")
+	f.BoolVar(&o.JSON, "json", false, `print {"first_bad", "posterior", "steps", "candidates", ...} on stdout (progress goes to stderr)`)
+	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
+	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
+	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the build and pytest output")
+	cmd.PersistentFlags().StringVar(&o.Checkout, "checkout", "", "the git checkout to bisect in (default: the current directory)")
+	o.Repo.AddFlags(f)
+	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
+	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
+	cmd.AddCommand(newBisectLogCmd(o, stdout), newBisectResetCmd(o, stdout))
+	root.AddCommand(cmd)
+}
+
+// statePath is .debugflow/bisect.json at the top of the repository that holds dir.
+func statePath(ctx context.Context, dir string) (string, error) {
+	top, err := bisect.Git{Dir: dir}.TopLevel(ctx)
+	if err != nil {
+		return "", &exitcode.Error{Code: exitUsage, Err: err}
+	}
+	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
+}
+
+func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFlag string, stdout, stderr io.Writer) error {
+	changed := cmd.Flags().Changed
+	path, err := statePath(ctx, o.Checkout)
+	if err != nil {
+		return err
+	}
+	var st *bisect.State
+	var set bisect.Settings
+	var seen bisect.Counts
+	if o.Resume {
+		if st, err = resumeState(path, o, changed); err != nil {
+			return err
+		}
+		set = st.Settings
+		if specFlag == "" {
+			specFlag = set.Spec
+		}
+	} else {
+		if o.Good == "" || o.Bad == "" {
+			return usageErrorf("--good REF and --bad REF are required (or --resume)")
+		}
+		if _, err := os.Stat(path); err == nil {
+			return usageErrorf("a bisection is under way (%s): continue it with --resume, see it with `debugflow bisect log`, or forget it with `debugflow bisect reset`", path)
+		}
+		if o.BadSeen != "" {
+			if seen, err = bisect.ParseCounts(o.BadSeen); err != nil {
+				return usageErrorf("--bad-seen %v", err)
+			}
+		}
+	}
+	s, specName, err := loadSpec(specFlag)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		set = newBisectSettings(o, s, specName)
+	}
+	if err := checkBisectFlags(o, set); err != nil {
+		return err
+	}
+	repoDir := filepath.Dir(filepath.Dir(path))
+
+	finish := func(err error) error { return err }
+	var runner bisect.Runner
+	var closeRunner func() error
+	log := stderr
+	if set.Mode == bisect.ModeLocal {
+		local := &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+		runner, closeRunner = &bisect.LocalRunner{Local: local}, local.Close
+	} else {
+		f := ghrun.NewFactory(nil, nil)
+		f.Stdout, f.Stderr = stdout, stderr
+		stdout, stderr = f.Streams()
+		log, finish = stderr, f.Finish
+		if !changed("repo") && set.GitHub != nil {
+			cmd.Flags().Set("repo", set.GitHub.Repo) // the repository the bisection began on
+		}
+		if o.Ref == "" && set.GitHub != nil {
+			o.Ref = set.GitHub.Ref
+		}
+		gh, err := githubRunner(ctx, f, &experimentOptions{Repo: o.Repo, Ref: o.Ref, Interval: o.Interval}, s, stderr)
+		if err != nil {
+			return finish(err)
+		}
+		set.GitHub = &bisect.GitHubSettings{Repo: gh.Repo.String(), Workflow: gh.Workflow.File, Ref: gh.Ref}
+		runner, closeRunner = &bisect.GitHubRunner{GitHub: gh, Label: set.Runner, Prefix: set.Parallel > 1}, gh.Close
+	}
+	if st == nil {
+		if st, err = newBisectState(ctx, o, set, seen, repoDir, path); err != nil {
+			return finish(err)
+		}
+	} else {
+		st.Settings = set
+	}
+	fmt.Fprintf(log, "bisecting %d commit(s) of %s..%s; state in %s\n", len(st.Commits), st.Good.Ref, st.Bad.Ref, path)
+	sess := &bisect.Session{State: st, Path: path, Runner: runner, Out: log}
+	rep, runErr := sess.Run(ctx)
+	if cerr := closeRunner(); cerr != nil {
+		fmt.Fprintf(stderr, "debugflow: cleaning up: %v\n", cerr)
+	}
+	if rep != nil {
+		var werr error
+		if o.JSON {
+			werr = rep.WriteJSON(stdout)
+		} else {
+			fmt.Fprintln(stdout)
+			werr = rep.WriteText(stdout)
+		}
+		if werr != nil && runErr == nil {
+			runErr = werr
+		}
+	}
+	switch {
+	case errors.Is(runErr, bisect.ErrInterrupted) || (runErr != nil && ctx.Err() != nil):
+		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: fmt.Errorf("interrupted: every step so far is in %s; continue with `debugflow bisect --resume`", path)}
+	case runErr != nil:
+		return finish(runErr)
+	case !rep.Decided && rep.Stop == bisect.StopNothing:
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)}
+	case !rep.Decided:
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)}
+	}
+	return nil
+}
+
+// resumeState reads the state of the bisection under way and applies what may change
+// between sessions: the budget, the stop rule, the parallelism, the retries.
+func resumeState(path string, o *bisectOptions, changed func(string) bool) (*bisect.State, error) {
+	for _, name := range []string{"good", "bad", "local", "count", "bad-seen", "runner"} {
+		if changed(name) {
+			return nil, usageErrorf("--%s is a setting of the bisection under way: --resume keeps them (start a new one after `debugflow bisect reset`)", name)
+		}
+	}
+	st, err := bisect.ReadState(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usageErrorf("no bisection to resume (%s does not exist): start one with --good and --bad", path)
+		}
+		return nil, &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%w (`debugflow bisect reset` starts over)", err)}
+	}
+	if changed("max-steps") {
+		st.Settings.MaxSteps = o.MaxSteps
+	}
+	if changed("max-time") {
+		st.Settings.MaxRunnerSeconds = o.MaxTime.Seconds()
+	}
+	if changed("confidence") {
+		st.Settings.Confidence = o.Confidence
+	}
+	if changed("parallel") {
+		st.Settings.Parallel = o.Parallel
+	}
+	if changed("retries") {
+		st.Settings.Retries = o.Retries
+	}
+	return st, nil
+}
+
+// newBisectSettings are a new bisection's settings from the flags.
+func newBisectSettings(o *bisectOptions, s *spec.Spec, specName string) bisect.Settings {
+	set := bisect.Settings{Mode: bisect.ModeGitHub, Confidence: o.Confidence, Count: o.Count, MaxSteps: o.MaxSteps,
+		MaxRunnerSeconds: o.MaxTime.Seconds(), Parallel: o.Parallel, Retries: o.Retries, Model: bisect.DefaultModel, Runner: o.Runner}
+	if o.Local {
+		set.Mode = bisect.ModeLocal
+	}
+	if set.Count == 0 {
+		set.Count = specCount(s)
+	}
+	if specName != embeddedSpecName {
+		if abs, err := filepath.Abs(specName); err == nil {
+			set.Spec = abs
+		}
+	}
+	return set
+}
+
+// newBisectState resolves the range and makes the state (the session writes it).
+func newBisectState(ctx context.Context, o *bisectOptions, set bisect.Settings, seen bisect.Counts, repoDir, path string) (*bisect.State, error) {
+	good, bad, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, o.Good, o.Bad)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	st, err := bisect.NewState(good, bad, commits, set, seen, time.Now())
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	// The folder keeps itself out of git.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	ignore := filepath.Join(filepath.Dir(path), ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("# debugflow's own files (bisect state and artifacts)\n*\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// checkBisectSettings checks what a new bisection is given.
+func checkBisectSettings(set bisect.Settings) error {
+	switch {
+	case !(set.Confidence >= 0.5 && set.Confidence < 1):
+		return usageErrorf("--confidence %v: want a probability in [0.5, 1), such as 0.95", set.Confidence)
+	case set.Count < 1:
+		return usageErrorf("--count must be at least 1 (got %d)", set.Count)
+	case set.MaxSteps < 1:
+		return usageErrorf("--max-steps must be at least 1 (got %d)", set.MaxSteps)
+	case set.MaxRunnerSeconds < 0:
+		return usageErrorf("--max-time must be positive")
+	case set.Parallel < 1 || set.Parallel > bisect.MaxParallel:
+		return usageErrorf("--parallel %d: want 1 to %d", set.Parallel, bisect.MaxParallel)
+	case set.Retries < 0:
+		return usageErrorf("--retries must be 0 or more")
+	}
+	return nil
+}
+
+// checkBisectFlags checks the settings and the flags against the mode (new or resumed).
+func checkBisectFlags(o *bisectOptions, set bisect.Settings) error {
+	if err := checkBisectSettings(set); err != nil {
+		return err
+	}
+	local := set.Mode == bisect.ModeLocal
+	switch {
+	case !local && (o.Python != "" || o.KeepWorktrees || o.Verbose):
+		return usageErrorf("--python, --keep-worktrees and --verbose go with --local")
+	case local && set.Parallel > 1:
+		return usageErrorf("--parallel needs runners: on this machine the steps run one at a time")
+	case local && set.Runner != "":
+		return usageErrorf("--runner goes with GitHub steps (this machine's folders are all \"local\")")
+	case o.Interval <= 0:
+		return usageErrorf("--interval must be positive, got %s", o.Interval)
+	}
+	return nil
+}
+
+// newBisectLogCmd is `debugflow bisect log`.
+func newBisectLogCmd(o *bisectOptions, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "log [--json]",
+		Short: "Tell the story of the bisection: every step, what it found, who led after it",
+		Long: `Print the bisection kept in .debugflow/bisect.json: the range and settings, every step in
+order (commit, failures/trials, skipped or failed runs, the leading commit after it), the
+steps still in flight, and where it stands now. --json prints the same report as
+'debugflow bisect --json'.`,
+		Example: `  debugflow bisect log
+  debugflow bisect log --json | jq '.candidates[] | select(.posterior > 0.01)'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := statePath(cmd.Context(), o.Checkout)
+			if err != nil {
+				return err
+			}
+			st, err := bisect.ReadState(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return usageErrorf("no bisection here (%s does not exist)", path)
+			}
+			if err != nil {
+				return &exitcode.Error{Code: exitFindings, Err: err}
+			}
+			if !asJSON {
+				return st.WriteStory(stdout)
+			}
+			p, err := st.ComputePosterior()
+			if err != nil {
+				return err
+			}
+			return st.Report(p).WriteJSON(stdout)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "the report as JSON")
+	return cmd
+}
+
+// newBisectResetCmd is `debugflow bisect reset`.
+func newBisectResetCmd(o *bisectOptions, stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reset",
+		Short: "Forget the bisection: remove .debugflow/bisect.json and the steps' artifacts",
+		Long: `Remove .debugflow/bisect.json and the steps' artifact folders (.debugflow/bisect/), so a new
+bisection can start. GitHub runs still in flight are not cancelled; the log says which.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := statePath(cmd.Context(), o.Checkout)
+			if err != nil {
+				return err
+			}
+			st, rerr := bisect.ReadState(path)
+			if errors.Is(rerr, fs.ErrNotExist) {
+				fmt.Fprintf(stdout, "no bisection here (%s does not exist)\n", path)
+				return nil
+			}
+			if rerr == nil {
+				for _, f := range st.InFlight {
+					if f.RunID != 0 {
+						fmt.Fprintf(stdout, "run %d of step %d is still going on GitHub: %s\n", f.RunID, f.N, f.URL)
+					}
+				}
+			}
+			if err := os.RemoveAll(filepath.Join(filepath.Dir(path), bisect.ArtifactsDir)); err != nil {
+				return err
+			}
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "removed %s and the steps' artifacts\n", path)
+			return nil
+		},
+	}
+}
