@@ -27,11 +27,12 @@ func (c Counts) Add(o Counts) Counts {
 // with its own posterior of theta).
 type Model struct {
 	// PriorA and PriorB are the Beta prior of theta, the failure rate of a bad commit.
-	PriorA, PriorB float64
+	PriorA float64 `json:"prior_a"`
+	PriorB float64 `json:"prior_b"`
 	// Epsilon is the failure rate of a good commit: small, but not zero, so one failure that
 	// has nothing to do with the bug (a runner losing its GPU) makes a commit very unlikely
 	// to be good instead of impossible.
-	Epsilon float64
+	Epsilon float64 `json:"epsilon"`
 }
 
 // DefaultModel is the model debugflow bisect uses (docs/bisect.md explains the numbers).

@@ -300,3 +300,18 @@ func readSummary(dir string) (stepSummary, error) {
 	}
 	return s, nil
 }
+
+// SyncWriter serialises writes to w: the session's lines and the watchers of the runs in
+// flight share one terminal.
+func SyncWriter(w io.Writer) io.Writer { return &syncWriter{w: w} }
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}

@@ -77,6 +77,9 @@ const (
 	StopRunFailed   = "a run failed"
 )
 
+// startTimeout bounds the start of a step (a dispatch), which Ctrl-C does not interrupt.
+const startTimeout = 2 * time.Minute
+
 // ErrInterrupted is returned when the context is cancelled (Ctrl-C): the state holds every
 // step that ended and the ones in flight.
 var ErrInterrupted = errors.New("interrupted")
@@ -169,6 +172,9 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			}
 			nothing = len(picks) == 0
 			for _, j := range picks {
+				if ctx.Err() != nil {
+					break // the select below stops the session
+				}
 				f := Flight{N: st.NextN(), Commit: st.Commits[j].Commit, Attempt: 1}
 				if err := s.start(ctx, &f, now); err != nil {
 					if ctx.Err() != nil {
@@ -247,7 +253,12 @@ func (s *Session) start(ctx context.Context, f *Flight, now func() time.Time) er
 		f.Dir += fmt.Sprintf("-attempt-%d", f.Attempt)
 	}
 	f.Started = now()
-	runID, url, err := s.Runner.Start(ctx, s.request(*f))
+	// A dispatch is not cut halfway by Ctrl-C: once sent, its run exists on GitHub and the
+	// state must learn its id, or a resumed session would dispatch the step again. It is
+	// bounded by startTimeout instead.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	runID, url, err := s.Runner.Start(sctx, s.request(*f))
 	if err != nil {
 		return err
 	}

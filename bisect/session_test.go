@@ -122,12 +122,16 @@ func fakeCommits(n int) []Commit {
 	return out
 }
 
-func fakeState(t *testing.T, n int, set Settings, seen Counts) *State {
-	t.Helper()
+func newFakeState(n int, set Settings, seen Counts) (*State, error) {
 	commits := fakeCommits(n)
 	g := sha1.Sum([]byte("good"))
-	st, err := NewState(RefCommit{Ref: "v1.0", Commit: hex.EncodeToString(g[:])}, RefCommit{Ref: "main", Commit: commits[n-1].Commit},
+	return NewState(RefCommit{Ref: "v1.0", Commit: hex.EncodeToString(g[:])}, RefCommit{Ref: "main", Commit: commits[n-1].Commit},
 		commits, set, seen, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+}
+
+func fakeState(t *testing.T, n int, set Settings, seen Counts) *State {
+	t.Helper()
+	st, err := newFakeState(n, set, seen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -297,7 +298,7 @@ func DecodeState(r io.Reader, name string) (*State, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", name, maxStateBytes)
 	}
 	var s State
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s is damaged: %w", name, err)

@@ -178,22 +178,22 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFl
 	finish := func(err error) error { return err }
 	var runner bisect.Runner
 	var closeRunner func() error
-	log := stderr
+	log := bisect.SyncWriter(stderr)
 	if set.Mode == bisect.ModeLocal {
-		local := &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+		local := &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: log, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
 		runner, closeRunner = &bisect.LocalRunner{Local: local}, local.Close
 	} else {
 		f := ghrun.NewFactory(nil, nil)
 		f.Stdout, f.Stderr = stdout, stderr
 		stdout, stderr = f.Streams()
-		log, finish = stderr, f.Finish
+		log, finish = bisect.SyncWriter(stderr), f.Finish
 		if !changed("repo") && set.GitHub != nil {
 			cmd.Flags().Set("repo", set.GitHub.Repo) // the repository the bisection began on
 		}
 		if o.Ref == "" && set.GitHub != nil {
 			o.Ref = set.GitHub.Ref
 		}
-		gh, err := githubRunner(ctx, f, &experimentOptions{Repo: o.Repo, Ref: o.Ref, Interval: o.Interval}, s, stderr)
+		gh, err := githubRunner(ctx, f, &experimentOptions{Repo: o.Repo, Ref: o.Ref, Interval: o.Interval}, s, log)
 		if err != nil {
 			return finish(err)
 		}

@@ -213,3 +213,51 @@ func TestBisectLocalSkips(t *testing.T) {
 		t.Errorf("range %s..%s (%d commits), want change 3..change 5\n%s", got.Range.First, got.Range.Last, got.Range.Commits, stderr)
 	}
 }
+
+func TestBisectUsageErrors(t *testing.T) {
+	repo := t.TempDir()
+	ids := testenv.FlakyHistory(t, repo, []testenv.HistoryCommit{{}, {}, {}})
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no refs", nil, "--good REF and --bad REF are required"},
+		{"unknown ref", []string{"--local", "--good", "nope", "--bad", "main"}, `--good: "nope" is not a commit`},
+		{"option-like ref", []string{"--local", "--good", "-x", "--bad", "main"}, "is not a branch, tag or commit"},
+		{"same commit", []string{"--local", "--good", "main", "--bad", ids[3]}, "are the same commit"},
+		{"not an ancestor", []string{"--local", "--good", "main", "--bad", ids[1]}, "is not an ancestor"},
+		{"confidence", []string{"--local", "--good", ids[0], "--bad", "main", "--confidence", "1"}, "--confidence 1"},
+		{"count", []string{"--local", "--good", ids[0], "--bad", "main", "--count", "-1"}, "--count must be at least 1"},
+		{"parallel local", []string{"--local", "--good", ids[0], "--bad", "main", "--parallel", "2"}, "--parallel needs runners"},
+		{"parallel too many", []string{"--good", ids[0], "--bad", "main", "--parallel", "9"}, "--parallel 9: want 1 to 8"},
+		{"bad-seen", []string{"--local", "--good", ids[0], "--bad", "main", "--bad-seen", "3/2"}, "want FAILURES/TRIALS"},
+		{"local flags on GitHub", []string{"--good", ids[0], "--bad", "main", "--python", "py"}, "go with --local"},
+		{"nothing to resume", []string{"--resume"}, "no bisection to resume"},
+		{"resume with settings", []string{"--resume", "--good", "x"}, "--good is a setting of the bisection under way"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLISplit(t, append([]string{"bisect", "--checkout", repo}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q (stdout %q); want 2 and %q", code, stderr, stdout, tt.want)
+			}
+		})
+	}
+	// Outside a git repository.
+	if code, _, stderr := runCLISplit(t, "bisect", "--checkout", t.TempDir(), "--good", "a", "--bad", "b"); code != 2 || !strings.Contains(stderr, "git repository") {
+		t.Errorf("outside a repository: exit %d %s", code, stderr)
+	}
+	// A damaged state file is reported, not overwritten.
+	state := filepath.Join(repo, bisect.StateDir, bisect.StateFile)
+	writeFile(t, state, `{"version": 1, "commits": "nope"}`)
+	if code, _, stderr := runCLISplit(t, "bisect", "--checkout", repo, "--resume"); code != 1 || !strings.Contains(stderr, "is damaged") {
+		t.Errorf("damaged state: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLISplit(t, "bisect", "log", "--checkout", repo); code != 1 || !strings.Contains(stderr, "is damaged") {
+		t.Errorf("log of a damaged state: exit %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(state); !strings.Contains(string(b), `"nope"`) {
+		t.Error("the damaged state was overwritten")
+	}
+}

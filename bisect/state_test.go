@@ -1,0 +1,199 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestStateRoundTrip(t *testing.T) {
+	st := fakeState(t, 5, defaultSettings(), Counts{Failures: 3, Trials: 40})
+	path := filepath.Join(t.TempDir(), "x", StateFile)
+	if _, err := st.ComputePosterior(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.index, st.index = nil, nil
+	if !reflect.DeepEqual(got, st) {
+		t.Errorf("read back:\n%+v\nwant\n%+v", got, st)
+	}
+	// No temporary file is left next to it.
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files next to the state: %v", entries)
+	}
+	if _, err := ParseCounts("9/200"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", "9", "9/0", "-1/5", "6/5", "a/b", "1/2/3"} {
+		if _, err := ParseCounts(bad); err == nil {
+			t.Errorf("ParseCounts(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDecodeStateRefusesDamage(t *testing.T) {
+	st := fakeState(t, 4, defaultSettings(), Counts{})
+	st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[1].Commit, Outcome: Observed, Dir: "bisect/step-1"})
+	good, _ := json.Marshal(st)
+	if _, err := DecodeState(bytes.NewReader(good), "s"); err != nil {
+		t.Fatalf("a valid state: %v", err)
+	}
+	edit := func(f func(m map[string]any)) string {
+		var m map[string]any
+		json.Unmarshal(good, &m)
+		f(m)
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	step := func(m map[string]any) map[string]any { return m["steps"].([]any)[0].(map[string]any) }
+	tests := []struct {
+		name, data, want string
+	}{
+		{"not json", "{", "is damaged"},
+		{"two values", string(good) + "{}", "more than one JSON value"},
+		{"unknown field", edit(func(m map[string]any) { m["extra"] = 1 }), "unknown field"},
+		{"version", edit(func(m map[string]any) { m["version"] = 2 }), "version 2"},
+		{"no commits", edit(func(m map[string]any) { m["commits"] = []any{} }), "0 commits"},
+		{"short commit", edit(func(m map[string]any) { m["commits"].([]any)[0].(map[string]any)["commit"] = "abc" }), "not a full commit id"},
+		{"bad last", edit(func(m map[string]any) { m["bad"].(map[string]any)["commit"] = strings.Repeat("a", 40) }), "the last commit is not the bad one"},
+		{"mode", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "ssh" }), `mode "ssh"`},
+		{"github without repo", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "github" }), "want repo, workflow and ref"},
+		{"parallel", edit(func(m map[string]any) { m["settings"].(map[string]any)["parallel"] = 99 }), "parallel 99"},
+		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0 }), "settings.model"},
+		{"escaping dir", edit(func(m map[string]any) { step(m)["dir"] = "../../etc" }), "inside the state folder"},
+		{"absolute dir", edit(func(m map[string]any) { step(m)["dir"] = "/etc" }), "inside the state folder"},
+		{"foreign commit", edit(func(m map[string]any) { step(m)["commit"] = strings.Repeat("b", 40) }), "is not a candidate"},
+		{"outcome", edit(func(m map[string]any) { step(m)["outcome"] = "good" }), `outcome "good"`},
+		{"counts", edit(func(m map[string]any) { step(m)["counts"] = map[string]any{"failures": 5, "trials": 2} }), "5 failures in 2 trials"},
+		{"too big", `{"version": 1, "x": "` + strings.Repeat("a", maxStateBytes) + `"}`, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeState(strings.NewReader(tt.data), "bisect.json")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Whatever a state file holds, reading it either fails with a message or gives a state the
+// bisection can use: its posterior, report and story never panic, and it saves and reads back
+// the same.
+func FuzzDecodeState(f *testing.F) {
+	st, err := newFakeState(3, defaultSettings(), Counts{Failures: 1, Trials: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[0].Commit, Outcome: Skipped, Reason: "\x1b[31mred"})
+	st.InFlight = append(st.InFlight, Flight{N: 2, Commit: st.Commits[1].Commit, Dir: "bisect/step-2", RunID: 7})
+	seed, _ := json.Marshal(st)
+	f.Add(seed)
+	f.Add([]byte(`{"version":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := DecodeState(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(s.Commits) > 1000 || len(s.Steps) > 1000 {
+			return
+		}
+		p, err := s.ComputePosterior()
+		if err != nil {
+			t.Fatalf("a valid state has no posterior: %v", err)
+		}
+		var b bytes.Buffer
+		if err := s.Report(p).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteStory(&b); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(b.String(), "\x1b\r") {
+			t.Fatalf("control characters reach the terminal:\n%q", b.String())
+		}
+		again, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeState(bytes.NewReader(again), "again"); err != nil {
+			t.Fatalf("the state does not read back: %v", err)
+		}
+	})
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// The report (text and JSON) and the story of a fixed bisection: a skipped commit, a failed
+// run, a decided end. One step at a time, so the order is fixed.
+func TestReportAndStoryGolden(t *testing.T) {
+	set := defaultSettings()
+	set.Mode = ModeGitHub
+	set.GitHub = &GitHubSettings{Repo: "acme/kernels", Workflow: "debug_cuda_repro_experiment.yml", Ref: "debug/t4"}
+	st := fakeState(t, 12, set, Counts{Failures: 4, Trials: 20})
+	fails := map[string]int{st.Commits[5].Commit: 1}
+	r := &fakeRunner{commits: st.Commits, firstBad: 8, rate: 0.4, github: true, skip: map[int]string{4: "the build failed at \"make\"\x1b[2J"}, failRuns: fails}
+	rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js, story bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteStory(&story); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.txt", text.Bytes())
+	golden(t, "report.json", js.Bytes())
+	golden(t, "story.txt", story.Bytes())
+	// The JSON has the fields the issue names.
+	var m map[string]any
+	json.Unmarshal(js.Bytes(), &m)
+	for _, k := range []string{"first_bad", "posterior", "steps", "candidates"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("--json has no %q", k)
+		}
+	}
+	if strings.Contains(story.String(), "\x1b") {
+		t.Error("an escape sequence from a reason reached the story")
+	}
+}
