@@ -20,8 +20,10 @@ import (
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/refinfo"
 	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/stepbin"
 )
 
 // stepZip is one experiment job's upload for a bisection step: test_kernel failing on about
@@ -85,6 +87,9 @@ func TestBisectGitHub(t *testing.T) {
 	writeFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
 	s, err := spec.Load(specPath)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
 		t.Fatal(err)
 	}
 	w, err := generate.ExperimentWorkflow(s)
