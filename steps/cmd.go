@@ -45,6 +45,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		newCmdSummary(env),
 		newCmdVerdict(env),
 		newCmdRefInfo(env),
+		newCmdHealth(env),
 	)
 	return root
 }
@@ -393,5 +394,32 @@ func newCmdVerdict(env *Env) *cobra.Command {
 		},
 	}
 	addOut(cmd.Flags(), &o.Out)
+	return cmd
+}
+
+func newCmdHealth(env *Env) *cobra.Command {
+	var o HealthOptions
+	cmd := &cobra.Command{
+		Use:   "health --name NAME",
+		Short: "Record the GPUs' health (nvidia-smi -q and --query-gpu CSV) and compare it with an earlier snapshot",
+		Long: "Writes gpu_health_NAME.txt (nvidia-smi -q) and gpu_health_NAME.csv (nvidia-smi --query-gpu) and\n" +
+			"prints each GPU's UUID, serial, driver, ECC counts, retired pages, remapped rows, clock event\n" +
+			"reasons and temperature. With --since (default: before) it prints what changed: a counter that\n" +
+			"grew, a pending retirement or remap, another GPU make the runner suspect (output suspect=true).\n" +
+			"identity takes the \"before\" snapshot. A runner without nvidia-smi gets a note, never a failure.",
+		Example: `  # last steps of the job: the health after the run, compared with identity's "before"
+  debugflow-step health --out /tmp/repro --name after`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Since == "" && !cmd.Flags().Changed("since") && o.Name != HealthBefore {
+				o.Since = HealthBefore
+			}
+			_, err := RunHealth(cmd.Context(), env, o)
+			return err
+		},
+	}
+	addOut(cmd.Flags(), &o.Out)
+	cmd.Flags().StringVar(&o.Name, "name", HealthAfter, "snapshot name: writes gpu_health_NAME.txt and gpu_health_NAME.csv")
+	cmd.Flags().StringVar(&o.Since, "since", "", "compare with this earlier snapshot (default before; \"\" for none)")
 	return cmd
 }

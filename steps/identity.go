@@ -120,6 +120,12 @@ func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
 		return err
 	}
 	printSnapshot(env, snap)
+	// The GPU's health before anything runs, for `health --name after` to compare with.
+	health, err := TakeHealth(ctx, env, opts.Out, HealthBefore)
+	if err != nil {
+		return err
+	}
+	printHealth(env, HealthBefore, health)
 	return nil
 }
 

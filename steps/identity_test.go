@@ -91,6 +91,11 @@ func TestIdentityWithDoubles(t *testing.T) {
 	if !strings.Contains(te.stdout.String(), "==> system identity") {
 		t.Errorf("no terminal group heading in stdout")
 	}
+	// The GPU's health before the run, for the "after" snapshot to compare with.
+	if !strings.Contains(readFile(t, filepath.Join(out, HealthCSVFile(HealthBefore))), "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11") ||
+		!strings.Contains(te.stdout.String(), "health before: Tesla T4 GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11 serial 1563420012345, driver 590.48.01, 33 C") {
+		t.Errorf("no health snapshot \"before\":\n%s", te.stdout)
+	}
 }
 
 // TestIdentityToolsMissing runs on a machine with nothing: every section

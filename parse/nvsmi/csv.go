@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,8 @@ var clockEventBits = []struct {
 	{0x100, "Display Clock Setting"},
 }
 
+var reFieldName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
+
 // ErrNoHeader is returned by ParseCSV when the input has no header line naming the fields
 // (nvidia-smi was run with --format=csv,noheader, or printed an error instead).
 var ErrNoHeader = errors.New("no CSV header naming the --query-gpu fields")
@@ -57,8 +60,8 @@ func ParseCSV(r io.Reader) (Snapshot, error) {
 	var rows [][]string
 	err := lines.Each(r, maxLineBytes, "nvidia-smi CSV", func(line string) {
 		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" {
-			return
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			return // debugflow's notes start with "#"; nvidia-smi never does
 		}
 		if len(rows) >= MaxGPUs {
 			s.Dropped++
@@ -150,15 +153,15 @@ func splitCSV(line string) ([]string, error) {
 	return rec, nil
 }
 
-// isHeader reports whether rec names query fields: "uuid" or "index" or any dotted field name.
+// isHeader reports whether every cell of rec is a query field name ("uuid", "memory.used
+// [MiB]"): a data row or an error message is not.
 func isHeader(rec []string) bool {
 	for _, c := range rec {
-		c = columnName(c)
-		if c == "uuid" || c == "index" || c == "name" || c == "serial" || strings.Contains(c, ".") && !strings.ContainsAny(c, " :") {
-			return true
+		if !reFieldName.MatchString(columnName(c)) {
+			return false
 		}
 	}
-	return false
+	return len(rec) > 0
 }
 
 // columnName is the field of a header cell without its unit ("memory.used [MiB]"), lower case,

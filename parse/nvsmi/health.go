@@ -269,3 +269,37 @@ func compareGPU(b, a GPU) []Finding {
 func AnySuspect(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Suspect })
 }
+
+// Describe is one GPU in one line: "Tesla T4 GPU-5f0e... serial 1563420012345, driver 590.48.01,
+// 33 C, ECC volatile 0/0 aggregate 3/0 (corrected/uncorrected), retired pages 1/0, remapped rows
+// n/a, clocks: Idle".
+func Describe(s Snapshot, g GPU) string {
+	n := func(p *int64) string {
+		if p == nil {
+			return "n/a"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	parts := []string{strings.TrimSpace(g.Name + " " + g.UUID)}
+	if g.Serial != "" {
+		parts[0] += " serial " + g.Serial
+	}
+	if s.Driver != "" {
+		parts = append(parts, "driver "+s.Driver)
+	}
+	if g.TemperatureC != nil {
+		parts = append(parts, strconv.Itoa(*g.TemperatureC)+" C")
+	}
+	parts = append(parts,
+		fmt.Sprintf("ECC volatile %s/%s aggregate %s/%s (corrected/uncorrected)", n(g.ECC.VolatileCorrected), n(g.ECC.VolatileUncorrected), n(g.ECC.AggregateCorrected), n(g.ECC.AggregateUncorrected)),
+		fmt.Sprintf("retired pages %s/%s", n(g.RetiredPages.SingleBit), n(g.RetiredPages.DoubleBit)),
+		fmt.Sprintf("remapped rows %s/%s", n(g.RemappedRows.Correctable), n(g.RemappedRows.Uncorrectable)))
+	switch {
+	case g.ClockEvents == nil:
+	case len(g.ClockEvents) == 0:
+		parts = append(parts, "clocks: no event")
+	default:
+		parts = append(parts, "clocks: "+strings.Join(g.ClockEvents, ", "))
+	}
+	return strings.Join(parts, ", ")
+}

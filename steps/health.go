@@ -1,0 +1,215 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/debugflow/debugflow/parse/nvsmi"
+)
+
+// Runner health snapshots: nvidia-smi -q and --query-gpu CSV, at the start of the job
+// (identity takes "before") and at its end (the health verb takes "after"). Their comparison
+// says whether the GPU itself degraded during the run.
+
+// Names of the two snapshots the workflow takes.
+const (
+	HealthBefore = "before"
+	HealthAfter  = "after"
+)
+
+// healthTimeout bounds one nvidia-smi call (a GPU in trouble can make it hang).
+const healthTimeout = 60 * time.Second
+
+// HealthNote starts a line that debugflow writes into a health file instead of (or before)
+// nvidia-smi's output, saying why there is none: "# debugflow: nvidia-smi: not found".
+const HealthNote = "# debugflow: "
+
+// HealthQueryFile and HealthCSVFile are the files of snapshot name: the -q text and the
+// --query-gpu CSV.
+func HealthQueryFile(name string) string { return "gpu_health_" + name + ".txt" }
+
+// HealthCSVFile is the --query-gpu CSV of snapshot name.
+func HealthCSVFile(name string) string { return "gpu_health_" + name + ".csv" }
+
+// HealthOptions configures `debugflow-step health`.
+type HealthOptions struct {
+	Out string
+	// Name names the snapshot: gpu_health_NAME.txt and .csv.
+	Name string
+	// Since is the earlier snapshot to compare with ("" for none; the verb defaults it to
+	// "before" for any other name).
+	Since string
+}
+
+// HealthResult is one snapshot and, with Since, what changed since the earlier one.
+type HealthResult struct {
+	Snapshot nvsmi.Snapshot
+	// Unavailable says why nvidia-smi gave nothing ("" when it did).
+	Unavailable string
+	// Changes are the findings of the comparison with Since; Problems the bad states of this
+	// snapshot.
+	Changes  []nvsmi.Finding
+	Problems []nvsmi.Finding
+}
+
+// Suspect reports whether the snapshot or the change since the earlier one points at the
+// hardware.
+func (r *HealthResult) Suspect() bool {
+	return nvsmi.AnySuspect(r.Changes) || nvsmi.AnySuspect(r.Problems)
+}
+
+// RunHealth is `debugflow-step health`: it takes snapshot Name, compares it with Since, prints
+// both and sets the outputs gpu_uuid, health_changed and suspect. A runner without
+// nvidia-smi gets its "not available" note in the files and exits 0: health is evidence, never
+// a reason to fail the job.
+func RunHealth(ctx context.Context, env *Env, opts HealthOptions) (*HealthResult, error) {
+	if opts.Name == "" || strings.ContainsAny(opts.Name, `/\`) || opts.Name != filepath.Base(opts.Name) {
+		return nil, usagef("--name %q: want a plain name such as before or after", opts.Name)
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return nil, err
+	}
+	res, err := TakeHealth(ctx, env, opts.Out, opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	printHealth(env, opts.Name, res)
+	changed := false
+	if opts.Since != "" && opts.Since != opts.Name {
+		before, err := LoadHealth(opts.Out, opts.Since)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(env.Stdout, "health: no %q snapshot to compare with (%s missing)\n", opts.Since, HealthQueryFile(opts.Since))
+		case err != nil:
+			return res, err
+		case res.Unavailable == "" && len(before.GPUs) > 0:
+			res.Changes = nvsmi.Compare(before, res.Snapshot)
+			changed = len(res.Changes) > 0
+			printChanges(env, opts.Since, opts.Name, res.Changes)
+		}
+	}
+	uuids := make([]string, 0, len(res.Snapshot.GPUs))
+	for _, g := range res.Snapshot.GPUs {
+		uuids = append(uuids, g.UUID)
+	}
+	if res.Suspect() {
+		var what []string
+		for _, f := range append(append([]nvsmi.Finding{}, res.Problems...), res.Changes...) {
+			if f.Suspect {
+				what = append(what, f.String())
+			}
+		}
+		env.warnf("suspect the runner's GPU: %s", strings.Join(what, "; "))
+	}
+	env.setOutput("gpu_uuid", strings.Join(uuids, ","))
+	env.setOutput("health_changed", strconv.FormatBool(changed))
+	env.setOutput("suspect", strconv.FormatBool(res.Suspect()))
+	return res, nil
+}
+
+// TakeHealth runs nvidia-smi -q and nvidia-smi --query-gpu=... --format=csv, writes their
+// output to the snapshot's files and returns the merged snapshot. When nvidia-smi is missing or
+// fails, the files hold a HealthNote line saying so and Unavailable says why.
+func TakeHealth(ctx context.Context, env *Env, out, name string) (*HealthResult, error) {
+	res := &HealthResult{}
+	q, qerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "-q")
+	csvOut, cerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(nvsmi.QueryFields, ","), "--format=csv")
+	if cerr != nil && !strings.Contains(cerr.Error(), ": not found") {
+		// An older driver rejects a field: the fields every driver knows.
+		if c2, err2 := env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(nvsmi.CoreQueryFields, ","), "--format=csv"); err2 == nil {
+			csvOut, cerr = c2, nil
+		}
+	}
+	if err := writeHealthFile(filepath.Join(out, HealthQueryFile(name)), q.Stdout, qerr); err != nil {
+		return nil, err
+	}
+	if err := writeHealthFile(filepath.Join(out, HealthCSVFile(name)), csvOut.Stdout, cerr); err != nil {
+		return nil, err
+	}
+	snap, err := loadHealthFiles(out, name)
+	if err != nil {
+		return nil, err
+	}
+	res.Snapshot = snap
+	if len(snap.GPUs) == 0 {
+		switch {
+		case qerr != nil:
+			res.Unavailable = qerr.Error()
+		case cerr != nil:
+			res.Unavailable = cerr.Error()
+		default:
+			res.Unavailable = "nvidia-smi listed no GPU"
+		}
+	}
+	res.Problems = nvsmi.Problems(snap)
+	return res, nil
+}
+
+// writeHealthFile writes a command's output, after a HealthNote line when it failed.
+func writeHealthFile(path, output string, runErr error) error {
+	var b strings.Builder
+	if runErr != nil {
+		b.WriteString(HealthNote + strings.ReplaceAll(runErr.Error(), "\n", " ") + "\n")
+	}
+	b.WriteString(output)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// LoadHealth reads snapshot name back from its files. The error wraps fs.ErrNotExist when the
+// snapshot was never taken.
+func LoadHealth(out, name string) (nvsmi.Snapshot, error) {
+	if _, err := os.Stat(filepath.Join(out, HealthQueryFile(name))); err != nil {
+		return nvsmi.Snapshot{}, fmt.Errorf("health snapshot %q: %w", name, err)
+	}
+	return loadHealthFiles(out, name)
+}
+
+func loadHealthFiles(out, name string) (nvsmi.Snapshot, error) {
+	var q, c nvsmi.Snapshot
+	if b, err := os.ReadFile(filepath.Join(out, HealthQueryFile(name))); err == nil {
+		if q, err = nvsmi.ParseQuery(bytes.NewReader(b)); err != nil {
+			return q, fmt.Errorf("read %s: %w", HealthQueryFile(name), err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return q, fmt.Errorf("read %s: %w", HealthQueryFile(name), err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, HealthCSVFile(name))); err == nil {
+		c, _ = nvsmi.ParseCSV(bytes.NewReader(b)) // ErrNoHeader: nvidia-smi failed, the note says why
+	}
+	return nvsmi.Merge(q, c), nil
+}
+
+// printHealth prints one line per GPU: what it is and its health counters.
+func printHealth(env *Env, name string, r *HealthResult) {
+	if r.Unavailable != "" {
+		fmt.Fprintf(env.Stdout, "health %s: not available on this runner (%s)\n", name, r.Unavailable)
+		return
+	}
+	for _, g := range r.Snapshot.GPUs {
+		fmt.Fprintf(env.Stdout, "health %s: %s\n", name, nvsmi.Describe(r.Snapshot, g))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(env.Stdout, "health %s: %s\n", name, p)
+	}
+}
+
+func printChanges(env *Env, since, name string, changes []nvsmi.Finding) {
+	if len(changes) == 0 {
+		fmt.Fprintf(env.Stdout, "health: no change from %s to %s\n", since, name)
+		return
+	}
+	for _, c := range changes {
+		fmt.Fprintf(env.Stdout, "health: %s to %s: %s\n", since, name, c)
+	}
+}

@@ -1,0 +1,156 @@
+package steps
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// healthEnv is a test env with the nvidia-smi double on PATH and a state file it reads.
+func healthEnv(t *testing.T, extra map[string]string) (*testEnv, string) {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "gpu_state")
+	writeFile(t, state, "")
+	vars := map[string]string{"PATH": binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_STATE": state}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	return newTestEnv(t, vars), state
+}
+
+func TestHealthBeforeAndAfter(t *testing.T) {
+	tests := []struct {
+		name        string
+		after       string // the GPU's state when "after" is taken
+		suspect     string
+		wantChanged string
+		wantLines   []string
+	}{
+		{"unchanged", "", "false", "false", []string{"health: no change from before to after"}},
+		{"warmer", "temperature=41\n", "false", "true", []string{"health: before to after: GPU-5f0e4c7a: temperature 33 C -> 41 C"}},
+		{"ECC up, a page retired", "ecc_volatile_uncorrected=2\necc_aggregate_uncorrected=2\nretired_dbe=1\npending=Yes\n", "true", "true", []string{
+			"health: before to after: GPU-5f0e4c7a: ECC volatile uncorrected 0 -> 2",
+			"health: before to after: GPU-5f0e4c7a: retired pages (double bit) 0 -> 1",
+			"health: before to after: GPU-5f0e4c7a: page retirement pending no -> yes",
+			"health after: GPU-5f0e4c7a: ECC volatile uncorrected 2",
+			"warning: suspect the runner's GPU: GPU-5f0e4c7a: ECC volatile uncorrected 2",
+		}},
+		{"another GPU", "uuid=GPU-00000000-1111-2222-3333-444444444444\n", "true", "true", []string{
+			"GPU-5f0e4c7a: GPU replaced by GPU-00000000-1111-2222-3333-444444444444"}},
+		{"thermal slowdown", "clock_reasons=0x20\n", "false", "true", []string{
+			"health after: GPU-5f0e4c7a: clock slowdown active SW Thermal Slowdown",
+			"health: before to after: GPU-5f0e4c7a: clock slowdown began SW Thermal Slowdown"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			te, state := healthEnv(t, nil)
+			out := t.TempDir()
+			if _, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: out, Name: HealthBefore}); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, state, tt.after)
+			res, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: out, Name: HealthAfter, Since: HealthBefore})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout := te.stdout.String() + te.stderr.String()
+			for _, w := range tt.wantLines {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+			outs := terminalOutputs(te.stdout.String())
+			if outs["suspect"] != tt.suspect || outs["health_changed"] != tt.wantChanged {
+				t.Errorf("outputs suspect=%q health_changed=%q, want %s %s", outs["suspect"], outs["health_changed"], tt.suspect, tt.wantChanged)
+			}
+			if !strings.HasPrefix(outs["gpu_uuid"], "GPU-") || len(res.Snapshot.GPUs) != 1 {
+				t.Errorf("gpu_uuid %q, %d GPUs", outs["gpu_uuid"], len(res.Snapshot.GPUs))
+			}
+			// Both files hold nvidia-smi's own output.
+			for _, f := range []string{HealthQueryFile(HealthAfter), HealthCSVFile(HealthAfter)} {
+				if b := readFile(t, filepath.Join(out, f)); strings.Contains(b, HealthNote) || !strings.Contains(b, "GPU-") {
+					t.Errorf("%s:\n%s", f, b)
+				}
+			}
+		})
+	}
+}
+
+func TestHealthDegrades(t *testing.T) {
+	t.Run("no nvidia-smi", func(t *testing.T) {
+		te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+		out := t.TempDir()
+		res, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: out, Name: HealthAfter, Since: HealthBefore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Unavailable != "nvidia-smi: not found" || !strings.Contains(te.stdout.String(), "health after: not available on this runner (nvidia-smi: not found)") {
+			t.Errorf("unavailable %q:\n%s", res.Unavailable, te.stdout)
+		}
+		if got := readFile(t, filepath.Join(out, HealthQueryFile(HealthAfter))); got != HealthNote+"nvidia-smi: not found\n" {
+			t.Errorf("note file = %q", got)
+		}
+		if outs := terminalOutputs(te.stdout.String()); outs["suspect"] != "false" || outs["gpu_uuid"] != "" {
+			t.Errorf("outputs %v", outs)
+		}
+	})
+	t.Run("driver not loaded", func(t *testing.T) {
+		te, _ := healthEnv(t, map[string]string{"FAKE_NVIDIA_SMI_FAIL": "1"})
+		res, err := TakeHealth(context.Background(), te.Env, t.TempDir(), HealthBefore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Unavailable, "exit status 9") {
+			t.Errorf("unavailable = %q", res.Unavailable)
+		}
+	})
+	t.Run("older driver rejects a field", func(t *testing.T) {
+		te, _ := healthEnv(t, map[string]string{"FAKE_NVIDIA_SMI_REJECT": "clocks_throttle_reasons.active"})
+		out := t.TempDir()
+		res, err := TakeHealth(context.Background(), te.Env, out, HealthBefore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csv := readFile(t, filepath.Join(out, HealthCSVFile(HealthBefore)))
+		if !strings.HasPrefix(csv, "index, uuid, serial, name, pci.bus_id, driver_version, temperature.gpu\n") || len(res.Snapshot.GPUs) != 1 {
+			t.Errorf("fallback CSV:\n%s", csv)
+		}
+	})
+	t.Run("bad name", func(t *testing.T) {
+		te := newTestEnv(t, nil)
+		if _, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: t.TempDir(), Name: "../x"}); ExitCodeFor(err) != ExitUsage {
+			t.Errorf("--name ../x: %v", err)
+		}
+	})
+	t.Run("no earlier snapshot", func(t *testing.T) {
+		te, _ := healthEnv(t, nil)
+		if _, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: t.TempDir(), Name: HealthAfter, Since: HealthBefore}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(te.stdout.String(), `health: no "before" snapshot to compare with (gpu_health_before.txt missing)`) {
+			t.Errorf("%s", te.stdout)
+		}
+	})
+}
+
+// TestHealthVerbDefaultsSince runs the verb through the command tree: --name after compares
+// with before by default.
+func TestHealthVerbDefaultsSince(t *testing.T) {
+	te, state := healthEnv(t, nil)
+	out := t.TempDir()
+	if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), []string{"health", "--out", out, "--name", "before"}); code != 0 {
+		t.Fatalf("health --name before exit %d: %s", code, te.stderr)
+	}
+	writeFile(t, state, "retired_sbe=2\n")
+	if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), []string{"health", "--out", out}); code != 0 {
+		t.Fatalf("health exit %d: %s", code, te.stderr)
+	}
+	if !strings.Contains(te.stdout.String(), "health: before to after: GPU-5f0e4c7a: retired pages (single bit) 1 -> 2") {
+		t.Errorf("%s", te.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, HealthCSVFile(HealthAfter))); err != nil {
+		t.Error(err)
+	}
+}
