@@ -111,7 +111,6 @@ func TestCrashesReference(t *testing.T) {
 	}
 }
 
-
 func TestAttribute(t *testing.T) {
 	l := parseFile(t, "reference_t4_five_crashes.jsonl")
 	const base = "tests/python/test_ad_ndarray.py::"
