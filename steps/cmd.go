@@ -121,7 +121,8 @@ func addReproducerFlags(fs *pflag.FlagSet, f *ReproducerFlags) {
 }
 
 func addSanitizerFlags(fs *pflag.FlagSet, f *SanitizerFlags) {
-	fs.StringVar(&f.Tool, "tool", "memcheck", "compute-sanitizer tool: memcheck, racecheck, initcheck or synccheck")
+	fs.StringArrayVar(&f.Tools, "tool", []string{"memcheck"}, "compute-sanitizer tool: memcheck, racecheck, initcheck or synccheck; repeat it for a ladder, each tool in turn over the same tests")
+	fs.BoolVar(&f.LeakCheck, "leak-check", false, "memcheck with --leak-check full (device memory never freed)")
 	fs.IntVar(&f.PrintLimit, "print-limit", 100, "compute-sanitizer --print-limit (0 = unlimited)")
 	fs.IntVar(&f.MaxTests, "max-tests", 5, "run at most this many failing tests under the sanitizer (0 = all)")
 	fs.StringArrayVar(&f.SanitizerArgs, "sanitizer-arg", nil, "extra compute-sanitizer argument (repeatable)")
@@ -325,11 +326,13 @@ func newCmdSanitize(env *Env) *cobra.Command {
 	var o SanitizeOptions
 	cmd := &cobra.Command{
 		Use:   "sanitize [flags] [PATH... -k EXPR]",
-		Short: "Run the reproducer's failing tests under compute-sanitizer",
+		Short: "Run the reproducer's failing tests under compute-sanitizer, one tool or a ladder of them",
 		Example: `  # the tests the reproducer saw fail, once each, under memcheck
   debugflow-step sanitize --out /tmp/repro --tool memcheck --print-limit 100 --max-tests 5 --python python
   # run a selection even when nothing failed
-  debugflow-step sanitize --when always --tool racecheck tests/python/test_ad_ndarray.py -k cuda`,
+  debugflow-step sanitize --when always --tool racecheck tests/python/test_ad_ndarray.py -k cuda
+  # a ladder: memcheck with its leak check, then racecheck and initcheck, over the same failed tests
+  debugflow-step sanitize --tool memcheck --leak-check --tool racecheck --tool initcheck`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
 			_, err := RunSanitize(cmd.Context(), env, o)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,12 +16,31 @@ import (
 	"github.com/debugflow/debugflow/parse/sanitizerlog"
 )
 
-// Files written by sanitize.
+// Files written by sanitize for the first tool of the ladder; every further tool T writes
+// sanitizer_T.log, sanitizer_T_summary.txt and sanitizer_T_summary.json (SanitizerFiles).
 const (
 	SanitizerLog         = "sanitizer.log"
 	SanitizerSummaryText = "sanitizer_summary.txt"
 	SanitizerSummaryJSON = "sanitizer_summary.json"
 )
+
+// SanitizerTools are compute-sanitizer's tools, in the order a ladder usually climbs them.
+var SanitizerTools = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
+
+// SanitizerFiles are the log, text summary and JSON summary of tool: the historical names for
+// the first tool of the ladder, sanitizer_TOOL* for the others.
+func SanitizerFiles(tool string, first bool) (log, text, json string) {
+	if first {
+		return SanitizerLog, SanitizerSummaryText, SanitizerSummaryJSON
+	}
+	return "sanitizer_" + tool + ".log", "sanitizer_" + tool + "_summary.txt", "sanitizer_" + tool + "_summary.json"
+}
+
+// coreDumpVars are the driver's GPU core dump switches: the sanitizer run clears them (a dump
+// is the core dump pass's job, and the sanitizer stops the faulting kernel itself).
+var coreDumpVars = []string{"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION",
+	"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "CUDA_COREDUMP_FILE", "CUDA_COREDUMP_GENERATION_FLAGS", "CUDA_COREDUMP_SHOW_PROGRESS",
+	"CUDA_COREDUMP_PIPE"}
 
 // SanitizerErrorExitCode is passed as --error-exitcode: compute-sanitizer
 // returns it when the tests passed but the tool found errors.
@@ -28,8 +48,14 @@ const SanitizerErrorExitCode = 99
 
 // SanitizerFlags are the flags shared by stage and sanitize.
 type SanitizerFlags struct {
-	// Tool is compute-sanitizer's --tool (memcheck, racecheck, initcheck, synccheck).
+	// Tool is compute-sanitizer's --tool (memcheck, racecheck, initcheck, synccheck): the first
+	// tool of the ladder.
 	Tool string
+	// Tools is the ladder: each tool runs in turn over the same tests, with its own log and
+	// summary. Empty means [Tool]; normalize makes Tool == Tools[0].
+	Tools []string
+	// LeakCheck adds --leak-check full to the memcheck run.
+	LeakCheck bool
 	// PrintLimit is --print-limit (0: unlimited).
 	PrintLimit int
 	// MaxTests caps how many failing tests run under the sanitizer (0: all).
@@ -40,11 +66,33 @@ type SanitizerFlags struct {
 	Sanitizer string
 }
 
+// normalize makes Tools the ladder and Tool its first tool.
+func (f *SanitizerFlags) normalize() {
+	if len(f.Tools) == 0 && f.Tool != "" {
+		f.Tools = []string{f.Tool}
+	}
+	if len(f.Tools) > 0 {
+		f.Tool = f.Tools[0]
+	}
+}
+
 func (f SanitizerFlags) validate() error {
-	switch f.Tool {
-	case "memcheck", "racecheck", "initcheck", "synccheck":
-	default:
-		return usagef("--tool %q: want memcheck, racecheck, initcheck or synccheck", f.Tool)
+	f.normalize()
+	if len(f.Tools) == 0 {
+		return usagef("--tool: name at least one of memcheck, racecheck, initcheck, synccheck")
+	}
+	seen := map[string]bool{}
+	for _, t := range f.Tools {
+		if !slices.Contains(SanitizerTools, t) {
+			return usagef("--tool %q: want memcheck, racecheck, initcheck or synccheck", t)
+		}
+		if seen[t] {
+			return usagef("--tool %s is given twice: each tool of the ladder runs once", t)
+		}
+		seen[t] = true
+	}
+	if f.LeakCheck && !seen["memcheck"] {
+		return usagef("--leak-check is memcheck's: add --tool memcheck to the ladder")
 	}
 	if f.PrintLimit < 0 {
 		return usagef("--print-limit must be >= 0 (0 = unlimited), got %d", f.PrintLimit)
@@ -82,10 +130,16 @@ type SanitizeOptions struct {
 	Dir string
 }
 
-// SanitizerResult is sanitizer_summary.json: how the run was made plus the
-// parsed report (its fields inline).
+// SanitizerResult is one tool's sanitizer_summary.json: how the run was made plus the parsed
+// report (its fields inline).
 type SanitizerResult struct {
 	Command []string `json:"command"`
+	// Log is the log file of this tool.
+	Log string `json:"log"`
+	// Ladder is every tool of the run in order (in the first tool's summary only).
+	Ladder []string `json:"ladder,omitempty"`
+	// More are the results of the ladder's further tools, in order (each in its own file).
+	More []*SanitizerResult `json:"-"`
 	// Selection is "failed" when the tests came from the reproducer,
 	// "paths" when --when always ran the command-line selection.
 	Selection string   `json:"selection"`
@@ -137,16 +191,19 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 	return "paths", nil, nil, "", nil
 }
 
-// sanitizerCommand builds the compute-sanitizer argv. pytest-repeat is
+// sanitizerCommand builds the compute-sanitizer argv of one tool. pytest-repeat is
 // disabled (-p no:repeat) so a base id such as t.py::test_x[cuda] selects
 // exactly that test once.
-func sanitizerCommand(sanitizer, python string, f SanitizerFlags, selection, pytestArgs []string) []string {
+func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selection, pytestArgs []string) []string {
 	argv := []string{sanitizer,
-		"--tool", f.Tool,
+		"--tool", tool,
 		"--print-limit", strconv.Itoa(f.PrintLimit),
 		"--launch-timeout", "0",
 		"--error-exitcode", strconv.Itoa(SanitizerErrorExitCode),
 		"--target-processes", "all",
+	}
+	if f.LeakCheck && tool == "memcheck" {
+		argv = append(argv, "--leak-check", "full")
 	}
 	argv = append(argv, f.SanitizerArgs...)
 	argv = append(argv, python, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=long", "-v", "-s")
@@ -154,7 +211,10 @@ func sanitizerCommand(sanitizer, python string, f SanitizerFlags, selection, pyt
 	return append(argv, pytestArgs...)
 }
 
-// RunSanitize is `debugflow-step sanitize`.
+// RunSanitize is `debugflow-step sanitize`: each tool of the ladder in turn over the same
+// tests, each with its own log and summaries (SanitizerFiles). It returns the first tool's
+// result with the others in More (nil when it skipped), and an *ExitError with 128+signal when
+// cancelled (the tools not reached do not run).
 func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*SanitizerResult, error) {
 	if opts.Python == "" {
 		opts.Python = "python3"
@@ -165,6 +225,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if opts.When != WhenFailed && opts.When != WhenAlways {
 		return nil, usagef("--when %q: want failed or always", opts.When)
 	}
+	opts.SanitizerFlags.normalize()
 	if err := opts.SanitizerFlags.validate(); err != nil {
 		return nil, err
 	}
@@ -200,66 +261,148 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if selection == "paths" {
 		args = append(append([]string{}, opts.Paths...), selectArgs(opts.Select)...)
 	}
-	argv := sanitizerCommand(sanitizer, python, opts.SanitizerFlags, args, opts.PytestArgs)
 	if len(dropped) > 0 {
 		fmt.Fprintf(env.Stdout, "sanitize: --max-tests %d leaves out %d failing test(s): %s\n",
 			opts.MaxTests, len(dropped), strings.Join(dropped, " "))
 	}
-	fmt.Fprintf(env.Stdout, "sanitize: %s\n", commandString(argv[0], argv[1:]))
+	removeStaleLadder(opts.Out, opts.Tools)
+	if len(opts.Tools) > 1 {
+		fmt.Fprintf(env.Stdout, "sanitize: ladder %s over the same %d test selection(s)\n", strings.Join(opts.Tools, " → "), len(args))
+	}
+	childEnv, cleared := sanitizerEnv(env, opts.Env)
+	if len(cleared) > 0 {
+		fmt.Fprintf(env.Stdout, "sanitize: cleared %s (core dumps are the core dump pass's job)\n", strings.Join(cleared, ", "))
+	}
+	var results []*SanitizerResult
+	findings, inconclusive := 0, false
+	var ladder []string
+	for i, tool := range opts.Tools {
+		res, err := runSanitizerTool(ctx, env, opts, sanitizer, python, tool, i == 0, childEnv, args)
+		if err != nil {
+			return ladderResult(results), err
+		}
+		res.Selection, res.Tests, res.Dropped = selection, nonNil(tests), nonNil(dropped)
+		if res.Selection == "paths" {
+			res.Tests = args
+		}
+		if i == 0 {
+			res.Ladder = opts.Tools
+		}
+		results = append(results, res)
+		findings += res.Findings
+		inconclusive = inconclusive || !res.Report.Complete
+		state := strconv.Itoa(res.Findings)
+		if !res.Report.Complete {
+			state = "inconclusive"
+		}
+		ladder = append(ladder, tool+":"+state)
+		_, _, jsonName := SanitizerFiles(tool, i == 0)
+		if err := writeSanitizerSummaries(opts.Out, tool, i == 0, res); err != nil {
+			return ladderResult(results), fmt.Errorf("%s: %w", jsonName, err)
+		}
+		if res.Cancelled {
+			break
+		}
+	}
+	first := results[0]
+	env.setOutput("skipped", "false")
+	env.setOutput("findings", strconv.Itoa(findings))
+	env.setOutput("inconclusive", strconv.FormatBool(inconclusive))
+	env.setOutput("exit_code", strconv.Itoa(first.ExitCode))
+	env.setOutput("ladder", strings.Join(ladder, ","))
+	if last := results[len(results)-1]; last.Cancelled {
+		return ladderResult(results), &ExitError{Code: last.ExitCode, Err: fmt.Errorf("sanitizer cancelled (%v); process group terminated", context.Cause(ctx))}
+	}
+	return ladderResult(results), nil
+}
 
-	logPath := filepath.Join(opts.Out, SanitizerLog)
+// ladderResult is the first result with the others in More (nil for none).
+func ladderResult(results []*SanitizerResult) *SanitizerResult {
+	if len(results) == 0 {
+		return nil
+	}
+	results[0].More = results[1:]
+	return results[0]
+}
+
+// runSanitizerTool runs one tool of the ladder and parses its log.
+func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanitizer, python, tool string, first bool, childEnv, args []string) (*SanitizerResult, error) {
+	argv := sanitizerCommand(sanitizer, python, tool, opts.SanitizerFlags, args, opts.PytestArgs)
+	fmt.Fprintf(env.Stdout, "sanitize: %s\n", commandString(argv[0], argv[1:]))
+	logName, _, _ := SanitizerFiles(tool, first)
+	logPath := filepath.Join(opts.Out, logName)
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, fmt.Errorf("create sanitizer log: %w", err)
+		return nil, fmt.Errorf("create %s: %w", logName, err)
 	}
 	defer logFile.Close()
-	end := env.group("compute-sanitizer " + opts.Tool)
+	end := env.group("compute-sanitizer " + tool)
 	st := newStream(env, streamSpec{
-		Path: sanitizer, Args: argv[1:], Env: childEnv(env, opts.Env), Dir: opts.Dir,
+		Path: sanitizer, Args: argv[1:], Env: childEnv, Dir: opts.Dir,
 		Log: logFile, Echo: env.Stdout, Grace: 10 * time.Second,
 	})
 	sr, runErr := st.Run(ctx)
 	end()
 	if err := logFile.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("close sanitizer log: %w", err)
+		runErr = fmt.Errorf("close %s: %w", logName, err)
 	}
 	if runErr != nil {
 		return nil, runErr
 	}
-
 	report, err := parseSanitizerLog(logPath)
 	if err != nil {
 		return nil, err
 	}
+	// The log names its tool only through its records: a clean log is the tool that ran.
+	report.Tool = tool
 	res := &SanitizerResult{
-		Command: argv, Selection: selection, Tests: nonNil(tests), Dropped: nonNil(dropped),
+		Command: argv, Log: logName,
 		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings(), Report: report,
-	}
-	if res.Selection == "paths" {
-		res.Tests = args
 	}
 	if sr.Cancelled {
 		res.ExitCode = cancelExitCode(ctx)
 	}
-	if err := writeSanitizerSummaries(opts.Out, res); err != nil {
-		return res, err
-	}
 	printSanitizer(env, res)
-	if msg := firstFinding(report); msg != "" {
+	_, textName, _ := SanitizerFiles(tool, first)
+	if msg := firstFinding(report, textName); msg != "" {
 		if env.onGitHub() {
 			env.Action.Errorf("%s", msg)
 		} else {
 			fmt.Fprintf(env.Stdout, "sanitize: first finding: %s\n", msg)
 		}
 	}
-	env.setOutput("skipped", "false")
-	env.setOutput("findings", strconv.Itoa(res.Findings))
-	env.setOutput("inconclusive", strconv.FormatBool(!report.Complete))
-	env.setOutput("exit_code", strconv.Itoa(res.ExitCode))
-	if sr.Cancelled {
-		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("sanitizer cancelled (%v); process group terminated", context.Cause(ctx))}
-	}
 	return res, nil
+}
+
+// sanitizerEnv is the sanitizer's environment without the GPU core dump switches, and the
+// names it cleared.
+func sanitizerEnv(env *Env, extra []string) (out, cleared []string) {
+	for _, kv := range childEnv(env, extra) {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(coreDumpVars, k) {
+			if !slices.Contains(cleared, k) {
+				cleared = append(cleared, k)
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out, cleared
+}
+
+// removeStaleLadder deletes the sanitizer_TOOL files an earlier run in the same directory left
+// behind for tools that do not write them now (the first tool writes sanitizer.log), so the
+// report shows only this run's tools.
+func removeStaleLadder(dir string, tools []string) {
+	for _, t := range SanitizerTools {
+		if slices.Contains(tools[1:], t) {
+			continue
+		}
+		logName, textName, jsonName := SanitizerFiles(t, false)
+		for _, name := range []string{logName, textName, jsonName} {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 func selectArgs(expr string) []string {
@@ -282,15 +425,16 @@ func parseSanitizerLog(path string) (*sanitizerlog.Report, error) {
 	return r, nil
 }
 
-func writeSanitizerSummaries(dir string, res *SanitizerResult) error {
+func writeSanitizerSummaries(dir, tool string, first bool, res *SanitizerResult) error {
+	_, textName, jsonName := SanitizerFiles(tool, first)
 	var b strings.Builder
 	if err := res.Report.WriteText(&b); err != nil {
 		return fmt.Errorf("render sanitizer summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SanitizerSummaryText), []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", SanitizerSummaryText, err)
+	if err := os.WriteFile(filepath.Join(dir, textName), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", textName, err)
 	}
-	return writeJSON(filepath.Join(dir, SanitizerSummaryJSON), res)
+	return writeJSON(filepath.Join(dir, jsonName), res)
 }
 
 func printSanitizer(env *Env, res *SanitizerResult) {
@@ -306,7 +450,7 @@ func printSanitizer(env *Env, res *SanitizerResult) {
 }
 
 // firstFinding is the one-line annotation for the most telling finding.
-func firstFinding(r *sanitizerlog.Report) string {
+func firstFinding(r *sanitizerlog.Report, summary string) string {
 	switch {
 	case len(r.Errors) > 0:
 		e := r.Errors[0]
@@ -326,26 +470,26 @@ func firstFinding(r *sanitizerlog.Report) string {
 		if e.Detail != "" {
 			msg += " " + e.Detail
 		}
-		return msg + more(r.Findings()-1)
+		return msg + more(r.Findings()-1, summary)
 	case len(r.APIErrors) > 0:
 		e := r.APIErrors[0]
-		return fmt.Sprintf("compute-sanitizer %s: %s returned %s", r.Tool, e.Call, orUnknown(e.Result)) + more(r.Findings()-1)
+		return fmt.Sprintf("compute-sanitizer %s: %s returned %s", r.Tool, e.Call, orUnknown(e.Result)) + more(r.Findings()-1, summary)
 	case len(r.Hazards) > 0:
 		h := r.Hazards[0]
 		msg := fmt.Sprintf("compute-sanitizer %s: %s", r.Tool, h.Kind)
 		if h.Kernel != "" {
 			msg += " in " + h.Kernel
 		}
-		return msg + more(r.Findings()-1)
+		return msg + more(r.Findings()-1, summary)
 	case len(r.Leaks) > 0:
-		return fmt.Sprintf("compute-sanitizer %s: leaked %d bytes", r.Tool, r.Leaks[0].Bytes) + more(r.Findings()-1)
+		return fmt.Sprintf("compute-sanitizer %s: leaked %d bytes", r.Tool, r.Leaks[0].Bytes) + more(r.Findings()-1, summary)
 	}
 	return ""
 }
 
-func more(n int) string {
+func more(n int, summary string) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (+%d more distinct finding(s), see %s)", n, SanitizerSummaryText)
+	return fmt.Sprintf(" (+%d more distinct finding(s), see %s)", n, summary)
 }

@@ -79,6 +79,7 @@ func RunStage(env *Env, opts StageOptions) ([]string, error) {
 	if err := opts.ReproducerFlags.validate(); err != nil {
 		return nil, err
 	}
+	opts.SanitizerFlags.normalize()
 	if err := opts.SanitizerFlags.validate(); err != nil {
 		return nil, err
 	}

@@ -2,18 +2,26 @@
 //
 // It accepts the real tool's "--option value" flags up to the target
 // command, answers --version like compute-sanitizer 2025.3, runs the target
-// for real with its output passed through, then prints a memcheck report
-// chosen by $FAKE_SANITIZER_MODE:
+// for real with its output passed through, then prints the report of the
+// --tool it was given, chosen by $FAKE_SANITIZER_MODE: one mode (for memcheck;
+// the other tools are then clean) or a list "memcheck=access-at,racecheck=hazard".
+// A mode may add "+leak" (memcheck): a leak record and LEAK SUMMARY, printed only
+// with --leak-check full, as the real tool does.
 //
-//	clean        banner and "ERROR SUMMARY: 0 errors"
-//	access-at    CUDA 12.9 style: "Access at 0x.. is out of bounds", 2 errors
-//	address-old  compute-sanitizer 2022 style: "at 0x.. in kernel", "Address 0x.."
-//	truncated    a report that stops mid-way, no ERROR SUMMARY (target crashed)
+//	clean        the tool's clean summary ("ERROR SUMMARY: 0 errors", racecheck's
+//	             "RACECHECK SUMMARY: 0 hazards displayed")
+//	access-at    memcheck, CUDA 12.9 style: "Access at 0x.. is out of bounds", 2 errors
+//	address-old  memcheck, compute-sanitizer 2022 style: "at 0x.. in kernel", "Address 0x.."
+//	truncated    a report that stops mid-way, no summary (target crashed)
+//	hazard       racecheck: a race between a write and a read of shared memory
+//	uninit       initcheck: an uninitialized __global__ read
+//	barrier      synccheck: a barrier with divergent threads
 //
 // Exit status follows the real tool: the target's non-zero status passes
 // through; otherwise --error-exitcode when errors were "found"; else 0.
 // When $FAKE_SANITIZER_ARGV_FILE is set, argv (without argv[0]) is written
-// there as JSON.
+// there as JSON; with several tools in one test, $FAKE_SANITIZER_ARGV_FILE.TOOL
+// gets each tool's argv too.
 package main
 
 import (
@@ -30,12 +38,16 @@ const prefix = "========= "
 
 func main() {
 	args := os.Args[1:]
-	if f := os.Getenv("FAKE_SANITIZER_ARGV_FILE"); f != "" {
+	argvFile := os.Getenv("FAKE_SANITIZER_ARGV_FILE")
+	writeArgv := func(f string) {
 		b, _ := json.Marshal(args)
 		if err := os.WriteFile(f, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "fake compute-sanitizer:", err)
 			os.Exit(70)
 		}
+	}
+	if argvFile != "" {
+		writeArgv(argvFile)
 	}
 	opts := map[string]string{}
 	i := 0
@@ -96,8 +108,16 @@ func main() {
 		}
 	}
 
+	tool := opts["tool"]
+	if tool == "" {
+		tool = "memcheck"
+	}
+	if argvFile != "" {
+		writeArgv(argvFile + "." + tool)
+	}
+	mode, leak := modeFor(os.Getenv("FAKE_SANITIZER_MODE"), tool)
 	found := 0
-	switch mode := os.Getenv("FAKE_SANITIZER_MODE"); mode {
+	switch mode {
 	case "", "clean":
 	case "access-at":
 		for n := 0; n < 2; n++ {
@@ -129,14 +149,54 @@ func main() {
 `)
 		// The target "crashed" mid-report: no summary, the crash status.
 		os.Exit(134)
+	case "hazard":
+		fmt.Print(`========= Error: Race reported between Write access at ad_reduce_max_kernel(float *, int)+0x260 in /src/reduce.cu:31
+=========     and Read access at ad_reduce_max_kernel(float *, int)+0x200 in /src/reduce.cu:29 [64 hazards]
+=========
+`)
+		found = 1
+	case "uninit":
+		fmt.Print(`========= Uninitialized __global__ memory read of size 4 bytes
+=========     at ad_fibonacci_kernel(float *, int)+0x90 in /src/ad.cu:37
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x7f2a4c000000
+=========
+`)
+		found = 1
+	case "barrier":
+		fmt.Print(`========= Barrier error detected. Divergent thread(s) in warp
+=========     at ad_reduce_max_kernel(float *, int)+0x18 in /src/reduce.cu:75
+=========     by thread (1,0,0) in block (0,0,0)
+=========
+`)
+		found = 1
 	default:
-		fmt.Fprintf(os.Stdout, "%sError: unknown FAKE_SANITIZER_MODE %q\n", prefix, mode)
+		fmt.Fprintf(os.Stdout, "%sError: unknown FAKE_SANITIZER_MODE %q for %s\n", prefix, mode, tool)
 		os.Exit(1)
+	}
+	if leak && tool == "memcheck" && opts["leak-check"] == "full" {
+		fmt.Print(`========= Leaked 1,024 bytes at 0x7f2a4d000000
+=========     Saved host backtrace up to driver entry point at allocation time
+=========
+========= LEAK SUMMARY: 1024 bytes leaked in 1 allocations
+`)
+		found++
+	}
+	if tool == "racecheck" {
+		fmt.Printf("%sRACECHECK SUMMARY: %d hazard%s displayed (%d error%s, 0 warnings)\n", prefix, found, plural(found), found, plural(found))
+		if childCode != 0 {
+			fmt.Println(prefix + "Error: process didn't terminate successfully")
+			os.Exit(childCode)
+		}
+		if found > 0 {
+			os.Exit(errorExit)
+		}
+		return
 	}
 	if found == 0 {
 		fmt.Println(prefix + "ERROR SUMMARY: 0 errors")
 	} else {
-		fmt.Printf("%sERROR SUMMARY: %d error%s\n", prefix, found, map[bool]string{true: "", false: "s"}[found == 1])
+		fmt.Printf("%sERROR SUMMARY: %d error%s\n", prefix, found, plural(found))
 	}
 	switch {
 	case childCode != 0:
@@ -146,4 +206,31 @@ func main() {
 	case found > 0:
 		os.Exit(errorExit)
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// modeFor picks the mode of tool from $FAKE_SANITIZER_MODE: "access-at" (memcheck's, the
+// other tools clean) or "memcheck=access-at+leak,racecheck=hazard". leak is the "+leak" suffix.
+func modeFor(spec, tool string) (mode string, leak bool) {
+	if !strings.Contains(spec, "=") {
+		if tool != "memcheck" {
+			return "clean", false
+		}
+		mode = spec
+	} else {
+		mode = "clean"
+		for _, part := range strings.Split(spec, ",") {
+			if t, m, ok := strings.Cut(part, "="); ok && t == tool {
+				mode = m
+			}
+		}
+	}
+	mode, suffix, _ := strings.Cut(mode, "+")
+	return mode, suffix == "leak"
 }
