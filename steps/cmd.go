@@ -46,6 +46,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		newCmdVerdict(env),
 		newCmdRefInfo(env),
 		newCmdHealth(env),
+		newCmdCoredump(env),
 	)
 	return root
 }
@@ -424,5 +425,46 @@ func newCmdHealth(env *Env) *cobra.Command {
 	addOut(cmd.Flags(), &o.Out)
 	cmd.Flags().StringVar(&o.Name, "name", HealthAfter, "snapshot name: writes gpu_health_NAME.txt and gpu_health_NAME.csv")
 	cmd.Flags().StringVar(&o.Since, "since", "", "compare with this earlier snapshot (default before; \"\" for none)")
+	return cmd
+}
+
+func newCmdCoredump(env *Env) *cobra.Command {
+	var o CoredumpOptions
+	var maxMB int
+	cmd := &cobra.Command{
+		Use:   "coredump",
+		Short: "Rerun one failing test with the GPU core dump on exception and summarise the dump with cuda-gdb",
+		Long: "Reruns the test a worker crashed in (else the first failing test) alone, with\n" +
+			"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 and a lightweight dump (CUDA_COREDUMP_GENERATION_FLAGS\n" +
+			"skips every memory image), up to --attempts times until one run dumps. The dump is kept in\n" +
+			"DIR when it fits --max-size-mb; cuda-gdb, when present, opens it in batch mode\n" +
+			"(coredump_gdb.log) for the faulting kernel, block, thread and PC. Writes coredump.log and\n" +
+			"coredump_summary.json; sets outputs dumped and summary. Finding nothing is not a failure.",
+		Example: `  debugflow-step coredump --out /tmp/repro --python python
+  # a given test, five tries, a 64 MB cap
+  debugflow-step coredump --test "tests/test_ad.py::test_fib[cuda]" --attempts 5 --max-size-mb 64`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if maxMB < 1 {
+				return usagef("--max-size-mb must be at least 1, got %d", maxMB)
+			}
+			if o.Attempts < 1 {
+				return usagef("--attempts must be at least 1, got %d", o.Attempts)
+			}
+			o.MaxBytes = int64(maxMB) << 20
+			_, err := RunCoredump(cmd.Context(), env, o)
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	addOut(fs, &o.Out)
+	fs.StringVar(&o.Python, "python", "python3", "Python interpreter that has pytest")
+	fs.StringVar(&o.Test, "test", "", "node id to rerun (default: the reproducer's crashed, else first failing, test)")
+	fs.IntVar(&o.Attempts, "attempts", DefaultCoredumpAttempts, "reruns until one dumps")
+	fs.DurationVar(&o.Timeout, "timeout", DefaultCoredumpTimeout, "bound of each rerun")
+	fs.IntVar(&maxMB, "max-size-mb", DefaultCoredumpMaxBytes>>20, "largest dump kept in the artifact (MB); a bigger one is deleted")
+	fs.StringVar(&o.CudaGDB, "cuda-gdb", "", "cuda-gdb path (default: $PATH, /usr/local/cuda*/bin)")
+	fs.StringArrayVar(&o.PytestArgs, "pytest-arg", nil, "extra pytest argument (repeatable)")
+	fs.StringArrayVar(&o.Env, "env", nil, "KEY=VALUE added to pytest's environment (repeatable)")
 	return cmd
 }

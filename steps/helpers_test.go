@@ -46,6 +46,7 @@ func built(t *testing.T, name string) string {
 			"compute-sanitizer": "./testdata/doubles/compute-sanitizer",
 			"nvidia-smi":        "./testdata/doubles/nvidia-smi",
 			"dmesg":             "./testdata/doubles/dmesg",
+			"cuda-gdb":          "./testdata/doubles/cuda-gdb",
 			"debugflow-step":    "../cmd/debugflow-step",
 		}
 		for n, pkg := range targets {

@@ -45,6 +45,11 @@ type captured struct {
 // A non-nil error means the command could not be found, started, finished
 // in time, or exited non-zero; stderr is folded into the error message.
 func (e *Env) runCapture(ctx context.Context, timeout time.Duration, name string, args ...string) (captured, error) {
+	return e.runCaptureIn(ctx, timeout, "", name, args...)
+}
+
+// runCaptureIn is runCapture in the working directory dir ("" = ours).
+func (e *Env) runCaptureIn(ctx context.Context, timeout time.Duration, dir, name string, args ...string) (captured, error) {
 	path, err := e.LookPath(name)
 	if err != nil {
 		return captured{}, fmt.Errorf("%s: not found", name)
@@ -53,6 +58,7 @@ func (e *Env) runCapture(ctx context.Context, timeout time.Duration, name string
 	defer cancel()
 	cmd := e.Command(ctx, path, args...)
 	cmd.Env = e.Environ()
+	cmd.Dir = dir
 	stdout := &capBuffer{limit: maxCapture}
 	stderr := &capBuffer{limit: 64 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -102,14 +102,16 @@ var (
 	reFrameNum   = regexp.MustCompile(`^#\d+\s`)
 	reAtFileLine = regexp.MustCompile(`\bat (\S+:\d+)\s*$`)
 	reOpening    = regexp.MustCompile(`^Opening GPU coredump: (.+)$`)
-	reGDBError   = regexp.MustCompile(`(?i)(No such file or directory|not a (?:valid )?(?:GPU )?core ?dump|Error|error while|failed|Couldn't|cannot|not supported)`)
+	// The debugger's own errors, not the application's ("Fatal Python error: ..." is not one).
+	reGDBError   = regexp.MustCompile(`(?i)^(?:\S.*: No such file or directory\.?|Error: .+|.*\bnot a (?:valid )?(?:GPU )?core ?dump\b.*|cuda-gdb: .+|Failed to .+|Couldn't .+|Cannot .+)$`)
 	reKernelsHdr = regexp.MustCompile(`^\s*Kernel\s+Parent\s+Dev\s+Grid\s+Status\b`)
 	reKernelRow  = regexp.MustCompile(`^\s*(\*)?\s*(\d+)\s+(\S+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s+(\([0-9,]*\))\s+(\([0-9,]*\))\s*(.*)$`)
 
-	// Progress lines: "[00:40:46.611453] coredump: Detected an exception of type
+	// Progress lines (the driver writes them to the application's stderr, so the first may
+	// follow pytest's unfinished test line): "[00:40:46.611453] coredump: Detected an exception of type
 	// CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)", "coredump:   - PC 0x7f31abb9f6d0",
 	// "coredump: Writing ELF file to /tmp/cuda_coredump_x.1.2".
-	reProgress       = regexp.MustCompile(`^(?:\[[^\]]*\]\s*)?coredump:\s*(.*)$`)
+	reProgress       = regexp.MustCompile(`(?:^|\]\s*)coredump:\s*(.*)$`)
 	reProgressExcept = regexp.MustCompile(`^Detected an exception of type (CUDBG_EXCEPTION_(\w+)) \((\d+)\)`)
 	reProgressField  = regexp.MustCompile(`^-\s*(Device|SM|Warp|Lane):?\s+(\d+)\b`)
 	reProgressPC     = regexp.MustCompile(`^-\s*PC:?\s+(0x[0-9a-fA-F]+)`)

@@ -4,8 +4,18 @@ Run with pytest-repeat --count 5: repetition 3 of test_x[cuda] aborts its
 xdist worker (like a CUDA illegal-address abort), after appending an Xid
 line to the fake kernel log; repetition 4 fails an assertion. Without
 pytest-repeat (the sanitizer run) every test passes.
+
+Under the GPU core dump pass (CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1) test_x[cuda]
+faults the way the CUDA driver reports a kernel exception with core dumps on:
+the driver's progress lines on stderr, a (fake) dump where CUDA_COREDUMP_FILE
+says, then an abort. FAKE_COREDUMP_COUNTER (a file) and FAKE_COREDUMP_AFTER=N
+make only the N-th and later runs fault (an intermittent bug);
+FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger.
 """
 import os
+import socket
+import sys
+import time
 
 import pytest
 
@@ -13,10 +23,42 @@ XID = ("[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid={pid}, na
        "channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 "
        "faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n")
 
+DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception=Warp Illegal Address\n"
+        "pc=0x7f31abb9f6d0\nfile=/src/ad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
+
+
+def fake_gpu_fault():
+    counter = os.environ.get("FAKE_COREDUMP_COUNTER")
+    if counter:
+        runs = 1
+        if os.path.exists(counter):
+            with open(counter) as f:
+                runs = int(f.read() or 0) + 1
+        with open(counter, "w") as f:
+            f.write(str(runs))
+        if runs < int(os.environ.get("FAKE_COREDUMP_AFTER", "1")):
+            return
+    path = (os.environ.get("CUDA_COREDUMP_FILE", "core_%h.%p.%t")
+            .replace("%h", socket.gethostname()).replace("%p", str(os.getpid()))
+            .replace("%t", str(int(time.time()))))
+    if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
+        sys.stderr.write("[10:47:01.100300] coredump: Detected an exception of type "
+                         "CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
+                         "[10:47:01.100302] coredump:   - SM: 12\n"
+                         "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")
+    with open(path, "w") as f:
+        f.write(DUMP + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
+    if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
+        sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
+    sys.stderr.flush()
+    os.abort()
+
 
 @pytest.mark.parametrize("dev", ["cpu", "cuda"])
 def test_x(dev, request):
     name = request.node.name
+    if dev == "cuda" and os.environ.get("CUDA_ENABLE_COREDUMP_ON_EXCEPTION") == "1":
+        fake_gpu_fault()
     if dev == "cuda" and name.endswith("-3-5]"):
         log = os.environ.get("FAKE_DMESG_FILE")
         if log:

@@ -1,0 +1,409 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/debugflow/debugflow/parse/cudagdb"
+	"github.com/debugflow/debugflow/parse/pytestlog"
+)
+
+// The GPU core dump pass: one failing test rerun alone with the driver's core dump on
+// exception, a lightweight dump (no memory images) kept in the artifact up to a size cap, and
+// cuda-gdb's batch summary of it when cuda-gdb is on the runner. It runs apart from the
+// sanitizer: under compute-sanitizer the kernel is stopped before it faults, so no dump.
+
+// Files written by coredump.
+const (
+	CoredumpLog     = "coredump.log"
+	CoredumpGDBLog  = "coredump_gdb.log"
+	CoredumpSummary = "coredump_summary.json"
+	// CoredumpPrefix starts the name of the dump kept in the artifact directory.
+	CoredumpPrefix = "cuda_coredump_"
+)
+
+// CoredumpGenerationFlags makes the dump lightweight: no global, shared, local or constant bank
+// memory and no ELF images that were not relocated. What is left (the exception, the PC, every
+// warp's state and the kernels) is what cuda-gdb needs to name the faulting kernel and thread.
+const CoredumpGenerationFlags = "skip_nonrelocated_elf_images,skip_global_memory,skip_shared_memory,skip_local_memory,skip_constbank_memory"
+
+// Defaults of the pass.
+const (
+	DefaultCoredumpMaxBytes = 512 << 20
+	DefaultCoredumpAttempts = 3
+	DefaultCoredumpTimeout  = 10 * time.Minute
+	cudaGDBTimeout          = 2 * time.Minute
+)
+
+// CoredumpOptions configures `debugflow-step coredump`.
+type CoredumpOptions struct {
+	Out    string
+	Python string
+	// Test is the node id to rerun; "" takes the reproducer's: the test a worker crashed in
+	// first, else the first failing test (pytest-repeat's suffix removed).
+	Test string
+	// Attempts is how many times the test is rerun until one run dumps (the bug may be
+	// intermittent); Timeout bounds each run.
+	Attempts int
+	Timeout  time.Duration
+	// MaxBytes caps the dump kept in the artifact; a bigger one is deleted.
+	MaxBytes int64
+	// CudaGDB is an explicit cuda-gdb ("" = search $PATH and /usr/local/cuda*/bin).
+	CudaGDB    string
+	PytestArgs []string
+	Env        []string
+	// Dir is pytest's working directory ("" = ours).
+	Dir string
+}
+
+// CoredumpResult is coredump_summary.json.
+type CoredumpResult struct {
+	Test     string `json:"test"`
+	Attempts int    `json:"attempts"`
+	// Dumped is set when a run wrote a GPU core dump.
+	Dumped bool `json:"dumped"`
+	// Dump is the dump's file name in the artifact directory ("" when none was kept).
+	Dump      string `json:"dump"`
+	DumpBytes int64  `json:"dump_bytes"`
+	MaxBytes  int64  `json:"max_bytes"`
+	// CudaGDB is the cuda-gdb that read the dump ("" when none was found).
+	CudaGDB string `json:"cuda_gdb"`
+	// Note says what is missing and why, in one line ("" when the dump was read).
+	Note string `json:"note"`
+	// Summary is the one-line verdict of the dump; Report the parsed details (from cuda-gdb,
+	// filled from the driver's progress lines).
+	Summary string          `json:"summary"`
+	Report  *cudagdb.Report `json:"report"`
+	// Cancelled is set when a signal ended the pass.
+	Cancelled bool `json:"cancelled"`
+}
+
+// RunCoredump is `debugflow-step coredump`. A pass that finds nothing (no failing test, no
+// dump, no cuda-gdb) writes its summary with a Note and exits 0: it is evidence, never a reason
+// to fail the job. Cancelled, it returns an *ExitError with 128+signal.
+func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*CoredumpResult, error) {
+	if opts.Python == "" {
+		opts.Python = "python3"
+	}
+	if opts.Attempts == 0 {
+		opts.Attempts = DefaultCoredumpAttempts
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultCoredumpTimeout
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultCoredumpMaxBytes
+	}
+	if opts.Attempts < 1 || opts.Attempts > 100 {
+		return nil, usagef("--attempts must be 1..100, got %d", opts.Attempts)
+	}
+	if opts.MaxBytes < 0 || opts.Timeout < 0 {
+		return nil, usagef("--max-size-mb and --timeout must not be negative")
+	}
+	if err := validateEnvPairs(opts.Env); err != nil {
+		return nil, err
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return nil, err
+	}
+	res := &CoredumpResult{Test: opts.Test, MaxBytes: opts.MaxBytes}
+	removeOldDumps(opts.Out)
+	if res.Test == "" {
+		test, why, err := coredumpTarget(opts.Out)
+		if err != nil {
+			return nil, err
+		}
+		if test == "" {
+			res.Note = why
+			return res, finishCoredump(env, opts.Out, res)
+		}
+		res.Test = test
+	}
+	python, err := checkInterpreter(ctx, env, opts.Python, "pytest")
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "debugflow-coredump-")
+	if err != nil {
+		return nil, fmt.Errorf("coredump: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	logFile, err := os.Create(filepath.Join(opts.Out, CoredumpLog))
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", CoredumpLog, err)
+	}
+	defer logFile.Close()
+
+	argv := append([]string{python, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test}, opts.PytestArgs...)
+	childEnv := append(childEnv(env, opts.Env),
+		"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
+		// The host process's own core (gigabytes) is not wanted, only the GPU's.
+		"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION=0",
+		"CUDA_COREDUMP_SHOW_PROGRESS=1",
+		"CUDA_COREDUMP_GENERATION_FLAGS="+CoredumpGenerationFlags,
+		"CUDA_COREDUMP_FILE="+filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t"))
+	fmt.Fprintf(env.Stdout, "coredump: rerunning %s with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 (lightweight dump, at most %d attempt(s))\n", res.Test, opts.Attempts)
+	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(argv[0], argv[1:]))
+	var dump string
+	for res.Attempts < opts.Attempts && dump == "" {
+		res.Attempts++
+		fmt.Fprintf(logFile, "# debugflow: attempt %d of %d\n", res.Attempts, opts.Attempts)
+		end := env.group(fmt.Sprintf("GPU core dump rerun, attempt %d", res.Attempts))
+		runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		st := newStream(env, streamSpec{Path: python, Args: argv[1:], Env: childEnv, Dir: opts.Dir,
+			Log: logFile, Echo: env.Stdout, Grace: 10 * time.Second})
+		sr, runErr := st.Run(runCtx)
+		timedOut := runCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		end()
+		if runErr != nil {
+			return nil, runErr
+		}
+		dump = newestDump(tmp)
+		switch {
+		case ctx.Err() != nil:
+			res.Cancelled = true
+			res.Note = "cancelled"
+			if err := finishCoredump(env, opts.Out, res); err != nil {
+				return res, err
+			}
+			return res, &ExitError{Code: cancelExitCode(ctx), Err: fmt.Errorf("core dump pass cancelled (%v)", context.Cause(ctx))}
+		case timedOut:
+			fmt.Fprintf(env.Stdout, "coredump: attempt %d timed out after %s\n", res.Attempts, opts.Timeout)
+		case dump == "":
+			fmt.Fprintf(env.Stdout, "coredump: attempt %d exited %d without a GPU core dump\n", res.Attempts, sr.ExitCode)
+		}
+	}
+	if err := logFile.Close(); err != nil {
+		return nil, fmt.Errorf("close %s: %w", CoredumpLog, err)
+	}
+	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	if dump == "" {
+		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
+		return res, finishCoredump(env, opts.Out, res)
+	}
+	res.Dumped = true
+	kept, size, err := keepDump(dump, opts.Out, opts.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	res.DumpBytes = size
+	if kept == "" {
+		res.Note = fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", sizeMB(size), sizeMB(opts.MaxBytes))
+		res.Report = reportOrNil(progress)
+		return res, finishCoredump(env, opts.Out, res)
+	}
+	res.Dump = kept
+	gdb, err := findCudaGDB(env, opts.CudaGDB)
+	if err != nil {
+		res.Note = fmt.Sprintf("cuda-gdb not available on this runner (%v): the dump %s is in the artifact; open it with cuda-gdb -ex \"target cudacore %s\"", err, kept, kept)
+		res.Report = reportOrNil(progress)
+		return res, finishCoredump(env, opts.Out, res)
+	}
+	res.CudaGDB = gdb
+	rep, err := runCudaGDB(ctx, env, gdb, opts.Out, kept)
+	if err != nil {
+		return nil, err
+	}
+	merged := rep.Merge(progress)
+	res.Report = &merged
+	if !rep.Found() {
+		res.Note = "cuda-gdb could not read the dump"
+		if len(rep.Errors) > 0 {
+			res.Note += ": " + rep.Errors[0]
+		}
+	}
+	return res, finishCoredump(env, opts.Out, res)
+}
+
+// coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker
+// crashed in first (a crash is what a GPU exception does to a worker), else the first failing
+// test, without pytest-repeat's suffix. why says why there is none.
+func coredumpTarget(dir string) (test, why string, err error) {
+	rep, err := LoadReproducerResult(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "no failing test to rerun: the reproducer has not run", nil
+	case err != nil:
+		return "", "", err
+	case rep.SetupFailed:
+		return "", "no failing test to rerun: the reproducer's setup failed (" + rep.SetupCause + ")", nil
+	}
+	for _, c := range rep.Crashes {
+		if c.NodeID != "" {
+			return pytestlog.BaseIDs([]string{c.NodeID}, rep.Count)[0], "", nil
+		}
+	}
+	if len(rep.FailedBaseTests) > 0 {
+		return rep.FailedBaseTests[0], "", nil
+	}
+	if len(rep.FailedTests) > 0 {
+		return pytestlog.BaseIDs(rep.FailedTests[:1], rep.Count)[0], "", nil
+	}
+	return "", "no failing test to rerun: the reproducer found none", nil
+}
+
+// newestDump is the newest dump the driver wrote into dir ("" for none).
+func newestDump(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	type f struct {
+		path string
+		mod  time.Time
+	}
+	var files []f
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && strings.HasPrefix(e.Name(), CoredumpPrefix) {
+			files = append(files, f{filepath.Join(dir, e.Name()), info.ModTime()})
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	return files[0].path
+}
+
+// removeOldDumps deletes what an earlier pass left in dir: the artifact holds this pass's.
+func removeOldDumps(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), CoredumpPrefix) || e.Name() == CoredumpGDBLog || e.Name() == CoredumpLog {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// keepDump copies the dump into out when it is at most maxBytes and returns its name there
+// ("" when it was over the cap) and its size. The copy reads at most maxBytes+1 bytes, so a
+// dump that grows while it is copied cannot exceed the cap either.
+func keepDump(dump, out string, maxBytes int64) (string, int64, error) {
+	st, err := os.Stat(dump)
+	if err != nil {
+		return "", 0, fmt.Errorf("coredump: %w", err)
+	}
+	if st.Size() > maxBytes {
+		return "", st.Size(), nil
+	}
+	name := filepath.Base(dump)
+	src, err := os.Open(dump)
+	if err != nil {
+		return "", 0, fmt.Errorf("coredump: %w", err)
+	}
+	defer src.Close()
+	dstPath := filepath.Join(out, name)
+	dst, err := os.OpenFile(dstPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", 0, fmt.Errorf("coredump: %w", err)
+	}
+	n, err := io.Copy(dst, io.LimitReader(src, maxBytes+1))
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dstPath)
+		return "", 0, fmt.Errorf("coredump: copy the dump: %w", err)
+	}
+	if n > maxBytes {
+		os.Remove(dstPath)
+		return "", n, nil
+	}
+	return name, n, nil
+}
+
+// findCudaGDB locates cuda-gdb: the explicit path, else $PATH, then /usr/local/cuda*/bin.
+func findCudaGDB(env *Env, explicit string) (string, error) {
+	if explicit != "" {
+		if isExecutable(explicit) {
+			return explicit, nil
+		}
+		return "", fmt.Errorf("--cuda-gdb %s is not an executable file", explicit)
+	}
+	if p, err := env.LookPath("cuda-gdb"); err == nil {
+		return p, nil
+	}
+	for _, d := range cudaBinDirs(env) {
+		if p := env.sysPath(filepath.Join(d, "cuda-gdb")); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", errors.New("cuda-gdb not found in $PATH or /usr/local/cuda*/bin")
+}
+
+// runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said.
+func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string) (cudagdb.Report, error) {
+	args := []string{"-nx", "-batch",
+		"-ex", "set pagination off", "-ex", "set confirm off",
+		"-ex", "target cudacore " + dump,
+		"-ex", "info cuda kernels", "-ex", "bt"}
+	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(gdb, args))
+	// Run from the artifact directory: the dump's name is a plain file name there.
+	out, err := env.runCaptureIn(ctx, cudaGDBTimeout, dir, gdb, args...)
+	text := out.Stdout
+	if out.Stderr != "" {
+		text += out.Stderr
+	}
+	if err != nil {
+		text += HealthNote + err.Error() + "\n"
+	}
+	if werr := os.WriteFile(filepath.Join(dir, CoredumpGDBLog), []byte(text), 0o644); werr != nil {
+		return cudagdb.Report{}, fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
+	}
+	rep, perr := cudagdb.Parse(strings.NewReader(text))
+	if perr != nil {
+		return rep, fmt.Errorf("read cuda-gdb's output: %w", perr)
+	}
+	return rep, nil
+}
+
+func parseCoredumpFile(path string) cudagdb.Report {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cudagdb.Report{}
+	}
+	rep, _ := cudagdb.Parse(bytes.NewReader(b))
+	return rep
+}
+
+func reportOrNil(r cudagdb.Report) *cudagdb.Report {
+	if !r.Found() {
+		return nil
+	}
+	return &r
+}
+
+// finishCoredump writes coredump_summary.json, prints the outcome and sets the outputs.
+func finishCoredump(env *Env, out string, res *CoredumpResult) error {
+	if res.Report != nil {
+		res.Summary = res.Report.Summary()
+	}
+	if err := writeJSON(filepath.Join(out, CoredumpSummary), res); err != nil {
+		return err
+	}
+	if res.Summary != "" {
+		fmt.Fprintf(env.Stdout, "coredump: %s\n", res.Summary)
+	}
+	if res.Dump != "" {
+		fmt.Fprintf(env.Stdout, "coredump: kept %s (%s) in the artifact\n", res.Dump, sizeMB(res.DumpBytes))
+	}
+	if res.Note != "" {
+		fmt.Fprintf(env.Stdout, "coredump: %s\n", res.Note)
+	}
+	env.setOutput("dumped", strconv.FormatBool(res.Dumped))
+	env.setOutput("summary", res.Summary)
+	return nil
+}
+
+// sizeMB is a byte count in MB with one decimal.
+func sizeMB(n int64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+}

@@ -1,0 +1,125 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/parse/pytestlog"
+)
+
+func TestCoredump(t *testing.T) {
+	crashSummary := &ReproducerResult{Count: 5, ExitCode: 1, CrashedWorkers: []string{"gw1"},
+		Crashes:         []pytestlog.Crash{{Worker: "gw1", NodeID: "test_repro.py::test_x[cuda-3-5]"}},
+		FailedTests:     []string{"test_repro.py::test_x[cuda-3-5]", "test_repro.py::test_x[cuda-4-5]"},
+		FailedBaseTests: []string{"test_repro.py::test_x[cuda]"}}
+	const summary = "Warp Illegal Address in ad_fibonacci_kernel(float*, int) at PC 0x7f31abb9f6d0 (/src/ad.cu:42), block (0,0,0) thread (31,0,0)"
+	tests := []struct {
+		name     string
+		summary  *ReproducerResult
+		tools    []string // doubles on PATH
+		vars     map[string]string
+		attempts int
+		maxBytes int64
+		// want
+		attemptsRun int
+		dumped      bool
+		kept        bool
+		summaryLine string
+		note        string
+	}{
+		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
+		{name: "intermittent: the second attempt dumps", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_AFTER": "2"}, attempts: 3,
+			attemptsRun: 2, dumped: true, kept: true, summaryLine: summary},
+		{name: "never faults", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_AFTER": "9"}, attempts: 2,
+			attemptsRun: 2, note: "no GPU core dump: the rerun of test_repro.py::test_x[cuda] did not fault in 2 attempt(s)"},
+		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
+			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "the GPU core dump (2.0 MB) is over the 1.0 MB cap and was deleted"},
+		{name: "no cuda-gdb on the runner", summary: crashSummary,
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb not available on this runner"},
+		{name: "nothing failed", summary: &ReproducerResult{Count: 5, Passed: 15}, tools: []string{"cuda-gdb"},
+			note: "no failing test to rerun: the reproducer found none"},
+		{name: "setup failed", summary: &ReproducerResult{Count: 5, SetupFailed: true, SetupCause: "x"},
+			note: "no failing test to rerun: the reproducer's setup failed (x)"},
+	}
+	py := testenv.PytestPython(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			vars := map[string]string{"PATH": binDir(t, tt.tools...) + ":/usr/bin:/bin", "HOME": t.TempDir(),
+				"FAKE_COREDUMP_COUNTER": filepath.Join(t.TempDir(), "runs")}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			te := newTestEnv(t, vars)
+			te.Root = t.TempDir() // no /usr/local/cuda*/bin/cuda-gdb of this machine
+			if err := writeJSON(filepath.Join(out, ReproducerSummary), tt.summary); err != nil {
+				t.Fatal(err)
+			}
+			// A dump an earlier pass kept goes.
+			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
+			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes})
+			if err != nil {
+				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
+			}
+			stdout := te.stdout.String()
+			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
+				!strings.Contains(res.Note, tt.note) || (tt.note == "") != (res.Note == "") {
+				t.Errorf("result %+v\n%s", res, stdout)
+			}
+			var onDisk CoredumpResult
+			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
+				t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
+			}
+			entries, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"))
+			if len(entries) != map[bool]int{true: 1, false: 0}[tt.kept] {
+				t.Errorf("dumps in the artifact: %q", entries)
+			}
+			if tt.kept {
+				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
+					t.Errorf("kept dump %q", b[:min(len(b), 40)])
+				}
+				if res.CudaGDB != "" && !strings.Contains(readFile(t, filepath.Join(out, CoredumpGDBLog)), "CUDA Exception: Warp Illegal Address") {
+					t.Error("coredump_gdb.log lacks cuda-gdb's output")
+				}
+			}
+			if tt.summary.Passed == 0 && !tt.summary.SetupFailed {
+				log := readFile(t, filepath.Join(out, CoredumpLog))
+				if !strings.Contains(log, "test_repro.py::test_x[cuda]") {
+					t.Errorf("coredump.log does not show the rerun:\n%s", log)
+				}
+			} else if _, err := os.Stat(filepath.Join(out, CoredumpLog)); err == nil {
+				t.Error("pytest ran without a failing test")
+			}
+			if outs := terminalOutputs(stdout); outs["dumped"] != map[bool]string{true: "true", false: "false"}[tt.dumped] || outs["summary"] != tt.summaryLine {
+				t.Errorf("outputs %v", outs)
+			}
+		})
+	}
+}
+
+// TestCoredumpFlags checks the verb's usage errors.
+func TestCoredumpFlags(t *testing.T) {
+	te := newTestEnv(t, nil)
+	for _, args := range [][]string{
+		{"coredump", "--out", t.TempDir(), "--max-size-mb", "0"},
+		{"coredump", "--out", t.TempDir(), "--attempts", "0"},
+		{"coredump", "--out", t.TempDir(), "--env", "NOEQUALS"},
+	} {
+		if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), args); code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+}

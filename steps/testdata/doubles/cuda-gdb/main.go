@@ -1,0 +1,83 @@
+// Command cuda-gdb is a test double of NVIDIA's cuda-gdb in batch mode on a GPU core dump:
+// `cuda-gdb -nx -batch -ex "target cudacore FILE" -ex "info cuda kernels" -ex bt`. It prints
+// what the real debugger prints for a dump (the exception, the PC, the focus, the faulting
+// frame, the kernel table), taking the facts from FILE, the fake dump the test suite wrote:
+// KEY=VALUE lines (kernel, exception, signal, pc, file, block, thread, sm). A missing file gets
+// the real "No such file or directory." and exit 1; a file without "FAKE CUDA COREDUMP" on its
+// first line gets "not a valid GPU core dump". Other commands print nothing.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+)
+
+func main() {
+	args := os.Args[1:]
+	var cmds []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-nx", "-batch", "-q", "-quiet":
+		case "-ex":
+			if i+1 >= len(args) {
+				fmt.Fprintln(os.Stderr, "cuda-gdb: option requires an argument -- 'ex'")
+				os.Exit(1)
+			}
+			cmds = append(cmds, args[i+1])
+			i++
+		default:
+			fmt.Fprintf(os.Stderr, "cuda-gdb: unrecognized option '%s'\n", args[i])
+			os.Exit(1)
+		}
+	}
+	var dump map[string]string
+	for _, c := range cmds {
+		switch {
+		case strings.HasPrefix(c, "target cudacore "):
+			path := strings.TrimPrefix(c, "target cudacore ")
+			fmt.Printf("Opening GPU coredump: %s\n", path)
+			d, err := read(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			dump = d
+			fmt.Printf("\nCUDA Exception: %s\n", dump["exception"])
+			fmt.Printf("The exception was triggered at PC %s (%s)\n", dump["pc"], dump["file"])
+			fmt.Printf("[Current focus set to CUDA kernel 0, grid 1, block %s, thread %s, device 0, sm %s, warp 0, lane 31]\n",
+				dump["block"], dump["thread"], dump["sm"])
+			fmt.Print(frame(dump))
+		case c == "info cuda kernels" && dump != nil:
+			fmt.Println("  Kernel Parent Dev Grid Status   SMs Mask   GridDim  BlockDim Invocation")
+			name, _, _ := strings.Cut(dump["kernel"], "(")
+			fmt.Printf("*      0      -   0    1 Active 0x00001000 (1,1,1) (256,1,1) %s(data=0x7f2a4c000000, n=256)\n", name)
+		case c == "bt" && dump != nil:
+			fmt.Print(frame(dump))
+		}
+	}
+}
+
+func frame(d map[string]string) string {
+	return fmt.Sprintf("#0  %s0 in %s<<<(1,1,1),(256,1,1)>>> () at %s\n", strings.TrimSuffix(d["pc"], "0"), d["kernel"], d["file"])
+}
+
+func read(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: No such file or directory.", path)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() || sc.Text() != "FAKE CUDA COREDUMP" {
+		return nil, fmt.Errorf("Error: Failed to read the GPU coredump: not a valid GPU core dump file")
+	}
+	d := map[string]string{}
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			d[k] = v
+		}
+	}
+	return d, nil
+}
