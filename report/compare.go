@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/debugflow/debugflow/parse/nvsmi"
 )
 
 // Comparison is the verdicts of several runners side by side (the matrix feature).
@@ -41,11 +43,16 @@ func Compare(labels []string, verdicts []*Verdict) Comparison {
 // compareRow is one runner's facts as table cells.
 type compareRow struct {
 	runner, reproduced, tests, crashed, sanitizer, xid string
+	// gpu is the GPU UUID(s) the runner's health snapshots name, so one bad machine in a pool
+	// stands out; suspect is set when the runner verdict suspects it (shown as "(suspect)").
+	gpu     string
+	suspect bool
 	// finding is true when sanitizer names a finding (a kernel or API call, shown as code).
 	finding bool
 }
 
-var compareHeader = compareRow{"runner", "reproduced", "failed/total", "crashed workers", "first sanitizer finding", "Xid", false}
+var compareHeader = compareRow{runner: "runner", reproduced: "reproduced", tests: "failed/total", crashed: "crashed workers",
+	sanitizer: "first sanitizer finding", xid: "Xid", gpu: "GPU"}
 
 func (r ComparisonRow) cells() compareRow {
 	v := r.Verdict
@@ -54,9 +61,13 @@ func (r ComparisonRow) cells() compareRow {
 		if r.Err != nil {
 			msg += ": " + r.Err.Error()
 		}
-		return compareRow{r.Runner, msg, "-", "-", "-", "-", false}
+		return compareRow{runner: r.Runner, reproduced: msg, tests: "-", crashed: "-", sanitizer: "-", xid: "-", gpu: "-"}
 	}
-	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-"}
+	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-", gpu: "-"}
+	if uuids := v.gpuUUIDs(); len(uuids) > 0 {
+		row.gpu = strings.Join(uuids, ", ")
+	}
+	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
 	if v.Run.Cancelled {
 		row.reproduced += " (cancelled)"
 	}
@@ -110,7 +121,11 @@ func (r ComparisonRow) remarks() []string {
 }
 
 func (r compareRow) list() []string {
-	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid}
+	gpu := r.gpu
+	if r.suspect {
+		gpu += " (suspect)"
+	}
+	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid, gpu}
 }
 
 // Markdown renders the comparison as a table, one row per runner.
@@ -133,7 +148,7 @@ func (c Comparison) Markdown() string {
 		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
 	}
 	writeMDRow(&b, compareHeader.list(), false)
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		cells := r.cells()
 		writeMDRow(&b, cells.list(), cells.finding)
@@ -167,7 +182,14 @@ func writeMDRow(b *strings.Builder, cells []string, finding bool) {
 func (c Comparison) WriteText(w io.Writer) error {
 	rows := [][]string{compareHeader.list()}
 	for _, r := range c.Rows {
-		cells := r.cells().list()
+		row := r.cells()
+		// A terminal table shows the UUIDs' first group: enough to tell a pool's GPUs apart.
+		var short []string
+		for _, u := range strings.Split(row.gpu, ", ") {
+			short = append(short, nvsmi.ShortUUID(u))
+		}
+		row.gpu = strings.Join(short, ", ")
+		cells := row.list()
 		for i := range cells {
 			cells[i] = display(cells[i])
 		}

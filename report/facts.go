@@ -197,6 +197,9 @@ func (s *Sanitizer) state() string {
 	if tool == "" {
 		tool = "compute-sanitizer"
 	}
+	if s.NotRun != "" {
+		return tool + ": not run (" + s.NotRun + ")"
+	}
 	if !s.Complete {
 		reason := s.Inconclusive
 		if reason == "" {
@@ -226,6 +229,9 @@ func (s *Sanitizer) state() string {
 	}
 	if s.Leaks > 0 {
 		parts = append(parts, plural(s.Leaks, "leak", "leaks"))
+	}
+	if s.clean() && s.Tool == "racecheck" {
+		return tool + " clean: no hazard"
 	}
 	if s.clean() {
 		return tool + " clean: ERROR SUMMARY 0 errors"

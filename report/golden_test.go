@@ -35,7 +35,8 @@ func checkGolden(t *testing.T, path string, got []byte) {
 }
 
 // goldenCases are the artifact directories under testdata/ with want.json, want.md and want.txt.
-var goldenCases = []string{"t4_reproduced", "clean_run", "sanitizer_inconclusive", "only_reproducer_log", "cancelled", "setup_failed", "first_error_cut"}
+var goldenCases = []string{"t4_reproduced", "clean_run", "sanitizer_inconclusive", "only_reproducer_log", "cancelled", "setup_failed", "first_error_cut",
+	"t4_evidence", "runner_suspect", "gpu_tools_missing"}
 
 // inputsOf lists the artifact files of a case directory (the want.* files are not inputs).
 func copyCase(t *testing.T, name, to string) string {

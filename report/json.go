@@ -26,9 +26,16 @@ type verdictJSON struct {
 	// ("" when unknown).
 	StepVersion string `json:"step_version"`
 
-	Reproducer *Reproducer `json:"reproducer"`
-	Sanitizer  *Sanitizer  `json:"sanitizer"`
-	Xid        *Xid        `json:"xid"`
+	// Runner says whether the evidence points at the runner's GPU or at the application.
+	Runner RunnerVerdict `json:"runner"`
+
+	Reproducer *Reproducer  `json:"reproducer"`
+	Sanitizer  *Sanitizer   `json:"sanitizer"`
+	Sanitizers []*Sanitizer `json:"sanitizers"`
+	Xid        *Xid         `json:"xid"`
+	Timeline   *Timeline    `json:"timeline"`
+	Coredump   *Coredump    `json:"coredump"`
+	Health     *Health      `json:"health"`
 }
 
 // jsonView is v in the `--json` shape.
@@ -37,7 +44,9 @@ func (v *Verdict) jsonView() verdictJSON {
 		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
-		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Xid: v.Xid,
+		Runner:     v.runnerVerdict(),
+		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
+		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health,
 	}
 }
 

@@ -99,6 +99,9 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 			return nil, err
 		}
 	}
+	if err := v.loadEvidence(have); err != nil {
+		return nil, err
+	}
 	if len(v.Run.Files) == 0 {
 		if len(v.Run.Skipped) > 0 {
 			return nil, fmt.Errorf("%s: %w that could be read: %s", dir, ErrNoInputs, v.skippedList())
@@ -186,7 +189,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 				dmesg = append(dmesg, name)
 				continue
 			}
-			if contains(inputs, name) {
+			if contains(inputs, name) || contains(evidenceInputs, name) {
 				have[name] = true
 			}
 		}
@@ -472,16 +475,26 @@ func nonNil(s []string) []string {
 }
 
 func (v *loader) loadSanitizer(name string) error {
+	s, err := v.readSanitizer(name)
+	if s != nil {
+		v.Sanitizer = s
+	}
+	return err
+}
+
+// readSanitizer reads one sanitizer log; nil when it was skipped.
+func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 	var rep *sanitizerlog.Report
 	ok, err := v.readLog(name, func(r io.Reader) (err error) {
 		rep, err = sanitizerlog.Parse(r)
 		return err
 	})
 	if !ok || err != nil {
-		return err
+		return nil, err
 	}
 	s := &Sanitizer{
 		Tool:         rep.Tool,
+		Log:          name,
 		ErrorSummary: rep.ErrorSummary,
 		NotPrinted:   rep.NotPrinted,
 		Complete:     rep.Complete,
@@ -519,6 +532,5 @@ func (v *loader) loadSanitizer(name string) error {
 			s.FirstHazard += " in " + h.Kernel
 		}
 	}
-	v.Sanitizer = s
-	return nil
+	return s, nil
 }

@@ -33,8 +33,16 @@ func (v *Verdict) Markdown(artifactName string) string {
 			fmt.Fprintf(&b, "- **First failure:** %s\n", mdCode(r.FirstMessage))
 		}
 	}
+	if tl := v.timelineLine(); tl != "" {
+		fmt.Fprintf(&b, "- **Crash timeline:** %s\n", mdText(tl))
+	}
 	if s := v.Sanitizer; s != nil {
 		fmt.Fprintf(&b, "- **Sanitizer:** %s\n", mdText(s.state()))
+		for _, other := range v.Sanitizers {
+			if other != s {
+				fmt.Fprintf(&b, "  - %s\n", mdText(other.state()))
+			}
+		}
 	} else if absent := v.absent(SanitizerLog); strings.HasSuffix(absent, "skipped") {
 		fmt.Fprintf(&b, "- **Sanitizer:** unknown (%s skipped)\n", mdCode(SanitizerLog))
 	} else {
@@ -45,6 +53,7 @@ func (v *Verdict) Markdown(artifactName string) string {
 	} else {
 		fmt.Fprintf(&b, "- **Xid:** %s\n", mdText(v.xidAbsent()))
 	}
+	v.markdownEvidenceBullets(&b)
 	if artifactName != "" {
 		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
 	}
@@ -62,8 +71,12 @@ func (v *Verdict) Markdown(artifactName string) string {
 		b.WriteString(line)
 	}
 	v.markdownTests(&b)
+	v.markdownTimeline(&b)
 	v.markdownSanitizer(&b)
+	v.markdownLadder(&b)
 	v.markdownXid(&b)
+	v.markdownCoredump(&b)
+	v.markdownHealth(&b)
 	return b.String()
 }
 
@@ -162,6 +175,7 @@ func (v *Verdict) markdownXid(b *strings.Builder) {
 	if f := x.firstFault(); f != nil {
 		fmt.Fprintf(b, "\nFirst MMU fault (Xid %d): %s\n", f.Code, f.markdown())
 	}
+	v.markdownXidLinks(b)
 	if x.Triage != "" {
 		fmt.Fprintf(b, "\nTriage: %s\n", mdText(x.Triage))
 	}

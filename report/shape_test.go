@@ -13,15 +13,44 @@ import (
 // designShape is the `debugflow report --json` example of docs/design.md, verbatim.
 const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false,
  "setup_failed": false, "setup_cause": "", "step_version": "v0.2.0",
+ "runner":     {"verdict":"application fault","reasons":["application-class Xid 31 fired (with Xid 109, which follows such a fault)","the GPU's health counters did not change"]},
  "reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,
                 "crashed_workers":["gw3"],"crashes":[{"worker":"gw3","test":"t.py::test_x[cuda-3-50]"}],
                 "failed_tests":["..."],"failed_base_tests":["..."]},
- "sanitizer":  {"tool":"memcheck","error_summary":2,"not_printed":0,"complete":true,
+ "sanitizer":  {"tool":"memcheck","log":"sanitizer.log","not_run":"","error_summary":2,"not_printed":0,"complete":true,
                 "errors":[{"kind":"Invalid __global__ write","size":4,"kernel":"...","address":"0x...","count":1}],
                 "api_errors":[{"call":"cuStreamSynchronize","result":"CUDA_ERROR_ILLEGAL_ADDRESS","count":1}]},
+ "sanitizers": [{"tool":"memcheck","log":"sanitizer.log","not_run":"","error_summary":2,"not_printed":0,"complete":true,
+                 "errors":[{"kind":"Invalid __global__ write","size":4,"kernel":"...","address":"0x...","count":1}],
+                 "api_errors":[{"call":"cuStreamSynchronize","result":"CUDA_ERROR_ILLEGAL_ADDRESS","count":1}]}],
  "xid":        {"counts":{"31":1,"109":1},
                 "events":[{"code":31,"pci":"0001:00:00","pid":37803,"process":"...","fault_address":"0x70a2_c8000000",
-                           "fault_type":"FAULT_PDE","access_type":"ACCESS_TYPE_VIRT_WRITE","meaning":"..."}]}}`
+                           "fault_type":"FAULT_PDE","access_type":"ACCESS_TYPE_VIRT_WRITE","meaning":"...",
+                           "worker":"gw3","test":"t.py::test_x[cuda-3-50]"}]},
+ "timeline":   {"start":1796208400.0,"workers":[{"worker":"gw3","pid":37803,"first":1.05,"crashed":true,"replaced_by":"gw9","replaces":"",
+                "tests":[{"test":"t.py::test_x[cuda-3-50]","start":2.36,"end":2.5,"outcome":"crashed"}],"dropped":0}],
+                "crashes":[{"worker":"gw3","pid":37803,"test":"t.py::test_x[cuda-3-50]","position":2,"replaced_by":"gw9"}],
+                "early_crashes":4,"known_crashes":5,"summary":"4 of 5 crashes hit a worker's first or second test",
+                "dropped":0,"truncated":false},
+ "coredump":   {"test":"t.py::test_x[cuda]","attempts":1,"dumped":true,"dump":"cuda_coredump_runner.38102.1796208406","dump_bytes":1887436,
+                "cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","summary":"Warp Illegal Address in k(float*, int) at PC 0x7f31abb9f6d0 ...",
+                "exception":"Warp Illegal Address","kernel":"k(float*, int)","pc":"0x7f31abb9f6d0","location":"ad.cu:42",
+                "block":"(3,0,0)","thread":"(31,0,0)","note":""},
+ "health":     {"before":{"driver":"590.48.01","cuda":"13.1","dropped":0,"gpus":[{"index":0,"name":"Tesla T4","uuid":"GPU-5f0e4c7a-...",
+                "serial":"1563420012345","pci":"00000001:00:00.0","temperature_c":33,"ecc_mode":"Enabled",
+                "ecc":{"volatile_corrected":0,"volatile_uncorrected":0,"aggregate_corrected":3,"aggregate_uncorrected":0},
+                "retired_pages":{"single_bit":1,"double_bit":0,"pending":false},
+                "remapped_rows":{"correctable":0,"uncorrectable":0,"pending":false,"failure":false},
+                "clock_event_reasons":["Idle"]}]},
+                "after":{"driver":"590.48.01","cuda":"13.1","dropped":0,"gpus":[{"index":0,"name":"Tesla T4","uuid":"GPU-5f0e4c7a-...",
+                "serial":"1563420012345","pci":"00000001:00:00.0","temperature_c":41,"ecc_mode":"Enabled",
+                "ecc":{"volatile_corrected":0,"volatile_uncorrected":0,"aggregate_corrected":3,"aggregate_uncorrected":0},
+                "retired_pages":{"single_bit":1,"double_bit":0,"pending":false},
+                "remapped_rows":{"correctable":0,"uncorrectable":0,"pending":false,"failure":false},
+                "clock_event_reasons":["Idle"]}]},
+                "before_note":"","after_note":"",
+                "changes":[{"gpu":"GPU-5f0e4c7a-...","what":"temperature","before":"33 C","after":"41 C","suspect":false}],
+                "problems":[{"gpu":"GPU-5f0e4c7a-...","what":"clock slowdown active","before":"","after":"SW Thermal Slowdown","suspect":false}]}}`
 
 // sameShape reports where got differs from want in key sets or JSON types. Objects must have
 // exactly the same keys (except under "counts", a map keyed by Xid code); every array element
@@ -29,7 +58,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
 // nullable allows it.
 func sameShape(path string, want, got any, nullable map[string]bool) []string {
 	if got == nil {
-		if nullable[path] {
+		if isNullable(nullable, path) {
 			return nil
 		}
 		return []string{path + ": null"}
@@ -75,6 +104,29 @@ func sameShape(path string, want, got any, nullable map[string]bool) []string {
 	return nil
 }
 
+// isNullable reports whether path may be null: listed as it is, or matching a "*.suffix" or
+// "prefix.*" entry.
+func isNullable(nullable map[string]bool, path string) bool {
+	if nullable[path] {
+		return true
+	}
+	for k := range nullable {
+		if rest, ok := strings.CutPrefix(k, "*"); ok && strings.HasSuffix(path, rest) {
+			return true
+		}
+		if rest, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(path, rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// evidenceNullable are the fields of the deeper evidence that may be null: whole sections
+// whose files are absent, an unfinished test's end, and what nvidia-smi did not report.
+var evidenceNullable = map[string]bool{"$.sanitizers": true, "$.timeline": true, "$.coredump": true, "$.health": true,
+	"$.health.before": true, "$.health.after": true, "*.end": true, "*.temperature_c": true, "*.clock_event_reasons": true,
+	"$.health.before.gpus*": true, "$.health.after.gpus*": true}
+
 func keys(m map[string]any) string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
@@ -92,7 +144,10 @@ func TestJSONShape(t *testing.T) {
 	// What may be null: a whole section whose input is absent, error_summary without an
 	// ERROR SUMMARY line, and pid when the driver could not attribute the event.
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true,
-		"$.sanitizer.error_summary": true, "$.exit_code": true}
+		"$.sanitizer.error_summary": true, "$.exit_code": true, "*.error_summary": true}
+	for k := range evidenceNullable {
+		nullable[k] = true
+	}
 	for _, name := range goldenCases {
 		t.Run(name, func(t *testing.T) {
 			v, err := Load(filepath.Join("testdata", name))
@@ -129,9 +184,10 @@ func TestJSONNullSections(t *testing.T) {
 		wantNull []string
 		wantSet  []string
 	}{
-		{"only_reproducer_log", []string{"sanitizer", "xid"}, []string{"reproducer"}},
-		{"cancelled", []string{"sanitizer", "xid"}, []string{"reproducer"}},
-		{"t4_reproduced", nil, []string{"reproducer", "sanitizer", "xid"}},
+		{"only_reproducer_log", []string{"sanitizer", "sanitizers", "xid", "timeline", "coredump", "health"}, []string{"reproducer", "runner"}},
+		{"cancelled", []string{"sanitizer", "xid", "timeline", "coredump", "health"}, []string{"reproducer"}},
+		{"t4_reproduced", []string{"timeline", "coredump", "health"}, []string{"reproducer", "sanitizer", "sanitizers", "xid"}},
+		{"t4_evidence", nil, []string{"reproducer", "sanitizer", "sanitizers", "xid", "timeline", "coredump", "health"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,8 +203,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 10 {
-				t.Errorf("top-level keys %d, want 10 (6 verdict fields, the step version, 3 sections)", len(got))
+			if len(got) != 15 {
+				t.Errorf("top-level keys %d, want 15 (6 verdict fields, the step version, the runner verdict, 7 sections)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -181,13 +237,16 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":null,"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":""}]}}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]}}`, "not code"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "not code"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
+	for k := range evidenceNullable {
+		nullable[k] = true
+	}
 	for _, tt := range tests {
 		var got any
 		if err := json.Unmarshal([]byte(tt.got), &got); err != nil {

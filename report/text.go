@@ -99,8 +99,21 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 			t.field("First error:", r.FirstMessage)
 		}
 	}
+	if tl := v.timelineLine(); tl != "" {
+		t.field("Crash timeline:", tl)
+	}
 	v.textSanitizer(t)
+	if len(v.Sanitizers) > 1 {
+		var others []string
+		for _, s := range v.Sanitizers {
+			if s != v.Sanitizer {
+				others = append(others, s.state())
+			}
+		}
+		t.field("  ladder:", others...)
+	}
 	v.textXid(t)
+	v.textEvidence(t)
 	for _, n := range v.Run.Notes {
 		t.styled("Note:", ansiYellow, n)
 	}
@@ -193,6 +206,13 @@ func (v *Verdict) textXid(t *textWriter) {
 	})...)
 	if f := x.firstFault(); f != nil {
 		t.field("  first fault:", f.describe())
+	}
+	if links := x.linkedXids(); len(links) > 0 {
+		lines := make([]string, 0, len(links))
+		for _, e := range links {
+			lines = append(lines, fmt.Sprintf("Xid %d %s", e.Code, e.xidFrom()))
+		}
+		t.field("  from:", firstFew(lines, shownItems, func(n int) string { return fmt.Sprintf("... and %d more in --json", n) })...)
 	}
 	if x.Triage != "" {
 		t.field("  triage:", x.Triage)

@@ -14,9 +14,19 @@ type Verdict struct {
 	Reproducer *Reproducer `json:"reproducer"`
 	// Sanitizer is the compute-sanitizer run (sanitizer.log).
 	Sanitizer *Sanitizer `json:"sanitizer"`
+	// Sanitizers are every tool of the sanitizer ladder in order (sanitizer.log, then
+	// sanitizer_TOOL.log); Sanitizer is the first of them.
+	Sanitizers []*Sanitizer `json:"sanitizers"`
 	// Xid are the NVIDIA Xid events the kernel logged during the run (xid_added.log, or the
 	// dmesg snapshots).
 	Xid *Xid `json:"xid"`
+	// Timeline is which tests each xdist worker ran, when it crashed and what replaced it
+	// (workers.jsonl).
+	Timeline *Timeline `json:"timeline"`
+	// Coredump is the GPU core dump pass (coredump_summary.json, coredump_gdb.log).
+	Coredump *Coredump `json:"coredump"`
+	// Health is the GPUs' health before and after the run (gpu_health_*.txt and .csv).
+	Health *Health `json:"health"`
 	// Run is what the step runner recorded about the run; it is not part of the JSON shape.
 	Run Run `json:"-"`
 }
@@ -111,10 +121,14 @@ type TestFailures struct {
 	Failed int
 }
 
-// Sanitizer is the compute-sanitizer run.
+// Sanitizer is the compute-sanitizer run of one tool.
 type Sanitizer struct {
 	// Tool is memcheck, racecheck, initcheck or synccheck.
 	Tool string `json:"tool"`
+	// Log is the log file it was read from.
+	Log string `json:"log"`
+	// NotRun says why a tool of the ladder did not run ("" when it ran).
+	NotRun string `json:"not_run"`
 	// ErrorSummary is N of "ERROR SUMMARY: N errors"; nil when the log has no such line.
 	ErrorSummary *int `json:"error_summary"`
 	// NotPrinted is K of "ERROR SUMMARY: K errors were not printed".
@@ -204,4 +218,16 @@ type XidEvent struct {
 	AccessType   string `json:"access_type"`
 	// Meaning is the short meaning of the code from NVIDIA's Xid catalog.
 	Meaning string `json:"meaning"`
+	// Worker is the pytest process the pid belongs to ("gw3"; "" when no pytest process of
+	// the run had it) and Test the test it was running then ("" when that cannot be told):
+	// from workers.jsonl.
+	Worker string `json:"worker"`
+	Test   string `json:"test"`
+
+	// Timestamp is the kernel log's time of the line, as printed.
+	Timestamp string `json:"-"`
+	// LinkedBy says how Test was found: "time" or "crash" (workerlog.ByTime, ByCrash); At is the
+	// line's time as Unix seconds when found by time.
+	LinkedBy string  `json:"-"`
+	At       float64 `json:"-"`
 }

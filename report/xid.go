@@ -74,7 +74,7 @@ func (b *xidBuilder) add(e xidlog.Event) {
 	b.x.Events = append(b.x.Events, XidEvent{
 		Code: e.Code, PCI: e.PCI, PID: e.PID, Process: e.Process,
 		FaultAddress: e.FaultAddress, FaultType: e.FaultType, AccessType: e.AccessType,
-		Meaning: e.Meaning,
+		Meaning: e.Meaning, Timestamp: e.Timestamp,
 	})
 }
 

@@ -206,7 +206,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	res.Dump = kept
 	gdb, err := findCudaGDB(env, opts.CudaGDB)
 	if err != nil {
-		res.Note = fmt.Sprintf("cuda-gdb not available on this runner (%v): the dump %s is in the artifact; open it with cuda-gdb -ex \"target cudacore %s\"", err, kept, kept)
+		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
+		res.Note = fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", kept, kept)
 		res.Report = reportOrNil(progress)
 		return res, finishCoredump(env, opts.Out, res)
 	}

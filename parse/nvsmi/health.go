@@ -102,7 +102,7 @@ type Finding struct {
 	What string `json:"what"`
 	// Before and After are the values ("" when the finding is about one snapshot: After
 	// holds the value).
-	Before string `json:"before,omitempty"`
+	Before string `json:"before"`
 	After  string `json:"after"`
 	// Suspect is set when the finding points at the hardware (ECC errors, a retired page, a
 	// remapped row, another GPU); informational findings (a thermal slowdown, the
@@ -290,10 +290,19 @@ func Describe(s Snapshot, g GPU) string {
 	if g.TemperatureC != nil {
 		parts = append(parts, strconv.Itoa(*g.TemperatureC)+" C")
 	}
-	parts = append(parts,
-		fmt.Sprintf("ECC volatile %s/%s aggregate %s/%s (corrected/uncorrected)", n(g.ECC.VolatileCorrected), n(g.ECC.VolatileUncorrected), n(g.ECC.AggregateCorrected), n(g.ECC.AggregateUncorrected)),
-		fmt.Sprintf("retired pages %s/%s", n(g.RetiredPages.SingleBit), n(g.RetiredPages.DoubleBit)),
-		fmt.Sprintf("remapped rows %s/%s", n(g.RemappedRows.Correctable), n(g.RemappedRows.Uncorrectable)))
+	pair := func(a, b *int64) string {
+		if a == nil && b == nil {
+			return "n/a"
+		}
+		return n(a) + "/" + n(b)
+	}
+	ecc := "ECC n/a"
+	if vol, agg := pair(g.ECC.VolatileCorrected, g.ECC.VolatileUncorrected), pair(g.ECC.AggregateCorrected, g.ECC.AggregateUncorrected); vol != "n/a" || agg != "n/a" {
+		ecc = fmt.Sprintf("ECC volatile %s aggregate %s (corrected/uncorrected)", vol, agg)
+	}
+	parts = append(parts, ecc,
+		"retired pages "+pair(g.RetiredPages.SingleBit, g.RetiredPages.DoubleBit),
+		"remapped rows "+pair(g.RemappedRows.Correctable, g.RemappedRows.Uncorrectable))
 	switch {
 	case g.ClockEvents == nil:
 	case len(g.ClockEvents) == 0:

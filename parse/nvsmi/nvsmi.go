@@ -27,11 +27,11 @@ const maxLineBytes = 4096
 type Snapshot struct {
 	// Driver is the driver version ("590.48.01"), CUDA the CUDA version the driver supports.
 	Driver string `json:"driver"`
-	CUDA   string `json:"cuda,omitempty"`
+	CUDA   string `json:"cuda"`
 	// GPUs are the GPUs in the order nvidia-smi listed them (at most MaxGPUs).
 	GPUs []GPU `json:"gpus"`
 	// Dropped counts GPUs beyond MaxGPUs.
-	Dropped int `json:"dropped,omitempty"`
+	Dropped int `json:"dropped"`
 }
 
 // GPU is one GPU. A nil pointer field means nvidia-smi did not report it (N/A, [Not

@@ -118,6 +118,8 @@ type Attribution struct {
 	Test string `json:"test"`
 	// By says how Test was found: ByTime, ByCrash or "".
 	By string `json:"by,omitempty"`
+	// At is the line's time as Unix seconds when By is ByTime (0 otherwise).
+	At float64 `json:"at,omitempty"`
 }
 
 // Attribute links an Xid line (its pid and its time as printed) to the worker with that pid and
@@ -132,8 +134,12 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 	a := Attribution{Worker: w.Name}
 	crashTest := crashed[w.Name]
 	if kt := l.PlaceStamp(stamp); kt.Clock != NoClock {
-		if test := w.testAt(kt, crashTest); test != "" {
-			a.Test, a.By = test, ByTime
+		if i := w.testAt(kt, crashTest); i >= 0 {
+			t := w.Tests[i]
+			a.Test, a.By, a.At = t.NodeID, ByTime, kt.Value
+			if kt.Clock == Monotonic {
+				a.At = kt.Value - t.StartMono + t.Start
+			}
 			return a
 		}
 	}
@@ -143,10 +149,10 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 	return a
 }
 
-// testAt is the test running at kt: among those whose interval (widened by the stamp's slack;
-// an unfinished test runs to the end) holds kt, the crash test if it is one, else the latest
-// to start at or before kt.
-func (w *Worker) testAt(kt KernelTime, crashTest string) string {
+// testAt is the index of the test running at kt (-1 for none): among those whose interval
+// (widened by the stamp's slack; an unfinished test runs to the end) holds kt, the crash test if
+// it is one, else the latest to start at or before kt.
+func (w *Worker) testAt(kt KernelTime, crashTest string) int {
 	best := -1
 	for i, t := range w.Tests {
 		start, end, finished := t.Start, t.End, t.Finished
@@ -160,16 +166,13 @@ func (w *Worker) testAt(kt KernelTime, crashTest string) string {
 			continue
 		}
 		if t.NodeID == crashTest && !finished {
-			return t.NodeID
+			return i
 		}
 		if best < 0 || start <= kt.Value {
 			best = i
 		}
 	}
-	if best < 0 {
-		return ""
-	}
-	return w.Tests[best].NodeID
+	return best
 }
 
 // Crash is one crashed worker in the record.

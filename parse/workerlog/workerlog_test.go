@@ -124,24 +124,36 @@ func TestAttribute(t *testing.T) {
 		want  Attribution
 	}{
 		// gw3 started its crash test at 10:46:42.36 UTC: a ctime stamp of that second places it.
-		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
-		{"monotonic in the crash test", gw3, "4402.40", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
-		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
-		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByTime}},
+		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
+		{"monotonic in the crash test", gw3, "4402.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
+		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
+		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
 		// gw0 never crashed; at 4402.50 (monotonic) it ran test_ad_fibonacci[cuda-1-50].
-		{"a worker that did not crash", gw0, "4402.30", Attribution{"gw0", base + "test_ad_fibonacci[cuda-1-50]", ByTime}},
-		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByCrash}},
-		{"no time", gw3, "", Attribution{"gw3", base + "test_ad_fibonacci[cuda-3-50]", ByCrash}},
-		{"no time, no crash", gw0, "", Attribution{"gw0", "", ""}},
-		{"controller", l.ByName("controller").PID, "4402.40", Attribution{"controller", "", ""}},
+		{"a worker that did not crash", gw0, "4402.30", Attribution{Worker: "gw0", Test: base + "test_ad_fibonacci[cuda-1-50]", By: ByTime}},
+		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash}},
+		{"no time", gw3, "", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash}},
+		{"no time, no crash", gw0, "", Attribution{Worker: "gw0", Test: "", By: ""}},
+		{"controller", l.ByName("controller").PID, "4402.40", Attribution{Worker: "controller", Test: "", By: ""}},
 		{"a pid of no pytest process", 1, "4402.40", Attribution{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := l.Attribute(tt.pid, tt.stamp, crashed); got != tt.want {
+			got := l.Attribute(tt.pid, tt.stamp, crashed)
+			if (got.At != 0) != (got.By == ByTime) {
+				t.Errorf("At %v with By %q", got.At, got.By)
+			}
+			got.At = 0
+			if got != tt.want {
 				t.Errorf("Attribute(%d, %q) = %+v, want %+v", tt.pid, tt.stamp, got, tt.want)
 			}
 		})
+	}
+	// The time, placed: 10:46:42 UTC, or monotonic 4402.40 (10:46:42.40 on the record's wall clock).
+	if a := l.Attribute(gw3, "4402.40", crashed); a.At < 1796208402.39 || a.At > 1796208402.41 {
+		t.Errorf("monotonic stamp placed at %f", a.At)
+	}
+	if a := l.Attribute(gw3, "Wed Dec  2 10:46:42 2026", crashed); a.At != 1796208402 {
+		t.Errorf("ctime stamp placed at %f", a.At)
 	}
 	// Local times need the runner's offset: without a session record they are not placed.
 	var bare Log
