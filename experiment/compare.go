@@ -30,6 +30,8 @@ type Row struct {
 	Runner string
 	Commit string
 	Dirs   []string
+	// GPUs are the GPU UUIDs the row's folders ran on (from their health snapshots).
+	GPUs []string
 	// Repetitions is the sum of the folders' pytest-repeat counts.
 	Repetitions int
 	// Counts add up the pooled tests.
@@ -90,7 +92,7 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	bases := map[string]*Row{}
 	var baseRows, candRows []Row
 	for _, a := range arms {
-		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, Repetitions: a.repetitions}
+		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
 			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}

@@ -27,6 +27,12 @@ func experimentDirs(t *testing.T) []string {
 		} {
 			dir := filepath.Join(root, "round-"+string(rune('0'+round)), ref.name)
 			fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: "c0ffee", Runner: "local", Round: round, Rounds: 16}, 50, ref.fails)
+			// The runner's health snapshot: round 2 of the baseline ran on another GPU of the pool.
+			uuid := "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11"
+			if round == 2 && ref.name == "baseline" {
+				uuid = "GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42"
+			}
+			write(t, filepath.Join(dir, "gpu_health_after.csv"), "index, uuid, temperature.gpu\n0, "+uuid+", 40\n")
 			dirs = append(dirs, dir)
 		}
 	}
@@ -69,6 +75,9 @@ func TestCompareGolden(t *testing.T) {
 	if v := byRef["noop"].Verdict(); v != Inconclusive || byRef["noop"].MoreRepetitions() <= 0 {
 		t.Errorf("noop: %s (%d more), want inconclusive with a projection", v, byRef["noop"].MoreRepetitions())
 	}
+	if g := byRef["baseline"].GPUs; strings.Join(g, ",") != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11,GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42" {
+		t.Errorf("baseline GPUs %q: want both GPUs of its two rounds", g)
+	}
 	if c.Round != 2 || c.Rounds != 16 || c.Level > 0.01 {
 		t.Errorf("design round %d of %d at %v", c.Round, c.Rounds, c.Level)
 	}
@@ -92,7 +101,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"ci95", "failures", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	want := []string{"ci95", "failures", "gpus", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
 	for _, row := range shape.Rows {
 		var keys []string
 		for k := range row {

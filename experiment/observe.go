@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/debugflow/debugflow/internal/readfile"
+	"github.com/debugflow/debugflow/parse/nvsmi"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 	"github.com/debugflow/debugflow/refinfo"
 )
@@ -30,6 +32,9 @@ type Observation struct {
 	// Warnings say why the numbers may be short (a cancelled or incomplete run, pytest that
 	// collected nothing).
 	Warnings []string
+	// GPUs are the UUIDs of the GPUs the runner's health snapshot names (none without one):
+	// with rounds on a pool of machines, one bad GPU stands out.
+	GPUs []string
 }
 
 // LoadDir reads one artifact folder: ref.json (optional), reproducer_summary.json for the
@@ -98,7 +103,34 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	if trials.Truncated {
 		o.Warnings = append(o.Warnings, "more repeat ids than the counter keeps: a teardown error may count as an extra trial")
 	}
+	o.GPUs = gpuUUIDs(ctx, dir)
 	return o, nil
+}
+
+// gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the
+// one before; none when neither was taken): which physical GPU the trials ran on.
+func gpuUUIDs(ctx context.Context, dir string) []string {
+	for _, name := range []string{"gpu_health_after", "gpu_health_before"} {
+		var q, c nvsmi.Snapshot
+		if f, _, err := readfile.Open(filepath.Join(dir, name+".txt")); err == nil {
+			q, _ = nvsmi.ParseQuery(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
+			f.Close()
+		}
+		if f, _, err := readfile.Open(filepath.Join(dir, name+".csv")); err == nil {
+			c, _ = nvsmi.ParseCSV(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
+			f.Close()
+		}
+		var out []string
+		for _, g := range nvsmi.Merge(q, c).GPUs {
+			if g.UUID != "" && !slices.Contains(out, g.UUID) {
+				out = append(out, g.UUID)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }
 
 // The reproduce step's files (docs/design.md).
@@ -107,6 +139,8 @@ const (
 	reproducerSummary = "reproducer_summary.json"
 	maxSummaryBytes   = 16 << 20
 	maxLogBytes       = 128 << 20 // as report.DefaultLimits.LogBytes
+	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
+	maxHealthBytes = 8 << 20
 )
 
 // summary is the part of reproducer_summary.json an experiment needs.
@@ -155,6 +189,7 @@ type arm struct {
 	ref, runner string
 	commit      string
 	dirs        []string
+	gpus        []string // GPU UUIDs of the folders, first seen first
 	repetitions int // sum of the folders' counts
 	tests       []pytestlog.TestTrials
 	index       map[string]int
@@ -162,6 +197,11 @@ type arm struct {
 
 func (a *arm) add(o *Observation) {
 	a.dirs = append(a.dirs, o.Dir)
+	for _, g := range o.GPUs {
+		if !slices.Contains(a.gpus, g) {
+			a.gpus = append(a.gpus, g)
+		}
+	}
 	a.repetitions += o.Count
 	if a.commit == "" {
 		a.commit = o.Info.Commit

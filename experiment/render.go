@@ -8,11 +8,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/parse/nvsmi"
 )
 
 // jsonComparison is the --json shape:
 // {"baseline", "rows": [{"ref", "runner", "trials", "failures", "rate", "ci95": [lo, hi],
-// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "more_trials_needed"}]}.
+// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "more_trials_needed",
+// "gpus"}]}.
 type jsonComparison struct {
 	Baseline string    `json:"baseline"`
 	Rows     []jsonRow `json:"rows"`
@@ -33,6 +36,8 @@ type jsonRow struct {
 	// MoreTrialsNeeded is set for an inconclusive row when a projection at the measured rates
 	// decides it: the trials (per arm) still needed.
 	MoreTrialsNeeded *int `json:"more_trials_needed"`
+	// GPUs are the GPU UUIDs the row's folders ran on ([] without health snapshots).
+	GPUs []string `json:"gpus"`
 }
 
 type jsonTest struct {
@@ -48,7 +53,10 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 	for _, r := range c.Rows {
 		jr := jsonRow{Ref: r.Ref, Runner: r.Runner, Trials: r.Counts.Trials, Failures: r.Counts.Failures,
 			Rate: r.Counts.Rate(), CI95: [2]float64{r.CI95.Lo, r.CI95.Hi}, Tests: make([]jsonTest, 0, len(r.Tests)),
-			Verdict: r.Verdict()}
+			Verdict: r.Verdict(), GPUs: r.GPUs}
+		if jr.GPUs == nil {
+			jr.GPUs = []string{}
+		}
 		for _, t := range r.Tests {
 			jr.Tests = append(jr.Tests, jsonTest{ID: t.ID, Trials: t.Counts.Trials, Failures: t.Counts.Failures,
 				CI95: [2]float64{t.CI95.Lo, t.CI95.Hi}})
@@ -125,10 +133,22 @@ func formatP(p float64) string {
 
 func (r Row) cells() []string {
 	return []string{r.Ref, orDash(r.Runner), fmt.Sprintf("%d/%d", r.Counts.Failures, r.Counts.Trials),
-		percent(r.Counts.Rate()), interval(r.CI95.Lo, r.CI95.Hi), r.pValue(), r.VerdictText()}
+		percent(r.Counts.Rate()), interval(r.CI95.Lo, r.CI95.Hi), r.pValue(), r.VerdictText(), r.gpuText()}
 }
 
-var tableHeader = []string{"ref", "runner", "failures/trials", "rate", "95% CI", "p-value", "verdict"}
+// gpuText names the GPUs of the row by the first group of their UUIDs ("-" for none).
+func (r Row) gpuText() string {
+	if len(r.GPUs) == 0 {
+		return "-"
+	}
+	short := make([]string, len(r.GPUs))
+	for i, g := range r.GPUs {
+		short[i] = nvsmi.ShortUUID(g)
+	}
+	return strings.Join(short, ", ")
+}
+
+var tableHeader = []string{"ref", "runner", "failures/trials", "rate", "95% CI", "p-value", "verdict", "GPU"}
 
 func interval(lo, hi float64) string { return percent(lo) + " – " + percent(hi) }
 
@@ -265,7 +285,7 @@ func (c *Comparison) Markdown() string {
 	}
 	fmt.Fprintf(&b, "%s (against %s)\n\n", strings.Join(heads, ", "), mdText(c.Baseline))
 	b.WriteString("| " + strings.Join(tableHeader, " | ") + " |\n")
-	b.WriteString("|---|---|---:|---:|---|---:|---|\n")
+	b.WriteString("|---|---|---:|---:|---|---:|---|---|\n")
 	for _, r := range c.Rows {
 		cells := r.cells()
 		for i := range cells {
