@@ -129,12 +129,15 @@ func (p *collectParser) Line(line string) {
 	if len(p.tail) > 2*tailLines {
 		p.tail = append(p.tail[:0], p.tail[len(p.tail)-tailLines:]...)
 	}
-	if c.MissingModule == "" && c.Sections <= 1 { // the first problem's module, not a later one's
+	// Cheap tests guard every regexp: a collection lists every test id, one line each.
+	if c.MissingModule == "" && c.Sections <= 1 && strings.Contains(line, "No module named") { // the first problem's module
 		if m := reNoModule.FindStringSubmatch(line); m != nil {
 			c.MissingModule = m[1]
 		}
 	}
-	if m := rePlugin.FindStringSubmatch(line); m != nil && c.PluginError == "" {
+	if c.PluginError != "" || !strings.Contains(line, "Error importing plugin") {
+		// not the first plugin error
+	} else if m := rePlugin.FindStringSubmatch(line); m != nil {
 		c.Plugin = m[1]
 		c.PluginError = strings.TrimSpace(strings.TrimPrefix(trimmed, "ImportError:"))
 	}
@@ -158,15 +161,21 @@ func (p *collectParser) Line(line string) {
 		c.UsageError = strings.TrimPrefix(trimmed, "ERROR: ")
 		return
 	}
-	if m := reConftest.FindStringSubmatch(trimmed); m != nil {
+	if !strings.HasPrefix(trimmed, "ImportError while loading conftest") {
+		// not a conftest header
+	} else if m := reConftest.FindStringSubmatch(trimmed); m != nil {
 		p.section("conftest", m[1])
 		return
 	}
-	if m := reCollecting.FindStringSubmatch(trimmed); m != nil {
+	if !strings.Contains(trimmed, " ERROR collecting ") {
+		// not a module header
+	} else if m := reCollecting.FindStringSubmatch(trimmed); m != nil {
 		p.section("module", m[1])
 		return
 	}
-	if m := reTestModule.FindStringSubmatch(trimmed); m != nil {
+	if !strings.HasPrefix(trimmed, "ImportError while importing test module") {
+		// not the module's import error line
+	} else if m := reTestModule.FindStringSubmatch(trimmed); m != nil {
 		// Follows its "ERROR collecting" header: the absolute path says no more.
 		if c.SectionFile == "" {
 			c.SectionFile = m[1]
@@ -182,8 +191,13 @@ func (p *collectParser) Line(line string) {
 		}
 		return
 	}
+	if strings.Contains(trimmed, "::") && !strings.Contains(trimmed, " ") {
+		return // a test id: the bulk of the output
+	}
 	body := strings.Trim(trimmed, "=! ")
-	if m := reCollected.FindStringSubmatch(body); m != nil {
+	if !strings.Contains(body, " collected") {
+		// not the final line
+	} else if m := reCollected.FindStringSubmatch(body); m != nil {
 		p.inSection = false
 		c.Summary = body
 		c.Selected = 0
@@ -205,6 +219,9 @@ func (p *collectParser) Line(line string) {
 	}
 	if strings.HasPrefix(body, "Interrupted: ") || strings.HasPrefix(body, "short test summary info") {
 		p.inSection = false
+		return
+	}
+	if !strings.Contains(trimmed, ".py: ") {
 		return
 	}
 	if m := reFileCount.FindStringSubmatch(trimmed); m != nil {

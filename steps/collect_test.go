@@ -144,3 +144,21 @@ func FuzzParseCollection(f *testing.F) {
 		_ = diagnose(c, streamResult{ExitCode: 4}, ReproduceOptions{}, "/w", "python3")
 	})
 }
+
+// BenchmarkParseCollection parses the collection of a large sweep: 5,000 test ids, 50
+// repetitions each listed by -q (250,000 lines, about 12 MB), then the final line.
+func BenchmarkParseCollection(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 250_000; i++ {
+		sb.WriteString("tests/python/test_ad_ndarray.py::test_ad_fibonacci[cuda-17-50]\n")
+	}
+	sb.WriteString("\n250000 tests collected in 12.34s\n")
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if c := parseCollection(strings.NewReader(data)); c.Selected != 250_000 {
+			b.Fatalf("selected %d", c.Selected)
+		}
+	}
+}
