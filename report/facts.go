@@ -92,7 +92,10 @@ func firstFew(items []string, n int, more func(int) string) []string {
 func (v *Verdict) testsLine() string {
 	r := v.Reproducer
 	if v.Run.SetupFailed {
-		return "none run: the sweep never started (the collection check is in " + PreflightLog + ")"
+		if v.Run.HasPreflightLog {
+			return "none run: the sweep never started (the collection check is in " + PreflightLog + ")"
+		}
+		return "none run: the sweep never started"
 	}
 	if r == nil {
 		return "no reproducer output (" + v.absent(ReproducerLog) + ")"

@@ -84,6 +84,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	if v.Reproducer == nil && !v.Run.SetupFailed {
 		v.Reproducer = fromSummary
 	}
+	v.Run.HasPreflightLog = have[PreflightLog]
 	if have[SanitizerLog] {
 		if err := v.loadSanitizer(SanitizerLog); err != nil {
 			return nil, err
@@ -189,7 +190,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 				dmesg = append(dmesg, name)
 				continue
 			}
-			if contains(inputs, name) || contains(evidenceInputs, name) {
+			if contains(inputs, name) || contains(evidenceInputs, name) || name == PreflightLog {
 				have[name] = true
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -331,4 +332,28 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestSetupFailedWithoutPreflightLog: a setup that failed before the collection (no
+// interpreter) has no preflight.log, and the verdict does not point at one.
+func TestSetupFailedWithoutPreflightLog(t *testing.T) {
+	dir := copyCase(t, "setup_failed", t.TempDir())
+	for _, withLog := range []bool{true, false} {
+		if !withLog {
+			if err := os.Remove(filepath.Join(dir, PreflightLog)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var txt bytes.Buffer
+		if err := v.WriteText(&txt, false); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(txt.String(), PreflightLog) != withLog || !strings.Contains(txt.String(), "none run: the sweep never started") {
+			t.Errorf("preflight.log present %v:\n%s", withLog, txt.String())
+		}
+	}
 }

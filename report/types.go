@@ -63,6 +63,8 @@ type Run struct {
 	SetupFailed bool
 	// SetupCause says why, in one line ("" unless SetupFailed).
 	SetupCause string
+	// HasPreflightLog is true when the folder holds preflight.log (the collection check).
+	HasPreflightLog bool
 	// Count is pytest-repeat's --count (0 when unknown).
 	Count int
 	// Workers is pytest-xdist's -n (0 when unknown).
