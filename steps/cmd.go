@@ -23,8 +23,10 @@ func NewRootCmd(env *Env) *cobra.Command {
 			"It writes its files to the artifact directory (--out, default " + DefaultOut + "),\n" +
 			"step outputs to $GITHUB_OUTPUT and the verdict to $GITHUB_STEP_SUMMARY;\n" +
 			"with those variables unset it prints them instead.\n\n" +
-			"Exit codes: 0 ok, 1 failure, 2 usage; verdict exits with the reproducer's\n" +
-			"pytest exit code; a cancelled reproduce or sanitize exits 130 (SIGINT) or 143 (SIGTERM).",
+			"Exit codes: 0 ok, 1 failure, 2 usage; 6 setup failed (reproduce and verdict:\n" +
+			"pytest cannot collect or select the tests, or the interpreter lacks pytest or a plugin);\n" +
+			"verdict otherwise exits with the reproducer's pytest exit code; a cancelled reproduce or\n" +
+			"sanitize exits 130 (SIGINT) or 143 (SIGTERM).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -305,6 +307,15 @@ func newCmdReproduce(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce [flags] PATH...",
 		Short: "Run the pytest reproducer, stream reproducer.log, write reproducer_summary.json and xid_added.log",
+		Long: `Run the pytest reproducer: PY -m pytest -n W --count C PATH... -k EXPR --tb=long -ra -v [args].
+
+First the preflight: pytest --collect-only with the same arguments, environment and directory
+(preflight.log). When it shows the sweep cannot test anything (the interpreter lacks pytest or
+a plugin, a conftest.py or test module cannot be imported, -k or the paths select nothing) the
+step stops within seconds, names the cause (the missing module and the package to install, or
+which of -k and the paths selected nothing), records setup_failed in reproducer_summary.json and
+exits 6. A cancelled step (SIGTERM, SIGINT) kills pytest's whole process tree, writes the summary
+with "cancelled" and exits 143 or 130.`,
 		Example: `  debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count "$REPRODUCE_COUNT" -k cuda tests/python/test_ad_ndarray.py
   # stop at the first failing or crashing test, extra pytest arguments
   debugflow-step reproduce --stop-on-first-failure --pytest-arg=-x --env CUDA_LAUNCH_BLOCKING=1 tests/`,
@@ -389,7 +400,7 @@ func newCmdVerdict(env *Env) *cobra.Command {
 	var o VerdictOptions
 	cmd := &cobra.Command{
 		Use:   "verdict",
-		Short: "Exit with the reproducer's pytest exit code (1 when it never ran)",
+		Short: "Exit with the reproducer's pytest exit code (6 when the setup failed, 1 when it never ran)",
 		Example: `  # last step of the job: red when the bug reproduced
   debugflow-step verdict --out /tmp/repro`,
 		Args: noArgs,
