@@ -12,10 +12,11 @@ import (
 // 2^k pass/fail outcomes.
 const MaxParallel = 8
 
-// MinInformation is the least expected information, in bits, worth a step: below it (a
-// hundredth of a bit: a hundred such steps would not tell one bit) nothing is picked and the
-// bisection stops, as when only skipped commits could still tell the candidates apart.
-const MinInformation = 0.01
+// MinInformation is the least expected information, in bits, a pick must add: less is
+// rounding. (Small amounts are real: a step of 5 trials of a 1% flake tells about 0.01 bit, and
+// a hundred of them are how such a bisection gets anywhere. When only skipped commits could
+// tell the remaining candidates apart, State.Undecidable says so.)
+const MinInformation = 1e-6
 
 // maxEvaluations bounds the work of one choice (candidates x outcome patterns); longer
 // ranges are searched on a grid of posterior quantiles instead of every commit.

@@ -72,7 +72,7 @@ const (
 	StopDecided     = "decided"
 	StopSteps       = "step budget spent"
 	StopTime        = "runner time budget spent"
-	StopNothing     = "nothing left to learn: only skipped commits could tell the candidates apart"
+	StopNothing     = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
 	StopInterrupted = "interrupted"
 	StopRunFailed   = "a run failed"
 )
@@ -158,8 +158,8 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		case st.Settings.MaxRunnerSeconds > 0 && st.RunnerSeconds() >= st.Settings.MaxRunnerSeconds:
 			budget = StopTime
 		}
-		nothing := false
-		if !decided && budget == "" && len(st.InFlight) < st.Settings.Parallel {
+		_, _, nothing := st.Undecidable(p)
+		if !decided && !nothing && budget == "" && len(st.InFlight) < st.Settings.Parallel {
 			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
 			var pending []int
 			for _, f := range st.InFlight {
@@ -170,7 +170,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			if err != nil {
 				return stop(StopRunFailed, err)
 			}
-			nothing = len(picks) == 0
+			nothing = nothing || len(picks) == 0
 			for _, j := range picks {
 				if ctx.Err() != nil {
 					break // the select below stops the session

@@ -501,3 +501,26 @@ func ParseCounts(s string) (Counts, error) {
 	}
 	return c, nil
 }
+
+// Undecidable reports the run of candidates [lo, hi] around the leader that no step can tell
+// apart, when it holds at least the confidence and has more than one commit: every commit
+// between the nearest testable ones was skipped, so the data can never favour one of them
+// over the others (their likelihoods are the same whatever is observed), and no single commit
+// can reach the confidence. git bisect ends the same way ("the first bad commit could be any
+// of"). Counts must be current.
+func (s *State) Undecidable(p *Posterior) (lo, hi int, ok bool) {
+	skip := s.SkippedCommits()
+	lead, _ := p.Leader()
+	lo, hi = lead, lead
+	for lo > 0 && skip[lo-1] {
+		lo--
+	}
+	for hi < len(skip)-1 && skip[hi] {
+		hi++
+	}
+	var mass float64
+	for i := lo; i <= hi; i++ {
+		mass += p.P[i]
+	}
+	return lo, hi, hi > lo && mass >= s.Settings.Confidence
+}

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -195,5 +197,28 @@ func TestReportAndStoryGolden(t *testing.T) {
 	}
 	if strings.Contains(story.String(), "\x1b") {
 		t.Error("an escape sequence from a reason reached the story")
+	}
+}
+
+// Commits 3 and 4 cannot be run, 2 is good and 5 bad: 3, 4 and 5 can never be told apart,
+// and that is the answer.
+func TestUndecidable(t *testing.T) {
+	st := fakeState(t, 8, defaultSettings(), Counts{})
+	add := func(j int, outcome string, c Counts) {
+		st.Steps = append(st.Steps, Step{N: len(st.Steps) + 1, Commit: st.Commits[j].Commit, Outcome: outcome,
+			Tests: []pytestlog.TestTrials{{ID: "t", Trials: c.Trials, Failures: c.Failures}}})
+	}
+	add(2, Observed, Counts{Trials: 200})
+	add(5, Observed, Counts{Failures: 60, Trials: 200})
+	p, _ := st.ComputePosterior()
+	if _, _, ok := st.Undecidable(p); ok {
+		t.Fatal("undecidable before 3 and 4 were skipped")
+	}
+	add(3, Skipped, Counts{})
+	add(4, Skipped, Counts{})
+	p, _ = st.ComputePosterior()
+	lo, hi, ok := st.Undecidable(p)
+	if !ok || lo != 3 || hi != 5 {
+		t.Errorf("Undecidable = [%d, %d] %v, want [3, 5] (%v)", lo, hi, ok, p.P)
 	}
 }
