@@ -23,9 +23,10 @@ import (
 	"github.com/debugflow/debugflow/steps"
 )
 
-// refName is a step's ref name in refrun (worktree, ref.json): the commit, abbreviated. One
-// name per commit, so a commit run twice on this machine is checked out and built once.
-func refName(commit string) string { return "c-" + short(commit) }
+// refName is a step's ref name in refrun (worktree, ref.json, artifact name): the commit
+// (its first 40 hex digits: refinfo names have at most 64 characters). One name per commit,
+// so a commit run twice on this machine is checked out and built once.
+func refName(commit string) string { return "c-" + commit[:min(len(commit), 40)] }
 
 // sweep is a step as refrun runs it: one ref, the commit; the step number as the round (it
 // seeds nothing in the reproducer but tells steps at the same commit apart in ref.json and

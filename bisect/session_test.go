@@ -232,6 +232,38 @@ func TestSessionSkipsAndBudget(t *testing.T) {
 	}
 }
 
+func TestSessionBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		steps    int
+		seconds  float64
+		want     string
+		wantRuns int
+	}{
+		{"steps", 2, 0, StopSteps, 2},
+		{"runner time", 60, 3, StopTime, 2}, // 2 s per step: the third would start at 4 s
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.MaxSteps, set.MaxRunnerSeconds = tc.steps, tc.seconds
+			st := fakeState(t, 16, set, Counts{})
+			r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: 0.05}
+			rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), "b.json"), Runner: r, Now: fixedClock()}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Decided || rep.Stop != tc.want || len(r.started) != tc.wantRuns {
+				t.Errorf("stop %q after %d runs, decided %v; want %q after %d", rep.Stop, len(r.started), rep.Decided, tc.want, tc.wantRuns)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			if !strings.Contains(text.String(), "Not decided ("+tc.want+")") || !strings.Contains(text.String(), "Most likely range:") {
+				t.Errorf("text report:\n%s", text.String())
+			}
+		})
+	}
+}
+
 func TestSessionRetriesAFailedRun(t *testing.T) {
 	st := fakeState(t, 8, defaultSettings(), Counts{})
 	path := filepath.Join(t.TempDir(), "b.json")
