@@ -258,12 +258,12 @@ func checkRevision(dir string, self version.Info) error {
 }
 
 // newerSource returns the first file that goes into the binaries (go.mod, go.sum and every
-// file of a folder with Go code, outside testdata and tests) modified after t, relative to
-// dir; "" when there is none.
+// file under a folder with Go code, such as embedded templates, outside testdata and tests)
+// modified after t, relative to dir; "" when there is none.
 func newerSource(dir string, t time.Time) (string, error) {
 	var found string
 	errFound := errors.New("found")
-	goDirs := map[string]bool{}
+	tree := sourceTree{root: dir, goDirs: map[string]bool{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -278,20 +278,8 @@ func newerSource(dir string, t time.Time) (string, error) {
 		if !d.Type().IsRegular() || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		parent := filepath.Dir(p)
-		if parent == dir {
-			if name != "go.mod" && name != "go.sum" {
-				return nil
-			}
-		} else {
-			has, seen := goDirs[parent]
-			if !seen {
-				has = hasGoCode(parent)
-				goDirs[parent] = has
-			}
-			if !has {
-				return nil
-			}
+		if !tree.buildInput(p, name) {
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -307,6 +295,35 @@ func newerSource(dir string, t time.Time) (string, error) {
 		return "", fmt.Errorf("reading the source in %s: %w", dir, err)
 	}
 	return found, nil
+}
+
+// sourceTree tells the files of a module that go into its binaries: go.mod, go.sum, and the
+// files under a folder with Go code (its code and what it embeds, templates/files/*.tmpl),
+// except tests. The caller skips testdata and dot folders.
+type sourceTree struct {
+	root   string
+	goDirs map[string]bool
+}
+
+func (s sourceTree) buildInput(path, name string) bool {
+	dir := filepath.Dir(path)
+	if dir == s.root {
+		return name == "go.mod" || name == "go.sum"
+	}
+	if strings.HasSuffix(name, "_test.go") {
+		return false
+	}
+	for ; dir != s.root && len(dir) > len(s.root); dir = filepath.Dir(dir) {
+		has, seen := s.goDirs[dir]
+		if !seen {
+			has = hasGoCode(dir)
+			s.goDirs[dir] = has
+		}
+		if has {
+			return true
+		}
+	}
+	return false
 }
 
 // hasGoCode reports whether dir has a non-test .go file.

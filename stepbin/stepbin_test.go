@@ -214,14 +214,15 @@ func makeModule(t *testing.T, built time.Time) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"go.mod":                     "module " + version.Module + "\n\ngo 1.26\n",
-		"cmd/debugflow-step/main.go": "package main\n",
-		"templates/render.go":        "package templates\n",
-		"templates/README.md.tmpl":   "x\n",
-		"templates/render_test.go":   "package templates\n",
-		"templates/testdata/x.txt":   "x\n",
-		"docs/spec.md":               "x\n",
-		"README.md":                  "x\n",
+		"go.mod":                      "module " + version.Module + "\n\ngo 1.26\n",
+		"cmd/debugflow-step/main.go":  "package main\n",
+		"templates/render.go":         "package templates\n",
+		"templates/README.md.tmpl":    "x\n",
+		"templates/files/run.sh.tmpl": "x\n",
+		"templates/render_test.go":    "package templates\n",
+		"templates/testdata/x.txt":    "x\n",
+		"docs/spec.md":                "x\n",
+		"README.md":                   "x\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -250,6 +251,7 @@ func TestVerifySourceFreshness(t *testing.T) {
 		{"templates/render_test.go", ""}, // tests neither
 		{"templates/testdata/x.txt", ""},
 		{"templates/README.md.tmpl", "templates/README.md.tmpl changed after"}, // embedded
+		{"templates/files/run.sh.tmpl", "templates/files/run.sh.tmpl changed after"},
 		{"cmd/debugflow-step/main.go", "cmd/debugflow-step/main.go changed after"},
 		{"go.mod", "go.mod changed after"},
 	}

@@ -197,7 +197,8 @@ func (h *sessionHarness) git(dir string, args ...string) string {
 func (h *sessionHarness) openPullRequest() {
 	branch := strings.TrimSpace(h.git(h.work, "symbolic-ref", "--short", "HEAD"))
 	pushed := h.git(h.remote, "ls-tree", "-r", "--name-only", "refs/heads/"+branch)
-	for _, want := range []string{".github/workflows/debug_cuda_repro.yml", "debugflow.yaml", ".github/workflows/.debugflow-disabled", ".github/workflows/ci.yml.disabled"} {
+	// The run needs the bundled debugflow-step too (the default step binary delivery).
+	for _, want := range []string{".github/workflows/debug_cuda_repro.yml", "debugflow.yaml", ".github/workflows/.debugflow-disabled", ".github/workflows/ci.yml.disabled", ".github/debugflow/debugflow-step-linux-amd64"} {
 		if !strings.Contains(pushed, want+"\n") {
 			h.t.Fatalf("the pushed branch %s lacks %s: the session does not commit or push it; the pull request would run nothing. Pushed:\n%s", branch, want, pushed)
 		}
