@@ -151,9 +151,10 @@ type simRunner struct {
 	// branch is the tree of the workflow's own commit (the debug branch): a checkout step with
 	// a path: copies its sparse-checkout files from there into the workspace.
 	branch string
-	// guards, when set, is a folder put first on every step's PATH with stand-ins for the
-	// programs the run must not use (go, curl, wget); each records its call in guardLog and
-	// fails.
+	// guards, when set, is a folder on every step's PATH after what the steps installed and
+	// before this machine's own folders, with stand-ins for the programs the run must not use
+	// (go, curl, wget: each records its call in guardLog and fails) and for a debugflow-step
+	// the install step did not provide (not found).
 	guards, guardLog string
 	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there).
 	temp string
@@ -485,7 +486,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 	if r.guards != "" {
 		path = append(path, r.guards)
 	}
-	env["PATH"] = strings.Join(append(path, hostPath()...), string(os.PathListSeparator))
+	env["PATH"] = strings.Join(append(path, os.Getenv("PATH")), string(os.PathListSeparator))
 	for k, v := range map[string]string{
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
@@ -515,25 +516,6 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		}
 	}
 	return env
-}
-
-// hostPath is this machine's PATH without the folders that hold go or debugflow-step: on
-// the runner, debugflow-step comes only from the install step, and the bundle and release
-// installs need no Go toolchain.
-func hostPath() []string {
-	var out []string
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if hasProgram(dir, "go") || hasProgram(dir, "debugflow-step") {
-			continue
-		}
-		out = append(out, dir)
-	}
-	return out
-}
-
-func hasProgram(dir, name string) bool {
-	fi, err := os.Stat(filepath.Join(dir, name))
-	return err == nil && !fi.IsDir()
 }
 
 // exec runs a run: step as GitHub does with shell: bash (the script in a file, run by

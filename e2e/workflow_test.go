@@ -217,6 +217,8 @@ func (sim *simulation) deliver(t *testing.T, how run, branch string) {
 
 // guardPrograms writes stand-ins for go, curl and wget into dir: the bundle install must work
 // with no Go toolchain and no network (a release run needs curl, so it gets the real one).
+// They shadow this machine's programs. A stand-in debugflow-step is "not found": only the one
+// the install step put on PATH may run, never one this machine happens to have.
 func guardPrograms(t *testing.T, dir, log string, release bool) {
 	t.Helper()
 	names := []string{"go", "gofmt", "wget", "curl"}
@@ -231,6 +233,10 @@ func guardPrograms(t *testing.T, dir, log string, release bool) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	notFound := "#!/bin/sh\necho 'debugflow-step: command not found (not installed by the install step)' >&2\nexit 127\n"
+	if err := os.WriteFile(filepath.Join(dir, "debugflow-step"), []byte(notFound), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 
