@@ -220,3 +220,25 @@ func TestGenerateBundlesTheSameVersion(t *testing.T) {
 		}
 	}
 }
+
+// validate resolves the step binary without building a bundle, and reports what generate
+// would refuse.
+func TestValidateResolvesTheStepBinary(t *testing.T) {
+	var builds int
+	old := newBundleBuilder
+	newBundleBuilder = func(version.Info) (stepbin.Builder, error) { return fakeBuilder{&builds}, nil }
+	t.Cleanup(func() { newBundleBuilder = old })
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ok.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\n")
+	writeFile(t, filepath.Join(dir, "unknown.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\nstep_binary: {delivery: release, version: v0.1.0}\n")
+	if code, out := runCLI(t, dir, "validate", "ok.yaml"); code != 0 {
+		t.Errorf("validate of a bundled spec: exit %d:\n%s", code, out)
+	}
+	code, out := runCLI(t, dir, "validate", "unknown.yaml")
+	if code != 1 || !strings.Contains(out, "unknown.yaml: step_binary: debugflow "+version.Get().String()+" does not know the SHA-256 of debugflow-step_v0.1.0_linux_amd64.tar.gz") {
+		t.Errorf("validate of a release it cannot pin: exit %d:\n%s", code, out)
+	}
+	if builds != 0 {
+		t.Errorf("validate built %d bundle(s)", builds)
+	}
+}

@@ -48,7 +48,13 @@ declared as self-hosted, shellcheck when installed) and with 'debugflow audit'; 
 printed and nothing is written (exit 1).
 
 --check compares with the file given by -o (default .github/workflows/<workflow.file>) and
-exits 1 with a unified diff when it is stale: use it in CI.`,
+exits 1 with a unified diff when it is stale: use it in CI.
+
+The runner gets debugflow-step, the same version as this debugflow (step_binary in the spec;
+stderr says which way and why): a release build of debugflow pins its own release archive;
+any other build bundles it, writing a static Linux binary built from debugflow's own source
+next to the workflow (.github/debugflow/debugflow-step-linux-amd64, commit it too) and pinning
+its SHA-256; --check then also compares the bundle on disk. See docs/release.md.`,
 		Example: `  # print the default workflow
   debugflow generate
   # write it where GitHub finds it
