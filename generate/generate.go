@@ -44,6 +44,9 @@ const (
 	// gateMarginMinutes is what `debugflow-step stage` adds to the tmate timeout for the gate
 	// step's own timeout-minutes (gate_timeout_minutes = N + 5).
 	gateMarginMinutes = spec.GateMarginMinutes
+	// healthTimeoutMinutes bounds the health step: two nvidia-smi calls, a minute each at worst
+	// (in the budget's fixed minutes).
+	healthTimeoutMinutes = 5
 	// detachTimeoutMinutes bounds the step that opens the session with --detach (it installs
 	// tmate when missing and returns once the session is up).
 	detachTimeoutMinutes = spec.DetachMinutes
@@ -347,6 +350,10 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		st.TimeoutMinutes = workflow.Minutes{N: s.Sanitizer.TimeoutMinutes}
 		steps = append(steps, st)
 	}
+	if s.Coredump.Enabled {
+		steps = append(steps, b.coredumpStep())
+	}
+	steps = append(steps, b.healthStep())
 	steps = append(steps,
 		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
 			newCommand(stepBinary, "xid").flag("--out", s.Artifact.Dir)),
@@ -548,7 +555,11 @@ func (b *builder) reproducerFlags(c *shellCommand) {
 
 func (b *builder) sanitizerFlags(c *shellCommand) {
 	z := b.s.Sanitizer
-	c.flag("--tool", z.Tool).intFlag("--print-limit", z.PrintLimit).intFlag("--max-tests", z.MaxTests)
+	c.repeated("--tool", z.Tools)
+	if z.LeakCheck {
+		c.boolFlag("--leak-check")
+	}
+	c.intFlag("--print-limit", z.PrintLimit).intFlag("--max-tests", z.MaxTests)
 	c.repeated("--sanitizer-arg", z.Args)
 }
 
@@ -644,7 +655,34 @@ func (b *builder) sanitizeStep() workflow.Step {
 	} else {
 		cond = workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))
 	}
-	return b.oneCommandStep("compute-sanitizer ("+s.Sanitizer.Tool+")", cond, c)
+	return b.oneCommandStep("compute-sanitizer ("+strings.Join(s.Sanitizer.Tools, ", ")+")", cond, c)
+}
+
+// coredumpStep is the GPU core dump pass: when the reproducer failed, the crashed (else first
+// failing) test rerun alone with the driver's core dump on exception, each attempt bounded by
+// its share of the step's timeout.
+func (b *builder) coredumpStep() workflow.Step {
+	s := b.s
+	d := s.Coredump
+	c := newCommand(stepBinary, "coredump").flag("--out", s.Artifact.Dir).flag("--python", s.Reproducer.Python).
+		intFlag("--attempts", d.Attempts).flag("--timeout", fmt.Sprintf("%dm", max(1, (d.TimeoutMinutes-1)/d.Attempts))).
+		intFlag("--max-size-mb", d.MaxSizeMB)
+	c.repeated("--pytest-arg", s.Reproducer.PytestArgs)
+	for _, e := range s.Reproducer.Env {
+		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
+	}
+	st := b.oneCommandStep("GPU core dump", workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true")), c)
+	st.TimeoutMinutes = workflow.Minutes{N: d.TimeoutMinutes}
+	return st
+}
+
+// healthStep records the GPUs' health at the end of the job and compares it with the identity
+// step's snapshot, whatever happened before.
+func (b *builder) healthStep() workflow.Step {
+	st := b.oneCommandStep("Runner health after the run", workflow.Always(),
+		newCommand(stepBinary, "health").flag("--out", b.s.Artifact.Dir).flag("--name", "after"))
+	st.TimeoutMinutes = workflow.Minutes{N: healthTimeoutMinutes}
+	return st
 }
 
 // gateStep is the tmate gate: with detach, the step before the reproducer that opens the

@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -195,7 +196,7 @@ func TestDefaultJob(t *testing.T) {
 		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Check the inputs",
 		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Check compute-sanitizer",
 		"Build", "Record the installed toolchain", "Stage helper scripts", "Smoke test", "Open the tmate session",
-		"Reproduce", "compute-sanitizer (memcheck)", "dmesg and Xid summary",
+		"Reproduce", "compute-sanitizer (memcheck)", "Runner health after the run", "dmesg and Xid summary",
 		"Job summary", "Upload artifacts", "Wait in the tmate session", "Upload artifacts after the tmate session", "Verdict",
 	}
 	if diff := cmp.Diff(wantSteps, stepNames(debug)); diff != "" {
@@ -543,5 +544,40 @@ func TestGenerateToNamesTheOutputInTheHeader(t *testing.T) {
 		if !strings.Contains(string(data), tt.want) {
 			t.Errorf("GenerateTo(%q, %q): header lacks %q:\n%s", tt.spec, tt.out, tt.want, data[:200])
 		}
+	}
+}
+
+// TestEvidenceSteps generates the spec with a sanitizer ladder, memcheck's leak check and the
+// GPU core dump pass: the sanitize step runs every tool in order, the core dump step follows it
+// when the reproducer failed, within its timeout, and the health step comes after both, always.
+func TestEvidenceSteps(t *testing.T) {
+	s, err := spec.Load("../spec/testdata/ok/evidence.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StepBinary.Delivery, s.StepBinary.Pinned = spec.DeliveryBundle, testSHA256
+	jobs, _, _ := generateParsed(t, s)
+	debug := jobs["debug"]
+	names := stepNames(debug)
+	san := findStep(t, debug, "compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
+	if run := strings.ReplaceAll(san.Run, " \\\n  ", " "); !strings.Contains(run, "--tool memcheck --tool racecheck --tool initcheck --tool synccheck --leak-check") {
+		t.Errorf("sanitize step: %s", san.Run)
+	}
+	core := findStep(t, debug, "GPU core dump")
+	if core.If != "steps.reproduce.outputs.reproduced == 'true'" || fmt.Sprint(core.TimeoutMinutes) != "15" ||
+		!strings.Contains(core.Run, "debugflow-step coredump --out /tmp/repro --python python --attempts 2 --timeout 7m --max-size-mb 64") {
+		t.Errorf("core dump step: if %q, timeout %d, run %s", core.If, core.TimeoutMinutes, core.Run)
+	}
+	health := findStep(t, debug, "Runner health after the run")
+	if health.If != "always()" || health.Run != "debugflow-step health --out /tmp/repro --name after" {
+		t.Errorf("health step: if %q run %q", health.If, health.Run)
+	}
+	order := func(name string) int { return slices.Index(names, name) }
+	if !(order(san.Name) < order(core.Name) && order(core.Name) < order(health.Name) && order(health.Name) < order("dmesg and Xid summary")) {
+		t.Errorf("step order %q", names)
+	}
+	// Without the pass (the default spec) there is no core dump step.
+	if d, _, _ := generateParsed(t, defaultSpec()); slices.Contains(stepNames(d["debug"]), "GPU core dump") {
+		t.Error("the default spec has a core dump step")
 	}
 }

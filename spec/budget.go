@@ -37,6 +37,9 @@ func (s *Spec) StepBudget() []BudgetItem {
 	if s.Sanitizer.SanitizerEnabled() {
 		items = append(items, BudgetItem{"sanitizer.timeout_minutes", s.Sanitizer.TimeoutMinutes})
 	}
+	if s.Coredump.Enabled {
+		items = append(items, BudgetItem{"coredump.timeout_minutes", s.Coredump.TimeoutMinutes})
+	}
 	if s.Tmate.GateEnabled() && s.Tmate.Placement == "before" {
 		items = append(items, BudgetItem{"(opening the tmate session before the reproducer)", DetachMinutes})
 	}

@@ -74,7 +74,15 @@ func applyDefaults(s *Spec, idx *positions) {
 	setInt("reproducer.count", &s.Reproducer.Count, 50)
 	setStr("reproducer.python", &s.Reproducer.Python, "python")
 	setStr("reproducer.rebuild_dir", &s.Reproducer.RebuildDir, "build")
-	setStr("sanitizer.tool", &s.Sanitizer.Tool, "memcheck")
+	if !idx.has("sanitizer.tools") {
+		setStr("sanitizer.tool", &s.Sanitizer.Tool, "memcheck")
+		s.Sanitizer.Tools = []string{s.Sanitizer.Tool}
+	} else if !idx.has("sanitizer.tool") && len(s.Sanitizer.Tools) > 0 {
+		s.Sanitizer.Tool = s.Sanitizer.Tools[0]
+	}
+	setInt("coredump.attempts", &s.Coredump.Attempts, 3)
+	setInt("coredump.max_size_mb", &s.Coredump.MaxSizeMB, 512)
+	setInt("coredump.timeout_minutes", &s.Coredump.TimeoutMinutes, 20)
 	setInt("sanitizer.print_limit", &s.Sanitizer.PrintLimit, 100)
 	setInt("sanitizer.max_tests", &s.Sanitizer.MaxTests, 5)
 	setInt("sanitizer.timeout_minutes", &s.Sanitizer.TimeoutMinutes, 30)

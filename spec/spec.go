@@ -35,6 +35,9 @@ type Spec struct {
 	Reproducer Reproducer `yaml:"reproducer"`
 	// Sanitizer is the compute-sanitizer run over the tests that failed.
 	Sanitizer Sanitizer `yaml:"sanitizer"`
+	// Coredump is the optional GPU core dump pass: one failing test rerun with the driver's
+	// core dump on exception, summarised by cuda-gdb.
+	Coredump Coredump `yaml:"coredump"`
 	// Tmate is the interactive gate on the runner.
 	Tmate Tmate `yaml:"tmate"`
 	// Artifact is the uploaded evidence.
@@ -212,8 +215,13 @@ type Standalone struct {
 
 // Sanitizer is the compute-sanitizer run over the tests that failed.
 type Sanitizer struct {
-	// Tool is memcheck, racecheck, initcheck or synccheck.
+	// Tool is memcheck, racecheck, initcheck or synccheck: one tool, the same as Tools: [Tool].
 	Tool string `yaml:"tool"`
+	// Tools is the ladder: each tool in turn over the same failing tests, each with its own log
+	// and summary (default [Tool]). Set Tools or Tool, not both.
+	Tools []string `yaml:"tools"`
+	// LeakCheck adds --leak-check full to the memcheck run.
+	LeakCheck bool `yaml:"leak_check"`
 	// PrintLimit is --print-limit (0 means unlimited).
 	PrintLimit int `yaml:"print_limit"`
 	// MaxTests caps how many failed tests run under the sanitizer.
@@ -225,6 +233,20 @@ type Sanitizer struct {
 	// Enabled turns the sanitizer step off when false.
 	Enabled *bool `yaml:"enabled"`
 	// TimeoutMinutes bounds the sanitizer step (timeout-minutes).
+	TimeoutMinutes int `yaml:"timeout_minutes"`
+}
+
+// Coredump is the GPU core dump pass (docs/evidence.md): after the sanitizer, the test a worker
+// crashed in (else the first failing test) is rerun alone with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1
+// and a lightweight dump, kept in the artifact and read by cuda-gdb when the runner has it.
+type Coredump struct {
+	// Enabled emits the step (default false).
+	Enabled bool `yaml:"enabled"`
+	// Attempts is how many reruns may be needed for one to dump (default 3).
+	Attempts int `yaml:"attempts"`
+	// MaxSizeMB caps the dump kept in the artifact; a bigger one is deleted (default 512).
+	MaxSizeMB int `yaml:"max_size_mb"`
+	// TimeoutMinutes bounds the step (timeout-minutes; default 20).
 	TimeoutMinutes int `yaml:"timeout_minutes"`
 }
 

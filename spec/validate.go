@@ -90,6 +90,7 @@ func validate(s *Spec, pos *positions) Errors {
 	v.smoke(s)
 	v.reproducer(s)
 	v.sanitizer(s)
+	v.coredump(s)
 	v.tmate(s)
 	v.budget(s)
 	v.artifact(s)
@@ -435,8 +436,30 @@ func (v *validator) fullSweepInput(s *Spec) {
 
 func (v *validator) sanitizer(s *Spec) {
 	z := s.Sanitizer
-	if !slices.Contains(sanitizerTools, z.Tool) {
+	if v.written("sanitizer.tools") && v.written("sanitizer.tool") {
+		v.addf("sanitizer.tools", "set tools (the ladder) or tool, not both: tool: %s is tools: [%s]", z.Tool, z.Tool)
+	}
+	if !slices.Contains(sanitizerTools, z.Tool) && !v.written("sanitizer.tools") {
 		v.addf("sanitizer.tool", "unknown tool %q: use memcheck, racecheck, initcheck or synccheck", z.Tool)
+	}
+	if len(z.Tools) == 0 && v.written("sanitizer.tools") {
+		v.addf("sanitizer.tools", "name at least one tool: memcheck, racecheck, initcheck or synccheck (enabled: false turns the sanitizer off)")
+	}
+	seen := map[string]bool{}
+	for i, t := range z.Tools {
+		p := fmt.Sprintf("sanitizer.tools[%d]", i)
+		switch {
+		case !v.written("sanitizer.tools"):
+			// [tool], reported as sanitizer.tool
+		case !slices.Contains(sanitizerTools, t):
+			v.addf(p, "unknown tool %q: use memcheck, racecheck, initcheck or synccheck", t)
+		case seen[t]:
+			v.addf(p, "%s is listed twice: each tool of the ladder runs once", t)
+		}
+		seen[t] = true
+	}
+	if z.LeakCheck && !seen["memcheck"] {
+		v.addf("sanitizer.leak_check", "the leak check is memcheck's: add memcheck to sanitizer.tools")
 	}
 	if z.PrintLimit < 0 {
 		v.addf("sanitizer.print_limit", "must be 0 (unlimited) or more (got %d)", z.PrintLimit)
@@ -446,6 +469,19 @@ func (v *validator) sanitizer(s *Spec) {
 	}
 	if !slices.Contains(sanitizerWhens, z.When) {
 		v.addf("sanitizer.when", "want failed or always (got %q)", z.When)
+	}
+}
+
+func (v *validator) coredump(s *Spec) {
+	c := s.Coredump
+	if c.Attempts < 1 || c.Attempts > 20 {
+		v.addf("coredump.attempts", "must be between 1 and 20 (got %d)", c.Attempts)
+	}
+	if c.MaxSizeMB < 1 || c.MaxSizeMB > 64<<10 {
+		v.addf("coredump.max_size_mb", "must be between 1 and %d (got %d): a lightweight dump is a few MB", 64<<10, c.MaxSizeMB)
+	}
+	if c.TimeoutMinutes < 1 || c.TimeoutMinutes > MaxJobMinutes {
+		v.addf("coredump.timeout_minutes", "must be between 1 and %d minutes (got %d)", MaxJobMinutes, c.TimeoutMinutes)
 	}
 }
 

@@ -90,7 +90,7 @@ func RunStage(env *Env, opts StageOptions) ([]string, error) {
 		Out: opts.Out, StepBinary: opts.StepBinary, Python: opts.Python,
 		Workers: opts.Workers, Count: opts.Count, Paths: opts.Paths, Select: opts.Select,
 		PytestArgs: opts.PytestArgs, Env: opts.Env,
-		Tool: opts.Tool, PrintLimit: opts.PrintLimit, MaxTests: opts.MaxTests, SanitizerArgs: opts.SanitizerArgs,
+		Tool: opts.Tool, MoreTools: opts.Tools[1:], LeakCheck: opts.LeakCheck, PrintLimit: opts.PrintLimit, MaxTests: opts.MaxTests, SanitizerArgs: opts.SanitizerArgs,
 		StandaloneFile: opts.StandaloneFile, StandaloneTest: opts.StandaloneTest,
 		ContinueFiles: opts.ContinueFiles, TmateTimeoutMinutes: minutes,
 		RebuildDir: opts.RebuildDir, ArtifactName: opts.Artifact,

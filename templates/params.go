@@ -30,8 +30,13 @@ type StageParams struct {
 	PytestArgs []string
 	// Env are KEY=VALUE pairs for pytest (--env).
 	Env []string
-	// Tool is the compute-sanitizer tool (memcheck, racecheck, initcheck, synccheck).
+	// Tool is the compute-sanitizer tool (memcheck, racecheck, initcheck, synccheck): the first
+	// of the ladder.
 	Tool string
+	// MoreTools are the ladder's further tools, run in turn after Tool over the same tests.
+	MoreTools []string
+	// LeakCheck adds memcheck's --leak-check full.
+	LeakCheck bool
 	// PrintLimit is compute-sanitizer's --print-limit (0: unlimited).
 	PrintLimit int
 	// MaxTests caps how many failed tests run under the sanitizer.
@@ -185,7 +190,7 @@ func (p StageParams) strings() []string {
 	all := []string{p.Out, p.StepBinary, p.Python, p.Select, p.Tool, p.StandaloneFile,
 		p.StandaloneTest, p.RebuildDir, p.ArtifactName, p.Workspace, p.StandaloneScript,
 		p.SmokeCommand, p.SmokeLog}
-	for _, list := range [][]string{p.Paths, p.PytestArgs, p.Env, p.SanitizerArgs, p.ContinueFiles, p.Iterate} {
+	for _, list := range [][]string{p.Paths, p.PytestArgs, p.Env, p.SanitizerArgs, p.ContinueFiles, p.Iterate, p.MoreTools} {
 		all = append(all, list...)
 	}
 	for _, e := range p.Exports {
@@ -224,9 +229,16 @@ func (p StageParams) sanitizeArgs() []string {
 	args := []string{
 		"--out " + shellQuote(p.Out),
 		"--tool " + shellQuote(p.Tool),
-		fmt.Sprintf("--print-limit %d", p.PrintLimit),
-		fmt.Sprintf("--max-tests %d", p.MaxTests),
 	}
+	for _, t := range p.MoreTools {
+		args = append(args, "--tool "+shellQuote(t))
+	}
+	if p.LeakCheck {
+		args = append(args, "--leak-check")
+	}
+	args = append(args,
+		fmt.Sprintf("--print-limit %d", p.PrintLimit),
+		fmt.Sprintf("--max-tests %d", p.MaxTests))
 	for _, a := range p.SanitizerArgs {
 		args = append(args, shellQuote("--sanitizer-arg="+a))
 	}

@@ -192,7 +192,8 @@ func TestRunSanitizerArgv(t *testing.T) {
 			params: oddParams(),
 			args:   []string{"--max-tests", "1"},
 			wantArgv: func(out string) []string {
-				return []string{"sanitize", "--out", out, "--tool", "racecheck", "--print-limit", "0",
+				return []string{"sanitize", "--out", out, "--tool", "racecheck", "--tool", "memcheck", "--tool", "initcheck",
+					"--leak-check", "--print-limit", "0",
 					"--max-tests", "2", "--sanitizer-arg=--target-processes=all",
 					"--sanitizer-arg=--racecheck-report", "--sanitizer-arg=hazard",
 					"--python", "/usr/bin/python3", "--when", "always", "-k", "cuda and not slow",

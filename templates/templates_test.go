@@ -30,6 +30,8 @@ func oddParams() StageParams {
 		PytestArgs:          []string{"--maxfail=1", "-p", "no:cacheprovider", "$HOME"},
 		Env:                 []string{"CUDA_LAUNCH_BLOCKING=1", "QD_ARGS=-a 'b' \"c\""},
 		Tool:                "racecheck",
+		MoreTools:           []string{"memcheck", "initcheck"},
+		LeakCheck:           true,
 		PrintLimit:          0,
 		MaxTests:            2,
 		SanitizerArgs:       []string{"--target-processes=all", "--racecheck-report", "hazard"},

@@ -21,7 +21,7 @@ import (
 // the step runner's own flags and argument rules.
 func TestEmittedStepLinesParse(t *testing.T) {
 	specs := map[string]*spec.Spec{"default": spec.Default()}
-	for _, path := range []string{"../../examples/matrix/debugflow.yaml", "../../generate/testdata/matrix.yaml"} {
+	for _, path := range []string{"../../examples/matrix/debugflow.yaml", "../../generate/testdata/matrix.yaml", "../../spec/testdata/ok/evidence.yaml"} {
 		s, err := spec.Load(path)
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestEmittedStepLinesParse(t *testing.T) {
 				t.Errorf("%s: %q: arguments: %v", name, l.script, err)
 			}
 		}
-		want := []string{"identity", "stage", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}
+		want := []string{"identity", "stage", "reproduce", "sanitize", "health", "xid", "summary", "gate", "verdict"}
 		if name == "default" {
 			want = append(want, "check-inputs", "export", "check-sanitizer", "smoke")
 		}
@@ -66,6 +66,9 @@ func TestEmittedStepLinesParse(t *testing.T) {
 			if !verbs[v] {
 				t.Errorf("%s: no step calls debugflow-step %s", name, v)
 			}
+		}
+		if verbs["coredump"] != s.Coredump.Enabled {
+			t.Errorf("%s: a coredump step: %v, the spec enables the pass: %v", name, verbs["coredump"], s.Coredump.Enabled)
 		}
 		if s.Matrix() && !verbs["report"] {
 			t.Errorf("%s: the matrix's report job does not call debugflow-step report", name)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016,SC1003 # the quoted values are literal: nothing in them is meant to expand
-# Rerun compute-sanitizer (racecheck) with the flags and the environment of the workflow's
+# Rerun compute-sanitizer (racecheck, then memcheck, then initcheck) with the flags and the environment of the workflow's
 # sanitize step. Written by `debugflow-step stage`; edit freely.
 #
 # Usage: '/tmp/my repro'/run_sanitizer.sh [MORE debugflow-step sanitize FLAGS...]
@@ -24,6 +24,9 @@ cd '/home/runner/work/my project/it'\''s'
 exec '/opt/debug flow/debugflow-step' sanitize \
   --out '/tmp/my repro' \
   --tool racecheck \
+  --tool memcheck \
+  --tool initcheck \
+  --leak-check \
   --print-limit 0 \
   --max-tests 2 \
   --sanitizer-arg=--target-processes=all \
