@@ -26,6 +26,7 @@ var stepBundle []byte
 const (
 	fromImage   = "image"   // on the runner from the start: the driver's nvidia-smi, dmesg, tmate
 	fromToolkit = "toolkit" // installed by the apt step (nvidia-cuda-toolkit brings compute-sanitizer)
+	fromCudaGDB = "cudagdb" // cuda-gdb, which the apt step installs too, unless a run says the runner lacks it
 )
 
 // binaries are the programs a step may call, by the name it calls them, their packages and
@@ -33,6 +34,7 @@ const (
 // missing tmate, which the simulation cannot do.
 var binaries = []struct{ name, pkg, from string }{
 	{"compute-sanitizer", "../steps/testdata/doubles/compute-sanitizer", fromToolkit},
+	{"cuda-gdb", "../steps/testdata/doubles/cuda-gdb", fromCudaGDB},
 	{"nvidia-smi", "../steps/testdata/doubles/nvidia-smi", fromImage},
 	{"dmesg", "../steps/testdata/doubles/dmesg", fromImage},
 	{"tmate", "../tmate/testdata/tmatedouble", fromImage},

@@ -104,6 +104,9 @@ type run struct {
 	env map[string]string
 	// noSSHKeys makes the actor a GitHub user without public SSH keys: the gate cannot start.
 	noSSHKeys bool
+	// noGPUTools is a runner whose nvidia-smi cannot reach the driver and whose toolkit has no
+	// cuda-gdb: the health and core dump evidence must say "not available on this runner".
+	noGPUTools bool
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
 	rerunInSession bool
@@ -283,6 +286,10 @@ func simulate(t *testing.T, how run) *simulation {
 	s.Install.Exports[0].Command = `mkdir -p llvm/bin && echo "$PWD/llvm"`
 	s.Build.Exports[0].Command = `mkdir -p _skbuild/linux/cmake-build && ls -d "$PWD"/_skbuild/*/cmake-build | head -n 1`
 	s.Smoke.Command = "'" + python + `' -c "import fakecuda; fakecuda.init()"`
+	// The deeper evidence (docs/evidence.md): a sanitizer ladder with memcheck's leak check and
+	// the GPU core dump pass.
+	s.Sanitizer.Tools, s.Sanitizer.Tool, s.Sanitizer.LeakCheck = []string{"memcheck", "racecheck"}, "memcheck", true
+	s.Coredump = spec.Coredump{Enabled: true, Attempts: 2, MaxSizeMB: 16, TimeoutMinutes: 10}
 	if !s.Tmate.LimitsToActor() {
 		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
 	}
@@ -299,8 +306,10 @@ func simulate(t *testing.T, how run) *simulation {
 	t.Cleanup(api.Close)
 
 	r := newSimRunner(t, sim.checkout, binPath(fromImage))
-	r.provides = map[*regexp.Regexp]string{
-		regexp.MustCompile(`^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`): binPath(fromToolkit),
+	toolkitLine := `^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`
+	r.provides = map[*regexp.Regexp]string{regexp.MustCompile(toolkitLine): binPath(fromToolkit)}
+	if !how.noGPUTools {
+		r.provides[regexp.MustCompile(toolkitLine)] = binPath(fromCudaGDB)
 	}
 	r.branch, r.stopAfter = branch, how.stopAfter
 	r.guards, r.guardLog = filepath.Join(root, "guards"), filepath.Join(root, "guarded_calls.log")
@@ -312,9 +321,12 @@ func simulate(t *testing.T, how run) *simulation {
 		"GITHUB_ACTOR":             actor,
 		"GITHUB_API_URL":           api.URL,
 		"FAKE_DMESG_FILE":          dmesg,
-		"FAKE_SANITIZER_MODE":      "access-at",
+		"FAKE_SANITIZER_MODE":      "memcheck=access-at+leak,racecheck=hazard",
 		"FAKE_SANITIZER_ARGV_FILE": sim.argvFile,
 		"TMATE_DOUBLE_LOG":         sim.tmateLog,
+	}
+	if how.noGPUTools {
+		r.env["FAKE_NVIDIA_SMI_FAIL"] = "1"
 	}
 	for k, v := range how.env {
 		r.env[k] = v
@@ -496,7 +508,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	sim.checkStepBinaryInstalled(t)
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "xid", "summary", "gate", "verdict"}
+	want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
 	if sim.spec.Tmate.Placement == "after" {
 		want = slices.Delete(want, 6, 7)
 	}
@@ -559,8 +571,10 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	if !slices.Equal(ids, []string{failingBaseID}) {
 		t.Errorf("compute-sanitizer got test ids %q, want exactly [%s] (no pytest-repeat suffix); argv %q", ids, failingBaseID, argv)
 	}
-	if !containsSeq(argv, "--tool", sim.spec.Sanitizer.Tool) || !containsSeq(argv, "-p", "no:repeat") {
-		t.Errorf("compute-sanitizer argv lacks --tool %s or -p no:repeat: %q", sim.spec.Sanitizer.Tool, argv)
+	// The argv file holds the ladder's last tool's command line (checkEvidence checks each tool's).
+	last := sim.spec.Sanitizer.Tools[len(sim.spec.Sanitizer.Tools)-1]
+	if !containsSeq(argv, "--tool", last) || !containsSeq(argv, "-p", "no:repeat") {
+		t.Errorf("compute-sanitizer argv lacks --tool %s or -p no:repeat: %q", last, argv)
 	}
 
 	// The kernel log evidence, the job summary, the artifact.
@@ -585,6 +599,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	wantFiles := []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json", "sanitizer.log",
 		"sanitizer_summary.txt", "xid_summary.txt", "run_reproducer.sh", "README.md", "summary.md"}
 	sim.checkUploads(t, wantFiles)
+	checkEvidence(t, sim)
 	if fi, err := os.Stat(filepath.Join(art.Dir, "run_reproducer.sh")); err != nil || fi.Mode().Perm()&0o111 == 0 {
 		t.Errorf("run_reproducer.sh is not an executable file: %v", err)
 	}
@@ -765,7 +780,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", placement: "before"})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")

@@ -631,8 +631,15 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		app = append(app, r)
 	}
 	for _, s := range v.Sanitizers {
-		if s != nil && len(s.Errors)+s.Hazards > 0 {
-			app = append(app, fmt.Sprintf("%s found %s", s.Tool, plural(len(s.Errors)+s.Hazards, "error", "errors")))
+		var found []string
+		if n := len(s.Errors); n > 0 {
+			found = append(found, plural(n, "error", "errors"))
+		}
+		if s.Hazards > 0 {
+			found = append(found, plural(s.Hazards, "hazard", "hazards"))
+		}
+		if len(found) > 0 {
+			app = append(app, s.Tool+" found "+strings.Join(found, " and "))
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {

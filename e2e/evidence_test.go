@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/report"
+)
+
+// gpuUUID is the nvidia-smi double's GPU.
+const gpuUUID = "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11"
+
+// checkEvidence checks the deeper evidence of a reproduced run (docs/evidence.md) where the
+// reader finds it: the job summary, `debugflow report --json` and the uploaded artifact. The
+// suite's crash wrote an Xid line with its worker's real pid and the time of day, so the Xid
+// names the crashed worker and its test.
+func checkEvidence(t *testing.T, sim *simulation) {
+	t.Helper()
+	job, art := sim.job, sim.spec.Artifact
+	repro := job.byID(t, generate.ReproduceStepID)
+	worker := repro.Outputs["crashed_workers"]
+	crashTest := suiteFile + "::test_grad[cuda-2-" + repeatCount + "]"
+	summary := readFile(t, sim.summary)
+	for _, want := range []string{
+		"- **Crash timeline:** the crash hit the worker's ",
+		"### Crash timeline",
+		"```mermaid\ngantt\n",
+		"- Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2\\_c8000000) from `" + worker + "` while running `" + crashTest + "`",
+		"- **Sanitizer:** memcheck: ",
+		"  - racecheck: 1 hazard",
+		"### Sanitizer ladder",
+		"- **GPU core dump:** Warp Illegal Address in grad\\_kernel(float\\*, int) at PC 0x7f31abb9f6d0 (/src/grad.cu:42)",
+		"- **Runner:** application fault: only application-class Xid 31 fired",
+		"- **GPU:** Tesla T4 " + gpuUUID,
+		"### Runner health",
+	} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the job summary lacks %q", want)
+		}
+	}
+	// summary.md in the artifact is the job summary's verdict part.
+	if md := readFile(t, filepath.Join(art.Dir, "summary.md")); !strings.Contains(md, "```mermaid\ngantt\n") {
+		t.Errorf("summary.md has no Mermaid chart:\n%s", md)
+	}
+	// Each tool of the ladder ran over the failing id, memcheck with its leak check.
+	for _, tool := range sim.spec.Sanitizer.Tools {
+		argv := sanitizerArgv(t, sim.argvFile+"."+tool)
+		if !containsSeq(argv, "--tool", tool) || containsSeq(argv, "--leak-check", "full") != (tool == "memcheck") ||
+			!slices.Contains(argv, failingBaseID) {
+			t.Errorf("%s ran with %q", tool, argv)
+		}
+	}
+	// memcheck: the invalid write and the leak; racecheck: the hazard.
+	wantOutput(t, job.byVerb(t, "sanitize"), "ladder", "memcheck:2,racecheck:1")
+	core := job.byVerb(t, "coredump")
+	wantOutput(t, core, "dumped", "true")
+	if health := job.byVerb(t, "health"); health.Outputs["suspect"] != "false" || health.Outputs["gpu_uuid"] != gpuUUID {
+		t.Errorf("health step outputs %v", health.Outputs)
+	}
+
+	// `debugflow report --json` on the artifact: every Xid event has its worker and test, the
+	// health snapshots name the GPU, the timeline places the crash.
+	v, err := report.Load(art.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runner struct{ Verdict string } `json:"runner"`
+		Xid    struct {
+			Events []struct {
+				Code   int    `json:"code"`
+				Worker string `json:"worker"`
+				Test   string `json:"test"`
+			} `json:"events"`
+		} `json:"xid"`
+		Timeline struct {
+			Crashes []struct {
+				Worker     string `json:"worker"`
+				Position   int    `json:"position"`
+				ReplacedBy string `json:"replaced_by"`
+			} `json:"crashes"`
+			Summary string `json:"summary"`
+		} `json:"timeline"`
+		Sanitizers []struct{ Tool string }                  `json:"sanitizers"`
+		Coredump   struct{ Exception, Kernel, Dump string } `json:"coredump"`
+		Health     struct {
+			Before, After struct {
+				GPUs []struct{ UUID string } `json:"gpus"`
+			}
+		} `json:"health"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Xid.Events) != 1 || got.Xid.Events[0].Worker != worker || got.Xid.Events[0].Test != crashTest {
+		t.Errorf("report --json Xid events %+v, want one from %s running %s", got.Xid.Events, worker, crashTest)
+	}
+	if len(got.Timeline.Crashes) != 1 || got.Timeline.Crashes[0].Worker != worker || got.Timeline.Crashes[0].Position < 1 ||
+		!regexp.MustCompile(`^gw\d+$`).MatchString(got.Timeline.Crashes[0].ReplacedBy) {
+		t.Errorf("report --json timeline crashes %+v", got.Timeline.Crashes)
+	}
+	if len(got.Health.Before.GPUs) != 1 || got.Health.Before.GPUs[0].UUID != gpuUUID || len(got.Health.After.GPUs) != 1 || got.Health.After.GPUs[0].UUID != gpuUUID {
+		t.Errorf("report --json health %+v", got.Health)
+	}
+	if got.Runner.Verdict != report.RunnerApplication || len(got.Sanitizers) != 2 || got.Coredump.Exception != "Warp Illegal Address" {
+		t.Errorf("report --json runner %q, sanitizers %+v, coredump %+v", got.Runner.Verdict, got.Sanitizers, got.Coredump)
+	}
+	// The artifact holds the evidence files, the dump included.
+	ups := job.byAction(t, "actions/upload-artifact")
+	files := ups[0].Files
+	for _, f := range []string{"workers.jsonl", "gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt",
+		"gpu_health_after.csv", "sanitizer_racecheck.log", "sanitizer_racecheck_summary.json", "coredump.log",
+		"coredump_summary.json", "coredump_gdb.log", got.Coredump.Dump} {
+		if !slices.Contains(files, f) {
+			t.Errorf("the upload lacks %s; it had %q", f, files)
+		}
+	}
+}
+
+// TestEvidenceWithoutGPUTools runs the flaky selection on a runner whose nvidia-smi cannot reach
+// the driver and whose toolkit has no cuda-gdb: the job runs as before, and the summary says
+// what is not available on this runner instead of going silent.
+func TestEvidenceWithoutGPUTools(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{selectExpr: "cuda", noGPUTools: true})
+	job := sim.job
+	if verdict := job.byVerb(t, "verdict"); verdict.ExitCode != 1 {
+		t.Errorf("verdict exit %d, want 1 (reproduced)", verdict.ExitCode)
+	}
+	for _, verb := range []string{"identity", "health", "coredump"} {
+		if s := job.byVerb(t, verb); s.Outcome != outcomeSuccess {
+			t.Errorf("%s step %s without the GPU tools:\n%s", verb, s.Outcome, s.Output)
+		}
+	}
+	summary := readFile(t, sim.summary)
+	for _, want := range []string{
+		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9)",
+		"cuda-gdb not available on this runner: the dump cuda\\_coredump\\_",
+		"- **GPU core dump:** Warp Illegal Address at PC 0x7f31abb9f6d0",
+		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 error; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9)",
+	} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the job summary lacks %q:\n%s", want, summary)
+		}
+	}
+}
