@@ -142,6 +142,13 @@ func ParseCSV(r io.Reader) (Snapshot, error) {
 
 // splitCSV splits one line; nvidia-smi does not quote, but a quoted field is read as CSV.
 func splitCSV(line string) ([]string, error) {
+	if !strings.Contains(line, `"`) {
+		rec := strings.Split(line, ",")
+		for i := range rec {
+			rec[i] = strings.TrimLeft(rec[i], " \t")
+		}
+		return rec, nil
+	}
 	cr := csv.NewReader(strings.NewReader(line))
 	cr.TrimLeadingSpace = true
 	cr.LazyQuotes = true
