@@ -11,6 +11,7 @@ import (
 
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/steps"
 )
 
 // gpuUUID is the nvidia-smi double's GPU.
@@ -24,7 +25,14 @@ func checkEvidence(t *testing.T, sim *simulation) {
 	t.Helper()
 	job, art := sim.job, sim.spec.Artifact
 	repro := job.byID(t, generate.ReproduceStepID)
+	// The job summary shows the job's reproducer; the artifact may hold a rerun from the tmate
+	// shell (run_reproducer.sh), whose crashed worker may be another.
 	worker := repro.Outputs["crashed_workers"]
+	rerun, err := steps.LoadReproducerResult(art.Dir)
+	if err != nil || len(rerun.CrashedWorkers) != 1 {
+		t.Fatalf("the artifact's reproducer summary: %+v, %v", rerun, err)
+	}
+	artifactWorker := rerun.CrashedWorkers[0]
 	crashTest := suiteFile + "::test_grad[cuda-2-" + repeatCount + "]"
 	summary := readFile(t, sim.summary)
 	for _, want := range []string{
@@ -102,10 +110,10 @@ func checkEvidence(t *testing.T, sim *simulation) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Xid.Events) != 1 || got.Xid.Events[0].Worker != worker || got.Xid.Events[0].Test != crashTest {
-		t.Errorf("report --json Xid events %+v, want one from %s running %s", got.Xid.Events, worker, crashTest)
+	if len(got.Xid.Events) != 1 || got.Xid.Events[0].Worker != artifactWorker || got.Xid.Events[0].Test != crashTest {
+		t.Errorf("report --json Xid events %+v, want one from %s running %s", got.Xid.Events, artifactWorker, crashTest)
 	}
-	if len(got.Timeline.Crashes) != 1 || got.Timeline.Crashes[0].Worker != worker || got.Timeline.Crashes[0].Position < 1 ||
+	if len(got.Timeline.Crashes) != 1 || got.Timeline.Crashes[0].Worker != artifactWorker || got.Timeline.Crashes[0].Position < 1 ||
 		!regexp.MustCompile(`^gw\d+$`).MatchString(got.Timeline.Crashes[0].ReplacedBy) {
 		t.Errorf("report --json timeline crashes %+v", got.Timeline.Crashes)
 	}
