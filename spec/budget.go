@@ -4,8 +4,8 @@ package spec
 // session a run may ask for, and rejects a spec whose sum does not fit in timeout_minutes.
 const (
 	// FixedStepsMinutes covers the steps without a timeout of their own: check-out, set-up,
-	// the step binary, the input check, the identity, staging, the Xid and job summaries and
-	// the uploads.
+	// the step binary, the input check, the identity, staging, the health snapshot after the
+	// run, the Xid and job summaries and the uploads.
 	FixedStepsMinutes = 10
 	// GateMarginMinutes is what the blocking gate step's timeout-minutes adds to the tmate
 	// timeout (the gate ends itself at the timeout; GitHub's limit is the backstop).
