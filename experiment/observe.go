@@ -190,7 +190,7 @@ type arm struct {
 	commit      string
 	dirs        []string
 	gpus        []string // GPU UUIDs of the folders, first seen first
-	repetitions int // sum of the folders' counts
+	repetitions int      // sum of the folders' counts
 	tests       []pytestlog.TestTrials
 	index       map[string]int
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // stepRun is one run of the built debugflow-step.
@@ -405,3 +407,52 @@ func readFileQuiet(path string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestReproduceTrialsMatchPytestTotals: in a sweep where repetitions crash their xdist worker
+// (whose faulthandler dump goes to stderr while the controller writes its result lines),
+// every repetition pytest counted in its final line is one trial in reproducer.log. With the
+// two streams in one pipe the dump cut PASSED lines apart and trials went missing, which
+// biases every crash rate an experiment measures.
+func TestReproduceTrialsMatchPytestTotals(t *testing.T) {
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"noop": 0.2})
+	if out, err := exec.Command("git", "-C", repo, "checkout", "-q", "noop").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(repo, "built.txt"), "built\n")
+	final := regexp.MustCompile(`=+ (?:(\d+) failed, )?(\d+) passed`)
+	for _, round := range []string{"3", "5", "20", "29"} {
+		t.Run("round "+round, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "repro")
+			env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + t.TempDir(),
+				"DEBUGFLOW_EXPERIMENT_REF=noop", "DEBUGFLOW_EXPERIMENT_ROUND=" + round}
+			r := runStep(t, repo, env, "reproduce", "--out", out, "--python", py, "--workers", "2", "--count", "50",
+				"--pytest-arg=--max-worker-restart=1000", "--pytest-arg=-p", "--pytest-arg=no:cacheprovider", "test_flaky.py")
+			if r.code != 0 {
+				t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			log := readFile(t, filepath.Join(out, "reproducer.log"))
+			m := final.FindStringSubmatch(log)
+			if m == nil {
+				t.Fatalf("no final line in reproducer.log:\n%s", log)
+			}
+			failed, _ := strconv.Atoi(m[1])
+			passed, _ := strconv.Atoi(m[2])
+			trials, err := pytestlog.CountTrials(strings.NewReader(log), 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, failures := 0, 0
+			for _, tt := range trials.Tests {
+				total += tt.Trials
+				failures += tt.Failures
+			}
+			if total != failed+passed || failures != failed {
+				t.Errorf("trials %d (%d failed) in reproducer.log, pytest counted %d passed and %d failed: %+v",
+					total, failures, passed, failed, trials.Tests)
+			}
+		})
+	}
+}

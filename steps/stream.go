@@ -87,8 +87,17 @@ func (s *stream) Stop(reason string) {
 // not be started.
 func (s *stream) Run(ctx context.Context) (streamResult, error) {
 	var res streamResult
+	// stdout and stderr get pipes of their own: a crashing xdist worker writes its
+	// faulthandler dump to stderr a few bytes at a time while the controller writes its
+	// result lines to stdout, and one shared pipe cuts lines of one with bytes of the other.
 	pr, pw, err := os.Pipe()
 	if err != nil {
+		return res, fmt.Errorf("create output pipe: %w", err)
+	}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
 		return res, fmt.Errorf("create output pipe: %w", err)
 	}
 	// The child must not inherit our context: cancellation is handled
@@ -98,21 +107,24 @@ func (s *stream) Run(ctx context.Context) (streamResult, error) {
 	cmd.Env = append(append([]string{}, s.spec.Env...), treeMarkerVar+"="+marker)
 	cmd.Dir = s.spec.Dir
 	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.Stdout, cmd.Stderr = pw, ew
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := s.env.Now()
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		er.Close()
+		ew.Close()
 		return res, fmt.Errorf("start %s: %w", s.spec.Path, err)
 	}
 	pw.Close()
+	ew.Close()
 	pgid := cmd.Process.Pid
 
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		s.copyLines(pr)
+		s.mergeLines(pr, er)
 	}()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
@@ -178,10 +190,12 @@ loop:
 	select {
 	case <-readDone:
 	case <-time.After(pipeDrain):
-		pr.Close() // unblocks the reader; an escaped process held the pipe
+		pr.Close() // unblocks the readers; an escaped process held a pipe
+		er.Close()
 		<-readDone
 	}
 	pr.Close()
+	er.Close()
 
 	res.Duration = s.env.Now().Sub(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
@@ -196,38 +210,160 @@ loop:
 	return res, nil
 }
 
-// copyLines copies r to Log and Echo as the bytes arrive, so a test name
-// pytest prints before the test finishes shows at once, and hands each
-// complete line to OnLine. Only the current line is buffered, capped at
+// copyLines copies r to Log and Echo as the bytes arrive and hands each complete line to
+// OnLine: mergeLines with a single source.
+func (s *stream) copyLines(r io.Reader) { s.mergeLines(r, nil) }
+
+// holdMax is how long one source's output waits while the other source has an unfinished
+// line in the log; after it the open line is ended with a newline so nothing stays hidden
+// (a test name printed before a hang, then a crash dump on stderr).
+const holdMax = 250 * time.Millisecond
+
+// maxHeld bounds the bytes one source may have waiting.
+const maxHeld = 1 << 20
+
+// chunk is one read of one source.
+type chunk struct {
+	src  int
+	data []byte
+	eof  bool
+}
+
+// mergeLines copies the child's outputs (stdout, and stderr when not nil) to Log and Echo
+// as the bytes arrive, so a test name pytest prints before the test finishes shows at once,
+// and hands each complete line to OnLine. Lines of the two sources are never cut into each
+// other: while one source has an unfinished line in the log, the other's bytes wait (at most
+// holdMax and maxHeld). Only the current line is buffered for the parser, capped at
 // maxParsedLine.
-func (s *stream) copyLines(r io.Reader) {
-	buf := make([]byte, readChunk)
-	var line []byte
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			chunk := buf[:n]
-			_, _ = s.spec.Log.Write(chunk)
-			if s.spec.Echo != nil {
-				_, _ = s.spec.Echo.Write(chunk)
-			}
-			for len(chunk) > 0 {
-				i := bytes.IndexByte(chunk, '\n')
-				if i < 0 {
-					line = appendCapped(line, chunk)
-					break
+func (s *stream) mergeLines(stdout, stderr io.Reader) {
+	chunks := make(chan chunk)
+	done := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	sources := 0
+	for i, r := range []io.Reader{stdout, stderr} {
+		if r == nil {
+			continue
+		}
+		sources++
+		go func(src int, r io.Reader) {
+			// One buffer per source, reused: the merger copies what it keeps and answers
+			// on done before the next read.
+			buf := make([]byte, readChunk)
+			for {
+				n, err := r.Read(buf)
+				if n > 0 {
+					chunks <- chunk{src: src, data: buf[:n]}
+					<-done[src]
 				}
-				s.feed(appendCapped(line, chunk[:i]))
-				line = line[:0]
-				chunk = chunk[i+1:]
+				if err != nil { // EOF, or the pipe closed after the drain timeout
+					chunks <- chunk{src: src, eof: true}
+					return
+				}
+			}
+		}(i, r)
+	}
+	m := &merger{s: s, open: -1}
+	var hold <-chan time.Time
+	for sources > 0 {
+		select {
+		case c := <-chunks:
+			if c.eof {
+				sources--
+				if m.open == c.src { // its last line has no newline: it is finished anyway
+					m.endOpenLine(false)
+				}
+			} else {
+				m.write(c.src, c.data)
+				done[c.src] <- struct{}{}
+			}
+		case <-hold:
+			m.endOpenLine(true)
+		}
+		hold = nil
+		if m.waiting() {
+			if len(m.held[0])+len(m.held[1]) > maxHeld {
+				m.endOpenLine(true)
+			} else {
+				hold = time.After(holdMax)
 			}
 		}
-		if err != nil { // EOF, or the pipe closed after the drain timeout
-			if len(line) > 0 {
-				s.feed(line)
-			}
+	}
+	m.endOpenLine(false)
+	if len(m.line) > 0 {
+		s.feed(m.line)
+	}
+}
+
+// merger is mergeLines' state: which source has an unfinished line in the log, and the
+// bytes the other source holds back meanwhile.
+type merger struct {
+	s    *stream
+	open int // source with an unfinished line in the log, -1 for none
+	held [2][]byte
+	line []byte // the current log line, for OnLine
+}
+
+func (m *merger) waiting() bool { return m.open >= 0 && len(m.held[1-m.open]) > 0 }
+
+// write puts data of source src into the log, or holds it while the other source's line is open.
+func (m *merger) write(src int, data []byte) {
+	for len(data) > 0 {
+		if m.open >= 0 && m.open != src {
+			m.held[src] = append(m.held[src], data...)
 			return
 		}
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			m.emit(data)
+			m.open = src
+			return
+		}
+		m.emit(data[:i+1])
+		m.open = -1
+		data = data[i+1:]
+		m.release(1 - src)
+	}
+}
+
+// release writes what source src held back.
+func (m *merger) release(src int) {
+	if held := m.held[src]; len(held) > 0 {
+		m.held[src] = nil
+		m.write(src, held)
+	}
+}
+
+// endOpenLine finishes the unfinished line in the log (with a newline when addNewline) and
+// lets the other source's held bytes through.
+func (m *merger) endOpenLine(addNewline bool) {
+	if m.open < 0 {
+		return
+	}
+	other := 1 - m.open
+	if addNewline {
+		m.emit([]byte{'\n'})
+	} else if len(m.line) > 0 {
+		m.s.feed(m.line)
+		m.line = m.line[:0]
+	}
+	m.open = -1
+	m.release(other)
+}
+
+// emit writes bytes to the log and the echo and feeds complete lines to the parser.
+func (m *merger) emit(b []byte) {
+	_, _ = m.s.spec.Log.Write(b)
+	if m.s.spec.Echo != nil {
+		_, _ = m.s.spec.Echo.Write(b)
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			m.line = appendCapped(m.line, b)
+			return
+		}
+		m.s.feed(appendCapped(m.line, b[:i]))
+		m.line = m.line[:0]
+		b = b[i+1:]
 	}
 }
 

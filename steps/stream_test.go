@@ -2,8 +2,10 @@ package steps
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -232,4 +234,79 @@ func BenchmarkStreamCopy(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestStreamKeepsLinesWhole: stdout and stderr written a few bytes at a time, interleaved,
+// as a crashing xdist worker's faulthandler dump (stderr) and the controller's result lines
+// (stdout) are. Every line of the log and every line the parser sees comes whole from one
+// source. With one shared pipe the two cut into each other and pytest's PASSED lines were lost.
+func TestStreamKeepsLinesWhole(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two processes, one per stream, each writing its lines in pieces.
+	writer := `
+import os, sys, time
+fd, word = int(sys.argv[1]), sys.argv[2]
+for i in range(200):
+    for piece in (word, "-%d" % i, " piece", " end", "\n"):
+        os.write(fd, piece.encode())
+        time.sleep(0.0002)
+`
+	script := fmt.Sprintf("%[1]s -c '%[2]s' 1 OUT & %[1]s -c '%[2]s' 2 ERR; wait", py, writer)
+	var log syncBuffer
+	var seen []string
+	te := newTestEnv(t, nil)
+	st := newStream(te.Env, streamSpec{Path: "/bin/sh", Args: []string{"-c", script}, Log: &log,
+		OnLine: func(l string) { seen = append(seen, l) }})
+	if res, err := st.Run(context.Background()); err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	logLines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	for name, lines := range map[string][]string{"log": logLines, "parser": seen} {
+		counts := map[string]int{}
+		for _, l := range lines {
+			f := strings.SplitN(l, "-", 2)
+			var i int
+			if len(f) == 2 {
+				fmt.Sscanf(f[1], "%d piece end", &i)
+			}
+			if len(f) != 2 || (f[0] != "OUT" && f[0] != "ERR") || l != fmt.Sprintf("%s-%d piece end", f[0], i) {
+				t.Errorf("%s line %q is cut by the other stream", name, l)
+				continue
+			}
+			counts[f[0]]++
+		}
+		if counts["OUT"] != 200 || counts["ERR"] != 200 {
+			t.Errorf("%s: %v whole lines, want 200 of each (%d lines)", name, counts, len(lines))
+		}
+	}
+}
+
+// TestStreamHeldOutputShowsUp: a test name printed without a newline before a hang must not
+// hide the crash dump another process writes meanwhile: the open line is ended after holdMax.
+func TestStreamHeldOutputShowsUp(t *testing.T) {
+	te := newTestEnv(t, nil)
+	var st *stream
+	start := time.Now()
+	var seenAt time.Duration
+	st = newStream(te.Env, streamSpec{
+		Path: "/bin/sh",
+		Args: []string{"-c", "printf 'test_hang '; echo 'Fatal Python error: Aborted' >&2; sleep 30"},
+		Log:  io.Discard, Grace: 100 * time.Millisecond,
+		OnLine: func(l string) {
+			if l == "Fatal Python error: Aborted" {
+				seenAt = time.Since(start)
+				st.Stop("seen")
+			}
+		},
+	})
+	res, err := st.Run(context.Background())
+	if err != nil || !res.Stopped {
+		t.Fatalf("the stderr line never reached the parser while stdout's line was open: %v %+v", err, res)
+	}
+	if seenAt > 10*time.Second {
+		t.Errorf("the held line showed after %v", seenAt)
+	}
 }
