@@ -370,7 +370,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			}
 			switch {
 			case check:
-				stale := checkStale(out, data, specName, stdout)
+				stale := checkStale("experiment workflow", out, data, specName, stdout)
 				if err := finishBundle(plan, out, true, stdout, cmd.ErrOrStderr()); err != nil {
 					return err
 				}

@@ -173,7 +173,7 @@ func TestExperimentWorkflowCmd(t *testing.T) {
 		t.Errorf("--check on a fresh file: exit %d %s", code, stdout)
 	}
 	os.WriteFile(out, append(data, []byte("# edited\n")...), 0o644)
-	if code, stdout, _ := runCLISplit(t, "experiment", "workflow", "-o", out, "--check"); code != 1 || !strings.Contains(stdout, "stale") {
+	if code, stdout, _ := runCLISplit(t, "experiment", "workflow", "-o", out, "--check"); code != 1 || !strings.Contains(stdout, "stale; regenerate it with: debugflow experiment workflow -o") {
 		t.Errorf("--check on an edited file: exit %d %s", code, stdout)
 	}
 	// The report line of its report job is one the CLI accepts.

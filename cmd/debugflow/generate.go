@@ -97,7 +97,7 @@ func runGenerate(opts *generateOptions) error {
 	}
 	switch {
 	case opts.Check:
-		stale := checkStale(out, data, specName, opts.Stdout)
+		stale := checkStale("generate", out, data, specName, opts.Stdout)
 		if err := finishBundle(plan, out, true, opts.Stdout, opts.Stderr); err != nil {
 			return err
 		}
@@ -197,10 +197,12 @@ func reportFindings(name string, data []byte, labels []string, w io.Writer, audi
 }
 
 // checkStale compares the committed file with what the spec generates.
-func checkStale(path string, want []byte, specName string, w io.Writer) error {
+// checkStale compares the file at path with want; command is the debugflow command that
+// writes it ("generate", "experiment workflow"), named in the hint.
+func checkStale(command, path string, want []byte, specName string, w io.Writer) error {
 	got, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(w, "%s does not exist; create it with: debugflow generate %s-o %s\n", path, specFlag(specName), path)
+		fmt.Fprintf(w, "%s does not exist; create it with: debugflow %s %s-o %s\n", path, command, specFlag(specName), path)
 		return errFindings
 	}
 	if err != nil {
@@ -211,7 +213,7 @@ func checkStale(path string, want []byte, specName string, w io.Writer) error {
 		return nil
 	}
 	fmt.Fprint(w, unifiedDiff(path+" (on disk)", path+" (generated)", string(got), string(want)))
-	fmt.Fprintf(w, "%s is stale; regenerate it with: debugflow generate %s-o %s\n", path, specFlag(specName), path)
+	fmt.Fprintf(w, "%s is stale; regenerate it with: debugflow %s %s-o %s\n", path, command, specFlag(specName), path)
 	return errFindings
 }
 
