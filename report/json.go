@@ -36,6 +36,12 @@ type verdictJSON struct {
 	Timeline   *Timeline    `json:"timeline"`
 	Coredump   *Coredump    `json:"coredump"`
 	Health     *Health      `json:"health"`
+
+	// Skipped are the files present but not read (a FIFO, a device, binary data, ...), with
+	// the reason; a section whose file was skipped is null. Notes are the other problems with
+	// optional inputs (a log cut at the size limit). Both are [] when there were none.
+	Skipped []SkippedFile `json:"skipped"`
+	Notes   []string      `json:"notes"`
 }
 
 // jsonView is v in the `--json` shape.
@@ -47,6 +53,7 @@ func (v *Verdict) jsonView() verdictJSON {
 		Runner:     v.runnerVerdict(),
 		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
 		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health,
+		Skipped: nonNil(v.Run.Skipped), Notes: nonNil(v.Run.Notes),
 	}
 }
 
@@ -68,4 +75,12 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
+}
+
+// nonNil makes an empty list [] in JSON rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -468,13 +468,6 @@ func atoiOr0(s string) int {
 	return n
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func (v *loader) loadSanitizer(name string) error {
 	s, err := v.readSanitizer(name)
 	if s != nil {

@@ -51,7 +51,9 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "clock_event_reasons":["Idle"]}]},
                 "before_note":"","after_note":"",
                 "changes":[{"gpu":"GPU-5f0e4c7a-...","what":"temperature","before":"33 C","after":"41 C","suspect":false}],
-                "problems":[{"gpu":"GPU-5f0e4c7a-...","what":"clock slowdown active","before":"","after":"SW Thermal Slowdown","suspect":false}]}}`
+                "problems":[{"gpu":"GPU-5f0e4c7a-...","what":"clock slowdown active","before":"","after":"SW Thermal Slowdown","suspect":false}]},
+ "skipped":    [{"name":"xid_added.log","reason":"not a regular file (a FIFO)"}],
+ "notes":      ["reproducer.log: read the first 112 MiB and the last 16 MiB of 300 MiB"]}`
 
 // sameShape reports where got differs from want in key sets or JSON types. Objects must have
 // exactly the same keys (except under "counts", a map keyed by Xid code); every array element
@@ -204,8 +206,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 15 {
-				t.Errorf("top-level keys %d, want 15 (6 verdict fields, the step version, the runner verdict, 7 sections)", len(got))
+			if len(got) != 17 {
+				t.Errorf("top-level keys %d, want 17 (6 verdict fields, the step version, the runner verdict, 7 sections, skipped and notes)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -238,11 +240,11 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "not code"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "not code"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
 	for k := range evidenceNullable {

@@ -217,6 +217,10 @@ func TestSpecialFilesAreSkippedNotRead(t *testing.T) {
 				if format == "--json" && !strings.Contains(out, `"reproducer": {`) {
 					t.Errorf("JSON lacks the reproducer section from the summary:\n%s", out)
 				}
+				if format == "--json" && (!strings.Contains(out, `"name": "xid_added.log",`) ||
+					!strings.Contains(out, `"reason": "not a regular file (a FIFO)"`)) {
+					t.Errorf("JSON does not list the skipped xid_added.log and why:\n%s", out)
+				}
 				if format != "--json" && !strings.Contains(out, "reproducer.log") {
 					t.Errorf("output does not name the skipped reproducer.log:\n%s", out)
 				}

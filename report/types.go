@@ -76,10 +76,10 @@ type Run struct {
 // SkippedFile is an input file that was present but not read, or whose content was not used.
 type SkippedFile struct {
 	// Name is the file name in the artifact directory.
-	Name string
+	Name string `json:"name"`
 	// Reason says why: "not a regular file (a FIFO)", "permission denied", "dangling symbolic
 	// link to ...", "not text (binary data)", "not valid JSON: ...".
-	Reason string
+	Reason string `json:"reason"`
 }
 
 // Reproducer is the pytest run of the reproducer.
