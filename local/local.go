@@ -1,6 +1,8 @@
 // Package local runs the debug sequence of a spec on the current machine, with the same steps/
-// code the generated workflow runs on a CI runner: identity and dmesg snapshot, optional build,
-// reproducer with live progress, sanitizer on the failed tests, Xid summary and the verdict.
+// code the generated workflow runs on a CI runner: optional install and build (one shell per
+// stage, then its exports), the smoke test, identity and dmesg snapshot, reproducer with live
+// progress, sanitizer on the failed tests, core dump pass, health snapshot, Xid summary and the
+// verdict.
 package local
 
 import (
@@ -10,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,9 +45,15 @@ type Options struct {
 	Count int
 	// Workers overrides reproducer.workers (pytest-xdist's -n) when not nil.
 	Workers *int
-	// StopOnFirstFailure stops pytest at the first failing or crashing test.
+	// StopOnFirstFailure stops pytest at the first failing or crashing test (so does the
+	// spec's reproducer.stop_on_first_failure).
 	StopOnFirstFailure bool
-	// Build runs the spec's install and build commands first.
+	// FullSweep runs every repetition even when the spec stops at the first failure (the
+	// workflow's full_sweep input), e.g. to measure a crash rate.
+	FullSweep bool
+	// Install runs the spec's install commands, then its install exports, first.
+	Install bool
+	// Build runs the spec's build commands, then its build exports (after the install).
 	Build bool
 	// Python overrides reproducer.python.
 	Python string
@@ -80,14 +87,19 @@ type Result struct {
 	ExitCode int
 }
 
-// Run executes the sequence: the interpreter and pytest's collection are checked first (a
-// broken setup ends the run in seconds, with its cause), then the identity, the reproducer,
-// the sanitizer and the Xid summary. A cancelled ctx (Ctrl-C) stops the reproducer's process
-// tree; the evidence gathered so far is still summarised and printed.
+// Run executes the sequence: the spec's install and build (each only when asked for), the
+// interpreter check, the smoke test and pytest's collection (a broken setup ends the run in
+// seconds, with its cause), then the identity, the reproducer, the sanitizer, the core dump
+// pass, the health snapshot after the run and the Xid summary. A cancelled ctx (Ctrl-C) stops
+// the build's or the reproducer's process tree; the evidence gathered so far is still
+// summarised and printed.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	s := opts.Spec
 	if s == nil {
 		return nil, errors.New("local: no spec")
+	}
+	if opts.FullSweep && opts.StopOnFirstFailure {
+		return nil, errors.New("--full-sweep and --stop-on-first-failure contradict each other: give one of them")
 	}
 	if opts.Out == "" {
 		opts.Out = s.Artifact.Dir
@@ -118,18 +130,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		env = steps.NewEnv()
 	}
 	out := opts.Stdout
+	// Every step sees the job's environment, as on a runner: this machine's, the spec's env:
+	// and what the install and build exported.
+	job := newJobEnv(env.Environ(), s.Env)
 	// The verbs' own chatter (and, under GitHub Actions, their workflow commands) goes nowhere:
 	// their evidence is in the files and we print a summary line.
 	quiet := *env
 	quiet.Stdout = io.Discard
+	quiet.Getenv = job.getenv
+	quiet.Environ = func() []string { return job.environ(nil) }
+	quiet.LookPath = job.lookPath(env.LookPath)
 	quiet.Action = githubactions.New(githubactions.WithGetenv(quiet.Getenv), githubactions.WithWriter(io.Discard))
 	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
 
-	if opts.Build {
-		section("install and build")
-		if err := build(ctx, s, opts, out); err != nil {
-			return nil, err
-		}
+	if res, err := runSetup(ctx, s, opts, env, job, out); res != nil || err != nil {
+		return res, err
 	}
 
 	// The interpreter first: without pytest and its plugins nothing below is worth its time.
@@ -157,66 +172,76 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	opts.Out = dir
 
+	// The smoke test before the sweep, as in the workflow: a build that cannot even initialise
+	// stops here, and its reproducer summary makes the verdict "setup failed".
+	var rep *steps.ReproducerResult
+	if s.Smoke.SmokeEnabled() {
+		smokeEnv := quiet
+		if opts.Verbose {
+			smokeEnv.Stdout = out
+		}
+		failed, err := smoke(ctx, &smokeEnv, s.Smoke, opts.Out, opts.Dir, out)
+		switch {
+		case errors.Is(err, errCancelled):
+			fmt.Fprintln(out, "    cancelled")
+			return &Result{Cancelled: true, Out: opts.Out, ExitCode: ExitCancelled}, nil
+		case err != nil:
+			return nil, err
+		case failed:
+			if rep, err = steps.LoadReproducerResult(opts.Out); err != nil {
+				return nil, fmt.Errorf("smoke test: %w", err)
+			}
+		}
+	}
+
 	repOpts := steps.ReproduceOptions{
 		Out: opts.Out,
 		ReproducerFlags: steps.ReproducerFlags{
 			Python: python, Workers: workers, Count: count, Select: s.Reproducer.Select,
-			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Env, s.Reproducer.Env), Paths: s.Reproducer.Paths,
+			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Reproducer.Env), Paths: s.Reproducer.Paths,
 		},
-		StopOnFirstFailure: opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure,
+		StopOnFirstFailure: (opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure) && !opts.FullSweep,
 		DmesgSource:        opts.DmesgSource,
 		Dir:                opts.Dir,
 		ProgressInterval:   -1, // we draw our own
 	}
-	section("pytest collection check")
-	rep, preErr := steps.Preflight(ctx, &quiet, repOpts)
-	if rep == nil && preErr != nil {
-		return nil, fmt.Errorf("collection check: %w", preErr)
-	}
 	if rep == nil {
-		fmt.Fprintf(out, "    collected without error (%s)\n", filepath.Join(opts.Out, steps.PreflightLog))
-
-		section("system identity and first dmesg snapshot")
-		if err := steps.RunIdentity(ctx, &quiet, steps.IdentityOptions{Out: opts.Out, Python: python,
-			DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil && ctx.Err() == nil {
-			return nil, fmt.Errorf("identity: %w", err)
+		section("pytest collection check")
+		var preErr error
+		rep, preErr = steps.Preflight(ctx, &quiet, repOpts)
+		if rep == nil && preErr != nil {
+			return nil, fmt.Errorf("collection check: %w", preErr)
 		}
-		fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
-
-		section(fmt.Sprintf("reproducer: %d workers x %d repeats of %s", workers, count, strings.Join(s.Reproducer.Paths, " ")))
-		progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
-		repEnv := quiet
-		if opts.Verbose {
-			repEnv.Stdout = out
-		}
-		repOpts.SkipPreflight = true
-		if !opts.Verbose {
-			repOpts.Progress = progress.Update
-		}
-		var repErr error
-		rep, repErr = steps.RunReproduce(ctx, &repEnv, repOpts)
-		progress.Done()
 		if rep == nil {
-			if repErr == nil {
-				repErr = errors.New("the reproducer returned no result")
+			fmt.Fprintf(out, "    collected without error (%s)\n", filepath.Join(opts.Out, steps.PreflightLog))
+			if rep, err = identityAndSweep(ctx, &quiet, s, opts, repOpts, out); err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("reproducer: %w", repErr)
 		}
 	}
 	res := &Result{Out: opts.Out, Cancelled: rep.Cancelled || ctx.Err() != nil,
 		SetupFailed: rep.SetupFailed, SetupCause: rep.SetupCause}
 
 	// After Ctrl-C the remaining steps still run, on a context of their own, so what was
-	// gathered is summarised; only the sanitizer (a long run) is skipped.
+	// gathered is summarised; only the long ones (the sanitizer, the core dump pass, the health
+	// snapshot's nvidia-smi) are skipped.
 	finish := context.WithoutCancel(ctx)
 	switch {
 	case res.SetupFailed:
 		fmt.Fprintf(out, "    setup failed: %s\n", rep.SetupCause)
 	case res.Cancelled:
-		fmt.Fprintln(out, "    cancelled: skipping the sanitizer, writing what was gathered")
-	case s.Sanitizer.SanitizerEnabled():
-		section("compute-sanitizer on the failed tests")
-		sanitize(ctx, &quiet, s, opts, python, out)
+		fmt.Fprintln(out, "    cancelled: skipping the sanitizer, the core dump pass and the health snapshot, writing what was gathered")
+	default:
+		if s.Sanitizer.SanitizerEnabled() {
+			section("compute-sanitizer on the failed tests")
+			sanitize(ctx, &quiet, s, opts, python, out)
+		}
+		if s.Coredump.Enabled {
+			section("GPU core dump pass")
+			coredump(ctx, &quiet, s, opts, python, rep, out)
+		}
+		section("GPU health after the run")
+		health(ctx, &quiet, opts.Out, out)
 	}
 	if !res.SetupFailed {
 		section("dmesg and Xid summary")
@@ -244,6 +269,45 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.ExitCode = rep.ExitCode // pytest's own: 0 passed, 1 reproduced, 2..5 its trouble codes
 	}
 	return res, nil
+}
+
+// identityAndSweep records the machine (identity, the first dmesg snapshot, the GPU health
+// before) and runs the reproducer with live progress.
+func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts Options, repOpts steps.ReproduceOptions, out io.Writer) (*steps.ReproducerResult, error) {
+	fmt.Fprintln(out, "==> system identity and first dmesg snapshot")
+	if err := steps.RunIdentity(ctx, quiet, steps.IdentityOptions{Out: opts.Out, Python: repOpts.Python,
+		DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
+	fmt.Fprintf(out, "    GPU health before the run: %s\n", healthLine(opts.Out, steps.HealthBefore))
+
+	how := ""
+	switch {
+	case repOpts.StopOnFirstFailure:
+		how = ", stopping at the first failure"
+	case s.Reproducer.StopOnFirstFailure:
+		how = ", full sweep"
+	}
+	fmt.Fprintf(out, "==> reproducer: %d workers x %d repeats of %s%s\n", repOpts.Workers, repOpts.Count, strings.Join(s.Reproducer.Paths, " "), how)
+	progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
+	repEnv := *quiet
+	if opts.Verbose {
+		repEnv.Stdout = out
+	}
+	repOpts.SkipPreflight = true
+	if !opts.Verbose {
+		repOpts.Progress = progress.Update
+	}
+	rep, err := steps.RunReproduce(ctx, &repEnv, repOpts)
+	progress.Done()
+	if rep == nil {
+		if err == nil {
+			err = errors.New("the reproducer returned no result")
+		}
+		return nil, fmt.Errorf("reproducer: %w", err)
+	}
+	return rep, nil
 }
 
 // runFolder picks the folder a run writes to: out itself when it is missing or empty, else the
@@ -315,8 +379,8 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	}
 	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
 		Out: opts.Out,
-		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, PrintLimit: s.Sanitizer.PrintLimit,
-			MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
+		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, Tools: s.Sanitizer.Tools, LeakCheck: s.Sanitizer.LeakCheck,
+			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
 		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
 	})
 	switch {
@@ -325,26 +389,25 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	case res == nil:
 		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
 	default:
-		fmt.Fprintf(out, "    %d test(s) under %s: %d finding(s)\n", len(res.Tests), s.Sanitizer.Tool, res.Findings)
+		for _, r := range append([]*steps.SanitizerResult{res}, res.More...) {
+			tool := s.Sanitizer.Tool
+			if len(r.Command) > 0 {
+				tool = sanitizerTool(r.Command)
+			}
+			fmt.Fprintf(out, "    %d test(s) under %s: %d finding(s)\n", len(r.Tests), tool, r.Findings)
+		}
 	}
 }
 
-// build runs the spec's install and build commands in the checkout, as the workflow does
-// (apt packages are listed, not installed: this is your machine).
-func build(ctx context.Context, s *spec.Spec, opts Options, out io.Writer) error {
-	if len(s.Install.Apt) > 0 {
-		fmt.Fprintf(out, "    not installing apt packages on this machine; make sure these are present: %s\n", strings.Join(s.Install.Apt, " "))
-	}
-	cmds := append(append([]string{}, s.Install.Commands...), s.Build.Commands...)
-	for _, c := range cmds {
-		fmt.Fprintf(out, "    $ %s\n", c)
-		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", c)
-		cmd.Dir = opts.Dir
-		cmd.Env = append(os.Environ(), envPairs(s.Env, s.Build.Env)...)
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build command %q: %w", c, err)
+// sanitizerTool is the --tool of a compute-sanitizer command line.
+func sanitizerTool(argv []string) string {
+	for i, a := range argv {
+		if a == "--tool" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+		if t, ok := strings.CutPrefix(a, "--tool="); ok {
+			return t
 		}
 	}
-	return nil
+	return "memcheck"
 }

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	doublesDir = dir
-	for _, name := range []string{"compute-sanitizer", "nvidia-smi", "dmesg"} {
+	for _, name := range []string{"compute-sanitizer", "nvidia-smi", "dmesg", "cuda-gdb"} {
 		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), "../steps/testdata/doubles/"+name).CombinedOutput()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "building the %s double: %v\n%s", name, err, out)
@@ -277,7 +277,11 @@ func childMain() int {
 	t := &testing.T{}
 	s := testSpec(t, os.Getenv("LOCAL_PYTHON"))
 	s.Reproducer.Select = "slow"
-	res, err := Run(ctx, Options{Spec: s, Out: os.Getenv("LOCAL_OUT"), Dir: os.Getenv("LOCAL_SUITE"),
+	build := os.Getenv("LOCAL_CHILD_SCENARIO") == "build"
+	if build {
+		s = buildChildSpec(os.Getenv("LOCAL_PYTHON"))
+	}
+	res, err := Run(ctx, Options{Spec: s, Out: os.Getenv("LOCAL_OUT"), Dir: os.Getenv("LOCAL_SUITE"), Build: build,
 		Env: testEnv(t, os.Getenv("LOCAL_DMESG")), Stdout: os.Stdout, DmesgSource: os.Getenv("LOCAL_DMESG")})
 	if err != nil {
 		fmt.Println("error:", err)

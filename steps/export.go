@@ -27,6 +27,8 @@ type ExportOptions struct {
 	Command string
 	// Path, when set, puts <value>/<Path> on PATH for the later steps ("." for the value).
 	Path string
+	// Dir is the command's working directory ("" = ours: on a runner, the step's).
+	Dir string
 }
 
 // RunExport is `debugflow-step export`: it runs the command, checks that it printed one
@@ -44,7 +46,7 @@ func RunExport(ctx context.Context, env *Env, opts ExportOptions) error {
 		return usagef("--path %q: want a folder under $%s such as bin, or . for the value itself", opts.Path, opts.Name)
 	}
 	fmt.Fprintf(env.Stdout, "export: %s from: %s\n", opts.Name, opts.Command)
-	out, err := runExportCommand(ctx, env, opts.Command)
+	out, err := runExportCommand(ctx, env, opts.Dir, opts.Command)
 	if err != nil {
 		return fmt.Errorf("export %s: %w", opts.Name, err)
 	}
@@ -74,15 +76,16 @@ func RunExport(ctx context.Context, env *Env, opts ExportOptions) error {
 	return nil
 }
 
-// runExportCommand runs command with bash in its own process group: stderr goes to the log,
-// stdout is returned. Cancelling ctx ends the whole group.
-func runExportCommand(ctx context.Context, env *Env, command string) (string, error) {
+// runExportCommand runs command with bash in dir, in its own process group: stderr goes to the
+// log, stdout is returned. Cancelling ctx ends the whole group.
+func runExportCommand(ctx context.Context, env *Env, dir, command string) (string, error) {
 	bash, err := env.LookPath("bash")
 	if err != nil {
 		return "", fmt.Errorf("bash: %w", err)
 	}
 	cmd := env.Command(ctx, bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", command)
 	cmd.Env = env.Environ()
+	cmd.Dir = dir
 	stdout := &capBuffer{limit: maxExportOutput}
 	cmd.Stdout, cmd.Stderr = stdout, env.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

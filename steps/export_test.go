@@ -28,6 +28,7 @@ func TestExport(t *testing.T) {
 			Command: "{ echo banner; echo '" + llvm + "'; } | tail -n 1"}, 0, llvm, filepath.Join(llvm, "bin"), ""},
 		{"the value itself on PATH", ExportOptions{Name: "TOOLS", Path: ".", Command: "echo '" + llvm + "'"}, 0, llvm, llvm, ""},
 		{"reads the step env", ExportOptions{Name: "BUILD_DIR", Command: `echo "$WORK/$SUB"`}, 0, work + "/_skbuild x", "", ""},
+		{"runs in Dir", ExportOptions{Name: "HERE", Command: "pwd", Dir: llvm}, 0, llvm, "", ""},
 		{"a failing pipe fails", ExportOptions{Name: "X", Command: "false | echo value"}, 1, "", "", "exited 1"},
 		{"nothing printed", ExportOptions{Name: "X", Command: "true"}, 1, "", "", "printed nothing"},
 		{"stderr is not the value", ExportOptions{Name: "X", Command: "echo oops >&2"}, 1, "", "", "printed nothing"},

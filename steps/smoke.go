@@ -22,10 +22,12 @@ const smokeTailLines = 20
 // SmokeOptions configures `debugflow-step smoke`.
 type SmokeOptions struct {
 	Out string
-	// Command is the check, run with bash -eo pipefail in the current directory.
+	// Command is the check, run with bash -eo pipefail in Dir.
 	Command string
 	// Log is the file in Out that gets the output (default smoke.log).
 	Log string
+	// Dir is the command's working directory ("" = ours: on a runner, the step's).
+	Dir string
 }
 
 // RunSmoke is `debugflow-step smoke`: a quick check of the build before the sweep (import the
@@ -60,7 +62,7 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	var tail []string
 	s := newStream(env, streamSpec{
 		Path: bash, Args: []string{"--noprofile", "--norc", "-eo", "pipefail", "-c", opts.Command},
-		Env: env.Environ(), Log: log, Echo: env.Stdout,
+		Env: env.Environ(), Dir: opts.Dir, Log: log, Echo: env.Stdout,
 		OnLine: func(line string) {
 			if tail = append(tail, line); len(tail) > smokeTailLines {
 				tail = tail[1:]

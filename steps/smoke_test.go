@@ -72,6 +72,18 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
+// The smoke test runs in Dir (local mode: the checkout given by --dir).
+func TestSmokeDir(t *testing.T) {
+	out, dir := t.TempDir(), t.TempDir()
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
+	if err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: "pwd", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if log, _ := os.ReadFile(filepath.Join(out, DefaultSmokeLog)); string(log) != dir+"\n" {
+		t.Errorf("smoke.log = %q, want the working directory %s", log, dir)
+	}
+}
+
 // A cancelled smoke step (the runner's SIGTERM) ends the whole command tree and exits 143.
 func TestSmokeCancelled(t *testing.T) {
 	out := t.TempDir()

@@ -37,6 +37,7 @@ artifact:
 	}{
 		{"negative workers", []string{"local", "--workers", "-1"}, 2, []string{"--workers must be at least 0"}},
 		{"zero count", []string{"local", "--count", "0"}, 2, []string{"--count must be at least 1"}},
+		{"full sweep and stop", []string{"local", "--full-sweep", "--stop-on-first-failure"}, 2, []string{"--full-sweep and --stop-on-first-failure contradict each other"}},
 		{"interpreter missing", []string{"local", "--python", filepath.Join(dir, "nope", "python3")}, 6,
 			[]string{"setup failed: the reproducer's interpreter", "apt-get install python3-pytest python3-pytest-xdist python3-pytest-repeat"}},
 		{"conftest imports a missing module", []string{"local", "--workers", "1"}, 6,

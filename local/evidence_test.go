@@ -1,0 +1,128 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/steps"
+)
+
+// TestLocalEvidenceAfterTheRun: with the spec's core dump pass on, local mode reruns the crashed
+// test with the driver's core dump, keeps the dump and reads it with cuda-gdb, and takes the
+// health snapshot after the run, as the workflow's coredump and health steps do; on a machine
+// without nvidia-smi and cuda-gdb each says "not available on this machine" and the run goes on.
+func TestLocalEvidenceAfterTheRun(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	tests := []struct {
+		name  string
+		tools bool // nvidia-smi and cuda-gdb on PATH
+		want  []string
+	}{
+		{name: "with the tools", tools: true, want: []string{
+			"==> GPU core dump pass\n    GPU core dump: ",
+			"ad_fibonacci_kernel",
+			"==> GPU health after the run\n    Tesla T4 GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11",
+			"    no change since the snapshot before the run\n",
+		}},
+		{name: "without them", want: []string{
+			"    GPU health before the run: not available on this machine (nvidia-smi: not found)\n",
+			"==> GPU core dump pass\n    GPU core dump: ",
+			"cuda-gdb not available on this machine: the dump cuda_coredump_",
+			"==> GPU health after the run\n    not available on this machine (nvidia-smi: not found)\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			suite := copySuite(t)
+			s := testSpec(t, py)
+			s.Sanitizer.Enabled = new(bool)
+			s.Coredump.Enabled = true
+			dmesg := emptyDmesg(t)
+			env := testEnv(t, dmesg)
+			if !tt.tools {
+				bare := t.TempDir()
+				if err := os.Symlink(filepath.Join(doublesDir, "dmesg"), filepath.Join(bare, "dmesg")); err != nil {
+					t.Fatal(err)
+				}
+				path := bare + ":/usr/bin:/bin"
+				env = testEnv(t, dmesg, "PATH="+path)
+				env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
+			}
+			out := filepath.Join(t.TempDir(), "evidence")
+			var stdout bytes.Buffer
+			res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: suite, Env: env,
+				Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour})
+			text := stdout.String()
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, text)
+			}
+			if res.ExitCode != ExitReproduced {
+				t.Errorf("exit %d, want %d:\n%s", res.ExitCode, ExitReproduced, text)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+			var cd steps.CoredumpResult
+			b, err := os.ReadFile(filepath.Join(out, steps.CoredumpSummary))
+			if err == nil {
+				err = json.Unmarshal(b, &cd)
+			}
+			if err != nil || !cd.Dumped || cd.Dump == "" || cd.Test != "test_ndarray.py::test_grad[cuda]" {
+				t.Errorf("coredump summary %+v, %v: want the crashed test's dump", cd, err)
+			}
+			if _, err := os.Stat(filepath.Join(out, cd.Dump)); cd.Dump != "" && err != nil {
+				t.Errorf("the dump is not in the evidence folder: %v", err)
+			}
+			if tt.tools != (cd.CudaGDB != "") {
+				t.Errorf("cuda-gdb %q read the dump, want it only with the tools", cd.CudaGDB)
+			}
+			after, err := os.ReadFile(filepath.Join(out, steps.HealthQueryFile(steps.HealthAfter)))
+			if err != nil {
+				t.Fatalf("no health snapshot after the run: %v", err)
+			}
+			if got := strings.HasPrefix(string(after), steps.HealthNote); got == tt.tools {
+				t.Errorf("gpu_health_after.txt starts %q: want nvidia-smi's output only with the tools", firstLine(string(after)))
+			}
+		})
+	}
+}
+
+// With the core dump pass on but nothing reproduced, the pass is skipped as the workflow's step
+// is (it runs only when the reproducer failed).
+func TestLocalCoredumpSkippedWhenNotReproduced(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	s := testSpec(t, py)
+	s.Reproducer.Select = "cpu"
+	s.Coredump.Enabled = true
+	dmesg := emptyDmesg(t)
+	out := filepath.Join(t.TempDir(), "evidence")
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: copySuite(t), Env: testEnv(t, dmesg),
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != ExitNotReproduced || !strings.Contains(stdout.String(), "==> GPU core dump pass\n    skipped: the reproducer found no failing test\n") {
+		t.Errorf("exit %d:\n%s", res.ExitCode, stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, steps.CoredumpLog)); err == nil {
+		t.Error("the core dump pass reran a test")
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,1 @@
+# The checkout's root on sys.path, so the tests import fakeproj as the real suite imports its project.
