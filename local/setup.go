@@ -192,12 +192,13 @@ func (f stageFiles) state() string { return filepath.Join(f.dir, "state") }
 func (f stageFiles) fail() string  { return filepath.Join(f.dir, "failed") }
 
 // stageScript is the step's script as the workflow has it (its lines in order, in one shell)
-// between two lines of local mode's own: an ERR trap that records which line failed, and a
-// last line that records the folder and the exported environment the step's exports would
-// start in. starts[i] is the script line where lines[i] begins.
+// between two lines of local mode's own: the first sends stderr to stdout (one pipe keeps a
+// build's messages in the order written, so the last line is the error) and sets an ERR trap
+// that records which line failed; the last records the folder and the exported environment the
+// step's exports would start in. starts[i] is the script line where lines[i] begins.
 func stageScript(lines []string, files stageFiles) (script string, starts []int) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR\n", shellQuote(files.fail()))
+	fmt.Fprintf(&b, "exec 2>&1; set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR\n", shellQuote(files.fail()))
 	n := 2
 	for _, l := range lines {
 		starts = append(starts, n)

@@ -19,7 +19,9 @@ func TestSmoke(t *testing.T) {
 		wantSummary []string // "" summary when it passed
 	}{
 		{"passes", `echo "init OK $QD_OFFLINE_CACHE"`, 0, "init OK 0\n", nil},
-		{"fails with the last lines", "echo loading; echo 'RuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE' >&2; exit 3", ExitSetupFailed,
+		// Both lines on stderr: stdout and stderr have pipes of their own, so lines written to
+		// the two at once may reach the log in either order.
+		{"fails with the last lines", "{ echo loading; echo 'RuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE'; } >&2; exit 3", ExitSetupFailed,
 			"loading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n",
 			[]string{"## Setup failed: the smoke test exited 3", "so the job stopped before the reproducer",
 				"`cuda_init.log`", "```text\nloading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n```"}},
