@@ -67,18 +67,11 @@ func (es Errors) Error() string {
 
 // Load reads, decodes and validates the spec file at path.
 func Load(path string) (*Spec, error) {
-	s, _, err := LoadWithWarnings(path)
-	return s, err
-}
-
-// LoadWithWarnings is Load that also returns the warnings of a valid spec (see
-// ParseWithWarnings).
-func LoadWithWarnings(path string) (*Spec, Errors, error) {
 	data, err := ReadFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ParseWithWarnings(path, data)
+	return Parse(path, data)
 }
 
 // ReadFile reads a spec file: a regular file (not a pipe or a device, which could block or never
@@ -105,25 +98,20 @@ func ReadFile(path string) ([]byte, error) {
 
 // Parse decodes and validates a spec. name is used in error messages. Fields that are absent
 // take the defaults documented in default.yaml; fields that are present are validated as
-// written (count: 0 is an error, not "use the default").
+// written (count: 0 is an error, not "use the default"). Errors, when there are any, are all
+// returned at once as Errors: unknown keys and input names (with the nearest known one), wrong
+// types, lossy numbers and invalid values. A spec has no warnings: a value that would be
+// ignored, such as an input default that disagrees with the spec number it stands for, is an
+// error.
 func Parse(name string, data []byte) (*Spec, error) {
-	s, _, err := ParseWithWarnings(name, data)
-	return s, err
-}
-
-// ParseWithWarnings is Parse that also returns the warnings of a valid spec: values that are
-// written but never used, such as reproducer.count when an input with its own default sets
-// the count. Errors, when there are any, are all returned at once as Errors: unknown keys
-// (with the nearest known key), wrong types, lossy numbers and invalid values.
-func ParseWithWarnings(name string, data []byte) (*Spec, Errors, error) {
 	if len(data) > MaxSpecBytes {
-		return nil, nil, Errors{{File: name, Message: fmt.Sprintf(
+		return nil, Errors{{File: name, Message: fmt.Sprintf(
 			"the file is larger than %d KiB, the limit for a spec (the default spec is about 11 KB): is it the right file?", MaxSpecBytes>>10)}}
 	}
 	body, e := parseDocument(data)
 	if e != nil {
 		e.File = name
-		return nil, nil, Errors{e}
+		return nil, Errors{e}
 	}
 	d := newDecoder(body)
 	var s Spec
@@ -132,13 +120,13 @@ func ParseWithWarnings(name string, data []byte) (*Spec, Errors, error) {
 	}
 	if d.limit != nil {
 		d.limit.File = name
-		return nil, nil, Errors{d.limit}
+		return nil, Errors{d.limit}
 	}
 	applyDefaults(&s, d.pos)
 	if errs := append(d.errs, withoutDecoded(validate(&s, d.pos), d.errs)...); len(errs) > 0 {
-		return nil, nil, located(name, errs, d.pos)
+		return nil, located(name, errs, d.pos)
 	}
-	return &s, located(name, overridden(&s, d.pos), d.pos), nil
+	return &s, nil
 }
 
 // withoutDecoded drops the validation errors about values that could not be decoded: a

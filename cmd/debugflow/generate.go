@@ -31,7 +31,7 @@ type generateOptions struct {
 	Output   string
 	Check    bool
 	Stdout   io.Writer
-	Stderr   io.Writer // the spec's warnings and the step binary's delivery (stdout may be the workflow)
+	Stderr   io.Writer // the step binary's delivery (stdout may be the workflow)
 	Ctx      context.Context
 }
 
@@ -74,14 +74,9 @@ its SHA-256; --check then also compares the bundle on disk. See docs/release.md.
 }
 
 func runGenerate(opts *generateOptions) error {
-	s, specName, warnings, err := loadSpecWithWarnings(opts.SpecPath)
+	s, specName, err := loadSpec(opts.SpecPath)
 	if err != nil {
 		return err
-	}
-	if opts.Stderr != nil {
-		for _, w := range warnings {
-			fmt.Fprintln(opts.Stderr, w)
-		}
 	}
 	out := opts.Output
 	if opts.Check && out == "-" {
@@ -117,33 +112,27 @@ func runGenerate(opts *generateOptions) error {
 }
 
 // loadSpec loads path, or ./debugflow.yaml, or the embedded default, and names what it used.
+// Any failure to load the spec exits 2.
 func loadSpec(path string) (*spec.Spec, string, error) {
-	s, name, _, err := loadSpecWithWarnings(path)
-	return s, name, err
-}
-
-// loadSpecWithWarnings is loadSpec that also returns the spec's warnings. Any failure to load
-// the spec exits 2.
-func loadSpecWithWarnings(path string) (*spec.Spec, string, spec.Errors, error) {
 	if path == "" {
 		if _, err := os.Stat(spec.DefaultFile); err == nil {
 			path = spec.DefaultFile
 		} else {
-			return spec.Default(), embeddedSpecName, nil, nil
+			return spec.Default(), embeddedSpecName, nil
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("spec %w (`debugflow init --output %s` writes a commented one)", err, path)}
+		return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("spec %w (`debugflow init --output %s` writes a commented one)", err, path)}
 	}
-	s, warnings, err := spec.LoadWithWarnings(path)
+	s, err := spec.Load(path)
 	if err != nil {
 		var errs spec.Errors
 		if errors.As(err, &errs) {
-			return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
+			return nil, "", &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("invalid spec:\n%w\n(fix the lines above; `debugflow init --output FILE` writes a commented reference spec)", err)}
 		}
-		return nil, "", nil, &exitcode.Error{Code: exitUsage, Err: err}
+		return nil, "", &exitcode.Error{Code: exitUsage, Err: err}
 	}
-	return s, path, warnings, nil
+	return s, path, nil
 }
 
 // renderChecked generates the workflow and refuses it when actionlint or the audit find
@@ -318,17 +307,18 @@ func newValidateCmd(specPath *string, stdout io.Writer) *cobra.Command {
 		Long: `Check each FILE; without one, check the current spec (--spec, else ./debugflow.yaml).
 
 A spec is loaded strictly: every unknown key (with the nearest known one), wrong type,
-lossy number and invalid value is listed with file:line:column and the field path. Its
-workflow is then generated and checked with actionlint and the audit. Warnings (such as a
-value an input's default overrides) are printed but do not change the exit status.
+lossy number and invalid value is listed with file:line:column and the field path (an
+input default that disagrees with the spec number it stands for, such as reproducer.count,
+is one: that number is the input's default). Its workflow is then generated and checked with
+actionlint and the audit.
 
 A workflow (a file with jobs:) is checked with actionlint and the audit. Self-hosted runner
 labels are accepted when they are the runners of the spec named in the workflow's "Code
 generated" header, given with --runner-label, or, for a workflow without that header, the
 runners of the current spec.
 
-Exit status: 0 clean (warnings allowed), 1 findings, 2 a file that cannot be read or a --spec
-that does not load.`,
+Exit status: 0 clean, 1 findings, 2 a file that cannot be read or a --spec that does not
+load.`,
 		Example: `  # the current spec (./debugflow.yaml), as the header written by init says
   debugflow validate
   # a spec and a workflow
@@ -365,24 +355,20 @@ func runValidate(opts *validateOptions) error {
 			return err
 		}
 	}
-	switch {
-	case v.findings > 0:
+	if v.findings > 0 {
 		fmt.Fprintf(opts.Stdout, "%d finding(s)\n", v.findings)
 		return errFindings
-	case v.warnings > 0:
-		fmt.Fprintf(opts.Stdout, "%d file(s) OK, %d warning(s)\n", len(files), v.warnings)
-	default:
-		fmt.Fprintf(opts.Stdout, "%d file(s) OK\n", len(files))
 	}
+	fmt.Fprintf(opts.Stdout, "%d file(s) OK\n", len(files))
 	return nil
 }
 
 // validation is one `debugflow validate` run.
 type validation struct {
-	opts               *validateOptions
-	findings, warnings int
-	current            []string // runner labels of the current spec, once loaded
-	currentLoaded      bool
+	opts          *validateOptions
+	findings      int
+	current       []string // runner labels of the current spec, once loaded
+	currentLoaded bool
 }
 
 // maxValidateBytes bounds what validate reads of one file (a workflow is a few KB).
@@ -412,7 +398,7 @@ func (v *validation) file(path string) error {
 		v.findings += n
 		return err
 	}
-	s, warnings, err := spec.ParseWithWarnings(path, data)
+	s, err := spec.Parse(path, data)
 	if err != nil {
 		var errs spec.Errors
 		if !errors.As(err, &errs) {
@@ -424,10 +410,6 @@ func (v *validation) file(path string) error {
 		v.findings += len(errs)
 		return nil
 	}
-	for _, e := range warnings {
-		fmt.Fprintln(w, e.Error())
-	}
-	v.warnings += len(warnings)
 	// Lint the workflow as generate would write it; a bundle is not built for that.
 	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
 		fmt.Fprintf(w, "%s: %v\n", path, err)
