@@ -182,16 +182,29 @@ func removeBundle(root, dir string, dryRun bool, stdout io.Writer) error {
 }
 
 // enableRemovesBundle makes `debugflow enable` delete the bundle too: nothing of the debug
-// branch's step binary goes back with a merge.
+// branch's step binary goes back with a merge. The bundle's folder is the spec's (--spec, else
+// ./debugflow.yaml): a --spec that does not load stops enable before anything is renamed, while
+// a broken ./debugflow.yaml only leaves the default folder, so a branch can always be restored.
 func enableRemovesBundle(enable *cobra.Command) {
-	enable.PostRunE = func(cmd *cobra.Command, args []string) error {
-		dir := spec.DefaultBundleDir
-		if s, _, err := loadSpec(""); err == nil {
+	var dir string
+	enable.PreRunE = func(cmd *cobra.Command, args []string) error {
+		specPath, _ := cmd.Flags().GetString("spec")
+		dir = spec.DefaultBundleDir
+		s, _, err := loadSpec(specPath)
+		switch {
+		case err == nil:
 			dir = s.StepBinary.Dir
+		case cmd.Flags().Changed("spec"):
+			return err
+		default:
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s does not load, so the bundle is looked for in %s (pass --spec)\n", spec.DefaultFile, dir)
 		}
+		return nil
+	}
+	enable.PostRunE = func(cmd *cobra.Command, args []string) error {
 		workflows, _ := cmd.Flags().GetString("dir")
 		dryRun, _ := cmd.Flags().GetBool("dry-run")
 		return removeBundle(stepbin.Root(filepath.Join(workflows, "x.yml")), dir, dryRun, cmd.OutOrStdout())
 	}
-	enable.Long += "\n\nThe bundled debugflow-step (step_binary.dir of ./debugflow.yaml, default .github/debugflow) is removed too."
+	enable.Long += "\n\nThe bundled debugflow-step (step_binary.dir of the spec: --spec, else ./debugflow.yaml; default .github/debugflow) is removed too."
 }

@@ -172,6 +172,43 @@ func TestEnableRemovesTheBundle(t *testing.T) {
 	}
 }
 
+// enable reads the spec named with --spec, like generate and disable, to find a bundle written
+// to its own step_binary.dir; a --spec that does not load stops it before anything is renamed.
+func TestEnableWithSpecRemovesItsBundle(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".github", "workflows", "ci.yml"), "on: push\n")
+	writeFile(t, filepath.Join(dir, "specs", "t4.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\nstep_binary: {dir: .github/t4-step}\n")
+	for _, args := range [][]string{
+		{"generate", "--spec", "specs/t4.yaml", "-o", ".github/workflows/debug_cuda_repro.yml"},
+		{"disable", "--spec", "specs/t4.yaml"},
+	} {
+		if code, out := runCLI(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d:\n%s", args, code, out)
+		}
+	}
+	bundle := filepath.Join(".github", "t4-step", "debugflow-step-linux-amd64")
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLI(t, "", "enable", "--spec", "specs/missing.yaml")
+	if code != 2 || !strings.Contains(out, "specs/missing.yaml") {
+		t.Errorf("enable with a missing --spec: exit %d, want 2:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(".github", "workflows", "ci.yml.disabled")); err != nil {
+		t.Errorf("enable with a missing --spec renamed workflows back: %v", err)
+	}
+	code, out = runCLI(t, "", "enable", "--spec", "specs/t4.yaml")
+	if code != 0 || !strings.Contains(out, "removed the bundled "+bundle) {
+		t.Errorf("enable --spec: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(bundle); !os.IsNotExist(err) {
+		t.Errorf("the bundle of the spec's step_binary.dir is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(".github", "workflows", "ci.yml")); err != nil {
+		t.Errorf("enable did not restore ci.yml: %v", err)
+	}
+}
+
 // TestGenerateBundlesTheSameVersion builds the real bundle (go build from this module, as
 // generate does) and checks it is a static Linux binary that reports this build's version.
 func TestGenerateBundlesTheSameVersion(t *testing.T) {

@@ -61,10 +61,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// specCommands are the commands that read the spec, and so the only ones with --spec: init
-// writes a spec, audit and report read workflows and evidence, and a flag they ignored would
-// mislead. A new command that calls loadSpec(*specPath) must be listed here.
-var specCommands = []string{"generate", "validate", "disable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
+// specCommands are the commands that read the spec (enable: for the bundle's folder), and so
+// the only ones with --spec: init writes a spec, audit and report read workflows and evidence,
+// and a flag they ignored would mislead. A new command that calls loadSpec(*specPath) must be listed here.
+var specCommands = []string{"generate", "validate", "disable", "enable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
 
 const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
 
