@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// maxReadmeBytes is the front page's budget (issue 12: a README read in five minutes; the
+// reference lives in docs/).
+const maxReadmeBytes = 15 << 10
+
+// The README is a front page: under 15 KB, and every page of docs/ is reachable from it by
+// following links (the moved sections stay findable). Every relative link of the README and
+// of docs/*.md names a file that exists and, for a Markdown file, a heading it has (GitHub's
+// anchors), so a renamed heading or a lost one breaks this test, not a reader's click.
+func TestReadmeFrontPageAndDocLinks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(readme) >= maxReadmeBytes {
+		t.Errorf("README.md is %d bytes, want under %d: move reference material to docs/", len(readme), maxReadmeBytes)
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md (%v)", err)
+	}
+	docs := map[string]*mdDoc{} // by path relative to the repository root
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		docs[filepath.ToSlash(rel)] = parseMarkdown(src)
+	}
+	for name, d := range docs {
+		for _, l := range d.links {
+			if problem := checkLink(root, name, l, docs); problem != "" {
+				t.Errorf("%s: link %q: %s", name, l, problem)
+			}
+		}
+	}
+	// Every docs page is reachable from the README.
+	reached := map[string]bool{"README.md": true}
+	queue := []string{"README.md"}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		for _, l := range docs[name].links {
+			target, _, ok := localTarget(name, l)
+			if ok && docs[target] != nil && !reached[target] {
+				reached[target] = true
+				queue = append(queue, target)
+			}
+		}
+	}
+	for name := range docs {
+		if !reached[name] {
+			t.Errorf("%s is not reachable from README.md by links", name)
+		}
+	}
+}
+
+// localTarget resolves a relative link of the document name to a path from the repository
+// root and its anchor; ok is false for a link elsewhere (a URL, mailto:).
+func localTarget(name, link string) (target, anchor string, ok bool) {
+	u, err := url.Parse(link)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return "", "", false
+	}
+	target = name
+	if u.Path != "" {
+		target = filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(name), u.Path)))
+	}
+	return target, u.Fragment, true
+}
+
+// checkLink says what is wrong with one link ("" when nothing).
+func checkLink(root, name, link string, docs map[string]*mdDoc) string {
+	if _, err := url.Parse(link); err != nil {
+		return err.Error()
+	}
+	target, anchor, ok := localTarget(name, link)
+	if !ok {
+		return ""
+	}
+	if strings.HasPrefix(target, "../") {
+		return "points outside the repository"
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(target))); err != nil {
+		return "no such file"
+	}
+	if anchor == "" || !strings.HasSuffix(target, ".md") {
+		return ""
+	}
+	d := docs[target]
+	if d == nil {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(target)))
+		if err != nil {
+			return err.Error()
+		}
+		d = parseMarkdown(src)
+	}
+	if !slices.Contains(d.anchors, anchor) {
+		return fmt.Sprintf("%s has no heading with anchor #%s", target, anchor)
+	}
+	return ""
+}
+
+// mdDoc is what the link check needs of a Markdown document.
+type mdDoc struct {
+	links   []string // link destinations, in order
+	anchors []string // the anchors GitHub gives its headings
+}
+
+// parseMarkdown reads a document as GitHub does (CommonMark and GFM): links in code are not
+// links, and headings get GitHub's anchors.
+func parseMarkdown(src []byte) *mdDoc {
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
+	d := &mdDoc{}
+	seen := map[string]int{}
+	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *gast.Link:
+			d.links = append(d.links, string(n.Destination))
+		case *gast.Heading:
+			slug := githubSlug(plainText(n, src))
+			if k := seen[slug]; k > 0 {
+				d.anchors = append(d.anchors, fmt.Sprintf("%s-%d", slug, k))
+			} else {
+				d.anchors = append(d.anchors, slug)
+			}
+			seen[slug]++
+		}
+		return gast.WalkContinue, nil
+	})
+	return d
+}
+
+// plainText is the text of a node and its children, code spans included.
+func plainText(n gast.Node, src []byte) string {
+	var b strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *gast.Text:
+			b.Write(c.Segment.Value(src))
+		case *gast.String:
+			b.Write(c.Value)
+		default:
+			b.WriteString(plainText(c, src))
+		}
+	}
+	return b.String()
+}
+
+// githubSlug is the anchor GitHub gives a heading (github-slugger): lower case, letters,
+// digits, marks, "_" and "-" kept, spaces become "-", everything else dropped.
+func githubSlug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func TestGithubSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Xid → worker → test":                              "xid--worker--test",
+		"The step binary (step_binary)":                    "the-step-binary-step_binary",
+		"`debugflow report --json` shape (report.Verdict)": "debugflow-report---json-shape-reportverdict",
+		"Credentials: which token goes to which host":      "credentials-which-token-goes-to-which-host",
+	} {
+		if got := githubSlug(in); got != want {
+			t.Errorf("githubSlug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
