@@ -2,6 +2,7 @@ package generate
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The reference workflow, revision 3 (testdata/seed/debug_cuda_max_reducer.v3.yml), as the
@@ -165,9 +168,11 @@ func TestDefaultCarriesV3(t *testing.T) {
 			}
 		}},
 		{"CUDA init smoke test into cuda_init.log, stopping the job before the sweep", func(t *testing.T) {
+			// enable_fallback=False: v3's qd.init(arch=qd.cuda) falls back to the CPU without CUDA
+			// and prints "cuda init OK" anyway, so its check could never fail for want of CUDA.
 			st := d.step(t, "Smoke test")
 			if st.Run != `debugflow-step smoke --out /tmp/repro --log cuda_init.log --command "$SMOKE_COMMAND"` ||
-				st.Env["SMOKE_COMMAND"] != `python -c "import quadrants as qd; qd.init(arch=qd.cuda); print('cuda init OK')"` || st.If != "" {
+				st.Env["SMOKE_COMMAND"] != `python -c "import quadrants as qd; qd.init(arch=qd.cuda, enable_fallback=False); print('cuda init OK')"` || st.If != "" {
 				t.Errorf("smoke step = %+v", st)
 			}
 			if d.index(t, "Smoke test") > d.index(t, "Reproduce") || strings.Contains(string(d.raw), "continue-on-error: true\n        timeout-minutes: 5") {
@@ -177,9 +182,14 @@ func TestDefaultCarriesV3(t *testing.T) {
 				t.Errorf("the reproducer runs after a failed smoke test (if: %q)", r.If)
 			}
 		}},
-		{"standalone repro as repro_cuda.py: init the backend, run the kernel, faulthandler dump", func(t *testing.T) {
+		{"standalone repro as repro_cuda.py: init the backend as the test does, run the kernel, faulthandler dump", func(t *testing.T) {
+			// The test's qd.init: @test_utils.test(default_fp=qd.f64, require=qd.extension.adstack)
+			// turns on ad_stack_experimental_enabled, and conftest.py's wanted_arch adds the CUDA
+			// memory options and enable_fallback=False. v3's repro_cuda.py had none of them.
 			py := d.staged["repro_standalone.py"]
-			for _, want := range []string{"faulthandler.dump_traceback_later(", "qd.init(arch=getattr(qd, args.arch))",
+			for _, want := range []string{"faulthandler.dump_traceback_later(", "arch = getattr(qd, args.arch)",
+				"options = dict(default_fp=qd.f64, ad_stack_experimental_enabled=True, print_full_traceback=True)",
+				"options.update(device_memory_GB=0.3, cuda_stack_limit=1024)", "qd.init(arch=arch, enable_fallback=False, **options)",
 				`ap.add_argument("--arch", default="cuda")`, "fib(a, b, c, f)", "fib.grad(a, b, c, f)", `print("OK")`} {
 				if !strings.Contains(py, want) {
 					t.Errorf("repro_standalone.py lacks %q", want)
@@ -377,4 +387,78 @@ func cutStepBinary(t *testing.T, data []byte) (rest, block string) {
 		block += lines[i]
 	}
 	return before + "\n" + strings.Join(lines[i:], ""), block
+}
+
+// TestDefaultChecksAgainstTheProjectsAPI runs the default's smoke command and its standalone
+// repro against a stand-in of the reference project's API (testdata/fakequadrants: qd.init's
+// signature and backend selection at efd3f69a). With CUDA both pass and initialise the backend
+// the way test_ad_fibonacci[arch=cuda] does; without CUDA both fail, where v3's
+// qd.init(arch=qd.cuda) fell back to the CPU, printed "cuda init OK" and let the job go on.
+func TestDefaultChecksAgainstTheProjectsAPI(t *testing.T) {
+	python := testenv.PytestPython(t) // a real interpreter, not a pyenv shim: fast to start
+	d := generateDefault(t)
+	dir := t.TempDir()
+	// `python` on PATH, as setup-python leaves it on the runner.
+	if err := os.Symlink(python, filepath.Join(dir, "python")); err != nil {
+		t.Fatal(err)
+	}
+	standalone := filepath.Join(dir, "repro_standalone.py")
+	if err := os.WriteFile(standalone, []byte(d.staged["repro_standalone.py"]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake, err := filepath.Abs(filepath.Join("testdata", "fakequadrants"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const v3Smoke = `python -c "import quadrants as qd; qd.init(arch=qd.cuda); print('cuda init OK')"`
+	cudaInit := map[string]any{"arch": "cuda", "default_fp": "f64", "enable_fallback": false, "ad_stack_experimental_enabled": true,
+		"device_memory_GB": 0.3, "cuda_stack_limit": 1024.0, "print_full_traceback": true}
+	cpuInit := map[string]any{"arch": "cpu", "default_fp": "f64", "enable_fallback": false, "ad_stack_experimental_enabled": true,
+		"print_full_traceback": true}
+	cases := []struct {
+		name    string
+		archs   string // the backends the fake supports
+		command string // run with bash
+		ok      bool
+		output  string
+		init    map[string]any // the qd.init call; nil: not checked
+	}{
+		{"smoke with CUDA", "cpu,cuda", d.step(t, "Smoke test").Env["SMOKE_COMMAND"], true, "cuda init OK",
+			map[string]any{"arch": "cuda", "default_fp": nil, "enable_fallback": false}},
+		{"smoke without CUDA stops the job", "cpu", d.step(t, "Smoke test").Env["SMOKE_COMMAND"], false,
+			"RuntimeError: Arch=[cuda] is not supported", nil},
+		{"v3's smoke without CUDA passed on the CPU (why the default differs)", "cpu", v3Smoke, true,
+			"falling back to CPU", map[string]any{"arch": "cpu", "default_fp": nil, "enable_fallback": true}},
+		{"standalone repro with CUDA: the test's qd.init", "cpu,cuda", "python " + standalone, true, "OK", cudaInit},
+		{"standalone repro --arch cpu", "cpu", "python " + standalone + " --arch cpu", true, "OK", cpuInit},
+		{"standalone repro without CUDA fails", "cpu", "python " + standalone, false, "RuntimeError: Arch=[cuda] is not supported", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			initLog := filepath.Join(t.TempDir(), "init.jsonl")
+			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", c.command)
+			cmd.Dir = t.TempDir()
+			cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "PYTHONPATH=" + fake, "FAKE_QD_ARCHS=" + c.archs,
+				"FAKE_QD_INIT_LOG=" + initLog, "REPRO_DUMP_AFTER=0"}
+			out, err := cmd.CombinedOutput()
+			if (err == nil) != c.ok || !strings.Contains(string(out), c.output) {
+				t.Fatalf("%s: err %v, want ok=%v and %q in the output:\n%s", c.command, err, c.ok, c.output, out)
+			}
+			if c.init == nil {
+				return
+			}
+			b, err := os.ReadFile(initLog)
+			if err != nil {
+				t.Fatalf("qd.init was not called: %v\n%s", err, out)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("init log %q: %v", b, err)
+			}
+			if diff := cmp.Diff(c.init, got); diff != "" {
+				t.Errorf("qd.init (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -292,7 +292,7 @@ func newCmdSmoke(env *Env) *cobra.Command {
 		Use:   "smoke --command CMD [--log FILE]",
 		Short: "Check the build before the sweep; on failure stop the job with the reason in the step summary",
 		Example: `  debugflow-step smoke --out /tmp/repro --log cuda_init.log \
-    --command 'python -c "import quadrants as qd; qd.init(arch=qd.cuda)"'`,
+    --command 'python -c "import quadrants as qd; qd.init(arch=qd.cuda, enable_fallback=False)"'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return RunSmoke(cmd.Context(), env, o) },
 	}
