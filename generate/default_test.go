@@ -440,7 +440,7 @@ func TestDefaultChecksAgainstTheProjectsAPI(t *testing.T) {
 			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", c.command)
 			cmd.Dir = t.TempDir()
 			cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "PYTHONPATH=" + fake, "FAKE_QD_ARCHS=" + c.archs,
-				"FAKE_QD_INIT_LOG=" + initLog, "REPRO_DUMP_AFTER=0"}
+				"FAKE_QD_INIT_LOG=" + initLog, "REPRO_DUMP_AFTER=0", "PYTHONDONTWRITEBYTECODE=1"}
 			out, err := cmd.CombinedOutput()
 			if (err == nil) != c.ok || !strings.Contains(string(out), c.output) {
 				t.Fatalf("%s: err %v, want ok=%v and %q in the output:\n%s", c.command, err, c.ok, c.output, out)
