@@ -62,3 +62,64 @@ artifact:
 		t.Errorf("preflight.log does not show --workers 1 reaching pytest (%v):\n%s", err, log)
 	}
 }
+
+// TestLocalCommandSetupFlags: --build runs the build stage as one script and its export reaches
+// the reproducer, --install runs the install stage only when given, a sudo line never runs, the
+// smoke test runs, and --full-sweep reaches the reproducer.
+func TestLocalCommandSetupFlags(t *testing.T) {
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	bin := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "sudo-calls")
+	writeFile(t, filepath.Join(bin, "sudo"), "#!/bin/sh\necho \"sudo $*\" >> '"+calls+"'\nexit 97\n")
+	if err := os.Chmod(filepath.Join(bin, "sudo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf(`runners: [gpu-t4-4-core]
+install:
+  commands: ["sudo ldconfig", "echo i > installed.txt"]
+build:
+  commands: ["echo 'export FLAVOUR=cuda' > env.sh", "source env.sh", "echo \"$FLAVOUR\" > built.txt"]
+  exports:
+    - name: BUILT
+      command: cat built.txt
+smoke:
+  command: test -f built.txt
+reproducer:
+  paths: [tests/test_built.py]
+  workers: 1
+  count: 2
+  python: %s
+  stop_on_first_failure: true
+sanitizer:
+  enabled: false
+artifact:
+  dir: %s
+`, py, filepath.Join(dir, "evidence")))
+	writeFile(t, filepath.Join(dir, "tests", "test_built.py"), "import os\n\n\ndef test_built():\n    assert os.environ.get('BUILT') == 'cuda'\n")
+	code, text := runCLI(t, dir, "local", "--build", "--full-sweep")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, text)
+	}
+	for _, want := range []string{"==> install: not run (--install runs install.commands and install.exports)",
+		"==> build (--build)", "BUILT=cuda (for the later steps)", "==> smoke test: test -f built.txt\n    passed",
+		"x 2 repeats of tests/test_built.py, full sweep"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "installed.txt")); err == nil {
+		t.Error("--build ran the install commands")
+	}
+	code, text = runCLI(t, dir, "local", "--install", "--build")
+	if code != 0 || !strings.Contains(text, "not run (needs root; run it yourself if this machine needs it): sudo ldconfig") {
+		t.Errorf("exit %d, want 0 and the sudo line printed:\n%s", code, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "installed.txt")); err != nil {
+		t.Errorf("--install did not run the install commands: %v", err)
+	}
+	if b, err := os.ReadFile(calls); err == nil {
+		t.Errorf("sudo ran:\n%s", b)
+	}
+}
