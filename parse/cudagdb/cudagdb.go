@@ -90,9 +90,12 @@ func (r Report) Found() bool { return r.Exception != "" || r.Kernel != "" }
 
 var (
 	reException = regexp.MustCompile(`^CUDA Exception: (.+?)\.?$`)
-	// "The exception was triggered at PC 0x555555c08620 (memexceptions_kernel.cu:17)" or
-	// "... at PC 0x7f31abb9f6d0  illegalMemoryAccessKernel(int*, int)".
-	reTriggered = regexp.MustCompile(`^The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s+\((\S+:\d+)\))?(?:\s+(.+))?$`)
+	// "The exception was triggered at PC 0x555555c08620 (memexceptions_kernel.cu:17)",
+	// "... at PC 0x7f31abb9f6d0  illegalMemoryAccessKernel(int*, int)", both with line info
+	// ("... at PC 0x7fff20cd8fb0  flash_attn_ext_vec<64>(char const*, int)  (common.cuh:692)"),
+	// or the PC alone. The source position is the last "(file:line)": a signature's
+	// parentheses hold no "name:digits" without a space.
+	reTriggered = regexp.MustCompile(`^The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s+(.*?))??(?:\s+\((\S+:\d+)\))?$`)
 	reSignal    = regexp.MustCompile(`received signal (CUDA_EXCEPTION_\d+), ([^.]+)\.?`)
 	reFocus     = regexp.MustCompile(`^\[(?:Current focus set to|Switching focus to|New focus set to) (.*)\]$`)
 	reFocusKV   = regexp.MustCompile(`(CUDA kernel|grid|block|thread|device|sm|warp|lane) (\([0-9, ]*\)|-?\d+)`)
@@ -147,9 +150,9 @@ func Parse(r io.Reader) (Report, error) {
 		case reTriggered.MatchString(line):
 			m := reTriggered.FindStringSubmatch(line)
 			setIfEmpty(&rep.PC, m[1])
-			setIfEmpty(&rep.Location, m[2])
-			if m[3] != "" {
-				setIfEmpty(&rep.Kernel, clip(strings.TrimSpace(m[3])))
+			setIfEmpty(&rep.Location, m[3])
+			if k := strings.TrimSpace(m[2]); k != "" {
+				setIfEmpty(&rep.Kernel, clip(k))
 			}
 		case reFocus.MatchString(line):
 			rep.focus(reFocus.FindStringSubmatch(line)[1])

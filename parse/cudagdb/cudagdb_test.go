@@ -31,7 +31,7 @@ func parseFile(t testing.TB, name string) Report {
 // TestGolden parses every testdata/*.txt and compares the report with testdata/golden.
 func TestGolden(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	if len(files) < 6 {
+	if len(files) < 8 {
 		t.Fatalf("only %d fixtures", len(files))
 	}
 	for _, path := range files {
@@ -72,8 +72,13 @@ func TestSummaries(t *testing.T) {
 		"cudacore_batch_lineinfo.txt":   "Warp Out-of-range Address in max_reducer_kernel<float, 128> at PC 0x7fffd3a0b5c0 (reduce.cu:118), block (3,0,0) thread (64,0,0)",
 		"live_signal.txt":               "Warp Illegal Address in exception_kernel at PC 0x555555c08620 (memexceptions_kernel.cu:17), block (0,0,0) thread (0,0,0)",
 		"progress_in_pytest_output.txt": "Warp Illegal Address at PC 0x7f31abb9f6d0",
-		"no_such_file.txt":              "",
-		"not_a_coredump.txt":            "",
+		// cuda-gdb names the function and the source line on one line: the line is the
+		// Location, not part of the kernel's name.
+		"cudacore_batch_template_lineinfo.txt": "Warp Misaligned Address in flash_attn_ext_vec<64, 1, (ggml_type)1, (ggml_type)1, false>(char const*, char const*, float*, int) at PC 0x7fff20cd8fb0 (common.cuh:692), block (0,1,15) thread (0,3,0)",
+		// Without a symbol at the PC, the kernel comes from the first frame.
+		"cudacore_batch_pc_only.txt": "Warp MMU Fault in embed_gather_u32 at PC 0x7c986b7ad960, block (15,0,0) thread (0,0,0)",
+		"no_such_file.txt":           "",
+		"not_a_coredump.txt":         "",
 	} {
 		if got := parseFile(t, name).Summary(); got != want {
 			t.Errorf("%s: Summary() = %q, want %q", name, got, want)
