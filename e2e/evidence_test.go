@@ -152,10 +152,10 @@ func TestEvidenceWithoutGPUTools(t *testing.T) {
 	}
 	summary := readFile(t, sim.summary)
 	for _, want := range []string{
-		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9)",
+		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 		"cuda-gdb not available on this runner: the dump cuda\\_coredump\\_",
 		"- **GPU core dump:** Warp Illegal Address at PC 0x7f31abb9f6d0",
-		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 error; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9)",
+		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 error; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, summary)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,17 +122,12 @@ func RunHealth(ctx context.Context, env *Env, opts HealthOptions) (*HealthResult
 func TakeHealth(ctx context.Context, env *Env, out, name string) (*HealthResult, error) {
 	res := &HealthResult{}
 	q, qerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "-q")
-	csvOut, cerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(nvsmi.QueryFields, ","), "--format=csv")
-	if cerr != nil && !strings.Contains(cerr.Error(), ": not found") {
-		// An older driver rejects a field: the fields every driver knows.
-		if c2, err2 := env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(nvsmi.CoreQueryFields, ","), "--format=csv"); err2 == nil {
-			csvOut, cerr = c2, nil
-		}
-	}
+	qerr = withOutput(qerr, q)
+	csvOut, notes, cerr := queryGPU(ctx, env)
 	if err := writeHealthFile(filepath.Join(out, HealthQueryFile(name)), q.Stdout, qerr); err != nil {
 		return nil, err
 	}
-	if err := writeHealthFile(filepath.Join(out, HealthCSVFile(name)), csvOut.Stdout, cerr); err != nil {
+	if err := writeHealthFile(filepath.Join(out, HealthCSVFile(name)), notes+csvOut.Stdout, cerr); err != nil {
 		return nil, err
 	}
 	snap, err := loadHealthFiles(out, name)
@@ -153,11 +149,69 @@ func TakeHealth(ctx context.Context, env *Env, out, name string) (*HealthResult,
 	return res, nil
 }
 
+// maxFieldRetries bounds how often queryGPU asks again without a field the driver rejected.
+const maxFieldRetries = 6
+
+// queryGPU runs nvidia-smi --query-gpu=QueryFields --format=csv. A driver that rejects a field
+// ("Field "X" is not a valid field to query.") is asked again with the field's other name
+// (nvsmi.RenamedField), else without it, so one unknown field never costs the others; notes
+// are HealthNote lines saying what was left out. When the failure names no field, the fields
+// every driver knows (nvsmi.CoreQueryFields) are tried once.
+func queryGPU(ctx context.Context, env *Env) (out captured, notes string, err error) {
+	fields := slices.Clone(nvsmi.QueryFields)
+	renamed := map[string]bool{}
+	for range maxFieldRetries + 1 {
+		out, err = env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(fields, ","), "--format=csv")
+		if err == nil || strings.HasSuffix(err.Error(), ": not found") || ctx.Err() != nil {
+			return out, notes, withOutput(err, out)
+		}
+		bad := nvsmi.RejectedField(out.Stdout + "\n" + out.Stderr)
+		i := slices.Index(fields, bad)
+		if i < 0 {
+			break
+		}
+		if alt := nvsmi.RenamedField(bad); alt != "" && !renamed[bad] && !slices.Contains(fields, alt) {
+			renamed[alt] = true
+			fields[i] = alt
+			notes += HealthNote + "this driver rejects " + bad + ": asked for " + alt + "\n"
+			continue
+		}
+		fields = slices.Delete(fields, i, i+1)
+		notes += HealthNote + "this driver rejects " + bad + ": asked without it\n"
+		if len(fields) == 0 {
+			break
+		}
+	}
+	if core, cerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "--query-gpu="+strings.Join(nvsmi.CoreQueryFields, ","), "--format=csv"); cerr == nil {
+		return core, notes + HealthNote + "the full query failed (" + oneLine(withOutput(err, out).Error()) + "): the fields every driver knows\n", nil
+	}
+	return out, notes, withOutput(err, out)
+}
+
+// withOutput adds the first line nvidia-smi printed to err when err does not say why:
+// nvidia-smi writes its errors ("NVIDIA-SMI has failed because it couldn't communicate with
+// the NVIDIA driver...") to stdout.
+func withOutput(err error, out captured) error {
+	if err == nil || strings.TrimSpace(out.Stderr) != "" {
+		return err
+	}
+	line := firstLine(strings.TrimSpace(out.Stdout))
+	if line == "" {
+		return err
+	}
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "..."
+	}
+	return fmt.Errorf("%w: %s", err, line)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
 // writeHealthFile writes a command's output, after a HealthNote line when it failed.
 func writeHealthFile(path, output string, runErr error) error {
 	var b strings.Builder
 	if runErr != nil {
-		b.WriteString(HealthNote + strings.ReplaceAll(runErr.Error(), "\n", " ") + "\n")
+		b.WriteString(HealthNote + oneLine(runErr.Error()) + "\n")
 	}
 	b.WriteString(output)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

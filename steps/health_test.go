@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/parse/nvsmi"
 )
 
 // healthEnv is a test env with the nvidia-smi double on PATH and a state file it reads.
@@ -102,22 +104,52 @@ func TestHealthDegrades(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(res.Unavailable, "exit status 9") {
+		// nvidia-smi says why on stdout: the note carries it.
+		if !strings.Contains(res.Unavailable, "exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.") {
 			t.Errorf("unavailable = %q", res.Unavailable)
 		}
 	})
-	t.Run("older driver rejects a field", func(t *testing.T) {
-		te, _ := healthEnv(t, map[string]string{"FAKE_NVIDIA_SMI_REJECT": "clocks_throttle_reasons.active"})
-		out := t.TempDir()
-		res, err := TakeHealth(context.Background(), te.Env, out, HealthBefore)
-		if err != nil {
-			t.Fatal(err)
-		}
-		csv := readFile(t, filepath.Join(out, HealthCSVFile(HealthBefore)))
-		if !strings.HasPrefix(csv, "index, uuid, serial, name, pci.bus_id, driver_version, temperature.gpu\n") || len(res.Snapshot.GPUs) != 1 {
-			t.Errorf("fallback CSV:\n%s", csv)
-		}
-	})
+	// A driver that rejects a field costs that field alone: the query is asked again with the
+	// field's other name, else without it; the CSV file says what was left out.
+	for _, tt := range []struct {
+		name, reject string
+		notes        []string
+		header       string
+	}{
+		{"driver without the old clock field", "clocks_throttle_reasons.active",
+			[]string{"this driver rejects clocks_throttle_reasons.active: asked for clocks_event_reasons.active"},
+			"ecc.errors.uncorrected.aggregate.total, retired_pages.single_bit_ecc.count, retired_pages.double_bit.count, retired_pages.pending, clocks_event_reasons.active\n"},
+		{"driver without either clock field nor retired pages", "retired_pages.pending,clocks_throttle_reasons.active,clocks_event_reasons.active",
+			[]string{"this driver rejects retired_pages.pending: asked without it", "this driver rejects clocks_event_reasons.active: asked without it"},
+			"ecc.errors.uncorrected.aggregate.total, retired_pages.single_bit_ecc.count, retired_pages.double_bit.count\n"},
+		{"driver that knows only the core fields", "ecc.mode.current,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total,retired_pages.single_bit_ecc.count,retired_pages.double_bit.count,retired_pages.pending,clocks_throttle_reasons.active,clocks_event_reasons.active",
+			[]string{"the full query failed (nvidia-smi --query-gpu=", `Field "retired_pages.double_bit.count" is not a valid field to query.): the fields every driver knows`},
+			"index, uuid, serial, name, pci.bus_id, driver_version, temperature.gpu\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			te, _ := healthEnv(t, map[string]string{"FAKE_NVIDIA_SMI_REJECT": tt.reject})
+			out := t.TempDir()
+			res, err := TakeHealth(context.Background(), te.Env, out, HealthBefore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			csv := readFile(t, filepath.Join(out, HealthCSVFile(HealthBefore)))
+			for _, n := range tt.notes {
+				if !strings.Contains(csv, HealthNote) || !strings.Contains(csv, n) {
+					t.Errorf("the CSV file lacks the note %q:\n%s", n, csv)
+				}
+			}
+			if !strings.Contains(csv, tt.header) || res.Unavailable != "" || len(res.Snapshot.GPUs) != 1 {
+				t.Errorf("unavailable %q; CSV:\n%s", res.Unavailable, csv)
+			}
+			// What the CSV kept is in the snapshot (the -q text has it too: read the CSV alone).
+			c, err := nvsmi.ParseCSV(strings.NewReader(csv))
+			if err != nil || len(c.GPUs) != 1 || c.GPUs[0].UUID != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11" ||
+				(c.GPUs[0].ECC.AggregateCorrected != nil) != strings.Contains(tt.header, "ecc.") {
+				t.Errorf("CSV snapshot %+v, %v", c, err)
+			}
+		})
+	}
 	t.Run("bad name", func(t *testing.T) {
 		te := newTestEnv(t, nil)
 		if _, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: t.TempDir(), Name: "../x"}); ExitCodeFor(err) != ExitUsage {

@@ -25,9 +25,35 @@ var QueryFields = []string{
 	"clocks_throttle_reasons.active",
 }
 
-// CoreQueryFields are the fields of the fallback query, for a driver that rejects one of
-// QueryFields ("Field ... is not a valid field to query").
+// CoreQueryFields are the fields of the last fallback query, for a driver that rejects
+// QueryFields for a reason RejectedField cannot name.
 var CoreQueryFields = []string{"index", "uuid", "serial", "name", "pci.bus_id", "driver_version", "temperature.gpu"}
+
+// reRejected is how nvidia-smi refuses a --query-gpu field it does not know (on stdout, exit
+// 2); Windows builds print curly quotes.
+var reRejected = regexp.MustCompile(`Field ["\x{201C}]([^"\x{201D}\n]{1,128})["\x{201D}] is not a valid field to query`)
+
+// RejectedField is the field nvidia-smi's output says it rejected ("" when it says none), so
+// the query can be run again without that one field instead of losing all the others.
+func RejectedField(out string) string {
+	if m := reRejected.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// RenamedField is the other name of a field drivers renamed (clocks_throttle_reasons.* became
+// clocks_event_reasons.* around driver 535): a driver that rejects one may know the other.
+// "" for a field with no other name.
+func RenamedField(field string) string {
+	if rest, ok := strings.CutPrefix(field, "clocks_throttle_reasons."); ok {
+		return "clocks_event_reasons." + rest
+	}
+	if rest, ok := strings.CutPrefix(field, "clocks_event_reasons."); ok {
+		return "clocks_throttle_reasons." + rest
+	}
+	return ""
+}
 
 // Clock event reason bits of clocks_event_reasons.active (nvmlClocksEventReason*), named as
 // nvidia-smi -q names them.

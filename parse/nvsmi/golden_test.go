@@ -176,3 +176,20 @@ func TestParseCSV(t *testing.T) {
 		t.Errorf("unknown bit: %q", got)
 	}
 }
+
+func TestRejectedField(t *testing.T) {
+	for _, tt := range []struct{ out, want string }{
+		{"Field \"retired_pages.pending\" is not a valid field to query.\n\n", "retired_pages.pending"},
+		{"Field \u201cencoder.stats.sessionCount\u201d is not a valid field to query.\r\n", "encoder.stats.sessionCount"},
+		{"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", ""},
+		{"index, uuid\n0, GPU-1\n", ""},
+	} {
+		if got := RejectedField(tt.out); got != tt.want {
+			t.Errorf("RejectedField(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
+	if RenamedField("clocks_throttle_reasons.active") != "clocks_event_reasons.active" ||
+		RenamedField("clocks_event_reasons.active") != "clocks_throttle_reasons.active" || RenamedField("uuid") != "" {
+		t.Error("RenamedField")
+	}
+}

@@ -8,14 +8,16 @@
 // The health values come from the defaults below, overridden by KEY=VALUE lines of the file
 // $FAKE_NVIDIA_SMI_STATE, read at every call, so a test changes the GPU's state between two
 // snapshots (ecc_volatile_uncorrected=2, retired_dbe=1, pending=Yes, clock_reasons=0x20,
-// temperature=35, uuid=GPU-...). $FAKE_NVIDIA_SMI_REJECT names a field --query-gpu rejects
-// (an older driver); $FAKE_NVIDIA_SMI_FAIL=1 imitates a runner whose driver is not loaded.
+// temperature=35, uuid=GPU-...). $FAKE_NVIDIA_SMI_REJECT names the fields --query-gpu rejects,
+// comma-separated (a driver older or newer than the fields); $FAKE_NVIDIA_SMI_FAIL=1 imitates
+// a runner whose driver is not loaded.
 package main
 
 import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -197,7 +199,7 @@ func csvValue(s map[string]string, field string) (string, bool) {
 }
 
 func queryCSV(s map[string]string, fields []string, format string) int {
-	reject := os.Getenv("FAKE_NVIDIA_SMI_REJECT")
+	reject := strings.Split(os.Getenv("FAKE_NVIDIA_SMI_REJECT"), ",")
 	opts := strings.Split(format, ",")
 	if opts[0] != "csv" {
 		fmt.Printf("Invalid format %q.\n", format)
@@ -218,7 +220,7 @@ func queryCSV(s map[string]string, fields []string, format string) int {
 	values := make([]string, len(fields))
 	for i, f := range fields {
 		v, ok := csvValue(s, f)
-		if !ok || f == reject {
+		if !ok || slices.Contains(reject, f) {
 			fmt.Printf("Field \"%s\" is not a valid field to query.\n\n", f)
 			return 2
 		}
