@@ -33,8 +33,11 @@ const (
 )
 
 // CoredumpGenerationFlags makes the dump lightweight: no global, shared, local or constant bank
-// memory and no ELF images that were not relocated. What is left (the exception, the PC, every
-// warp's state and the kernels) is what cuda-gdb needs to name the faulting kernel and thread.
+// memory and no ELF images that were not relocated (the driver API's
+// CU_COREDUMP_LIGHTWEIGHT_FLAGS). What is left (the exception, the PC, every warp's state and
+// the kernels) is what cuda-gdb needs to name the faulting kernel and thread. Drivers read
+// CUDA_COREDUMP_GENERATION_FLAGS from CUDA 12.5 (driver 555) on; older ones read
+// CUDA_ENABLE_LIGHTWEIGHT_COREDUMP=1 instead (removed in CUDA 13.0), so the pass sets both.
 const CoredumpGenerationFlags = "skip_nonrelocated_elf_images,skip_global_memory,skip_shared_memory,skip_local_memory,skip_constbank_memory"
 
 // Defaults of the pass.
@@ -151,6 +154,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION=0",
 		"CUDA_COREDUMP_SHOW_PROGRESS=1",
 		"CUDA_COREDUMP_GENERATION_FLAGS="+CoredumpGenerationFlags,
+		"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP=1",
 		"CUDA_COREDUMP_FILE="+filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t"))
 	fmt.Fprintf(env.Stdout, "coredump: rerunning %s with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 (lightweight dump, at most %d attempt(s))\n", res.Test, opts.Attempts)
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(argv[0], argv[1:]))

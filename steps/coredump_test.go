@@ -90,6 +90,10 @@ func TestCoredump(t *testing.T) {
 			if tt.kept {
 				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
 					t.Errorf("kept dump %q", b[:min(len(b), 40)])
+				} else if !strings.Contains(b, "\ngeneration_flags="+CoredumpGenerationFlags+"\n") || !strings.Contains(b, "\nlightweight=1\n") {
+					// A lightweight dump on every driver: the flags (CUDA 12.5 on) and the
+					// older switch (before 12.5).
+					t.Errorf("the dump was not asked to be lightweight:\n%s", b)
 				}
 				if res.CudaGDB != "" && !strings.Contains(readFile(t, filepath.Join(out, CoredumpGDBLog)), "CUDA Exception: Warp Illegal Address") {
 					t.Error("coredump_gdb.log lacks cuda-gdb's output")
@@ -121,5 +125,25 @@ func TestCoredumpFlags(t *testing.T) {
 		if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), args); code != ExitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
 		}
+	}
+}
+
+// TestCoredumpGenerationFlags checks the flags against the driver API's bits
+// (CUCoredumpGenerationFlags): they must add up to CU_COREDUMP_LIGHTWEIGHT_FLAGS (47), the
+// lightweight dump, and leave out skip_abort (16): the host process still aborts, so the
+// worker's crash is what the rerun reports.
+func TestCoredumpGenerationFlags(t *testing.T) {
+	bits := map[string]int{"skip_nonrelocated_elf_images": 1, "skip_global_memory": 2, "skip_shared_memory": 4,
+		"skip_local_memory": 8, "skip_abort": 16, "skip_constbank_memory": 32, "gzip_compress": 64}
+	sum := 0
+	for _, f := range strings.Split(CoredumpGenerationFlags, ",") {
+		b, ok := bits[f]
+		if !ok {
+			t.Fatalf("%q is not a CUDA_COREDUMP_GENERATION_FLAGS value", f)
+		}
+		sum |= b
+	}
+	if sum != 47 {
+		t.Errorf("flags %s = %d, want CU_COREDUMP_LIGHTWEIGHT_FLAGS 47", CoredumpGenerationFlags, sum)
 	}
 }

@@ -10,7 +10,8 @@ faults the way the CUDA driver reports a kernel exception with core dumps on:
 the driver's progress lines on stderr, a (fake) dump where CUDA_COREDUMP_FILE
 says, then an abort. FAKE_COREDUMP_COUNTER (a file) and FAKE_COREDUMP_AFTER=N
 make only the N-th and later runs fault (an intermittent bug);
-FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger.
+FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger. The dump records the core dump
+variables it was written under (generation_flags=, lightweight=).
 """
 import os
 import socket
@@ -47,7 +48,10 @@ def fake_gpu_fault():
                          "[10:47:01.100302] coredump:   - SM: 12\n"
                          "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")
     with open(path, "w") as f:
-        f.write(DUMP + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
+        f.write(DUMP + "generation_flags=%s\nlightweight=%s\n" % (
+            os.environ.get("CUDA_COREDUMP_GENERATION_FLAGS", ""),
+            os.environ.get("CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", ""))
+                + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
     if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
         sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
     sys.stderr.flush()
