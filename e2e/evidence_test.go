@@ -99,9 +99,14 @@ func checkEvidence(t *testing.T, sim *simulation) {
 			} `json:"crashes"`
 			Summary string `json:"summary"`
 		} `json:"timeline"`
-		Sanitizers []struct{ Tool string }                  `json:"sanitizers"`
-		Coredump   struct{ Exception, Kernel, Dump string } `json:"coredump"`
-		Health     struct {
+		Sanitizers []struct {
+			Tool    string `json:"tool"`
+			Hazards int    `json:"hazards"`
+			Leaks   int    `json:"leaks"`
+			Result  string `json:"result"`
+		} `json:"sanitizers"`
+		Coredump struct{ Exception, Kernel, Dump string } `json:"coredump"`
+		Health   struct {
 			Before, After struct {
 				GPUs []struct{ UUID string } `json:"gpus"`
 			}
@@ -122,6 +127,9 @@ func checkEvidence(t *testing.T, sim *simulation) {
 	}
 	if got.Runner.Verdict != report.RunnerApplication || len(got.Sanitizers) != 2 || got.Coredump.Exception != "Warp Illegal Address" {
 		t.Errorf("report --json runner %q, sanitizers %+v, coredump %+v", got.Runner.Verdict, got.Sanitizers, got.Coredump)
+	} else if s := got.Sanitizers; s[0].Leaks != 1 || s[1].Tool != "racecheck" || s[1].Hazards != 1 || s[1].Result != "racecheck: 1 hazard" {
+		// Each tool's result is in --json: racecheck's is its hazards (it has no ERROR SUMMARY).
+		t.Errorf("report --json sanitizers %+v", s)
 	}
 	// The artifact holds the evidence files, the dump included.
 	ups := job.byAction(t, "actions/upload-artifact")
@@ -155,7 +163,7 @@ func TestEvidenceWithoutGPUTools(t *testing.T) {
 		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 		"cuda-gdb not available on this runner: the dump cuda\\_coredump\\_",
 		"- **GPU core dump:** Warp Illegal Address at PC 0x7f31abb9f6d0",
-		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 error; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 distinct invalid access; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, summary)

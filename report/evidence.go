@@ -218,6 +218,9 @@ func (v *loader) loadLadder(have map[string]bool) error {
 	if v.Sanitizer == nil && len(v.Sanitizers) > 0 {
 		v.Sanitizer = v.Sanitizers[0]
 	}
+	for _, s := range v.Sanitizers {
+		s.Result = s.state()
+	}
 	return nil
 }
 
@@ -633,7 +636,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	for _, s := range v.Sanitizers {
 		var found []string
 		if n := len(s.Errors); n > 0 {
-			found = append(found, plural(n, "error", "errors"))
+			// Distinct findings, as the sanitizer line counts them (its ERROR SUMMARY counts
+			// every record, leaks included).
+			found = append(found, plural(n, "distinct invalid access", "distinct invalid accesses"))
 		}
 		if s.Hazards > 0 {
 			found = append(found, plural(s.Hazards, "hazard", "hazards"))

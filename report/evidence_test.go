@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -157,5 +159,46 @@ func BenchmarkTimeline(b *testing.B) {
 		if tl.KnownCrashes != len(crashes) || len(tl.mermaid(nil)) == 0 {
 			b.Fatalf("%d of %d crashes placed", tl.KnownCrashes, len(crashes))
 		}
+	}
+}
+
+// TestLadderJSON checks that --json carries each tool's result: racecheck has no ERROR
+// SUMMARY, so its hazards are its result, and they count for the runner verdict.
+func TestLadderJSON(t *testing.T) {
+	fsys := fstest.MapFS{
+		SanitizerSummary: {Data: []byte(`{"ladder":["memcheck","racecheck"]}`)},
+		SanitizerLog:     {Data: []byte("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")},
+		"sanitizer_racecheck.log": {Data: []byte("========= COMPUTE-SANITIZER\n" +
+			"========= Error: Race reported between Write access at reduce_kernel(float *, int)+0x1a0 in /src/reduce.cu:31\n" +
+			"=========     and Read access at reduce_kernel(float *, int)+0x1c0 in /src/reduce.cu:35 [4 hazards]\n" +
+			"=========\n" +
+			"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "ladder", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runner     RunnerVerdict `json:"runner"`
+		Sanitizers []struct {
+			Tool, Result   string
+			FirstHazard    string `json:"first_hazard"`
+			Hazards, Leaks int
+		} `json:"sanitizers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Sanitizers) != 2 || got.Sanitizers[0].Result != "memcheck clean: ERROR SUMMARY 0 errors" ||
+		got.Sanitizers[1].Tool != "racecheck" || got.Sanitizers[1].Hazards != 1 || got.Sanitizers[1].Result != "racecheck: 1 hazard" ||
+		!strings.Contains(got.Sanitizers[1].FirstHazard, "reduce_kernel") {
+		t.Errorf("sanitizers %+v\n%s", got.Sanitizers, js.String())
+	}
+	if got.Runner.Verdict != RunnerApplication || !slices.Contains(got.Runner.Reasons, "racecheck found 1 hazard") {
+		t.Errorf("runner %+v", got.Runner)
 	}
 }

@@ -142,14 +142,19 @@ type Sanitizer struct {
 	// APIErrors has one entry per distinct (call, result), first-seen order.
 	APIErrors []APIError `json:"api_errors"`
 
+	// Hazards is the number of distinct racecheck, synccheck and initcheck (unused memory)
+	// findings: racecheck's result, which has no ERROR SUMMARY.
+	Hazards int `json:"hazards"`
+	// FirstHazard describes the first hazard ("" when none).
+	FirstHazard string `json:"first_hazard"`
+	// Leaks is the number of distinct leak records (memcheck with --leak-check full).
+	Leaks int `json:"leaks"`
+	// Result is the tool's result in one line, as the verdict prints it ("racecheck: 1
+	// hazard", "memcheck clean: ERROR SUMMARY 0 errors", "initcheck: not run (...)").
+	Result string `json:"result"`
+
 	// Inconclusive says why the log is not conclusive (when !Complete).
 	Inconclusive string `json:"-"`
-	// Hazards is the number of distinct racecheck/synccheck/initcheck hazard findings.
-	Hazards int `json:"-"`
-	// FirstHazard describes the first hazard ("" when none).
-	FirstHazard string `json:"-"`
-	// Leaks is the number of distinct leak records.
-	Leaks int `json:"-"`
 	// TargetErrors are the tool's messages about the target process.
 	TargetErrors []string `json:"-"`
 }
