@@ -256,7 +256,7 @@ func (t *Timeline) mermaid(x *Xid) string {
 		bar := func(tt TimelineTest) {
 			stop := end
 			tag := ""
-			label := chartText(shortTest(tt.Test))
+			label := chartLabel(shortTest(tt.Test))
 			switch tt.Outcome {
 			case "finished":
 				stop, tag = *tt.End, "done, "
@@ -290,7 +290,20 @@ func (t *Timeline) mermaid(x *Xid) string {
 			bar(tests[len(tests)-1])
 		}
 		for _, e := range xids[w.Worker] {
-			fmt.Fprintf(&b, "    Xid %d :milestone, crit, %d, 0s\n", e.Code, int64(math.Round(e.At*1000)))
+			at := int64(math.Round(e.At * 1000))
+			// The event was placed in this test (within the stamp's resolution, a second for
+			// dmesg --ctime): draw it on the test's bar, not before its start.
+			for i := len(tests) - 1; i >= 0; i-- {
+				if tt := tests[i]; tt.Test == e.Test {
+					stop := tt.Start + 1
+					if tt.End != nil {
+						stop = *tt.End
+					}
+					at = min(max(at, ms(tt.Start)), max(ms(stop), ms(tt.Start)))
+					break
+				}
+			}
+			fmt.Fprintf(&b, "    Xid %d :milestone, crit, %d, 0s\n", e.Code, at)
 		}
 	}
 	b.WriteString("```\n")
@@ -325,6 +338,37 @@ func chartText(s string) string {
 		return "_"
 	}
 	return s
+}
+
+// ganttKeywords are the words Mermaid's Gantt lexer reads as a statement, not a task name,
+// when a line starts with one (in any case) and no letter, digit or '_' follows: "title x",
+// "excludes x", "call x", a test called "gantt[cuda]" or "accTitle" (its " :" follows).
+var ganttKeywords = []string{"gantt", "dateformat", "inclusiveenddates", "topaxis", "axisformat", "tickinterval",
+	"includes", "excludes", "todaymarker", "weekday", "weekend", "title", "acctitle", "accdescr",
+	"accdescription", "section", "click", "call", "href"}
+
+// chartLabel is chartText for a task name, with a '_' before a name that Mermaid would read as
+// a statement (a Gantt keyword, or a date "2024-01-31" that starts a line).
+func chartLabel(s string) string {
+	s = chartText(s)
+	lower := strings.ToLower(s)
+	for _, k := range ganttKeywords {
+		if rest, ok := strings.CutPrefix(lower, k); ok && (rest == "" || !isWordByte(rest[0])) {
+			return "_" + s
+		}
+	}
+	if len(s) >= 10 && isDigits(s[0:4]) && s[4] == '-' && isDigits(s[5:7]) && s[7] == '-' && isDigits(s[8:10]) {
+		return "_" + s
+	}
+	return s
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // markdownXidLinks lists the Xid events the worker record tied to a worker and test.

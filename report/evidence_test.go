@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +57,9 @@ func FuzzEvidence(f *testing.F) {
 		return string(b)
 	}
 	f.Add(read("workers.jsonl"), read("xid_added.log"), read("gpu_health_after.txt"), read("coredump_gdb.log"))
+	f.Add(`{"worker":"gw0","pid":1,"phase":"start","nodeid":"t.py::call","time":1,"mono":1,"tz_offset":0}`+"\n"+
+		`{"worker":"gw0","pid":1,"phase":"start","nodeid":"t.py::Gantt[x]","time":2,"mono":2}`+"\n"+
+		`{"worker":"gw1","pid":2,"phase":"start","nodeid":"t.py::2024-01-31 x","time":3,"mono":3}`+"\n", "", "", "")
 	f.Add(`{"worker":"gw0:`+"`"+"``"+`#;x","pid":1,"phase":"start","nodeid":"t.py::a:b#c;`+"```"+`\u001b[2J","time":1,"mono":1,"tz_offset":0}`+"\n",
 		"[Thu Jan  1 00:00:01 1970] NVRM: Xid (PCI:0000:01:00): 48, pid=1, name=x, y\n", "# debugflow: \u009b\n", "CUDA Exception: \u001b]0;x\u0007\n")
 	f.Fuzz(func(t *testing.T, workers, xid, smi, gdb string) {
@@ -115,10 +119,19 @@ func FuzzEvidence(f *testing.F) {
 				if strings.ContainsAny(name, ":;#`") {
 					t.Fatalf("task name %q holds Mermaid syntax", name)
 				}
+				if ganttStatement.MatchString(line) {
+					t.Fatalf("task line %q starts like a Gantt statement", line)
+				}
 			}
 		}
 	})
 }
+
+// ganttStatement is how the start of a line reads as a statement rather than a task to Mermaid's
+// Gantt lexer (its rules, mermaid 11): a task line must never match it.
+var ganttStatement = regexp.MustCompile(`(?i)^(gantt\b|dateformat\s|inclusiveenddates\b|topaxis\b|axisformat\s|tickinterval\s|` +
+	`includes\s|excludes\s|todaymarker\s|weekday\s|weekend\s|\d\d\d\d-\d\d-\d\d\b|title\s|accdescription\s|` +
+	`section\s|acctitle\s*:|accdescr\s*[:{]|href\s|call\s|click\s|%)`)
 
 // BenchmarkTimeline builds and draws the timeline of a 50x sweep of 200 tests on 8 workers
 // (20000 tests) with 40 crashes and their replacements.
