@@ -37,9 +37,12 @@ const (
 	// it: without the -N-M repetition suffix.
 	failingBaseID = suiteFile + "::test_grad[cuda]"
 	// repeatCount and defaultTmateMinutes become the inputs' defaults, which a pull_request
-	// run uses.
+	// run uses. The session's minutes count from the gate --detach step before the reproducer:
+	// the steps up to the wait at the end must take less on a loaded machine (with 1 minute, a
+	// busy full `go test ./...` let the session time out before the user could free it). The
+	// tests free every gate with the continue file, so the number costs no time.
 	repeatCount         = "4"
-	defaultTmateMinutes = 1
+	defaultTmateMinutes = 10
 	// actor is GITHUB_ACTOR; the fake GitHub API serves actorKey as its only public SSH key.
 	actor    = "octocat"
 	actorKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eSimulatedRunnerKeyOnly0000000000000000"
@@ -752,7 +755,7 @@ func TestDispatchInputsReachTheSteps(t *testing.T) {
 	t.Parallel()
 	const ref = "0123456789abcdef0123456789abcdef01234567"
 	sim := simulate(t, run{selectExpr: "cpu", inputs: map[string]string{
-		"quadrants_ref": ref, "reproduce_count": "3", "tmate_timeout_minutes": "2", "dispatch_id": "e2e-1",
+		"quadrants_ref": ref, "reproduce_count": "3", "tmate_timeout_minutes": "12", "dispatch_id": "e2e-1",
 	}})
 	job := sim.job
 	if got := job.byAction(t, "actions/checkout")[0].With["ref"]; got != ref {
@@ -769,7 +772,7 @@ func TestDispatchInputsReachTheSteps(t *testing.T) {
 	if !strings.Contains(readFile(t, filepath.Join(sim.spec.Artifact.Dir, "run_reproducer.sh")), `count="${1:-3}"`) {
 		t.Error("run_reproducer.sh does not default to the dispatched count 3")
 	}
-	sim.checkGate(t, 2)
+	sim.checkGate(t, 12)
 }
 
 // TestGateBeforeTheReproducer runs the clean selection with tmate.placement: before: one step
