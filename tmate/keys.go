@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,23 +23,124 @@ const maxKeyPages = 10
 // clear message instead of a 404.
 var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 
+// maxKeysPage bounds one page of the keys listing: 100 keys of a few KiB at most.
+const maxKeysPage = 4 << 20
+
 // newGitHubClient builds a go-github client for apiURL (GITHUB_API_URL; for
-// GitHub Enterprise Server it is https://HOST/api/v3). The token, when not
-// empty, is sent as a bearer token and never printed.
+// GitHub Enterprise Server it is https://HOST/api/v3). The keys it fetches decide
+// who may log in to the runner, so the URL must be https (plain http only for a
+// server on this machine) and carry no credentials. The token, when not empty,
+// is sent as a bearer token to that scheme and host only (not to a host a
+// redirect names) and never printed.
 func newGitHubClient(httpClient *http.Client, apiURL, token string) (*github.Client, error) {
-	base, err := url.Parse(apiURL)
+	base, err := url.Parse(strings.TrimSpace(apiURL))
 	if err != nil || base.Scheme == "" || base.Host == "" {
-		return nil, fmt.Errorf("%w: GITHUB_API_URL %q is not an absolute URL", ErrInvalidInput, apiURL)
+		return nil, fmt.Errorf("%w: GITHUB_API_URL %q is not an absolute URL", ErrInvalidInput, redactURL(apiURL))
 	}
+	switch {
+	case base.User != nil:
+		return nil, fmt.Errorf("%w: GITHUB_API_URL %q must not carry credentials (the token goes in GITHUB_TOKEN)", ErrInvalidInput, redactURL(apiURL))
+	case base.Scheme != "https" && base.Scheme != "http":
+		return nil, fmt.Errorf("%w: GITHUB_API_URL %q is not an http(s) URL", ErrInvalidInput, apiURL)
+	case base.Scheme == "http" && !isLoopback(base.Hostname()):
+		return nil, fmt.Errorf("%w: GITHUB_API_URL %q uses plain http to another machine: the SSH keys that open the session (and the token) would cross the network unprotected; use https", ErrInvalidInput, apiURL)
+	}
+	base.RawQuery, base.Fragment = "", ""
 	if !strings.HasSuffix(base.Path, "/") {
 		base.Path += "/"
 	}
-	c := github.NewClient(httpClient)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
+	hc := *httpClient
+	hc.Transport = &apiTransport{base: hc.Transport, scheme: base.Scheme, host: originHost(base), token: token}
+	c := github.NewClient(&hc)
 	c.BaseURL = base
 	return c, nil
+}
+
+// apiTransport adds the token to requests for the API's own scheme and host and
+// to nothing else (go-github's WithAuthToken would add it to a redirect to any
+// host), and bounds every answer's body.
+type apiTransport struct {
+	base         http.RoundTripper
+	scheme, host string
+	token        string
+}
+
+func (t *apiTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Del("Authorization")
+	if t.token != "" && req.URL.Scheme == t.scheme && originHost(req.URL) == t.host {
+		r.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxKeysPage}
+	return resp, nil
+}
+
+// boundedBody fails a body that goes past its limit instead of reading it all.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// At the limit: only the end of the body is acceptable now.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 || err == nil {
+			return 0, fmt.Errorf("the GitHub API answer is larger than %d MiB", maxKeysPage>>20)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// originHost is u's host in lowercase without the scheme's default port.
+func originHost(u *url.URL) string {
+	h := strings.ToLower(u.Host)
+	switch u.Scheme {
+	case "https":
+		h = strings.TrimSuffix(h, ":443")
+	case "http":
+		h = strings.TrimSuffix(h, ":80")
+	}
+	return h
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL hides the user info of a URL that failed to parse or carries one.
+func redactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		rest = "***" + rest[at:]
+	}
+	return scheme + "://" + rest
 }
 
 // fetchActorKeys returns the public SSH keys of a GitHub user, one

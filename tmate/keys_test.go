@@ -182,3 +182,97 @@ func TestWriteAuthorizedKeys(t *testing.T) {
 		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
 	}
 }
+
+// TestKeysTokenStaysOnAPIHost: the token goes to GITHUB_API_URL's scheme and host only. An
+// API answer that redirects to another host (a renamed user, a hostile proxy) must not carry
+// it there, and the keys that come back from the other host are still read.
+func TestKeysTokenStaysOnAPIHost(t *testing.T) {
+	var mu sync.Mutex
+	var otherAuth []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		otherAuth = append(otherAuth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		fmt.Fprintf(w, `[{"id":1,"key":%q}]`, octocatKey1)
+	}))
+	defer other.Close()
+	var apiAuth string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		apiAuth = r.Header.Get("Authorization")
+		mu.Unlock()
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusMovedPermanently)
+	}))
+	defer api.Close()
+	// The two servers share 127.0.0.1 and differ by port: a different origin all the same.
+	c, err := newGitHubClient(&http.Client{}, api.URL, "s3cr3t-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := fetchActorKeys(context.Background(), c, "octocat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 1 {
+		t.Errorf("keys = %q", keys)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if apiAuth != "Bearer s3cr3t-token" {
+		t.Errorf("the API got Authorization %q, want the token", apiAuth)
+	}
+	if len(otherAuth) != 1 || otherAuth[0] != "" {
+		t.Errorf("the host the API redirected to got Authorization %q, want none", otherAuth)
+	}
+}
+
+// TestNewGitHubClientRefusesUnsafeURL: the keys decide who may log in to the runner, so they
+// come over https (plain http only from this machine), and GITHUB_API_URL carries no
+// credentials (they would be sent and printed).
+func TestNewGitHubClientRefusesUnsafeURL(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://api.example.com/":                "plain http",
+		"http://10.0.0.1:8080/api/v3":            "plain http",
+		"https://user:pw@ghe.example.com/api/v3": "credentials",
+		"ftp://ghe.example.com/":                 "http(s)",
+	} {
+		_, err := newGitHubClient(http.DefaultClient, url, "tok")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("newGitHubClient(%q) = %v, want an error about %s", url, err, want)
+			continue
+		}
+		if strings.Contains(err.Error(), "pw@") {
+			t.Errorf("the error prints the password: %v", err)
+		}
+	}
+	for _, url := range []string{"http://127.0.0.1:8080/", "http://localhost/api/v3", "http://[::1]:9/", "https://ghe.example.com/api/v3"} {
+		if _, err := newGitHubClient(http.DefaultClient, url, "tok"); err != nil {
+			t.Errorf("newGitHubClient(%q): %v", url, err)
+		}
+	}
+}
+
+// TestKeysAnswerIsBounded: a server that streams a page without end is cut off, not read
+// into memory until the 30 s client timeout.
+func TestKeysAnswerIsBounded(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `[{"id":1,"key":"`)
+		chunk := strings.Repeat("A", 64<<10)
+		for i := 0; i < (64<<20)/len(chunk); i++ {
+			if _, err := fmt.Fprint(w, chunk); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(w, `"}]`)
+	}))
+	defer api.Close()
+	c, err := newGitHubClient(&http.Client{}, api.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fetchActorKeys(context.Background(), c, "octocat")
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("err = %v, want the answer refused as too large", err)
+	}
+}
