@@ -218,3 +218,67 @@ func TestMarkdownEscapesHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputIsTerminalSafe: test ids come from reproducer.log, which the code under test wrote;
+// what survives pytestlog's removal of colour sequences (a bell, an 8-bit CSI, a bidirectional
+// override, a backspace) reaches the terminal and the JSON made visible, and still reads back.
+func TestOutputIsTerminalSafe(t *testing.T) {
+	root := t.TempDir()
+	evil := "t.py::test_evil[\a\u009b2J\u202egnp\b]"
+	var obs []*Observation
+	for _, ref := range []struct {
+		name  string
+		fails []int
+	}{{"baseline", every(2, 20)}, {"fix", nil}} {
+		dir := filepath.Join(root, ref.name)
+		fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.name, Runner: "local"}, 20, map[string][]int{evil: ref.fails, "t.py::test_ok": nil})
+		o, err := LoadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, o)
+	}
+	c, err := Compare(obs, "baseline", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(c.PooledIDs, " "), "\u202e") {
+		t.Fatalf("the hostile id did not reach the comparison (%q): the test tests nothing", c.PooledIDs)
+	}
+	var text, js bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "json": js.String(), "markdown": c.Markdown()} {
+		for _, bad := range []string{"\a", "\b", "\u009b", "\u202e"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("the %s output carries %q to the terminal:\n%s", name, bad, out)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), `\u202e`) {
+		t.Errorf("the text output does not show the override as an escape:\n%s", text.String())
+	}
+	var back struct {
+		Rows []struct {
+			Tests []struct {
+				ID string `json:"id"`
+			} `json:"tests"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range back.Rows {
+		for _, tt := range r.Tests {
+			found = found || tt.ID == evil
+		}
+	}
+	if !found {
+		t.Errorf("the JSON does not read back to the id %q:\n%s", evil, js.String())
+	}
+}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/parse/nvsmi"
 )
 
@@ -71,9 +73,14 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 		}
 		out.Rows = append(out.Rows, jr)
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write the comparison as JSON: %w", err)
+	}
+	// Test ids and runner labels come from the artifacts: what a terminal acts on is escaped.
+	if _, err := w.Write(textsafe.JSON(b.Bytes())); err != nil {
 		return fmt.Errorf("write the comparison as JSON: %w", err)
 	}
 	return nil
@@ -235,7 +242,8 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	// Test ids and runner labels come from the artifacts: their control characters are shown.
+	if _, err := io.WriteString(w, textsafe.VisibleLines(b.String())); err != nil {
 		return fmt.Errorf("write the comparison: %w", err)
 	}
 	return nil
@@ -317,7 +325,8 @@ func (c *Comparison) Markdown() string {
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "\n> **Warning:** %s\n", mdText(warn))
 	}
-	return b.String()
+	// experiment.md is read in terminals too: control characters from the artifacts are shown.
+	return textsafe.VisibleLines(b.String())
 }
 
 // mermaid is a Gantt chart used as a forest plot: one bar per row from the interval's lower

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/readfile"
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // File is the file's name in an artifact folder.
@@ -52,13 +53,13 @@ func (i Info) Validate() error {
 	if !NamePattern.MatchString(i.Name) {
 		problems = append(problems, fmt.Sprintf("name %q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", i.Name))
 	}
-	if strings.TrimSpace(i.Ref) == "" || strings.ContainsAny(i.Ref, "\x00\n\r") || len(i.Ref) > 1024 {
-		problems = append(problems, fmt.Sprintf("ref %q: want a branch, tag or commit on one line", i.Ref))
+	if strings.TrimSpace(i.Ref) == "" || textsafe.Active(i.Ref) || len(i.Ref) > 1024 {
+		problems = append(problems, fmt.Sprintf("ref %q: want a branch, tag or commit on one line, without control characters", i.Ref))
 	}
-	if i.Runner == "" || strings.ContainsAny(i.Runner, "\x00\n\r") || len(i.Runner) > 256 {
-		problems = append(problems, fmt.Sprintf("runner %q: want a runner label", i.Runner))
+	if i.Runner == "" || textsafe.Active(i.Runner) || len(i.Runner) > 256 {
+		problems = append(problems, fmt.Sprintf("runner %q: want a runner label without control characters", i.Runner))
 	}
-	if strings.ContainsAny(i.Commit, "\x00\n\r") || len(i.Commit) > 256 {
+	if textsafe.Active(i.Commit) || len(i.Commit) > 256 {
 		problems = append(problems, fmt.Sprintf("commit %q: want a commit id", i.Commit))
 	}
 	if i.Round < 0 || i.Rounds < 0 || i.Round > i.Rounds || (i.Rounds > 0 && i.Round == 0) {

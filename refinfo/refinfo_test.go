@@ -34,6 +34,12 @@ func TestValidate(t *testing.T) {
 		{"empty ref", func(i *Info) { i.Ref = " " }, "ref"},
 		{"ref on two lines", func(i *Info) { i.Ref = "a\nb" }, "ref"},
 		{"no runner", func(i *Info) { i.Runner = "" }, "runner"},
+		// ref.json comes back in an artifact the code under test could rewrite: nothing in it
+		// may act on the terminal that prints it.
+		{"runner retitles the terminal", func(i *Info) { i.Runner = "gpu\x1b]0;pwned\a" }, "runner"},
+		{"ref with an 8-bit CSI", func(i *Info) { i.Ref = "main\u009b2J" }, "ref"},
+		{"commit with a bidi override", func(i *Info) { i.Commit = "c0ffee\u202e" }, "commit"},
+		{"runner not UTF-8", func(i *Info) { i.Runner = "gpu\xff" }, "runner"},
 		{"round without rounds", func(i *Info) { i.Round = 3 }, "round 3 of 0"},
 		{"round past rounds", func(i *Info) { i.Round, i.Rounds = 5, 4 }, "round 5 of 4"},
 		{"rounds without a round", func(i *Info) { i.Rounds = 4 }, "round 0 of 4"},

@@ -1,0 +1,36 @@
+package textsafe
+
+import "testing"
+
+func TestVisibleLines(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain\nlines\n", "plain\nlines\n"},
+		{"a\x1b[2Jb\nc\u202ed\r\n", "a\\x1b[2Jb\nc\\u202ed\\r\n"},
+		{"tab\there", `tab\there`},
+	}
+	for _, tt := range tests {
+		if got := VisibleLines(tt.in); got != tt.want {
+			t.Errorf("VisibleLines(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestActive(t *testing.T) {
+	for s, want := range map[string]bool{
+		"":                  false,
+		"gpu-t4-4-core":     false,
+		"ünïcödé ✓":         false,
+		"a\x1b]0;t\x07":     true,
+		"a\nb":              true,
+		"del\x7f":           true,
+		"c1 \u009b2J":       true,
+		"bidi \u202e":       true,
+		"line sep \u2028":   true,
+		"bad utf-8 \xff":    true,
+		"zero width \u200d": false,
+	} {
+		if got := Active(s); got != want {
+			t.Errorf("Active(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
