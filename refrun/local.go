@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/refinfo"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
@@ -312,16 +313,29 @@ func envPairs(lists ...spec.Env) []string {
 
 // tail returns the last n lines of a file, indented, for an error message.
 func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
+	const maxTail = 64 << 10
+	f, err := os.Open(path)
+	if err != nil {
 		return ""
 	}
-	if len(b) > 64<<10 {
-		b = b[len(b)-64<<10:]
+	defer f.Close()
+	// Only the end of the log is read: a verbose build may have written gigabytes.
+	if st, err := f.Stat(); err == nil && st.Size() > maxTail {
+		if _, err := f.Seek(st.Size()-maxTail, io.SeekStart); err != nil {
+			return ""
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTail))
+	if err != nil || len(b) == 0 {
+		return ""
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
+	}
+	// The build printed what the ref's code chose: its control characters are shown, not run.
+	for i, l := range lines {
+		lines[i] = textsafe.Visible(strings.TrimSuffix(l, "\r"))
 	}
 	return "\n    " + strings.Join(lines, "\n    ")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -266,5 +267,32 @@ func TestLocalCancelDuringBuild(t *testing.T) {
 			t.Fatalf("the build's background child %d survived the cancel", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTailIsBounded: a build log of any size costs the last 64 KiB to quote, not the whole
+// file in memory, and what the build printed reaches the terminal with its controls shown.
+func TestTailIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.build.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(256 << 20); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("\nerror: \x1b]0;pwned\x07it broke\nlast line\n"), 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := tail(path, 2)
+	runtime.ReadMemStats(&after)
+	if want := "\n    error: \\x1b]0;pwned\\x07it broke\n    last line"; got != want {
+		t.Errorf("tail = %q, want %q", got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("tail allocated %d MiB for a 256 MiB log", n>>20)
 	}
 }
