@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/debugflow/debugflow/internal/earlysignal"
 )
 
 // NewRootCmd builds the debugflow-step command tree around env. The gate
@@ -59,6 +61,11 @@ func SignalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	// A signal that came while the packages were initialising (package earlysignal, imported
+	// by debugflow-step's main) cancels at once.
+	if sig, ok := earlysignal.Take(); ok {
+		cancel(&SignalCause{Signal: sig})
+	}
 	go func() {
 		select {
 		case sig := <-ch:

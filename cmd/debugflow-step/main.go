@@ -11,6 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	// Catches SIGINT and SIGTERM while the other packages initialise: steps.SignalContext
+	// takes what it caught, so a step cancelled at once still says it was cancelled.
+	_ "github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/steps"

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/exitcode"
 )
 
@@ -35,6 +36,11 @@ var errFindings = &exitcode.Error{Code: exitFindings, Err: errSilent}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C while debugflow was still starting (package earlysignal caught it): stop before
+	// the command does anything.
+	if _, ok := earlysignal.Take(); ok {
+		os.Exit(ghrun.ExitInterrupted)
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
