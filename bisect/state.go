@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
@@ -278,9 +279,10 @@ func (s *State) Index(commit string) int {
 	return -1
 }
 
-// ReadState reads and validates a state file.
+// ReadState reads and validates a state file. Only a regular file is opened: the path may be
+// a symbolic link to a FIFO or a terminal, which would never end.
 func ReadState(path string) (*State, error) {
-	f, err := os.Open(path)
+	f, _, err := readfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/debugflow/debugflow/parse/pytestlog"
 )
@@ -220,5 +222,27 @@ func TestUndecidable(t *testing.T) {
 	lo, hi, ok := st.Undecidable(p)
 	if !ok || lo != 3 || hi != 5 {
 		t.Errorf("Undecidable = [%d, %d] %v, want [3, 5] (%v)", lo, hi, ok, p.P)
+	}
+}
+
+// TestReadStateRefusesNonRegular: .debugflow/bisect.json may be a symbolic link a checked-out
+// tree brought (to a FIFO, or /dev/tty); ReadState refuses it at once instead of waiting.
+func TestReadStateRefusesNonRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "bisect.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadState(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+			t.Errorf("ReadState = %v, want the FIFO refused", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadState waits on a FIFO")
 	}
 }

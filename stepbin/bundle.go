@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/dist"
+	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // bundlePrefix starts the name of every bundled binary.
@@ -127,8 +128,10 @@ func Remove(root, dir string) ([]string, error) {
 	return files, nil
 }
 
+// readBounded reads a regular file of at most dist.MaxBinary bytes: the path is in the
+// repository, which may hold a symbolic link to a FIFO or a terminal.
 func readBounded(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, _, err := readfile.Open(p)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -337,5 +338,33 @@ func TestLocateSource(t *testing.T) {
 	}
 	if isDebugflowModule(t.TempDir()) {
 		t.Error("an empty folder is taken for debugflow's module")
+	}
+}
+
+// TestCheckRefusesNonRegularBundle: the bundle's path is in the repository, which may hold a
+// symbolic link to a FIFO or a terminal; Check says so at once instead of waiting on it.
+func TestCheckRefusesNonRegularBundle(t *testing.T) {
+	root := t.TempDir()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, ".github", "debugflow")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(dir, "debugflow-step-linux-amd64")); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{Path: ".github/debugflow/debugflow-step-linux-amd64", Arch: "x64", Data: []byte("new"), SHA256: Sum([]byte("new"))}}
+	got := make(chan []string, 1)
+	go func() { got <- Check(root, files) }()
+	select {
+	case problems := <-got:
+		if len(problems) != 1 || !strings.Contains(problems[0], "not a regular file (a FIFO)") {
+			t.Errorf("Check = %q, want the FIFO refused", problems)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Check waits on a FIFO")
 	}
 }
