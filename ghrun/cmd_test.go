@@ -268,6 +268,20 @@ func TestResolveRepoAndHost(t *testing.T) {
 			wantErr: []string{"https://***@github.com/acme", "expected a path OWNER/REPO"}},
 		{name: "-R with credentials, no scheme and a bad name", flags: repoFlags{Repo: "u:hunter2secret@ghe.corp.example/acme/.."},
 			wantErr: []string{"***@ghe.corp.example", "not a valid repository name"}},
+
+		// A repository a file recorded (the bisection state) is not one the user named: its
+		// host must be github.com, the configured host or GITHUB_API_URL's.
+		{name: "recorded OWNER/REPO", flags: repoFlags{Recorded: "acme/kernels", RecordedIn: "bisect.json"}, remote: "https://gitlab.example/x/y", wantRepo: "acme/kernels", wantHost: "github.com", wantAPIURL: "https://api.github.com/"},
+		{name: "recorded OWNER/REPO on GH_HOST", flags: repoFlags{Recorded: "acme/kernels", RecordedIn: "bisect.json"}, ghHost: "ghe.corp.example", wantRepo: "ghe.corp.example/acme/kernels", wantHost: "ghe.corp.example", wantAPIURL: "https://ghe.corp.example/api/v3/"},
+		{name: "recorded on GH_HOST", flags: repoFlags{Recorded: "ghe.corp.example/acme/kernels", RecordedIn: "bisect.json"}, ghHost: "ghe.corp.example", wantRepo: "ghe.corp.example/acme/kernels", wantHost: "ghe.corp.example", wantAPIURL: "https://ghe.corp.example/api/v3/"},
+		{name: "recorded on the host of GITHUB_API_URL", flags: repoFlags{Recorded: "ghe.corp.example/acme/kernels", RecordedIn: "bisect.json"}, apiURL: "https://ghe.corp.example/api/v3", wantRepo: "ghe.corp.example/acme/kernels", wantHost: "ghe.corp.example", wantAPIURL: "https://ghe.corp.example/api/v3/"},
+		{name: "-R beats the recorded repository", flags: repoFlags{Repo: "ghe.one.example/a/b", Recorded: "evil.example/a/b", RecordedIn: "bisect.json"}, wantRepo: "ghe.one.example/a/b", wantHost: "ghe.one.example", wantAPIURL: "https://ghe.one.example/api/v3/"},
+		{name: "recorded on another host is refused", flags: repoFlags{Recorded: "evil.example/acme/kernels", RecordedIn: ".debugflow/bisect.json"},
+			wantErr: []string{".debugflow/bisect.json names the repository evil.example/acme/kernels, on evil.example, which is not github.com", "pass -R evil.example/acme/kernels", "GH_HOST=evil.example"}},
+		{name: "recorded on another host than GH_HOST is refused", flags: repoFlags{Recorded: "evil.example/acme/kernels", RecordedIn: "bisect.json"}, ghHost: "ghe.corp.example",
+			wantErr: []string{"on evil.example, which is not GH_HOST=ghe.corp.example"}},
+		{name: "recorded with credentials", flags: repoFlags{Recorded: "u:hunter2secret@evil.example/acme/kernels", RecordedIn: "bisect.json"},
+			wantErr: []string{"***@evil.example/acme/kernels"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

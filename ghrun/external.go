@@ -14,6 +14,11 @@ type RepoFlags struct{ flags repoFlags }
 // AddFlags declares -R and --hostname.
 func (r *RepoFlags) AddFlags(fl *pflag.FlagSet) { r.flags.addFlags(fl) }
 
+// UseRecorded names the repository an earlier run wrote down in file (the bisection state),
+// for when -R is not given. A file does not name hosts: its repository is accepted only on
+// github.com, the configured host (--hostname, GH_HOST) or GITHUB_API_URL's host.
+func (r *RepoFlags) UseRecorded(repo, file string) { r.flags.Recorded, r.flags.RecordedIn = repo, file }
+
 // Connect resolves the repository (-R, else the origin remote; the host from --hostname, -R,
 // GH_HOST or the remote) and returns an API client for it, as dispatch does; log receives
 // retry notices. Configuration problems are usage errors.

@@ -178,6 +178,10 @@ func (f *Factory) streams() (io.Writer, io.Writer) {
 type repoFlags struct {
 	Repo     string // -R [HOST/]OWNER/REPO
 	Hostname string // --hostname
+	// Recorded is a repository written down by an earlier run (the bisection state), used
+	// without -R. A file decides it, not the user, so like the origin remote its host must be
+	// github.com, the configured host or GITHUB_API_URL's: it cannot send a token elsewhere.
+	Recorded, RecordedIn string
 }
 
 // addFlags declares -R and --hostname, the same for every command.
@@ -220,6 +224,9 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 		}
 		return r, r.Host, nil
 	}
+	if flags.Recorded != "" {
+		return f.resolveRecorded(flags, configured, source)
+	}
 	if f.GitRemote == nil {
 		return Repo{}, "", usageError(errors.New("no repository: pass -R OWNER/REPO"))
 	}
@@ -249,6 +256,35 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 			redactRemote(remote), r.Host, r.Host, EnvGHHost, r.Host, EnvGHEnterpriseToken))
 	}
 	return r, r.Host, nil
+}
+
+// resolveRecorded resolves flags.Recorded: OWNER/REPO is on the configured host (else
+// github.com); HOST/OWNER/REPO only when HOST is github.com, the configured host or
+// GITHUB_API_URL's.
+func (f *Factory) resolveRecorded(flags repoFlags, configured, source string) (Repo, string, error) {
+	f.secrets().add(userinfoSecrets(flags.Recorded)...)
+	r, err := ParseRepo(flags.Recorded)
+	if err != nil {
+		return Repo{}, "", usageError(fmt.Errorf("%s: %w: pass -R OWNER/REPO", flags.RecordedIn, err))
+	}
+	switch {
+	case r.Host == "":
+		r.Host = NormalizeHost(configured)
+		return r, r.Host, nil
+	case configured != "" && sameHost(r.Host, configured):
+		r.Host = NormalizeHost(configured)
+		return r, r.Host, nil
+	case configured == "" && NormalizeHost(r.Host) == defaultHost, f.apiHostIs(r.Host):
+		r.Host = NormalizeHost(r.Host)
+		return r, r.Host, nil
+	}
+	where := "github.com"
+	if configured != "" {
+		where = source + "=" + configured
+	}
+	return Repo{}, "", usageError(fmt.Errorf("%s names the repository %s, on %s, which is not %s; debugflow sends a token only "+
+		"to a host you name: if that is the repository, pass -R %s (and %s=%s for a GitHub Enterprise Server)",
+		flags.RecordedIn, redactRemote(flags.Recorded), NormalizeHost(r.Host), where, redactRemote(flags.Recorded), EnvGHHost, NormalizeHost(r.Host)))
 }
 
 // apiHostIs reports whether GITHUB_API_URL is set and serves host.

@@ -188,7 +188,8 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFl
 		stdout, stderr = f.Streams()
 		log, finish = bisect.SyncWriter(stderr), f.Finish
 		if !changed("repo") && set.GitHub != nil {
-			cmd.Flags().Set("repo", set.GitHub.Repo) // the repository the bisection began on
+			// The repository the bisection began on; the state file is not trusted to name a host.
+			o.Repo.UseRecorded(set.GitHub.Repo, path)
 		}
 		if o.Ref == "" && set.GitHub != nil {
 			o.Ref = set.GitHub.Ref

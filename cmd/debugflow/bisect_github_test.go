@@ -254,3 +254,32 @@ func TestBisectGitHub(t *testing.T) {
 	}
 	t.Logf("found change %d in %d steps (%d runs, %d in flight at Ctrl-C)", firstBad, len(got.Steps), len(runs), len(inFlight))
 }
+
+// TestBisectResumeRefusesARecordedForeignHost: the state file is in the working tree, where a
+// cloned repository may have put one; the repository it records is not one the user named, so
+// a host other than github.com (or GH_HOST) is refused before any request, instead of being
+// taken for an Enterprise Server and sent GH_ENTERPRISE_TOKEN.
+func TestBisectResumeRefusesARecordedForeignHost(t *testing.T) {
+	dir := t.TempDir()
+	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}})
+	set := bisect.Settings{Mode: bisect.ModeGitHub, Confidence: 0.95, Count: 10, MaxSteps: 10, Parallel: 1, Model: bisect.DefaultModel,
+		GitHub: &bisect.GitHubSettings{Repo: "evil.example/acme/kernels", Workflow: "debug_experiment.yml", Ref: "debug/t4"}}
+	commits := []bisect.Commit{{Commit: ids[1], Subject: "change 1"}, {Commit: ids[2], Subject: "change 2"}}
+	st, err := bisect.NewState(bisect.RefCommit{Ref: ids[0], Commit: ids[0]}, bisect.RefCommit{Ref: "main", Commit: ids[2]}, commits, set, bisect.Counts{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(filepath.Join(dir, bisect.StateDir, bisect.StateFile)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GH_ENTERPRISE_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_HOST", "")
+	t.Setenv("GITHUB_API_URL", "")
+	t.Chdir(dir)
+	code, stdout, stderr := runCLISplit(t, "bisect", "--resume", "--interval", "1ms")
+	if code != 2 || !strings.Contains(stderr, "names the repository evil.example/acme/kernels, on evil.example, which is not github.com") ||
+		!strings.Contains(stderr, "pass -R evil.example/acme/kernels") {
+		t.Errorf("resume: exit %d, want 2 and the host refused\n%s\n%s", code, stdout, stderr)
+	}
+}
