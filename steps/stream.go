@@ -371,6 +371,13 @@ func appendCapped(dst, src []byte) []byte {
 	if room := maxParsedLine - len(dst); room < len(src) {
 		src = src[:max(room, 0)]
 	}
+	// Grow by doubling up to the cap: append's own growth (1.25x for large slices) would
+	// allocate about five times maxParsedLine on the way to one long line.
+	if need := len(dst) + len(src); need > cap(dst) {
+		grown := make([]byte, len(dst), min(max(need, 2*cap(dst)), maxParsedLine))
+		copy(grown, dst)
+		dst = grown
+	}
 	return append(dst, src...)
 }
 
