@@ -268,6 +268,11 @@ func (v *loader) loadWorkerLog(name string) error {
 	if log.Invalid > 0 {
 		v.note("%s: %d line(s) are not worker records: ignored", name, log.Invalid)
 	}
+	// A run stopped at its first failure ends before pytest prints any report: the record
+	// keeps that failure's message.
+	if r := v.Reproducer; r != nil && r.FirstMessage == "" && log.FirstFailure != nil {
+		r.FirstMessage = log.FirstFailure.Message
+	}
 	crashed := map[string]string{}
 	var crashes [][2]string
 	if r := v.Reproducer; r != nil {

@@ -158,6 +158,23 @@ FAILED t.py::test_y[cuda-2-2] - AssertionError: bang
 ========================= 2 failed, 2 passed in 1.50s ==========================
 `
 
+// stoppedLog is a reproducer log cut at the first failure: no FAILURES section, no summary.
+const stoppedLog = `============================= test session starts ==============================
+gw0 [4] / gw1 [4]
+
+[gw0] [ 25%] PASSED t.py::test_x[1-2] 
+[gw1] [ 50%] FAILED t.py::test_x[2-2] 
+`
+
+const stoppedMessage = "AssertionError: ndarray gradient mismatch at index 17: expected 0.5 but the kernel wrote -1.0e+38 (an out-of-bounds write)"
+
+// stoppedRecord is the worker record of that run.
+const stoppedRecord = `{"v":1,"worker":"gw1","pid":11,"phase":"session","time":100,"mono":1}
+{"v":1,"worker":"gw1","pid":11,"phase":"start","nodeid":"t.py::test_x[2-2]","time":101,"mono":2}
+{"v":1,"worker":"gw1","pid":11,"phase":"failed","nodeid":"t.py::test_x[2-2]","when":"call","message":"` + stoppedMessage + `","time":102,"mono":3}
+{"v":1,"worker":"gw1","pid":11,"phase":"finish","nodeid":"t.py::test_x[2-2]","time":102,"mono":3}
+`
+
 func TestLoadReproducer(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -195,6 +212,21 @@ func TestLoadReproducer(t *testing.T) {
 			files:      map[string]string{ReproducerLog: smallLog, ReproducerSummary: `{"count": `},
 			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda]", "t.py::test_y[cuda]"}, wantCount: 2,
 			wantNote: "reproducer_summary.json: not valid JSON: unexpected EOF", wantRepro: true, wantMessage: "AssertionError: boom",
+		},
+		{
+			// SIGTERMed at its first failure, pytest printed no report: the worker record has
+			// the message, whole.
+			name: "stopped at the first failure: the message from the worker record",
+			files: map[string]string{ReproducerLog: stoppedLog, WorkerLog: stoppedRecord,
+				ReproducerSummary: `{"count": 2, "workers": 2, "exit_code": 1, "reproduced": true, "stopped_early": true}`},
+			wantFailed: 1, wantBase: []string{"t.py::test_x"}, wantCount: 2, wantRepro: true,
+			wantMessage: stoppedMessage,
+		},
+		{
+			name:       "the log's report wins over the worker record",
+			files:      map[string]string{ReproducerLog: smallLog, WorkerLog: stoppedRecord},
+			wantFailed: 2, wantBase: []string{"t.py::test_x[cuda]", "t.py::test_y[cuda]"}, wantCount: 2,
+			wantRepro: true, wantMessage: "AssertionError: boom",
 		},
 		{
 			name:     "summary says reproduced although the log shows no failure",

@@ -102,7 +102,8 @@ type Reproducer struct {
 	// PerTest counts failed repetitions per base test, most failures first.
 	PerTest []TestFailures `json:"-"`
 	// FirstMessage is the message of the first failure in pytest's short summary, whole
-	// (pytestlog.Result.FirstError), if any.
+	// (pytestlog.Result.FirstError), else that of the worker record's first failure (a run
+	// stopped at its first failure prints no report), if any.
 	FirstMessage string `json:"-"`
 	// Truncated is true when the parser dropped ids beyond its memory cap.
 	Truncated bool `json:"-"`

@@ -4,7 +4,9 @@
 folder it puts on PYTHONPATH; nothing is installed into the project under test. Every pytest
 process (the xdist controller, each worker, or pytest alone without xdist) appends one JSON line
 when it starts and one per test start and finish to $DEBUGFLOW_WORKER_LOG, and stops writing at
-$DEBUGFLOW_WORKER_LOG_MAX bytes. A worker's process id is what the kernel's Xid lines name
+$DEBUGFLOW_WORKER_LOG_MAX bytes. A process's first failing test also gets a "failed" line with
+the failure's message, whole: pytest prints its reports only when the session ends, which a run
+stopped at its first failure (SIGTERM) never reaches. A worker's process id is what the kernel's Xid lines name
 (pid=...): the record links each Xid to a worker and the test it was running. Writes are single
 O_APPEND writes, so the processes' lines never interleave, and a line is on disk before the test
 runs: a worker that dies in a test leaves its start line behind.
@@ -19,6 +21,8 @@ _fd = None
 _worker = None
 _limit = 16 << 20
 _stopped = False
+_failed = False
+_max_message = 4096
 
 
 def _worker_name(config):
@@ -81,3 +85,26 @@ def pytest_runtest_logstart(nodeid, location):
 def pytest_runtest_logfinish(nodeid, location):
     if _worker != "controller":
         _write("finish", nodeid)
+
+
+def _message(report):
+    """The failure's message as pytest's report says it ("AssertionError: ..."), first line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if not message:
+        message = str(report.longrepr or "")
+    lines = [line for line in message.splitlines() if line.strip()]
+    return lines[0][:_max_message] if lines else ""
+
+
+def pytest_runtest_logreport(report):
+    # One per process: the first failure of the run is the earliest of these.
+    global _failed
+    if _worker == "controller" or _failed or not report.failed:
+        return
+    _failed = True
+    try:
+        message = _message(report)
+    except Exception:
+        message = ""
+    _write("failed", report.nodeid, {"when": report.when, "message": message})

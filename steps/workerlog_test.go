@@ -11,6 +11,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/parse/workerlog"
+	"github.com/debugflow/debugflow/report"
 )
 
 // checkWorkerRecord checks the workers.jsonl of the crash suite's reproducer run (pytest -n 2
@@ -108,6 +109,58 @@ func TestWorkerRecordWithoutXdist(t *testing.T) {
 	}
 	if len(log.Workers) != 1 || log.Workers[0].Name != workerlog.Main || len(log.Workers[0].Tests) != 1 || !log.Workers[0].Tests[0].Finished {
 		t.Errorf("record without xdist: %+v", log.Workers)
+	}
+}
+
+// TestStoppedRunKeepsTheFirstError stops a real pytest -n 2 at its first failure, whose
+// message is wider than pytest's 80 columns: pytest never prints its report (SIGTERM), so the
+// worker record carries the message, and the verdict shows it whole.
+func TestStoppedRunKeepsTheFirstError(t *testing.T) {
+	py := testenv.PytestPython(t)
+	w := newE2EWorld(t, "crash")
+	const message = "AssertionError: ndarray gradient mismatch at index 17: expected 0.5 but the kernel wrote -1.0e+38 (an out-of-bounds write of the reducer)"
+	writeFile(t, filepath.Join(w.suite, "test_grad.py"), `import time
+import pytest
+
+
+@pytest.mark.parametrize("dev", ["cpu", "cuda"])
+def test_grad(dev, request):
+    if dev == "cuda" and request.node.name.endswith("-2-3]"):
+        assert False, "`+strings.TrimPrefix(message, "AssertionError: ")+`"
+
+
+def test_slow():
+    time.sleep(30)
+`)
+	r := runStep(t, w.suite, w.env, "reproduce", "--out", w.out, "--python", py, "--workers", "2", "--count", "3",
+		"--stop-on-first-failure", "--grace", "2s", "test_grad.py")
+	if r.code != 0 {
+		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if sum := loadSummary(t, w.out); !sum.StoppedEarly || sum.Complete {
+		t.Fatalf("the run was not stopped early: %+v", sum)
+	}
+	if log := readFile(t, filepath.Join(w.out, ReproducerLog)); strings.Contains(log, "short test summary") {
+		t.Fatalf("pytest printed its summary: the test does not cover a stopped run:\n%s", log)
+	}
+	f, err := os.Open(filepath.Join(w.out, WorkerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ff := log.FirstFailure; ff == nil || ff.Message != message || ff.When != "call" || !strings.HasPrefix(ff.NodeID, "test_grad.py::test_grad[cuda-2-3]") {
+		t.Errorf("first failure in the record: %+v", log.FirstFailure)
+	}
+	v, err := report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Reproducer == nil || v.Reproducer.FirstMessage != message {
+		t.Errorf("the verdict's first error is not the whole message: %+v", v.Reproducer)
 	}
 }
 

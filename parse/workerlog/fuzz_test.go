@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzParse(f *testing.F) {
@@ -49,6 +50,9 @@ func FuzzParse(f *testing.F) {
 			if bw := l.ByPID(w.PID); a.Test != "" && bw.Position(a.Test) == 0 {
 				t.Fatalf("attributed to %q, which worker %s never started", a.Test, bw.Name)
 			}
+		}
+		if ff := l.FirstFailure; ff != nil && (ff.NodeID == "" || len(ff.Message) > maxMessage || !utf8.ValidString(ff.Message) && utf8.ValidString(in)) {
+			t.Fatalf("first failure %+v", ff)
 		}
 		if n > MaxTests {
 			t.Fatalf("%d tests", n)

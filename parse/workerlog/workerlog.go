@@ -10,8 +10,10 @@
 //	{"v":1,"worker":"gw3","pid":37803,"phase":"start","nodeid":"t.py::test_x[cuda-3-50]","time":1764672421.25,"mono":9123.5}
 //
 // phase is "session" (a pytest process started; tz_offset is the runner's UTC offset in
-// seconds), "start" or "finish" (a test's logstart and logfinish), or "truncated" (the plugin
-// reached its size bound and wrote nothing more). time is Unix seconds, mono the monotonic
+// seconds), "start" or "finish" (a test's logstart and logfinish), "failed" (the process's first
+// failing test: when is its phase, setup, call or teardown, and message the first line of the
+// failure's message, whole), or "truncated" (the plugin reached its size bound and wrote nothing
+// more). time is Unix seconds, mono the monotonic
 // clock (the kernel log's own timestamps). The parser is pure and bounded; lines that are not
 // records are counted, not fatal.
 package workerlog
@@ -21,6 +23,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/debugflow/debugflow/parse/internal/lines"
 )
@@ -33,9 +36,11 @@ const (
 	MaxTests = 200_000
 	// maxLineBytes is the longest record read; a longer line is not a record.
 	maxLineBytes = 64 << 10
-	// maxName bounds a worker name, maxNodeID a node id.
-	maxName   = 64
-	maxNodeID = 8 << 10
+	// maxName bounds a worker name, maxNodeID a node id, maxMessage a failure's message (longer
+	// ones are cut).
+	maxName    = 64
+	maxNodeID  = 8 << 10
+	maxMessage = 8 << 10
 )
 
 // Phases of a record.
@@ -43,6 +48,7 @@ const (
 	PhaseSession   = "session"
 	PhaseStart     = "start"
 	PhaseFinish    = "finish"
+	PhaseFailed    = "failed"
 	PhaseTruncated = "truncated"
 )
 
@@ -63,6 +69,9 @@ type Record struct {
 	Mono   float64 `json:"mono"`
 	// TZOffset is the runner's offset from UTC in seconds (session records).
 	TZOffset *int `json:"tz_offset,omitempty"`
+	// When and Message are a failed record's test phase and failure message.
+	When    string `json:"when,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Log is the parsed worker record.
@@ -79,6 +88,9 @@ type Log struct {
 	Invalid   int  `json:"invalid,omitempty"`
 	Truncated bool `json:"truncated,omitempty"`
 	Dropped   int  `json:"dropped,omitempty"`
+	// FirstFailure is the earliest failed record: the run's first failing test and its message,
+	// which a run stopped at that failure has nowhere else (nil when no test failed).
+	FirstFailure *Failure `json:"first_failure,omitempty"`
 
 	index map[workerKey]int
 	tests int
@@ -97,6 +109,18 @@ type Worker struct {
 	First float64 `json:"first"`
 	// Tests are the tests the process started, in order.
 	Tests []TestRun `json:"tests"`
+}
+
+// Failure is a failed record: the first failing test of one pytest process.
+type Failure struct {
+	Worker string  `json:"worker"`
+	PID    int     `json:"pid"`
+	NodeID string  `json:"test"`
+	When   string  `json:"when"`
+	Time   float64 `json:"time"`
+	// Message is the first line of the failure's message, whole ("" when the plugin could not
+	// read one).
+	Message string `json:"message"`
 }
 
 // TestRun is one test a worker started.
@@ -144,6 +168,8 @@ func (r *Record) valid() bool {
 	switch r.Phase {
 	case PhaseStart, PhaseFinish:
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID
+	case PhaseFailed:
+		return r.NodeID != "" && len(r.NodeID) <= maxNodeID && len(r.When) <= maxName
 	case PhaseSession, PhaseTruncated:
 		return true
 	}
@@ -151,6 +177,17 @@ func (r *Record) valid() bool {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// clip cuts s to at most n bytes, at a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 // Add adds one record (Parse calls it for every valid line).
 func (l *Log) Add(rec Record) {
@@ -166,6 +203,13 @@ func (l *Log) Add(rec Record) {
 	}
 	if rec.Time > 0 && (l.Start == 0 || rec.Time < l.Start) {
 		l.Start = rec.Time
+	}
+	if rec.Phase == PhaseFailed {
+		if l.FirstFailure == nil || rec.Time < l.FirstFailure.Time {
+			l.FirstFailure = &Failure{Worker: rec.Worker, PID: rec.PID, NodeID: rec.NodeID, When: rec.When,
+				Time: rec.Time, Message: clip(rec.Message, maxMessage)}
+		}
+		return
 	}
 	key := workerKey{rec.Worker, rec.PID}
 	i, ok := l.index[key]

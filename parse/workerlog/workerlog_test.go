@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -73,6 +74,37 @@ func TestInvalidLines(t *testing.T) {
 	// a finish without a start is dropped; the same test started twice is two runs.
 	if w == nil || len(w.Tests) != 2 || !w.Tests[0].Finished || w.Tests[1].Finished || w.Position("t.py::a") != 2 {
 		t.Fatalf("gw0 = %+v", w)
+	}
+}
+
+// The first failure is the earliest failed record, whatever the order of the lines (each
+// process appends its own); its message is cut at a character boundary past maxMessage, and a
+// failed record without a test is not a record.
+func TestFirstFailure(t *testing.T) {
+	long := "x" + strings.Repeat("é", maxMessage) // 2 bytes each: maxMessage falls inside one
+	in := strings.Join([]string{
+		`{"worker":"gw0","pid":10,"phase":"session","time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"session","time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"failed","nodeid":"t.py::b[2-3]","when":"teardown","message":"RuntimeError: later","time":103,"mono":4}`,
+		`{"worker":"gw0","pid":10,"phase":"failed","nodeid":"t.py::a[1-3]","when":"call","message":"` + long + `","time":102,"mono":3}`,
+		`{"worker":"gw2","pid":12,"phase":"failed","message":"no test","time":101,"mono":2}`,
+	}, "\n")
+	l, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := l.FirstFailure
+	if ff == nil || ff.Worker != "gw0" || ff.NodeID != "t.py::a[1-3]" || ff.When != "call" || ff.Time != 102 {
+		t.Fatalf("first failure %+v", ff)
+	}
+	if len(ff.Message) != maxMessage-1 || !strings.HasPrefix(long, ff.Message) || !utf8.ValidString(ff.Message) {
+		t.Errorf("message of %d bytes, want the first %d bytes of the long one", len(ff.Message), maxMessage-1)
+	}
+	if l.Invalid != 1 || len(l.Workers) != 2 || len(l.Workers[0].Tests) != 0 {
+		t.Errorf("invalid %d, workers %+v", l.Invalid, l.Workers)
+	}
+	if l := parseFile(t, "xdist_crash_replaced.jsonl"); l.FirstFailure != nil {
+		t.Errorf("a record without failed lines has a first failure %+v", l.FirstFailure)
 	}
 }
 
