@@ -26,6 +26,12 @@ func coredump(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
 		return
 	}
+	// Only an NVIDIA driver writes a GPU core dump: on a machine whose snapshot before the run
+	// found no GPU, the reruns (up to coredump.timeout_minutes) could not give one.
+	if why := noGPU(opts.Out); why != "" {
+		fmt.Fprintf(out, "    skipped: not available on this machine (no NVIDIA GPU: %s)\n", why)
+		return
+	}
 	d := s.Coredump
 	res, err := steps.RunCoredump(ctx, env, steps.CoredumpOptions{
 		Out: opts.Out, Python: python, Attempts: d.Attempts,
@@ -76,6 +82,21 @@ func health(ctx context.Context, env *steps.Env, dir string, out io.Writer) {
 	case len(res.Changes) == 0:
 		fmt.Fprintln(out, "    no change since the snapshot before the run")
 	}
+}
+
+// noGPU says why identity's health snapshot found no GPU ("" when it found one).
+func noGPU(dir string) string {
+	snap, err := steps.LoadHealth(dir, steps.HealthBefore)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("no health snapshot (%v)", err)
+	case len(snap.GPUs) > 0:
+		return ""
+	}
+	if note := healthNote(filepath.Join(dir, steps.HealthQueryFile(steps.HealthBefore))); note != "" {
+		return note
+	}
+	return "nvidia-smi listed no GPU"
 }
 
 // healthLine describes a snapshot already written (identity's "before") in one line.

@@ -16,26 +16,32 @@ import (
 
 // TestLocalEvidenceAfterTheRun: with the spec's core dump pass on, local mode reruns the crashed
 // test with the driver's core dump, keeps the dump and reads it with cuda-gdb, and takes the
-// health snapshot after the run, as the workflow's coredump and health steps do; on a machine
-// without nvidia-smi and cuda-gdb each says "not available on this machine" and the run goes on.
+// health snapshot after the run, as the workflow's coredump and health steps do; without
+// cuda-gdb the dump is kept unread, and on a machine without a GPU (no nvidia-smi) the pass and
+// the snapshots say "not available on this machine" and the run goes on.
 func TestLocalEvidenceAfterTheRun(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	tests := []struct {
 		name  string
-		tools bool // nvidia-smi and cuda-gdb on PATH
+		tools []string // the doubles on PATH besides dmesg
 		want  []string
+		// dump: the core dump pass reran the test and kept a dump; gdb: cuda-gdb read it.
+		dump, gdb bool
 	}{
-		{name: "with the tools", tools: true, want: []string{
+		{name: "with nvidia-smi and cuda-gdb", tools: []string{"nvidia-smi", "cuda-gdb"}, dump: true, gdb: true, want: []string{
 			"==> GPU core dump pass\n    GPU core dump: ",
 			"ad_fibonacci_kernel",
 			"==> GPU health after the run\n    Tesla T4 GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11",
 			"    no change since the snapshot before the run\n",
 		}},
-		{name: "without them", want: []string{
-			"    GPU health before the run: not available on this machine (nvidia-smi: not found)\n",
+		{name: "without cuda-gdb", tools: []string{"nvidia-smi"}, dump: true, want: []string{
 			"==> GPU core dump pass\n    GPU core dump: ",
 			"cuda-gdb not available on this machine: the dump cuda_coredump_",
+		}},
+		{name: "without a GPU", want: []string{
+			"    GPU health before the run: not available on this machine (nvidia-smi: not found)\n",
+			"==> GPU core dump pass\n    skipped: not available on this machine (no NVIDIA GPU: nvidia-smi: not found)\n",
 			"==> GPU health after the run\n    not available on this machine (nvidia-smi: not found)\n",
 		}},
 	}
@@ -47,16 +53,15 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 			s.Sanitizer.Enabled = new(bool)
 			s.Coredump.Enabled = true
 			dmesg := emptyDmesg(t)
-			env := testEnv(t, dmesg)
-			if !tt.tools {
-				bare := t.TempDir()
-				if err := os.Symlink(filepath.Join(doublesDir, "dmesg"), filepath.Join(bare, "dmesg")); err != nil {
+			bare := t.TempDir()
+			for _, tool := range append([]string{"dmesg"}, tt.tools...) {
+				if err := os.Symlink(filepath.Join(doublesDir, tool), filepath.Join(bare, tool)); err != nil {
 					t.Fatal(err)
 				}
-				path := bare + ":/usr/bin:/bin"
-				env = testEnv(t, dmesg, "PATH="+path)
-				env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
 			}
+			path := bare + ":/usr/bin:/bin"
+			env := testEnv(t, dmesg, "PATH="+path)
+			env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
 			out := filepath.Join(t.TempDir(), "evidence")
 			var stdout bytes.Buffer
 			res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: suite, Env: env,
@@ -75,23 +80,29 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 			}
 			var cd steps.CoredumpResult
 			b, err := os.ReadFile(filepath.Join(out, steps.CoredumpSummary))
-			if err == nil {
-				err = json.Unmarshal(b, &cd)
-			}
-			if err != nil || !cd.Dumped || cd.Dump == "" || cd.Test != "test_ndarray.py::test_grad[cuda]" {
-				t.Errorf("coredump summary %+v, %v: want the crashed test's dump", cd, err)
-			}
-			if _, err := os.Stat(filepath.Join(out, cd.Dump)); cd.Dump != "" && err != nil {
-				t.Errorf("the dump is not in the evidence folder: %v", err)
-			}
-			if tt.tools != (cd.CudaGDB != "") {
-				t.Errorf("cuda-gdb %q read the dump, want it only with the tools", cd.CudaGDB)
+			if !tt.dump {
+				if err == nil {
+					t.Errorf("the core dump pass ran without a GPU: %s", b)
+				}
+			} else {
+				if err == nil {
+					err = json.Unmarshal(b, &cd)
+				}
+				if err != nil || !cd.Dumped || cd.Dump == "" || cd.Test != "test_ndarray.py::test_grad[cuda]" {
+					t.Errorf("coredump summary %+v, %v: want the crashed test's dump", cd, err)
+				}
+				if _, err := os.Stat(filepath.Join(out, cd.Dump)); cd.Dump != "" && err != nil {
+					t.Errorf("the dump is not in the evidence folder: %v", err)
+				}
+				if tt.gdb != (cd.CudaGDB != "") {
+					t.Errorf("cuda-gdb %q read the dump, want it %v", cd.CudaGDB, tt.gdb)
+				}
 			}
 			after, err := os.ReadFile(filepath.Join(out, steps.HealthQueryFile(steps.HealthAfter)))
 			if err != nil {
 				t.Fatalf("no health snapshot after the run: %v", err)
 			}
-			if got := strings.HasPrefix(string(after), steps.HealthNote); got == tt.tools {
+			if got := strings.HasPrefix(string(after), steps.HealthNote); got == tt.dump {
 				t.Errorf("gpu_health_after.txt starts %q: want nvidia-smi's output only with the tools", firstLine(string(after)))
 			}
 		})
