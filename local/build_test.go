@@ -19,7 +19,8 @@ import (
 )
 
 // projectSpecYAML is the fake project's spec, shaped like the default: system lines in the
-// install (sudo tee + ldconfig, an apt-get), an install export with a PATH folder, a build that
+// install (sudo tee + ldconfig, an apt-get), a line that writes to $GITHUB_ENV itself (as
+// hand-written workflows do), an install export with a PATH folder, a build that
 // writes an env file the next line sources, a build export computed from a sourced variable, and
 // a smoke test. %[1]s is the interpreter with pytest.
 const projectSpecYAML = `runners: [gpu-t4-4-core]
@@ -33,6 +34,7 @@ install:
     - sudo ldconfig
     - apt-get install -y fake-package
     - echo installed > installed.txt
+    - echo "INSTALL_FLAVOUR=from-a-line" >> "$GITHUB_ENV"
   exports:
     - name: TOOL_DIR
       command: ./download_tool.sh | tail -n 1
@@ -174,6 +176,7 @@ func TestLocalInstallAndBuild(t *testing.T) {
 		"not run (needs root; run it yourself if this machine needs it): sudo ldconfig\n",
 		"not run (needs root; run it yourself if this machine needs it): apt-get install -y fake-package\n",
 		"    $ echo installed > installed.txt\n",
+		"    INSTALL_FLAVOUR=from-a-line (for the later steps)\n", // a line's own $GITHUB_ENV write, as in a workflow step
 		"    TOOL_DIR=" + tool + " (for the later steps)\n",
 		"    PATH: " + filepath.Join(tool, "bin") + " first (for the later steps)\n",
 		"==> build (--build)\n",
@@ -203,6 +206,7 @@ func TestLocalInstallAndBuild(t *testing.T) {
 		"faketool=" + filepath.Join(tool, "bin", "faketool") + "\n",
 		"FAKE_CMAKE_ARGS=\n", // sourced in the build step only, as on a runner
 		"LIB=-DFAKE_WITH_CUDA:BOOL=ON\n",
+		"INSTALL_FLAVOUR=from-a-line\n",
 	} {
 		if !strings.Contains(string(seen), want) {
 			t.Errorf("the reproducer saw %q, want %q in it", seen, want)
