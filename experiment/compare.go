@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/debugflow/debugflow/stats"
 )
@@ -32,6 +33,9 @@ type Row struct {
 	Dirs   []string
 	// GPUs are the GPU UUIDs the row's folders ran on (from their health snapshots).
 	GPUs []string
+	// ByGPU splits the row's pooled counts by the GPU its folders ran on (folders without a
+	// health snapshot are in none): with rounds on a pool of machines, one bad GPU stands out.
+	ByGPU []GPUCounts
 	// Repetitions is the sum of the folders' pytest-repeat counts.
 	Repetitions int
 	// Counts add up the pooled tests.
@@ -40,6 +44,12 @@ type Row struct {
 	Tests  []TestRow
 	// Decision is the rule against the baseline on the same runner; nil for a baseline row.
 	Decision *Decision
+}
+
+// GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
+type GPUCounts struct {
+	GPU    string
+	Counts stats.Counts
 }
 
 // TestRow is one base test id of a row.
@@ -102,6 +112,14 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			row.Tests = append(row.Tests, TestRow{ID: id, Counts: tc, CI95: ci})
 		}
 		row.CI95, _ = stats.ClopperPearson(row.Counts.Failures, row.Counts.Trials, 0.95)
+		for _, g := range a.byGPU {
+			gc := GPUCounts{GPU: strings.Join(g.gpus, "+")}
+			for _, id := range c.PooledIDs {
+				gc.Counts.Failures += g.tests[id].Failures
+				gc.Counts.Trials += g.tests[id].Trials
+			}
+			row.ByGPU = append(row.ByGPU, gc)
+		}
 		if a.ref == baseline {
 			baseRows = append(baseRows, row)
 		} else {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/refinfo"
+	"github.com/debugflow/debugflow/stats"
 )
 
 // experimentDirs writes two rounds of an experiment with three refs on one runner: the
@@ -78,6 +79,17 @@ func TestCompareGolden(t *testing.T) {
 	if g := byRef["baseline"].GPUs; strings.Join(g, ",") != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11,GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42" {
 		t.Errorf("baseline GPUs %q: want both GPUs of its two rounds", g)
 	}
+	// The row's counts split by GPU: each round of the baseline ran on its own GPU of the pool.
+	if g := byRef["baseline"].ByGPU; len(g) != 2 || g[0].GPU != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11" || g[0].Counts != (stats.Counts{Failures: 12, Trials: 100}) ||
+		g[1].Counts != (stats.Counts{Failures: 12, Trials: 100}) {
+		t.Errorf("baseline by GPU %+v", g)
+	}
+	if got := byRef["baseline"].gpuText(); got != "GPU-5f0e4c7a 12/100, GPU-9a3b27d1 12/100" {
+		t.Errorf("baseline GPU cell %q", got)
+	}
+	if got := byRef["pin"].gpuText(); got != "GPU-5f0e4c7a" {
+		t.Errorf("pin GPU cell %q: one GPU needs no counts", got)
+	}
 	if c.Round != 2 || c.Rounds != 16 || c.Level > 0.01 {
 		t.Errorf("design round %d of %d at %v", c.Round, c.Rounds, c.Level)
 	}
@@ -101,7 +113,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"ci95", "failures", "gpus", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
 	for _, row := range shape.Rows {
 		var keys []string
 		for k := range row {

@@ -190,9 +190,16 @@ type arm struct {
 	commit      string
 	dirs        []string
 	gpus        []string // GPU UUIDs of the folders, first seen first
-	repetitions int      // sum of the folders' counts
+	byGPU       []gpuTally
+	repetitions int // sum of the folders' counts
 	tests       []pytestlog.TestTrials
 	index       map[string]int
+}
+
+// gpuTally is what the folders of one arm that ran on one GPU (or one set of GPUs) measured.
+type gpuTally struct {
+	gpus  []string
+	tests map[string]pytestlog.TestTrials
 }
 
 func (a *arm) add(o *Observation) {
@@ -200,6 +207,19 @@ func (a *arm) add(o *Observation) {
 	for _, g := range o.GPUs {
 		if !slices.Contains(a.gpus, g) {
 			a.gpus = append(a.gpus, g)
+		}
+	}
+	if len(o.GPUs) > 0 {
+		i := slices.IndexFunc(a.byGPU, func(t gpuTally) bool { return slices.Equal(t.gpus, o.GPUs) })
+		if i < 0 {
+			i = len(a.byGPU)
+			a.byGPU = append(a.byGPU, gpuTally{gpus: o.GPUs, tests: map[string]pytestlog.TestTrials{}})
+		}
+		for _, t := range o.Tests {
+			sum := a.byGPU[i].tests[t.ID]
+			sum.Trials += t.Trials
+			sum.Failures += t.Failures
+			a.byGPU[i].tests[t.ID] = sum
 		}
 	}
 	a.repetitions += o.Count

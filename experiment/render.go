@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/gantt"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/parse/nvsmi"
 )
@@ -17,7 +18,7 @@ import (
 // jsonComparison is the --json shape:
 // {"baseline", "rows": [{"ref", "runner", "trials", "failures", "rate", "ci95": [lo, hi],
 // "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "more_trials_needed",
-// "gpus"}]}.
+// "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}]}.
 type jsonComparison struct {
 	Baseline string    `json:"baseline"`
 	Rows     []jsonRow `json:"rows"`
@@ -40,6 +41,14 @@ type jsonRow struct {
 	MoreTrialsNeeded *int `json:"more_trials_needed"`
 	// GPUs are the GPU UUIDs the row's folders ran on ([] without health snapshots).
 	GPUs []string `json:"gpus"`
+	// ByGPU are the row's pooled counts per GPU ([] without health snapshots).
+	ByGPU []jsonGPU `json:"by_gpu"`
+}
+
+type jsonGPU struct {
+	GPU      string `json:"gpu"`
+	Trials   int    `json:"trials"`
+	Failures int    `json:"failures"`
 }
 
 type jsonTest struct {
@@ -58,6 +67,10 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 			Verdict: r.Verdict(), GPUs: r.GPUs}
 		if jr.GPUs == nil {
 			jr.GPUs = []string{}
+		}
+		jr.ByGPU = make([]jsonGPU, 0, len(r.ByGPU))
+		for _, g := range r.ByGPU {
+			jr.ByGPU = append(jr.ByGPU, jsonGPU{GPU: g.GPU, Trials: g.Counts.Trials, Failures: g.Counts.Failures})
 		}
 		for _, t := range r.Tests {
 			jr.Tests = append(jr.Tests, jsonTest{ID: t.ID, Trials: t.Counts.Trials, Failures: t.Counts.Failures,
@@ -143,10 +156,23 @@ func (r Row) cells() []string {
 		percent(r.Counts.Rate()), interval(r.CI95.Lo, r.CI95.Hi), r.pValue(), r.VerdictText(), r.gpuText()}
 }
 
-// gpuText names the GPUs of the row by the first group of their UUIDs ("-" for none).
+// gpuText names the GPUs of the row by the first group of their UUIDs ("-" for none), each
+// with its failures/trials when the row ran on more than one: a bad GPU of a pool stands out
+// ("GPU-5f0e4c7a 24/100, GPU-9a3b27d1 0/100").
 func (r Row) gpuText() string {
 	if len(r.GPUs) == 0 {
 		return "-"
+	}
+	if len(r.ByGPU) > 1 {
+		parts := make([]string, len(r.ByGPU))
+		for i, g := range r.ByGPU {
+			names := strings.Split(g.GPU, "+")
+			for j, n := range names {
+				names[j] = nvsmi.ShortUUID(n)
+			}
+			parts[i] = fmt.Sprintf("%s %d/%d", strings.Join(names, "+"), g.Counts.Failures, g.Counts.Trials)
+		}
+		return strings.Join(parts, ", ")
 	}
 	short := make([]string, len(r.GPUs))
 	for i, g := range r.GPUs {
@@ -338,12 +364,12 @@ func (c *Comparison) mermaid() string {
 	for _, r := range c.runnerOrder() {
 		if r.Runner != section {
 			section = r.Runner
-			fmt.Fprintf(&b, "    section %s\n", mermaidText(orDash(r.Runner)))
+			fmt.Fprintf(&b, "    section %s\n", gantt.Text(orDash(r.Runner), chartKeep, 0))
 		}
 		lo := int(math.Floor(100 * r.CI95.Lo))
 		hi := max(int(math.Ceil(100*r.CI95.Hi)), lo+1)
-		fmt.Fprintf(&b, "    %s %d/%d = %s : %d, %d\n", mermaidText(r.Ref), r.Counts.Failures, r.Counts.Trials,
-			mermaidText(percent(r.Counts.Rate())), lo, hi)
+		fmt.Fprintf(&b, "    %s %d/%d = %s : %d, %d\n", gantt.TaskName(r.Ref, chartKeep, 0), r.Counts.Failures, r.Counts.Trials,
+			gantt.Text(percent(r.Counts.Rate()), "."+"%", 0), lo, hi)
 	}
 	b.WriteString("```\n")
 	return b.String()
@@ -370,19 +396,9 @@ func (c *Comparison) runnerOrder() []Row {
 	return out
 }
 
-// mermaidText keeps what a Gantt task or section name may hold; anything else (':' ends the
-// name, '#' and ';' are syntax, newlines end the line) becomes '_'.
-func mermaidText(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		case strings.ContainsRune("._-/=% ", r):
-			return r
-		}
-		return '_'
-	}, s)
-}
+// chartKeep are the characters a chart name keeps besides letters and digits (internal/gantt
+// maps the others to '_'; a ref called "title x" or "2024-01-31" gets a '_' before it).
+const chartKeep = "._-/= "
 
 // mdText escapes text for a Markdown table cell: HTML-escaped, Markdown punctuation
 // backslash-escaped, '|' and newlines neutralised.

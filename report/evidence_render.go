@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/gantt"
 	"github.com/debugflow/debugflow/parse/nvsmi"
 )
 
@@ -318,58 +319,16 @@ func shortTest(id string) string {
 	return id
 }
 
-// chartText keeps what a Gantt task or section name may hold: ':' ends the name, '#' and ';'
-// are syntax, a line break ends the line, a backtick could close the Markdown fence; anything
-// else outside a small set becomes '_', and the name is cut to chartName runes.
-func chartText(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		case strings.ContainsRune("._-/=[](),+ ", r):
-			return r
-		}
-		return '_'
-	}, s)
-	if len(s) > chartName {
-		s = s[:chartName-3] + "..."
-	}
-	if strings.TrimSpace(s) == "" {
-		return "_"
-	}
-	return s
-}
+// chartKeep are the characters a chart name keeps besides letters and digits.
+const chartKeep = "._-/=[](),+ "
 
-// ganttKeywords are the words Mermaid's Gantt lexer reads as a statement, not a task name,
-// when a line starts with one (in any case) and no letter, digit or '_' follows: "title x",
-// "excludes x", "call x", a test called "gantt[cuda]" or "accTitle" (its " :" follows).
-var ganttKeywords = []string{"gantt", "dateformat", "inclusiveenddates", "topaxis", "axisformat", "tickinterval",
-	"includes", "excludes", "todaymarker", "weekday", "weekend", "title", "acctitle", "accdescr",
-	"accdescription", "section", "click", "call", "href"}
+// chartText is a section name: nothing in it can end the line or close the fence
+// (internal/gantt), cut to chartName bytes.
+func chartText(s string) string { return gantt.Text(s, chartKeep, chartName) }
 
-// chartLabel is chartText for a task name, with a '_' before a name that Mermaid would read as
-// a statement (a Gantt keyword, or a date "2024-01-31" that starts a line).
-func chartLabel(s string) string {
-	s = chartText(s)
-	lower := strings.ToLower(s)
-	for _, k := range ganttKeywords {
-		if rest, ok := strings.CutPrefix(lower, k); ok && (rest == "" || !isWordByte(rest[0])) {
-			return "_" + s
-		}
-	}
-	if len(s) >= 10 && isDigits(s[0:4]) && s[4] == '-' && isDigits(s[5:7]) && s[7] == '-' && isDigits(s[8:10]) {
-		return "_" + s
-	}
-	return s
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-func isDigits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
+// chartLabel is a task name: chartText, with a '_' before a name Mermaid would read as a
+// statement (a test called "title x", "call", "gantt[x]", a date).
+func chartLabel(s string) string { return gantt.TaskName(s, chartKeep, chartName) }
 
 // markdownXidLinks lists the Xid events the worker record tied to a worker and test.
 func (v *Verdict) markdownXidLinks(b *strings.Builder) {

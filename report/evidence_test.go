@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/debugflow/debugflow/internal/gantt"
 	"github.com/debugflow/debugflow/parse/workerlog"
 )
 
@@ -119,19 +119,13 @@ func FuzzEvidence(f *testing.F) {
 				if strings.ContainsAny(name, ":;#`") {
 					t.Fatalf("task name %q holds Mermaid syntax", name)
 				}
-				if ganttStatement.MatchString(line) {
+				if gantt.StartsLikeStatement(line) {
 					t.Fatalf("task line %q starts like a Gantt statement", line)
 				}
 			}
 		}
 	})
 }
-
-// ganttStatement is how the start of a line reads as a statement rather than a task to Mermaid's
-// Gantt lexer (its rules, mermaid 11): a task line must never match it.
-var ganttStatement = regexp.MustCompile(`(?i)^(gantt\b|dateformat\s|inclusiveenddates\b|topaxis\b|axisformat\s|tickinterval\s|` +
-	`includes\s|excludes\s|todaymarker\s|weekday\s|weekend\s|\d\d\d\d-\d\d-\d\d\b|title\s|accdescription\s|` +
-	`section\s|acctitle\s*:|accdescr\s*[:{]|href\s|call\s|click\s|%)`)
 
 // BenchmarkTimeline builds and draws the timeline of a 50x sweep of 200 tests on 8 workers
 // (20000 tests) with 40 crashes and their replacements.
