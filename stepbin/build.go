@@ -76,7 +76,11 @@ func NewSourceBuilder(self version.Info) (*SourceBuilder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding this debugflow's executable: %w", err)
 	}
-	if err := VerifySource(dir, self, exe); err != nil {
+	var goCache string
+	if out, err := exec.Command(goCmd, "env", "GOCACHE").Output(); err == nil {
+		goCache = strings.TrimSpace(string(out))
+	}
+	if err := VerifySource(dir, self, exe, goCache); err != nil {
 		return nil, err
 	}
 	return &SourceBuilder{Dir: dir, Self: self, Go: goCmd}, nil
@@ -209,21 +213,35 @@ func isDebugflowModule(dir string) bool {
 }
 
 // VerifySource checks that dir is still the source self was built from, so that the bundled
-// binary is the same version: at the recorded VCS revision, without changes when the build
-// had none, and with no file that goes into the binary newer than the executable exe.
-func VerifySource(dir string, self version.Info, exe string) error {
+// binary is the same version. A build that recorded a VCS revision needs the checkout at that
+// revision, and without changes to tracked files when the build had none: those files are
+// then the commit's, whatever their times. The other files that go into the binary (all of
+// them for a build without a revision or of a modified tree) must not be newer than the
+// executable exe, unless exe was made by go run (goCache is `go env GOCACHE`): go run looks
+// its executable up by the content of the source, so that source is the one it was built
+// from even when an old cached executable meets files that a checkout touched.
+func VerifySource(dir string, self version.Info, exe, goCache string) error {
+	var tracked map[string]bool
 	if self.Revision != "" && !self.FromLDFlags {
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 			if err := checkRevision(dir, self); err != nil {
 				return err
 			}
+			if !self.Modified {
+				if tracked, err = trackedFiles(dir); err != nil {
+					return err
+				}
+			}
 		}
+	}
+	if goRunExecutable(exe, goCache) {
+		return nil
 	}
 	fi, err := os.Stat(exe)
 	if err != nil {
 		return fmt.Errorf("reading this debugflow's executable: %w", err)
 	}
-	newer, err := newerSource(dir, fi.ModTime())
+	newer, err := newerSource(dir, fi.ModTime(), tracked)
 	if err != nil {
 		return err
 	}
@@ -232,6 +250,37 @@ func VerifySource(dir string, self version.Info, exe string) error {
 			"Rebuild debugflow (go build -o \"$(go env GOPATH)/bin/debugflow\" ./cmd/debugflow in %s), or use go run ./cmd/debugflow generate", newer, exe, dir)
 	}
 	return nil
+}
+
+// goRunExecutable reports whether exe lies in the Go build cache goCache, where go run keeps
+// the executables it builds (Go 1.24 and later; earlier releases link a new one every time).
+func goRunExecutable(exe, goCache string) bool {
+	if goCache == "" || goCache == "off" || !filepath.IsAbs(goCache) {
+		return false
+	}
+	if resolved, err := filepath.EvalSymlinks(goCache); err == nil {
+		goCache = resolved
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	rel, err := filepath.Rel(goCache, exe)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// trackedFiles are the files git tracks in dir, relative to it with slashes.
+func trackedFiles(dir string) (map[string]bool, error) {
+	out, err := exec.Command("git", "-C", dir, "ls-files", "-z").Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s: %w", dir, err)
+	}
+	tracked := map[string]bool{}
+	for _, name := range strings.Split(string(out), "\x00") {
+		if name != "" {
+			tracked[name] = true
+		}
+	}
+	return tracked, nil
 }
 
 func checkRevision(dir string, self version.Info) error {
@@ -259,8 +308,9 @@ func checkRevision(dir string, self version.Info) error {
 
 // newerSource returns the first file that goes into the binaries (go.mod, go.sum and every
 // file under a folder with Go code, such as embedded templates, outside testdata and tests)
-// modified after t, relative to dir; "" when there is none.
-func newerSource(dir string, t time.Time) (string, error) {
+// modified after t, relative to dir; "" when there is none. Files in skip (relative to dir,
+// with slashes) are not looked at.
+func newerSource(dir string, t time.Time, skip map[string]bool) (string, error) {
 	var found string
 	errFound := errors.New("found")
 	tree := sourceTree{root: dir, goDirs: map[string]bool{}}
@@ -279,6 +329,9 @@ func newerSource(dir string, t time.Time) (string, error) {
 			return nil
 		}
 		if !tree.buildInput(p, name) {
+			return nil
+		}
+		if rel, err := filepath.Rel(dir, p); err == nil && skip[filepath.ToSlash(rel)] {
 			return nil
 		}
 		info, err := d.Info()

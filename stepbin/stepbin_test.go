@@ -150,6 +150,52 @@ func TestResolveBuildErrors(t *testing.T) {
 	}
 }
 
+// loggingBuilder records what the log held when each build started.
+type loggingBuilder struct {
+	log     *strings.Builder
+	atBuild []string
+}
+
+func (b *loggingBuilder) Build(_ context.Context, goarch string) ([]byte, error) {
+	b.atBuild = append(b.atBuild, b.log.String())
+	return []byte(goarch), nil
+}
+func (b *loggingBuilder) Describe() string { return "built from /src with go1.26" }
+
+// A bundle build takes a minute on a cold cache: the choice and what is being built are said
+// before each build starts, not after.
+func TestResolveLogsBeforeBuilding(t *testing.T) {
+	var log strings.Builder
+	b := &loggingBuilder{log: &log}
+	s := parse(t, "{arch: arm64}", "gpu-a", "gpu-b")
+	_, err := Resolve(context.Background(), s, Options{Self: devel, Log: &log,
+		NewBuilder: func(version.Info) (Builder, error) { return b, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.atBuild) != 2 {
+		t.Fatalf("%d builds, want arm64 and the report job's amd64", len(b.atBuild))
+	}
+	for i, platform := range []string{"linux/arm64", "linux/amd64"} {
+		want := "step binary: bundle (debugflow (devel) is not a release"
+		if !strings.HasPrefix(b.atBuild[i], want) {
+			t.Errorf("build %d started with the log %q, want it to begin with %q", i, b.atBuild[i], want)
+		}
+		line := "building debugflow-step for " + platform + ": static, CGO_ENABLED=0, built from /src with go1.26 (about a minute on a cold Go build cache)...\n"
+		if !strings.HasSuffix(b.atBuild[i], line) {
+			t.Errorf("build %d started with the log %q, want it to end with %q", i, b.atBuild[i], line)
+		}
+	}
+	// The other deliveries build nothing and say only their choice.
+	log.Reset()
+	if _, err := Resolve(context.Background(), parse(t, "{delivery: go-install, version: v0.2.0}"), Options{Self: devel, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if log.String() != "step binary: go-install (step_binary.delivery in the spec)\n" {
+		t.Errorf("go-install logged %q", log.String())
+	}
+}
+
 func TestWriteCheckRemove(t *testing.T) {
 	root := t.TempDir()
 	files := []File{{Path: ".github/debugflow/debugflow-step-linux-amd64", Arch: "x64", Data: []byte("new"), SHA256: Sum([]byte("new"))}}
@@ -272,11 +318,51 @@ func TestVerifySourceFreshness(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := VerifySource(dir, devel, exe)
+			err := VerifySource(dir, devel, exe, filepath.Join(t.TempDir(), "go-build"))
 			if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
 				t.Errorf("VerifySource = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// go run (Go 1.24 and later) runs an executable from the build cache that it found by the
+// content of the source: an old cached executable and source files a checkout touched without
+// changing them are the same version, so nothing is refused. The same executable outside the
+// cache (a go build -o left behind) is refused.
+func TestVerifySourceGoRun(t *testing.T) {
+	built := time.Now().Add(-24 * time.Hour)
+	dir := makeModule(t, built)
+	cache := filepath.Join(t.TempDir(), "go-build")
+	exe := filepath.Join(cache, "e7", "e798a9b6-d", "debugflow")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(exe, built, built); err != nil {
+		t.Fatal(err)
+	}
+	touched := filepath.Join(dir, "cmd", "debugflow-step", "main.go")
+	if err := os.Chtimes(touched, built.Add(time.Minute), built.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySource(dir, devel, exe, cache); err != nil {
+		t.Errorf("go run's cached executable: %v", err)
+	}
+	// A symlink to the cache (GOCACHE=$HOME/.cache/go-build with a linked .cache) is the cache.
+	link := filepath.Join(t.TempDir(), "cache-link")
+	if err := os.Symlink(cache, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySource(dir, devel, exe, link); err != nil {
+		t.Errorf("go run's cached executable, GOCACHE through a symlink: %v", err)
+	}
+	for _, other := range []string{filepath.Join(t.TempDir(), "go-build"), "", "off", filepath.Dir(exe) + "-other"} {
+		if err := VerifySource(dir, devel, exe, other); err == nil || !strings.Contains(err.Error(), "cmd/debugflow-step/main.go changed after") {
+			t.Errorf("GOCACHE %q: VerifySource = %v, want the changed-file error", other, err)
+		}
 	}
 }
 
@@ -305,8 +391,39 @@ func TestVerifySourceRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	clean := version.Info{Version: "v0.0.0-x", Revision: first}
-	if err := VerifySource(dir, clean, exe); err != nil {
+	if err := VerifySource(dir, clean, exe, ""); err != nil {
 		t.Errorf("same commit, clean tree: %v", err)
+	}
+	// A checkout that touched a tracked file without changing it (git switch away and back):
+	// the clean tree at the build's commit is the build's source, whatever the file times.
+	touched := filepath.Join(dir, "templates", "render.go")
+	if err := os.Chtimes(touched, built.Add(time.Minute), built.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySource(dir, clean, exe, ""); err != nil {
+		t.Errorf("same commit, clean tree, a tracked file touched: %v", err)
+	}
+	// The build of a modified tree cannot tell: the time decides.
+	if err := VerifySource(dir, version.Info{Version: "v0.0.0-x", Revision: first, Modified: true}, exe, ""); err == nil || !strings.Contains(err.Error(), "templates/render.go changed after") {
+		t.Errorf("a modified build, a tracked file touched after it: %v, want the changed-file error", err)
+	}
+	if err := os.Chtimes(touched, built.Add(-time.Hour), built.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// An untracked file that goes into the binary, added after the build (git status of a
+	// clean build had none).
+	added := filepath.Join(dir, "templates", "added.go")
+	if err := os.WriteFile(added, []byte("package templates\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(added, built.Add(time.Minute), built.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySource(dir, clean, exe, ""); err == nil || !strings.Contains(err.Error(), "templates/added.go changed after") {
+		t.Errorf("an untracked Go file newer than the build: %v, want the changed-file error", err)
+	}
+	if err := os.Remove(added); err != nil {
+		t.Fatal(err)
 	}
 	// A tracked change the build did not have.
 	p := filepath.Join(dir, "docs", "spec.md")
@@ -314,18 +431,18 @@ func TestVerifySourceRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(p, built.Add(-time.Hour), built.Add(-time.Hour))
-	if err := VerifySource(dir, clean, exe); err == nil || !strings.Contains(err.Error(), "built from a clean tree") {
+	if err := VerifySource(dir, clean, exe, ""); err == nil || !strings.Contains(err.Error(), "built from a clean tree") {
 		t.Errorf("changed tree: %v, want the clean-tree error", err)
 	}
-	if err := VerifySource(dir, version.Info{Version: "v0.0.0-x", Revision: first, Modified: true}, exe); err != nil {
+	if err := VerifySource(dir, version.Info{Version: "v0.0.0-x", Revision: first, Modified: true}, exe, ""); err != nil {
 		t.Errorf("a modified build on a modified tree: %v", err)
 	}
 	git("commit", "-q", "-am", "two")
-	if err := VerifySource(dir, clean, exe); err == nil || !strings.Contains(err.Error(), "built from commit "+first) {
+	if err := VerifySource(dir, clean, exe, ""); err == nil || !strings.Contains(err.Error(), "built from commit "+first) {
 		t.Errorf("moved HEAD: %v, want the commit error", err)
 	}
 	// -X values (a bundle or release build) are not compared with the checkout.
-	if err := VerifySource(dir, version.Info{Version: "v0.2.0", Revision: first, FromLDFlags: true}, exe); err != nil {
+	if err := VerifySource(dir, version.Info{Version: "v0.2.0", Revision: first, FromLDFlags: true}, exe, ""); err != nil {
 		t.Errorf("release build: %v", err)
 	}
 }
