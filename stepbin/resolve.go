@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/debugflow/debugflow/internal/dist"
@@ -37,6 +38,9 @@ type Options struct {
 	// NoBuild pins a placeholder instead of building a bundle: for checks that only read
 	// the workflow (debugflow validate), never for a workflow that is written.
 	NoBuild bool
+	// Log, when set, gets the plan's Summary as soon as the delivery is chosen and a line
+	// before each bundle build, which takes a minute on a cold build cache.
+	Log io.Writer
 }
 
 // BuildError is a bundle that could not be built: no source, a changed source, no Go
@@ -117,6 +121,9 @@ func Resolve(ctx context.Context, s *spec.Spec, opts Options) (*Plan, error) {
 	default:
 		plan.Delivery = spec.DeliveryBundle
 		plan.Reason = fmt.Sprintf("debugflow %s %s, so the runner gets a copy of this very version from the debug branch", self.String(), notReleaseWhy(self))
+	}
+	if opts.Log != nil {
+		fmt.Fprintln(opts.Log, plan.Summary())
 	}
 	switch plan.Delivery {
 	case spec.DeliveryBundle:
@@ -225,6 +232,9 @@ func resolveBundle(ctx context.Context, s *spec.Spec, opts Options, plan *Plan) 
 		r, err := dist.RunnerFor(arch)
 		if err != nil {
 			return err
+		}
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "building debugflow-step for %s: static, CGO_ENABLED=0, %s (about a minute on a cold Go build cache)...\n", r.Platform(), plan.Source)
 		}
 		data, err := builder.Build(ctx, r.GOARCH)
 		if err != nil {

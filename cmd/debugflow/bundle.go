@@ -24,10 +24,11 @@ var newBundleBuilder = func(self version.Info) (stepbin.Builder, error) {
 }
 
 // resolveStepBinary chooses how debugflow-step reaches the runner, builds a bundle when that
-// is the choice, pins the checksums in s, and says what it chose and why on stderr.
+// is the choice, pins the checksums in s, and says on stderr what it chose and why, before
+// building.
 // extraArchs are runner architectures pinned besides the spec's (stepbin.Options.ExtraArchs).
 func resolveStepBinary(ctx context.Context, s *spec.Spec, stderr io.Writer, extraArchs ...string) (*stepbin.Plan, error) {
-	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder, ExtraArchs: extraArchs})
+	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder, ExtraArchs: extraArchs, Log: stderr})
 	var be *stepbin.BuildError
 	switch {
 	case errors.As(err, &be):
@@ -35,7 +36,6 @@ func resolveStepBinary(ctx context.Context, s *spec.Spec, stderr io.Writer, extr
 	case err != nil:
 		return nil, &exitcode.Error{Code: exitUsage, Err: err}
 	}
-	fmt.Fprintln(stderr, plan.Summary())
 	return plan, nil
 }
 
@@ -62,10 +62,10 @@ func finishBundle(plan *stepbin.Plan, out string, check bool, stdout, stderr io.
 		fmt.Fprintf(stdout, "the bundled debugflow-step is up to date (%s)\n", bundleList(root, plan))
 		return nil
 	}
-	return writeBundle(plan, root, stdout)
+	return writeBundle(plan, root, stdout, stderr)
 }
 
-func writeBundle(plan *stepbin.Plan, root string, stdout io.Writer) error {
+func writeBundle(plan *stepbin.Plan, root string, stdout, stderr io.Writer) error {
 	written, removed, err := stepbin.Write(root, plan.Files)
 	for _, p := range removed {
 		fmt.Fprintf(stdout, "removed %s (a bundle for another architecture)\n", p)
@@ -77,7 +77,23 @@ func writeBundle(plan *stepbin.Plan, root string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s (debugflow-step %s, SHA-256 %s, %s)\n", p, plan.Version, plan.Files[i].SHA256, plan.Source)
 	}
 	fmt.Fprintln(stdout, "commit the bundle with the workflow; `debugflow enable` removes it before you merge back")
+	for _, p := range written {
+		if rule := gitIgnoreRule(p); rule != "" {
+			fmt.Fprintf(stderr, "warning: git ignores %s (%s): `git add` leaves it out and the job would stop at its install step; add it with: git add -f %s\n", p, rule, p)
+		}
+	}
 	return nil
+}
+
+// gitIgnoreRule returns the .gitignore rule ("FILE:LINE:PATTERN") that makes git ignore path,
+// or "" when git does not ignore it or path is not in a git work tree.
+func gitIgnoreRule(path string) string {
+	out, err := exec.Command("git", "check-ignore", "--verbose", "--", path).Output()
+	if err != nil { // exit 1: not ignored; 128: not a work tree
+		return ""
+	}
+	rule, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	return rule
 }
 
 func bundleList(root string, plan *stepbin.Plan) string {
@@ -145,7 +161,7 @@ func runBundle(ctx context.Context, opts *bundleOptions, stdout, stderr io.Write
 	if opts.Check {
 		return finishBundle(plan, filepath.Join(opts.Root, ".github", "workflows", "x.yml"), true, stdout, stderr)
 	}
-	return writeBundle(plan, opts.Root, stdout)
+	return writeBundle(plan, opts.Root, stdout, stderr)
 }
 
 // removeBundle deletes the bundled binaries from dir under root and, inside a git work tree,

@@ -103,6 +103,31 @@ func TestGenerateToStdoutNamesTheBundleCommand(t *testing.T) {
 	}
 }
 
+// A project whose .gitignore matches the bundle would push the workflow without it, and the
+// first run would stop at its install step after the wait for a GPU runner: generate says so
+// while there is time to git add -f it.
+func TestGenerateWarnsOfAnIgnoredBundle(t *testing.T) {
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	wf := filepath.Join(".github", "workflows", "debug.yml")
+	bundle := filepath.Join(".github", "debugflow", "debugflow-step-linux-amd64")
+	if code, out := runCLI(t, dir, "generate", "-o", wf); code != 0 || strings.Contains(out, "warning:") {
+		t.Errorf("generate, bundle not ignored: exit %d, want no warning:\n%s", code, out)
+	}
+	writeFile(t, filepath.Join(dir, ".gitignore"), "*.log\n*-linux-amd64\n")
+	code, out := runCLI(t, dir, "generate", "-o", wf)
+	want := "warning: git ignores " + bundle + " (.gitignore:2:*-linux-amd64): `git add` leaves it out and the job would stop at its install step; add it with: git add -f " + bundle
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("generate, bundle ignored: exit %d, want %q in:\n%s", code, want, out)
+	}
+	// Outside a git work tree there is nothing to say.
+	plain := t.TempDir()
+	writeFile(t, filepath.Join(plain, ".gitignore"), "*-linux-amd64\n")
+	if code, out := runCLI(t, plain, "generate", "-o", wf); code != 0 || strings.Contains(out, "warning:") {
+		t.Errorf("generate outside git: exit %d, want no warning:\n%s", code, out)
+	}
+}
+
 func TestGenerateOtherDeliveriesBuildNothing(t *testing.T) {
 	var builds int
 	old := newBundleBuilder
