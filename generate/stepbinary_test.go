@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -353,5 +354,160 @@ func TestReleaseInstallScript(t *testing.T) {
 	}
 	if len(requests) != 3 {
 		t.Errorf("the server saw %q, want one download per run", requests)
+	}
+}
+
+// gitCmd runs git in dir and returns its trimmed output.
+func gitCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// debugRepo is a bare repository served as GitHub serves one: the project on main, the debug
+// branch debug/t4 that adds the workflow and the bundle (and files that resemble it), and a
+// pull request's merge ref. It returns the repository and the commits of the two refs.
+func debugRepo(t *testing.T, bundle string, bin []byte) (bare, branchSHA, mergeSHA string) {
+	t.Helper()
+	src := t.TempDir()
+	write := func(name string, data []byte, mode os.FileMode) {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCmd(t, src, "init", "--quiet", "-b", "main")
+	write("README.md", []byte("project\n"), 0o644)
+	write("python/quadrants/__init__.py", []byte("\n"), 0o644)
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "project")
+	gitCmd(t, src, "switch", "--quiet", "-c", "debug/t4")
+	write(bundle, bin, 0o755)
+	write(bundle+".old", []byte("not this\n"), 0o755)
+	write(".github/debugflow/NOTES.md", []byte("not this\n"), 0o644)
+	write("vendor/"+bundle, []byte("not this\n"), 0o755) // the pattern is anchored at the root
+	write(".github/workflows/debug.yml", []byte("name: debug\n"), 0o644)
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "debug: T4 repro")
+	branchSHA = gitCmd(t, src, "rev-parse", "HEAD")
+	// What GitHub's refs/pull/N/merge is: the branch merged into the base.
+	gitCmd(t, src, "switch", "--quiet", "--detach", "main")
+	write("CHANGELOG.txt", []byte("main moved on\n"), 0o644)
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "main moves on")
+	gitCmd(t, src, "merge", "--quiet", "--no-ff", "-m", "Merge debug/t4 into main", "debug/t4")
+	mergeSHA = gitCmd(t, src, "rev-parse", "HEAD")
+	gitCmd(t, src, "update-ref", "refs/pull/1/merge", mergeSHA)
+	bare = filepath.Join(t.TempDir(), "repo.git")
+	gitCmd(t, src, "clone", "--quiet", "--bare", "--mirror", src, bare)
+	// GitHub serves partial clones and fetches by commit.
+	gitCmd(t, bare, "config", "uploadpack.allowFilter", "true")
+	gitCmd(t, bare, "config", "uploadpack.allowAnySHA1InWant", "true")
+	return bare, branchSHA, mergeSHA
+}
+
+// actionsCheckout runs the git commands actions/checkout (v4) runs for a checkout of the
+// workflow's own repository with a path:, fetch-depth 1 and a non-cone sparse-checkout:
+// init, a blob-filtered depth-1 fetch of the event's commit, the patterns appended to
+// info/sparse-checkout, then the checkout of the event's ref (workflow_dispatch: the branch;
+// pull_request: the merge ref, detached).
+func actionsCheckout(t *testing.T, workspace string, with map[string]any, origin, sha, ref string) {
+	t.Helper()
+	if with["sparse-checkout-cone-mode"] != false || with["fetch-depth"] != uint64(1) || with["persist-credentials"] != false {
+		t.Fatalf("checkout with %v: not the sparse, shallow checkout this test runs", with)
+	}
+	dest := filepath.Join(workspace, with["path"].(string))
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitCmd(t, dest, "init", "--quiet", dest)
+	gitCmd(t, dest, "remote", "add", "origin", "file://"+origin)
+	gitCmd(t, dest, "config", "--local", "gc.auto", "0")
+	var remoteRef, branch string
+	if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		branch, remoteRef = b, "refs/remotes/origin/"+b
+	} else {
+		remoteRef = "refs/remotes/" + strings.TrimPrefix(ref, "refs/")
+	}
+	gitCmd(t, dest, "-c", "protocol.version=2", "fetch", "--no-tags", "--prune", "--no-recurse-submodules",
+		"--filter=blob:none", "--depth=1", "origin", "+"+sha+":"+remoteRef)
+	gitCmd(t, dest, "config", "core.sparseCheckout", "true")
+	sparse := filepath.Join(dest, gitCmd(t, dest, "rev-parse", "--git-path", "info/sparse-checkout"))
+	if err := os.MkdirAll(filepath.Dir(sparse), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(sparse, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n%s\n", with["sparse-checkout"])
+	f.Close()
+	if branch != "" {
+		gitCmd(t, dest, "checkout", "--quiet", "--force", "-B", branch, remoteRef)
+	} else {
+		gitCmd(t, dest, "checkout", "--quiet", "--force", remoteRef)
+	}
+}
+
+// The bundle checkout step, run as actions/checkout runs it with real git against a
+// repository laid out like GitHub's, checks out the bundle alone (no other file of the debug
+// branch), on a workflow_dispatch run of the branch and on a pull_request run of its merge
+// ref; the install step then verifies and installs it and leaves the project's checkout as
+// it was (no .debugflow-bundle for git status, or a build's version string, to see).
+func TestBundleCheckoutWithGit(t *testing.T) {
+	t.Parallel()
+	s := defaultSpec()
+	s.StepBinary.Pinned = map[string]string{spec.ArchX64: sha256Hex(fakeStep)}
+	jobs, _, _ := generateParsed(t, s)
+	with := findStep(t, jobs["debug"], BundleCheckoutStepName).With
+	bundle := strings.TrimPrefix(findStep(t, jobs["debug"], InstallStepName).Env[envStepBundle], BundleCheckoutDir+"/")
+	bare, branchSHA, mergeSHA := debugRepo(t, bundle, fakeStep)
+	for _, event := range []struct{ name, ref, sha string }{
+		{"workflow_dispatch", "refs/heads/debug/t4", branchSHA},
+		{"pull_request", "refs/pull/1/merge", mergeSHA},
+	} {
+		t.Run(event.name, func(t *testing.T) {
+			r := runInstall(t, s, "", func(workdir string) {
+				// The project's own checkout is the workspace.
+				gitCmd(t, workdir, "init", "--quiet")
+				if err := os.WriteFile(filepath.Join(workdir, "setup.py"), []byte("\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				gitCmd(t, workdir, "add", "-A")
+				gitCmd(t, workdir, "commit", "--quiet", "-m", "project at quadrants_ref")
+				actionsCheckout(t, workdir, with, bare, event.sha, event.ref)
+				var files []string
+				co := filepath.Join(workdir, BundleCheckoutDir)
+				filepath.WalkDir(co, func(p string, d os.DirEntry, err error) error {
+					if err == nil && d.IsDir() && d.Name() == ".git" {
+						return filepath.SkipDir
+					}
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(co, p)
+						files = append(files, filepath.ToSlash(rel))
+					}
+					return err
+				})
+				if !slices.Equal(files, []string{bundle}) {
+					t.Errorf("the bundle checkout holds %q, want only %s", files, bundle)
+				}
+			})
+			if r.code != 0 || !strings.Contains(r.output, "debugflow-step v0.2.0 (fake)") {
+				t.Fatalf("install: exit %d:\n%s", r.code, r.output)
+			}
+			if st := gitCmd(t, r.workdir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("the project's checkout is not as checked out after the install:\n%s", st)
+			}
+		})
 	}
 }
