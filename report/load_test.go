@@ -396,3 +396,31 @@ func TestMarkdownEscaping(t *testing.T) {
 		}
 	}
 }
+
+// report --json says which debugflow-step ran, from reproducer_summary.json; a hostile
+// version string is cut at a character boundary.
+func TestStepVersionInJSON(t *testing.T) {
+	long := strings.Repeat("é", 150) // 300 bytes
+	for _, tt := range []struct{ name, summary, want string }{
+		{"recorded", `{"step_version": "v0.2.0 (revision 3f1c2a9b7d10)", "count": 1}`, "v0.2.0 (revision 3f1c2a9b7d10)"},
+		{"not recorded", `{"count": 1}`, ""},
+		{"too long", `{"step_version": "` + long + `"}`, strings.Repeat("é", 100) + "..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, map[string]string{ReproducerSummary: tt.summary}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := v.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				StepVersion *string `json:"step_version"`
+			}
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got.StepVersion == nil || *got.StepVersion != tt.want {
+				t.Errorf("step_version = %v (%v), want %q:\n%s", got.StepVersion, err, tt.want, buf.String())
+			}
+		})
+	}
+}
