@@ -85,6 +85,9 @@ func TestBuildForThisPlatform(t *testing.T) {
 	if info.StepArchiveSHA256[p.Key()] != assets[0].SHA256 || info.Revision != testRevision || info.Modified {
 		t.Errorf("debugflow version --json = %s; want the step archive's SHA-256 %s and the revision", b, assets[0].SHA256)
 	}
+	if p == (dist.Platform{GOOS: "linux", GOARCH: "amd64"}) {
+		runReleaseScripts(t, out, assets)
+	}
 	if runtime.GOOS == "linux" {
 		// The release's debugflow writes workflows that download and pin this very archive.
 		work := t.TempDir()

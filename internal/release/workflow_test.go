@@ -2,6 +2,7 @@ package release
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,5 +113,119 @@ func TestReleaseWorkflowShape(t *testing.T) {
 	}
 	if wf.Jobs["release"].Needs != "build" {
 		t.Errorf("the release job needs %v, want the build job", wf.Jobs["release"].Needs)
+	}
+}
+
+// releaseStep returns the run: script and env: of a step of the release workflow.
+func releaseStep(t *testing.T, job, name string) (run string, env map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(workflowPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `yaml:"name"`
+				Env  map[string]string `yaml:"env"`
+				Run  string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range wf.Jobs[job].Steps {
+		if st.Name == name {
+			return st.Run, st.Env
+		}
+	}
+	t.Fatalf("release.yml: no step %q in job %s", name, job)
+	return "", nil
+}
+
+// runReleaseScripts runs the release workflow's own scripts, as the runner runs them (bash -e in
+// the workspace, the step's env with the GitHub values of a tag push), on the assets of a
+// linux/amd64 build in out (a folder named dist): the build job's check of the checksums and
+// the embedded versions, which must leave dist as it was, and the release job's check and
+// release creation, with a gh on PATH that records its arguments.
+func runReleaseScripts(t *testing.T, out string, assets []Asset) {
+	t.Helper()
+	if filepath.Base(out) != "dist" {
+		t.Fatalf("the workflow's scripts read dist/, not %s", out)
+	}
+	workspace := filepath.Dir(out)
+	fakeBin := t.TempDir()
+	ghArgs := filepath.Join(t.TempDir(), "gh-args")
+	gh := "#!/bin/sh\nprintf '%s\\n' \"$GH_REPO\" \"$GH_TOKEN\" \"$@\" > " + ghArgs + "\n"
+	if err := os.WriteFile(filepath.Join(fakeBin, "gh"), []byte(gh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(job, step, tag string) string {
+		t.Helper()
+		script, env := releaseStep(t, job, step)
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-c", script)
+		cmd.Dir = workspace
+		cmd.Env = []string{"PATH=" + fakeBin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+			"GITHUB_SHA=" + testRevision, "GITHUB_REF_NAME=" + tag}
+		// The expressions of the step's env, as a tag push sets them.
+		values := map[string]string{"${{ github.ref_name }}": tag, "${{ github.sha }}": testRevision,
+			"${{ github.token }}": "ghs_token", "${{ github.repository }}": "debugflow/debugflow"}
+		for k, v := range env {
+			val, ok := values[v]
+			if !ok {
+				t.Fatalf("%s: env %s=%s is not simulated", step, k, v)
+			}
+			cmd.Env = append(cmd.Env, k+"="+val)
+		}
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("release.yml %s / %s with TAG=%s: %v\n%s", job, step, tag, err, b)
+		}
+		return string(b)
+	}
+	var names []string
+	for _, a := range assets {
+		names = append(names, a.Name)
+	}
+	list := func() []string {
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		return got
+	}
+	slices.Sort(names)
+	output := run("build", "Check the checksums and the embedded versions", testVersion)
+	if !strings.Contains(output, "debugflow "+testVersion+" (revision 0123456789ab)") {
+		t.Errorf("the check does not print debugflow's version:\n%s", output)
+	}
+	if got := list(); !slices.Equal(got, names) {
+		t.Errorf("after the check dist holds %q, want the assets %q alone", got, names)
+	}
+	run("release", "Check the checksums", testVersion)
+	for _, tag := range []string{testVersion, testVersion + "-rc.1"} {
+		run("release", "Create the release", tag)
+		b, err := os.ReadFile(ghArgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		want := []string{"debugflow/debugflow", "ghs_token", "release", "create", tag}
+		for _, n := range names {
+			want = append(want, "dist/"+n)
+		}
+		want = append(want, "--verify-tag", "--title", "debugflow "+tag)
+		if strings.Contains(tag, "-") {
+			want = append(want, "--prerelease")
+		}
+		want = append(want, "--notes", "Static builds of debugflow and debugflow-step; verify them with: sha256sum --check SHA256SUMS")
+		if !slices.Equal(args, want) {
+			t.Errorf("TAG=%s: gh got\n%q\nwant\n%q", tag, args, want)
+		}
 	}
 }
