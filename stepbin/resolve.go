@@ -161,7 +161,7 @@ func notReleaseWhy(self version.Info) string {
 	case !version.IsRelease(self.Version):
 		return "is not a release (a build from a checkout or go run)"
 	default:
-		return "was not built by the release workflow (go install), so it knows no archive checksums"
+		return "was installed with go install, not built by the release workflow, and knows no archive checksums"
 	}
 }
 
