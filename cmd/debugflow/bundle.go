@@ -81,6 +81,10 @@ func writeBundle(plan *stepbin.Plan, root string, stdout, stderr io.Writer) erro
 		if rule := gitIgnoreRule(p); rule != "" {
 			fmt.Fprintf(stderr, "warning: git ignores %s (%s): `git add` leaves it out and the job would stop at its install step; add it with: git add -f %s\n", p, rule, p)
 		}
+		if attrs := gitRewritingAttrs(p); attrs != "" {
+			fmt.Fprintf(stderr, "warning: git would commit other bytes than %s (%s): the runner would check out a file that fails its SHA-256; add this line at the end of .gitattributes: /%s -text -filter\n",
+				p, attrs, filepath.ToSlash(filepath.Join(filepath.Dir(p), "*")))
+		}
 	}
 	return nil
 }
@@ -94,6 +98,34 @@ func gitIgnoreRule(path string) string {
 	}
 	rule, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
 	return rule
+}
+
+// gitRewritingAttrs names the git attributes that would change path's bytes on commit (text
+// or eol: line-ending conversion; filter: Git LFS keeps a pointer, which a checkout without
+// lfs: true gives the runner), as "filter: lfs"; "" when there are none or path is not in a
+// git work tree.
+func gitRewritingAttrs(path string) string {
+	out, err := exec.Command("git", "check-attr", "-z", "text", "eol", "filter", "--", path).Output()
+	if err != nil {
+		return ""
+	}
+	// -z: path NUL attribute NUL value NUL, per attribute.
+	f := strings.Split(string(out), "\x00")
+	values := map[string]string{}
+	for i := 0; i+2 < len(f); i += 3 {
+		values[f[i+1]] = f[i+2]
+	}
+	var found []string
+	for _, attr := range []string{"text", "eol", "filter"} {
+		switch v := values[attr]; {
+		case v == "" || v == "unspecified" || v == "unset":
+		case attr == "text" && v == "auto": // git sees a binary and leaves it alone
+		case attr == "eol" && values["text"] == "unset": // eol acts only on text
+		default:
+			found = append(found, attr+": "+v)
+		}
+	}
+	return strings.Join(found, ", ")
 }
 
 func bundleList(root string, plan *stepbin.Plan) string {

@@ -120,6 +120,23 @@ func TestGenerateWarnsOfAnIgnoredBundle(t *testing.T) {
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("generate, bundle ignored: exit %d, want %q in:\n%s", code, want, out)
 	}
+	// Attributes that would commit other bytes: Git LFS (a pointer on the runner), a forced
+	// line-ending conversion. text=auto sees a binary and is fine.
+	fix := "add this line at the end of .gitattributes: /.github/debugflow/* -text -filter"
+	for attrs, want := range map[string]string{
+		"* text=auto\n": "",
+		"*-linux-* filter=lfs diff=lfs merge=lfs -text\n": "(filter: lfs)",
+		"* text eol=lf\n": "(text: set, eol: lf)",
+		"* text eol=lf\n/.github/debugflow/* -text -filter\n": "",
+	} {
+		writeFile(t, filepath.Join(dir, ".gitignore"), "")
+		writeFile(t, filepath.Join(dir, ".gitattributes"), attrs)
+		code, out := runCLI(t, dir, "generate", "-o", wf)
+		warned := strings.Contains(out, "warning: git would commit other bytes than "+bundle+" "+want+": the runner would check out a file that fails its SHA-256; "+fix)
+		if code != 0 || (want != "") != warned || (want == "" && strings.Contains(out, "warning:")) {
+			t.Errorf(".gitattributes %q: exit %d, want warning %q:\n%s", attrs, code, want, out)
+		}
+	}
 	// Outside a git work tree there is nothing to say.
 	plain := t.TempDir()
 	writeFile(t, filepath.Join(plain, ".gitignore"), "*-linux-amd64\n")

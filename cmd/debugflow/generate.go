@@ -54,7 +54,9 @@ The runner gets debugflow-step, the same version as this debugflow (step_binary 
 stderr says which way and why): a release build of debugflow pins its own release archive;
 any other build bundles it, writing a static Linux binary built from debugflow's own source
 next to the workflow (.github/debugflow/debugflow-step-linux-amd64, commit it too) and pinning
-its SHA-256; --check then also compares the bundle on disk. See docs/release.md.`,
+its SHA-256; --check then also compares the bundle on disk. The bundle is a go build (about a
+minute on a cold build cache, then cached), run even for -o - since the workflow pins its
+checksum. See docs/release.md.`,
 		Example: `  # print the default workflow
   debugflow generate
   # write it where GitHub finds it
