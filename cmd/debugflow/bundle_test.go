@@ -103,10 +103,10 @@ func TestGenerateToStdoutNamesTheBundleCommand(t *testing.T) {
 	}
 }
 
-// A project whose .gitignore matches the bundle would push the workflow without it, and the
-// first run would stop at its install step after the wait for a GPU runner: generate says so
-// while there is time to git add -f it.
-func TestGenerateWarnsOfAnIgnoredBundle(t *testing.T) {
+// A project whose .gitignore matches the bundle would push the workflow without it, and one
+// whose .gitattributes rewrite it would push other bytes: the first run would stop at its
+// install step after the wait for a GPU runner. generate says so while there is time to fix it.
+func TestGenerateWarnsWhenGitWouldNotCommitTheBundle(t *testing.T) {
 	dir := t.TempDir()
 	gitRepo(t, dir)
 	wf := filepath.Join(".github", "workflows", "debug.yml")
