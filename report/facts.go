@@ -140,7 +140,7 @@ func (v *Verdict) endLine() string {
 		notes = append(notes, "cancelled: the run was stopped before it finished; the counts cover the tests that ran")
 	}
 	if v.Run.StoppedEarly {
-		notes = append(notes, "stopped early at the first failure (--stop-on-first-failure)")
+		notes = append(notes, "stopped early at the first failure (reproducer.stop_on_first_failure): the counts cover the tests that ran")
 	}
 	if r != nil && !r.Complete && !v.Run.Cancelled && !v.Run.StoppedEarly {
 		notes = append(notes, "incomplete: pytest printed no final summary line (killed or crashed); the counts cover the tests it reported")

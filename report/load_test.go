@@ -175,6 +175,28 @@ const stoppedRecord = `{"v":1,"worker":"gw1","pid":11,"phase":"session","time":1
 {"v":1,"worker":"gw1","pid":11,"phase":"finish","nodeid":"t.py::test_x[2-2]","time":102,"mono":3}
 `
 
+// A run stopped at its first failure says so, naming the spec key that chose it (not a flag
+// the user never gave), and shows the first error the worker record kept.
+func TestStoppedRunText(t *testing.T) {
+	v, err := Load(writeDir(t, map[string]string{ReproducerLog: stoppedLog, WorkerLog: stoppedRecord,
+		ReproducerSummary: `{"count": 2, "workers": 2, "exit_code": 1, "reproduced": true, "stopped_early": true}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := v.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Run:            stopped early at the first failure (reproducer.stop_on_first_failure): the counts cover the tests that ran",
+		"First error:    " + stoppedMessage,
+	} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("the text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 func TestLoadReproducer(t *testing.T) {
 	tests := []struct {
 		name        string

@@ -56,7 +56,8 @@ type Run struct {
 	ReproducedBySummary bool
 	// Cancelled is true when the run was cancelled (the job was stopped or timed out).
 	Cancelled bool
-	// StoppedEarly is true when the run stopped at the first failure (--stop-on-first-failure).
+	// StoppedEarly is true when the run stopped at the first failure (the spec's
+	// stop_on_first_failure, reproduce --stop-on-first-failure).
 	StoppedEarly bool
 	// SetupFailed is true when the reproducer's preflight found that pytest could not run the
 	// selection (a collection error, nothing selected, a missing plugin): the sweep never ran.
