@@ -47,12 +47,14 @@ type compareRow struct {
 	// stands out; suspect is set when the runner verdict suspects it (shown as "(suspect)").
 	gpu     string
 	suspect bool
+	// build is the build time and what the compiler cache gave it (build.json).
+	build string
 	// finding is true when sanitizer names a finding (a kernel or API call, shown as code).
 	finding bool
 }
 
 var compareHeader = compareRow{runner: "runner", reproduced: "reproduced", tests: "failed/total", crashed: "crashed workers",
-	sanitizer: "first sanitizer finding", xid: "Xid", gpu: "GPU"}
+	sanitizer: "first sanitizer finding", xid: "Xid", gpu: "GPU", build: "build"}
 
 func (r ComparisonRow) cells() compareRow {
 	v := r.Verdict
@@ -61,9 +63,12 @@ func (r ComparisonRow) cells() compareRow {
 		if r.Err != nil {
 			msg += ": " + r.Err.Error()
 		}
-		return compareRow{runner: r.Runner, reproduced: msg, tests: "-", crashed: "-", sanitizer: "-", xid: "-", gpu: "-"}
+		return compareRow{runner: r.Runner, reproduced: msg, tests: "-", crashed: "-", sanitizer: "-", xid: "-", gpu: "-", build: "-"}
 	}
-	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-", gpu: "-"}
+	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-", gpu: "-", build: "-"}
+	if b := v.Build; b != nil {
+		row.build = b.compareCell()
+	}
 	if uuids := v.gpuUUIDs(); len(uuids) > 0 {
 		row.gpu = strings.Join(uuids, ", ")
 	}
@@ -125,7 +130,7 @@ func (r compareRow) list() []string {
 	if r.suspect {
 		gpu += " (suspect)"
 	}
-	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid, gpu}
+	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid, gpu, r.build}
 }
 
 // Markdown renders the comparison as a table, one row per runner.
@@ -148,7 +153,7 @@ func (c Comparison) Markdown() string {
 		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
 	}
 	writeMDRow(&b, compareHeader.list(), false)
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		cells := r.cells()
 		writeMDRow(&b, cells.list(), cells.finding)

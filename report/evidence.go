@@ -159,7 +159,13 @@ func (v *loader) loadEvidence(have map[string]bool) error {
 			return err
 		}
 	}
-	return v.loadHealth(have)
+	if err := v.loadHealth(have); err != nil {
+		return err
+	}
+	if have[BuildRecord] {
+		return v.loadBuild(BuildRecord)
+	}
+	return nil
 }
 
 // loadLadder reads the sanitizer ladder: sanitizer.log is the first tool (already read into
@@ -227,7 +233,7 @@ func (v *loader) loadLadder(have map[string]bool) error {
 // evidenceInputs are the files of the deeper evidence Load reads when present.
 var evidenceInputs = []string{WorkerLog, SanitizerSummary, CoredumpSummary, CoredumpGDBLog, CoredumpLog,
 	SanitizerLogOf("memcheck"), SanitizerLogOf("racecheck"), SanitizerLogOf("initcheck"), SanitizerLogOf("synccheck"),
-	"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv"}
+	"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv", BuildRecord}
 
 // readJSON decodes a small JSON file of the step runner (bounded like reproducer_summary.json);
 // a file that cannot be read or decoded is skipped with the reason.

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzLoad feeds arbitrary summary JSON, pytest, sanitizer and kernel log text through Load and
-// every renderer: none may panic, the JSON must parse and keep its fifteen keys, a section is
+// every renderer: none may panic, the JSON must parse and keep its sixteen keys, a section is
 // null only when its file was skipped, no count is negative and no rendered text carries a
 // control character a terminal would act on.
 func FuzzLoad(f *testing.F) {
@@ -50,7 +50,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 17 {
+		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 18 {
 			t.Fatalf("JSON %q: %v", js.String(), err)
 		}
 		var text bytes.Buffer

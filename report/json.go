@@ -36,6 +36,8 @@ type verdictJSON struct {
 	Timeline   *Timeline    `json:"timeline"`
 	Coredump   *Coredump    `json:"coredump"`
 	Health     *Health      `json:"health"`
+	// Build is the install and build wall times and the caches' states (build.json).
+	Build *Build `json:"build"`
 
 	// Skipped are the files present but not read (a FIFO, a device, binary data, ...), with
 	// the reason; a section whose file was skipped is null. Notes are the other problems with
@@ -52,7 +54,7 @@ func (v *Verdict) jsonView() verdictJSON {
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		Runner:     v.runnerVerdict(),
 		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
-		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health,
+		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health, Build: v.Build,
 		Skipped: nonNil(v.Run.Skipped), Notes: nonNil(v.Run.Notes),
 	}
 }

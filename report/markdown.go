@@ -54,6 +54,9 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "- **Xid:** %s\n", mdText(v.xidAbsent()))
 	}
 	v.markdownEvidenceBullets(&b)
+	if bd := v.Build; bd != nil {
+		fmt.Fprintf(&b, "- **Build:** %s\n", mdText(bd.line()))
+	}
 	if artifactName != "" {
 		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
 	}

@@ -56,6 +56,9 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "before_note":"","after_note":"",
                 "changes":[{"gpu":"GPU-5f0e4c7a-...","what":"temperature","before":"33 C","after":"41 C","suspect":false}],
                 "problems":[{"gpu":"GPU-5f0e4c7a-...","what":"clock slowdown active","before":"","after":"SW Thermal Slowdown","suspect":false}]},
+ "build":      {"seconds":41.5,"install_seconds":12.0,"cache":{"toolchain":"hit","pip":"partial","compiler":"miss"},
+                "restored":{"toolchain":"debugflow-toolchain-Linux-X64-...","pip":"debugflow-pip-Linux-X64-py3.10-..."},
+                "compiler":{"tool":"ccache","measured":true,"hits":0,"misses":120,"note":""}},
  "skipped":    [{"name":"xid_added.log","reason":"not a regular file (a FIFO)"}],
  "notes":      ["reproducer.log: read the first 112 MiB and the last 16 MiB of 300 MiB"]}`
 
@@ -75,6 +78,15 @@ func sameShape(path string, want, got any, nullable map[string]bool) []string {
 		g, ok := got.(map[string]any)
 		if !ok {
 			return []string{fmt.Sprintf("%s: %T, want an object", path, got)}
+		}
+		if strings.HasSuffix(path, ".build.cache") || strings.HasSuffix(path, ".build.restored") {
+			var diffs []string
+			for k, v := range g {
+				if _, ok := v.(string); !ok {
+					diffs = append(diffs, fmt.Sprintf("%s[%q]: %v is not a string", path, k, v))
+				}
+			}
+			return diffs
 		}
 		if strings.HasSuffix(path, ".counts") {
 			var diffs []string
@@ -132,7 +144,8 @@ func isNullable(nullable map[string]bool, path string) bool {
 // whose files are absent, an unfinished test's end, and what nvidia-smi did not report.
 var evidenceNullable = map[string]bool{"$.sanitizers": true, "$.timeline": true, "$.coredump": true, "$.health": true,
 	"$.health.before": true, "$.health.after": true, "*.end": true, "*.temperature_c": true, "*.clock_event_reasons": true,
-	"$.health.before.gpus*": true, "$.health.after.gpus*": true}
+	"$.health.before.gpus*": true, "$.health.after.gpus*": true,
+	"$.build": true, "$.build.seconds": true, "$.build.install_seconds": true, "$.build.compiler": true}
 
 func keys(m map[string]any) string {
 	ks := make([]string, 0, len(m))
@@ -191,10 +204,10 @@ func TestJSONNullSections(t *testing.T) {
 		wantNull []string
 		wantSet  []string
 	}{
-		{"only_reproducer_log", []string{"sanitizer", "sanitizers", "xid", "timeline", "coredump", "health"}, []string{"reproducer", "runner"}},
-		{"cancelled", []string{"sanitizer", "xid", "timeline", "coredump", "health"}, []string{"reproducer"}},
-		{"t4_reproduced", []string{"timeline", "coredump", "health"}, []string{"reproducer", "sanitizer", "sanitizers", "xid"}},
-		{"t4_evidence", nil, []string{"reproducer", "sanitizer", "sanitizers", "xid", "timeline", "coredump", "health"}},
+		{"only_reproducer_log", []string{"sanitizer", "sanitizers", "xid", "timeline", "coredump", "health", "build"}, []string{"reproducer", "runner"}},
+		{"cancelled", []string{"sanitizer", "xid", "timeline", "coredump", "health", "build"}, []string{"reproducer"}},
+		{"t4_reproduced", []string{"timeline", "coredump", "health", "build"}, []string{"reproducer", "sanitizer", "sanitizers", "xid"}},
+		{"t4_evidence", nil, []string{"reproducer", "sanitizer", "sanitizers", "xid", "timeline", "coredump", "health", "build"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,8 +223,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 17 {
-				t.Errorf("top-level keys %d, want 17 (6 verdict fields, the step version, the runner verdict, 7 sections, skipped and notes)", len(got))
+			if len(got) != 18 {
+				t.Errorf("top-level keys %d, want 18 (6 verdict fields, the step version, the runner verdict, 8 sections, skipped and notes)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -244,11 +257,12 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "not code"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
+		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
 	for k := range evidenceNullable {

@@ -114,6 +114,9 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 	}
 	v.textXid(t)
 	v.textEvidence(t)
+	if bd := v.Build; bd != nil {
+		t.field("Build:", bd.line())
+	}
 	for _, n := range v.Run.Notes {
 		t.styled("Note:", ansiYellow, n)
 	}

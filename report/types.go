@@ -27,6 +27,8 @@ type Verdict struct {
 	Coredump *Coredump `json:"coredump"`
 	// Health is the GPUs' health before and after the run (gpu_health_*.txt and .csv).
 	Health *Health `json:"health"`
+	// Build is the build's wall time and what the caches gave it (build.json).
+	Build *Build `json:"build"`
 	// Run is what the step runner recorded about the run; it is not part of the JSON shape.
 	Run Run `json:"-"`
 }

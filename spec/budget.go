@@ -13,6 +13,9 @@ const (
 	// DetachMinutes bounds the step that opens the session before the reproducer
 	// (tmate.placement: before).
 	DetachMinutes = 10
+	// CacheStepsMinutes covers the cache restores and saves (docs/cache.md): each has this
+	// timeout-minutes and may fail without failing the job.
+	CacheStepsMinutes = 5
 )
 
 // BudgetItem is one line of the time budget: a number of minutes and the spec key that sets it.
@@ -29,6 +32,9 @@ func (s *Spec) StepBudget() []BudgetItem {
 	}
 	if len(s.Build.Commands) > 0 || len(s.Build.Exports) > 0 {
 		items = append(items, BudgetItem{"build.timeout_minutes", s.Build.TimeoutMinutes})
+	}
+	if s.Cache.CacheEnabled() {
+		items = append(items, BudgetItem{"(cache restores and saves)", CacheStepsMinutes})
 	}
 	if s.Smoke.SmokeEnabled() {
 		items = append(items, BudgetItem{"smoke.timeout_minutes", s.Smoke.TimeoutMinutes})

@@ -97,6 +97,7 @@ func applyDefaults(s *Spec, idx *positions) {
 		// the default timeout, naming the numbers to change.
 		s.Tmate.MaxMinutes = min(MaxTmateMinutes, s.tmateRoomMinutes())
 	}
+	applyCacheDefaults(s, idx)
 	setStr("step_binary.arch", &s.StepBinary.Arch, ArchX64)
 	setStr("step_binary.dir", &s.StepBinary.Dir, DefaultBundleDir)
 	setStr("step_binary.base_url", &s.StepBinary.BaseURL, DefaultReleaseBaseURL)

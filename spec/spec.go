@@ -28,6 +28,8 @@ type Spec struct {
 	Install Install `yaml:"install"`
 	// Build is the build of the project under test.
 	Build Build `yaml:"build"`
+	// Cache is the Actions cache of the toolchain, pip and the compiler (docs/cache.md).
+	Cache Cache `yaml:"cache"`
 	// Smoke is a quick check of the build (e.g. `import project; init the GPU backend`) that
 	// stops the job before the sweep when it fails.
 	Smoke Smoke `yaml:"smoke"`

@@ -87,6 +87,7 @@ func validate(s *Spec, pos *positions) Errors {
 	v.install(s)
 	v.exports(s)
 	v.build(s)
+	v.cache(s)
 	v.smoke(s)
 	v.reproducer(s)
 	v.sanitizer(s)

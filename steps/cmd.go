@@ -51,6 +51,8 @@ func NewRootCmd(env *Env) *cobra.Command {
 		newCmdRefInfo(env),
 		newCmdHealth(env),
 		newCmdCoredump(env),
+		newCmdTimer(env),
+		newCmdCompilerCache(env),
 	)
 	return root
 }
@@ -183,7 +185,50 @@ func newCmdIdentity(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&o.Python, "python", "python3", "Python interpreter for version, pip freeze and the libcuda attribute probe")
 	cmd.Flags().StringVar(&o.DmesgSource, "dmesg-source", "", "read this file instead of the kernel log")
 	cmd.Flags().StringVar(&o.Sanitizer, "sanitizer", "", "compute-sanitizer path (default: search)")
-	cmd.Flags().BoolVar(&o.AfterBuild, "after-build", false, "append compute-sanitizer, Python and pip freeze as they are after the install and build steps (no dmesg snapshot)")
+	cmd.Flags().BoolVar(&o.AfterBuild, "after-build", false, "append compute-sanitizer, Python and pip freeze as they are after the install and build steps (no dmesg snapshot), and the build record (build.json): the timers' install and build times and the flags below")
+	cmd.Flags().StringArrayVar(&o.Record.Cache, "cache", nil, "with --after-build: NAME=CACHE_HIT, actions/cache's cache-hit output of cache NAME (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Record.Keys, "cache-key", nil, "with --after-build: NAME=KEY, the key cache NAME looked for (cache-primary-key)")
+	cmd.Flags().StringArrayVar(&o.Record.Restored, "cache-restored", nil, "with --after-build: NAME=KEY, the key of the entry cache NAME restored (cache-matched-key; empty: none)")
+	cmd.Flags().StringVar(&o.Record.Compiler, "compiler", "", "with --after-build: the compiler cache tool (ccache: its statistics since the compiler-cache step)")
+	return cmd
+}
+
+func newCmdTimer(env *Env) *cobra.Command {
+	var o TimerOptions
+	cmd := &cobra.Command{
+		Use:   "timer (--start NAME | --stop NAME)",
+		Short: "Time a step: the first and last line of the install and build steps (timings.json)",
+		Long: "timer --start NAME records the time in DIR/timings.json; timer --stop NAME the end and the\n" +
+			"seconds since the start. identity --after-build puts the install and build times in\n" +
+			"build.json and system_identity.txt, and the report shows them.",
+		Example: `  debugflow-step timer --out /tmp/repro --start build
+  make -j8
+  debugflow-step timer --out /tmp/repro --stop build`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunTimer(env, o) },
+	}
+	addOut(cmd.Flags(), &o.Out)
+	cmd.Flags().StringVar(&o.Start, "start", "", "start the timer NAME (install, build)")
+	cmd.Flags().StringVar(&o.Stop, "stop", "", "stop the timer NAME")
+	return cmd
+}
+
+func newCmdCompilerCache(env *Env) *cobra.Command {
+	var o CompilerCacheOptions
+	cmd := &cobra.Command{
+		Use:   "compiler-cache --tool ccache|sccache --dir DIR",
+		Short: "Point the build at the compiler cache folder (CCACHE_DIR or SCCACHE_DIR for the later steps)",
+		Long: "compiler-cache creates DIR (~/ is the home folder) and writes CCACHE_DIR (and CCACHE_BASEDIR, the\n" +
+			"workspace, so the checkout's absolute paths stay out of the hashes) or SCCACHE_DIR to $GITHUB_ENV;\n" +
+			"for ccache it zeroes the statistics, so identity --after-build --compiler ccache reads the\n" +
+			"build's own hits and misses. Without $GITHUB_ENV it prints export lines.",
+		Example: `  # after the cache restore, before the build
+  debugflow-step compiler-cache --tool ccache --dir ~/.cache/ccache`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return RunCompilerCache(cmd.Context(), env, o) },
+	}
+	cmd.Flags().StringVar(&o.Tool, "tool", "", "ccache or sccache")
+	cmd.Flags().StringVar(&o.Dir, "dir", "", "the cache folder (absolute or under ~/)")
 	return cmd
 }
 

@@ -27,6 +27,9 @@ type IdentityOptions struct {
 	// as they are after the install and build steps, and takes no dmesg snapshot. The first
 	// identity runs before anything is installed, so its kernel-log baseline comes first.
 	AfterBuild bool
+	// Record is what the caches gave the install and build (with AfterBuild): written with
+	// the timings to build.json and to system_identity.txt.
+	Record BuildRecordOptions
 }
 
 const identityTimeout = 60 * time.Second
@@ -134,6 +137,16 @@ func appendToolchain(ctx context.Context, env *Env, opts IdentityOptions, path s
 	w := &identityWriter{}
 	w.b.WriteString("\n# ----- after install and build -----\n")
 	writeToolchain(ctx, env, opts, w, identityRunner(ctx, env, w))
+	lines, err := recordBuild(ctx, env, opts.Out, opts.Record)
+	if err != nil {
+		return fmt.Errorf("build record: %w", err)
+	}
+	if len(lines) > 0 {
+		w.section("build time and caches")
+		for _, l := range lines {
+			w.linef("%s", l)
+		}
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append to system identity: %w", err)

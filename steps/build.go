@@ -1,0 +1,457 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/debugflow/debugflow/parse/ccache"
+)
+
+// The files of the build record in the artifact directory (docs/cache.md).
+const (
+	// TimingsFile holds the start and end of the timed steps (timer).
+	TimingsFile = "timings.json"
+	// BuildRecordFile is the build's wall time and what the caches gave it (identity
+	// --after-build): what `debugflow report` shows.
+	BuildRecordFile = "build.json"
+)
+
+// The timed steps and the compiler cache tools, as the generated workflow names them.
+const (
+	TimerInstall = "install"
+	TimerBuild   = "build"
+	ToolCcache   = "ccache"
+	ToolSccache  = "sccache"
+)
+
+// The states of a cache after its restore step, from actions/cache's outputs.
+const (
+	// CacheHit: an entry with the exact key was restored (cache-hit is "true").
+	CacheHit = "hit"
+	// CachePartial: an older entry was restored through a restore-keys prefix (cache-hit is
+	// "false" and cache-matched-key is set).
+	CachePartial = "partial"
+	// CacheMiss: nothing was restored (cache-hit empty, or the cache service was unavailable).
+	CacheMiss = "miss"
+)
+
+// timerNameRe is a timer name: it becomes a JSON key and a word of the record.
+var timerNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// Timing is one timed step: Unix seconds of its start and end, and the seconds between.
+type Timing struct {
+	Start   float64  `json:"start"`
+	End     *float64 `json:"end"`
+	Seconds *float64 `json:"seconds"`
+}
+
+// TimerOptions configures `debugflow-step timer`.
+type TimerOptions struct {
+	Out string
+	// Start and Stop name the timer to start or to stop (one of them).
+	Start, Stop string
+}
+
+// RunTimer is `debugflow-step timer`: --start NAME records the time in timings.json,
+// --stop NAME the end and the seconds since the start.
+func RunTimer(env *Env, opts TimerOptions) error {
+	name, stop := opts.Start, false
+	switch {
+	case (opts.Start == "") == (opts.Stop == ""):
+		return usagef("give one of --start NAME and --stop NAME")
+	case opts.Stop != "":
+		name, stop = opts.Stop, true
+	}
+	if !timerNameRe.MatchString(name) {
+		return usagef("timer name %q: want lower-case letters, digits, _ and -, such as build", name)
+	}
+	if err := ensureDir(opts.Out); err != nil {
+		return err
+	}
+	path := filepath.Join(opts.Out, TimingsFile)
+	timings, err := ReadTimings(opts.Out)
+	if err != nil {
+		env.warnf("%v: starting a new %s", err, TimingsFile)
+		timings = map[string]Timing{}
+	}
+	now := unixSeconds(env.Now())
+	if !stop {
+		timings[name] = Timing{Start: now}
+		fmt.Fprintf(env.Stdout, "timer %s started\n", name)
+		return writeJSON(path, timings)
+	}
+	t, ok := timings[name]
+	if !ok {
+		return fmt.Errorf("timer %s was never started (no %q in %s)", name, name, path)
+	}
+	secs := math.Round(math.Max(0, now-t.Start)*1000) / 1000
+	t.End, t.Seconds = &now, &secs
+	timings[name] = t
+	fmt.Fprintf(env.Stdout, "timer %s: %.1f s\n", name, secs)
+	return writeJSON(path, timings)
+}
+
+// ReadTimings reads timings.json of dir; a missing file is no timings.
+func ReadTimings(dir string) (map[string]Timing, error) {
+	b, err := readSmall(filepath.Join(dir, TimingsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]Timing{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	timings := map[string]Timing{}
+	if err := json.Unmarshal(b, &timings); err != nil {
+		return nil, fmt.Errorf("%s: not valid JSON: %w", TimingsFile, err)
+	}
+	return timings, nil
+}
+
+// readSmall reads a small file of the artifact directory (at most 1 MiB).
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(&limitedReader{f: f, n: 1 << 20}); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return b.Bytes(), nil
+}
+
+// limitedReader reads at most n bytes and fails beyond them.
+type limitedReader struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("larger than 1 MiB")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+func unixSeconds(t time.Time) float64 {
+	return math.Round(float64(t.UnixNano())/1e6) / 1000
+}
+
+// CompilerCacheOptions configures `debugflow-step compiler-cache`.
+type CompilerCacheOptions struct {
+	// Tool is ccache or sccache.
+	Tool string
+	// Dir is the cache folder; a leading ~/ is the home folder.
+	Dir string
+}
+
+// CompilerCacheEnv is the environment that points tool at its cache folder dir (~/ expanded
+// with home): CCACHE_DIR or SCCACHE_DIR, and for ccache CCACHE_BASEDIR=basedir when basedir
+// is set, so the absolute paths of the checkout do not enter the hashes (another checkout
+// folder, a worktree, still hits). It returns the pairs NAME=VALUE and the expanded folder.
+func CompilerCacheEnv(tool, dir, home, basedir string) (pairs []string, abs string, err error) {
+	if tool != ToolCcache && tool != ToolSccache {
+		return nil, "", usagef("--tool %q: want ccache or sccache", tool)
+	}
+	abs, err = expandHome(dir, home)
+	if err != nil {
+		return nil, "", err
+	}
+	if tool == ToolSccache {
+		return []string{"SCCACHE_DIR=" + abs}, abs, nil
+	}
+	pairs = []string{"CCACHE_DIR=" + abs}
+	if basedir != "" {
+		pairs = append(pairs, "CCACHE_BASEDIR="+basedir)
+	}
+	return pairs, abs, nil
+}
+
+// expandHome turns ~/x into home/x; the result must be absolute.
+func expandHome(dir, home string) (string, error) {
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		if home == "" || !filepath.IsAbs(home) {
+			return "", fmt.Errorf("%s is under ~/ but HOME is not an absolute folder (%q)", dir, home)
+		}
+		dir = filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(dir) {
+		return "", usagef("--dir %q: want an absolute folder or one under ~/", dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// RunCompilerCache is `debugflow-step compiler-cache`: it creates the cache folder and gives
+// the later steps (the build) the variables that point the tool at it; for ccache it also
+// zeroes the statistics, so those after the build are the build's own.
+func RunCompilerCache(ctx context.Context, env *Env, opts CompilerCacheOptions) error {
+	pairs, dir, err := CompilerCacheEnv(opts.Tool, opts.Dir, env.Getenv("HOME"), env.Getenv("GITHUB_WORKSPACE"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("compiler cache folder: %w", err)
+	}
+	for _, p := range pairs {
+		name, value, _ := strings.Cut(p, "=")
+		env.exportVar(name, value)
+	}
+	n, size := folderSize(dir, 200000)
+	fmt.Fprintf(env.Stdout, "compiler cache: %s in %s (%d files, %s before the build)\n", opts.Tool, dir, n, humanBytes(size))
+	if opts.Tool == ToolCcache {
+		if _, err := env.LookPath("ccache"); err != nil {
+			fmt.Fprintln(env.Stdout, "ccache is not on PATH (yet): its statistics are not reset")
+			return nil
+		}
+		ccEnv := *env
+		ccEnv.Environ = func() []string { return append(env.Environ(), pairs...) }
+		if _, err := ccEnv.runCapture(ctx, identityTimeout, "ccache", "--zero-stats"); err != nil {
+			env.warnf("ccache --zero-stats: %v", err)
+		}
+	}
+	return nil
+}
+
+// folderSize counts the files under dir and their bytes, stopping at limit files.
+func folderSize(dir string, limit int) (files int, bytes int64) {
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if files++; files >= limit {
+			return fs.SkipAll
+		}
+		if fi, err := d.Info(); err == nil {
+			bytes += fi.Size()
+		}
+		return nil
+	})
+	return files, bytes
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// BuildRecord is build.json: the install and build wall times, what each cache restored and
+// what the compiler cache answered.
+type BuildRecord struct {
+	// InstallSeconds and Seconds are the install and build steps' wall times (null when a
+	// step was not timed).
+	InstallSeconds *float64 `json:"install_seconds"`
+	Seconds        *float64 `json:"seconds"`
+	// Cache is each cache's state after its restore: hit, partial or miss.
+	Cache map[string]string `json:"cache"`
+	// Keys are the keys the restores looked for, Restored the keys of the entries they
+	// restored (an older one for partial).
+	Keys     map[string]string `json:"keys"`
+	Restored map[string]string `json:"restored"`
+	// Compiler is what the compiler cache answered during the build (null without one).
+	Compiler *CompilerRecord `json:"compiler"`
+}
+
+// CompilerRecord is the compiler cache's share of the build.
+type CompilerRecord struct {
+	Tool string `json:"tool"`
+	Dir  string `json:"dir"`
+	// Measured is false when the tool's statistics could not be read (sccache, whose server
+	// the build owns; ccache not found); Hits and Misses are then 0.
+	Measured bool  `json:"measured"`
+	Hits     int64 `json:"hits"`
+	Misses   int64 `json:"misses"`
+	// Note says why the statistics are missing ("" when measured).
+	Note string `json:"note"`
+}
+
+// BuildRecordOptions are the flags of `identity --after-build` that make the build record.
+type BuildRecordOptions struct {
+	// Cache are NAME=CACHE_HIT pairs (actions/cache's cache-hit output), Keys NAME=KEY (its
+	// cache-primary-key) and Restored NAME=KEY (its cache-matched-key).
+	Cache, Keys, Restored []string
+	// Compiler is the compiler cache tool (ccache or sccache; "" for none).
+	Compiler string
+}
+
+// Empty reports whether nothing but the timings is to be recorded.
+func (o BuildRecordOptions) Empty() bool {
+	return len(o.Cache) == 0 && len(o.Keys) == 0 && len(o.Restored) == 0 && o.Compiler == ""
+}
+
+// cacheNameRe is a cache name (toolchain, pip, compiler, or the user's own).
+var cacheNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// namedValues reads NAME=VALUE flags into a map.
+func namedValues(flag string, values []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range values {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || !cacheNameRe.MatchString(name) {
+			return nil, usagef("%s %q: want NAME=VALUE with a cache name such as compiler", flag, v)
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+// CacheState turns actions/cache's outputs into hit, partial or miss.
+func CacheState(cacheHit, matchedKey string) string {
+	switch {
+	case strings.EqualFold(strings.TrimSpace(cacheHit), "true"):
+		return CacheHit
+	case strings.TrimSpace(matchedKey) != "":
+		return CachePartial
+	}
+	return CacheMiss
+}
+
+// MakeBuildRecord builds the record of dir from its timings and the options; ccache's
+// statistics are read with env.
+func MakeBuildRecord(ctx context.Context, env *Env, dir string, opts BuildRecordOptions) (*BuildRecord, error) {
+	hits, err := namedValues("--cache", opts.Cache)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := namedValues("--cache-key", opts.Keys)
+	if err != nil {
+		return nil, err
+	}
+	restored, err := namedValues("--cache-restored", opts.Restored)
+	if err != nil {
+		return nil, err
+	}
+	rec := &BuildRecord{Cache: map[string]string{}, Keys: keys, Restored: map[string]string{}}
+	timings, err := ReadTimings(dir)
+	if err != nil {
+		env.warnf("%v: the build time is not recorded", err)
+	}
+	rec.InstallSeconds, rec.Seconds = timings[TimerInstall].Seconds, timings[TimerBuild].Seconds
+	names := map[string]bool{}
+	for _, m := range []map[string]string{hits, keys, restored} {
+		for n := range m {
+			names[n] = true
+		}
+	}
+	for n := range names {
+		rec.Cache[n] = CacheState(hits[n], restored[n])
+		if r := restored[n]; r != "" {
+			rec.Restored[n] = r
+		}
+	}
+	switch opts.Compiler {
+	case "":
+	case ToolCcache, ToolSccache:
+		rec.Compiler = compilerRecord(ctx, env, opts.Compiler)
+	default:
+		return nil, usagef("--compiler %q: want ccache or sccache", opts.Compiler)
+	}
+	return rec, nil
+}
+
+// compilerRecord reads what the compiler cache answered: ccache's statistics (zeroed by the
+// compiler-cache step before the build).
+func compilerRecord(ctx context.Context, env *Env, tool string) *CompilerRecord {
+	c := &CompilerRecord{Tool: tool, Dir: env.Getenv(strings.ToUpper(tool) + "_DIR")}
+	if tool == ToolSccache {
+		c.Note = "sccache's statistics belong to the build's own sccache server: see the build log (sccache -s)"
+		return c
+	}
+	out, err := env.runCapture(ctx, identityTimeout, "ccache", "--print-stats")
+	if err != nil {
+		c.Note = fmt.Sprintf("ccache statistics unavailable: %v", err)
+		return c
+	}
+	st, err := ccache.Parse(strings.NewReader(out.Stdout))
+	if err != nil {
+		c.Note = err.Error()
+		return c
+	}
+	c.Measured, c.Hits, c.Misses = true, st.Hits, st.Misses
+	return c
+}
+
+// Lines renders the record for system_identity.txt and the step log.
+func (r *BuildRecord) Lines() []string {
+	var out []string
+	secs := func(p *float64) string {
+		if p == nil {
+			return "not timed"
+		}
+		return fmt.Sprintf("%.1f s", *p)
+	}
+	out = append(out, "install: "+secs(r.InstallSeconds), "build: "+secs(r.Seconds))
+	names := make([]string, 0, len(r.Cache))
+	for n := range r.Cache {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return cacheOrder(names[i]) < cacheOrder(names[j]) })
+	for _, n := range names {
+		line := fmt.Sprintf("cache %s: %s", n, r.Cache[n])
+		if k := r.Keys[n]; k != "" {
+			line += " (key " + k
+			if rk := r.Restored[n]; rk != "" && rk != k {
+				line += ", restored " + rk
+			}
+			line += ")"
+		}
+		out = append(out, line)
+	}
+	if c := r.Compiler; c != nil {
+		line := fmt.Sprintf("%s in %s: ", c.Tool, c.Dir)
+		if c.Measured {
+			line += fmt.Sprintf("%d hits, %d misses", c.Hits, c.Misses)
+		} else {
+			line += c.Note
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func cacheOrder(name string) int {
+	if i := slices.Index([]string{"toolchain", "pip", "compiler"}, name); i >= 0 {
+		return i
+	}
+	return 3
+}
+
+// recordBuild writes build.json and returns the lines for system_identity.txt; nothing when
+// there is nothing to record (no timer ran and no cache or compiler is named).
+func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOptions) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(dir, TimingsFile)); err != nil && opts.Empty() {
+		return nil, nil
+	}
+	rec, err := MakeBuildRecord(ctx, env, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(dir, BuildRecordFile), rec); err != nil {
+		return nil, err
+	}
+	return rec.Lines(), nil
+}
