@@ -22,5 +22,8 @@
 // the spec's continue file, the staged run_reproducer.sh works inside that session, and the
 // job ends red exactly when the bug was reproduced. Steps that install software on a real
 // runner (the step binary, apt and pip packages, the project's build) are skipped, and the
-// tests check that only those are.
+// tests check that only those are; the cache tests run the spec's own install and build
+// commands (a small C++ project built with ccache) and stand in for GitHub's cache service
+// behind actions/cache/restore and save with a folder of entries (actionsCache), so a second
+// run restores what the first saved.
 package e2e

@@ -1,12 +1,19 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/generate"
 )
 
 // evaluator resolves the ${{ }} expressions of the debug job as GitHub does for a pull_request
@@ -24,9 +31,22 @@ import (
 //	                                            set it true, else "true" (a pull_request run
 //	                                            has no inputs: !null is true)
 //
-// Conditions (if:) are empty (success()), always(), or steps.ID.outputs.NAME == 'literal'.
+//	runner.os, runner.arch                      the simulated runner's (Linux, X64)
+//	hashFiles('a', 'b*')                        GitHub's hash of the workspace's matching files
+//	                                            ("" when none matches)
+//
+// Conditions (if:) are parsed by condParser (see condition).
 type evaluator struct {
 	token string
+	// event is github.event_name, repository github.repository and headRepository the pull
+	// request's head repository (the same one unless a fork's); "" makes them unknown.
+	event, repository, headRepository string
+	// outcomes are the outcomes of the steps that ran or were skipped, by step id.
+	outcomes map[string]string
+	// runnerOS and runnerArch are runner.os and runner.arch.
+	runnerOS, runnerArch string
+	// workspace is where hashFiles() reads the files ("" makes it unknown).
+	workspace string
 	// inputs are the workflow_dispatch inputs; nil in a pull_request run.
 	inputs map[string]string
 	// outputs are the outputs of the steps that ran, by step id.
@@ -43,6 +63,8 @@ var (
 	reInput     = regexp.MustCompile(`^inputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 	reNotInput  = regexp.MustCompile(`^!inputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 	reStepOut   = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
+	reHashFiles = regexp.MustCompile(`^hashFiles\(((?:'(?:[^']|'')*'(?:,\s*)?)+)\)$`)
+	reHashArg   = regexp.MustCompile(`'((?:[^']|'')*)'`)
 )
 
 // interpolate replaces every ${{ expr }} in s by its value.
@@ -61,6 +83,13 @@ func (e *evaluator) interpolate(s string) (string, error) {
 // eval evaluates one expression (the text between ${{ and }}).
 func (e *evaluator) eval(expr string) (string, error) {
 	expr = strings.TrimSpace(expr)
+	if m := reHashFiles.FindStringSubmatch(expr); m != nil {
+		var patterns []string
+		for _, a := range reHashArg.FindAllStringSubmatch(m[1], -1) {
+			patterns = append(patterns, unquote(a[1]))
+		}
+		return e.hashFiles(patterns)
+	}
 	if m := reFromJSON.FindStringSubmatch(expr); m != nil {
 		text, err := e.value(m[1])
 		if err != nil {
@@ -109,6 +138,10 @@ func (e *evaluator) operand(expr string, hasDefault bool) (string, error) {
 	switch {
 	case expr == "github.token":
 		return e.token, nil
+	case expr == "runner.os" && e.runnerOS != "":
+		return e.runnerOS, nil
+	case expr == "runner.arch" && e.runnerArch != "":
+		return e.runnerArch, nil
 	case reInput.MatchString(expr) && hasDefault:
 		return e.inputs[reInput.FindStringSubmatch(expr)[1]], nil
 	case reStepOut.MatchString(expr):
@@ -118,31 +151,243 @@ func (e *evaluator) operand(expr string, hasDefault bool) (string, error) {
 	return "", fmt.Errorf("unsupported expression %q: the simulated runner evaluates only the forms the generator emits (see evaluator)", expr)
 }
 
+// hashFiles is GitHub's hashFiles(): the SHA-256 of the SHA-256 of every file of the
+// workspace that a pattern matches, in path order; "" when none does. Patterns are globs of one
+// level (filepath.Match); ** is refused, the generator does not emit it.
+func (e *evaluator) hashFiles(patterns []string) (string, error) {
+	if e.workspace == "" {
+		return "", fmt.Errorf("hashFiles: the simulated runner has no workspace here")
+	}
+	seen := map[string]bool{}
+	var files []string
+	for _, p := range patterns {
+		if strings.Contains(p, "**") || filepath.IsAbs(p) {
+			return "", fmt.Errorf("hashFiles(%q): the simulated runner matches relative one-level globs only", p)
+		}
+		matches, err := filepath.Glob(filepath.Join(e.workspace, filepath.FromSlash(p)))
+		if err != nil {
+			return "", fmt.Errorf("hashFiles(%q): %w", p, err)
+		}
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && !seen[m] {
+				seen[m] = true
+				files = append(files, m)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return "", nil
+	}
+	sort.Strings(files)
+	all := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		all.Write(sum[:])
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
+}
+
 // condition evaluates an if: as GitHub does; jobFailed is whether an earlier step failed. A
-// condition without a status function is implicitly success() && condition.
+// condition without a status function (success(), failure(), always(), cancelled()) is
+// implicitly success() && condition. It parses the operators the generator emits (!, &&, ||,
+// ==, !=, parentheses), 'string' literals, the status functions and the contexts the
+// evaluator knows (steps.ID.outputs.NAME, steps.ID.outcome, github.event_name,
+// github.repository, github.event.pull_request.head.repo.full_name); anything else is an error.
 func (e *evaluator) condition(cond string, jobFailed bool) (bool, error) {
 	cond = strings.TrimSpace(cond)
 	if m := reWholeExpr.FindStringSubmatch(cond); m != nil {
 		cond = m[1]
 	}
-	switch {
-	case cond == "":
+	if cond == "" {
 		return !jobFailed, nil
-	case cond == "always()":
-		return true, nil
-	case reEqLiteral.MatchString(cond):
-		m := reEqLiteral.FindStringSubmatch(cond)
-		if !reStepOut.MatchString(m[1]) {
-			break
+	}
+	p := &condParser{e: e, jobFailed: jobFailed, src: cond}
+	v, err := p.parse()
+	if err != nil {
+		return false, fmt.Errorf("condition %q: %w", cond, err)
+	}
+	b := truthy(v)
+	if !p.status {
+		b = b && !jobFailed
+	}
+	return b, nil
+}
+
+// condParser is a recursive-descent parser of one condition, evaluating as it goes.
+type condParser struct {
+	e         *evaluator
+	jobFailed bool
+	src       string
+	pos       int
+	// status is set when the condition calls a status function.
+	status bool
+}
+
+func (p *condParser) parse() (any, error) {
+	v, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.skip(); p.pos != len(p.src) {
+		return nil, fmt.Errorf("unexpected %q", p.src[p.pos:])
+	}
+	return v, nil
+}
+
+func (p *condParser) skip() {
+	for p.pos < len(p.src) && p.src[p.pos] == ' ' {
+		p.pos++
+	}
+}
+
+// eat consumes tok when it comes next.
+func (p *condParser) eat(tok string) bool {
+	p.skip()
+	if strings.HasPrefix(p.src[p.pos:], tok) {
+		p.pos += len(tok)
+		return true
+	}
+	return false
+}
+
+func (p *condParser) or() (any, error) {
+	v, err := p.and()
+	for err == nil && p.eat("||") {
+		var r any
+		if r, err = p.and(); err == nil && !truthy(v) {
+			v = r
 		}
-		v, err := e.operand(m[1], false)
+	}
+	return v, err
+}
+
+func (p *condParser) and() (any, error) {
+	v, err := p.unary()
+	for err == nil && p.eat("&&") {
+		var r any
+		if r, err = p.unary(); err == nil && truthy(v) {
+			v = r
+		}
+	}
+	return v, err
+}
+
+func (p *condParser) unary() (any, error) {
+	if p.skip(); strings.HasPrefix(p.src[p.pos:], "!") && !strings.HasPrefix(p.src[p.pos:], "!=") {
+		p.pos++
+		v, err := p.unary()
+		return !truthy(v), err
+	}
+	return p.comparison()
+}
+
+func (p *condParser) comparison() (any, error) {
+	a, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range []string{"==", "!="} {
+		if !p.eat(op) {
+			continue
+		}
+		b, err := p.primary()
 		if err != nil {
-			return false, err
+			return nil, err
+		}
+		as, aok := a.(string)
+		bs, bok := b.(string)
+		if !aok || !bok {
+			return nil, fmt.Errorf("%v %s %v: the simulated runner compares strings only", a, op, b)
 		}
 		// GitHub compares strings ignoring case.
-		return !jobFailed && strings.EqualFold(v, unquote(m[2])), nil
+		return strings.EqualFold(as, bs) == (op == "=="), nil
 	}
-	return false, fmt.Errorf("unsupported condition %q: the simulated runner knows always(), steps.ID.outputs.NAME == 'literal' and no condition", cond)
+	return a, nil
+}
+
+var (
+	reCondLiteral = regexp.MustCompile(`^'((?:[^']|'')*)'`)
+	reCondCall    = regexp.MustCompile(`^(always|success|failure|cancelled)\(\)`)
+	reCondContext = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*`)
+	reStepOutcome = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outcome$`)
+)
+
+func (p *condParser) primary() (any, error) {
+	p.skip()
+	rest := p.src[p.pos:]
+	switch {
+	case strings.HasPrefix(rest, "("):
+		p.pos++
+		v, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if !p.eat(")") {
+			return nil, fmt.Errorf("missing ) at %q", p.src[p.pos:])
+		}
+		return v, nil
+	case reCondLiteral.MatchString(rest):
+		m := reCondLiteral.FindStringSubmatch(rest)
+		p.pos += len(m[0])
+		return unquote(m[1]), nil
+	case reCondCall.MatchString(rest):
+		m := reCondCall.FindStringSubmatch(rest)
+		p.pos += len(m[0])
+		p.status = true
+		switch m[1] {
+		case "always":
+			return true, nil
+		case "success":
+			return !p.jobFailed, nil
+		case "failure":
+			return p.jobFailed, nil
+		}
+		return false, nil // cancelled(): the simulated runs are never cancelled
+	case reCondContext.MatchString(rest):
+		name := reCondContext.FindString(rest)
+		p.pos += len(name)
+		return p.e.context(name)
+	}
+	return nil, fmt.Errorf("unsupported expression at %q", rest)
+}
+
+// context is the value of a context reference in a condition.
+func (e *evaluator) context(name string) (any, error) {
+	switch {
+	case reStepOut.MatchString(name):
+		m := reStepOut.FindStringSubmatch(name)
+		return e.outputs[m[1]][m[2]], nil
+	case reStepOutcome.MatchString(name):
+		id := reStepOutcome.FindStringSubmatch(name)[1]
+		if o, ok := e.outcomes[id]; ok {
+			return o, nil
+		}
+		return "", nil
+	case name == "github.event_name" && e.event != "":
+		return e.event, nil
+	case name == "github.repository" && e.repository != "":
+		return e.repository, nil
+	case name == "github.event.pull_request.head.repo.full_name" && e.event == "pull_request":
+		return e.headRepository, nil
+	case name == "github.event.pull_request.head.repo.full_name" && e.event != "":
+		return "", nil // null outside a pull request
+	}
+	return nil, fmt.Errorf("unsupported context %q: the simulated runner knows steps.ID.outputs.NAME, steps.ID.outcome and the event's names", name)
+}
+
+// truthy is GitHub's truthiness: false and '' are false.
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case string:
+		return v != ""
+	}
+	return false
 }
 
 func unquote(lit string) string { return strings.ReplaceAll(lit, "''", "'") }
@@ -151,7 +396,8 @@ func TestEvaluator(t *testing.T) {
 	e := &evaluator{token: "ghs_dummy", outputs: map[string]map[string]string{
 		"stage":     {"gate_timeout_minutes": "6"},
 		"reproduce": {"reproduced": "true", "empty": ""},
-	}}
+	}, outcomes: map[string]string{"reproduce": "success"},
+		event: "pull_request", repository: "octo-org/quadrants", headRepository: "octo-org/quadrants"}
 	tests := []struct {
 		in, want string
 		wantErr  bool
@@ -209,14 +455,70 @@ func TestEvaluator(t *testing.T) {
 		{cond: "steps.reproduce.outputs.reproduced == 'true'", jobFailed: true, want: false},
 		{cond: "steps.reproduce.outputs.reproduced == 'false'", want: false},
 		{cond: "steps.missing.outputs.x == 'true'", want: false},
-		{cond: "failure()", wantErr: true},
-		{cond: "github.event_name == 'pull_request'", wantErr: true},
-		{cond: "steps.reproduce.outputs.reproduced != 'true'", wantErr: true},
+		{cond: "failure()", want: false},
+		{cond: "failure()", jobFailed: true, want: true},
+		{cond: "github.event_name == 'pull_request'", want: true},
+		{cond: "steps.reproduce.outputs.reproduced != 'true'", want: false},
+		{cond: "steps.reproduce.outcome == 'success' && steps.gone.outcome != 'skipped'", want: true},
+		{cond: "!cancelled() && steps.reproduce.outcome != 'skipped'", jobFailed: true, want: true},
+		{cond: "!cancelled() && steps.reproduce.outcome == 'skipped'", jobFailed: true, want: false},
+		{cond: "steps.reproduce.outputs.empty != '' || (github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository)", want: true},
+		{cond: "(github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository)", jobFailed: true, want: false},
+		{cond: "matrix.runner == 'x'", wantErr: true},
+		{cond: "steps.reproduce.outputs.reproduced == true", wantErr: true},
+		{cond: "(always()", wantErr: true},
+		{cond: "always() extra", wantErr: true},
 	}
 	for _, tt := range conds {
 		got, err := e.condition(tt.cond, tt.jobFailed)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("condition(%q, failed=%v) = %v, %v; want %v, error %v", tt.cond, tt.jobFailed, got, err, tt.want, tt.wantErr)
 		}
+	}
+	// A fork's pull request: the fork clause is false; a dispatch run has no pull request.
+	fork := string(generate.ForkGuard)
+	for _, c := range []struct {
+		ev   *evaluator
+		want bool
+	}{
+		{&evaluator{event: "pull_request", repository: "octo-org/quadrants", headRepository: "mallory/quadrants"}, false},
+		{&evaluator{event: "pull_request", repository: "octo-org/quadrants", headRepository: "octo-org/quadrants"}, true},
+		{&evaluator{event: "workflow_dispatch", repository: "octo-org/quadrants"}, true},
+	} {
+		if got, err := c.ev.condition(fork, false); err != nil || got != c.want {
+			t.Errorf("fork guard, event %s head %q: %v, %v; want %v", c.ev.event, c.ev.headRepository, got, err, c.want)
+		}
+	}
+}
+
+func TestHashFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "a")
+	write("sub/b.lock", "b")
+	e := &evaluator{workspace: dir}
+	one, err := e.interpolate("${{ hashFiles('a.txt') }}")
+	if err != nil || len(one) != 64 {
+		t.Fatalf("hashFiles('a.txt') = %q, %v", one, err)
+	}
+	both, _ := e.interpolate("${{ hashFiles('a.txt', 'sub/*.lock') }}")
+	again, _ := e.interpolate("${{ hashFiles('sub/*.lock', 'a.txt', 'a.txt') }}")
+	none, _ := e.interpolate("x-${{ hashFiles('missing') }}")
+	if both == one || both != again || none != "x-" {
+		t.Errorf("one %s, both %s, again %s, none %q", one, both, again, none)
+	}
+	write("a.txt", "a2")
+	if changed, _ := e.interpolate("${{ hashFiles('a.txt', 'sub/*.lock') }}"); changed == both {
+		t.Error("the hash did not change with a file's content")
+	}
+	if _, err := e.interpolate("${{ hashFiles('**/x') }}"); err == nil {
+		t.Error("** should be refused")
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,13 @@ const (
 
 // githubDefaultStepMinutes is GitHub's step timeout when timeout-minutes is not set.
 const githubDefaultStepMinutes = 360
+
+// simRepository is github.repository of the simulated runs (a same-repository pull request
+// or a dispatch); simCommit is the commit the project's checkout reports unless a run says.
+const (
+	simRepository = "octo-org/quadrants"
+	simCommit     = "efd3f69abba15b574bf729ae11239d2a203a5f40"
+)
 
 // stepResult is what happened to one step.
 type stepResult struct {
@@ -181,6 +189,14 @@ type simRunner struct {
 	// budget bounds every step's wall-clock time in the test, below its timeout-minutes: a
 	// simulated step taking longer is a hang.
 	budget time.Duration
+	// cache is the stand-in for GitHub's cache service (actions/cache/restore and save); a
+	// fresh, empty one unless the test shares one between runs.
+	cache *actionsCache
+	// commit is what the project's checkout reports as its commit output ("": simCommit).
+	commit string
+	// runInstall runs the spec's own install and build lines too (not the generator's apt and
+	// go install lines, whose programs come from provides): a build that really compiles.
+	runInstall bool
 	// whileRunning, when set, is started in a goroutine for every run: step and stopped
 	// (ctx cancelled) when the step ends; log is the file the step's output goes to and env
 	// the step's environment. The step returns only after whileRunning did.
@@ -271,7 +287,9 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 	if (job.If != "" && job.If != string(generate.ForkGuard)) || job.Strategy != nil || job.Needs != nil {
 		t.Fatalf("job %s: if (other than the fork guard)/strategy/needs are not simulated", id)
 	}
-	ev := &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}}
+	ev := &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}, outcomes: map[string]string{},
+		event: r.event(), repository: simRepository, headRepository: simRepository,
+		runnerOS: "Linux", runnerArch: "X64", workspace: r.workspace}
 	jobTimeout := r.minutes(ev, "job "+id, job.TimeoutMinutes)
 	jobStart := time.Now()
 	res := &jobResult{}
@@ -285,6 +303,9 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 		}
 		if st.ID != "" && sr.Outputs != nil {
 			ev.outputs[st.ID] = sr.Outputs
+		}
+		if st.ID != "" {
+			ev.outcomes[st.ID] = sr.Outcome
 		}
 		res.Steps = append(res.Steps, sr)
 		if st.Name == r.stopAfter {
@@ -327,9 +348,10 @@ func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int,
 	}
 	sr.Kind = kind
 	if kind == "install" {
+		sr.Verb = "" // its debugflow-step lines time it and export; it is not a debug step
 		var provided, stepLines []string
 		for _, line := range scriptLines(st.Run) {
-			if stepBinaryLine.MatchString(line) {
+			if stepBinaryLine.MatchString(line) || (r.runInstall && !installLine.MatchString(line)) {
 				stepLines = append(stepLines, line)
 			}
 			for re, dir := range r.provides {
@@ -342,7 +364,8 @@ func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int,
 		r.path = append(slices.Clone(provided), r.path...)
 		sr.Outcome = outcomeSuccess
 		if len(stepLines) > 0 {
-			// The step's own debugflow-step lines (exports) run, after what it installed.
+			// The step's own debugflow-step lines (timers, exports) run, after what it
+			// installed; with runInstall its install and build commands too.
 			st.Run = strings.Join(stepLines, "\n") + "\n"
 			sr = r.exec(st, i, r.environ(ev, wf, job, st), sr)
 		}
@@ -382,6 +405,8 @@ var knownActions = map[string]string{
 	"actions/setup-python":    "no-op",
 	"actions/setup-go":        "no-op",
 	"actions/upload-artifact": "upload",
+	"actions/cache/restore":   "cache-restore",
+	"actions/cache/save":      "cache-save",
 }
 
 func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
@@ -402,6 +427,21 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 	}
 	if kind == "checkout" && sr.With["path"] != "" {
 		r.checkoutInto(st.Name, sr.With)
+	}
+	if kind == "checkout" && sr.With["path"] == "" {
+		// The project's checkout is prepared by the test; actions/checkout's outputs.
+		sr.Outputs = map[string]string{"ref": sr.With["ref"], "commit": cmp.Or(r.commit, simCommit)}
+	}
+	if kind == "cache-restore" || kind == "cache-save" {
+		if r.cache == nil {
+			r.cache = newActionsCache(t)
+		}
+		home := filepath.Join(r.temp, "home")
+		if kind == "cache-restore" {
+			sr.Outputs, sr.Output = r.cache.restore(t, st.Name, sr.With, home, r.workspace)
+		} else {
+			sr.Output = r.cache.save(t, st.Name, sr.With, home, r.workspace)
+		}
 	}
 	if kind == "upload" {
 		dir := sr.With["path"]
@@ -491,7 +531,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
 		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
-		"GITHUB_JOB": "debug", "GITHUB_REPOSITORY": "octo-org/quadrants",
+		"GITHUB_JOB": "debug", "GITHUB_REPOSITORY": simRepository,
 		// A home of the runner's own: the gate creates the SSH client keys tmate needs there.
 		"HOME": filepath.Join(r.temp, "home"),
 	} {

@@ -124,6 +124,17 @@ type run struct {
 	tamper bool
 	// stopAfter ends the job after the step of that name.
 	stopAfter string
+	// checkoutTrees are folders copied into the checkout (path in the checkout: source).
+	checkoutTrees map[string]string
+	// mutate changes the spec after the simulation's own changes, before generate.
+	mutate func(*spec.Spec)
+	// cache is the cache service the run restores from and saves to (nil: a fresh one), so
+	// a second run can find what the first saved.
+	cache *actionsCache
+	// commit is the project checkout's commit output ("": simCommit).
+	commit string
+	// runInstall runs the spec's install and build commands for real.
+	runInstall bool
 }
 
 // releaseServer serves the release archives of stepBundle under /download, as GitHub serves
@@ -258,7 +269,13 @@ func simulate(t *testing.T, how run) *simulation {
 		tmateLog:       filepath.Join(root, "tmate_calls.jsonl"),
 	}
 	copyDir(t, "testdata/checkout", sim.checkout)
+	for dst, src := range how.checkoutTrees {
+		copyDir(t, src, filepath.Join(sim.checkout, dst))
+	}
 	for name, content := range how.checkoutFiles {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(sim.checkout, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(sim.checkout, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -296,6 +313,9 @@ func simulate(t *testing.T, how run) *simulation {
 	if !s.Tmate.LimitsToActor() {
 		t.Fatal("the default spec should limit tmate to the actor's keys: the test exercises that path")
 	}
+	if how.mutate != nil {
+		how.mutate(s)
+	}
 	sim.spec = s
 	branch := filepath.Join(root, "debug-branch")
 	sim.deliver(t, how, branch)
@@ -315,6 +335,7 @@ func simulate(t *testing.T, how run) *simulation {
 		r.provides[regexp.MustCompile(toolkitLine)] = binPath(fromCudaGDB)
 	}
 	r.branch, r.stopAfter = branch, how.stopAfter
+	r.cache, r.commit, r.runInstall = how.cache, how.commit, how.runInstall
 	r.guards, r.guardLog = filepath.Join(root, "guards"), filepath.Join(root, "guarded_calls.log")
 	sim.guardLog = r.guardLog
 	guardPrograms(t, r.guards, r.guardLog, how.release != nil)
@@ -511,9 +532,9 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	sim.checkStepBinaryInstalled(t)
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
+	want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
 	if sim.spec.Tmate.Placement == "after" {
-		want = slices.Delete(want, 6, 7)
+		want = slices.Delete(want, 7, 8)
 	}
 	if !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
@@ -783,7 +804,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", placement: "before"})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "check-sanitizer", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")

@@ -30,9 +30,14 @@ var (
 	SetupGo          = Action{Name: "setup-go", Repo: "actions/setup-go", SHA: "d35c59abb061a4a6fb18e82ac0862c26744d6ab5", Tag: "v5.5.0"}
 	UploadArtifact   = Action{Name: "upload-artifact", Repo: "actions/upload-artifact", SHA: "ea165f8d65b6e75b540449e92b4886f43607fa02", Tag: "v4.6.2"}
 	DownloadArtifact = Action{Name: "download-artifact", Repo: "actions/download-artifact", SHA: "d3f86a106a0bac45b974a628896c90dbdf5c8093", Tag: "v4.3.0"}
+	// CacheRestore and CacheSave are the two halves of actions/cache (one repository, one
+	// tag): restoring and saving in steps of their own lets the job save after its install and
+	// build even when a later step fails it, which actions/cache's post step would not.
+	CacheRestore = Action{Name: "cache-restore", Repo: "actions/cache/restore", SHA: "0057852bfaa89a56745cba8c7296529d2fc39830", Tag: "v4.3.0"}
+	CacheSave    = Action{Name: "cache-save", Repo: "actions/cache/save", SHA: "0057852bfaa89a56745cba8c7296529d2fc39830", Tag: "v4.3.0"}
 )
 
 // Actions lists every pinned action, for audits and tests.
 func Actions() []Action {
-	return []Action{Checkout, SetupPython, SetupGo, UploadArtifact, DownloadArtifact}
+	return []Action{Checkout, SetupPython, SetupGo, UploadArtifact, DownloadArtifact, CacheRestore, CacheSave}
 }

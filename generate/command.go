@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -191,10 +192,15 @@ type script struct {
 	env   workflow.Env
 }
 
-// add appends a command and takes over its env.
+// add appends a command and takes over its env; a variable an earlier command of the script
+// already set to the same value is set once.
 func (s *script) add(c *shellCommand) {
 	s.lines = append(s.lines, c.String())
-	s.env = append(s.env, c.env...)
+	for _, e := range c.env {
+		if !slices.Contains(s.env, e) {
+			s.env = append(s.env, e)
+		}
+	}
 }
 
 // raw appends a line of shell code written by the user in the spec. Code cannot be moved into

@@ -252,14 +252,16 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	if st, ok, err := b.installStep(); err != nil {
 		return job, err
 	} else if ok {
-		steps = append(steps, st)
+		steps = append(steps, b.cachedInstall(st)...)
 	}
 	// The same build as the debug job (its exports, its timeout), and its check of the build:
 	// a ref that does not build or initialise stops its leg before the sweep.
 	if st, ok, err := b.buildStep(); err != nil {
 		return job, err
 	} else if ok {
-		steps = append(steps, st)
+		// The compiler cache pays most here: every ref after the first restores the newest
+		// entry and compiles only what its commit changed.
+		steps = append(steps, b.cachedBuild(st)...)
 	}
 	if len(steps) > installedAt {
 		steps = append(steps, b.toolchainStep())
@@ -301,6 +303,11 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 		},
 	)
 	job.Steps = steps
+	if s.Cache.CacheEnabled() {
+		if err := checkReadOnly(job); err != nil {
+			return job, err
+		}
+	}
 	return job, nil
 }
 

@@ -311,7 +311,7 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	if st, ok, err := b.installStep(); err != nil {
 		return job, err
 	} else if ok {
-		steps = append(steps, st)
+		steps = append(steps, b.cachedInstall(st)...)
 	}
 	if s.Sanitizer.SanitizerEnabled() {
 		// Right after the install: a missing compute-sanitizer fails the job before the build.
@@ -320,7 +320,7 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	if st, ok, err := b.buildStep(); err != nil {
 		return job, err
 	} else if ok {
-		steps = append(steps, st)
+		steps = append(steps, b.cachedBuild(st)...)
 	}
 	if len(steps) > installedAt {
 		// The identity step ran before anything was installed (its dmesg baseline must come
@@ -367,6 +367,11 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(),
 		newCommand(stepBinary, "verdict").flag("--out", s.Artifact.Dir)))
 	job.Steps = steps
+	if s.Cache.CacheEnabled() {
+		if err := checkReadOnly(job); err != nil {
+			return job, err
+		}
+	}
 	return job, nil
 }
 
@@ -393,7 +398,11 @@ func (b *builder) checkoutStep() workflow.Step {
 	if c.Repository != "" {
 		name += " " + c.Repository
 	}
-	return workflow.Step{Name: name, Uses: Checkout.Uses(), With: with}
+	st := workflow.Step{Name: name, Uses: Checkout.Uses(), With: with}
+	if b.compilerCached() {
+		st.ID = CheckoutStepID // its commit output keys the compiler cache
+	}
+	return st
 }
 
 func (b *builder) setupGoStep() workflow.Step {
@@ -433,8 +442,9 @@ func (b *builder) identityStep() workflow.Step {
 }
 
 func (b *builder) toolchainStep() workflow.Step {
-	return b.oneCommandStep("Record the installed toolchain", "",
-		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python).boolFlag("--after-build"))
+	c := newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python).boolFlag("--after-build")
+	b.recordFlags(c)
+	return b.oneCommandStep("Record the installed toolchain", "", c)
 }
 
 // installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit),
@@ -445,15 +455,18 @@ func (b *builder) installStep() (st workflow.Step, ok bool, err error) {
 		return st, false, nil
 	}
 	var sc script
-	if len(in.Apt) > 0 {
-		sc.add(newCommand("sudo", "apt-get", "update").shell("&& sudo apt-get install -y").args(in.Apt...))
-	}
-	for i, line := range in.Commands {
-		if err := sc.raw(fmt.Sprintf("install.commands[%d]", i), line); err != nil {
-			return st, true, fmt.Errorf("generate: %w", err)
+	err = b.timed(&sc, timerInstall, func(sc *script) error {
+		if len(in.Apt) > 0 {
+			sc.add(newCommand("sudo", "apt-get", "update").shell("&& sudo apt-get install -y").args(in.Apt...))
 		}
-	}
-	if err := exportLines(&sc, "install.exports", in.Exports); err != nil {
+		for i, line := range in.Commands {
+			if err := sc.raw(fmt.Sprintf("install.commands[%d]", i), line); err != nil {
+				return fmt.Errorf("generate: %w", err)
+			}
+		}
+		return exportLines(sc, "install.exports", in.Exports)
+	})
+	if err != nil {
 		return st, true, err
 	}
 	name := "Install dependencies"
@@ -471,15 +484,22 @@ func (b *builder) buildStep() (st workflow.Step, ok bool, err error) {
 		return st, false, nil
 	}
 	var sc script
-	for i, line := range bd.Commands {
-		if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
-			return st, true, fmt.Errorf("generate: %w", err)
+	err = b.timed(&sc, timerBuild, func(sc *script) error {
+		for i, line := range bd.Commands {
+			if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
+				return fmt.Errorf("generate: %w", err)
+			}
 		}
-	}
-	if err := exportLines(&sc, "build.exports", bd.Exports); err != nil {
+		return exportLines(sc, "build.exports", bd.Exports)
+	})
+	if err != nil {
 		return st, true, err
 	}
-	return runStep(workflow.Step{Name: "Build", Env: toEnv(bd.Env), TimeoutMinutes: workflow.Minutes{N: bd.TimeoutMinutes}}, &sc), true, nil
+	st = workflow.Step{Name: "Build", Env: toEnv(bd.Env), TimeoutMinutes: workflow.Minutes{N: bd.TimeoutMinutes}}
+	if b.compilerCached() {
+		st.ID = BuildStepID // the compiler cache's save asks whether it ran
+	}
+	return runStep(st, &sc), true, nil
 }
 
 // smokeStep is the spec's check of the build, which stops the job before the sweep when it

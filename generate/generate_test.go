@@ -131,6 +131,7 @@ type parsedStep struct {
 	Env            map[string]string `yaml:"env"`
 	Run            string            `yaml:"run"`
 	TimeoutMinutes any               `yaml:"timeout-minutes"`
+	ContinueOnErr  bool              `yaml:"continue-on-error"`
 }
 
 // generateParsed generates s and parses the result.
@@ -194,8 +195,10 @@ func TestDefaultJob(t *testing.T) {
 	debug := jobs["debug"]
 	wantSteps := []string{
 		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Check the inputs",
-		"System identity and dmesg snapshot", "Install dependencies and compute-sanitizer", "Check compute-sanitizer",
-		"Build", "Record the installed toolchain", "Stage helper scripts", "Smoke test", "Open the tmate session",
+		"System identity and dmesg snapshot", "Restore the toolchain", "Restore pip's cache",
+		"Install dependencies and compute-sanitizer", "Save the toolchain", "Save pip's cache", "Check compute-sanitizer",
+		"Restore the compiler cache", "Use the compiler cache", "Build", "Save the compiler cache",
+		"Record the installed toolchain", "Stage helper scripts", "Smoke test", "Open the tmate session",
 		"Reproduce", "compute-sanitizer (memcheck)", "Runner health after the run", "dmesg and Xid summary",
 		"Job summary", "Upload artifacts", "Wait in the tmate session", "Upload artifacts after the tmate session", "Verdict",
 	}

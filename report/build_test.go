@@ -25,9 +25,9 @@ func TestCompareRunsShowsTheBuild(t *testing.T) {
 	root := t.TempDir()
 	cold := copyCase(t, "clean_run", filepath.Join(root, "run-1"))
 	warm := copyCase(t, "clean_run", filepath.Join(root, "run-2"))
-	writeBuild(t, cold, `{"seconds": 312.4, "install_seconds": 95, "cache": {"toolchain": "miss", "pip": "miss", "compiler": "miss"},
+	writeBuild(t, cold, `{"seconds": 312.4, "cpu_seconds": 590, "install_seconds": 95, "cache": {"toolchain": "miss", "pip": "miss", "compiler": "miss"},
 		"compiler": {"tool": "ccache", "measured": true, "hits": 0, "misses": 1200}}`)
-	writeBuild(t, warm, `{"seconds": 38.25, "install_seconds": 21, "cache": {"toolchain": "hit", "pip": "hit", "compiler": "partial"},
+	writeBuild(t, warm, `{"seconds": 38.25, "cpu_seconds": 31.5, "install_seconds": 21, "cache": {"toolchain": "hit", "pip": "hit", "compiler": "partial"},
 		"restored": {"compiler": "debugflow-ccache-gpu-abc-1111"},
 		"compiler": {"tool": "ccache", "measured": true, "hits": 1190, "misses": 10}}`)
 	for _, format := range []string{"", "--markdown"} {
@@ -39,7 +39,7 @@ func TestCompareRunsShowsTheBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range []string{"build", "312.4 s (compiler miss, 0/1200 hits)", "38.2 s (compiler partial, 1190/1200 hits)"} {
+		for _, w := range []string{"build", "312.4 s (CPU 590.0 s, compiler miss, 0/1200 hits)", "38.2 s (CPU 31.5 s, compiler partial, 1190/1200 hits)"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("compare %s lacks %q:\n%s", format, w, out)
 			}
@@ -64,7 +64,7 @@ func TestCompareRunsShowsTheBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "Build:          38.2 s (install 21.0 s); caches: toolchain hit, pip hit, compiler partial; ccache 1190 hits, 10 misses") {
+	if !strings.Contains(out, "Build:          38.2 s (CPU 31.5 s, install 21.0 s); caches: toolchain hit, pip hit, compiler partial; ccache 1190 hits, 10 misses") {
 		t.Errorf("text verdict:\n%s", out)
 	}
 }

@@ -56,7 +56,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "before_note":"","after_note":"",
                 "changes":[{"gpu":"GPU-5f0e4c7a-...","what":"temperature","before":"33 C","after":"41 C","suspect":false}],
                 "problems":[{"gpu":"GPU-5f0e4c7a-...","what":"clock slowdown active","before":"","after":"SW Thermal Slowdown","suspect":false}]},
- "build":      {"seconds":41.5,"install_seconds":12.0,"cache":{"toolchain":"hit","pip":"partial","compiler":"miss"},
+ "build":      {"seconds":41.5,"install_seconds":12.0,"cpu_seconds":70.25,"cache":{"toolchain":"hit","pip":"partial","compiler":"miss"},
                 "restored":{"toolchain":"debugflow-toolchain-Linux-X64-...","pip":"debugflow-pip-Linux-X64-py3.10-..."},
                 "compiler":{"tool":"ccache","measured":true,"hits":0,"misses":120,"note":""}},
  "skipped":    [{"name":"xid_added.log","reason":"not a regular file (a FIFO)"}],
@@ -145,7 +145,7 @@ func isNullable(nullable map[string]bool, path string) bool {
 var evidenceNullable = map[string]bool{"$.sanitizers": true, "$.timeline": true, "$.coredump": true, "$.health": true,
 	"$.health.before": true, "$.health.after": true, "*.end": true, "*.temperature_c": true, "*.clock_event_reasons": true,
 	"$.health.before.gpus*": true, "$.health.after.gpus*": true,
-	"$.build": true, "$.build.seconds": true, "$.build.install_seconds": true, "$.build.compiler": true}
+	"$.build": true, "$.build.seconds": true, "$.build.install_seconds": true, "$.build.cpu_seconds": true, "$.build.compiler": true}
 
 func keys(m map[string]any) string {
 	ks := make([]string, 0, len(m))
@@ -261,7 +261,7 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
 		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
 		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
-		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
+		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cpu_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
 		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}

@@ -50,11 +50,19 @@ const (
 // timerNameRe is a timer name: it becomes a JSON key and a word of the record.
 var timerNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
-// Timing is one timed step: Unix seconds of its start and end, and the seconds between.
+// Timing is one timed step: Unix seconds of its start and end, and the seconds between; and
+// the CPU time of the step's shell and what it waited for (its commands: make, the compiler),
+// which a busy machine does not inflate as it does the wall time.
 type Timing struct {
 	Start   float64  `json:"start"`
 	End     *float64 `json:"end"`
 	Seconds *float64 `json:"seconds"`
+	// CPUStart is the shell's CPU seconds at the start and CPUPID the shell; CPUSeconds those
+	// spent until the stop (null when /proc could not be read, or the stop ran under another
+	// process: bash -c runs its last command in its own place).
+	CPUStart   *float64 `json:"cpu_start,omitempty"`
+	CPUPID     int      `json:"cpu_pid,omitempty"`
+	CPUSeconds *float64 `json:"cpu_seconds"`
 }
 
 // TimerOptions configures `debugflow-step timer`.
@@ -62,6 +70,9 @@ type TimerOptions struct {
 	Out string
 	// Start and Stop name the timer to start or to stop (one of them).
 	Start, Stop string
+	// PID is the process whose CPU time is measured: the shell running the step's script
+	// (default: the parent of debugflow-step).
+	PID int
 }
 
 // RunTimer is `debugflow-step timer`: --start NAME records the time in timings.json,
@@ -87,8 +98,16 @@ func RunTimer(env *Env, opts TimerOptions) error {
 		timings = map[string]Timing{}
 	}
 	now := unixSeconds(env.Now())
+	if opts.PID == 0 {
+		opts.PID = os.Getppid()
+	}
+	cpu, cpuOK := shellCPU(env, opts.PID)
 	if !stop {
-		timings[name] = Timing{Start: now}
+		t := Timing{Start: now}
+		if cpuOK {
+			t.CPUStart, t.CPUPID = &cpu, opts.PID
+		}
+		timings[name] = t
 		fmt.Fprintf(env.Stdout, "timer %s started\n", name)
 		return writeJSON(path, timings)
 	}
@@ -98,9 +117,24 @@ func RunTimer(env *Env, opts TimerOptions) error {
 	}
 	secs := math.Round(math.Max(0, now-t.Start)*1000) / 1000
 	t.End, t.Seconds = &now, &secs
+	line := fmt.Sprintf("timer %s: %.1f s", name, secs)
+	if cpuOK && t.CPUStart != nil && t.CPUPID == opts.PID {
+		used := math.Round(math.Max(0, cpu-*t.CPUStart)*100) / 100
+		t.CPUSeconds = &used
+		line += fmt.Sprintf(" (CPU %.1f s)", used)
+	}
 	timings[name] = t
-	fmt.Fprintf(env.Stdout, "timer %s: %.1f s\n", name, secs)
+	fmt.Fprintln(env.Stdout, line)
 	return writeJSON(path, timings)
+}
+
+// shellCPU reads the CPU seconds of process pid and the children it waited for.
+func shellCPU(env *Env, pid int) (float64, bool) {
+	b, err := os.ReadFile(env.sysPath(fmt.Sprintf("/proc/%d/stat", pid)))
+	if err != nil {
+		return 0, false
+	}
+	return parseProcCPU(b)
 }
 
 // ReadTimings reads timings.json of dir; a missing file is no timings.
@@ -263,9 +297,10 @@ func humanBytes(n int64) string {
 // what the compiler cache answered.
 type BuildRecord struct {
 	// InstallSeconds and Seconds are the install and build steps' wall times (null when a
-	// step was not timed).
+	// step was not timed); CPUSeconds is the CPU time of the build's commands.
 	InstallSeconds *float64 `json:"install_seconds"`
 	Seconds        *float64 `json:"seconds"`
+	CPUSeconds     *float64 `json:"cpu_seconds"`
 	// Cache is each cache's state after its restore: hit, partial or miss.
 	Cache map[string]string `json:"cache"`
 	// Keys are the keys the restores looked for, Restored the keys of the entries they
@@ -350,7 +385,7 @@ func MakeBuildRecord(ctx context.Context, env *Env, dir string, opts BuildRecord
 	if err != nil {
 		env.warnf("%v: the build time is not recorded", err)
 	}
-	rec.InstallSeconds, rec.Seconds = timings[TimerInstall].Seconds, timings[TimerBuild].Seconds
+	rec.InstallSeconds, rec.Seconds, rec.CPUSeconds = timings[TimerInstall].Seconds, timings[TimerBuild].Seconds, timings[TimerBuild].CPUSeconds
 	names := map[string]bool{}
 	for _, m := range []map[string]string{hits, keys, restored} {
 		for n := range m {
@@ -404,7 +439,11 @@ func (r *BuildRecord) Lines() []string {
 		}
 		return fmt.Sprintf("%.1f s", *p)
 	}
-	out = append(out, "install: "+secs(r.InstallSeconds), "build: "+secs(r.Seconds))
+	build := "build: " + secs(r.Seconds)
+	if r.CPUSeconds != nil {
+		build += fmt.Sprintf(" (CPU %.1f s)", *r.CPUSeconds)
+	}
+	out = append(out, "install: "+secs(r.InstallSeconds), build)
 	names := make([]string, 0, len(r.Cache))
 	for n := range r.Cache {
 		names = append(names, n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,18 +17,34 @@ import (
 
 func TestTimer(t *testing.T) {
 	te := newTestEnv(t, nil)
+	te.Root = t.TempDir()
 	out := t.TempDir()
 	now := time.Unix(1796208400, 250e6)
 	te.Now = func() time.Time { return now }
-	run := func(o TimerOptions) error { o.Out = out; return RunTimer(te.Env, o) }
+	// The step's shell, pid 4711: its CPU time and its children's (fields 14-17) grow as the
+	// build runs.
+	stat := filepath.Join(te.Root, "proc", "4711", "stat")
+	setCPU := func(cutime int) {
+		if err := os.MkdirAll(filepath.Dir(stat), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("4711 (bash) S 4700 4711 4700 0 -1 4194304 900 7000 0 0 2 1 %d 37 20 0 1 0\n", cutime)
+		if err := os.WriteFile(stat, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(o TimerOptions) error { o.Out, o.PID = out, 4711; return RunTimer(te.Env, o) }
+	setCPU(10)
 	if err := run(TimerOptions{Start: "install"}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(12 * time.Second)
+	setCPU(50)
 	if err := run(TimerOptions{Start: "build"}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(41500 * time.Millisecond)
+	setCPU(2950) // 29 s of compiler CPU
 	if err := run(TimerOptions{Stop: "build"}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +53,25 @@ func TestTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := timings["build"]
-	if b.Seconds == nil || *b.Seconds != 41.5 || b.Start != 1796208412.25 || *b.End != 1796208453.75 {
+	if b.Seconds == nil || *b.Seconds != 41.5 || b.Start != 1796208412.25 || *b.End != 1796208453.75 || b.CPUSeconds == nil || *b.CPUSeconds != 29 {
 		t.Errorf("build timing = %+v", b)
 	}
 	if in := timings["install"]; in.Start != 1796208400.25 || in.End != nil || in.Seconds != nil {
 		t.Errorf("an install timer never stopped has no end: %+v", in)
 	}
-	if !strings.Contains(te.stdout.String(), "timer build: 41.5 s") {
+	if !strings.Contains(te.stdout.String(), "timer build: 41.5 s (CPU 29.0 s)") {
 		t.Errorf("stdout:\n%s", te.stdout.String())
+	}
+	// Without /proc the wall time is still recorded.
+	os.RemoveAll(filepath.Join(te.Root, "proc"))
+	if err := run(TimerOptions{Start: "check"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(TimerOptions{Stop: "check"}); err != nil {
+		t.Fatal(err)
+	}
+	if timings, _ := ReadTimings(out); timings["check"].Seconds == nil || timings["check"].CPUSeconds != nil {
+		t.Errorf("timing without /proc = %+v", timings["check"])
 	}
 
 	var usage *UsageError
@@ -166,7 +194,7 @@ func TestCompilerCacheAndBuildRecord(t *testing.T) {
 			t.Fatalf("compile %d: %v\n%s", i, err, b)
 		}
 	}
-	timings := `{"install": {"start": 100, "end": 112, "seconds": 12}, "build": {"start": 112, "end": 153.5, "seconds": 41.5}}`
+	timings := `{"install": {"start": 100, "end": 112, "seconds": 12}, "build": {"start": 112, "end": 153.5, "seconds": 41.5, "cpu_seconds": 70.25}}`
 	if err := os.WriteFile(filepath.Join(out, TimingsFile), []byte(timings), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +212,8 @@ func TestCompilerCacheAndBuildRecord(t *testing.T) {
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, BuildRecordFile))), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Seconds == nil || *rec.Seconds != 41.5 || rec.InstallSeconds == nil || *rec.InstallSeconds != 12 {
-		t.Errorf("times = %v, %v", rec.Seconds, rec.InstallSeconds)
+	if rec.Seconds == nil || *rec.Seconds != 41.5 || rec.InstallSeconds == nil || *rec.InstallSeconds != 12 || rec.CPUSeconds == nil || *rec.CPUSeconds != 70.25 {
+		t.Errorf("times = %v, %v, %v", rec.Seconds, rec.InstallSeconds, rec.CPUSeconds)
 	}
 	if want := map[string]string{"toolchain": "hit", "pip": "partial", "compiler": "miss"}; !maps.Equal(rec.Cache, want) {
 		t.Errorf("cache = %v, want %v", rec.Cache, want)
@@ -197,7 +225,7 @@ func TestCompilerCacheAndBuildRecord(t *testing.T) {
 		t.Errorf("compiler = %+v, want ccache in %s with 1 hit and 1 miss", c, dir)
 	}
 	text := readFile(t, filepath.Join(out, "system_identity.txt"))
-	for _, w := range []string{"==== build time and caches ====", "install: 12.0 s", "build: 41.5 s",
+	for _, w := range []string{"==== build time and caches ====", "install: 12.0 s", "build: 41.5 s (CPU 70.2 s)",
 		"cache toolchain: hit (key debugflow-toolchain-Linux-X64-abc)",
 		"cache pip: partial (key debugflow-pip-Linux-X64-py3.10-def, restored debugflow-pip-Linux-X64-py3.10-old)",
 		"cache compiler: miss", "ccache in " + dir + ": 1 hits, 1 misses"} {
@@ -244,5 +272,46 @@ func TestBuildRecordWithoutTimersOrCaches(t *testing.T) {
 		if _, err := MakeBuildRecord(context.Background(), te.Env, out, bad); !errors.As(err, &usage) {
 			t.Errorf("MakeBuildRecord(%+v) = %v, want a usage error", bad, err)
 		}
+	}
+}
+
+// The timer in a real step script: debugflow-step's parent is the script's bash, whose waited-for
+// children are the build; their CPU time is the build's.
+func TestTimerMeasuresTheScriptsCommands(t *testing.T) {
+	out := t.TempDir()
+	step := stepBinary(t)
+	script := fmt.Sprintf(`set -e
+%[1]s timer --out %[2]s --start build
+i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done
+sh -c 'j=0; while [ $j -lt 20000 ]; do j=$((j+1)); done'
+%[1]s timer --out %[2]s --stop build
+`, step, out)
+	// A script file, as a runner runs a step (bash -c would run the last command in its own
+	// place, under another parent: the stop then records no CPU time).
+	file := filepath.Join(t.TempDir(), "step.sh")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", file)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	timings, err := ReadTimings(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := timings["build"]
+	if b.CPUSeconds == nil || *b.CPUSeconds < 0.02 || b.Seconds == nil || *b.CPUSeconds > *b.Seconds*2+0.5 {
+		t.Errorf("build timing = %+v: want the CPU of the two loops (the shell's own and a child's)", b)
+	}
+	t.Logf("two shell loops: %.2f s wall, %.2f s CPU", *b.Seconds, *b.CPUSeconds)
+
+	// bash -c: the stop runs under another parent, and records no CPU time rather than a
+	// wrong one.
+	if b, err := exec.Command("bash", "--noprofile", "--norc", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if timings, _ := ReadTimings(out); timings["build"].CPUSeconds != nil || timings["build"].Seconds == nil {
+		t.Errorf("bash -c: build timing = %+v", timings["build"])
 	}
 }

@@ -62,6 +62,32 @@ func parseProcStat(b []byte) (procInfo, bool) {
 	return procInfo{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0]}, true
 }
 
+// clockTicks is the kernel's USER_HZ, the unit of the times in /proc/PID/stat (100 on every
+// Linux that debugflow runs on; reading sysconf needs cgo).
+const clockTicks = 100
+
+// parseProcCPU returns the CPU time in /proc/PID/stat of the process and of the children it
+// waited for (utime + stime + cutime + cstime, fields 14 to 17), in seconds.
+func parseProcCPU(b []byte) (float64, bool) {
+	closing := bytes.LastIndexByte(b, ')')
+	if closing < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[closing+1:]))
+	if len(f) < 15 {
+		return 0, false
+	}
+	var ticks int64
+	for _, s := range f[11:15] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > 1<<52 {
+			return 0, false
+		}
+		ticks += n
+	}
+	return float64(ticks) / clockTicks, true
+}
+
 // treeMembers returns the live (not zombie) processes other than ours that belong to the tree:
 // members of process group pgid, holders of marker in their environment, and the descendants
 // of either.

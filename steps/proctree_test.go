@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -30,6 +31,45 @@ func TestParseProcStat(t *testing.T) {
 			t.Errorf("parseProcStat(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+func TestParseProcCPU(t *testing.T) {
+	tests := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		// bash of a step: 3 ticks of its own, 412 + 37 of the build it waited for.
+		{"4711 (bash) S 4700 4711 4700 0 -1 4194304 900 7000 0 0 2 1 412 37 20 0 1 0 5000 9000000 800", 4.52, true},
+		{"77 (a (b) c) Z 5 77 77 0 -1 0 0 0 0 0 1 1 1 1 20 0", 0.04, true},
+		{"77 (x) S 5 77 77 0 -1 0 0 0 0 0 1 1 1", 0, false},
+		{"77 (x) S 5 77 77 0 -1 0 0 0 0 0 1 -1 1 1 20", 0, false},
+		{"no paren", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseProcCPU([]byte(tt.in))
+		if ok != tt.ok || math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("parseProcCPU(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := parseProcCPU(b); !ok {
+		t.Errorf("this process's own stat: %q", b)
+	}
+}
+
+func FuzzParseProcCPU(f *testing.F) {
+	f.Add("4711 (bash) S 4700 4711 4700 0 -1 4194304 900 7000 0 0 2 1 412 37 20 0 1 0 5000 9000000 800")
+	f.Add("1 ()) S 1 1 1 1 1 1 1 1 1 1 9223372036854775807 1 1 1 1")
+	f.Fuzz(func(t *testing.T, s string) {
+		cpu, ok := parseProcCPU([]byte(s))
+		if !ok && cpu != 0 || cpu < 0 || math.IsInf(cpu, 0) || math.IsNaN(cpu) {
+			t.Fatalf("%q: %v %v", s, cpu, ok)
+		}
+	})
 }
 
 func FuzzParseProcStat(f *testing.F) {
