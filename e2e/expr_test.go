@@ -379,7 +379,7 @@ func (e *evaluator) context(name string) (any, error) {
 	return nil, fmt.Errorf("unsupported context %q: the simulated runner knows steps.ID.outputs.NAME, steps.ID.outcome and the event's names", name)
 }
 
-// truthy is GitHub's truthiness: false and '' are false.
+// truthy is GitHub's truthiness: false and ” are false.
 func truthy(v any) bool {
 	switch v := v.(type) {
 	case bool:

@@ -34,9 +34,9 @@ type Build struct {
 type BuildCompiler struct {
 	Tool string `json:"tool"`
 	// Measured is false when the tool's statistics were not read (Note says why).
-	Measured bool  `json:"measured"`
-	Hits     int64 `json:"hits"`
-	Misses   int64 `json:"misses"`
+	Measured bool   `json:"measured"`
+	Hits     int64  `json:"hits"`
+	Misses   int64  `json:"misses"`
 	Note     string `json:"note"`
 }
 

@@ -57,7 +57,9 @@ func TestCacheDefaultsAndBudget(t *testing.T) {
 			if diff := cmp.Diff(tt.want, s.Cache); diff != "" {
 				t.Errorf("cache (-want +got):\n%s", diff)
 			}
-			has := slices.ContainsFunc(s.StepBudget(), func(it BudgetItem) bool { return it.Minutes == CacheStepsMinutes && it.Key == "(cache restores and saves)" })
+			has := slices.ContainsFunc(s.StepBudget(), func(it BudgetItem) bool {
+				return it.Minutes == CacheStepsMinutes && it.Key == "(cache restores and saves)"
+			})
 			if has != tt.budget || s.Cache.CacheEnabled() != tt.budget {
 				t.Errorf("budget has the cache steps: %v, CacheEnabled %v; want %v", has, s.Cache.CacheEnabled(), tt.budget)
 			}
