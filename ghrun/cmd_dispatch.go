@@ -65,7 +65,7 @@ gh auth token --hostname HOST prints. GITHUB_API_URL (a full API URL) overrides
 the host and takes GH_TOKEN.
 
 With --watch or --download, the exit status is the run's: 0 success,
-1 failure, 2 cancelled (like gh run watch --exit-status).
+1 failure or cancelled (like gh run watch --exit-status).
 
 GitHub only dispatches a workflow that is on the default branch or has run
 once: on a new debug branch, push it and open a pull request first.`,
@@ -112,7 +112,7 @@ once: on a new debug branch, push it and open a pull request first.`,
 	fl.StringVarP(&opts.Ref, "ref", "r", "", "branch or tag to run the workflow from (default: the current branch)")
 	fl.StringArrayVarP(&opts.RawFields, "raw-field", "f", nil, "input as `NAME=VALUE`, the value as written (repeatable)")
 	fl.StringArrayVarP(&opts.Fields, "field", "F", nil, "input as `NAME=VALUE`; @FILE reads the value from FILE, @- from stdin (repeatable)")
-	fl.BoolVar(&opts.Watch, "watch", false, "watch the run until it completes; exit 0 success, 1 failure, 2 cancelled")
+	fl.BoolVar(&opts.Watch, "watch", false, "watch the run until it completes; exit 0 success, 1 failure or cancelled")
 	fl.StringVar(&opts.DownloadDir, "download", "", "after the run completes, download its artifacts into `DIR` and print the verdict (implies --watch)")
 	fl.StringVar(&opts.JSON, "json", "", "print a JSON object with these comma-separated `FIELDS` on stdout instead of the URL: "+
 		"runId, url, workflow, ref, repository, dispatchId, foundBy (bare --json: run_id,html_url)")

@@ -327,7 +327,7 @@ func TestWatchCommand(t *testing.T) {
 		{name: "failure by URL", conclusion: "failure", args: func(id int64) []string {
 			return []string{"https://github.com/acme/kernels/actions/runs/" + itoa64(id)}
 		}, wantCode: 1},
-		{name: "cancelled, latest", conclusion: "cancelled", args: func(int64) []string { return []string{"--latest"} }, wantCode: 2},
+		{name: "cancelled, latest", conclusion: "cancelled", args: func(int64) []string { return []string{"--latest"} }, wantCode: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,8 +35,8 @@ RUN_ID may be a run URL. --latest takes the newest run of the debug workflow.
 -i/--interval takes whole seconds like gh run watch (-i 10) or a duration
 (-i 500ms, -i 1m); each poll is two API requests.
 
-Exit status: 0 success, 1 failure, 2 cancelled. This is gh run watch
---exit-status behaviour, and it is always on: --exit-status is accepted so gh
+Exit status: 0 success, 1 any other conclusion (failure, cancelled, timed out).
+This is gh run watch --exit-status behaviour, and it is always on: --exit-status is accepted so gh
 command lines work unchanged. Ctrl-C stops watching (exit 130); the run
 continues on GitHub.`,
 		Example: `  debugflow watch 123456789
@@ -63,7 +63,7 @@ continues on GitHub.`,
 	opts.repoFlags.addFlags(fl)
 	opts.runSelector.addFlags(fl, "watch")
 	addIntervalFlag(fl, &opts.Interval, "interval", "i", "time between polls: whole seconds (5) or a duration (500ms, 1m)")
-	fl.BoolVar(&opts.ExitStatus, "exit-status", false, "exit 1 if the run fails, 2 if cancelled (always on; accepted for gh compatibility)")
+	fl.BoolVar(&opts.ExitStatus, "exit-status", false, "exit 1 unless the run succeeds (always on; accepted for gh compatibility)")
 	return cmd
 }
 

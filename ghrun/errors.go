@@ -18,7 +18,6 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1   // the run failed, or a GitHub/network/IO error
 	ExitUsage       = 2   // bad flags or inputs, missing token or repo
-	ExitCancelled   = 2   // watch: the run was cancelled (like gh run watch)
 	ExitInterrupted = 130 // Ctrl-C: stopped cleanly, the run continues on GitHub
 )
 

@@ -26,17 +26,13 @@ const (
 	ConclusionStartupFailure Conclusion = "startup_failure"
 )
 
-// ExitCode maps a conclusion like gh run watch --exit-status: 0 on success,
-// ExitCancelled on cancelled, ExitFailure on anything else.
+// ExitCode maps a conclusion like gh run watch --exit-status: 0 on success, ExitFailure on
+// anything else, a cancelled run included (2 stays the usage error a script can trust).
 func (c Conclusion) ExitCode() int {
-	switch c {
-	case ConclusionSuccess:
+	if c == ConclusionSuccess {
 		return ExitOK
-	case ConclusionCancelled:
-		return ExitCancelled
-	default:
-		return ExitFailure
 	}
+	return ExitFailure
 }
 
 // WatchOptions configure Watch.

@@ -94,7 +94,7 @@ func TestWatchGateAnnouncedOnce(t *testing.T) {
 		c, _ := newTestClient(t, srv)
 		var out bytes.Buffer
 		concl, err := c.Watch(context.Background(), testRepo, id, WatchOptions{Interval: time.Millisecond, Out: &out, IsTTY: tty})
-		if err != nil || concl.ExitCode() != ExitCancelled {
+		if err != nil || concl != ConclusionCancelled || concl.ExitCode() != ExitFailure {
 			t.Fatalf("%q %v", concl, err)
 		}
 		s := out.String()
@@ -122,7 +122,7 @@ func TestIsGateStep(t *testing.T) {
 
 func TestConclusionExitCode(t *testing.T) {
 	for c, want := range map[Conclusion]int{
-		ConclusionSuccess: 0, ConclusionFailure: 1, ConclusionCancelled: 2, ConclusionTimedOut: 1,
+		ConclusionSuccess: 0, ConclusionFailure: 1, ConclusionCancelled: 1, ConclusionTimedOut: 1,
 		ConclusionSkipped: 1, ConclusionStartupFailure: 1, ConclusionActionRequired: 1, "": 1,
 	} {
 		if got := c.ExitCode(); got != want {
