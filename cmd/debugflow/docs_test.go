@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +196,86 @@ func TestGithubSlug(t *testing.T) {
 		if got := githubSlug(in); got != want {
 			t.Errorf("githubSlug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// readmeBlock is the first ```sh block after the README heading that starts with heading.
+func readmeBlock(t *testing.T, heading string) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "\n"+heading)
+	if !ok {
+		t.Fatalf("README.md has no %q section", heading)
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		t.Fatalf("README.md's %q section has no ```sh block", heading)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return strings.Split(strings.TrimSpace(block), "\n")
+}
+
+// command is a shell line without its trailing comment.
+func command(line string) string {
+	cmd, _, _ := strings.Cut(line, "#")
+	return strings.TrimSpace(cmd)
+}
+
+// The README starts with the two commands a newcomer needs, in its first code block: generate
+// the default workflow, run the tests (the apt line they need comes before the tests).
+func TestReadmeStartsWithTheTwoCommands(t *testing.T) {
+	var cmds []string
+	for _, l := range readmeBlock(t, "## On a fresh machine") {
+		if c := command(l); c != "" && !strings.Contains(c, "apt-get install") {
+			cmds = append(cmds, c)
+		}
+	}
+	want := []string{"go run ./cmd/debugflow generate", "go test ./..."}
+	if !slices.Equal(cmds, want) {
+		t.Errorf("the README's first block runs %q, want %q", cmds, want)
+	}
+}
+
+// The README's install line works today, in this clone, with no release published: the
+// installed debugflow prints its version and generates the default workflow with the bundled
+// debugflow-step, which prints the same version. (The release lines after it need a published
+// release and the network; internal/release tests the archives they download.)
+func TestReadmeInstallWorksInAClone(t *testing.T) {
+	t.Parallel()
+	install := command(readmeBlock(t, "## Install")[0])
+	if !strings.HasPrefix(install, "go install ./") {
+		t.Fatalf("the README's first install line is %q: with no release published, a newcomer installs from the clone (go install ./cmd/debugflow)", install)
+	}
+	gobin := t.TempDir()
+	args := strings.Fields(install)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", install, err, out)
+	}
+	debugflow := filepath.Join(gobin, "debugflow")
+	out, err := exec.Command(debugflow, "--version").Output()
+	first, _, _ := strings.Cut(string(out), "\n")
+	if err != nil || !strings.HasPrefix(first, "debugflow ") {
+		t.Fatalf("debugflow --version = %q, %v", out, err)
+	}
+	work := t.TempDir()
+	gen := exec.Command(debugflow, "generate", "-o", ".github/workflows/debug_cuda_repro.yml")
+	gen.Dir = work
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("the installed debugflow generate: %v\n%s", err, out)
+	}
+	step := filepath.Join(work, ".github", "debugflow", "debugflow-step-linux-"+runtime.GOARCH)
+	if runtime.GOOS != "linux" {
+		return
+	}
+	out, err = exec.Command(step, "--version").Output()
+	stepFirst, _, _ := strings.Cut(string(out), "\n")
+	if err != nil || stepFirst != strings.Replace(first, "debugflow ", "debugflow-step ", 1) {
+		t.Errorf("the bundle says %q (%v), debugflow says %q: want the same version", stepFirst, err, first)
 	}
 }
