@@ -38,11 +38,15 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 		{name: "without cuda-gdb", tools: []string{"nvidia-smi"}, dump: true, want: []string{
 			"==> GPU core dump pass\n    GPU core dump: ",
 			"cuda-gdb not available on this machine: the dump cuda_coredump_",
+			"\nCore dump:      cuda-gdb not available on this machine: the dump cuda_coredump_",
+			" is in the evidence folder (open it with cuda-gdb",
 		}},
 		{name: "without a GPU", want: []string{
 			"    GPU health before the run: not available on this machine (nvidia-smi: not found)\n",
 			"==> GPU core dump pass\n    skipped: not available on this machine (no NVIDIA GPU: nvidia-smi: not found)\n",
 			"==> GPU health after the run\n    not available on this machine (nvidia-smi: not found)\n",
+			"\nMachine:        application fault: only application-class Xid 31 fired; GPU health not available on this machine (nvidia-smi: not found)\n",
+			"\nGPU:            not available on this machine (nvidia-smi: not found)\n",
 		}},
 	}
 	for _, tt := range tests {
@@ -78,6 +82,9 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", w, text)
 				}
 			}
+			if strings.Contains(text, "this runner") || strings.Contains(text, "\nRunner:") {
+				t.Errorf("the local verdict speaks of a runner, not of this machine:\n%s", text)
+			}
 			var cd steps.CoredumpResult
 			b, err := os.ReadFile(filepath.Join(out, steps.CoredumpSummary))
 			if !tt.dump {
@@ -106,6 +113,41 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 				t.Errorf("gpu_health_after.txt starts %q: want nvidia-smi's output only with the tools", firstLine(string(after)))
 			}
 		})
+	}
+}
+
+// TestLocalKernelLogNotAvailable: on a machine whose kernel log cannot be read (dmesg refused,
+// no journalctl, no sudo: a developer's workstation with kernel.dmesg_restrict=1), the local
+// verdict says the kernel log was not available on this machine, and why, never "Xid: none".
+func TestLocalKernelLogNotAvailable(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	s := testSpec(t, py)
+	s.Sanitizer.Enabled = new(bool)
+	bare := t.TempDir()
+	if err := os.Symlink(filepath.Join(doublesDir, "dmesg"), filepath.Join(bare, "dmesg")); err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(t, emptyDmesg(t), "PATH="+bare, "FAKE_DMESG_DENY=1")
+	env.LookPath = func(file string) (string, error) { return steps.LookPathIn(bare, file) }
+	env.Geteuid = func() int { return 1000 }
+	out := filepath.Join(t.TempDir(), "evidence")
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: copySuite(t), Env: env,
+		Stdout: &stdout, ProgressEvery: time.Hour})
+	text := stdout.String()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, text)
+	}
+	const want = "\nXid:            kernel log not available on this machine (sudo: not found; dmesg --ctime: exit status 1: dmesg: read kernel buffer failed: Operation not permitted (kernel log needs root"
+	if res.ExitCode != ExitReproduced || !strings.Contains(text, want) || !strings.Contains(text, "journalctl: not found)\n") {
+		t.Errorf("exit %d; the verdict does not say the kernel log was not available on this machine:\n%s", res.ExitCode, text)
+	}
+	if res.Verdict == nil || res.Verdict.Xid != nil {
+		t.Errorf("Xid section %+v, want none", res.Verdict)
+	}
+	if !strings.Contains(text, "\nMachine:        not available on this machine: GPU health: nvidia-smi: not found; kernel log: sudo: not found;") {
+		t.Errorf("the machine verdict does not say why:\n%s", text)
 	}
 }
 

@@ -255,6 +255,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("reading the evidence in %s: %w", opts.Out, err)
 	}
 	res.Verdict = v
+	v.Run.Local = true // the verdict speaks of this machine
 	fmt.Fprintln(out)
 	if err := v.WriteText(out, opts.IsTTY); err != nil {
 		return nil, err

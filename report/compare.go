@@ -93,6 +93,9 @@ func (r ComparisonRow) cells() compareRow {
 	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
 		row.xid = "unknown (skipped)"
 	}
+	if v.Xid == nil && v.Run.KernelLogUnavailable != "" {
+		row.xid = "not available"
+	}
 	if s := v.Sanitizer; s != nil {
 		switch f := s.firstFinding(); {
 		case f != "" && !s.Complete:

@@ -673,20 +673,34 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		default:
 			app = append(app, "runner health "+notAvailableRunner+" ("+orText(h.AfterNote, h.BeforeNote)+")")
 		}
+		if why := v.Run.KernelLogUnavailable; why != "" {
+			// A hardware-class Xid could have fired unseen.
+			app = append(app, "kernel log "+notAvailableRunner+" ("+why+")")
+		}
 		return RunnerVerdict{Verdict: RunnerApplication, Reasons: app}
 	}
 	if len(otherCodes) > 0 {
 		return RunnerVerdict{Verdict: RunnerNoFault, Reasons: []string{fmt.Sprintf("Xid %s: neither an application nor a hardware code", strings.Join(otherCodes, ", "))}}
 	}
 	if !healthKnown && v.Xid == nil {
+		var why []string
 		if h != nil {
-			return RunnerVerdict{Verdict: RunnerUnavailable, Reasons: []string{orText(orText(h.AfterNote, h.BeforeNote), "nvidia-smi listed no GPU")}}
+			why = append(why, "runner health: "+orText(orText(h.AfterNote, h.BeforeNote), "nvidia-smi listed no GPU"))
+		}
+		if k := v.Run.KernelLogUnavailable; k != "" {
+			why = append(why, "kernel log: "+k)
+		}
+		if len(why) > 0 {
+			return RunnerVerdict{Verdict: RunnerUnavailable, Reasons: why}
 		}
 		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log in the artifact"}}
 	}
 	var reasons []string
 	if v.Xid != nil {
 		reasons = append(reasons, "no Xid")
+	}
+	if why := v.Run.KernelLogUnavailable; why != "" {
+		reasons = append(reasons, "kernel log "+notAvailableRunner+" ("+why+")")
 	}
 	if healthKnown {
 		reasons = append(reasons, "the GPU's health shows no problem")

@@ -61,8 +61,12 @@ func (v *Verdict) absent(name string) string {
 	return name + " missing"
 }
 
-// xidAbsent says why there is no Xid section: its inputs were missing or skipped.
+// xidAbsent says why there is no Xid section: the runner's kernel log could not be read, or
+// its inputs were missing or skipped.
 func (v *Verdict) xidAbsent() string {
+	if why := v.Run.KernelLogUnavailable; why != "" {
+		return "kernel log " + notAvailableRunner + " (" + why + ")"
+	}
 	for _, s := range v.Run.Skipped {
 		if s.Name == XidAddedLog || strings.HasPrefix(s.Name, "dmesg_") {
 			return "unknown (" + s.Name + " skipped)"

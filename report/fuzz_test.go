@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzLoad feeds arbitrary summary JSON, pytest, sanitizer and kernel log text through Load and
-// every renderer: none may panic, the JSON must parse and keep its sixteen keys, a section is
+// every renderer: none may panic, the JSON must parse and keep its nineteen keys, a section is
 // null only when its file was skipped, no count is negative and no rendered text carries a
 // control character a terminal would act on.
 func FuzzLoad(f *testing.F) {
@@ -18,6 +18,7 @@ func FuzzLoad(f *testing.F) {
 		"========= ERROR SUMMARY: 0 errors\n", newXid31+"\n")
 	f.Add(`{"count":`, "[gw0] node down: Not properly terminated\n", "========= Invalid __global__ write of size 4 bytes\n", "# decoded\n"+newXid31)
 	f.Add(`null`, "", "", "")
+	f.Add(`{"count":5}`, "", "", "# source: none\n# note: sudo: not found\n# note: dmesg: \u001b[2Jnot found\n")
 	f.Add(`{"setup_failed":true,"setup_cause":"conftest.py imports x\u001b[2J","exit_code":6}`, smallLog, "", "")
 	f.Add(`{"crashes":[{"worker":"gw1"}],"crashed_workers":["gw1","gw1"],"exit_code":139,"cancelled":true}`,
 		"FAILED a[|`-1-1] - x\n", "========= Program hit (error 1) on CUDA API call to f.\n", oldXid43)
@@ -41,7 +42,7 @@ func FuzzLoad(f *testing.F) {
 			skipped[s.Name] = true
 		}
 		// A summary that says the setup failed hides the reproducer's results: there were none.
-		if (v.Reproducer == nil && !skipped[ReproducerLog] && !v.Run.SetupFailed) || (v.Sanitizer == nil) != skipped[SanitizerLog] || (v.Xid == nil) != skipped[XidAddedLog] {
+		if (v.Reproducer == nil && !skipped[ReproducerLog] && !v.Run.SetupFailed) || (v.Sanitizer == nil) != skipped[SanitizerLog] || (v.Xid == nil) != (skipped[XidAddedLog] || v.Run.KernelLogUnavailable != "") {
 			t.Fatalf("a section is nil without its file skipped (or the reverse): %+v, skipped %v", v, skipped)
 		}
 		checkNonNegative(t, v)
@@ -50,7 +51,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 18 {
+		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 19 {
 			t.Fatalf("JSON %q: %v", js.String(), err)
 		}
 		var text bytes.Buffer

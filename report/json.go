@@ -26,6 +26,10 @@ type verdictJSON struct {
 	// ("" when unknown).
 	StepVersion string `json:"step_version"`
 
+	// KernelLogUnavailable says why the runner's kernel log could not be read (no dmesg, no
+	// journalctl, no passwordless sudo): xid is then null. "" when it was read or not captured.
+	KernelLogUnavailable string `json:"kernel_log_unavailable"`
+
 	// Runner says whether the evidence points at the runner's GPU or at the application.
 	Runner RunnerVerdict `json:"runner"`
 
@@ -52,8 +56,9 @@ func (v *Verdict) jsonView() verdictJSON {
 		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
-		Runner:     v.runnerVerdict(),
-		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
+		KernelLogUnavailable: v.Run.KernelLogUnavailable,
+		Runner:               v.runnerVerdict(),
+		Reproducer:           v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
 		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health, Build: v.Build,
 		Skipped: nonNil(v.Run.Skipped), Notes: nonNil(v.Run.Notes),
 	}

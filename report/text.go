@@ -23,8 +23,19 @@ const labelWidth = 16
 type textWriter struct {
 	w     io.Writer
 	color bool
+	local bool // Run.Local: say "this machine", not "this runner"
 	err   error
 }
+
+// onThisMachine rewords the verdict's runner phrases, its own and those of the step notes it
+// shows (a core dump pass's "cuda-gdb not available on this runner: the dump ... is in the
+// artifact"), for a `debugflow local` run.
+var onThisMachine = strings.NewReplacer(
+	"not available on this runner", "not available on this machine",
+	RunnerSuspect, "suspect this machine",
+	"runner health", "GPU health",
+	"is in the artifact", "is in the evidence folder",
+)
 
 func (t *textWriter) printf(format string, args ...any) {
 	if t.err == nil {
@@ -39,10 +50,16 @@ func (t *textWriter) field(label string, values ...string) {
 
 // styled is field with the values painted in an ANSI style when colour is on.
 func (t *textWriter) styled(label, style string, values ...string) {
+	if t.local && label == "Runner:" {
+		label = "Machine:"
+	}
 	for i, v := range values {
 		l := ""
 		if i == 0 {
 			l = label
+		}
+		if t.local {
+			v = onThisMachine.Replace(v)
 		}
 		t.printf("%-*s%s\n", labelWidth, l, t.paint(style, display(v)))
 	}
@@ -59,7 +76,7 @@ func (t *textWriter) paint(style, s string) string {
 // WriteText writes the verdict for a terminal: aligned lines without Markdown, with ANSI colour
 // only when color is true.
 func (v *Verdict) WriteText(w io.Writer, color bool) error {
-	t := &textWriter{w: w, color: color}
+	t := &textWriter{w: w, color: color, local: v.Run.Local}
 	answer := v.headline()
 	switch answer {
 	case "yes":

@@ -46,6 +46,12 @@ type Run struct {
 	Notes []string
 	// Skipped are the input files that were present but not used, with the reason.
 	Skipped []SkippedFile
+	// Local is set by `debugflow local` for its own run: the text then speaks of this machine
+	// and its evidence folder, not of a CI runner and its artifact.
+	Local bool
+	// KernelLogUnavailable says why the runner's kernel log could not be read ("" when it was,
+	// or when the artifact has no kernel log file): Xid is then nil, not "none".
+	KernelLogUnavailable string
 	// HasSummary is true when reproducer_summary.json was read; the fields below come from it.
 	HasSummary bool
 	// StepVersion is the version of the debugflow-step that ran ("" when it did not say).

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"sort"
@@ -84,10 +85,69 @@ func (b *xidBuilder) done() *Xid {
 	return b.x
 }
 
+// Bounds on what a kernel-log header may say about why the log could not be read: the step
+// writes one note per source tried (sudo, dmesg, journalctl).
+const (
+	maxKernelLogNotes    = 5
+	maxKernelLogNoteSize = 300
+)
+
+// kernelLogHeader is what the "# source: ..." and "# note: ..." header lines of xid_added.log
+// and of a dmesg_NAME.log snapshot say: where the lines came from ("none" when no source could
+// be read) and the problems met on the way.
+type kernelLogHeader struct {
+	source string
+	notes  []string
+	more   int  // notes beyond maxKernelLogNotes
+	body   bool // a log line came: later "#" lines are not the header
+}
+
+// line takes a trimmed comment line ("# ...") of the header.
+func (h *kernelLogHeader) line(trimmed string) {
+	if h.body {
+		return
+	}
+	rest := strings.TrimSpace(strings.TrimPrefix(trimmed, "#"))
+	if s, ok := strings.CutPrefix(rest, "source:"); ok && h.source == "" {
+		h.source = clip(strings.TrimSpace(s), maxKernelLogNoteSize)
+		return
+	}
+	if n, ok := strings.CutPrefix(rest, "note:"); ok {
+		if n = strings.TrimSpace(n); n == "" {
+			return
+		}
+		if len(h.notes) == maxKernelLogNotes {
+			h.more++
+			return
+		}
+		h.notes = append(h.notes, clip(n, maxKernelLogNoteSize))
+	}
+}
+
+// unavailable says why the kernel log could not be read ("" when it was read, or when the
+// file does not say): the notes of a "source: none" header.
+func (h *kernelLogHeader) unavailable() string {
+	if h.source != "none" {
+		return ""
+	}
+	if len(h.notes) == 0 {
+		return "no source could be read"
+	}
+	why := strings.Join(h.notes, "; ")
+	if h.more > 0 {
+		why += fmt.Sprintf("; and %d more notes", h.more)
+	}
+	return why
+}
+
 // loadXidAdded reads xid_added.log: the raw Xid lines new during the reproducer. Comment lines
-// ("# ...") are skipped and the decoded summary after "# decoded" is not read again.
+// ("# ...") are skipped and the decoded summary after "# decoded" is not read again. When its
+// header says no kernel log source could be read ("# source: none") and it holds no Xid line,
+// the Xid section stays nil and Run.KernelLogUnavailable says why: the run saw no Xid because
+// it could not look, not because there was none.
 func (v *loader) loadXidAdded(name string) error {
 	b := newXid(XidAddedLog)
+	var h kernelLogHeader
 	ok, err := v.readLog(name, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
 			trimmed := strings.TrimSpace(line)
@@ -95,7 +155,11 @@ func (v *loader) loadXidAdded(name string) error {
 				return false
 			}
 			if strings.HasPrefix(trimmed, "#") {
+				h.line(trimmed)
 				return true
+			}
+			if trimmed != "" {
+				h.body = true
 			}
 			if e, ok := xidlog.ParseLine(line); ok {
 				b.add(e)
@@ -104,9 +168,19 @@ func (v *loader) loadXidAdded(name string) error {
 		})
 	})
 	if ok {
-		v.Xid = b.done()
+		v.setXid(b, &h)
 	}
 	return err
+}
+
+// setXid keeps the section b built, unless its file says the kernel log was not available and
+// holds no Xid line.
+func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
+	if why := h.unavailable(); why != "" && len(b.x.Counts) == 0 {
+		v.Run.KernelLogUnavailable = why
+		return
+	}
+	v.Xid = b.done()
 }
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
@@ -118,10 +192,11 @@ func (v *loader) loadDmesg(names []string) error {
 	}
 	if latest == DmesgStartLog {
 		// Only the start snapshot: nothing happened after it that we could see.
-		if ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error { return eachLine(r, func(string) bool { return true }) }); !ok || err != nil {
+		var h kernelLogHeader
+		if ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error { return eachLine(r, h.header) }); !ok || err != nil {
 			return err
 		}
-		v.Xid = newXid(DmesgStartLog).done()
+		v.setXid(newXid(DmesgStartLog), &h)
 		return nil
 	}
 	seen := map[string]bool{}
@@ -144,8 +219,10 @@ func (v *loader) loadDmesg(names []string) error {
 		}
 	}
 	b := newXid(latest)
+	var h kernelLogHeader
 	ok, err := v.readLog(latest, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
+			h.header(line)
 			if seen[line] {
 				return true
 			}
@@ -157,9 +234,20 @@ func (v *loader) loadDmesg(names []string) error {
 		})
 	})
 	if ok {
-		v.Xid = b.done()
+		v.setXid(b, &h)
 	}
 	return err
+}
+
+// header takes one line of a dmesg_NAME.log snapshot: its "# " header lines come first.
+func (h *kernelLogHeader) header(line string) bool {
+	switch trimmed := strings.TrimSpace(line); {
+	case strings.HasPrefix(trimmed, "# "):
+		h.line(trimmed)
+	case trimmed != "":
+		h.body = true
+	}
+	return true
 }
 
 // latestSnapshot picks the snapshot taken last among the regular files: dmesg_final.log when

@@ -640,6 +640,11 @@ func xidReport(snap *Snapshot) (text string, n int, err error) {
 		fmt.Fprintf(&b, "# other new lines matching Xid|MMU Fault|nvidia_uvm, without an Xid number (kept, not decoded): %d\n", other)
 	}
 	fmt.Fprintf(&b, "# source: %s\n", snap.Source)
+	for _, n := range snap.Notes {
+		// Why a source failed: with "source: none" the report says the kernel log was not
+		// available on this runner, and why, instead of "no Xid".
+		fmt.Fprintf(&b, "# note: %s\n", strings.ReplaceAll(n, "\n", " "))
+	}
 	for _, l := range kept {
 		b.WriteString(l)
 		b.WriteByte('\n')

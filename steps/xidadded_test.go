@@ -1,8 +1,13 @@
 package steps
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/report"
 )
 
 // TestXidAddedKeepsMMUFaultAndUVMLines checks that xid_added.log keeps what the reference
@@ -42,5 +47,40 @@ func TestXidAddedKeepsMMUFaultAndUVMLines(t *testing.T) {
 	}
 	if strings.Contains(decoded, "uvm_gpu_replayable_faults") || !strings.Contains(decoded, "31") {
 		t.Errorf("decoded section should hold the Xid 31 event only:\n%s", decoded)
+	}
+}
+
+// TestKernelLogNotAvailable runs the reproducer's kernel-log snapshots on a runner where no
+// source can be read (no dmesg, no journalctl, no sudo): xid_added.log says so and why, and the
+// verdict says the kernel log is not available on this runner, never "Xid: none".
+func TestKernelLogNotAvailable(t *testing.T) {
+	out := t.TempDir()
+	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+	te.Geteuid = func() int { return 1000 }
+	ctx := context.Background()
+	if _, err := TakeSnapshot(ctx, te.Env, DmesgOptions{Out: out, Name: "before_reproducer"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeXidAdded(ctx, te.Env, out, ""); err != nil {
+		t.Fatal(err)
+	}
+	added := readFile(t, filepath.Join(out, XidAddedLog))
+	for _, want := range []string{"# source: none\n", "# note: sudo: not found\n", "# note: dmesg: not found\n", "# note: journalctl: not found\n"} {
+		if !strings.Contains(added, want) {
+			t.Errorf("xid_added.log lacks %q:\n%s", want, added)
+		}
+	}
+	writeFile(t, filepath.Join(out, ReproducerSummary), `{"count":5,"exit_code":1,"failed":1,"failed_tests":["t.py::test_x[cuda-1-5]"]}`)
+	v, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	const want = "kernel log not available on this runner (sudo: not found; dmesg: not found; journalctl: not found)"
+	if v.Xid != nil || !strings.Contains(text.String(), "Xid:            "+want) || !strings.Contains(v.Markdown("a"), "- **Xid:** "+want) {
+		t.Errorf("Xid %+v; the verdict does not say the kernel log was not available:\n%s", v.Xid, text.String())
 	}
 }

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestLoadKernelLogUnavailable checks that a kernel log the runner could not read ("# source:
+// none" in xid_added.log or in the snapshots, with the step's "# note:" lines saying why) leaves
+// the Xid section nil and says so in the text, the Markdown and --json, instead of "Xid: none".
+func TestLoadKernelLogUnavailable(t *testing.T) {
+	noneHeader := lines(`# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (diff): 0`,
+		"# source: none", "# note: sudo: not found", "# note: dmesg: not found", "# note: journalctl: not found")
+	const why = "sudo: not found; dmesg: not found; journalctl: not found"
+	manyNotes := "# source: none\n" + strings.Repeat("# note: "+strings.Repeat("x", 1000)+"\n", 40)
+	tests := []struct {
+		name    string
+		files   map[string]string
+		wantWhy string // "" when the kernel log was read
+		wantXid map[int]int
+	}{
+		{name: "xid_added.log: source none", files: map[string]string{XidAddedLog: noneHeader + "\n# decoded\nno Xid\n"}, wantWhy: why},
+		{name: "xid_added.log: source none without notes", files: map[string]string{XidAddedLog: "# source: none\n"}, wantWhy: "no source could be read"},
+		{name: "xid_added.log: Xid lines win over a source none header", files: map[string]string{XidAddedLog: noneHeader + newXid31 + "\n"},
+			wantXid: map[int]int{31: 1}},
+		{name: "xid_added.log: a note after the log lines is not the header", files: map[string]string{XidAddedLog: "# source: dmesg --ctime\n" + bootLine + "\n# source: none\n"},
+			wantXid: map[int]int{}},
+		{name: "xid_added.log: read", files: map[string]string{XidAddedLog: "# source: dmesg --ctime\n# note: sudo: not found\n"}, wantXid: map[int]int{}},
+		{name: "snapshots: the latest says source none", files: map[string]string{
+			DmesgStartLog: "# debugflow dmesg snapshot \"start\"\n" + noneHeader, "dmesg_final.log": "# debugflow dmesg snapshot \"final\"\n" + noneHeader + "# lines: 0\n"},
+			wantWhy: why},
+		{name: "only the start snapshot, source none", files: map[string]string{DmesgStartLog: noneHeader + "# lines: 0 (first snapshot)\n"}, wantWhy: why},
+		{name: "snapshots read", files: map[string]string{DmesgStartLog: "# source: dmesg --ctime\n" + bootLine + "\n", "dmesg_final.log": "# source: dmesg --ctime\n" + bootLine + "\n" + newXid31 + "\n"},
+			wantXid: map[int]int{31: 1}},
+		{name: "hostile: notes bounded", files: map[string]string{XidAddedLog: manyNotes},
+			wantWhy: strings.Repeat("x", 300)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := v.Run.KernelLogUnavailable
+			if tt.wantWhy == "" {
+				if got != "" || v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
+					t.Fatalf("KernelLogUnavailable %q, Xid %+v; want the Xid counts %v", got, v.Xid, tt.wantXid)
+				}
+				return
+			}
+			if v.Xid != nil || !strings.HasPrefix(got, tt.wantWhy) {
+				t.Fatalf("KernelLogUnavailable %q, Xid %+v; want %q and no Xid section", got, v.Xid, tt.wantWhy)
+			}
+			if len(got) > 2000 {
+				t.Fatalf("KernelLogUnavailable is %d bytes: unbounded", len(got))
+			}
+			var text, js bytes.Buffer
+			if err := v.WriteText(&text, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := v.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			line := "kernel log not available on this runner (" + got + ")"
+			if len(line) > maxDisplayRunes {
+				line = line[:maxDisplayRunes] // the text and the Markdown clip a long value
+			}
+			if !strings.Contains(text.String(), "Xid:            "+line) || !strings.Contains(text.String(), "Runner:         not available on this runner") {
+				t.Errorf("text:\n%s", text.String())
+			}
+			if md := v.Markdown("a"); !strings.Contains(md, "- **Xid:** "+mdText(line)) {
+				t.Errorf("Markdown:\n%s", md)
+			}
+			var j struct {
+				KernelLog *string         `json:"kernel_log_unavailable"`
+				Xid       json.RawMessage `json:"xid"`
+				Runner    RunnerVerdict   `json:"runner"`
+			}
+			if err := json.Unmarshal(js.Bytes(), &j); err != nil {
+				t.Fatal(err)
+			}
+			if j.KernelLog == nil || *j.KernelLog != got || string(j.Xid) != "null" || j.Runner.Verdict != RunnerUnavailable {
+				t.Errorf("--json: %s", js.String())
+			}
+		})
+	}
+}
+
+// TestKernelLogUnavailableWithFindings checks that an application fault found by the sanitizer
+// on a runner whose kernel log could not be read says so: a hardware Xid could have gone unseen.
+func TestKernelLogUnavailableWithFindings(t *testing.T) {
+	v, err := Load(writeDir(t, map[string]string{
+		XidAddedLog:  "# source: none\n# note: dmesg: not found\n",
+		SanitizerLog: "========= Invalid __global__ write of size 4 bytes\n=========     at k+0x10\n========= ERROR SUMMARY: 1 error\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.runnerVerdict()
+	if r.Verdict != RunnerApplication || !strings.Contains(strings.Join(r.Reasons, "; "), "kernel log not available on this runner (dmesg: not found)") {
+		t.Errorf("runner verdict %+v", r)
+	}
+	if c := Compare([]string{"a"}, []*Verdict{v}); !strings.Contains(c.Markdown(), "not available") {
+		t.Errorf("comparison does not say the kernel log was not available:\n%s", c.Markdown())
+	}
+}
