@@ -46,6 +46,7 @@ func FlakyHistory(t testing.TB, dir string, commits []HistoryCommit) []string {
 	git("init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, ".gitignore"), "built.txt\n__pycache__/\n.pytest_cache/\n")
 	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")
+	writeFile(t, filepath.Join(dir, "conftest.py"), flakyConftest)
 	writeFile(t, suite, rate.ReplaceAllString(flakySuite, "FAIL_RATE = 0"))
 	git("add", "-A")
 	git("commit", "-qm", "good")

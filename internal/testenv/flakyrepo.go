@@ -14,6 +14,11 @@ import (
 //go:embed flakysuite/test_flaky.py
 var flakySuite string
 
+// flakyConftest puts bytes on stderr in the middle of every result line (see its docstring).
+//
+//go:embed flakysuite/conftest.py
+var flakyConftest string
+
 // FlakyRepo makes dir a git repository for experiment tests: a branch per entry of rates,
 // each with flakysuite/test_flaky.py failing test_kernel[cuda] on that share of its
 // repetitions (a quarter of the failures crash their xdist worker). Every branch is its own
@@ -31,6 +36,7 @@ func FlakyRepo(t testing.TB, dir string, rates map[string]float64) {
 	git("init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, ".gitignore"), "built.txt\n__pycache__/\n.pytest_cache/\n")
 	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")
+	writeFile(t, filepath.Join(dir, "conftest.py"), flakyConftest)
 	git("add", ".")
 	git("commit", "-qm", "base")
 	rate := regexp.MustCompile(`(?m)^FAIL_RATE = .*$`)

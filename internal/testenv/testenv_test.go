@@ -2,8 +2,11 @@ package testenv
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,5 +36,41 @@ func TestSyncBuffer(t *testing.T) {
 	wg.Wait()
 	if n := strings.Count(b.String(), "\n"); n != 50 {
 		t.Errorf("%d lines, want 50", n)
+	}
+}
+
+// FlakyDraws says exactly what the real suite does: run it with pytest and xdist (a crashed
+// worker is restarted, its test reported FAILED) at a failure rate of one half, and compare
+// every repetition's result with the draw.
+func TestFlakyDrawsMatchTheSuite(t *testing.T) {
+	py := PytestPython(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "test_flaky.py"), strings.Replace(flakySuite, "FAIL_RATE = 0.2", "FAIL_RATE = 0.5", 1))
+	writeFile(t, filepath.Join(dir, "built.txt"), "built\n")
+	const count = 40
+	cmd := exec.Command(py, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-p", "xdist", "-n", "2", "--max-worker-restart=100",
+		"--count", strconv.Itoa(count), "-k", "kernel", "test_flaky.py")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DEBUGFLOW_EXPERIMENT_REF=c-0123", "DEBUGFLOW_EXPERIMENT_ROUND=7", "DEBUGFLOW_FLAKY_SEED=s1")
+	out, _ := cmd.CombinedOutput()
+	re := regexp.MustCompile(`(?m)^(PASSED|FAILED) test_flaky\.py::(test_kernel\[cuda-\d+-\d+\])`)
+	seen := map[string]bool{}
+	failed := 0
+	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+		u := FlakyDraw("s1", "c-0123", "7", m[2])
+		if want := u < 0.5; want != (m[1] == "FAILED") {
+			t.Errorf("%s %s, the draw %v says failed=%v", m[1], m[2], u, want)
+		}
+		seen[m[2]] = true
+		if m[1] == "FAILED" {
+			failed++
+		}
+	}
+	if len(seen) != count {
+		t.Fatalf("%d results of %d repetitions:\n%s", len(seen), count, out)
+	}
+	o := FlakyDraws("s1", "c-0123", "7", 0.5, count)
+	if o.Failures != failed || o.Crashes == 0 || o.Crashes > o.Failures {
+		t.Errorf("FlakyDraws = %+v, pytest failed %d", o, failed)
 	}
 }
