@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/experiment"
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/testenv"
@@ -104,8 +105,41 @@ func TestExperimentLocalUntilDecided(t *testing.T) {
 			if want := fixedSweep(t); reps >= want {
 				t.Errorf("%s after %d repetitions per ref, the fixed sweep needs %d", tc.verdict, reps, want)
 			}
-			if got.Rows[1].Trials != reps {
-				t.Errorf("%d trials of the one failing test in %d repetitions", got.Rows[1].Trials, reps)
+			// Every count is exactly what the suite drew: a trial or a failure lost between
+			// pytest and the counter (a crash dump on stderr cutting a result line apart) fails
+			// here, in any round of either ref.
+			rates := map[string]float64{"baseline": 0.2, "fix": 0, "noop": 0.2}
+			crashes := 0
+			for _, row := range got.Rows {
+				var want testenv.FlakyOutcome
+				for round := 1; round <= reps/50; round++ {
+					o := testenv.FlakyDraws(testenv.FlakyDefaultSeed, row.Ref, strconv.Itoa(round), rates[row.Ref], 50)
+					want.Failures += o.Failures
+					want.Crashes += o.Crashes
+					ob, err := experiment.LoadDir(filepath.Join(out, "round-"+strconv.Itoa(round), row.Ref))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, tt := range ob.Tests {
+						wantF := 0
+						if strings.Contains(tt.ID, "test_kernel") {
+							wantF = o.Failures
+						}
+						if tt.Trials != 50 || tt.Failures != wantF {
+							t.Errorf("%s round %d: %s %d/%d, the suite drew %d/50", row.Ref, round, tt.ID, tt.Failures, tt.Trials, wantF)
+						}
+					}
+					if len(ob.Tests) != 2 {
+						t.Errorf("%s round %d: tests %+v, want test_kernel[cuda] and test_ok", row.Ref, round, ob.Tests)
+					}
+				}
+				if row.Trials != reps || row.Failures != want.Failures {
+					t.Errorf("%s: %d/%d, the suite drew %d/%d (%d crashes)", row.Ref, row.Failures, row.Trials, want.Failures, reps, want.Crashes)
+				}
+				crashes += want.Crashes
+			}
+			if tc.candidate == "noop" && crashes == 0 {
+				t.Error("no crash drawn: the test does not cover crashed workers")
 			}
 			t.Logf("%s: %s after %d repetitions per ref (fixed sweep: %d)", tc.candidate, tc.verdict, reps, fixedSweep(t))
 			// Every round's folders carry their ref.json; the result is kept.
@@ -179,6 +213,47 @@ func TestExperimentWorkflowCmd(t *testing.T) {
 	// The report line of its report job is one the CLI accepts.
 	if code, _, stderr := runCLISplit(t, "report", "--compare", "--markdown", "--baseline", "baseline", t.TempDir()); code == 2 {
 		t.Errorf("the report job's flags are refused: %s", stderr)
+	}
+}
+
+// A candidate that makes things worse, in one sweep: "worse" on real pytest, and a stress test
+// of the trial counter. The candidate crashes its xdist worker in 15% of its repetitions (each
+// crash dumps a stack on stderr while pytest prints result lines on stdout); every count must
+// still be exactly what the suite drew. With stdout and stderr in one pipe a dump cut a result
+// line now and then and a trial was lost: this test failed on every run.
+func TestExperimentLocalWorseCountsEveryTrial(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	rates := map[string]float64{"base": 0.2, "worse": 0.6}
+	testenv.FlakyRepo(t, repo, rates)
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	writeFile(t, specPath, testenv.FlakySpec(py))
+	out := filepath.Join(t.TempDir(), "exp")
+	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
+		"--baseline", "base", "--candidate", "worse", "--count", "100", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var got experimentJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(got.Rows) != 2 || got.Rows[1].Verdict != "worse" {
+		t.Fatalf("rows %+v, want the candidate worse\n%s", got.Rows, stderr)
+	}
+	crashes := 0
+	for _, row := range got.Rows {
+		branch := map[string]string{"baseline": "base", "worse": "worse"}[row.Ref]
+		// A single sweep is round 0.
+		o := testenv.FlakyDraws(testenv.FlakyDefaultSeed, row.Ref, "0", rates[branch], 100)
+		if row.Trials != 100 || row.Failures != o.Failures {
+			t.Errorf("%s: %d/%d, the suite drew %d/100 (%d crashes)", row.Ref, row.Failures, row.Trials, o.Failures, o.Crashes)
+		}
+		crashes += o.Crashes
+	}
+	if crashes < 15 {
+		t.Errorf("%d crashes drawn: too few to stress the counter", crashes)
 	}
 }
 
