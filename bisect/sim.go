@@ -23,6 +23,10 @@ type Simulation struct {
 	StopAtFailure bool
 	// BadSeen is what was known at the bad commit before the first step (--bad-seen).
 	BadSeen Counts
+	// MeasureBadFirst runs the bad commit in the first step, whatever Choose says: an
+	// alternative default that docs/bisect.md weighs (learn the rate before bisecting); debugflow
+	// bisect does not do it.
+	MeasureBadFirst bool
 	// Seed makes the run reproducible.
 	Seed uint64
 }
@@ -65,6 +69,9 @@ func (s Simulation) Run() (SimResult, error) {
 		picks, _, err := p.Choose(min(par, s.MaxSteps-res.Steps), s.Count, nil, nil)
 		if err != nil {
 			return res, err
+		}
+		if s.MeasureBadFirst && res.Steps == 0 {
+			picks = []int{s.Commits - 1}
 		}
 		if len(picks) == 0 {
 			return res, nil

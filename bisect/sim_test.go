@@ -94,15 +94,10 @@ func gitBisectSteps(t *testing.T, dir string, n, firstBad int) int {
 	return strings.Count(string(b), "x")
 }
 
-// With a failure on every trial, the noisy bisection needs no more steps than git bisect at
-// any position of the first bad commit, once it knows the failure is not rare (--bad-seen
-// 1/1: the bad commit failed the one time it ran). Without that it may take one more step
-// at some positions: clean runs only prove a commit good once failures are known to be
-// frequent.
-func TestDeterministicNoMoreStepsThanGitBisect(t *testing.T) {
-	t.Parallel()
-	const n = 16
-	dir := t.TempDir()
+// linearRepo makes dir a repository of a good commit and n more, commit i writing i to the
+// file n: the test of git bisect run reads it.
+func linearRepo(t *testing.T, dir string, n int) {
+	t.Helper()
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -118,25 +113,147 @@ func TestDeterministicNoMoreStepsThanGitBisect(t *testing.T) {
 		git("add", "n")
 		git("commit", "-qm", "commit "+strconv.Itoa(i))
 	}
-	var extra []string
+}
+
+// A failure on every trial, 16 commits, every position of the first bad commit, against the
+// steps of the real git bisect (docs/bisect.md, "What holds"):
+//   - told that --bad fails every time (--bad-seen F/F with F >= 3: the run at --bad failed
+//     all of its repetitions), no more steps than git bisect anywhere, for steps of 5 to 50
+//     repetitions; with 75 or 100 at most one more;
+//   - told nothing (only --good and --bad), at most one more step; at the default count (50)
+//     only where the first bad commit is --bad itself, where no rule can do without it
+//     (TestNoBisectionNamesTheBadEndWithoutAFailure).
+func TestDeterministicNoMoreStepsThanGitBisect(t *testing.T) {
+	t.Parallel()
+	const n = 16
+	dir := t.TempDir()
+	linearRepo(t, dir, n)
+	want := make([]int, n)
 	for fb := range n {
-		want := gitBisectSteps(t, dir, n, fb+1)
-		s := Simulation{Commits: n, FirstBad: fb, Rate: 1, Count: 25, Confidence: 0.95, MaxSteps: 20, Model: DefaultModel, BadSeen: Counts{Failures: 1, Trials: 1}}
+		want[fb] = gitBisectSteps(t, dir, n, fb+1)
+	}
+	steps := func(count, fb int, seen Counts) SimResult {
+		s := Simulation{Commits: n, FirstBad: fb, Rate: 1, Count: count, Confidence: 0.95, MaxSteps: 20, Model: DefaultModel, BadSeen: seen}
 		r, err := s.Run()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Decided || r.Found != fb || r.Steps > want {
-			t.Errorf("first bad commit %d: found %d (%.3f) in %d steps; git bisect needs %d", fb+1, r.Found+1, r.Posterior, r.Steps, want)
+		if !r.Decided || r.Found != fb {
+			t.Errorf("count %d, --bad-seen %d/%d, first bad commit %d: found %d (%.3f)", count, seen.Failures, seen.Trials, fb+1, r.Found+1, r.Posterior)
 		}
-		s.BadSeen = Counts{}
-		if r, _ := s.Run(); !r.Decided || r.Found != fb || r.Steps > want+1 {
-			t.Errorf("without --bad-seen, first bad commit %d: found %d in %d steps; git bisect needs %d", fb+1, r.Found+1, r.Steps, want)
-		} else if r.Steps > want {
-			extra = append(extra, strconv.Itoa(fb+1))
+		return r
+	}
+	for _, count := range []int{5, 10, 25, 50, 75, 100} {
+		allowed := 0
+		if count > 50 {
+			allowed = 1
+		}
+		for _, seen := range []Counts{{Failures: 3, Trials: 3}, {Failures: count, Trials: count}} {
+			for fb := range n {
+				if r := steps(count, fb, seen); r.Steps > want[fb]+allowed {
+					t.Errorf("count %d, --bad-seen %d/%d, first bad commit %d: %d steps; git bisect needs %d", count, seen.Failures, seen.Trials, fb+1, r.Steps, want[fb])
+				}
+			}
+		}
+		var extra []string
+		for fb := range n {
+			r := steps(count, fb, Counts{})
+			switch {
+			case r.Steps > want[fb]+1:
+				t.Errorf("count %d without --bad-seen, first bad commit %d: %d steps; git bisect needs %d", count, fb+1, r.Steps, want[fb])
+			case r.Steps > want[fb]:
+				extra = append(extra, strconv.Itoa(fb+1))
+			case fb == n-1:
+				t.Errorf("count %d without --bad-seen: %d steps where the first bad commit is --bad; that cannot be done in git bisect's %d", count, r.Steps, want[fb])
+			}
+		}
+		if count == 50 && len(extra) != 1 {
+			t.Errorf("count 50 without --bad-seen: one step more than git bisect at %v, want only at %d", extra, n)
+		}
+		t.Logf("count %d without --bad-seen: one step more than git bisect where the first bad commit is %s", count, strings.Join(extra, ", "))
+	}
+}
+
+// Why a bisection told nothing about the rate needs one more step than git bisect where the
+// first bad commit is --bad itself. To stay within git bisect's 4 steps at all 16 positions,
+// every step must split the candidates (a step at --bad splits nothing: it is bad under every
+// hypothesis), so the path that ends at --bad is 4 steps that all pass, and no failure is seen.
+// Whatever 4 commits (repeats allowed) those steps ran, 4 clean steps cannot put --bad at 0.95:
+// with the rate unknown, clean steps may be a bad commit that failed rarely. Once --bad is
+// known to fail every time (--bad-seen), the clean steps git bisect would run suffice.
+func TestNoBisectionNamesTheBadEndWithoutAFailure(t *testing.T) {
+	const n = 16
+	for _, count := range []int{5, 25, 50, 1000} {
+		best := 0.0
+		var bestSet [4]int
+		var set [4]int
+		var walk func(k, from int)
+		walk = func(k, from int) {
+			if k == len(set) {
+				obs := make([]Counts, n)
+				for _, j := range set {
+					obs[j] = obs[j].Add(Counts{Trials: count})
+				}
+				p, err := DefaultModel.Posterior(obs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.P[n-1] > best {
+					best, bestSet = p.P[n-1], set
+				}
+				return
+			}
+			for j := from; j < n-1; j++ {
+				set[k] = j
+				walk(k+1, j)
+			}
+		}
+		walk(0, 0)
+		if best >= 0.95 {
+			t.Errorf("count %d: 4 clean steps at %v put --bad at %.3f", count, bestSet, best)
+		}
+		// git bisect's steps at that position (commits 8, 12, 14, 15 of 16), with --bad seen
+		// failing 3 times in 3.
+		obs := make([]Counts, n)
+		for _, j := range []int{7, 11, 13, 14} {
+			obs[j] = Counts{Trials: count}
+		}
+		obs[n-1] = Counts{Failures: 3, Trials: 3}
+		p, _ := DefaultModel.Posterior(obs)
+		if p.P[n-1] < 0.95 {
+			t.Errorf("count %d: git bisect's 4 clean steps with --bad-seen 3/3 put --bad at %.3f", count, p.P[n-1])
+		}
+		t.Logf("count %d: at most %.3f after 4 clean steps (%v); %.4f with --bad-seen 3/3", count, best, bestSet, p.P[n-1])
+	}
+}
+
+// The alternatives to learning the rate from the steps, on 16 commits at every position with
+// 10 seeds (docs/bisect.md, "What holds"): running --bad first costs a step at every rate and
+// more trials; assuming --bad failed its one trial (a built-in --bad-seen 1/1) names the wrong
+// commit twice as often for a rare flake.
+func TestWhyTheDefaultLearnsTheRateFromTheSteps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate  float64
+		count int
+	}{{1, 50}, {0.3, 5}} {
+		base := Simulation{Commits: 16, Rate: tc.rate, Count: tc.count, Confidence: 0.95, MaxSteps: 300, Model: DefaultModel}
+		trials, steps, _, _ := simSummary(t, base, 10)
+		base.MeasureBadFirst = true
+		ftrials, fsteps, _, _ := simSummary(t, base, 10)
+		t.Logf("rate %v, count %d: %.1f trials in %.1f steps; --bad first %.1f in %.1f", tc.rate, tc.count, trials, steps, ftrials, fsteps)
+		if ftrials <= trials || fsteps <= steps {
+			t.Errorf("rate %v, count %d: measuring --bad first took %.1f trials in %.1f steps, the default %.1f in %.1f", tc.rate, tc.count, ftrials, fsteps, trials, steps)
 		}
 	}
-	t.Logf("without --bad-seen, one step more than git bisect when the first bad commit is %s", strings.Join(extra, ", "))
+	base := Simulation{Commits: 16, Rate: 0.05, Count: 5, Confidence: 0.95, MaxSteps: 300, Model: DefaultModel}
+	_, _, wrong, _ := simSummary(t, base, 10)
+	base.BadSeen = Counts{Failures: 1, Trials: 1}
+	_, _, awrong, _ := simSummary(t, base, 10)
+	t.Logf("rate 0.05, count 5: wrong %.3f; assuming 1/1 at --bad %.3f", wrong, awrong)
+	if awrong < 1.5*wrong || awrong <= 0.05 {
+		t.Errorf("rate 0.05: assuming 1/1 at --bad named the wrong commit %.1f%% of the time, the default %.1f%%", 100*awrong, 100*wrong)
+	}
 }
 
 func TestPlainBisection(t *testing.T) {

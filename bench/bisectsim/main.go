@@ -4,7 +4,7 @@
 // steps each needs, and how often it names the wrong commit. docs/performance.md quotes it.
 //
 //	go run ./bench/bisectsim [-commits 16,64] [-rates 0.05,0.3,1] [-counts 5,25] [-seeds 10]
-//	                         [-bad-seen] [-prior-a 0.5 -prior-b 1]
+//	                         [-bad-seen | -assume-bad 1/1] [-bad-first] [-prior-a 0.5 -prior-b 1]
 //
 // The plain bisection is told the true failure rate (an advantage the noisy one does not
 // have): "fixed" runs every step as one run of that many repetitions, as a dispatch with
@@ -39,6 +39,8 @@ func run(args []string, out io.Writer) error {
 	priorA := fl.Float64("prior-a", bisect.DefaultModel.PriorA, "the Beta prior of the failure rate (to compare priors)")
 	priorB := fl.Float64("prior-b", bisect.DefaultModel.PriorB, "")
 	seen := fl.Bool("bad-seen", false, "give the noisy bisection 30 trials of the bad commit first (--bad-seen), as the plain one is given the rate")
+	assume := fl.String("assume-bad", "", "give the noisy bisection these counts `F/T` at the bad commit whatever the rate (a default that assumes, e.g. 1/1)")
+	badFirst := fl.Bool("bad-first", false, "run the bad commit in the first step (a default that measures the rate before bisecting)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -46,6 +48,13 @@ func run(args []string, out io.Writer) error {
 	model.PriorA, model.PriorB = *priorA, *priorB
 	if err := model.Validate(); err != nil {
 		return err
+	}
+	var assumed bisect.Counts
+	if *assume != "" {
+		if _, err := fmt.Sscanf(*assume, "%d/%d", &assumed.Failures, &assumed.Trials); err != nil ||
+			assumed.Failures < 0 || assumed.Failures > assumed.Trials {
+			return fmt.Errorf("-assume-bad %q: want FAILURES/TRIALS", *assume)
+		}
 	}
 	commits, err := ints(*commitsF)
 	if err != nil {
@@ -84,7 +93,7 @@ func run(args []string, out io.Writer) error {
 				for fb := range n {
 					for seed := range *seeds {
 						s := bisect.Simulation{Commits: n, FirstBad: fb, Rate: r, Count: c, Confidence: *confidence,
-							MaxSteps: 500, Model: model, Seed: uint64(seed)}
+							MaxSteps: 500, Model: model, Seed: uint64(seed), MeasureBadFirst: *badFirst, BadSeen: assumed}
 						if *seen {
 							s.BadSeen = badSeen(r, uint64(seed))
 						}
