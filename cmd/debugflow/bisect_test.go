@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +22,7 @@ type bisectJSON struct {
 	Posterior float64 `json:"posterior"`
 	Decided   bool    `json:"decided"`
 	Steps     []struct {
+		N        int    `json:"n"`
 		Commit   string `json:"commit"`
 		Trials   int    `json:"trials"`
 		Failures int    `json:"failures"`
@@ -49,6 +52,25 @@ func decodeBisect(t *testing.T, stdout string) bisectJSON {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	return got
+}
+
+// checkStepCounts checks every observed step's failures/trials against what the flaky suite
+// drew for it (its ref name is the commit, its round the step number): a trial or a failure
+// lost between pytest and the counter (a crash dump on stderr cutting a result line apart)
+// fails here. rate gives each commit's failure rate. It returns the crashes drawn.
+func checkStepCounts(t *testing.T, got bisectJSON, count int, rate func(commit string) float64) (crashes int) {
+	t.Helper()
+	for _, s := range got.Steps {
+		if s.Outcome != bisect.Observed {
+			continue
+		}
+		o := testenv.FlakyDraws(testenv.FlakyDefaultSeed, "c-"+s.Commit[:40], strconv.Itoa(s.N), rate(s.Commit), count)
+		if s.Trials != count || s.Failures != o.Failures {
+			t.Errorf("step %d at %s: %d/%d, the suite drew %d/%d", s.N, s.Commit[:12], s.Failures, s.Trials, o.Failures, count)
+		}
+		crashes += o.Crashes
+	}
+	return crashes
 }
 
 // gitBisectRunSteps runs the real git bisect on the repository with a test that reads the
@@ -82,20 +104,13 @@ func gitBisectRunSteps(t *testing.T, repo, good, bad string) (steps int, firstBa
 // clean step is good at the same confidence (13 repetitions x 4 steps). The plain bisection
 // must be told the rate to know its repetitions; the noisy one is told as much, as counts
 // seen at the bad commit (--bad-seen 9/30). This is one reproducible draw of the suite; the
-// averages over every position and many draws are bisect's simulation tests.
+// averages over every position and many draws are bisect's simulation tests (which also hold
+// without --bad-seen). TestBisectLocalOnlyGoodAndBad runs the same history told nothing.
 func TestBisectLocalFindsAFlakyRegression(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	repo := t.TempDir()
-	var hist []testenv.HistoryCommit
-	for i := range 16 {
-		rate := 0.0
-		if i >= 10 {
-			rate = 0.3
-		}
-		hist = append(hist, testenv.HistoryCommit{Rate: rate})
-	}
-	ids := testenv.FlakyHistory(t, repo, hist)
+	ids := flakyRegression(t, repo)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
 	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
@@ -113,6 +128,9 @@ func TestBisectLocalFindsAFlakyRegression(t *testing.T) {
 			t.Errorf("step %+v: want 5 trials of the failing test", s)
 		}
 		trials += s.Trials
+	}
+	if crashes := checkStepCounts(t, got, 5, regressionRate(ids)); crashes == 0 {
+		t.Error("no step drew a crash: the test does not cover crashed workers")
 	}
 	plain := bisect.PlainBisection{Commits: 16, Rate: 0.3, Confidence: 0.95}
 	if trials >= plain.FixedTrials() {
@@ -143,8 +161,61 @@ func TestBisectLocalFindsAFlakyRegression(t *testing.T) {
 	}
 }
 
+// flakyRegression makes repo the history of the done-when: a good commit and 16 more, the
+// 11th of which (ids[11]) makes test_kernel fail 30% of its repetitions.
+func flakyRegression(t *testing.T, repo string) []string {
+	var hist []testenv.HistoryCommit
+	for i := range 16 {
+		rate := 0.0
+		if i >= 10 {
+			rate = 0.3
+		}
+		hist = append(hist, testenv.HistoryCommit{Rate: rate})
+	}
+	return testenv.FlakyHistory(t, repo, hist)
+}
+
+// regressionRate is each commit's failure rate in flakyRegression's history.
+func regressionRate(ids []string) func(string) float64 {
+	return func(commit string) float64 {
+		if slices.Index(ids, commit) >= 11 {
+			return 0.3
+		}
+		return 0
+	}
+}
+
+// The same history for a user who passes only --good and --bad: the rate is learned from the
+// steps. It names the right commit at 0.95 or more; how many trials that takes varies widely
+// from one draw to the next (on average fewer than the plain bisection's 52, the simulation
+// tests say; this draw takes more, see docs/bisect.md), so the test checks the answer and that
+// every step counted exactly what the suite drew.
+func TestBisectLocalOnlyGoodAndBad(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	ids := flakyRegression(t, repo)
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
+	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
+		"--good", ids[0], "--bad", "main", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	got := decodeBisect(t, stdout)
+	if got.FirstBad != ids[11] || got.Posterior < 0.95 || !got.Decided {
+		t.Fatalf("first bad %s at %.3f, want %s (change 11)\nstderr:\n%s", got.FirstBad, got.Posterior, ids[11], stderr)
+	}
+	if crashes := checkStepCounts(t, got, 5, regressionRate(ids)); crashes == 0 {
+		t.Error("no step drew a crash: the test does not cover crashed workers")
+	}
+	t.Logf("found %s at %.4f in %d steps, %d trials", got.FirstBad[:12], got.Posterior, len(got.Steps), 5*len(got.Steps))
+}
+
 // A failure on every repetition: the bisection needs no more steps than git bisect on the
-// same repository, once told the bad commit failed the one time it ran (--bad-seen 1/1).
+// same repository, once told the bad commit failed every repetition it ran (--bad-seen 40/40,
+// as a run of the spec's 40 repetitions at --bad would show). A quarter of the failing
+// repetitions crash their xdist worker: every step must count exactly what the suite drew.
 // Commits that do not build or lack the test are skipped, never counted as good.
 func TestBisectLocalDeterministicLikeGitBisect(t *testing.T) {
 	t.Parallel()
@@ -164,15 +235,23 @@ func TestBisectLocalDeterministicLikeGitBisect(t *testing.T) {
 		t.Fatalf("git bisect found %s, want %s", gitFirst, ids[6])
 	}
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 10))
+	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 40))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
-		"--good", ids[0], "--bad", "main", "--bad-seen", "1/1", "--json")
+		"--good", ids[0], "--bad", "main", "--bad-seen", "40/40", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	got := decodeBisect(t, stdout)
 	if got.FirstBad != ids[6] || got.Posterior < 0.95 {
 		t.Fatalf("first bad %s at %.3f, want %s\nstderr:\n%s", got.FirstBad, got.Posterior, ids[6], stderr)
+	}
+	if crashes := checkStepCounts(t, got, 40, func(commit string) float64 {
+		if slices.Index(ids, commit) >= 6 {
+			return 1
+		}
+		return 0
+	}); crashes < 15 {
+		t.Errorf("%d crashes drawn: too few to stress the counter", crashes)
 	}
 	if len(got.Steps) > gitSteps {
 		t.Errorf("%d steps, git bisect needs %d", len(got.Steps), gitSteps)
