@@ -110,7 +110,7 @@ func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Write
 	f.DurationVar(&o.MaxTime, "max-time", 0, "start no step once the steps used this much runner time (e.g. 6h; default no limit)")
 	f.IntVar(&o.Parallel, "parallel", 1, fmt.Sprintf("on GitHub: steps running at once, the K most informative commits (1 to %d)", bisect.MaxParallel))
 	f.IntVar(&o.Retries, "retries", 1, "times a run that failed without artifacts is dispatched again before the bisection stops")
-	f.StringVar(&o.BadSeen, "bad-seen", "", "failures/trials already seen at --bad (e.g. 9/200; 1/1 for a failure that shows every time): they teach the model the rate")
+	f.StringVar(&o.BadSeen, "bad-seen", "", "failures/trials already seen at --bad (e.g. 9/200; 50/50 for a failure that shows every time): they teach the model the rate")
 	f.StringVar(&o.Runner, "runner", "", "on GitHub: count only the folders of this runner label (default: every runner of the spec)")
 	f.BoolVar(&o.JSON, "json", false, `print {"first_bad", "posterior", "steps", "candidates", ...} on stdout (progress goes to stderr)`)
 	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")

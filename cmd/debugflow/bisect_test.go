@@ -188,8 +188,9 @@ func regressionRate(ids []string) func(string) float64 {
 // The same history for a user who passes only --good and --bad: the rate is learned from the
 // steps. It names the right commit at 0.95 or more; how many trials that takes varies widely
 // from one draw to the next (on average fewer than the plain bisection's 52, the simulation
-// tests say; this draw takes more, see docs/bisect.md), so the test checks the answer and that
-// every step counted exactly what the suite drew.
+// tests say; this draw takes 50, and one in ten take more than 70: docs/bisect.md, "What
+// holds"), so the test checks the answer and that every step counted exactly what the
+// suite drew.
 func TestBisectLocalOnlyGoodAndBad(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
