@@ -185,10 +185,14 @@ func runBundle(ctx context.Context, opts *bundleOptions, stdout, stderr io.Write
 	if d := s.StepBinary.Delivery; d != "" && d != spec.DeliveryBundle {
 		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("the spec's step binary comes from %s (step_binary.delivery): there is nothing to bundle", d)}
 	}
-	s.StepBinary.Delivery = spec.DeliveryBundle
+	// An empty delivery is resolved as generate does, so the line on stderr gives the real
+	// reason ("is not a release ...", not "in the spec").
 	plan, err := resolveStepBinary(ctx, s, stderr)
 	if err != nil {
 		return err
+	}
+	if plan.Delivery != spec.DeliveryBundle {
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("the workflows of this debugflow get debugflow-step from %s, not a bundle: there is nothing to bundle", plan.Delivery)}
 	}
 	if opts.Check {
 		return finishBundle(plan, filepath.Join(opts.Root, ".github", "workflows", "x.yml"), true, stdout, stderr)
