@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goccy/go-yaml"
+
 	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
 )
 
@@ -167,6 +170,48 @@ func TestEvidenceWithoutGPUTools(t *testing.T) {
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, summary)
+		}
+	}
+}
+
+// TestCoredumpRunsAfterAFailedSanitizer evaluates the generated conditions as GitHub does: a
+// sanitizer step that failed (its timeout-minutes ran out, compute-sanitizer is missing) fails
+// the job so far, and the core dump pass, which runs apart from the sanitizer, must still run
+// when the reproducer failed; nothing runs the pass when the reproducer did not fail.
+func TestCoredumpRunsAfterAFailedSanitizer(t *testing.T) {
+	s := spec.Default()
+	s.Coredump.Enabled = true
+	s.StepBinary.Delivery, s.StepBinary.Pinned = spec.DeliveryBundle, map[string]string{spec.ArchX64: strings.Repeat("0", 64)}
+	data, err := generate.Generate(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflowFile
+	if err := yaml.UnmarshalWithOptions(data, &wf, yaml.Strict()); err != nil {
+		t.Fatal(err)
+	}
+	conds := map[string]string{}
+	for _, st := range wf.Jobs[generate.DebugJobID].Steps {
+		conds[st.Name] = st.If
+	}
+	core, ok := conds["GPU core dump"]
+	if !ok {
+		t.Fatalf("no core dump step in %v", conds)
+	}
+	for _, tt := range []struct {
+		reproduced string
+		jobFailed  bool
+		want       bool
+	}{
+		{"true", false, true},
+		{"true", true, true}, // the sanitizer step failed
+		{"false", true, false},
+		{"", false, false},
+	} {
+		ev := &evaluator{outputs: map[string]map[string]string{"reproduce": {"reproduced": tt.reproduced}}, outcomes: map[string]string{}}
+		got, err := ev.condition(core, tt.jobFailed)
+		if err != nil || got != tt.want {
+			t.Errorf("core dump step if %q with reproduced=%q, job failed %v: %v, %v; want %v", core, tt.reproduced, tt.jobFailed, got, err, tt.want)
 		}
 	}
 }

@@ -680,7 +680,9 @@ func (b *builder) sanitizeStep() workflow.Step {
 
 // coredumpStep is the GPU core dump pass: when the reproducer failed, the crashed (else first
 // failing) test rerun alone with the driver's core dump on exception, each attempt bounded by
-// its share of the step's timeout.
+// its share of the step's timeout. It runs apart from the sanitizer: a sanitizer step that
+// failed (its timeout, compute-sanitizer missing) must not skip it, so its condition is
+// !cancelled() rather than the implicit success().
 func (b *builder) coredumpStep() workflow.Step {
 	s := b.s
 	d := s.Coredump
@@ -691,7 +693,8 @@ func (b *builder) coredumpStep() workflow.Step {
 	for _, e := range s.Reproducer.Env {
 		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
 	}
-	st := b.oneCommandStep("GPU core dump", workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true")), c)
+	st := b.oneCommandStep("GPU core dump", workflow.And(workflow.Not(workflow.Cancelled()),
+		workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))), c)
 	st.TimeoutMinutes = workflow.Minutes{N: d.TimeoutMinutes}
 	return st
 }
