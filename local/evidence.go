@@ -68,7 +68,6 @@ func health(ctx context.Context, env *steps.Env, dir string, out io.Writer) {
 		return
 	case res.Unavailable != "":
 		fmt.Fprintf(out, "    not available on this machine (%s)\n", res.Unavailable)
-		return
 	}
 	for _, g := range res.Snapshot.GPUs {
 		fmt.Fprintf(out, "    %s\n", nvsmi.Describe(res.Snapshot, g))
@@ -79,6 +78,7 @@ func health(ctx context.Context, env *steps.Env, dir string, out io.Writer) {
 	switch {
 	case res.Suspect():
 		fmt.Fprintln(out, "    suspect this machine's GPU (see above)")
+	case res.Unavailable != "":
 	case len(res.Changes) == 0:
 		fmt.Fprintln(out, "    no change since the snapshot before the run")
 	}

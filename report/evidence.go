@@ -498,7 +498,9 @@ func (v *loader) loadHealth(have map[string]bool) error {
 	if !found {
 		return nil
 	}
-	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0 {
+	// A GPU nvidia-smi saw before the run but cannot see after it (it fell off the bus, the
+	// driver lost it, nvidia-smi hangs) is missing after the run: suspect.
+	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 {
 		h.Changes = nvsmi.Compare(*h.Before, *h.After)
 	}
 	latest := h.After

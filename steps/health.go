@@ -91,7 +91,9 @@ func RunHealth(ctx context.Context, env *Env, opts HealthOptions) (*HealthResult
 			fmt.Fprintf(env.Stdout, "health: no %q snapshot to compare with (%s missing)\n", opts.Since, HealthQueryFile(opts.Since))
 		case err != nil:
 			return res, err
-		case res.Unavailable == "" && len(before.GPUs) > 0:
+		case len(before.GPUs) > 0:
+			// Also when nvidia-smi now fails: a GPU seen before the run and not after it
+			// (fallen off the bus, lost by the driver) is missing after the run, suspect.
 			res.Changes = nvsmi.Compare(before, res.Snapshot)
 			changed = len(res.Changes) > 0
 			printChanges(env, opts.Since, opts.Name, res.Changes)

@@ -80,6 +80,34 @@ func TestHealthBeforeAndAfter(t *testing.T) {
 	}
 }
 
+// TestHealthGPULostAfterTheRun: a GPU nvidia-smi listed before the run and cannot reach after
+// it (Xid 79, fallen off the bus; the driver lost it) is the strongest runner signal there is:
+// the step says the GPU is missing after the run and that the runner is suspect, instead of
+// only "not available".
+func TestHealthGPULostAfterTheRun(t *testing.T) {
+	out := t.TempDir()
+	before, _ := healthEnv(t, nil)
+	if _, err := RunHealth(context.Background(), before.Env, HealthOptions{Out: out, Name: HealthBefore}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := healthEnv(t, map[string]string{"FAKE_NVIDIA_SMI_FAIL": "1"})
+	res, err := RunHealth(context.Background(), after.Env, HealthOptions{Out: out, Name: HealthAfter, Since: HealthBefore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := after.stdout.String() + after.stderr.String()
+	for _, w := range []string{"health after: not available on this runner (nvidia-smi -q: exit status 9",
+		"health: before to after: GPU-5f0e4c7a: GPU missing after the run",
+		"warning: suspect the runner's GPU: GPU-5f0e4c7a: GPU missing after the run"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if outs := terminalOutputs(after.stdout.String()); !res.Suspect() || outs["suspect"] != "true" || outs["health_changed"] != "true" {
+		t.Errorf("suspect %v, outputs %v: want the runner suspect", res.Suspect(), outs)
+	}
+}
+
 func TestHealthDegrades(t *testing.T) {
 	t.Run("no nvidia-smi", func(t *testing.T) {
 		te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
