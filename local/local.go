@@ -143,8 +143,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	quiet.Action = githubactions.New(githubactions.WithGetenv(quiet.Getenv), githubactions.WithWriter(io.Discard))
 	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
 
-	if res, err := runSetup(ctx, s, opts, env, job, out); res != nil || err != nil {
-		return res, err
+	failed, build, err := runSetup(ctx, s, opts, env, job, out)
+	if failed != nil || err != nil {
+		return failed, err
 	}
 
 	// The interpreter first: without pytest and its plugins nothing below is worth its time.
@@ -171,6 +172,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		fmt.Fprintf(out, "    %s holds an earlier run's evidence: this run writes to %s\n", opts.Out, dir)
 	}
 	opts.Out = dir
+	if build != nil {
+		// The build's times and the compiler cache's answer, as the workflow records them:
+		// `debugflow report` shows them, and --compare across runs.
+		if err := steps.WriteBuildRecord(opts.Out, build); err != nil {
+			return nil, err
+		}
+	}
 
 	// The smoke test before the sweep, as in the workflow: a build that cannot even initialise
 	// stops here, and its reproducer summary makes the verdict "setup failed".

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"math"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -51,6 +53,8 @@ type setupRunner struct {
 	job *jobEnv
 	dir string // the checkout
 	out io.Writer
+	// cpu is the CPU time of the last stage's script (nil when it ran no script).
+	cpu *time.Duration
 }
 
 // skipped prints what a stage that does not run would have done, and which of its variables
@@ -73,6 +77,7 @@ func (r *setupRunner) skipped(st setupStage) {
 // $GITHUB_ENV and $GITHUB_PATH to the later stages. cause is set when the stage failed;
 // errCancelled when ctx ended it.
 func (r *setupRunner) run(ctx context.Context, st setupStage) (cause string, err error) {
+	r.cpu = nil
 	var lines []string
 	var lineField []string
 	for i, c := range st.commands {
@@ -107,6 +112,7 @@ func (r *setupRunner) run(ctx context.Context, st setupStage) (cause string, err
 		Script: script, Dir: r.dir, Output: r.out, OnLine: tail.add,
 		Env: r.job.environ(st.env, "GITHUB_ENV="+files.env(), "GITHUB_PATH="+files.path()),
 	})
+	r.cpu = &res.CPU
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", st.name, err)
@@ -313,8 +319,9 @@ func smoke(ctx context.Context, env *steps.Env, sm spec.Smoke, out, dir string, 
 
 // runSetup runs the spec's install and build stages, each only with its flag, and says what it
 // left out. A failed stage ends the run as "setup failed" (exit 6) with the failing line; the
-// result is nil when the run goes on.
-func runSetup(ctx context.Context, s *spec.Spec, opts Options, env *steps.Env, job *jobEnv, out io.Writer) (*Result, error) {
+// result is nil when the run goes on, and rec then holds the stages' times and what the
+// compiler cache answered (nil when no stage ran).
+func runSetup(ctx context.Context, s *spec.Spec, opts Options, env *steps.Env, job *jobEnv, out io.Writer) (res *Result, rec *steps.BuildRecord, err error) {
 	r := &setupRunner{env: env, job: job, dir: opts.Dir, out: out}
 	stages := []struct {
 		setupStage
@@ -332,17 +339,101 @@ func runSetup(ctx context.Context, s *spec.Spec, opts Options, env *steps.Env, j
 		if st.name == "install" && len(s.Install.Apt) > 0 {
 			fmt.Fprintf(out, "    apt packages are never installed by local; make sure these are present: %s\n", strings.Join(s.Install.Apt, " "))
 		}
+		if rec == nil {
+			rec = &steps.BuildRecord{Cache: map[string]string{}, Keys: map[string]string{}, Restored: map[string]string{}}
+		}
+		var cc *steps.CompilerCacheFolder
+		if st.name == "build" {
+			if cc, err = r.compilerCache(ctx, s); err != nil {
+				return nil, nil, err
+			}
+		}
+		start := env.Now()
 		cause, err := r.run(ctx, st.setupStage)
 		switch {
 		case errors.Is(err, errCancelled):
 			fmt.Fprintln(out, "    cancelled")
-			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
+			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil, nil
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case cause != "":
 			fmt.Fprintf(out, "    setup failed: %s\n", cause)
-			return &Result{SetupFailed: true, SetupCause: cause, ExitCode: ExitSetupFailed}, nil
+			return &Result{SetupFailed: true, SetupCause: cause, ExitCode: ExitSetupFailed}, nil, nil
 		}
+		secs := seconds(env.Now().Sub(start))
+		if st.name == "install" {
+			rec.InstallSeconds = &secs
+			continue
+		}
+		rec.Seconds = &secs
+		if r.cpu != nil {
+			c := seconds(*r.cpu)
+			rec.CPUSeconds = &c
+		}
+		line := fmt.Sprintf("    build: %.1f s", secs)
+		if rec.CPUSeconds != nil {
+			line += fmt.Sprintf(" (CPU %.1f s)", *rec.CPUSeconds)
+		}
+		if cc != nil {
+			rec.Compiler = steps.CompilerStats(ctx, r.jobSteps(), cc.Tool)
+			if c := rec.Compiler; c.Measured {
+				line += fmt.Sprintf("; %s %d hits, %d misses", c.Tool, c.Hits, c.Misses)
+			} else {
+				line += "; " + c.Note
+			}
+		}
+		fmt.Fprintln(out, line)
 	}
-	return nil, nil
+	return nil, rec, nil
+}
+
+// seconds rounds d to milliseconds, as the workflow's timer does.
+func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+
+// jobSteps is the machine's Env seen through the job environment: the build's exports, the
+// compiler cache's folder and the folders put on PATH included.
+func (r *setupRunner) jobSteps() *steps.Env {
+	e := *r.env
+	e.Stdout, e.Stderr = io.Discard, r.out
+	e.Getenv = r.job.getenv
+	e.Environ = func() []string { return r.job.environ(nil) }
+	e.LookPath = r.job.lookPath(r.env.LookPath)
+	e.Action = githubactions.New(githubactions.WithGetenv(e.Getenv), githubactions.WithWriter(io.Discard))
+	return &e
+}
+
+// compilerCache points the build at the spec's compiler cache folder, as the workflow's
+// compiler-cache step does: the same folder (cache.compiler.dir, ~/ being this machine's home)
+// on every local run, so a second build compiles only what changed. nil without a compiler
+// cache in the spec.
+func (r *setupRunner) compilerCache(ctx context.Context, s *spec.Spec) (*steps.CompilerCacheFolder, error) {
+	c := s.Cache.Compiler
+	if !s.Cache.CacheEnabled() || c == nil {
+		return nil, nil
+	}
+	basedir := r.dir
+	if basedir == "" {
+		basedir = "."
+	}
+	basedir, err := filepath.Abs(basedir)
+	if err != nil {
+		return nil, fmt.Errorf("compiler cache: %w", err)
+	}
+	e := r.jobSteps()
+	cc, err := steps.PrepareCompilerCache(ctx, e, steps.CompilerCacheOptions{Tool: c.Tool, Dir: c.Dir}, e.Getenv("HOME"), basedir)
+	if err != nil {
+		return nil, fmt.Errorf("cache.compiler: %w", err)
+	}
+	fmt.Fprintf(r.out, "    compiler cache: %s, the same folder on every run (cache.compiler.dir)\n", cc.Line())
+	if cc.Note != "" {
+		fmt.Fprintf(r.out, "    %s\n", cc.Note)
+	}
+	var vars []envVar
+	for _, kv := range cc.Env {
+		name, value, _ := strings.Cut(kv, "=")
+		vars = append(vars, envVar{Name: name, Value: value})
+		fmt.Fprintf(r.out, "    %s=%s (for the build and the later steps)\n", name, value)
+	}
+	r.job.apply(vars, nil)
+	return cc, nil
 }

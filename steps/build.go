@@ -237,23 +237,58 @@ func expandHome(dir, home string) (string, error) {
 // the later steps (the build) the variables that point the tool at it; for ccache it also
 // zeroes the statistics, so those after the build are the build's own.
 func RunCompilerCache(ctx context.Context, env *Env, opts CompilerCacheOptions) error {
-	pairs, dir, err := CompilerCacheEnv(opts.Tool, opts.Dir, env.Getenv("HOME"), env.Getenv("GITHUB_WORKSPACE"))
+	cc, err := PrepareCompilerCache(ctx, env, opts, env.Getenv("HOME"), env.Getenv("GITHUB_WORKSPACE"))
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("compiler cache folder: %w", err)
-	}
-	for _, p := range pairs {
+	for _, p := range cc.Env {
 		name, value, _ := strings.Cut(p, "=")
 		env.exportVar(name, value)
 	}
-	n, size := folderSize(dir, 200000)
-	fmt.Fprintf(env.Stdout, "compiler cache: %s in %s (%d files, %s before the build)\n", opts.Tool, dir, n, humanBytes(size))
+	fmt.Fprintln(env.Stdout, "compiler cache: "+cc.Line())
+	if cc.Note != "" {
+		fmt.Fprintln(env.Stdout, cc.Note)
+	}
+	return nil
+}
+
+// CompilerCacheFolder is a compiler cache folder made ready for a build.
+type CompilerCacheFolder struct {
+	Tool string
+	// Dir is the folder (~/ expanded); Env the NAME=VALUE pairs that point the tool at it.
+	Dir string
+	Env []string
+	// Files and Bytes are what the folder held before the build.
+	Files int
+	Bytes int64
+	// Note says why ccache's statistics were not zeroed ("" when they were, or for sccache).
+	Note string
+}
+
+// Line says where the cache is and what it holds, e.g. "ccache in /home/me/.cache/ccache
+// (120 files, 3.2 MiB before the build)".
+func (c *CompilerCacheFolder) Line() string {
+	return fmt.Sprintf("%s in %s (%d files, %s before the build)", c.Tool, c.Dir, c.Files, humanBytes(c.Bytes))
+}
+
+// PrepareCompilerCache creates the cache folder of opts (~/ is home) and, for ccache, zeroes
+// its statistics so that those read after the build are the build's own; basedir is the
+// checkout (CCACHE_BASEDIR). The workflow's compiler-cache step and `debugflow local --build`
+// both use it, so a local build reuses the same folder run after run.
+func PrepareCompilerCache(ctx context.Context, env *Env, opts CompilerCacheOptions, home, basedir string) (*CompilerCacheFolder, error) {
+	pairs, dir, err := CompilerCacheEnv(opts.Tool, opts.Dir, home, basedir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("compiler cache folder: %w", err)
+	}
+	cc := &CompilerCacheFolder{Tool: opts.Tool, Dir: dir, Env: pairs}
+	cc.Files, cc.Bytes = folderSize(dir, 200000)
 	if opts.Tool == ToolCcache {
 		if _, err := env.LookPath("ccache"); err != nil {
-			fmt.Fprintln(env.Stdout, "ccache is not on PATH (yet): its statistics are not reset")
-			return nil
+			cc.Note = "ccache is not on PATH (yet): its statistics are not reset"
+			return cc, nil
 		}
 		ccEnv := *env
 		ccEnv.Environ = func() []string { return append(env.Environ(), pairs...) }
@@ -261,7 +296,7 @@ func RunCompilerCache(ctx context.Context, env *Env, opts CompilerCacheOptions) 
 			env.warnf("ccache --zero-stats: %v", err)
 		}
 	}
-	return nil
+	return cc, nil
 }
 
 // folderSize counts the files under dir and their bytes, stopping at limit files.
@@ -401,16 +436,16 @@ func MakeBuildRecord(ctx context.Context, env *Env, dir string, opts BuildRecord
 	switch opts.Compiler {
 	case "":
 	case ToolCcache, ToolSccache:
-		rec.Compiler = compilerRecord(ctx, env, opts.Compiler)
+		rec.Compiler = CompilerStats(ctx, env, opts.Compiler)
 	default:
 		return nil, usagef("--compiler %q: want ccache or sccache", opts.Compiler)
 	}
 	return rec, nil
 }
 
-// compilerRecord reads what the compiler cache answered: ccache's statistics (zeroed by the
-// compiler-cache step before the build).
-func compilerRecord(ctx context.Context, env *Env, tool string) *CompilerRecord {
+// CompilerStats reads what the compiler cache answered: ccache's statistics (zeroed by
+// PrepareCompilerCache before the build), in the folder env's environment names.
+func CompilerStats(ctx context.Context, env *Env, tool string) *CompilerRecord {
 	c := &CompilerRecord{Tool: tool, Dir: env.Getenv(strings.ToUpper(tool) + "_DIR")}
 	if tool == ToolSccache {
 		c.Note = "sccache's statistics belong to the build's own sccache server: see the build log (sccache -s)"
@@ -493,4 +528,9 @@ func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOpti
 		return nil, err
 	}
 	return rec.Lines(), nil
+}
+
+// WriteBuildRecord writes rec as dir's build.json (`debugflow local` records its own build).
+func WriteBuildRecord(dir string, rec *BuildRecord) error {
+	return writeJSON(filepath.Join(dir, BuildRecordFile), rec)
 }

@@ -31,6 +31,9 @@ type ShellResult struct {
 	// Cancelled is set when ctx ended the script.
 	Cancelled bool
 	Duration  time.Duration
+	// CPU is the CPU time of bash and the commands it waited for (make, the compiler): what a
+	// compiler cache saves, whatever else the machine is doing.
+	CPU time.Duration
 }
 
 // RunShell runs a script the way a workflow runs a `shell: bash` step: written to a file and
@@ -67,5 +70,5 @@ func RunShell(ctx context.Context, env *Env, opts ShellOptions) (ShellResult, er
 	if err != nil {
 		return ShellResult{}, err
 	}
-	return ShellResult{ExitCode: res.ExitCode, Signal: res.Signal, Cancelled: res.Cancelled, Duration: res.Duration}, nil
+	return ShellResult{ExitCode: res.ExitCode, Signal: res.Signal, Cancelled: res.Cancelled, Duration: res.Duration, CPU: res.CPU}, nil
 }

@@ -62,6 +62,8 @@ type streamResult struct {
 	// Cancelled is set when the context ended the run.
 	Cancelled bool
 	Duration  time.Duration
+	// CPU is the user and system time of the leader and the children it waited for.
+	CPU time.Duration
 }
 
 // stream runs one child process group.
@@ -199,6 +201,7 @@ loop:
 
 	res.Duration = s.env.Now().Sub(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal()
 		res.ExitCode = 128 + int(res.Signal)
