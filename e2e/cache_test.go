@@ -540,9 +540,13 @@ func TestSecondRunRestoresTheCaches(t *testing.T) {
 			t.Errorf("system_identity.txt lacks %q", w)
 		}
 	}
+	// The job summary's build line: the build's seconds (wall and CPU), the install's, each
+	// cache's state and ccache's answer, as recorded.
 	summary := readFile(t, second.summary)
-	if !strings.Contains(summary, "- **Build:** ") || !strings.Contains(summary, "caches: toolchain hit, pip hit, compiler partial") {
-		t.Errorf("the job summary lacks the build line:\n%s", summary)
+	buildLine := fmt.Sprintf("- **Build:** %.1f s (CPU %.1f s, install %.1f s); caches: toolchain hit, pip hit, compiler partial; ccache %d hits, 1 misses\n",
+		*warm.Seconds, *warm.CPUSeconds, *warm.InstallSeconds, warm.Compiler.Hits)
+	if !strings.Contains(summary, buildLine) {
+		t.Errorf("the job summary lacks the build line %q:\n%s", buildLine, summary)
 	}
 	v, err := report.Load(second.spec.Artifact.Dir)
 	if err != nil {
