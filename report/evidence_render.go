@@ -100,6 +100,38 @@ func (x *Xid) linkedXids() []XidEvent {
 	return out
 }
 
+// unlinkedXids are the events with a pid the worker record has no process for (another job's,
+// or a runner whose jobs run in a container: the kernel logs the host's pids), at most one per
+// (code, pid), in log order.
+func (x *Xid) unlinkedXids() []XidEvent {
+	var out []XidEvent
+	seen := map[string]bool{}
+	for _, e := range x.Events {
+		if e.Worker != "" || e.PID == nil {
+			continue
+		}
+		key := strconv.Itoa(e.Code) + "\x00" + strconv.Itoa(*e.PID)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// unlinkedText is "Xid 31 from pid 4242 (python): no pytest process of this run had that pid".
+func (e XidEvent) unlinkedText() string {
+	s := fmt.Sprintf("Xid %d from pid %d", e.Code, *e.PID)
+	if e.Process != "" {
+		s += " (" + e.Process + ")"
+	}
+	return s + ": " + noWorkerPID
+}
+
+// noWorkerPID says why an Xid event has no worker although the run has a worker record.
+const noWorkerPID = "no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
+
 // sanitizerLines are the ladder's tools, one line each: "memcheck: ERROR SUMMARY 2 errors, ...".
 func (v *Verdict) sanitizerLines() []string {
 	var out []string
@@ -337,17 +369,31 @@ func (v *Verdict) markdownXidLinks(b *strings.Builder) {
 		return
 	}
 	links := x.linkedXids()
-	if len(links) == 0 {
+	var unlinked []XidEvent
+	if v.Timeline != nil {
+		unlinked = x.unlinkedXids()
+	}
+	if len(links) == 0 && len(unlinked) == 0 {
 		if len(x.Events) > 0 && v.Timeline == nil {
 			fmt.Fprintf(b, "\nWorker and test of each Xid: not available (%s).\n", mdCode(WorkerLog)+" missing")
 		}
 		return
 	}
 	b.WriteString("\n")
+	for i, e := range unlinked {
+		if i == shownItems {
+			break
+		}
+		links = append(links, e) // rendered below, after the linked ones
+	}
 	for i, e := range links {
 		if i == shownItems {
 			fmt.Fprintf(b, "- and %d more in `debugflow report --json`\n", len(links)-shownItems)
 			break
+		}
+		if e.Worker == "" {
+			fmt.Fprintf(b, "- %s from pid %d: %s\n", mdText(e.xidShort()), *e.PID, mdText(noWorkerPID))
+			continue
 		}
 		line := mdText(e.xidShort()) + " from " + mdCode(e.Worker)
 		if e.Test != "" {

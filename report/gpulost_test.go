@@ -43,3 +43,33 @@ func TestRunnerSuspectWhenTheGPUIsLost(t *testing.T) {
 		t.Errorf("the comparison does not mark the runner suspect:\n%s", c.Markdown())
 	}
 }
+
+// TestXidFromNoWorkerPID: an Xid whose pid no pytest process of the run had (another job's
+// process, or a runner whose jobs run in a container, where the kernel logs the host's pids)
+// says so in the text and the Markdown instead of leaving the event's origin unsaid.
+func TestXidFromNoWorkerPID(t *testing.T) {
+	files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n" +
+		"[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n"}
+	for _, name := range []string{WorkerLog, ReproducerLog, ReproducerSummary} {
+		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	v, err := Load(writeDir(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Xid 31 from pid 4242 (python): no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
+	if !strings.Contains(text.String(), "  from:         "+want+"\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if md := v.Markdown("a"); !strings.Contains(md, "- Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2\\_c8000000) from pid 4242: no pytest process of this run had that pid") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+}

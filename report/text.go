@@ -227,10 +227,18 @@ func (v *Verdict) textXid(t *textWriter) {
 	if f := x.firstFault(); f != nil {
 		t.field("  first fault:", f.describe())
 	}
-	if links := x.linkedXids(); len(links) > 0 {
-		lines := make([]string, 0, len(links))
+	links := x.linkedXids()
+	var unlinked []XidEvent
+	if v.Timeline != nil {
+		unlinked = x.unlinkedXids()
+	}
+	if len(links)+len(unlinked) > 0 {
+		lines := make([]string, 0, len(links)+len(unlinked))
 		for _, e := range links {
 			lines = append(lines, fmt.Sprintf("Xid %d %s", e.Code, e.xidFrom()))
+		}
+		for _, e := range unlinked {
+			lines = append(lines, e.unlinkedText())
 		}
 		t.field("  from:", firstFew(lines, shownItems, func(n int) string { return fmt.Sprintf("... and %d more in --json", n) })...)
 	}
