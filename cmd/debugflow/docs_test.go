@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/goccy/go-yaml"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -277,5 +279,39 @@ func TestReadmeInstallWorksInAClone(t *testing.T) {
 	stepFirst, _, _ := strings.Cut(string(out), "\n")
 	if err != nil || stepFirst != strings.Replace(first, "debugflow ", "debugflow-step ", 1) {
 		t.Errorf("the bundle says %q (%v), debugflow says %q: want the same version", stepFirst, err, first)
+	}
+}
+
+// This repository's CI on GitHub runs the tests the way .ci/run does (the README's test
+// command after the Debian packages it needs): a CI workflow with its own shorter apt list
+// misses packages the tests need (ccache, Mermaid) and fails there.
+func TestCIWorkflowRunsTheCIScript(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "ci.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(src, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			runs = append(runs, strings.TrimSpace(s.Run))
+		}
+	}
+	if !slices.Contains(runs, "bash .ci/run") {
+		t.Errorf("no step of ci.yml runs `bash .ci/run`; its steps run %q", runs)
+	}
+	for _, r := range runs {
+		if strings.Contains(r, "apt-get install") || regexp.MustCompile(`(?m)^go test\b`).MatchString(r) {
+			t.Errorf("ci.yml installs packages or runs go test itself (%q): .ci/run does both, with the full list", r)
+		}
 	}
 }
