@@ -58,8 +58,10 @@ func TestKernelLogNotAvailable(t *testing.T) {
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 	te.Geteuid = func() int { return 1000 }
 	ctx := context.Background()
-	if _, err := TakeSnapshot(ctx, te.Env, DmesgOptions{Out: out, Name: "before_reproducer"}); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"start", "before_reproducer"} {
+		if _, err := TakeSnapshot(ctx, te.Env, DmesgOptions{Out: out, Name: name}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := writeXidAdded(ctx, te.Env, out, ""); err != nil {
 		t.Fatal(err)
@@ -82,5 +84,17 @@ func TestKernelLogNotAvailable(t *testing.T) {
 	const want = "kernel log not available on this runner (sudo: not found; dmesg: not found; journalctl: not found)"
 	if v.Xid != nil || !strings.Contains(text.String(), "Xid:            "+want) || !strings.Contains(v.Markdown("a"), "- **Xid:** "+want) {
 		t.Errorf("Xid %+v; the verdict does not say the kernel log was not available:\n%s", v.Xid, text.String())
+	}
+	// The xid step at the end of the job says so too, not "no Xid events".
+	sum, err := RunXid(ctx, te.Env, XidOptions{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := readFile(t, filepath.Join(out, XidSummary))
+	if len(sum.Counts) != 0 || summary != "# kernel log not available on this runner (sudo: not found; dmesg: not found; journalctl: not found): no Xid can be seen\n" {
+		t.Errorf("xid_summary.txt:\n%s", summary)
+	}
+	if outs := terminalOutputs(te.stdout.String()); outs["xid_counts"] != "" {
+		t.Errorf("outputs %v", outs)
 	}
 }
