@@ -184,12 +184,18 @@ func LocateSource(self version.Info, goCmd string) (string, error) {
 			tried = append(tried, dir)
 		}
 	}
-	where := "this build recorded no source folder (a -trimpath or release build)"
+	return "", noSourceError(self, tried)
+}
+
+// noSourceError says why there is no source to bundle from and how to get one.
+func noSourceError(self version.Info, tried []string) error {
+	where := "this build recorded no source folder: a -trimpath build (is -trimpath in GOFLAGS?) or a release build"
 	if len(tried) > 0 {
 		where = "tried " + strings.Join(tried, ", ")
 	}
-	return "", fmt.Errorf("cannot bundle debugflow-step: the source debugflow %s was built from is not on this machine (%s). "+
-		"Build debugflow from a checkout (go build ./cmd/debugflow, or go run ./cmd/debugflow generate), or use step_binary.delivery: release", self.String(), where)
+	return fmt.Errorf("cannot bundle debugflow-step: the source debugflow %s was built from is not on this machine (%s). "+
+		"Build debugflow from a checkout without -trimpath (go build ./cmd/debugflow, or go run ./cmd/debugflow generate), "+
+		"or get a published version: step_binary.delivery release (with version and sha256 from its SHA256SUMS) or go-install", self.String(), where)
 }
 
 // isDebugflowModule reports whether dir holds debugflow's go.mod and the step binary's package.

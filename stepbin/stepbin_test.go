@@ -485,3 +485,17 @@ func TestCheckRefusesNonRegularBundle(t *testing.T) {
 		t.Fatal("Check waits on a FIFO")
 	}
 }
+
+// A build without a source folder is told how to get one: without -trimpath (which GOFLAGS may
+// add to go run itself), or a published version, with what release needs.
+func TestNoSourceErrorSaysHowToBundle(t *testing.T) {
+	msg := noSourceError(devel, nil).Error()
+	for _, want := range []string{"-trimpath in GOFLAGS", "without -trimpath", "go run ./cmd/debugflow generate", "version and sha256", "go-install"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q:\n%s", want, msg)
+		}
+	}
+	if msg := noSourceError(devel, []string{"/gone/src"}).Error(); !strings.Contains(msg, "tried /gone/src") {
+		t.Errorf("the error does not name the folder it tried:\n%s", msg)
+	}
+}
