@@ -257,16 +257,28 @@ func printExperiment(res *rounds.Result, o *experimentOptions, stdout, stderr io
 		}
 	}
 	fmt.Fprintf(stdout, "\n%s in %s. Everything is in %s (experiment.json, experiment.md); read it again with:\n  debugflow report --compare --baseline %s %s\n",
-		how, res.Elapsed.Round(time.Second), o.Out, baseDir, filepath.Join(o.Out, dirGlob(o)))
+		how, res.Elapsed.Round(time.Second), o.Out, shellWord(baseDir), dirGlob(o.Out, o.UntilDecided))
 	return nil
 }
 
-// dirGlob is the shell glob of the artifact folders under --out.
-func dirGlob(o *experimentOptions) string {
-	if o.UntilDecided {
-		return "round-*/*/"
+// dirGlob is the shell glob of the artifact folders under out, out quoted. It ends in a
+// slash, so it matches folders only: out also holds experiment.json and experiment.md, which
+// report --compare refuses.
+func dirGlob(out string, rounds bool) string {
+	g := "/*/"
+	if rounds {
+		g = "/round-*/*/"
 	}
-	return "*/"
+	return shellWord(filepath.Clean(out)) + g
+}
+
+// shellWord is s as one POSIX shell word: unchanged when it has no special characters, else
+// single-quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // githubRunner connects to the repository and describes the experiment workflow.

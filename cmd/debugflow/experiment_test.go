@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,6 +160,46 @@ func TestExperimentLocalUntilDecided(t *testing.T) {
 				t.Errorf("report again: exit %d\n%s%s", code, again, errOut)
 			}
 		})
+	}
+}
+
+// The command an experiment prints to read its results again must name the artifact folders
+// only, as one shell word however --out is spelled: bash expands its glob, and report
+// --compare refuses experiment.json and experiment.md ("not a folder", exit 1), which a single
+// sweep writes next to the folders.
+func TestExperimentRereadGlobMatchesFoldersOnly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "my 'exp' $HOME")
+	for _, p := range []string{"baseline", "pin", "round-1/baseline", "round-2/pin"} {
+		if err := os.MkdirAll(filepath.Join(out, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"experiment.json", "experiment.md", "round-1/notes.txt"} {
+		writeFile(t, filepath.Join(out, f), "{}\n")
+	}
+	for _, tc := range []struct {
+		rounds bool
+		want   []string
+	}{
+		{false, []string{"baseline", "pin", "round-1", "round-2"}},
+		{true, []string{"round-1/baseline", "round-2/pin"}},
+	} {
+		glob := dirGlob(out, tc.rounds)
+		got, err := exec.Command("bash", "-c", `printf '%s\n' `+glob).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", glob, err)
+		}
+		var names []string
+		for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+			rel, err := filepath.Rel(out, l)
+			if err != nil || !strings.HasSuffix(l, "/") {
+				t.Fatalf("%s expands to %q", glob, got)
+			}
+			names = append(names, rel)
+		}
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("rounds %v: %s expands to %q, want %q", tc.rounds, glob, names, tc.want)
+		}
 	}
 }
 
