@@ -351,6 +351,16 @@ func readKernelLog(ctx context.Context, env *Env, sourceFile string) (lines []st
 		lines = splitLines(out.Stdout)
 		if a.name == "journalctl" {
 			lines = dropJournalMeta(lines)
+			if len(lines) == 0 {
+				// A booted kernel always has messages: an empty journal is none at all ("No
+				// journal files were found." in a container), not a log without Xid.
+				why := "no kernel messages"
+				if msg := firstLine(strings.TrimSpace(out.Stderr)); msg != "" {
+					why += " (" + msg + ")"
+				}
+				notes = append(notes, commandString(a.name, a.args)+": "+why)
+				continue
+			}
 		}
 		return lines, commandString(a.name, a.args), notes
 	}

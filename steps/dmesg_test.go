@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,17 +196,38 @@ func TestSnapshotSources(t *testing.T) {
 		wantSource string
 		wantLines  int
 		wantNotes  []string
+		// journal, when set, is a journalctl on PATH: its stdout, stderr (after a tab).
+		journal string
 	}{
-		{"root uses dmesg --ctime", []string{"dmesg"}, 0, nil, "dmesg --ctime", 2, nil},
+		{"root uses dmesg --ctime", []string{"dmesg"}, 0, nil, "dmesg --ctime", 2, nil, ""},
 		{"non-root without sudo falls back to plain dmesg", []string{"dmesg"}, 1000, nil, "dmesg --ctime", 2,
-			[]string{"sudo: not found"}},
+			[]string{"sudo: not found"}, ""},
 		{"restricted dmesg and no journal", []string{"dmesg"}, 0, map[string]string{"FAKE_DMESG_DENY": "1"}, "none", 0,
-			[]string{"Operation not permitted (kernel log needs root", "journalctl: not found"}},
-		{"no tools at all", nil, 0, nil, "none", 0, []string{"dmesg: not found", "journalctl: not found"}},
+			[]string{"Operation not permitted (kernel log needs root", "journalctl: not found"}, ""},
+		{"no tools at all", nil, 0, nil, "none", 0, []string{"dmesg: not found", "journalctl: not found"}, ""},
+		{"restricted dmesg, journalctl reads the kernel", []string{"dmesg"}, 0, map[string]string{"FAKE_DMESG_DENY": "1"}, "journalctl -k --no-pager", 1,
+			[]string{"Operation not permitted"}, "-- Boot 0123 --\nDec 02 10:45:59 vm kernel: Linux version 6.8.0\n"},
+		// A container: journalctl runs but has no journal. Zero lines are no kernel log, not
+		// a kernel log without Xid.
+		{"restricted dmesg, journalctl without a journal", []string{"dmesg"}, 0, map[string]string{"FAKE_DMESG_DENY": "1"}, "none", 0,
+			[]string{"Operation not permitted", "journalctl -k --no-pager: no kernel messages (No journal files were found.)"},
+			"-- No entries --\n\tNo journal files were found.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vars := map[string]string{"PATH": binDir(t, tt.tools...), "FAKE_DMESG_FILE": kmsg}
+			path := binDir(t, tt.tools...)
+			if tt.journal != "" {
+				stdout, stderr, _ := strings.Cut(tt.journal, "\t")
+				dir := t.TempDir()
+				writeFile(t, filepath.Join(dir, "stdout"), stdout)
+				writeFile(t, filepath.Join(dir, "stderr"), stderr)
+				script := "#!/bin/sh\ncat " + filepath.Join(dir, "stdout") + "\ncat " + filepath.Join(dir, "stderr") + " >&2\n"
+				if err := os.WriteFile(filepath.Join(dir, "journalctl"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				path += ":" + dir + ":/bin:/usr/bin"
+			}
+			vars := map[string]string{"PATH": path, "FAKE_DMESG_FILE": kmsg}
 			for k, v := range tt.vars {
 				vars[k] = v
 			}
