@@ -107,3 +107,26 @@ func TestKernelLogUnavailableWithFindings(t *testing.T) {
 		t.Errorf("comparison does not say the kernel log was not available:\n%s", c.Markdown())
 	}
 }
+
+// FuzzKernelLogHeader feeds arbitrary text through the kernel-log header parser: what it keeps
+// is bounded (at most 5 notes of 300 characters), and only a "source: none" header makes the
+// log unavailable.
+func FuzzKernelLogHeader(f *testing.F) {
+	f.Add("# source: none\n# note: sudo: not found\n# note: dmesg: not found\n")
+	f.Add("# source: dmesg --ctime\n[ 1.0] x\n# source: none\n")
+	f.Add("#source:none\n#note:\n# note: \u00e9\u00e9\n")
+	f.Add(strings.Repeat("# note: "+strings.Repeat("\u4e16", 400)+"\n", 9) + "# source: none\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		var h kernelLogHeader
+		if err := eachLine(strings.NewReader(text), h.header); err != nil {
+			t.Fatal(err)
+		}
+		why := h.unavailable()
+		if len(h.notes) > maxKernelLogNotes || len([]rune(why)) > maxKernelLogNotes*(maxKernelLogNoteSize+40)+40 {
+			t.Fatalf("unbounded: %d notes, %d runes", len(h.notes), len([]rune(why)))
+		}
+		if (why != "") != (h.source == "none") {
+			t.Fatalf("source %q, unavailable %q", h.source, why)
+		}
+	})
+}
