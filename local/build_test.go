@@ -409,3 +409,8 @@ func buildChildSpec(python string) *spec.Spec {
 	})
 	return s
 }
+
+// shellQuote quotes s for sh as one word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -16,8 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sethvargo/go-githubactions"
-
+	"github.com/debugflow/debugflow/jobsetup"
 	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
@@ -72,6 +71,9 @@ type Options struct {
 	DmesgSource string
 	// Sanitizer is an explicit compute-sanitizer path ("" = search).
 	Sanitizer string
+
+	// minute is how long a minute of the setup's timeout_minutes lasts (0: a minute; tests).
+	minute time.Duration
 }
 
 // Result is what a local run found.
@@ -132,18 +134,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out := opts.Stdout
 	// Every step sees the job's environment, as on a runner: this machine's, the spec's env:
 	// and what the install and build exported.
-	job := newJobEnv(env.Environ(), s.Env)
+	job := jobsetup.NewJob(env.Environ(), s.Env)
 	// The verbs' own chatter (and, under GitHub Actions, their workflow commands) goes nowhere:
 	// their evidence is in the files and we print a summary line.
-	quiet := *env
-	quiet.Stdout = io.Discard
-	quiet.Getenv = job.getenv
-	quiet.Environ = func() []string { return job.environ(nil) }
-	quiet.LookPath = job.lookPath(env.LookPath)
-	quiet.Action = githubactions.New(githubactions.WithGetenv(quiet.Getenv), githubactions.WithWriter(io.Discard))
+	quiet := *job.StepEnv(env)
 	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
 
-	failed, build, err := runSetup(ctx, s, opts, env, job, out)
+	setup := &jobsetup.Runner{Env: env, Job: job, Dir: opts.Dir, Out: out, Minute: opts.minute}
+	failed, build, err := runSetup(ctx, s, opts, setup)
 	if failed != nil || err != nil {
 		return failed, err
 	}
@@ -188,9 +186,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if opts.Verbose {
 			smokeEnv.Stdout = out
 		}
-		failed, err := smoke(ctx, &smokeEnv, s.Smoke, opts.Out, opts.Dir, out)
+		failed, err := setup.Smoke(ctx, &smokeEnv, s.Smoke, opts.Out)
 		switch {
-		case errors.Is(err, errCancelled):
+		case errors.Is(err, jobsetup.ErrCancelled):
 			fmt.Fprintln(out, "    cancelled")
 			return &Result{Cancelled: true, Out: opts.Out, ExitCode: ExitCancelled}, nil
 		case err != nil:

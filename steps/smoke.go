@@ -28,7 +28,13 @@ type SmokeOptions struct {
 	Log string
 	// Dir is the command's working directory ("" = ours: on a runner, the step's).
 	Dir string
+	// Timeout ends the check as a failure ("timed out"), as the step's timeout-minutes does on
+	// a runner (0: none; the verb leaves it to the runner). Local runs set it.
+	Timeout time.Duration
 }
+
+// errSmokeTimeout is the cause of the smoke test's context when SmokeOptions.Timeout ended it.
+var errSmokeTimeout = errors.New("the smoke test's timeout passed")
 
 // RunSmoke is `debugflow-step smoke`: a quick check of the build before the sweep (import the
 // project, initialise the GPU backend). Its output goes to the log and the step log as it
@@ -59,6 +65,12 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	defer log.Close()
 
 	fmt.Fprintf(env.Stdout, "smoke: %s (output in %s)\n", opts.Command, path)
+	parent := ctx
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, errSmokeTimeout)
+		defer cancel()
+	}
 	var tail []string
 	s := newStream(env, streamSpec{
 		Path: bash, Args: []string{"--noprofile", "--norc", "-eo", "pipefail", "-c", opts.Command},
@@ -74,7 +86,8 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		return fmt.Errorf("smoke: %w", err)
 	}
 	took := res.Duration.Round(100 * time.Millisecond)
-	if res.Cancelled {
+	timedOut := res.Cancelled && parent.Err() == nil && context.Cause(ctx) == errSmokeTimeout
+	if res.Cancelled && !timedOut {
 		cause := context.Cause(ctx)
 		env.smokeSummary(opts, "was cancelled", took, tail)
 		var sig *SignalCause
@@ -88,7 +101,10 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		return nil
 	}
 	how := fmt.Sprintf("exited %d", res.ExitCode)
-	if res.Signal != 0 {
+	switch {
+	case timedOut:
+		how = fmt.Sprintf("timed out after %s", opts.Timeout)
+	case res.Signal != 0:
 		how = fmt.Sprintf("was killed by %s", res.Signal)
 	}
 	env.smokeSummary(opts, how, took, tail)

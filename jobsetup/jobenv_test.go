@@ -1,4 +1,4 @@
-package local
+package jobsetup
 
 import (
 	"reflect"
@@ -96,21 +96,21 @@ func TestParsePathFile(t *testing.T) {
 // of $GITHUB_PATH go first on PATH, the latest first, each once; the runner's own file variables
 // of the machine (local run inside a CI job) never reach a step.
 func TestJobEnv(t *testing.T) {
-	j := newJobEnv([]string{"PATH=/usr/bin:/bin", "HOME=/home/u", "A=machine", "GITHUB_ENV=/ci/env", "GITHUB_STEP_SUMMARY=/ci/summary"},
+	j := NewJob([]string{"PATH=/usr/bin:/bin", "HOME=/home/u", "A=machine", "GITHUB_ENV=/ci/env", "GITHUB_STEP_SUMMARY=/ci/summary"},
 		spec.Env{{Name: "B", Value: "job"}})
 	j.apply([]envVar{{"A", "exported"}, {"B", "exported"}, {"C", "exported"}}, []string{"/opt/a/bin"})
 	j.apply([]envVar{{"C", "again"}}, []string{"/opt/b/bin", "/opt/a/bin"})
-	got := j.environ(spec.Env{{Name: "D", Value: "step"}}, "GITHUB_ENV=/tmp/stage/env")
+	got := j.Environ(spec.Env{{Name: "D", Value: "step"}}, "GITHUB_ENV=/tmp/stage/env")
 	want := []string{"PATH=/opt/a/bin:/opt/b/bin:/usr/bin:/bin", "HOME=/home/u", "A=exported", "B=job", "C=again", "D=step", "GITHUB_ENV=/tmp/stage/env"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("environ =\n%q\nwant\n%q", got, want)
 	}
 	for name, want := range map[string]string{"A": "exported", "B": "job", "D": "", "GITHUB_ENV": "", "GITHUB_STEP_SUMMARY": ""} {
-		if got := j.getenv(name); got != want {
+		if got := j.Getenv(name); got != want {
 			t.Errorf("getenv(%s) = %q, want %q", name, got, want)
 		}
 	}
-	look := j.lookPath(func(file string) (string, error) { return "/machine/" + file, nil })
+	look := j.LookPath(func(file string) (string, error) { return "/machine/" + file, nil })
 	if p, _ := look("sh"); p != "/machine/sh" {
 		t.Errorf("lookPath(sh) = %s: a program not in the added folders comes from the machine's lookup", p)
 	}
@@ -144,8 +144,8 @@ func TestNeedsRoot(t *testing.T) {
 		{"echo pseudo-apt", false},
 	}
 	for _, tt := range tests {
-		if got := needsRoot(tt.line); got != tt.want {
-			t.Errorf("needsRoot(%q) = %v, want %v", tt.line, got, tt.want)
+		if got := NeedsRoot(tt.line); got != tt.want {
+			t.Errorf("NeedsRoot(%q) = %v, want %v", tt.line, got, tt.want)
 		}
 	}
 }
@@ -156,7 +156,7 @@ func TestDefaultSpecRootLines(t *testing.T) {
 	s := spec.Default()
 	var root []string
 	for _, c := range append(append([]string{}, s.Install.Commands...), s.Build.Commands...) {
-		if needsRoot(c) {
+		if NeedsRoot(c) {
 			root = append(root, c)
 		}
 	}
@@ -165,11 +165,11 @@ func TestDefaultSpecRootLines(t *testing.T) {
 		t.Errorf("the default spec's lines that need root: %q, want %q", root, want)
 	}
 	for _, e := range s.Exports() {
-		if needsRoot(e.Command) {
+		if NeedsRoot(e.Command) {
 			t.Errorf("export %s needs root: %s", e.Name, e.Command)
 		}
 	}
-	if needsRoot(s.Smoke.Command) {
+	if NeedsRoot(s.Smoke.Command) {
 		t.Errorf("the smoke test needs root: %s", s.Smoke.Command)
 	}
 }

@@ -1,4 +1,10 @@
-package local
+// Package jobsetup runs a spec's setup the way the generated workflow's steps run it on a runner:
+// the job's environment (the machine's, the spec's env:, what earlier steps wrote to
+// $GITHUB_ENV and $GITHUB_PATH), each stage's commands in one bash script followed by its
+// exports, the stage's timeout, and the smoke test. `debugflow local` and the local runner of
+// experiments and bisections (package refrun) both set a checkout up with it, so a ref is built
+// on this machine as the workflow builds it.
+package jobsetup
 
 import (
 	"errors"
@@ -8,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/spec"
@@ -22,11 +30,11 @@ const maxFileCommands = 4 << 20
 // each step files of its own, as a runner does.
 var runnerFiles = []string{"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
 
-// jobEnv is the environment the workflow's steps see, kept as a runner keeps it: the machine's
+// Job is the environment the workflow's steps see, kept as a runner keeps it: the machine's
 // own, then the variables earlier steps wrote to $GITHUB_ENV, then the spec's job env (the
 // workflow's env: wins over $GITHUB_ENV on a runner too); the folders earlier steps wrote to
 // $GITHUB_PATH go first on PATH, the latest first.
-type jobEnv struct {
+type Job struct {
 	base     []string
 	exported []envVar
 	job      spec.Env
@@ -35,8 +43,10 @@ type jobEnv struct {
 
 type envVar struct{ Name, Value string }
 
-func newJobEnv(machine []string, job spec.Env) *jobEnv {
-	j := &jobEnv{job: job}
+// NewJob is the job environment at its start: the machine's environment (without the runner's
+// file variables) and the spec's env:.
+func NewJob(machine []string, job spec.Env) *Job {
+	j := &Job{job: job}
 	for _, kv := range machine {
 		name, _, _ := strings.Cut(kv, "=")
 		if !slices.Contains(runnerFiles, name) {
@@ -46,8 +56,8 @@ func newJobEnv(machine []string, job spec.Env) *jobEnv {
 	return j
 }
 
-// environ is the environment of a step whose own env: is step, plus extra KEY=VALUE pairs.
-func (j *jobEnv) environ(step spec.Env, extra ...string) []string {
+// Environ is the environment of a step whose own env: is step, plus extra KEY=VALUE pairs.
+func (j *Job) Environ(step spec.Env, extra ...string) []string {
 	var names []string
 	vals := map[string]string{}
 	set := func(name, value string) {
@@ -87,14 +97,14 @@ func (j *jobEnv) environ(step spec.Env, extra ...string) []string {
 	return out
 }
 
-// getenv reads the job environment (the step env of the verbs is empty).
-func (j *jobEnv) getenv(name string) string {
-	return lookupEnv(j.environ(nil), name)
+// Getenv reads the job environment (the step env of the verbs is empty).
+func (j *Job) Getenv(name string) string {
+	return lookupEnv(j.Environ(nil), name)
 }
 
-// lookPath resolves a program as a later step would: the folders written to $GITHUB_PATH
+// LookPath resolves a program as a later step would: the folders written to $GITHUB_PATH
 // first, then the machine's own lookup.
-func (j *jobEnv) lookPath(machine func(string) (string, error)) func(string) (string, error) {
+func (j *Job) LookPath(machine func(string) (string, error)) func(string) (string, error) {
 	return func(file string) (string, error) {
 		if len(j.paths) > 0 && !strings.Contains(file, "/") {
 			if p, err := steps.LookPathIn(strings.Join(j.paths, string(os.PathListSeparator)), file); err == nil {
@@ -106,7 +116,7 @@ func (j *jobEnv) lookPath(machine func(string) (string, error)) func(string) (st
 }
 
 // apply hands what a step wrote to its $GITHUB_ENV and $GITHUB_PATH to the steps after it.
-func (j *jobEnv) apply(vars []envVar, paths []string) {
+func (j *Job) apply(vars []envVar, paths []string) {
 	for _, v := range vars {
 		j.exported = slices.DeleteFunc(j.exported, func(e envVar) bool { return e.Name == v.Name })
 		j.exported = append(j.exported, v)
@@ -198,4 +208,17 @@ func parsePathFile(text string) []string {
 		}
 	}
 	return out
+}
+
+// StepEnv is machine as the steps of this job see it: the job's environment and PATH lookup
+// (what the install and build exported included), its chatter and workflow commands going
+// nowhere (the steps' evidence is in their files; callers print their own summary lines).
+func (j *Job) StepEnv(machine *steps.Env) *steps.Env {
+	e := *machine
+	e.Stdout = io.Discard
+	e.Getenv = j.Getenv
+	e.Environ = func() []string { return j.Environ(nil) }
+	e.LookPath = j.LookPath(machine.LookPath)
+	e.Action = githubactions.New(githubactions.WithGetenv(e.Getenv), githubactions.WithWriter(io.Discard))
+	return &e
 }
