@@ -37,7 +37,7 @@ func sweep(req Request) refrun.Sweep {
 }
 
 // LocalRunner runs each step on this machine with refrun.Local: the commit checked out in a
-// git worktree and built with the spec's commands (once per commit), then the reproducer.
+// git worktree and set up as the workflow does (once per commit), then the reproducer.
 type LocalRunner struct {
 	Local *refrun.Local
 	// Now is the clock (nil: time.Now).
@@ -47,8 +47,8 @@ type LocalRunner struct {
 // Start does nothing: a local step runs in Wait.
 func (l *LocalRunner) Start(context.Context, Request) (int64, string, error) { return 0, "", nil }
 
-// Wait runs the step. A failed build and a reproducer that cannot collect its tests skip
-// the commit; anything else that goes wrong fails the run.
+// Wait runs the step. A failed setup (install, build, smoke test) and a reproducer that
+// cannot collect its tests skip the commit; anything else that goes wrong fails the run.
 func (l *LocalRunner) Wait(ctx context.Context, req Request) (StepResult, error) {
 	now := l.Now
 	if now == nil {
@@ -61,13 +61,13 @@ func (l *LocalRunner) Wait(ctx context.Context, req Request) (StepResult, error)
 	}
 	arts, err := l.Local.Run(ctx, sweep(req))
 	secs := now().Sub(start).Seconds()
-	var be *refrun.BuildError
+	var se *refrun.SetupError
 	var ee *exitcode.Error
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return StepResult{}, err
-	case errors.As(err, &be):
-		return StepResult{Outcome: Skipped, Reason: fmt.Sprintf("the build failed at %q (log: %s)", be.Command, be.Log), Seconds: secs}, nil
+	case errors.As(err, &se):
+		return StepResult{Outcome: Skipped, Reason: fmt.Sprintf("setup failed: %s (log: %s)", se.Cause, se.Log), Seconds: secs}, nil
 	case errors.As(err, &ee) && ee.Code == steps.ExitSetupFailed:
 		res, rerr := readStep(ctx, filepath.Join(req.Dir, refName(req.Commit)))
 		if rerr != nil {

@@ -230,6 +230,8 @@ func TestLocalSetupStops(t *testing.T) {
 		// evidence: the run reached the evidence folder (the smoke test fails there; a failed
 		// install or build stops before any folder is written).
 		evidence bool
+		// minute shortens the minutes of timeout_minutes (0: a minute).
+		minute time.Duration
 	}{
 		{name: "a build line run without the source before it", install: true, build: true,
 			edit: func(s *spec.Spec) {
@@ -252,6 +254,12 @@ func TestLocalSetupStops(t *testing.T) {
 			edit: func(s *spec.Spec) { s.Env = s.Env[:1] }, // no FAKE_GPU: a machine without a GPU
 			want: []string{"setup failed: the smoke test `\"$PY\" -c \"import fakeproj; fakeproj.init(\\\"cuda\\\")\"` exited 1: RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE (output in cuda_init.log)",
 				"Reproduced:     setup failed"}},
+		{name: "the build's timeout_minutes passes", install: true, build: true, minute: time.Second,
+			edit: func(s *spec.Spec) { s.Build.Commands = append(s.Build.Commands, "sleep 120"); s.Build.TimeoutMinutes = 2 },
+			want: []string{"setup failed: build timed out after 2s (build.timeout_minutes: 2)"}},
+		{name: "the smoke test's timeout_minutes passes", install: true, build: true, evidence: true, minute: time.Second,
+			edit: func(s *spec.Spec) { s.Smoke.Command = "sleep 120"; s.Smoke.TimeoutMinutes = 2 },
+			want: []string{"setup failed: the smoke test `sleep 120` timed out after 2s"}},
 		{name: "no install or build: the smoke test finds the project unbuilt", evidence: true,
 			want: []string{"==> build: not run (--build runs build.commands and build.exports)",
 				"BUILD_DIR is not set", "ModuleNotFoundError: No module named 'fakeproj._lib'"}},
@@ -265,7 +273,7 @@ func TestLocalSetupStops(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "evidence")
 			var stdout bytes.Buffer
 			res, err := Run(context.Background(), Options{Spec: projectSpec(t, py, tt.edit), Out: out, Dir: proj, Env: env,
-				Install: tt.install, Build: tt.build, Stdout: &stdout, DmesgSource: dmesg})
+				Install: tt.install, Build: tt.build, Stdout: &stdout, DmesgSource: dmesg, minute: tt.minute})
 			text := stdout.String()
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, text)

@@ -2,6 +2,7 @@ package refrun
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/textsafe"
+	"github.com/debugflow/debugflow/jobsetup"
 	"github.com/debugflow/debugflow/refinfo"
 	"github.com/debugflow/debugflow/spec"
 	"github.com/debugflow/debugflow/steps"
@@ -30,14 +31,16 @@ const (
 	EnvRound = "DEBUGFLOW_EXPERIMENT_ROUND"
 )
 
-// Local runs sweeps on this machine: each ref checked out once in its own git worktree and
-// built there with the spec's install and build commands, then the reproducer as a full sweep
+// Local runs sweeps on this machine: each ref checked out once in its own git worktree and set
+// up there as the workflow sets a runner up (package jobsetup: the job's env, each of install
+// and build in one shell with its exports, $GITHUB_ENV and $GITHUB_PATH reaching the later
+// steps and the reproducer, the timeouts, the smoke test), then the reproducer as a full sweep
 // (never stopping at the first failure) in that worktree.
 type Local struct {
 	Spec *spec.Spec
 	// Repo is a folder inside the git repository that has the refs ("" = the current one).
 	Repo string
-	// WorkDir receives the worktrees and build logs ("" = a new temporary folder).
+	// WorkDir receives the worktrees ("" = a new temporary folder).
 	WorkDir string
 	// KeepWorktrees leaves the worktrees in place after Close.
 	KeepWorktrees bool
@@ -49,21 +52,28 @@ type Local struct {
 	DmesgSource string
 	// Log receives progress lines (nil: discard).
 	Log io.Writer
-	// Verbose streams pytest and the build commands to Log.
+	// Verbose streams pytest and the setup's commands to Log.
 	Verbose bool
+	// Minute is how long a minute of the setup's timeout_minutes lasts (0: a minute; tests).
+	Minute time.Duration
 
 	repoRoot string
 	trees    map[string]*tree // by ref name
 	madeWork bool
 }
 
-// tree is one ref's worktree.
+// tree is one ref's worktree, and its job environment after the setup.
 type tree struct {
 	dir    string
 	commit string
+	job    *jobsetup.Job
+	// failed is the setup's failure: the ref is not set up again in a later sweep.
+	failed *SetupError
 }
 
-// Run runs the reproducer against every ref of sw, in order, each into sw.Out/<name>.
+// Run runs the reproducer against every ref of sw, in order, each into sw.Out/<name>. Every
+// ref is checked out and set up (once per Local) before the first sweep starts; a ref whose
+// setup fails ends the run with a *SetupError.
 func (l *Local) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
 	if err := sw.check(); err != nil {
 		return nil, err
@@ -72,7 +82,7 @@ func (l *Local) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
 		return nil, errors.New("refrun: no spec")
 	}
 	for _, r := range sw.Refs {
-		if _, err := l.prepare(ctx, r); err != nil {
+		if _, err := l.prepare(ctx, r, filepath.Join(sw.Out, r.Name)); err != nil {
 			return nil, err
 		}
 	}
@@ -94,9 +104,19 @@ func (l *Local) log() io.Writer {
 	return l.Log
 }
 
-// prepare checks the ref out and builds it, once.
-func (l *Local) prepare(ctx context.Context, r Ref) (*tree, error) {
+func (l *Local) env() *steps.Env {
+	if l.Env == nil {
+		return steps.NewEnv()
+	}
+	return l.Env
+}
+
+// prepare checks the ref out and sets it up, once; the setup's logs go to out.
+func (l *Local) prepare(ctx context.Context, r Ref, out string) (*tree, error) {
 	if t, ok := l.trees[r.Name]; ok {
+		if t.failed != nil {
+			return nil, t.failed
+		}
 		return t, nil
 	}
 	if l.trees == nil {
@@ -136,68 +156,107 @@ func (l *Local) prepare(ctx context.Context, r Ref) (*tree, error) {
 			return nil, fmt.Errorf("submodules of %s: %w", r, err)
 		}
 	}
-	if err := l.build(ctx, r, t); err != nil {
+	if err := l.setup(ctx, r, t, out); err != nil {
+		var se *SetupError
+		if errors.As(err, &se) {
+			t.failed = se
+		}
 		return nil, err
 	}
 	return t, nil
 }
 
-// BuildError is a failed install or build command: the ref cannot be tested on this machine
-// (bisect counts such a commit as skipped, not as good or bad).
-type BuildError struct {
-	Ref     Ref
-	Command string
-	// Log is the build log's path, Tail its last lines (indented).
+// SetupError is a ref whose setup failed: an install or build line or export failed or timed
+// out, or the smoke test failed. The ref cannot be tested on this machine: bisect counts such
+// a commit as skipped, not as good or bad, and an experiment stops, naming the ref and the
+// cause. Its exit code is steps.ExitSetupFailed.
+type SetupError struct {
+	Ref Ref
+	// Cause says which line failed and how, with its last output line.
+	Cause string
+	// Log is the log to read (setup.log or the smoke log in the ref's folder), Tail its last
+	// lines (indented).
 	Log, Tail string
-	Err       error
 }
 
-func (e *BuildError) Error() string {
-	return fmt.Sprintf("build of %s failed at %q: %v (log: %s)%s", e.Ref, e.Command, e.Err, e.Log, e.Tail)
+func (e *SetupError) Error() string {
+	return fmt.Sprintf("setup of %s failed: %s (log: %s)%s", e.Ref, e.Cause, e.Log, e.Tail)
 }
 
-func (e *BuildError) Unwrap() error { return e.Err }
+// ExitCode is steps.ExitSetupFailed.
+func (e *SetupError) ExitCode() int { return steps.ExitSetupFailed }
 
-// build runs the spec's install and build commands in the worktree; their output goes to
-// WorkDir/<name>.build.log (and to Log with Verbose). apt packages are listed, not installed.
-func (l *Local) build(ctx context.Context, r Ref, t *tree) error {
+// SetupLog is the file of a ref's folder that receives its install and build commands and
+// their output.
+const SetupLog = "setup.log"
+
+// setup runs the spec's install and build in the worktree as the workflow's steps do (package
+// jobsetup), then its smoke test. The commands and their output go to out/setup.log (and to
+// Log with Verbose), the smoke test's to its log in out; a failed smoke test leaves the
+// reproducer summary that says "setup failed" there. apt packages are listed, not installed;
+// lines that need root are printed, not run.
+func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 	s := l.Spec
-	cmds := append(append([]string{}, s.Install.Commands...), s.Build.Commands...)
+	env := l.env()
+	t.job = jobsetup.NewJob(env.Environ(), s.Env)
+	stages := jobsetup.Stages(s)
+	smoke := s.Smoke.SmokeEnabled()
 	if len(s.Install.Apt) > 0 {
 		fmt.Fprintf(l.log(), "    not installing apt packages on this machine; make sure these are present: %s\n", strings.Join(s.Install.Apt, " "))
 	}
-	if len(cmds) == 0 {
+	if stages[0].Empty() && stages[1].Empty() && !smoke {
 		return nil
 	}
-	logPath := filepath.Join(l.WorkDir, r.Name+".build.log")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("setup of %s: %w", r, err)
+	}
+	logPath := filepath.Join(out, SetupLog)
 	f, err := os.Create(logPath)
 	if err != nil {
-		return fmt.Errorf("build log: %w", err)
+		return fmt.Errorf("setup log: %w", err)
 	}
 	defer f.Close()
-	var out io.Writer = f
+	var w io.Writer = f
 	if l.Verbose {
-		out = io.MultiWriter(f, l.log())
+		w = io.MultiWriter(f, l.log())
 	}
+	runner := &jobsetup.Runner{Env: env, Job: t.job, Dir: t.dir, Out: w, Minute: l.Minute}
 	start := time.Now()
-	for _, c := range cmds {
-		fmt.Fprintf(out, "$ %s\n", c)
-		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", c)
-		cmd.Dir = t.dir
-		cmd.Env = append(os.Environ(), envPairs(s.Env, s.Build.Env)...)
-		cmd.Stdout, cmd.Stderr = out, out
-		// Ctrl-C stops the whole build (make, nvcc, ...), not only bash.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 5 * time.Second
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil { // interrupted, not a broken build
-				return fmt.Errorf("build of %s failed at %q: %w (log: %s)", r, c, err, logPath)
-			}
-			return &BuildError{Ref: r, Command: c, Log: logPath, Tail: tail(logPath, 15), Err: err}
+	for _, st := range stages {
+		if st.Empty() {
+			continue
+		}
+		fmt.Fprintf(w, "==> %s\n", st.Name)
+		cause, err := runner.Run(ctx, st)
+		switch {
+		case errors.Is(err, jobsetup.ErrCancelled):
+			return fmt.Errorf("setup of %s: %s cancelled: %w (log: %s)", r, st.Name, context.Cause(ctx), logPath)
+		case err != nil:
+			return fmt.Errorf("setup of %s: %w", r, err)
+		case cause != "":
+			fmt.Fprintf(w, "    setup failed: %s\n", cause)
+			return &SetupError{Ref: r, Cause: cause, Log: logPath, Tail: tail(logPath, 15)}
 		}
 	}
-	fmt.Fprintf(l.log(), "    built %s in %s (log: %s)\n", r.Name, time.Since(start).Round(time.Second), logPath)
+	if smoke {
+		smokeEnv := t.job.StepEnv(env)
+		failed, err := runner.Smoke(ctx, smokeEnv, s.Smoke, out)
+		smokeLog := filepath.Join(out, cmp.Or(s.Smoke.Log, steps.DefaultSmokeLog))
+		switch {
+		case errors.Is(err, jobsetup.ErrCancelled):
+			return fmt.Errorf("setup of %s: smoke test cancelled: %w (log: %s)", r, context.Cause(ctx), smokeLog)
+		case err != nil:
+			return fmt.Errorf("setup of %s: %w", r, err)
+		case failed:
+			cause := "the smoke test failed"
+			if sum, err := steps.LoadReproducerResult(out); err == nil && sum.SetupCause != "" {
+				cause = sum.SetupCause
+			}
+			fmt.Fprintf(w, "    setup failed: %s\n", cause)
+			return &SetupError{Ref: r, Cause: cause, Log: smokeLog, Tail: tail(smokeLog, 15)}
+		}
+	}
+	fmt.Fprintf(l.log(), "    set up %s in %s (log: %s)\n", r.Name, time.Since(start).Round(time.Second), logPath)
 	return nil
 }
 
@@ -206,12 +265,9 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	s := l.Spec
 	t := l.trees[r.Name]
 	out := filepath.Join(sw.Out, r.Name)
-	env := l.Env
-	if env == nil {
-		env = steps.NewEnv()
-	}
-	quiet := *env
-	quiet.Stdout = io.Discard
+	// The reproducer sees the job's environment, as on a runner: the machine's, the spec's
+	// env: and what the install and build wrote to $GITHUB_ENV and $GITHUB_PATH.
+	quiet := t.job.StepEnv(l.env())
 	if l.Verbose {
 		quiet.Stdout = l.log()
 	}
@@ -219,10 +275,10 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	if l.Python != "" {
 		python = l.Python
 	}
-	pairs := append(envPairs(s.Env, s.Reproducer.Env), EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
+	pairs := append(envPairs(s.Reproducer.Env), EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
 	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, s.Reproducer.Workers, sw.Count, strings.Join(s.Reproducer.Paths, " "))
 	start := time.Now()
-	res, err := steps.RunReproduce(ctx, &quiet, steps.ReproduceOptions{
+	res, err := steps.RunReproduce(ctx, quiet, steps.ReproduceOptions{
 		Out: out,
 		ReproducerFlags: steps.ReproducerFlags{Python: python, Workers: s.Reproducer.Workers, Count: sw.Count,
 			Select: s.Reproducer.Select, PytestArgs: s.Reproducer.PytestArgs, Env: pairs, Paths: s.Reproducer.Paths},

@@ -93,8 +93,8 @@ func TestLocalSweep(t *testing.T) {
 	if _, err := l.Run(context.Background(), Sweep{Refs: refs, Count: 2, Round: 2, Rounds: 4, Out: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(log.String(), "built "); n != 2 {
-		t.Errorf("%d builds, want one per ref:\n%s", n, log.String())
+	if n := strings.Count(log.String(), "set up "); n != 2 {
+		t.Errorf("%d setups, want one per ref:\n%s", n, log.String())
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -126,12 +126,12 @@ func TestLocalErrors(t *testing.T) {
 	broken.Build.Commands = []string{"echo compiling; echo 'error: no CUDA' >&2; exit 3"}
 	l = &Local{Spec: &broken, Repo: repo, DmesgSource: dmesg}
 	_, err = l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "b", Ref: "base"}}, Count: 1, Out: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "build of b=base failed") || !strings.Contains(err.Error(), "error: no CUDA") {
+	if err == nil || !strings.Contains(err.Error(), "setup of b=base failed") || !strings.Contains(err.Error(), "error: no CUDA") {
 		t.Errorf("failed build: %v", err)
 	}
-	var be *BuildError
-	if !errors.As(err, &be) || be.Command != broken.Build.Commands[0] || be.Ref.Name != "b" {
-		t.Errorf("a failed build is not a *BuildError naming its command: %#v", err)
+	var se *SetupError
+	if !errors.As(err, &se) || !strings.Contains(se.Cause, "build.commands") || !strings.Contains(se.Cause, "exited 3") || se.Ref.Name != "b" {
+		t.Errorf("a failed build is not a *SetupError naming its line: %#v", err)
 	}
 	if err := l.Close(); err != nil {
 		t.Error(err)
@@ -248,8 +248,8 @@ func TestLocalCancelDuringBuild(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		var be *BuildError
-		if err == nil || !strings.Contains(err.Error(), "build of b=base failed") || errors.As(err, &be) {
+		var se *SetupError
+		if err == nil || !strings.Contains(err.Error(), "setup of b=base: build cancelled") || errors.As(err, &se) {
 			t.Errorf("cancelled build: %v (an interrupted build is no broken build)", err)
 		}
 	case <-time.After(30 * time.Second):
@@ -273,7 +273,7 @@ func TestLocalCancelDuringBuild(t *testing.T) {
 // TestTailIsBounded: a build log of any size costs the last 64 KiB to quote, not the whole
 // file in memory, and what the build printed reaches the terminal with its controls shown.
 func TestTailIsBounded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.build.log")
+	path := filepath.Join(t.TempDir(), "big.setup.log")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -289,7 +289,7 @@ func TestBisectLocalSkips(t *testing.T) {
 	if code != 1 || got.Decided {
 		t.Fatalf("exit %d, decided %v: a skipped commit next to the first bad one cannot be ruled out\n%s\n%s", code, got.Decided, stdout, stderr)
 	}
-	if !strings.Contains(skipped[ids[4]], "the build failed") || !strings.Contains(skipped[ids[3]], "the tests cannot run") {
+	if !strings.Contains(skipped[ids[4]], "setup failed: build.commands") || !strings.Contains(skipped[ids[3]], "the tests cannot run") {
 		t.Errorf("skips %v", skipped)
 	}
 	if got.Range.First != ids[3] || got.Range.Last != ids[5] {
