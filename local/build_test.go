@@ -255,7 +255,10 @@ func TestLocalSetupStops(t *testing.T) {
 			want: []string{"setup failed: the smoke test `\"$PY\" -c \"import fakeproj; fakeproj.init(\\\"cuda\\\")\"` exited 1: RuntimeError: cuInit failed: CUDA_ERROR_NO_DEVICE (output in cuda_init.log)",
 				"Reproduced:     setup failed"}},
 		{name: "the build's timeout_minutes passes", install: true, build: true, minute: time.Second,
-			edit: func(s *spec.Spec) { s.Build.Commands = append(s.Build.Commands, "sleep 120"); s.Build.TimeoutMinutes = 2 },
+			edit: func(s *spec.Spec) {
+				s.Build.Commands = append(s.Build.Commands, "sleep 120")
+				s.Build.TimeoutMinutes = 2
+			},
 			want: []string{"setup failed: build timed out after 2s (build.timeout_minutes: 2)"}},
 		{name: "the smoke test's timeout_minutes passes", install: true, build: true, evidence: true, minute: time.Second,
 			edit: func(s *spec.Spec) { s.Smoke.Command = "sleep 120"; s.Smoke.TimeoutMinutes = 2 },
