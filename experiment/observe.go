@@ -70,6 +70,13 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the repeat count is unknown: %w", dir, err)
 	}
+	if sum.SetupFailed {
+		// The smoke test, the collection or every test's setup failed: no test body ran, so
+		// the folder has no trials, whatever ERROR lines its log holds.
+		o.Count = sum.Count
+		o.Warnings = append(o.Warnings, "setup failed: "+sum.SetupCause+" (no trials counted)")
+		return o, nil
+	}
 	if sum.Count < 1 {
 		return nil, fmt.Errorf("%s: %s has count %d", dir, reproducerSummary, sum.Count)
 	}
@@ -95,9 +102,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}
-	if sum.SetupFailed {
-		o.Warnings = append(o.Warnings, "setup failed: "+sum.SetupCause)
-	} else if sum.NoTestsRan || len(o.Tests) == 0 {
+	if sum.NoTestsRan || len(o.Tests) == 0 {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
 	}
 	if trials.Truncated {

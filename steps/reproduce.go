@@ -312,7 +312,11 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	env.setOutput("reproduced", strconv.FormatBool(res.Reproduced))
 	env.setOutput("failed", strconv.Itoa(res.Failed))
 	env.setOutput("crashed_workers", strings.Join(res.CrashedWorkers, ","))
-	env.setOutput("setup_failed", "false")
+	env.setOutput("setup_failed", strconv.FormatBool(res.SetupFailed))
+	if res.SetupFailed {
+		env.errorf("setup failed", "%s", res.SetupCause)
+		return res, &ExitError{Code: ExitSetupFailed, Err: &SetupError{Cause: res.SetupCause}}
+	}
 	if res.Cancelled {
 		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
 	}
@@ -471,6 +475,11 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, opts.Count))
 	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
 		len(res.FailedTests) > 0 || res.ExitCode == 1
+	if cause := erroredBeforeAnyTest(r); cause != "" && !res.Cancelled {
+		// No test body ran: the setup is broken (a fixture needs what this machine lacks), the
+		// bug was never exercised.
+		res.Reproduced, res.SetupFailed, res.SetupCause, res.ExitCode = false, true, cause, ExitSetupFailed
+	}
 	return res
 }
 
@@ -484,7 +493,11 @@ func cancelExitCode(ctx context.Context) int {
 
 func printReproducer(env *Env, r *ReproducerResult) {
 	state := "not reproduced"
-	if r.Reproduced {
+	switch {
+	case r.SetupFailed:
+		fmt.Fprintf(env.Stdout, "reproducer: setup failed: %s\n", r.SetupCause)
+		state = "no test ran"
+	case r.Reproduced:
 		state = "REPRODUCED"
 	}
 	fmt.Fprintf(env.Stdout, "reproducer: %s: exit code %d, %d passed, %d failed, %d errors, %d crashed workers in %.1fs\n",

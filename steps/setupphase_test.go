@@ -1,0 +1,95 @@
+package steps
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/parse/pytestlog"
+)
+
+// A sweep whose every test errors in a fixture's setup (collection passes, so the preflight
+// cannot see it) tested nothing: it is "setup failed" with the fixture's error (exit 6, no
+// sanitizer), never "reproduced". A setup error next to passing tests, or a teardown error
+// after a test ran, is still a result of the sweep. Real pytest with xdist and pytest-repeat.
+func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
+	py := testenv.PytestPython(t)
+	const tests = "def test_a():\n    pass\n\ndef test_b():\n    pass\n"
+	tests2 := []struct {
+		name      string
+		conftest  string
+		setupFail bool
+	}{
+		{"a fixture fails for every test",
+			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    raise RuntimeError('CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected')\n", true},
+		{"a fixture fails for one test only",
+			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu(request):\n    if request.node.name.startswith('test_b'):\n        raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS')\n", false},
+		{"a fixture fails in its teardown",
+			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    yield\n    raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS at teardown')\n", false},
+	}
+	for _, tt := range tests2 {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "conftest.py"), tt.conftest)
+			writeFile(t, filepath.Join(dir, "test_gpu.py"), tests)
+			te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
+			out := t.TempDir()
+			res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
+				Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
+				ReproducerFlags: ReproducerFlags{Python: py, Workers: 2, Count: 2, Paths: []string{"test_gpu.py"},
+					PytestArgs: []string{"-p", "no:cacheprovider"}},
+			})
+			sum := loadSummary(t, out)
+			outs := terminalOutputs(te.stdout.String())
+			if !tt.setupFail {
+				if err != nil || res == nil || !sum.Reproduced || sum.SetupFailed || outs["setup_failed"] != "false" {
+					t.Errorf("err %v, summary %+v, outputs %v: want reproduced\n%s", err, sum, outs, te.stdout)
+				}
+				return
+			}
+			if code := ExitCodeFor(err); code != ExitSetupFailed {
+				t.Errorf("err %v (exit %d), want exit %d", err, code, ExitSetupFailed)
+			}
+			if sum.Reproduced || !sum.SetupFailed || sum.ExitCode != ExitSetupFailed || sum.Errors != 4 {
+				t.Errorf("summary %+v", sum)
+			}
+			for _, want := range []string{"every test errored in its setup before its body ran (4 error(s), none passed or failed)",
+				"RuntimeError: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"} {
+				if !strings.Contains(sum.SetupCause, want) {
+					t.Errorf("cause %q lacks %q", sum.SetupCause, want)
+				}
+			}
+			if outs["setup_failed"] != "true" || outs["reproduced"] != "false" || outs["exit_code"] != "6" {
+				t.Errorf("outputs %v", outs)
+			}
+			if s := te.stdout.String(); !strings.Contains(s, "reproducer: setup failed: every test errored") || strings.Contains(s, "REPRODUCED") {
+				t.Errorf("stdout:\n%s", s)
+			}
+		})
+	}
+}
+
+func TestErroredBeforeAnyTest(t *testing.T) {
+	tests := []struct {
+		name string
+		r    pytestlog.Result
+		want bool
+	}{
+		{"only errors", pytestlog.Result{Errors: 3}, true},
+		{"errors and skips", pytestlog.Result{Errors: 3, Skipped: 1}, true},
+		{"nothing ran", pytestlog.Result{}, false},
+		{"an error next to a pass", pytestlog.Result{Errors: 3, Passed: 1}, false},
+		{"an error next to a failure", pytestlog.Result{Errors: 3, Failed: 1}, false},
+		{"an error next to an xfail", pytestlog.Result{Errors: 1, XFailed: 1}, false},
+		{"a rerun", pytestlog.Result{Errors: 1, Rerun: 1}, false},
+		{"a crashed worker", pytestlog.Result{Errors: 1, CrashedWorkers: []string{"gw0"}}, false},
+	}
+	for _, tt := range tests {
+		if got := erroredBeforeAnyTest(tt.r) != ""; got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
