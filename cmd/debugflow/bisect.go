@@ -61,9 +61,9 @@ the selection rule and the stop rule.
 On GitHub (the default) each step is one dispatch of the experiment workflow ('debugflow
 experiment workflow' writes it; commit and push it) with the commit as its ref; --parallel K
 keeps K steps running at once. With --local each commit is checked out in a git worktree,
-built with the spec's install and build commands, and the reproducer runs on this machine.
-A commit that does not build, or where the tests cannot be collected, is skipped (like git
-bisect skip), never counted as good; a run that fails without artifacts is run again
+set up as the workflow's job sets a runner up (install, build, smoke test), and the reproducer
+runs on this machine. A commit whose setup fails, or where the tests cannot be collected, is
+skipped (like git bisect skip), never counted as good or bad; a run that fails without artifacts is run again
 (--retries) and counts nothing.
 
 Everything is kept in .debugflow/bisect.json at the top of the repository, written after every
@@ -102,7 +102,7 @@ func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Write
 	f := cmd.Flags()
 	f.StringVar(&o.Good, "good", "", "a commit, branch or tag without the failure")
 	f.StringVar(&o.Bad, "bad", "", "a commit, branch or tag with it (its first-parent history back to --good is searched)")
-	f.BoolVar(&o.Local, "local", false, "run each step on this machine: a git worktree and build per commit, the reproducer here")
+	f.BoolVar(&o.Local, "local", false, "run each step on this machine: a git worktree set up per commit, the reproducer here")
 	f.BoolVar(&o.Resume, "resume", false, "continue the bisection in .debugflow/bisect.json (after Ctrl-C or a lost session)")
 	f.Float64Var(&o.Confidence, "confidence", 0.95, "stop when one commit is the first bad one with this probability")
 	f.IntVar(&o.Count, "count", 0, "repetitions of every test per step (default: the spec's count)")
@@ -115,7 +115,7 @@ func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Write
 	f.BoolVar(&o.JSON, "json", false, `print {"first_bad", "posterior", "steps", "candidates", ...} on stdout (progress goes to stderr)`)
 	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
-	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the build and pytest output")
+	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	cmd.PersistentFlags().StringVar(&o.Checkout, "checkout", "", "the git checkout to bisect in (default: the current directory)")
 	o.Repo.AddFlags(f)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")

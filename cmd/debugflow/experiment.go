@@ -59,8 +59,9 @@ workflow' writes it; commit and push it next to the debug workflow): a matrix ov
 (passed as a JSON input) x the spec's runner labels, and a report job that puts the comparison
 in the run's summary; debugflow watches the run, downloads every artifact and prints the
 verdicts. With --local the experiment runs on this machine: every ref is checked out in its
-own git worktree of the current repository and built there with the spec's install and build
-commands.
+own git worktree of the current repository and set up there as the workflow's job sets a
+runner up (the install and the build with their exports and $GITHUB_ENV/$GITHUB_PATH, the
+timeouts, the smoke test; setup.log in the ref's folder).
 
 --until-decided sweeps in rounds of --count repetitions until every candidate has a verdict,
 or the budget is spent (--max-count repetitions per ref, default 16 rounds; --max-time). The
@@ -70,7 +71,7 @@ early keeps the chance of a wrong verdict at 1-confidence.
 Every folder stays under --out (round-N/<ref> in rounds), with experiment.json and
 experiment.md; 'debugflow report --compare --baseline' reads them again.
 Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags or
-spec, 130 interrupted.`
+spec, 6 a ref's setup failed (--local: install, build or smoke test), 130 interrupted.`
 
 const experimentExample = `  # does the pin branch fix the crash seen on efd3f69? one GitHub dispatch, 200 repetitions each
   debugflow experiment --baseline efd3f69 --candidate pin=duburcqa/turing_stream_pin_experiment --count 200
@@ -103,7 +104,7 @@ func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.W
 	f := cmd.Flags()
 	f.StringVar(&o.Baseline, "baseline", "", "the ref every candidate is judged against, as `[NAME=]REF` (a branch, tag or commit; default name \"baseline\")")
 	f.StringArrayVar(&o.Candidates, "candidate", nil, "a ref to judge, as `[NAME=]REF` (repeatable; default name: the ref with / as -)")
-	f.BoolVar(&o.Local, "local", false, "run on this machine: a git worktree and build per ref, the reproducer here")
+	f.BoolVar(&o.Local, "local", false, "run on this machine: a git worktree set up per ref, the reproducer here")
 	f.IntVar(&o.Count, "count", 0, "repetitions of every test per ref in one sweep or round (default: the spec's count)")
 	f.BoolVar(&o.UntilDecided, "until-decided", false, "sweep in rounds of --count until every candidate is decided or the budget is spent")
 	f.IntVar(&o.MaxCount, "max-count", 0, "with --until-decided: repetition budget per ref (default 16 x --count)")
@@ -114,7 +115,7 @@ func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.W
 	f.BoolVar(&o.JSON, "json", false, `print {"baseline", "rows": [...]} on stdout (progress goes to stderr)`)
 	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
-	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the build and pytest output")
+	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	f.StringVar(&o.Checkout, "checkout", "", "with --local: the git checkout that has the refs (default: the current directory)")
 	o.Repo.AddFlags(f)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
