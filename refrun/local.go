@@ -227,6 +227,13 @@ func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 			continue
 		}
 		fmt.Fprintf(w, "==> %s\n", st.Name)
+		if st.Name == "build" {
+			// The compiler cache folder every ref's build shares, as the experiment job's
+			// compiler-cache step gives it: a later ref compiles only what differs.
+			if _, err := runner.CompilerCache(ctx, s); err != nil {
+				return fmt.Errorf("setup of %s: %w", r, err)
+			}
+		}
 		cause, err := runner.Run(ctx, st)
 		switch {
 		case errors.Is(err, jobsetup.ErrCancelled):

@@ -300,3 +300,40 @@ func TestLocalSetupTimeouts(t *testing.T) {
 		})
 	}
 }
+
+// Every ref's build gets the spec's compiler cache folder, as the experiment job's
+// compiler-cache step gives it: one folder for all refs (a later ref compiles only what
+// differs), the ref's own worktree as CCACHE_BASEDIR so its relative paths hit.
+func TestLocalSetupCompilerCache(t *testing.T) {
+	t.Parallel()
+	repo := setupRepo(t)
+	env, _, _ := setupEnv(t)
+	home := t.TempDir()
+	machine := append(env.Environ(), "HOME="+home)
+	env.Environ = func() []string { return machine }
+	yaml := strings.Replace(fmt.Sprintf(setupSpecYAML, testenv.PytestPython(t)), "smoke:\n  command: ./smoke.sh\n  log: cuda_init.log\n",
+		"cache:\n  compiler:\n    tool: ccache\n    dir: ~/ccache-debugflow\n", 1)
+	s, err := spec.Parse("cache.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Build.Commands = append(s.Build.Commands, `test "$CCACHE_DIR" = "$HOME/ccache-debugflow" && test "$CCACHE_BASEDIR" = "$PWD"`)
+	l := &Local{Spec: s, Repo: repo, Env: env}
+	defer l.Close()
+	out := t.TempDir()
+	if _, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "a", Ref: "good"}, {Name: "b", Ref: "broken"}}, Count: 1, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		b, err := os.ReadFile(filepath.Join(out, name, SetupLog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"CCACHE_DIR=" + filepath.Join(home, "ccache-debugflow") + " (for the build and the later steps)",
+			"CCACHE_BASEDIR=" + filepath.Join(l.WorkDir, name) + " (for the build and the later steps)"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s: %s lacks %q:\n%s", name, SetupLog, want, b)
+			}
+		}
+	}
+}
