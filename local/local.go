@@ -378,19 +378,18 @@ func envPairs(lists ...spec.Env) []string {
 }
 
 // sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
-// reported, not fatal.
+// reported (and recorded for the verdict, as the workflow's step does), not fatal.
 func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
-	if _, err := steps.FindSanitizer(env, opts.Sanitizer); err != nil {
-		fmt.Fprintf(out, "    skipped: %v\n", err)
-		return
-	}
 	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
 		Out: opts.Out,
 		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, Tools: s.Sanitizer.Tools, LeakCheck: s.Sanitizer.LeakCheck,
 			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
 		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
 	})
+	var notFound *steps.SanitizerNotFoundError
 	switch {
+	case errors.As(err, &notFound):
+		fmt.Fprintf(out, "    skipped: not available on this machine (%v)\n", err)
 	case err != nil:
 		fmt.Fprintf(out, "    sanitizer failed: %v\n", err)
 	case res == nil:

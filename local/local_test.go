@@ -195,6 +195,43 @@ func TestLocalNotReproducedWithoutSanitizer(t *testing.T) {
 	if res.Verdict.Reproduced() {
 		t.Errorf("verdict says reproduced:\n%s", stdout.String())
 	}
+	// As in the workflow, the sanitizer runs only on failures: nothing failed, so its absence
+	// does not matter.
+	if strings.Contains(stdout.String(), "not available on this machine (compute-sanitizer") {
+		t.Errorf("the missing sanitizer is reported for a run with nothing to sanitize:\n%s", stdout.String())
+	}
+}
+
+// TestLocalSanitizerNotAvailable: a reproduced run on a machine without compute-sanitizer says
+// so in the sanitizer pass and in the verdict, never "sanitizer.log missing".
+func TestLocalSanitizerNotAvailable(t *testing.T) {
+	t.Parallel()
+	python := testenv.PytestPython(t)
+	s := testSpec(t, python)
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	os.WriteFile(dmesg, nil, 0o644)
+	env := testEnv(t, dmesg)
+	bare := t.TempDir()
+	for _, n := range []string{"nvidia-smi", "dmesg"} {
+		os.Symlink(filepath.Join(doublesDir, n), filepath.Join(bare, n))
+	}
+	path := bare + ":/usr/bin:/bin"
+	env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: copySuite(t), Env: env,
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, Sanitizer: filepath.Join(bare, "compute-sanitizer")})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	for _, want := range []string{
+		"==> compute-sanitizer on the failed tests\n    skipped: not available on this machine (compute-sanitizer: --sanitizer " + bare + "/compute-sanitizer is not an executable file)\n",
+		"\nSanitizer:      compute-sanitizer not available on this machine (compute-sanitizer: --sanitizer ",
+	} {
+		if res.ExitCode != ExitReproduced || !strings.Contains(text, want) {
+			t.Errorf("exit %d; output lacks %q:\n%s", res.ExitCode, want, text)
+		}
+	}
 }
 
 func TestRepeatCount(t *testing.T) {

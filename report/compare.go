@@ -90,6 +90,9 @@ func (r ComparisonRow) cells() compareRow {
 	if v.Sanitizer == nil && strings.HasSuffix(v.absent(SanitizerLog), "skipped") {
 		row.sanitizer = "unknown (skipped)"
 	}
+	if v.Sanitizer == nil && v.Run.SanitizerUnavailable != "" {
+		row.sanitizer = "not available"
+	}
 	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
 		row.xid = "unknown (skipped)"
 	}

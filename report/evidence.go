@@ -175,11 +175,17 @@ func (v *loader) loadLadder(have map[string]bool) error {
 	var ladder []string
 	if have[SanitizerSummary] {
 		var s struct {
-			Ladder []string `json:"ladder"`
+			Ladder       []string `json:"ladder"`
+			NotAvailable string   `json:"not_available"`
 		}
 		if ok, err := v.readJSON(SanitizerSummary, &s); err != nil {
 			return err
 		} else if ok {
+			if v.Sanitizer == nil && s.NotAvailable != "" {
+				// The step found no compute-sanitizer: no tool ran.
+				v.Run.SanitizerUnavailable = clip(s.NotAvailable, maxDisplayRunes)
+				return nil
+			}
 			for _, t := range s.Ladder {
 				if strings.Contains(sanitizerToolsOrder, t) && t != "" && !strings.Contains(t, " ") {
 					ladder = append(ladder, t)

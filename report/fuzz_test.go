@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzLoad feeds arbitrary summary JSON, pytest, sanitizer and kernel log text through Load and
-// every renderer: none may panic, the JSON must parse and keep its nineteen keys, a section is
+// every renderer: none may panic, the JSON must parse and keep its twenty keys, a section is
 // null only when its file was skipped, no count is negative and no rendered text carries a
 // control character a terminal would act on.
 func FuzzLoad(f *testing.F) {
@@ -51,7 +51,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 19 {
+		if err := json.Unmarshal(js.Bytes(), &m); err != nil || len(m) != 20 {
 			t.Fatalf("JSON %q: %v", js.String(), err)
 		}
 		var text bytes.Buffer

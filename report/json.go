@@ -29,6 +29,9 @@ type verdictJSON struct {
 	// KernelLogUnavailable says why the runner's kernel log could not be read (no dmesg, no
 	// journalctl, no passwordless sudo): xid is then null. "" when it was read or not captured.
 	KernelLogUnavailable string `json:"kernel_log_unavailable"`
+	// SanitizerUnavailable says why compute-sanitizer could not run (not found on the runner):
+	// sanitizer is then null. "" otherwise.
+	SanitizerUnavailable string `json:"sanitizer_unavailable"`
 
 	// Runner says whether the evidence points at the runner's GPU or at the application.
 	Runner RunnerVerdict `json:"runner"`
@@ -56,9 +59,9 @@ func (v *Verdict) jsonView() verdictJSON {
 		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
-		KernelLogUnavailable: v.Run.KernelLogUnavailable,
-		Runner:               v.runnerVerdict(),
-		Reproducer:           v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
+		KernelLogUnavailable: v.Run.KernelLogUnavailable, SanitizerUnavailable: v.Run.SanitizerUnavailable,
+		Runner:     v.runnerVerdict(),
+		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
 		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health, Build: v.Build,
 		Skipped: nonNil(v.Run.Skipped), Notes: nonNil(v.Run.Notes),
 	}

@@ -130,3 +130,43 @@ func FuzzKernelLogHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestSanitizerNotAvailable: a runner without compute-sanitizer (sanitizer_summary.json's
+// not_available, written by the step that could not find it) reads "compute-sanitizer not
+// available on this runner (why)" in the text, the Markdown, --compare and --json, not
+// "not run (sanitizer.log missing)".
+func TestSanitizerNotAvailable(t *testing.T) {
+	const why = "compute-sanitizer not found; searched $PATH and /usr/local/cuda*/bin"
+	v, err := Load(writeDir(t, map[string]string{
+		ReproducerSummary: `{"count":5,"exit_code":1,"failed":1,"failed_tests":["t.py::x[cuda-1-5]"]}`,
+		SanitizerSummary:  `{"ladder":["memcheck","racecheck"],"not_available":"` + why + `"}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	line := "compute-sanitizer not available on this runner (" + why + ")"
+	if !strings.Contains(text.String(), "Sanitizer:      "+line+"\n") || strings.Contains(text.String(), "ladder") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if md := v.Markdown("a"); !strings.Contains(md, "- **Sanitizer:** compute-sanitizer not available on this runner (compute-sanitizer not found; searched $PATH and /usr/local/cuda\\*/bin)") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+	var j struct {
+		Why        string          `json:"sanitizer_unavailable"`
+		Sanitizer  json.RawMessage `json:"sanitizer"`
+		Sanitizers json.RawMessage `json:"sanitizers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &j); err != nil || j.Why != why || string(j.Sanitizer) != "null" || string(j.Sanitizers) != "null" {
+		t.Errorf("--json %+v, %v:\n%s", j, err, js.String())
+	}
+	if c := Compare([]string{"a"}, []*Verdict{v}); !strings.Contains(c.Markdown(), "not available") {
+		t.Errorf("comparison:\n%s", c.Markdown())
+	}
+}

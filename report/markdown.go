@@ -43,6 +43,8 @@ func (v *Verdict) Markdown(artifactName string) string {
 				fmt.Fprintf(&b, "  - %s\n", mdText(other.state()))
 			}
 		}
+	} else if why := v.Run.SanitizerUnavailable; why != "" {
+		fmt.Fprintf(&b, "- **Sanitizer:** compute-sanitizer %s (%s)\n", notAvailableRunner, mdText(why))
 	} else if absent := v.absent(SanitizerLog); strings.HasSuffix(absent, "skipped") {
 		fmt.Fprintf(&b, "- **Sanitizer:** unknown (%s skipped)\n", mdCode(SanitizerLog))
 	} else {

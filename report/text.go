@@ -159,6 +159,10 @@ func (v *Verdict) textSanitizer(t *textWriter) {
 			t.styled("Sanitizer:", ansiYellow, "unknown ("+absent+")")
 			return
 		}
+		if why := v.Run.SanitizerUnavailable; why != "" {
+			t.styled("Sanitizer:", ansiYellow, "compute-sanitizer "+notAvailableRunner+" ("+why+")")
+			return
+		}
 		t.field("Sanitizer:", "not run ("+SanitizerLog+" missing)")
 		return
 	}

@@ -46,6 +46,9 @@ type Run struct {
 	Notes []string
 	// Skipped are the input files that were present but not used, with the reason.
 	Skipped []SkippedFile
+	// SanitizerUnavailable says why compute-sanitizer could not run ("compute-sanitizer not
+	// found; searched ...", from sanitizer_summary.json): the sanitizer sections are then empty.
+	SanitizerUnavailable string
 	// Local is set by `debugflow local` for its own run: the text then speaks of this machine
 	// and its evidence folder, not of a CI runner and its artifact.
 	Local bool

@@ -251,6 +251,12 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	}
 	sanitizer, err := FindSanitizer(env, opts.Sanitizer)
 	if err != nil {
+		// The report says "compute-sanitizer not available on this runner" and why, instead of
+		// only "sanitizer.log missing"; the step still fails: the spec asked for the sanitizer.
+		if werr := writeJSON(filepath.Join(opts.Out, SanitizerSummaryJSON), map[string]any{
+			"ladder": opts.Tools, "not_available": err.Error()}); werr != nil {
+			env.warnf("%v", werr)
+		}
 		return nil, err
 	}
 	python, err := checkInterpreter(ctx, env, opts.Python, "pytest", "xdist")

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/debugflow/debugflow/internal/testenv"
+
+	"github.com/debugflow/debugflow/report"
 )
 
 // sanitizeWorld is an artifact dir with a reproducer summary, the crash
@@ -272,6 +275,18 @@ func TestSanitizeMissingSanitizer(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+	// The report says why there is no sanitizer log.
+	v, lerr := report.Load(w.out)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	var text bytes.Buffer
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Sanitizer:      compute-sanitizer not available on this runner (compute-sanitizer not found; searched $PATH"; !strings.Contains(text.String(), want) {
+		t.Errorf("the verdict does not say compute-sanitizer was not available:\n%s", text.String())
 	}
 }
 
