@@ -120,9 +120,10 @@ func (x *Xid) unlinkedXids() []XidEvent {
 	return out
 }
 
-// unlinkedText is "Xid 31 from pid 4242 (python): no pytest process of this run had that pid".
+// unlinkedText is "Xid 31 (..., write @ 0x...) from pid 4242 (python): no pytest process of this
+// run had that pid".
 func (e XidEvent) unlinkedText() string {
-	s := fmt.Sprintf("Xid %d from pid %d", e.Code, *e.PID)
+	s := fmt.Sprintf("%s from pid %d", e.xidShort(), *e.PID)
 	if e.Process != "" {
 		s += " (" + e.Process + ")"
 	}

@@ -65,7 +65,7 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 	if err := v.WriteText(&text, false); err != nil {
 		t.Fatal(err)
 	}
-	const want = "Xid 31 from pid 4242 (python): no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
+	const want = "Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2_c8000000) from pid 4242 (python): no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
 	if !strings.Contains(text.String(), "  from:         "+want+"\n") {
 		t.Errorf("text:\n%s", text.String())
 	}

@@ -239,7 +239,9 @@ func (v *Verdict) textXid(t *textWriter) {
 	if len(links)+len(unlinked) > 0 {
 		lines := make([]string, 0, len(links)+len(unlinked))
 		for _, e := range links {
-			lines = append(lines, fmt.Sprintf("Xid %d %s", e.Code, e.xidFrom()))
+			// As the issue's reader asks for it: "Xid 31 (..., write @ 0x70a2_c8000000) from gw3
+			// while running T": each fault's address, not only the first's.
+			lines = append(lines, e.xidShort()+" "+e.xidFrom())
 		}
 		for _, e := range unlinked {
 			lines = append(lines, e.unlinkedText())
