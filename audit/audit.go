@@ -18,6 +18,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Finding is one violation of an audit rule.
@@ -34,13 +36,15 @@ type Finding struct {
 	Fix string
 }
 
-// String formats the finding as "file:line:col: [rule] message (fix: ...)".
+// String formats the finding as "file:line:col: [rule] message (fix: ...)", on one line with
+// control characters shown as escapes: the names and values it quotes come from the workflow,
+// which may be someone else's, and must not drive the terminal.
 func (f Finding) String() string {
 	s := fmt.Sprintf("%s:%d:%d: [%s] %s", f.File, f.Line, f.Column, f.Rule, f.Message)
 	if f.Fix != "" {
 		s += " (fix: " + f.Fix + ")"
 	}
-	return s
+	return textsafe.Visible(s)
 }
 
 // Option configures Workflow.

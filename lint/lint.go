@@ -14,6 +14,8 @@ import (
 	"os/exec"
 
 	"github.com/rhysd/actionlint"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // DisableShellcheck is the Options.Shellcheck value that turns the shellcheck
@@ -46,9 +48,10 @@ type Finding struct {
 	Message string
 }
 
-// String formats the finding the way actionlint prints it on one line.
+// String formats the finding the way actionlint prints it on one line, control characters
+// shown as escapes (the file name and the text it quotes may be someone else's).
 func (f Finding) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s [%s]", f.File, f.Line, f.Column, f.Message, f.Kind)
+	return textsafe.Visible(fmt.Sprintf("%s:%d:%d: %s [%s]", f.File, f.Line, f.Column, f.Message, f.Kind))
 }
 
 // Workflow lints content as if it were the workflow file at path. The content

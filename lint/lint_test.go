@@ -361,3 +361,22 @@ func join(fs []Finding) string {
 	}
 	return buf.String()
 }
+
+// TestFindingShowsControlCharactersVisibly: the file name (a cloned repository's workflow named
+// with an escape sequence) and actionlint's message reach the terminal on one line, with control
+// characters shown as escapes.
+func TestFindingShowsControlCharactersVisibly(t *testing.T) {
+	findings, err := Workflow("\x1b]0;PWNED\a\u202ebroken.yaml", readTestdata(t, "broken.yaml"), Options{SelfHostedLabels: t4, Shellcheck: DisableShellcheck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) == 0 {
+		t.Fatal("no findings")
+	}
+	for _, f := range findings {
+		s := f.String()
+		if strings.ContainsAny(s, "\x1b\a\n\u202e") || !strings.HasPrefix(s, `\x1b]0;PWNED\x07\u202ebroken.yaml:`) {
+			t.Errorf("finding not shown visibly on one line: %q", s)
+		}
+	}
+}

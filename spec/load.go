@@ -13,6 +13,8 @@ import (
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Limits on what loading a spec may cost. A spec is a few KB of hand-written YAML; these stop a
@@ -51,7 +53,9 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Message)
-	return b.String()
+	// One line, control characters shown as escapes: the file's keys and values must not
+	// drive the terminal (a spec may come with someone else's repository).
+	return textsafe.Visible(b.String())
 }
 
 // Errors is every problem found in one spec file, in file order.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/audit"
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // maxWorkflowBytes bounds what audit reads from one file: a workflow is a few kilobytes, and a
@@ -66,13 +67,13 @@ func runAudit(o auditOptions) error {
 			if errors.As(err, &pe) {
 				err = pe.Err // the path is in the message already
 			}
-			fmt.Fprintf(o.Stderr, "debugflow: cannot audit %s: %v\n", path, err)
+			fmt.Fprintf(o.Stderr, "debugflow: cannot audit %s: %s\n", textsafe.Visible(path), textsafe.Visible(err.Error()))
 			failed++
 			continue
 		}
 		findings, err := audit.Workflow(path, data, audit.WithAllowedWriteScopes(o.AllowWrite...))
 		if err != nil {
-			fmt.Fprintf(o.Stderr, "debugflow: cannot %v\n", err) // "audit PATH: why"
+			fmt.Fprintf(o.Stderr, "debugflow: cannot %s\n", textsafe.Visible(err.Error())) // "audit PATH: why"
 			failed++
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/debugflow/debugflow/ghrun"
 	"github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Exit codes, the same for every command.
@@ -69,7 +70,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = ghrun.ExitInterrupted
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(stderr, "debugflow:", msg)
+		// Errors quote file names and values from files that may be someone else's: their
+		// control characters are shown as escapes, never sent to the terminal.
+		fmt.Fprintln(stderr, "debugflow:", textsafe.VisibleLines(msg))
 	}
 	return code
 }
