@@ -26,6 +26,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // DefaultDir is where GitHub reads workflows from.
@@ -232,7 +234,7 @@ func report(out io.Writer, actions []Action, notes []string) {
 	WriteTable(out, actions)
 	for _, n := range notes {
 		if n != "" {
-			fmt.Fprintln(out, n)
+			fmt.Fprintln(out, textsafe.Visible(n))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // statusOrder is the order of the summary line.
@@ -26,7 +28,9 @@ func WriteTable(w io.Writer, actions []Action) {
 		if to == "" {
 			to = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Status, a.From, to)
+		// File names are shown escaped: a cloned repository's may hold an escape sequence
+		// or a tab, which would drive the terminal or break the columns.
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.Status, textsafe.Visible(a.From), textsafe.Visible(to))
 		counts[a.Status]++
 	}
 	tw.Flush()
