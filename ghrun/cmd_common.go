@@ -128,7 +128,7 @@ func (f *Factory) resolveRun(ctx context.Context, flags repoFlags, sel runSelect
 		if err != nil {
 			return Repo{}, nil, run, err
 		}
-		fmt.Fprintf(log, "latest run of %s: %d %s\n", wf.File, run.ID, run.HTMLURL)
+		fmt.Fprintf(log, "latest run of %s: %d %s\n", wf.File, run.ID, shown(run.HTMLURL))
 	}
 	return repo, client, run, nil
 }
@@ -140,7 +140,7 @@ func conclusionError(c Conclusion, run RunRef) error {
 	}
 	msg := fmt.Sprintf("run %d concluded %s", run.ID, orDash(string(c)))
 	if run.HTMLURL != "" {
-		msg += ": " + run.HTMLURL
+		msg += ": " + shown(run.HTMLURL)
 	}
 	return &ExitError{Code: c.ExitCode(), Err: fmt.Errorf("%s", msg)}
 }
@@ -150,17 +150,17 @@ func conclusionError(c Conclusion, run RunRef) error {
 func (f *Factory) reportDirs(dirs []string, stdout, stderr io.Writer) error {
 	if f.Report == nil {
 		for _, d := range dirs {
-			fmt.Fprintf(stdout, "artifact extracted into %s\n", d)
+			fmt.Fprintf(stdout, "artifact extracted into %s\n", shown(d))
 		}
 		return nil
 	}
 	var failed []error
 	for _, d := range dirs {
 		if len(dirs) > 1 {
-			fmt.Fprintf(stdout, "\n== %s ==\n", d)
+			fmt.Fprintf(stdout, "\n== %s ==\n", shown(d))
 		}
 		if err := f.Report(d, stdout); err != nil {
-			fmt.Fprintf(stderr, "report for %s: %v\n", d, err)
+			fmt.Fprintf(stderr, "report for %s: %s\n", shown(d), shown(err.Error()))
 			failed = append(failed, fmt.Errorf("report for %s: %w", d, err))
 		}
 	}
@@ -172,7 +172,7 @@ func (f *Factory) reportDirs(dirs []string, stdout, stderr io.Writer) error {
 func downloadStopped(complete []string) string {
 	msg := "download stopped; no partial folder was kept"
 	if len(complete) > 0 {
-		msg += "; extracted in full: " + strings.Join(complete, ", ")
+		msg += "; extracted in full: " + shown(strings.Join(complete, ", "))
 	}
 	return msg
 }

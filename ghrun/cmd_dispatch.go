@@ -203,7 +203,7 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 			return fmt.Errorf("write --json: %w", err)
 		}
 	} else {
-		fmt.Fprintln(stdout, run.HTMLURL)
+		fmt.Fprintln(stdout, shown(run.HTMLURL))
 	}
 	if !opts.Watch && opts.DownloadDir == "" {
 		return nil

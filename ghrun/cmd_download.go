@@ -120,7 +120,7 @@ func runDownload(ctx context.Context, opts *downloadCmdOptions) error {
 	})
 	if err != nil {
 		if ctx.Err() == nil && len(dirs) > 0 {
-			fmt.Fprintf(stderr, "extracted in full before the error: %s\n", strings.Join(dirs, ", "))
+			fmt.Fprintf(stderr, "extracted in full before the error: %s\n", shown(strings.Join(dirs, ", ")))
 		}
 		return interrupted(ctx, err, downloadStopped(dirs))
 	}

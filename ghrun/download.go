@@ -91,7 +91,7 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 	progress = &redactWriter{w: progress, secrets: c.secrets}
 	if opts.Dir == "" {
 		opts.Dir = DefaultDownloadDir(runID)
-		fmt.Fprintf(progress, "downloading into %s (the default for run %d; choose another folder with -D)\n", opts.Dir, runID)
+		fmt.Fprintf(progress, "downloading into %s (the default for run %d; choose another folder with -D)\n", shown(opts.Dir), runID)
 	}
 
 	all, err := c.listArtifacts(ctx, repo, runID)
@@ -347,7 +347,7 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 	if err != nil {
 		return fmt.Errorf("%s: extract into %s: %w", op, target, err)
 	}
-	fmt.Fprintf(progress, "extracted %q: %d files, %s into %s\n", name, stats.Files, formatBytes(stats.Bytes), target)
+	fmt.Fprintf(progress, "extracted %q: %d files, %s into %s\n", name, stats.Files, formatBytes(stats.Bytes), shown(target))
 	return nil
 }
 
@@ -472,11 +472,11 @@ func (p *progressBar) draw() {
 	if p.total > 0 {
 		frac := min(float64(p.n)/float64(p.total), 1)
 		filled := int(frac * width)
-		fmt.Fprintf(p.out, "\r\x1b[K%s [%s%s] %3.0f%% %s/%s", truncate(p.name, 30), strings.Repeat("#", filled),
+		fmt.Fprintf(p.out, "\r\x1b[K%s [%s%s] %3.0f%% %s/%s", truncate(shown(p.name), 30), strings.Repeat("#", filled),
 			strings.Repeat(".", width-filled), frac*100, formatBytes(p.n), formatBytes(p.total))
 		return
 	}
-	fmt.Fprintf(p.out, "\r\x1b[K%s %s", truncate(p.name, 30), formatBytes(p.n))
+	fmt.Fprintf(p.out, "\r\x1b[K%s %s", truncate(shown(p.name), 30), formatBytes(p.n))
 }
 
 func (p *progressBar) done() {

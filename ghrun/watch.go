@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Conclusion is a completed run's conclusion as GitHub reports it.
@@ -142,10 +144,10 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 	var notes, log strings.Builder
 	if !v.seen {
 		v.seen = true
-		fmt.Fprintf(&log, "run %d %q: %s\n", run.GetID(), runTitle(run), run.GetHTMLURL())
+		fmt.Fprintf(&log, "run %d %q: %s\n", run.GetID(), runTitle(run), shown(run.GetHTMLURL()))
 	}
 	if run.GetStatus() != v.runStatus && run.GetStatus() != "completed" {
-		fmt.Fprintf(&log, "run %d: %s\n", run.GetID(), run.GetStatus())
+		fmt.Fprintf(&log, "run %d: %s\n", run.GetID(), shown(run.GetStatus()))
 	}
 	v.runStatus = run.GetStatus()
 
@@ -183,7 +185,7 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 	completed := run.GetStatus() == "completed"
 	if completed {
 		fmt.Fprintf(&log, "run %d completed: %s%s %s\n", run.GetID(), orDash(run.GetConclusion()),
-			v.took(runStart(run), run.UpdatedAt), run.GetHTMLURL())
+			v.took(runStart(run), run.UpdatedAt), shown(run.GetHTMLURL()))
 	}
 
 	if !v.tty {
@@ -210,13 +212,13 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s run %d %s · %s%s\n", symbol(run.GetStatus(), run.GetConclusion()), run.GetID(),
-		truncate(runTitle(run), 60), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
-	fmt.Fprintf(&b, "  %s\n", run.GetHTMLURL())
+		truncate(shown(runTitle(run)), 60), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
+	fmt.Fprintf(&b, "  %s\n", shown(run.GetHTMLURL()))
 	if len(jobs) == 0 {
 		b.WriteString("  (no jobs yet)\n")
 	}
 	for _, j := range jobs {
-		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), truncate(j.GetName(), 60),
+		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), truncate(shown(j.GetName()), 60),
 			statusWord(j.GetStatus(), j.GetConclusion()), v.since(j.StartedAt, j.CompletedAt, j.GetStatus()))
 		if j.GetStatus() == "completed" && j.GetConclusion() == "success" {
 			continue
@@ -229,7 +231,7 @@ func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) str
 					mark = "   <- TMATE GATE OPEN (ssh line in the job log)"
 				}
 			}
-			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), truncate(s.GetName(), 60),
+			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), truncate(shown(s.GetName()), 60),
 				v.since(s.StartedAt, s.CompletedAt, s.GetStatus()), mark)
 		}
 	}
@@ -245,7 +247,7 @@ func (v *runView) announceGate(b *strings.Builder, run *github.WorkflowRun, j *g
 	fmt.Fprintf(b, "%s\n", line)
 	fmt.Fprintf(b, ">>> TMATE GATE OPEN: job %q, step %d %q\n", j.GetName(), s.GetNumber(), s.GetName())
 	fmt.Fprintf(b, ">>> The SSH command is printed in that job's log, under the step %q:\n", s.GetName())
-	fmt.Fprintf(b, ">>>   %s\n", where)
+	fmt.Fprintf(b, ">>>   %s\n", shown(where))
 	b.WriteString(">>> It is also saved as tmate.txt in the run's artifact. The job waits there until the\n")
 	b.WriteString(">>> continue file (default /tmp/continue) is created in the session, or until the gate times out.\n")
 	fmt.Fprintf(b, "%s\n", line)
@@ -257,14 +259,14 @@ func (v *runView) jobPhrase(j *github.WorkflowJob) string {
 		return "completed: " + orDash(j.GetConclusion()) + v.took(j.StartedAt, j.CompletedAt)
 	case "in_progress":
 		if r := j.GetRunnerName(); r != "" {
-			return "in_progress on runner " + r
+			return "in_progress on runner " + shown(r)
 		}
 		return "in_progress"
 	default:
 		if len(j.Labels) > 0 {
-			return j.GetStatus() + " (waiting for a runner: " + strings.Join(j.Labels, ", ") + ")"
+			return shown(j.GetStatus()) + " (waiting for a runner: " + shown(strings.Join(j.Labels, ", ")) + ")"
 		}
-		return j.GetStatus()
+		return shown(j.GetStatus())
 	}
 }
 
@@ -333,8 +335,13 @@ func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return shown(s)
 }
+
+// shown is text from the server as it may be printed: its control characters escaped, so a
+// run-name holding a pull request's title, a matrix job's name or a hostile server cannot
+// drive the terminal. (%q quotes do the same for the names in the plain log.)
+func shown(s string) string { return textsafe.Visible(s) }
 
 func truncate(s string, n int) string {
 	r := []rune(s)
