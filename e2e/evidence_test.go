@@ -147,8 +147,9 @@ func checkEvidence(t *testing.T, sim *simulation) {
 }
 
 // TestEvidenceWithoutGPUTools runs the flaky selection on a runner whose nvidia-smi cannot reach
-// the driver and whose toolkit has no cuda-gdb: the job runs as before, and the summary says
-// what is not available on this runner instead of going silent.
+// the driver, whose toolkit has no cuda-gdb and whose kernel log cannot be read: the job runs as
+// before, and the summary says what is not available on this runner instead of going silent
+// (never "Xid: none": nobody could look).
 func TestEvidenceWithoutGPUTools(t *testing.T) {
 	t.Parallel()
 	sim := simulate(t, run{selectExpr: "cuda", noGPUTools: true})
@@ -166,7 +167,10 @@ func TestEvidenceWithoutGPUTools(t *testing.T) {
 		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 		"cuda-gdb not available on this runner: the dump cuda\\_coredump\\_",
 		"- **GPU core dump:** Warp Illegal Address at PC 0x7f31abb9f6d0",
-		"- **Runner:** application fault: only application-class Xid 31 fired; memcheck found 1 distinct invalid access; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+		"- **Runner:** application fault: memcheck found 1 distinct invalid access; racecheck found 1 hazard; the GPU core dump shows Warp Illegal Address; runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+		"- **Xid:** kernel log not available on this runner (",
+		"dmesg: read kernel buffer failed: Operation not permitted (kernel log needs root",
+		"journalctl -k --no-pager: exit status 127: journalctl: not on this runner (simulated))\n",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, summary)

@@ -107,8 +107,9 @@ type run struct {
 	env map[string]string
 	// noSSHKeys makes the actor a GitHub user without public SSH keys: the gate cannot start.
 	noSSHKeys bool
-	// noGPUTools is a runner whose nvidia-smi cannot reach the driver and whose toolkit has no
-	// cuda-gdb: the health and core dump evidence must say "not available on this runner".
+	// noGPUTools is a runner whose nvidia-smi cannot reach the driver, whose toolkit has no
+	// cuda-gdb and whose kernel log cannot be read (dmesg refused, no journalctl, no sudo): the
+	// health, core dump and Xid evidence must say "not available on this runner".
 	noGPUTools bool
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
@@ -339,6 +340,15 @@ func simulate(t *testing.T, how run) *simulation {
 	r.guards, r.guardLog = filepath.Join(root, "guards"), filepath.Join(root, "guarded_calls.log")
 	sim.guardLog = r.guardLog
 	guardPrograms(t, r.guards, r.guardLog, how.release != nil)
+	if how.noGPUTools {
+		// This machine's journalctl and sudo must not read its own kernel log instead.
+		for _, name := range []string{"journalctl", "sudo"} {
+			script := "#!/bin/sh\necho '" + name + ": not on this runner (simulated)' >&2\nexit 127\n"
+			if err := os.WriteFile(filepath.Join(r.guards, name), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	sim.summary = r.summary
 	r.installCommands = append(slices.Clone(s.Install.Commands), s.Build.Commands...)
 	r.env = map[string]string{
@@ -351,6 +361,7 @@ func simulate(t *testing.T, how run) *simulation {
 	}
 	if how.noGPUTools {
 		r.env["FAKE_NVIDIA_SMI_FAIL"] = "1"
+		r.env["FAKE_DMESG_DENY"] = "1"
 	}
 	for k, v := range how.env {
 		r.env[k] = v
