@@ -12,14 +12,19 @@ package audit
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 
 	"github.com/debugflow/debugflow/internal/textsafe"
+	"github.com/debugflow/debugflow/internal/yamlnest"
 )
 
 // Finding is one violation of an audit rule.
@@ -135,6 +140,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 		return nil, fmt.Errorf("audit %s: the file is empty", path)
 	}
 	doc.collectAnchors(body)
+	if err := checkExpansion(doc, body); err != nil {
+		return nil, fmt.Errorf("audit %s: %w", path, err)
+	}
 	w := &workflowNode{doc: doc, root: doc.resolve(body)}
 	if doc.mappingEntries(w.root) == nil {
 		return nil, fmt.Errorf("audit %s: %d:%d: a workflow must be a mapping of keys such as on: and jobs:",
@@ -171,19 +179,41 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	return slices.Compact(findings), nil
 }
 
+// maxNesting bounds how deep a workflow's lists and mappings nest (a real one needs about
+// ten, a matrix of nested include entries a few more): the parser's cost grows with the
+// square of the depth, so a hostile file must not reach it.
+const maxNesting = 64
+
 // parse runs the goccy parser, turning a panic inside it into an error: the
-// audit must survive arbitrary bytes.
+// audit must survive arbitrary bytes. The nesting is bounded before parsing, and a syntax
+// error says where, without quoting the source (a broken line may be megabytes long).
 func parse(content []byte) (f *ast.File, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = nil, fmt.Errorf("parse YAML: parser failed: %v", r)
 		}
 	}()
-	f, err = parser.ParseBytes(content, parser.ParseComments)
+	tokens := lexer.Tokenize(string(content))
+	if tk := yamlnest.Exceeds(tokens, maxNesting); tk != nil {
+		return nil, fmt.Errorf("parse YAML: %s: lists and mappings nest deeper than %d levels (unbalanced brackets?)", tokenPos(tk), maxNesting)
+	}
+	f, err = parser.Parse(tokens, parser.ParseComments)
 	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, fmt.Errorf("parse YAML: %s: %s", tokenPos(ye.GetToken()), ye.GetMessage())
+		}
 		return nil, fmt.Errorf("parse YAML: %w", err)
 	}
 	return f, nil
+}
+
+// tokenPos is "line:column" of a token, "?" when it has no position.
+func tokenPos(tk *token.Token) string {
+	if tk == nil || tk.Position == nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d:%d", tk.Position.Line, tk.Position.Column)
 }
 
 // buildJobs collects the jobs and their steps.

@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/debugflow/debugflow/internal/textsafe"
+	"github.com/debugflow/debugflow/internal/yamlnest"
 )
 
 // Limits on what loading a spec may cost. A spec is a few KB of hand-written YAML; these stop a
@@ -205,50 +206,17 @@ func parseDocument(data []byte) (body ast.Node, e *Error) {
 	return file.Docs[0].Body, nil
 }
 
-// checkNesting bounds the nesting depth from the tokens, before the parser sees them: flow
-// brackets count one level each, and block collections one level per deeper indentation
-// (a "- - - x" line nests as deep as "[[[x]]]").
+// checkNesting bounds the nesting depth from the tokens, before the parser sees them.
 func checkNesting(tokens token.Tokens) *Error {
-	var block []int // columns of the open block collections
-	flow := 0
-	var prev *token.Token
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			flow++
-		case token.SequenceEndType, token.MappingEndType:
-			if flow > 0 {
-				flow--
-			}
-		case token.DocumentHeaderType, token.DocumentEndType:
-			block, flow = block[:0], 0
-		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
-			if flow > 0 || tk.Position == nil {
-				break
-			}
-			col := tk.Position.Column
-			if tk.Type == token.MappingValueType && prev != nil && prev.Position != nil && prev.Position.Line == tk.Position.Line {
-				col = prev.Position.Column // the key's column
-			}
-			for len(block) > 0 && block[len(block)-1] > col {
-				block = block[:len(block)-1]
-			}
-			if len(block) == 0 || block[len(block)-1] < col {
-				block = append(block, col)
-			}
-		}
-		if tk.Type != token.CommentType {
-			prev = tk
-		}
-		if depth := len(block) + flow; depth > MaxNesting {
-			e := &Error{Message: fmt.Sprintf("lists and mappings nest deeper than %d levels here; a spec needs 4 (unbalanced brackets?)", MaxNesting)}
-			if tk.Position != nil {
-				e.Line, e.Column = tk.Position.Line, tk.Position.Column
-			}
-			return e
-		}
+	tk := yamlnest.Exceeds(tokens, MaxNesting)
+	if tk == nil {
+		return nil
 	}
-	return nil
+	e := &Error{Message: fmt.Sprintf("lists and mappings nest deeper than %d levels here; a spec needs 4 (unbalanced brackets?)", MaxNesting)}
+	if tk.Position != nil {
+		e.Line, e.Column = tk.Position.Line, tk.Position.Column
+	}
+	return e
 }
 
 // positions maps field paths ("reproducer.count", "inputs[0].name") to where they are written.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +39,7 @@ func newAuditCmd(stdout io.Writer) *cobra.Command {
   debugflow audit --allow-write contents .github/workflows/release.yml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAudit(auditOptions{Files: args, AllowWrite: allowWrite, Stdout: stdout, Stderr: cmd.ErrOrStderr()})
+			return runAudit(cmd.Context(), auditOptions{Files: args, AllowWrite: allowWrite, Stdout: stdout, Stderr: cmd.ErrOrStderr()})
 		},
 	}
 	cmd.Flags().StringArrayVar(&allowWrite, "allow-write", nil, "accept `SCOPE`: write (repeatable), e.g. contents for a workflow that creates releases")
@@ -58,7 +59,7 @@ Exit status: 0 no findings, 1 findings, 2 a file could not be read or is not a w
 // runAudit audits every file, printing findings as it goes. A file that cannot be read or
 // parsed is reported on Stderr and the others are still audited; that outcome exits 2,
 // since the audit is incomplete, ahead of findings (1).
-func runAudit(o auditOptions) error {
+func runAudit(ctx context.Context, o auditOptions) error {
 	total, failed := 0, 0
 	for _, path := range o.Files {
 		data, err := readWorkflowFile(path)
@@ -71,7 +72,12 @@ func runAudit(o auditOptions) error {
 			failed++
 			continue
 		}
-		findings, err := audit.Workflow(path, data, audit.WithAllowedWriteScopes(o.AllowWrite...))
+		findings, err := interruptible(ctx, func() ([]audit.Finding, error) {
+			return audit.Workflow(path, data, audit.WithAllowedWriteScopes(o.AllowWrite...))
+		})
+		if ctx.Err() != nil {
+			return err // Ctrl-C: exit 130 now, nothing more printed
+		}
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "debugflow: cannot %s\n", textsafe.Visible(err.Error())) // "audit PATH: why"
 			failed++

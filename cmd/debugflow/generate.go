@@ -165,26 +165,59 @@ func renderChecked(s *spec.Spec, specName, outPath string, w io.Writer) ([]byte,
 // reportFindings runs actionlint and the audit on one workflow and prints what they find.
 // labels are self-hosted runner labels for both.
 func reportFindings(name string, data []byte, labels []string, w io.Writer, auditOpts ...audit.Option) (int, error) {
+	lines, err := workflowFindings(name, data, labels, auditOpts...)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	return len(lines), err
+}
+
+// workflowFindings runs actionlint and the audit on one workflow and returns their findings,
+// one line each.
+func workflowFindings(name string, data []byte, labels []string, auditOpts ...audit.Option) ([]string, error) {
 	lf, err := lint.Workflow(name, data, lint.Options{SelfHostedLabels: labels})
 	if err != nil {
-		return 0, fmt.Errorf("actionlint on %s: %w", name, err)
+		return nil, fmt.Errorf("actionlint on %s: %w", name, err)
 	}
+	var lines []string
 	for _, f := range lf {
 		msg := f.String()
 		if f.Kind == "runner-label" {
 			// actionlint suggests its own config file; with debugflow the labels come from the spec.
 			msg += " (a self-hosted runner? pass --runner-label LABEL, or --spec with the spec that lists it)"
 		}
-		fmt.Fprintln(w, msg)
+		lines = append(lines, msg)
 	}
 	af, err := audit.Workflow(name, data, append(auditOpts, audit.WithSelfHostedLabels(labels...))...)
 	if err != nil {
-		return 0, fmt.Errorf("audit of %s: %w", name, err)
+		return lines, fmt.Errorf("audit of %s: %w", name, err)
 	}
 	for _, f := range af {
-		fmt.Fprintln(w, f.String())
+		lines = append(lines, f.String())
 	}
-	return len(lf) + len(af), nil
+	return lines, nil
+}
+
+// interruptible runs work in a goroutine and returns its result, or ctx's error as soon as ctx
+// is cancelled: parsing and checking a large or hostile file cannot be interrupted from inside,
+// and Ctrl-C must still end the command at once (the process exits; the work goes with it).
+func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := work()
+		done <- result{v, err}
+	}()
+	select {
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("interrupted: %w", ctx.Err())
+	case r := <-done:
+		return r.v, r.err
+	}
 }
 
 // checkStale compares the committed file with what the spec generates.
@@ -332,14 +365,14 @@ load.`,
 			opts.Files = args
 			opts.SpecPath = *specPath
 			opts.SpecGiven = cmd.Flags().Changed("spec")
-			return runValidate(opts)
+			return runValidate(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.Labels, "runner-label", nil, "accept this self-hosted runner `LABEL` (repeatable)")
 	return cmd
 }
 
-func runValidate(opts *validateOptions) error {
+func runValidate(ctx context.Context, opts *validateOptions) error {
 	files := opts.Files
 	if len(files) == 0 {
 		path := opts.SpecPath
@@ -351,7 +384,7 @@ func runValidate(opts *validateOptions) error {
 		}
 		files = []string{path}
 	}
-	v := &validation{opts: opts}
+	v := &validation{ctx: ctx, opts: opts}
 	for _, path := range files {
 		if err := v.file(path); err != nil {
 			return err
@@ -367,6 +400,7 @@ func runValidate(opts *validateOptions) error {
 
 // validation is one `debugflow validate` run.
 type validation struct {
+	ctx           context.Context // Ctrl-C ends the check of a workflow at once
 	opts          *validateOptions
 	findings      int
 	current       []string // runner labels of the current spec, once loaded
@@ -396,8 +430,16 @@ func (v *validation) file(path string) error {
 			}
 			labels = append(labels, current...)
 		}
-		n, err := reportFindings(path, data, labels, w, auditOpts...)
-		v.findings += n
+		lines, err := interruptible(v.ctx, func() ([]string, error) {
+			return workflowFindings(path, data, labels, auditOpts...)
+		})
+		if v.ctx.Err() != nil {
+			return err
+		}
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		v.findings += len(lines)
 		return err
 	}
 	s, err := spec.Parse(path, data)
