@@ -214,6 +214,7 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 		if err != nil {
 			return Repo{}, "", usageError(err)
 		}
+		named := r.Host != "" || configured != ""
 		switch {
 		case r.Host == "":
 			r.Host = NormalizeHost(configured)
@@ -221,6 +222,9 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 			return Repo{}, "", usageError(fmt.Errorf("-R names host %s but --hostname says %s: give one of them", r.Host, flags.Hostname))
 		default:
 			r.Host = NormalizeHost(r.Host)
+		}
+		if err := f.checkAPIServes(r.Host, named); err != nil {
+			return Repo{}, "", err
 		}
 		return r, r.Host, nil
 	}
@@ -255,6 +259,9 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 			"set %s=%s (its token goes in %s); if the repository is on github.com (origin is a mirror), name it with -R OWNER/REPO",
 			redactRemote(remote), r.Host, r.Host, EnvGHHost, r.Host, EnvGHEnterpriseToken))
 	}
+	if err := f.checkAPIServes(r.Host, configured != ""); err != nil {
+		return Repo{}, "", err
+	}
 	return r, r.Host, nil
 }
 
@@ -285,6 +292,24 @@ func (f *Factory) resolveRecorded(flags repoFlags, configured, source string) (R
 	return Repo{}, "", usageError(fmt.Errorf("%s names the repository %s, on %s, which is not %s; debugflow sends a token only "+
 		"to a host you name: if that is the repository, pass -R %s (and %s=%s for a GitHub Enterprise Server)",
 		flags.RecordedIn, redactRemote(flags.Recorded), NormalizeHost(r.Host), where, redactRemote(flags.Recorded), EnvGHHost, NormalizeHost(r.Host)))
+}
+
+// checkAPIServes refuses a host the user named (-R HOST/OWNER/REPO, a run URL, --hostname,
+// GH_HOST) when GITHUB_API_URL is set for another host: every request goes to that URL, so
+// the named host would be silently ignored and its token sent elsewhere (an Actions runner of
+// a GitHub Enterprise Server sets GITHUB_API_URL; -R github.com/OWNER/REPO there must not send
+// a github.com token to it). An API URL on this machine (a local proxy) serves any host.
+func (f *Factory) checkAPIServes(host string, named bool) error {
+	api := strings.TrimSpace(f.getenv(EnvAPIURL))
+	if !named || api == "" {
+		return nil
+	}
+	u, err := parseAPIURL(api)
+	if err != nil || sameHost(apiWebHost(u), host) || isLoopback(u.Hostname()) {
+		return nil // a bad GITHUB_API_URL is reported when the client is made
+	}
+	return usageError(fmt.Errorf("the repository is on %s, but %s=%s sends every request to %s: unset %s "+
+		"to reach %s, or name a repository on %s", host, EnvAPIURL, redactAPIURL(api), apiWebHost(u), EnvAPIURL, host, apiWebHost(u)))
 }
 
 // apiHostIs reports whether GITHUB_API_URL is set and serves host.
