@@ -71,8 +71,11 @@ often, which workers crashed, what compute-sanitizer saw first, which Xid errors
 logged.
 
 The directory may hold any of reproducer.log, reproducer_summary.json, sanitizer.log,
-dmesg_*.log and xid_added.log; a part whose file is missing is reported as missing (null in
---json). A sanitizer log without ERROR SUMMARY is inconclusive, never "0 errors".
+dmesg_*.log and xid_added.log, and the deeper evidence (workers.jsonl, sanitizer_TOOL.log,
+coredump_*, gpu_health_*: docs/evidence.md); a part whose file is missing is reported as missing
+(null in --json), and a part the runner could not give (no kernel log, no compute-sanitizer, no
+nvidia-smi, no cuda-gdb) says "not available on this runner" and why. A sanitizer log without
+ERROR SUMMARY is inconclusive, never "0 errors".
 
 Only regular files are read: a FIFO, a device, a dangling link, an unreadable or a binary file
 is skipped and named with the reason. A log over 128 MiB is read as its first 112 MiB and its
