@@ -132,8 +132,17 @@ func TestGateCLISignals(t *testing.T) {
 				}
 			})
 
-			deadline := time.Now().Add(10 * time.Second)
+			// Startup (ssh-keygen for the client keys, the tmate double) may take long on a
+			// loaded machine: wait for the announcement or the child's exit, whichever comes
+			// first, with a deadline far above both (10 s failed under a full parallel go test).
+			deadline := time.Now().Add(2 * time.Minute)
 			for !strings.Contains(stdout.String(), "::notice title=tmate session::") {
+				select {
+				case err := <-done:
+					exited = true
+					t.Fatalf("the child exited (%v) before announcing the session\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+				default:
+				}
 				if time.Now().After(deadline) {
 					t.Fatalf("the child never announced the session\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 				}
