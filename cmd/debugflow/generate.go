@@ -95,6 +95,9 @@ func runGenerate(opts *generateOptions) error {
 	switch {
 	case opts.Check:
 		stale := checkStale("generate", out, data, specName, opts.Stdout)
+		if exitcode.Of(stale) == exitUsage {
+			return stale // the committed file cannot be read: nothing else to compare
+		}
 		if err := finishBundle(plan, out, true, opts.Stdout, opts.Stderr); err != nil {
 			return err
 		}
@@ -220,17 +223,18 @@ func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error
 	}
 }
 
-// checkStale compares the committed file with what the spec generates.
 // checkStale compares the file at path with want; command is the debugflow command that
 // writes it ("generate", "experiment workflow"), named in the hint.
 func checkStale(command, path string, want []byte, specName string, w io.Writer) error {
-	got, err := os.ReadFile(path)
+	// The file is whatever the repository holds: only a regular file is read (a FIFO would
+	// block, a link to /dev/zero fill the memory), and within a bound.
+	got, err := readBounded(path, maxValidateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(w, "%s does not exist; create it with: debugflow %s %s-o %s\n", path, command, specFlag(specName), path)
 		return errFindings
 	}
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
+		return &exitcode.Error{Code: exitUsage, Err: err}
 	}
 	if bytes.Equal(got, want) {
 		fmt.Fprintf(w, "%s is up to date with %s\n", path, specName)
