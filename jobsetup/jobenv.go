@@ -127,6 +127,12 @@ func (j *Job) apply(vars []envVar, paths []string) {
 	}
 }
 
+// Activate puts the virtual environment venv first on the job's PATH and sets VIRTUAL_ENV for
+// the steps after it, as `source venv/bin/activate` would.
+func (j *Job) Activate(venv string) {
+	j.apply([]envVar{{"VIRTUAL_ENV", venv}}, []string{filepath.Join(venv, "bin")})
+}
+
 func lookupEnv(environ []string, name string) string {
 	for i := len(environ) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {

@@ -34,8 +34,9 @@ const (
 // Local runs sweeps on this machine: each ref checked out once in its own git worktree and set
 // up there as the workflow sets a runner up (package jobsetup: the job's env, each of install
 // and build in one shell with its exports, $GITHUB_ENV and $GITHUB_PATH reaching the later
-// steps and the reproducer, the timeouts, the smoke test), then the reproducer as a full sweep
-// (never stopping at the first failure) in that worktree.
+// steps and the reproducer, the compiler cache, the timeouts, the smoke test) in a Python
+// virtual environment of its own, then the reproducer as a full sweep (never stopping at the
+// first failure) in that worktree and environment.
 type Local struct {
 	Spec *spec.Spec
 	// Repo is a folder inside the git repository that has the refs ("" = the current one).
@@ -67,6 +68,8 @@ type tree struct {
 	dir    string
 	commit string
 	job    *jobsetup.Job
+	// venv is the ref's virtual environment ("" when none could be made).
+	venv string
 	// failed is the setup's failure: the ref is not set up again in a later sweep.
 	failed *SetupError
 }
@@ -220,6 +223,9 @@ func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 	if l.Verbose {
 		w = io.MultiWriter(f, l.log())
 	}
+	if t.venv = l.venv(ctx, r, t.dir+".venv", w); t.venv != "" {
+		t.job.Activate(t.venv)
+	}
 	runner := &jobsetup.Runner{Env: env, Job: t.job, Dir: t.dir, Out: w, Minute: l.Minute}
 	start := time.Now()
 	for _, st := range stages {
@@ -282,6 +288,9 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	if l.Python != "" {
 		python = l.Python
 	}
+	if t.venv != "" {
+		python = filepath.Join(t.venv, "bin", "python") // the interpreter above, with what the ref installed
+	}
 	pairs := append(envPairs(s.Reproducer.Env), EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
 	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, s.Reproducer.Workers, sw.Count, strings.Join(s.Reproducer.Paths, " "))
 	start := time.Now()
@@ -311,6 +320,9 @@ func (l *Local) Close() error {
 	if l.KeepWorktrees {
 		for name, t := range l.trees {
 			fmt.Fprintf(l.log(), "kept the worktree of %s: %s (remove it with git worktree remove --force %s)\n", name, t.dir, t.dir)
+			if t.venv != "" {
+				fmt.Fprintf(l.log(), "kept the virtual environment of %s: %s\n", name, t.venv)
+			}
 		}
 		return nil
 	}
@@ -320,6 +332,11 @@ func (l *Local) Close() error {
 	for _, t := range l.trees {
 		if _, err := git(ctx, l.repoRoot, "worktree", "remove", "--force", t.dir); err != nil {
 			errs = append(errs, err)
+		}
+		if t.venv != "" {
+			if err := os.RemoveAll(t.venv); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if len(l.trees) > 0 {

@@ -2,8 +2,9 @@
 // per (ref, runner): the seam experiments across refs (`debugflow experiment`) and noisy
 // bisection build on. Two runners implement it:
 //
-//   - Local checks every ref out in its own `git worktree`, runs the spec's install and build
-//     commands there once, and runs the reproducer as a full sweep on this machine.
+//   - Local checks every ref out in its own `git worktree`, sets it up there once as the
+//     workflow's job sets a runner up (package jobsetup; a Python virtual environment of its
+//     own), and runs the reproducer as a full sweep on this machine.
 //   - GitHub dispatches the generated experiment workflow once per sweep (a matrix over refs
 //     x runner labels, the refs passed as a JSON input), watches the run and downloads the
 //     matrix's artifacts.

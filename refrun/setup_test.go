@@ -337,3 +337,82 @@ func TestLocalSetupCompilerCache(t *testing.T) {
 		}
 	}
 }
+
+// Each ref gets a Python environment of its own, as each ref gets a runner of its own in the
+// workflow: a develop-style install (a .pth file in the interpreter's site-packages pointing at
+// the worktree) of one ref is not what the other ref's sweep imports, although both are set up
+// before either sweeps. pip in a line is the environment's; the machine's packages (pytest)
+// stay visible.
+func TestLocalRefsHaveTheirOwnPythonEnvironment(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("test_ref.py", "import os, refmod\n\ndef test_own_build():\n    assert refmod.VALUE == os.environ['DEBUGFLOW_EXPERIMENT_REF'], refmod.__file__\n")
+	git("add", ".")
+	git("commit", "-qm", "the test")
+	for _, ref := range []string{"one", "two"} {
+		git("checkout", "-q", "-B", ref, "main")
+		write("pkg/refmod.py", fmt.Sprintf("VALUE = %q\n", ref))
+		git("add", ".")
+		git("commit", "-qm", ref)
+	}
+	s, err := spec.Parse("venv.yaml", []byte(fmt.Sprintf(`runners: [gpu-t4-4-core]
+build:
+  commands:
+    - test "$(command -v pip)" = "$VIRTUAL_ENV/bin/pip"
+    - echo "$PWD/pkg" > "$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/refmod-dev.pth"
+reproducer:
+  paths: [test_ref.py]
+  workers: 1
+  count: 2
+  python: %s
+  pytest_args: ["-p", "no:cacheprovider"]
+`, testenv.PytestPython(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Local{Spec: s, Repo: dir}
+	out := t.TempDir()
+	if _, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "one", Ref: "one"}, {Name: "two", Ref: "two"}}, Count: 2, Out: out}); err != nil {
+		b, _ := os.ReadFile(filepath.Join(out, "one", SetupLog))
+		t.Fatalf("%v\n%s", err, b)
+	}
+	for _, ref := range []string{"one", "two"} {
+		sum, err := steps.LoadReproducerResult(filepath.Join(out, ref))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Passed != 2 || sum.Failed != 0 {
+			b, _ := os.ReadFile(filepath.Join(out, ref, "reproducer.log"))
+			t.Errorf("%s imported another ref's build: %+v\n%s", ref, sum, b)
+		}
+	}
+	venvs, _ := filepath.Glob(filepath.Join(l.WorkDir, "*.venv"))
+	if len(venvs) != 2 {
+		t.Errorf("virtual environments %v", venvs)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range venvs {
+		if _, err := os.Stat(v); err == nil {
+			t.Errorf("%s left after Close", v)
+		}
+	}
+}
