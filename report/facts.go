@@ -96,6 +96,10 @@ func firstFew(items []string, n int, more func(int) string) []string {
 func (v *Verdict) testsLine() string {
 	r := v.Reproducer
 	if v.Run.SetupFailed {
+		if n := v.Run.SetupErrors; n > 0 {
+			// The sweep ran, but every test errored in its setup (a fixture): no body ran.
+			return fmt.Sprintf("none ran their body: %s in setup (%s)", plural(n, "error", "errors"), ReproducerLog)
+		}
 		if v.Run.HasPreflightLog {
 			return "none run: the sweep never started (the collection check is in " + PreflightLog + ")"
 		}
@@ -137,7 +141,7 @@ func (v *Verdict) endLine() string {
 		if cause == "" {
 			cause = "cause not recorded"
 		}
-		// Nothing else about the run matters: the sweep never started.
+		// Nothing else about the run matters: the sweep never started, or tested nothing.
 		return "setup failed: " + cause
 	}
 	if v.Run.Cancelled {

@@ -84,6 +84,9 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	if v.Reproducer == nil && !v.Run.SetupFailed {
 		v.Reproducer = fromSummary
 	}
+	if v.Run.SetupFailed && fromSummary != nil && fromSummary.Passed+fromSummary.Failed == 0 {
+		v.Run.SetupErrors = fromSummary.Errors
+	}
 	v.Run.HasPreflightLog = have[PreflightLog]
 	if have[SanitizerLog] {
 		if err := v.loadSanitizer(SanitizerLog); err != nil {

@@ -377,3 +377,38 @@ func TestSetupFailedWithoutPreflightLog(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupFailedInEveryTestsSetup: a sweep whose every test errored in a fixture's setup is
+// "setup failed" and says the sweep ran but no test body did, not that it never started.
+func TestSetupFailedInEveryTestsSetup(t *testing.T) {
+	dir := copyCase(t, "setup_failed", t.TempDir())
+	var log strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&log, "[gw0] [ 25%%] ERROR test_gpu.py::test_a[%d-4] \n", i)
+	}
+	log.WriteString("============================== 4 errors in 1.00s ===============================\n")
+	if err := os.WriteFile(filepath.Join(dir, ReproducerLog), []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := `{"command":["python","-m","pytest"],"exit_code":6,"count":4,"workers":2,"errors":4,"complete":true,` +
+		`"setup_failed":true,"setup_cause":"every test errored in its setup before its body ran (4 error(s), none passed or failed)"}`
+	if err := os.WriteFile(filepath.Join(dir, ReproducerSummary), []byte(sum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt bytes.Buffer
+	if err := v.WriteText(&txt, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Reproduced:     setup failed", "none ran their body: 4 errors in setup (reproducer.log)"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if v.Reproduced() || strings.Contains(txt.String(), "never started") {
+		t.Errorf("reproduced %v:\n%s", v.Reproduced(), txt.String())
+	}
+}

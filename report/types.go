@@ -75,6 +75,9 @@ type Run struct {
 	SetupFailed bool
 	// SetupCause says why, in one line ("" unless SetupFailed).
 	SetupCause string
+	// SetupErrors is, when the setup failed in the sweep itself (every test errored in its
+	// setup), how many errors the sweep reported; 0 when it never started.
+	SetupErrors int `json:"-"`
 	// HasPreflightLog is true when the folder holds preflight.log (the collection check).
 	HasPreflightLog bool
 	// Count is pytest-repeat's --count (0 when unknown).

@@ -17,17 +17,19 @@ import (
 func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
 	py := testenv.PytestPython(t)
 	const tests = "def test_a():\n    pass\n\ndef test_b():\n    pass\n"
+	const failing = "import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    raise RuntimeError('CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected')\n"
 	tests2 := []struct {
 		name      string
 		conftest  string
 		setupFail bool
+		stop      bool // stop at the first failure: pytest prints no report, the worker record has it
 	}{
-		{"a fixture fails for every test",
-			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    raise RuntimeError('CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected')\n", true},
+		{"a fixture fails for every test", failing, true, false},
+		{"a fixture fails for every test, stopped at the first", failing, true, true},
 		{"a fixture fails for one test only",
-			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu(request):\n    if request.node.name.startswith('test_b'):\n        raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS')\n", false},
+			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu(request):\n    if request.node.name.startswith('test_b'):\n        raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS')\n", false, false},
 		{"a fixture fails in its teardown",
-			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    yield\n    raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS at teardown')\n", false},
+			"import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    yield\n    raise RuntimeError('CUDA_ERROR_ILLEGAL_ADDRESS at teardown')\n", false, false},
 	}
 	for _, tt := range tests2 {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +43,7 @@ func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
 				Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
 				ReproducerFlags: ReproducerFlags{Python: py, Workers: 2, Count: 2, Paths: []string{"test_gpu.py"},
 					PytestArgs: []string{"-p", "no:cacheprovider"}},
+				StopOnFirstFailure: tt.stop,
 			})
 			sum := loadSummary(t, out)
 			outs := terminalOutputs(te.stdout.String())
@@ -53,11 +56,13 @@ func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
 			if code := ExitCodeFor(err); code != ExitSetupFailed {
 				t.Errorf("err %v (exit %d), want exit %d", err, code, ExitSetupFailed)
 			}
-			if sum.Reproduced || !sum.SetupFailed || sum.ExitCode != ExitSetupFailed || sum.Errors != 4 {
+			if sum.Reproduced || !sum.SetupFailed || sum.ExitCode != ExitSetupFailed || sum.Errors == 0 || (!tt.stop && sum.Errors != 4) {
 				t.Errorf("summary %+v", sum)
 			}
-			for _, want := range []string{"every test errored in its setup before its body ran (4 error(s), none passed or failed)",
-				"RuntimeError: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"} {
+			what := map[bool]string{false: "every test errored in its setup before its body ran (",
+				true: "the sweep stopped at its first failure, an error in a test's setup: no test body ran ("}[tt.stop]
+			for _, want := range []string{what, " error(s), none passed or failed)",
+				"; first: test_gpu.py::test_", "RuntimeError: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"} {
 				if !strings.Contains(sum.SetupCause, want) {
 					t.Errorf("cause %q lacks %q", sum.SetupCause, want)
 				}
@@ -65,7 +70,7 @@ func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
 			if outs["setup_failed"] != "true" || outs["reproduced"] != "false" || outs["exit_code"] != "6" {
 				t.Errorf("outputs %v", outs)
 			}
-			if s := te.stdout.String(); !strings.Contains(s, "reproducer: setup failed: every test errored") || strings.Contains(s, "REPRODUCED") {
+			if s := te.stdout.String(); !strings.Contains(s, "reproducer: setup failed: "+strings.TrimSuffix(what, " (")) || strings.Contains(s, "REPRODUCED") {
 				t.Errorf("stdout:\n%s", s)
 			}
 		})
@@ -88,7 +93,7 @@ func TestErroredBeforeAnyTest(t *testing.T) {
 		{"a crashed worker", pytestlog.Result{Errors: 1, CrashedWorkers: []string{"gw0"}}, false},
 	}
 	for _, tt := range tests {
-		if got := erroredBeforeAnyTest(tt.r) != ""; got != tt.want {
+		if got := erroredBeforeAnyTest(tt.r, false) != ""; got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
