@@ -36,7 +36,7 @@ var errSilent = errors.New("")
 var errFindings = &exitcode.Error{Code: exitFindings, Err: errSilent}
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	// Ctrl-C while debugflow was still starting (package earlysignal caught it): stop before
 	// the command does anything.
 	if _, ok := earlysignal.Take(); ok {
@@ -45,6 +45,23 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// interruptContext is cancelled by the first SIGINT or SIGTERM: the command stops, cleans up
+// and says what it left. A second signal ends the process at once (exit 130), so Ctrl-C
+// always works, even where no context reaches (opening a FIFO nobody reads, a stuck write).
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "debugflow: interrupted again: stopping now")
+		os.Exit(ghrun.ExitInterrupted)
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
 // run executes one command line and returns the exit code; tests call it directly.
