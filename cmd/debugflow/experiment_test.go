@@ -290,6 +290,10 @@ func TestExperimentLocalWorseCountsEveryTrial(t *testing.T) {
 		o := testenv.FlakyDraws(testenv.FlakyDefaultSeed, row.Ref, "0", rates[branch], 100)
 		if row.Trials != 100 || row.Failures != o.Failures {
 			t.Errorf("%s: %d/%d, the suite drew %d/100 (%d crashes)", row.Ref, row.Failures, row.Trials, o.Failures, o.Crashes)
+			if b, err := os.ReadFile(filepath.Join(out, row.Ref, "reproducer.log")); err == nil {
+				lines := strings.Split(string(b), "\n")
+				t.Logf("its reproducer.log ends:\n%s", strings.Join(lines[max(0, len(lines)-60):], "\n"))
+			}
 		}
 		crashes += o.Crashes
 	}
