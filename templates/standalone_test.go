@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,16 +172,19 @@ func TestStandaloneCodeAndScriptModes(t *testing.T) {
 			cmd := exec.Command(python, filepath.Join(p.Out, "repro_standalone.py"), "--arch", "cpu")
 			cmd.Dir = t.TempDir() // anywhere: it goes to the checkout
 			cmd.Env = append(os.Environ(), "MINE=mine wins", "SLEEP=0.7", "REPRO_DUMP_AFTER=0.2", "PYTHONDONTWRITEBYTECODE=1")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
+			// stdout and stderr apart: the faulthandler dump (stderr) may land in the middle of
+			// the script's line (stdout) when they share a pipe.
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s%s", err, stdout.String(), stderr.String())
 			}
 			want := "env 0 mine wins cwd " + checkout + " args ['--arch', 'cpu'] helper"
-			if !strings.Contains(string(out), want) {
-				t.Errorf("output lacks %q:\n%s", want, out)
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, stdout.String())
 			}
-			if !strings.Contains(string(out), "Timeout (0:00:00.200000)!") {
-				t.Errorf("no faulthandler stack dump:\n%s", out)
+			if !strings.Contains(stderr.String(), "Timeout (0:00:00.200000)!") {
+				t.Errorf("no faulthandler stack dump:\n%s", stderr.String())
 			}
 		})
 	}
