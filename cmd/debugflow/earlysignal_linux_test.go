@@ -53,6 +53,15 @@ var (
 	binaryErr  error
 )
 
+// TestMain removes the binary debugflowBinary built, once every test is done with it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryPath != "" {
+		os.RemoveAll(filepath.Dir(binaryPath))
+	}
+	os.Exit(code)
+}
+
 // debugflowBinary builds this command once for the tests that need a real process.
 func debugflowBinary(t *testing.T) string {
 	t.Helper()
