@@ -17,6 +17,8 @@ import json
 import os
 import time
 
+import pytest
+
 _fd = None
 _worker = None
 _limit = 16 << 20
@@ -97,6 +99,10 @@ def _message(report):
     return lines[0][:_max_message] if lines else ""
 
 
+# tryfirst: an xdist worker sends each report to the controller from its own
+# pytest_runtest_logreport, and a run stopped at its first failure is killed as soon as the
+# controller prints that report. The failure line must be on disk before the report leaves.
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report):
     # One per process: the first failure of the run is the earliest of these.
     global _failed
