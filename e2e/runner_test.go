@@ -21,6 +21,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/jobsetup"
 )
 
 // The parts of a workflow file the simulated runner reads. Decoding is strict: a key the
@@ -675,38 +676,16 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	return sr
 }
 
-// parseOutputFile reads a GITHUB_OUTPUT file as the runner does: name=value lines and
-// name<<DELIMITER blocks (whichever of = and << comes first on the line decides).
+// parseOutputFile reads a GITHUB_OUTPUT or GITHUB_ENV file as the runner does (the format and
+// its parser are jobsetup's); a name written twice keeps its later value.
 func parseOutputFile(text string) (map[string]string, error) {
-	out := map[string]string{}
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSuffix(lines[i], "\r")
-		if line == "" {
-			continue
-		}
-		eq, heredoc := strings.Index(line, "="), strings.Index(line, "<<")
-		if eq >= 0 && (heredoc < 0 || eq < heredoc) {
-			if eq == 0 {
-				return nil, fmt.Errorf("line %d: empty name in %q", i+1, line)
-			}
-			out[line[:eq]] = line[eq+1:]
-			continue
-		}
-		if heredoc <= 0 || heredoc+2 == len(line) {
-			return nil, fmt.Errorf("line %d: %q is neither name=value nor name<<DELIMITER", i+1, line)
-		}
-		name, delim := line[:heredoc], line[heredoc+2:]
-		var value []string
-		j := i + 1
-		for ; j < len(lines) && strings.TrimSuffix(lines[j], "\r") != delim; j++ {
-			value = append(value, strings.TrimSuffix(lines[j], "\r"))
-		}
-		if j == len(lines) {
-			return nil, fmt.Errorf("output %q: delimiter %q never closes", name, delim)
-		}
-		out[name] = strings.Join(value, "\n")
-		i = j
+	vars, err := jobsetup.ParseFileCommand(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(vars))
+	for _, v := range vars {
+		out[v.Name] = v.Value
 	}
 	return out, nil
 }
@@ -722,33 +701,6 @@ func (r *simRunner) logSteps(res *jobResult) {
 		b.WriteString("\n")
 	}
 	r.t.Logf("simulated job:\n%s", b.String())
-}
-
-func TestParseOutputFile(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    map[string]string
-		wantErr bool
-	}{
-		{in: "", want: map[string]string{}},
-		{in: "a=1\nb=x=y\n", want: map[string]string{"a": "1", "b": "x=y"}},
-		{in: "msg<<ghadelimiter_1\nline 1\nline 2\nghadelimiter_1\nn=2\n", want: map[string]string{"msg": "line 1\nline 2", "n": "2"}},
-		{in: "a=b<<c\n", want: map[string]string{"a": "b<<c"}},
-		{in: "e<<D\nD\n", want: map[string]string{"e": ""}},
-		{in: "msg<<D\nnever closed\n", wantErr: true},
-		{in: "=1\n", wantErr: true},
-		{in: "novalue\n", wantErr: true},
-	}
-	for _, tt := range tests {
-		got, err := parseOutputFile(tt.in)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("parseOutputFile(%q) error %v, want error %v", tt.in, err, tt.wantErr)
-			continue
-		}
-		if !tt.wantErr && fmt.Sprint(got) != fmt.Sprint(tt.want) {
-			t.Errorf("parseOutputFile(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
 }
 
 func TestClassify(t *testing.T) {

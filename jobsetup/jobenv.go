@@ -36,12 +36,13 @@ var runnerFiles = []string{"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB
 // $GITHUB_PATH go first on PATH, the latest first.
 type Job struct {
 	base     []string
-	exported []envVar
+	exported []Var
 	job      spec.Env
 	paths    []string
 }
 
-type envVar struct{ Name, Value string }
+// Var is one variable a file command ($GITHUB_ENV, $GITHUB_OUTPUT) sets.
+type Var struct{ Name, Value string }
 
 // NewJob is the job environment at its start: the machine's environment (without the runner's
 // file variables) and the spec's env:.
@@ -116,9 +117,9 @@ func (j *Job) LookPath(machine func(string) (string, error)) func(string) (strin
 }
 
 // apply hands what a step wrote to its $GITHUB_ENV and $GITHUB_PATH to the steps after it.
-func (j *Job) apply(vars []envVar, paths []string) {
+func (j *Job) apply(vars []Var, paths []string) {
 	for _, v := range vars {
-		j.exported = slices.DeleteFunc(j.exported, func(e envVar) bool { return e.Name == v.Name })
+		j.exported = slices.DeleteFunc(j.exported, func(e Var) bool { return e.Name == v.Name })
 		j.exported = append(j.exported, v)
 	}
 	for _, p := range paths {
@@ -130,7 +131,7 @@ func (j *Job) apply(vars []envVar, paths []string) {
 // Activate puts the virtual environment venv first on the job's PATH and sets VIRTUAL_ENV for
 // the steps after it, as `source venv/bin/activate` would.
 func (j *Job) Activate(venv string) {
-	j.apply([]envVar{{"VIRTUAL_ENV", venv}}, []string{filepath.Join(venv, "bin")})
+	j.apply([]Var{{"VIRTUAL_ENV", venv}}, []string{filepath.Join(venv, "bin")})
 }
 
 func lookupEnv(environ []string, name string) string {
@@ -163,11 +164,11 @@ func readFileCommand(path string) (string, error) {
 	return string(b), nil
 }
 
-// parseEnvFile reads a $GITHUB_ENV file as the runner does: NAME=value lines and NAME<<DELIMITER
+// ParseFileCommand reads a $GITHUB_ENV or $GITHUB_OUTPUT file as the runner does: NAME=value lines and NAME<<DELIMITER
 // blocks (whichever of = and << comes first on the line decides), blank lines skipped; the
 // variables in the order written (a name written twice: the later value counts).
-func parseEnvFile(text string) ([]envVar, error) {
-	var out []envVar
+func ParseFileCommand(text string) ([]Var, error) {
+	var out []Var
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSuffix(lines[i], "\r")
@@ -179,7 +180,7 @@ func parseEnvFile(text string) ([]envVar, error) {
 			if eq == 0 {
 				return nil, fmt.Errorf("line %d: empty name in %q", i+1, line)
 			}
-			out = append(out, envVar{line[:eq], line[eq+1:]})
+			out = append(out, Var{line[:eq], line[eq+1:]})
 			continue
 		}
 		if heredoc <= 0 || heredoc+2 == len(line) {
@@ -194,7 +195,7 @@ func parseEnvFile(text string) ([]envVar, error) {
 		if j == len(lines) {
 			return nil, fmt.Errorf("line %d: %s's delimiter %q never closes", i+1, name, delim)
 		}
-		out = append(out, envVar{name, strings.Join(value, "\n")})
+		out = append(out, Var{name, strings.Join(value, "\n")})
 		i = j
 	}
 	for _, v := range out {

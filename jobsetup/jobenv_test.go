@@ -14,15 +14,15 @@ func TestParseEnvFile(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    []envVar
+		want    []Var
 		wantErr string
 	}{
 		{name: "empty", in: ""},
-		{name: "NAME=value lines, = in the value", in: "A=1\nB=x=y\n\n", want: []envVar{{"A", "1"}, {"B", "x=y"}}},
-		{name: "a heredoc block, CRLF", in: "MSG<<EOF\r\nline 1\r\nline 2\r\nEOF\r\nN=2\r\n", want: []envVar{{"MSG", "line 1\nline 2"}, {"N", "2"}}},
-		{name: "= before << is a plain value", in: "A=b<<c\n", want: []envVar{{"A", "b<<c"}}},
-		{name: "an empty heredoc", in: "E<<D\nD\n", want: []envVar{{"E", ""}}},
-		{name: "written twice: both, in order", in: "A=1\nA=2\n", want: []envVar{{"A", "1"}, {"A", "2"}}},
+		{name: "NAME=value lines, = in the value", in: "A=1\nB=x=y\n\n", want: []Var{{"A", "1"}, {"B", "x=y"}}},
+		{name: "a heredoc block, CRLF", in: "MSG<<EOF\r\nline 1\r\nline 2\r\nEOF\r\nN=2\r\n", want: []Var{{"MSG", "line 1\nline 2"}, {"N", "2"}}},
+		{name: "= before << is a plain value", in: "A=b<<c\n", want: []Var{{"A", "b<<c"}}},
+		{name: "an empty heredoc", in: "E<<D\nD\n", want: []Var{{"E", ""}}},
+		{name: "written twice: both, in order", in: "A=1\nA=2\n", want: []Var{{"A", "1"}, {"A", "2"}}},
 		{name: "an unclosed heredoc", in: "MSG<<D\nnever closed\n", wantErr: `delimiter "D" never closes`},
 		{name: "an empty name", in: "=1\n", wantErr: "empty name"},
 		{name: "neither form", in: "novalue\n", wantErr: "neither NAME=value nor NAME<<DELIMITER"},
@@ -31,7 +31,7 @@ func TestParseEnvFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseEnvFile(tt.in)
+			got, err := ParseFileCommand(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)
@@ -39,7 +39,7 @@ func TestParseEnvFile(t *testing.T) {
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("parseEnvFile(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+				t.Errorf("ParseFileCommand(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 			}
 		})
 	}
@@ -60,8 +60,8 @@ func TestParseEnvFileReadsSetEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parseEnvFile(text)
-	want := []envVar{{"LLVM_DIR", "/opt/llvm 22"}, {"NOTE", "two\nlines"}}
+	got, err := ParseFileCommand(text)
+	want := []Var{{"LLVM_DIR", "/opt/llvm 22"}, {"NOTE", "two\nlines"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
@@ -72,13 +72,13 @@ func FuzzParseEnvFile(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		vars, err := parseEnvFile(in)
+		vars, err := ParseFileCommand(in)
 		if err != nil {
 			return
 		}
 		for _, v := range vars {
 			if v.Name == "" || strings.ContainsRune(v.Name, '\n') || strings.ContainsRune(v.Value, 0) {
-				t.Fatalf("parseEnvFile(%q) gave %q", in, v)
+				t.Fatalf("ParseFileCommand(%q) gave %q", in, v)
 			}
 		}
 	})
@@ -98,8 +98,8 @@ func TestParsePathFile(t *testing.T) {
 func TestJobEnv(t *testing.T) {
 	j := NewJob([]string{"PATH=/usr/bin:/bin", "HOME=/home/u", "A=machine", "GITHUB_ENV=/ci/env", "GITHUB_STEP_SUMMARY=/ci/summary"},
 		spec.Env{{Name: "B", Value: "job"}})
-	j.apply([]envVar{{"A", "exported"}, {"B", "exported"}, {"C", "exported"}}, []string{"/opt/a/bin"})
-	j.apply([]envVar{{"C", "again"}}, []string{"/opt/b/bin", "/opt/a/bin"})
+	j.apply([]Var{{"A", "exported"}, {"B", "exported"}, {"C", "exported"}}, []string{"/opt/a/bin"})
+	j.apply([]Var{{"C", "again"}}, []string{"/opt/b/bin", "/opt/a/bin"})
 	got := j.Environ(spec.Env{{Name: "D", Value: "step"}}, "GITHUB_ENV=/tmp/stage/env")
 	want := []string{"PATH=/opt/a/bin:/opt/b/bin:/usr/bin:/bin", "HOME=/home/u", "A=exported", "B=job", "C=again", "D=step", "GITHUB_ENV=/tmp/stage/env"}
 	if !reflect.DeepEqual(got, want) {

@@ -202,7 +202,7 @@ func (r *Runner) applyFiles(stage string, files stageFiles) (string, error) {
 	if err != nil {
 		return fmt.Sprintf("%s: $GITHUB_ENV: %v", stage, err), nil
 	}
-	vars, err := parseEnvFile(text)
+	vars, err := ParseFileCommand(text)
 	if err != nil {
 		return fmt.Sprintf("%s: $GITHUB_ENV: %v", stage, err), nil
 	}
@@ -381,10 +381,10 @@ func (r *Runner) CompilerCache(ctx context.Context, s *spec.Spec) (*steps.Compil
 	if cc.Note != "" {
 		fmt.Fprintf(r.Out, "    %s\n", cc.Note)
 	}
-	var vars []envVar
+	var vars []Var
 	for _, kv := range cc.Env {
 		name, value, _ := strings.Cut(kv, "=")
-		vars = append(vars, envVar{Name: name, Value: value})
+		vars = append(vars, Var{Name: name, Value: value})
 		fmt.Fprintf(r.Out, "    %s=%s (for the build and the later steps)\n", name, value)
 	}
 	r.Job.apply(vars, nil)
