@@ -149,11 +149,15 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 	return a
 }
 
-// testAt is the index of the test running at kt (-1 for none): among those whose interval
-// (widened by the stamp's slack; an unfinished test runs to the end) holds kt, the crash test if
-// it is one, else the latest to start at or before kt.
+// testAt is the index of the test running at kt (-1 for none). The candidates are the tests
+// whose interval, widened by the stamp's slack (an unfinished test runs to the end), holds kt.
+// A stamp of whole seconds often holds two or three short tests of one worker; the Xid goes to
+// the first of: the test the worker crashed in, the test that failed on it (a CUDA fault fails
+// or kills the test that caused it), the test that overlaps the stamp's window the most (an
+// unfinished test up to the window's end: the worker died or was stopped in it).
 func (w *Worker) testAt(kt KernelTime, crashTest string) int {
-	best := -1
+	best, bestRank, bestOverlap := -1, 0, 0.0
+	lo, hi := kt.Value-kt.Slack, kt.Value+kt.Slack
 	for i, t := range w.Tests {
 		start, end, finished := t.Start, t.End, t.Finished
 		if kt.Clock == Monotonic {
@@ -165,11 +169,16 @@ func (w *Worker) testAt(kt KernelTime, crashTest string) int {
 		if kt.Value < start-kt.Slack || kt.Value > end+kt.Slack {
 			continue
 		}
-		if t.NodeID == crashTest && !finished {
-			return i
+		rank := 0
+		switch {
+		case t.NodeID == crashTest && !finished:
+			rank = 2
+		case t.Failed:
+			rank = 1
 		}
-		if best < 0 || start <= kt.Value {
-			best = i
+		overlap := math.Min(end, hi) - math.Max(start, lo)
+		if best < 0 || rank > bestRank || (rank == bestRank && overlap > bestOverlap) {
+			best, bestRank, bestOverlap = i, rank, overlap
 		}
 	}
 	return best

@@ -133,6 +133,9 @@ type TestRun struct {
 	Finished  bool    `json:"finished"`
 	StartMono float64 `json:"-"`
 	EndMono   float64 `json:"-"`
+	// Failed is set on the worker's first failing test (the plugin writes one failed line per
+	// process): an Xid whose time cannot tell two tests apart goes to the one that failed.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Parse reads a worker record.
@@ -209,6 +212,9 @@ func (l *Log) Add(rec Record) {
 			l.FirstFailure = &Failure{Worker: rec.Worker, PID: rec.PID, NodeID: rec.NodeID, When: rec.When,
 				Time: rec.Time, Message: clip(rec.Message, maxMessage)}
 		}
+		if i, ok := l.index[workerKey{rec.Worker, rec.PID}]; ok {
+			l.Workers[i].markFailed(rec.NodeID)
+		}
 		return
 	}
 	key := workerKey{rec.Worker, rec.PID}
@@ -240,6 +246,16 @@ func (l *Log) Add(rec Record) {
 				t.End, t.EndMono, t.Finished = rec.Time, rec.Mono, true
 				break
 			}
+		}
+	}
+}
+
+// markFailed flags the latest run of nodeid as failed.
+func (w *Worker) markFailed(nodeid string) {
+	for j := len(w.Tests) - 1; j >= 0; j-- {
+		if w.Tests[j].NodeID == nodeid {
+			w.Tests[j].Failed = true
+			return
 		}
 	}
 }

@@ -201,3 +201,55 @@ func TestAttribute(t *testing.T) {
 		t.Errorf("monotonic not placed: %+v", kt)
 	}
 }
+
+// A dmesg --ctime stamp is whole seconds: one second often holds several short tests of one
+// worker. The Xid goes to the crash test, else the test that failed, else the test that
+// overlaps the second the most (an unfinished test: the worker died or was stopped in it).
+func TestAttributeWithinOneSecond(t *testing.T) {
+	const sec = 1796208402.0 // Wed Dec  2 10:46:42 2026 UTC
+	const stamp = "Wed Dec  2 10:46:42 2026"
+	tz := 0
+	type run struct {
+		id         string
+		start, end float64 // end 0: unfinished
+		failed     bool
+	}
+	build := func(runs []run) *Log {
+		l := &Log{}
+		l.Add(Record{Worker: "gw0", PID: 7, Phase: PhaseSession, Time: sec - 5, TZOffset: &tz})
+		for _, r := range runs {
+			l.Add(Record{Worker: "gw0", PID: 7, Phase: PhaseStart, NodeID: r.id, Time: sec + r.start})
+			if r.failed {
+				l.Add(Record{Worker: "gw0", PID: 7, Phase: PhaseFailed, NodeID: r.id, Time: sec + r.end, When: "call"})
+			}
+			if r.end > 0 {
+				l.Add(Record{Worker: "gw0", PID: 7, Phase: PhaseFinish, NodeID: r.id, Time: sec + r.end})
+			}
+		}
+		return l
+	}
+	tests := []struct {
+		name    string
+		runs    []run
+		crashed string
+		want    string
+	}{
+		{"a passed test, then the one the worker died in (the pytest log missed the crash)",
+			[]run{{"t[cuda-1-4]", 0.10, 0.12, false}, {"t[cuda-2-4]", 0.13, 0, false}}, "", "t[cuda-2-4]"},
+		{"a failed test, then one the stop killed",
+			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "", "t[cuda-1-4]"},
+		{"the crash test wins over a failed one",
+			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "t[cuda-2-4]", "t[cuda-2-4]"},
+		{"three passed tests: the longest in the second",
+			[]run{{"a", 0.05, 0.10, false}, {"b", 0.11, 0.80, false}, {"c", 0.81, 0.90, false}}, "", "b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := build(tt.runs)
+			a := l.Attribute(7, stamp, map[string]string{"gw0": tt.crashed})
+			if a.Test != tt.want || a.By != ByTime {
+				t.Errorf("Attribute = %+v, want %s by time", a, tt.want)
+			}
+		})
+	}
+}
