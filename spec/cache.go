@@ -162,7 +162,7 @@ func (v *validator) cache(s *Spec) {
 	}
 	if cc := c.Compiler; cc != nil {
 		if !slices.Contains(CompilerTools, cc.Tool) {
-			v.addf("cache.compiler.tool", "want ccache or sccache, the one the build honours (got %q)", cc.Tool)
+			v.addf("cache.compiler.tool", "want ccache or sccache, the one the build honours (got %q)%s", cc.Tool, valueHint(cc.Tool, CompilerTools))
 		}
 		if !compilerDirRe.MatchString(cc.Dir) || strings.Contains("/"+cc.Dir+"/", "/../") {
 			v.addf("cache.compiler.dir", "want the cache folder as an absolute path or under ~/, made of letters, digits and ._/+-, e.g. %s (got %q)", DefaultCompilerDir(cc.Tool), cc.Dir)

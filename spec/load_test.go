@@ -159,3 +159,28 @@ func TestDecoderHandlesEveryField(t *testing.T) {
 	}
 	walk(t, reflect.TypeOf(Spec{}), "")
 }
+
+// A value outside a fixed set that looks like a typo names the value meant.
+func TestEnumTyposSuggestTheValue(t *testing.T) {
+	const base = "runners: [gpu]\nreproducer:\n  paths: [t]\n"
+	tests := []struct{ name, yaml, field, want string }{
+		{"delivery", "step_binary: {delivery: bundel}\n", "step_binary.delivery", `(got "bundel"); did you mean "bundle"?`},
+		{"tmate placement", "tmate: {placement: befor}\n", "tmate.placement", `(got "befor"); did you mean "before"?`},
+		{"sanitizer tool", "sanitizer: {tool: memchek}\n", "sanitizer.tool", `unknown tool "memchek": use memcheck, racecheck, initcheck or synccheck; did you mean "memcheck"?`},
+		{"sanitizer ladder", "sanitizer: {tools: [memcheck, racechek]}\n", "sanitizer.tools[1]", `did you mean "racecheck"?`},
+		{"input type", "inputs: [{name: n, type: bool}]\n", "inputs[0].type", `unknown input type "bool": use string, number, boolean or choice`},
+		{"compiler cache", "cache: {compiler: {tool: cache}}\n", "cache.compiler.tool", `(got "cache"); did you mean "ccache"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(base+tt.yaml))
+			if err == nil || !strings.Contains(err.Error(), tt.field) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %s: ...%s", err, tt.field, tt.want)
+			}
+		})
+	}
+	// A value nowhere near an allowed one gets no guess.
+	if _, err := Parse("x.yaml", []byte(base+"tmate: {placement: sideways}\n")); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("error %v, want no suggestion", err)
+	}
+}

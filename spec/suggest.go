@@ -127,6 +127,19 @@ var specKeyPaths = sync.OnceValue(func() map[string][]string {
 	return out
 })
 
+// valueHint is what follows an error about a value outside a fixed set: the nearest allowed
+// value, when got looks like a typo of it ("bundel" for "bundle").
+func valueHint[S ~string](got S, allowed []S) string {
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	if m := suggest(string(got), names); m != "" {
+		return fmt.Sprintf("; did you mean %q?", m)
+	}
+	return ""
+}
+
 // inputHint is what follows a reference to an undeclared input: the nearest declared name.
 func inputHint(s *Spec, name string) string {
 	names := make([]string, len(s.Inputs))

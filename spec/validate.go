@@ -164,7 +164,7 @@ func (v *validator) inputs(s *Spec) {
 		}
 		seen[strings.ToLower(in.Name)] = true
 		if !slices.Contains(inputTypes, in.Type) {
-			v.addf(p+".type", "unknown input type %q: use string, number, boolean or choice", in.Type)
+			v.addf(p+".type", "unknown input type %q: use string, number, boolean or choice%s", in.Type, valueHint(in.Type, inputTypes))
 			continue
 		}
 		if len(in.Options) > 0 && in.Type != InputChoice {
@@ -441,7 +441,7 @@ func (v *validator) sanitizer(s *Spec) {
 		v.addf("sanitizer.tools", "set tools (the ladder) or tool, not both: tool: %s is tools: [%s]", z.Tool, z.Tool)
 	}
 	if !slices.Contains(sanitizerTools, z.Tool) && !v.written("sanitizer.tools") {
-		v.addf("sanitizer.tool", "unknown tool %q: use memcheck, racecheck, initcheck or synccheck", z.Tool)
+		v.addf("sanitizer.tool", "unknown tool %q: use memcheck, racecheck, initcheck or synccheck%s", z.Tool, valueHint(z.Tool, sanitizerTools))
 	}
 	if len(z.Tools) == 0 && v.written("sanitizer.tools") {
 		v.addf("sanitizer.tools", "name at least one tool: memcheck, racecheck, initcheck or synccheck (enabled: false turns the sanitizer off)")
@@ -453,7 +453,7 @@ func (v *validator) sanitizer(s *Spec) {
 		case !v.written("sanitizer.tools"):
 			// [tool], reported as sanitizer.tool
 		case !slices.Contains(sanitizerTools, t):
-			v.addf(p, "unknown tool %q: use memcheck, racecheck, initcheck or synccheck", t)
+			v.addf(p, "unknown tool %q: use memcheck, racecheck, initcheck or synccheck%s", t, valueHint(t, sanitizerTools))
 		case seen[t]:
 			v.addf(p, "%s is listed twice: each tool of the ladder runs once", t)
 		}
@@ -498,7 +498,7 @@ func (v *validator) tmate(s *Spec) {
 		v.addf("tmate.connect_timeout_minutes", "must be between 0 (off) and %d (got %d)", MaxTmateMinutes, t.ConnectTimeoutMinutes)
 	}
 	if !slices.Contains(tmatePlacements, t.Placement) {
-		v.addf("tmate.placement", "want after or before (got %q)", t.Placement)
+		v.addf("tmate.placement", "want after or before (got %q)%s", t.Placement, valueHint(t.Placement, tmatePlacements))
 	}
 	if !path.IsAbs(t.ContinueFile) {
 		v.addf("tmate.continue_file", "want an absolute path such as /tmp/continue (got %q)", t.ContinueFile)
@@ -570,7 +570,7 @@ func (v *validator) artifact(s *Spec) {
 func (v *validator) stepBinary(s *Spec) {
 	b := s.StepBinary
 	if b.Delivery != "" && !slices.Contains(Deliveries, b.Delivery) {
-		v.addf("step_binary.delivery", "want one of %s, or leave it empty to let debugflow choose (got %q)", strings.Join(Deliveries, ", "), b.Delivery)
+		v.addf("step_binary.delivery", "want one of %s, or leave it empty to let debugflow choose (got %q)%s", strings.Join(Deliveries, ", "), b.Delivery, valueHint(b.Delivery, Deliveries))
 		return
 	}
 	delivery := b.Delivery
