@@ -19,7 +19,9 @@ import (
 const bundlePrefix = dist.Step + "-linux-"
 
 // Root is the root of the debug branch for a workflow written to out: the folder that holds
-// the .github/workflows folder out is in, else the current directory ("").
+// the .github/workflows folder out is in; for a workflow written anywhere else, the top of the
+// git work tree holding the current directory (where the checkout's steps look for the
+// bundle), else the current directory. "" is the current directory.
 func Root(out string) string {
 	dir := filepath.Dir(filepath.Clean(out))
 	if filepath.Base(dir) == "workflows" && filepath.Base(filepath.Dir(dir)) == ".github" {
@@ -29,7 +31,30 @@ func Root(out string) string {
 		}
 		return root
 	}
-	return ""
+	return WorkTreeTop()
+}
+
+// WorkTreeTop is the nearest folder from the current directory up that holds .git (a folder,
+// or the file of a linked worktree): "" when that is the current directory itself or there is
+// none.
+func WorkTreeTop() string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := cwd; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			if dir == cwd {
+				return ""
+			}
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // Write writes files under root, each through a temporary file and a rename, and removes

@@ -243,15 +243,34 @@ func TestWriteCheckRemove(t *testing.T) {
 }
 
 func TestRoot(t *testing.T) {
-	for out, want := range map[string]string{
-		".github/workflows/d.yml":           "",
-		"repo/.github/workflows/d.yml":      "repo",
-		"/abs/repo/.github/workflows/d.yml": "/abs/repo",
-		"examples/d.yml":                    "",
-		"-":                                 "",
-	} {
-		if got := Root(out); got != want {
-			t.Errorf("Root(%q) = %q, want %q", out, got, want)
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "docs", "deep")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	tests := []struct {
+		cwd, out, want string
+	}{
+		{repo, ".github/workflows/d.yml", ""},
+		{repo, "repo/.github/workflows/d.yml", "repo"},
+		{repo, "/abs/repo/.github/workflows/d.yml", "/abs/repo"},
+		{repo, "examples/d.yml", ""},
+		{repo, "-", ""},
+		// Elsewhere, from a subfolder of a work tree: its top, where the checkout starts.
+		{sub, "../../examples/d.yml", repo},
+		{sub, "/tmp/d.yml", repo},
+		{sub, "-", repo},
+		// Outside any work tree: the current directory.
+		{outside, "d.yml", ""},
+	}
+	for _, tt := range tests {
+		t.Chdir(tt.cwd)
+		if got := Root(tt.out); got != tt.want {
+			t.Errorf("in %s: Root(%q) = %q, want %q", tt.cwd, tt.out, got, tt.want)
 		}
 	}
 }

@@ -151,7 +151,8 @@ func newBundleCmd(specPath *string, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Write the debugflow-step binary a bundle workflow verifies and runs",
 		Long: `Build debugflow-step for the runner (static, linux, step_binary.arch: x64 or arm64, plus x64
 for a matrix's report job) from the source this debugflow was built from, and write it to
-step_binary.dir (default .github/debugflow) under --root (default: the current directory).
+step_binary.dir (default .github/debugflow) under --root (default: the top of the git work tree
+holding the current directory, else the current directory).
 
 'debugflow generate -o FILE' already does this when the spec's step binary is bundled (the
 default for a debugflow that is not a release); use bundle after 'generate -o -', or to
@@ -164,10 +165,13 @@ generated workflow pins. 'debugflow enable' removes the bundle too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SpecPath = *specPath
+			if !cmd.Flags().Changed("root") {
+				opts.Root = stepbin.WorkTreeTop()
+			}
 			return runBundle(cmd.Context(), opts, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Root, "root", "", "root of the debug branch (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "root of the debug branch (default: the top of the git work tree, else the current directory)")
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "compare the bundle on disk with what this debugflow builds; exit 1 when stale")
 	cmd.Flags().BoolVar(&opts.Remove, "remove", false, "delete the bundle (what debugflow enable does)")
 	cmd.MarkFlagsMutuallyExclusive("check", "remove")
