@@ -6,10 +6,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/templates"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden want.* files in testdata/")
@@ -116,5 +119,45 @@ func TestGoldenUnreadable(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); !errors.Is(err, ErrNoInputs) {
 		t.Errorf("empty directory: %v does not wrap ErrNoInputs", err)
+	}
+}
+
+// The summary's artifact line names the helpers the folder holds (the stage step writes them;
+// an experiment job does not stage, so its folder has none and the line must not promise them).
+func TestArtifactLineNamesTheStagedHelpersPresent(t *testing.T) {
+	for _, name := range StagedHelpers {
+		if !slices.Contains(templates.Names(), name) {
+			t.Errorf("StagedHelpers names %s, which the stage step does not write (%v)", name, templates.Names())
+		}
+	}
+	dir := copyCase(t, "t4_reproduced", filepath.Join(t.TempDir(), "art"))
+	line := func() string {
+		t.Helper()
+		v, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(v.Markdown("art"), "\n") {
+			if strings.HasPrefix(l, "- **Artifact:**") {
+				return l
+			}
+		}
+		t.Fatal("no artifact line")
+		return ""
+	}
+	if got, want := line(), "- **Artifact:** `art` (logs)"; got != want {
+		t.Errorf("without helpers: %q, want %q", got, want)
+	}
+	for _, name := range []string{"run_reproducer.sh", "README.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not a regular file: not a helper a person can open.
+	if err := os.Mkdir(filepath.Join(dir, "run_sanitizer.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := line(), "- **Artifact:** `art` (logs, `README.md`, `run_reproducer.sh`)"; got != want {
+		t.Errorf("with two helpers: %q, want %q", got, want)
 	}
 }

@@ -38,6 +38,11 @@ var inputs = []string{ReproducerLog, ReproducerSummary, SanitizerLog, DmesgGlob,
 // ErrNoInputs is wrapped by Load's error when the directory has none of the input files.
 var ErrNoInputs = errors.New("no artifact files")
 
+// StagedHelpers are the files the stage step writes for a person who reruns the failure
+// (debugflow-step stage), as the summary names them; a folder holds them only when its job
+// staged them (the experiment's jobs do not).
+var StagedHelpers = []string{"README.md", "run_reproducer.sh", "run_sanitizer.sh"}
+
 // Load reads the artifact directory dir and builds its verdict with DefaultLimits; see
 // LoadContext.
 func Load(dir string) (*Verdict, error) {
@@ -88,6 +93,11 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 		v.Run.SetupErrors = fromSummary.Errors
 	}
 	v.Run.HasPreflightLog = have[PreflightLog]
+	for _, name := range StagedHelpers {
+		if have[name] {
+			v.Run.Staged = append(v.Run.Staged, name)
+		}
+	}
 	if have[SanitizerLog] {
 		if err := v.loadSanitizer(SanitizerLog); err != nil {
 			return nil, err
@@ -194,6 +204,9 @@ func (v *loader) list() (map[string]bool, []string, error) {
 				continue
 			}
 			if contains(inputs, name) || contains(evidenceInputs, name) || name == PreflightLog {
+				have[name] = true
+			}
+			if contains(StagedHelpers, name) && e.Type().IsRegular() {
 				have[name] = true
 			}
 		}

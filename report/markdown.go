@@ -60,7 +60,12 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "- **Build:** %s\n", mdText(bd.line()))
 	}
 	if artifactName != "" {
-		fmt.Fprintf(&b, "- **Artifact:** %s (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n", mdCode(artifactName))
+		// Only the helpers this folder holds: a job that did not stage them has none.
+		held := "logs"
+		for _, name := range v.Run.Staged {
+			held += ", " + mdCode(name)
+		}
+		fmt.Fprintf(&b, "- **Artifact:** %s (%s)\n", mdCode(artifactName), held)
 	}
 	if v.Run.StepVersion != "" {
 		fmt.Fprintf(&b, "- **debugflow-step:** %s\n", mdCode(v.Run.StepVersion))

@@ -78,6 +78,8 @@ type Run struct {
 	// SetupErrors is, when the setup failed in the sweep itself (every test errored in its
 	// setup), how many errors the sweep reported; 0 when it never started.
 	SetupErrors int `json:"-"`
+	// Staged are the StagedHelpers the folder holds, in StagedHelpers' order.
+	Staged []string
 	// HasPreflightLog is true when the folder holds preflight.log (the collection check).
 	HasPreflightLog bool
 	// Count is pytest-repeat's --count (0 when unknown).
