@@ -96,16 +96,22 @@ func lines(s string) []string {
 // checkWith fails the test on an input the stand-in does not simulate.
 func checkWith(t *testing.T, step string, with map[string]string, known ...string) {
 	t.Helper()
-	for k := range with {
-		if !slices.Contains(known, k) {
-			t.Fatalf("step %q: cache with %s: is not simulated", step, k)
-		}
-	}
+	onlyWith(t, step, "cache", with, known...)
 	if with["key"] == "" || len(lines(with["path"])) == 0 {
 		t.Fatalf("step %q: cache without key or path: %v", step, with)
 	}
 	if strings.Contains(with["key"], ",") || len(with["key"]) > 512 {
 		t.Fatalf("step %q: actions/cache refuses the key %q (a comma, or over 512 characters)", step, with["key"])
+	}
+}
+
+// onlyWith fails the test on an input of the action (what) the stand-in does not simulate.
+func onlyWith(t *testing.T, step, what string, with map[string]string, known ...string) {
+	t.Helper()
+	for k := range with {
+		if !slices.Contains(known, k) {
+			t.Fatalf("step %q: %s with %s: is not simulated", step, what, k)
+		}
 	}
 }
 

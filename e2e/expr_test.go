@@ -32,6 +32,12 @@ import (
 //	                                            has no inputs: !null is true)
 //
 //	runner.os, runner.arch                      the simulated runner's (Linux, X64)
+//	matrix.KEY, matrix.KEY.FIELD                the job's matrix leg (a string, or a member
+//	                                            of an object from fromJSON); an unknown key
+//	                                            or field, or no matrix, is an error
+//	fromJSON(inputs.X)[N].FIELD                 a JSON input of a dispatch run that set it,
+//	                                            indexed and selected; fromJSON(inputs.X)
+//	                                            alone is the value of a matrix axis (object)
 //	hashFiles('a', 'b*')                        GitHub's hash of the workspace's matching files
 //	                                            ("" when none matches)
 //
@@ -51,6 +57,8 @@ type evaluator struct {
 	inputs map[string]string
 	// outputs are the outputs of the steps that ran, by step id.
 	outputs map[string]map[string]string
+	// matrix is the matrix context of a leg of a matrix job; nil outside one.
+	matrix map[string]any
 }
 
 var (
@@ -65,6 +73,9 @@ var (
 	reStepOut   = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 	reHashFiles = regexp.MustCompile(`^hashFiles\(((?:'(?:[^']|'')*'(?:,\s*)?)+)\)$`)
 	reHashArg   = regexp.MustCompile(`'((?:[^']|'')*)'`)
+	// matrix.a.b or fromJSON(inputs.X)[0].b: a context and its members.
+	reObjectPath = regexp.MustCompile(`^(matrix|fromJSON\(inputs\.[A-Za-z_][A-Za-z0-9_-]*\))((?:\.[A-Za-z_][A-Za-z0-9_-]*|\[[0-9]+\])*)$`)
+	reMember     = regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]`)
 )
 
 // interpolate replaces every ${{ expr }} in s by its value.
@@ -89,6 +100,18 @@ func (e *evaluator) eval(expr string) (string, error) {
 			patterns = append(patterns, unquote(a[1]))
 		}
 		return e.hashFiles(patterns)
+	}
+	if v, ok, err := e.object(expr); ok {
+		if err != nil {
+			return "", err
+		}
+		switch v := v.(type) {
+		case string:
+			return v, nil
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64), nil
+		}
+		return "", fmt.Errorf("%s is %T, not a string or number: the generator interpolates scalars only", expr, v)
 	}
 	if m := reFromJSON.FindStringSubmatch(expr); m != nil {
 		text, err := e.value(m[1])
@@ -149,6 +172,50 @@ func (e *evaluator) operand(expr string, hasDefault bool) (string, error) {
 		return e.outputs[m[1]][m[2]], nil
 	}
 	return "", fmt.Errorf("unsupported expression %q: the simulated runner evaluates only the forms the generator emits (see evaluator)", expr)
+}
+
+// object evaluates matrix.KEY.FIELD or fromJSON(inputs.X)[N].FIELD to the JSON value it
+// names; ok is false when expr has neither form. A member or index that does not exist is an
+// error (GitHub would give null, which the generator never means).
+func (e *evaluator) object(expr string) (v any, ok bool, err error) {
+	m := reObjectPath.FindStringSubmatch(expr)
+	if m == nil {
+		return nil, false, nil
+	}
+	if m[1] == "matrix" {
+		if e.matrix == nil {
+			return nil, true, fmt.Errorf("%s: the job has no matrix", expr)
+		}
+		v = e.matrix
+	} else {
+		name := strings.TrimSuffix(strings.TrimPrefix(m[1], "fromJSON(inputs."), ")")
+		text, set := e.inputs[name]
+		if !set || text == "" {
+			return nil, true, fmt.Errorf("%s: input %q is not set (only a dispatch run that sets it has a JSON input)", expr, name)
+		}
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return nil, true, fmt.Errorf("%s: input %q is not JSON: %w", expr, name, err)
+		}
+	}
+	for _, sel := range reMember.FindAllStringSubmatch(m[2], -1) {
+		switch cur := v.(type) {
+		case map[string]any:
+			next, found := cur[sel[1]]
+			if sel[1] == "" || !found {
+				return nil, true, fmt.Errorf("%s: no member %q in %v", expr, sel[0], cur)
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(sel[2])
+			if sel[2] == "" || err != nil || i >= len(cur) {
+				return nil, true, fmt.Errorf("%s: no element %q in a list of %d", expr, sel[0], len(cur))
+			}
+			v = cur[i]
+		default:
+			return nil, true, fmt.Errorf("%s: %q of %T", expr, sel[0], cur)
+		}
+	}
+	return v, true, nil
 }
 
 // hashFiles is GitHub's hashFiles(): the SHA-256 of the SHA-256 of every file of the
@@ -375,8 +442,17 @@ func (e *evaluator) context(name string) (any, error) {
 		return e.headRepository, nil
 	case name == "github.event.pull_request.head.repo.full_name" && e.event != "":
 		return "", nil // null outside a pull request
+	case strings.HasPrefix(name, "matrix."):
+		v, _, err := e.object(name)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := v.(string); !ok {
+			return nil, fmt.Errorf("%s is %T: the simulated runner compares strings only", name, v)
+		}
+		return v, nil
 	}
-	return nil, fmt.Errorf("unsupported context %q: the simulated runner knows steps.ID.outputs.NAME, steps.ID.outcome and the event's names", name)
+	return nil, fmt.Errorf("unsupported context %q: the simulated runner knows steps.ID.outputs.NAME, steps.ID.outcome, matrix.KEY and the event's names", name)
 }
 
 // truthy is GitHub's truthiness: false and ” are false.
@@ -412,7 +488,7 @@ func TestEvaluator(t *testing.T) {
 		{in: "${{ fromJSON(steps.nope.outputs.gate_timeout_minutes || '65') }}", want: "65"},
 		{in: "plain text", want: "plain text"},
 		{in: "${{ inputs.reproduce_count }}", wantErr: true}, // no default: not emitted
-		{in: "${{ matrix.runner }}", wantErr: true},
+		{in: "${{ matrix.runner }}", wantErr: true},          // a job without a matrix
 		{in: "${{ github.run_id }}", wantErr: true},
 		{in: "${{ format('{0}', github.token) }}", wantErr: true},
 		{in: "${{ inputs.a || inputs.b || 'c' }}", wantErr: true},
@@ -440,6 +516,55 @@ func TestEvaluator(t *testing.T) {
 		}
 	}
 
+	// A leg of the experiment's matrix: its ref object and runner, and the refs input.
+	leg := &evaluator{
+		matrix: map[string]any{"ref": map[string]any{"name": "fix", "ref": "my-fix"}, "runner": "gpu-t4"},
+		inputs: map[string]string{"refs": `[{"name": "base", "ref": "main"}, {"name": "fix", "ref": "my-fix", "n": 2}]`, "bad": `[{"name"`},
+	}
+	for _, tt := range []struct {
+		in, want string
+		wantErr  bool
+	}{
+		{in: "${{ matrix.ref.name }} on ${{ matrix.runner }}", want: "fix on gpu-t4"},
+		{in: "${{ matrix.ref.ref }}", want: "my-fix"},
+		{in: "${{ fromJSON(inputs.refs)[0].name }}", want: "base"},
+		{in: "${{ fromJSON(inputs.refs)[1].ref }}", want: "my-fix"},
+		{in: "${{ fromJSON(inputs.refs)[1].n }}", want: "2"},
+		{in: "${{ matrix.nope }}", wantErr: true},        // unknown matrix key
+		{in: "${{ matrix.ref.nope }}", wantErr: true},    // unknown member of the ref
+		{in: "${{ matrix.ref }}", wantErr: true},         // an object is no string
+		{in: "${{ matrix.runner.name }}", wantErr: true}, // a string has no members
+		{in: "${{ matrix.ref[0] }}", wantErr: true},      // an object is no list
+		{in: "${{ matrix['ref'] }}", wantErr: true},      // index syntax not emitted
+		{in: "${{ fromJSON(inputs.refs)[2].name }}", wantErr: true},
+		{in: "${{ fromJSON(inputs.refs).name }}", wantErr: true},
+		{in: "${{ fromJSON(inputs.refs)[0] }}", wantErr: true},
+		{in: "${{ fromJSON(inputs.missing)[0].name }}", wantErr: true},
+		{in: "${{ fromJSON(inputs.bad)[0].name }}", wantErr: true},
+		{in: "${{ inputs.refs }}", wantErr: true}, // bare, outside fromJSON: not emitted
+	} {
+		got, err := leg.interpolate(tt.in)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
+			t.Errorf("matrix leg: interpolate(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if v, ok, err := leg.object("fromJSON(inputs.refs)"); !ok || err != nil || len(v.([]any)) != 2 {
+		t.Errorf("object(fromJSON(inputs.refs)) = %v, %v, %v; want the two refs", v, ok, err)
+	}
+	if _, _, err := e.object("fromJSON(inputs.refs)"); err == nil {
+		t.Error("fromJSON(inputs.refs) in a pull_request run (no inputs) should be an error")
+	}
+	for cond, want := range map[string]bool{"matrix.runner == 'GPU-T4'": true, "matrix.ref.name != 'fix'": false} {
+		if got, err := leg.condition(cond, false); err != nil || got != want {
+			t.Errorf("matrix leg: condition(%q) = %v, %v; want %v", cond, got, err, want)
+		}
+	}
+	for _, cond := range []string{"matrix.nope == 'x'", "matrix.ref == 'x'", "matrix.ref.name.x == 'x'"} {
+		if _, err := leg.condition(cond, false); err == nil {
+			t.Errorf("matrix leg: condition(%q) should be an error", cond)
+		}
+	}
+
 	conds := []struct {
 		cond      string
 		jobFailed bool
@@ -464,7 +589,7 @@ func TestEvaluator(t *testing.T) {
 		{cond: "!cancelled() && steps.reproduce.outcome == 'skipped'", jobFailed: true, want: false},
 		{cond: "steps.reproduce.outputs.empty != '' || (github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository)", want: true},
 		{cond: "(github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository)", jobFailed: true, want: false},
-		{cond: "matrix.runner == 'x'", wantErr: true},
+		{cond: "matrix.runner == 'x'", wantErr: true}, // a job without a matrix
 		{cond: "steps.reproduce.outputs.reproduced == true", wantErr: true},
 		{cond: "(always()", wantErr: true},
 		{cond: "always() extra", wantErr: true},

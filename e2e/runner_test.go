@@ -42,11 +42,19 @@ type jobDef struct {
 	RunsOn         any            `yaml:"runs-on"`
 	TimeoutMinutes any            `yaml:"timeout-minutes"`
 	Permissions    any            `yaml:"permissions"`
-	Strategy       any            `yaml:"strategy"`
+	Strategy       *strategyDef   `yaml:"strategy"`
 	Needs          any            `yaml:"needs"`
 	If             string         `yaml:"if"`
 	Env            map[string]any `yaml:"env"`
 	Steps          []stepDef      `yaml:"steps"`
+}
+
+// strategyDef is a job's strategy: a matrix of axes in the order written (include, exclude
+// and max-parallel are not simulated and fail the test). An axis is a list or an expression
+// giving one (fromJSON(inputs.X)).
+type strategyDef struct {
+	FailFast *bool         `yaml:"fail-fast"`
+	Matrix   yaml.MapSlice `yaml:"matrix"`
 }
 
 type stepDef struct {
@@ -195,6 +203,16 @@ type simRunner struct {
 	cache *actionsCache
 	// commit is what the project's checkout reports as its commit output ("": simCommit).
 	commit string
+	// checkouts, when set, are the trees the project's checkout copies into the workspace,
+	// by the ref it is given; a ref without one fails the test. Unset, the test prepared the
+	// workspace itself.
+	checkouts map[string]string
+	// artifacts is the run's artifact storage behind upload-artifact and download-artifact,
+	// shared by its jobs (a fresh one unless set); leg names the job or matrix leg uploading.
+	artifacts *artifactStore
+	leg       string
+	// jobID is GITHUB_JOB, the id of the job running.
+	jobID string
 	// runInstall runs the spec's own install and build lines too (not the generator's apt and
 	// go install lines, whose programs come from provides): a build that really compiles.
 	runInstall bool
@@ -272,25 +290,47 @@ func scriptLines(script string) []string {
 	return out
 }
 
-// runJob parses the workflow and runs job id step by step.
+// runJob parses the workflow and runs job id step by step: a job without a matrix or needs
+// (runWorkflow runs those).
 func (r *simRunner) runJob(data []byte, id string) *jobResult {
 	t := r.t
 	t.Helper()
-	var wf workflowFile
-	if err := yaml.UnmarshalWithOptions(data, &wf, yaml.Strict()); err != nil {
-		t.Fatalf("the simulated runner cannot read the workflow: %v", err)
-	}
+	wf := parseWorkflow(t, data)
 	job, ok := wf.Jobs[id]
 	if !ok {
 		t.Fatalf("the workflow has no job %q", id)
 	}
 	// The fork guard passes: a simulated run is a same-repository pull request or a dispatch.
 	if (job.If != "" && job.If != string(generate.ForkGuard)) || job.Strategy != nil || job.Needs != nil {
-		t.Fatalf("job %s: if (other than the fork guard)/strategy/needs are not simulated", id)
+		t.Fatalf("job %s: if (other than the fork guard)/strategy/needs: run it with runWorkflow", id)
 	}
-	ev := &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}, outcomes: map[string]string{},
+	return r.runLeg(wf, id, nil)
+}
+
+// parseWorkflow reads a workflow strictly (see workflowFile).
+func parseWorkflow(t *testing.T, data []byte) *workflowFile {
+	t.Helper()
+	var wf workflowFile
+	if err := yaml.UnmarshalWithOptions(data, &wf, yaml.Strict()); err != nil {
+		t.Fatalf("the simulated runner cannot read the workflow: %v", err)
+	}
+	return &wf
+}
+
+// evaluator is the expression context of a job on this runner (matrix: its leg's, or nil).
+func (r *simRunner) evaluator(matrix map[string]any) *evaluator {
+	return &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}, outcomes: map[string]string{},
 		event: r.event(), repository: simRepository, headRepository: simRepository,
-		runnerOS: "Linux", runnerArch: "X64", workspace: r.workspace}
+		runnerOS: "Linux", runnerArch: "X64", workspace: r.workspace, matrix: matrix}
+}
+
+// runLeg runs the steps of job id (one leg of it, with matrix as its matrix context).
+func (r *simRunner) runLeg(wf *workflowFile, id string, matrix map[string]any) *jobResult {
+	t := r.t
+	t.Helper()
+	job := wf.Jobs[id]
+	r.jobID, r.leg = id, cmp.Or(r.leg, id)
+	ev := r.evaluator(matrix)
 	jobTimeout := r.minutes(ev, "job "+id, job.TimeoutMinutes)
 	jobStart := time.Now()
 	res := &jobResult{}
@@ -298,7 +338,7 @@ func (r *simRunner) runJob(data []byte, id string) *jobResult {
 		if time.Since(jobStart) > jobTimeout {
 			t.Fatalf("job %s exceeded its timeout-minutes (%v) before step %q", id, jobTimeout, st.Name)
 		}
-		sr := r.runStep(ev, &wf, &job, i, st, res.Failed)
+		sr := r.runStep(ev, wf, &job, i, st, res.Failed)
 		if sr.Outcome == outcomeFailure && !st.ContinueOnError {
 			res.Failed = true
 		}
@@ -399,15 +439,16 @@ func (r *simRunner) minutes(ev *evaluator, what string, v any) time.Duration {
 	return time.Duration(n * float64(time.Minute))
 }
 
-// knownActions are the actions the debug job uses. Set-up actions are no-ops here: the
-// workspace is prepared, and the runner's Python and Go are this machine's.
+// knownActions are the actions the debug and experiment workflows use. Set-up actions are
+// no-ops here: the runner's Python and Go are this machine's.
 var knownActions = map[string]string{
-	"actions/checkout":        "checkout",
-	"actions/setup-python":    "no-op",
-	"actions/setup-go":        "no-op",
-	"actions/upload-artifact": "upload",
-	"actions/cache/restore":   "cache-restore",
-	"actions/cache/save":      "cache-save",
+	"actions/checkout":          "checkout",
+	"actions/setup-python":      "no-op",
+	"actions/setup-go":          "no-op",
+	"actions/upload-artifact":   "upload",
+	"actions/download-artifact": "download",
+	"actions/cache/restore":     "cache-restore",
+	"actions/cache/save":        "cache-save",
 }
 
 func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
@@ -430,8 +471,19 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 		r.checkoutInto(st.Name, sr.With)
 	}
 	if kind == "checkout" && sr.With["path"] == "" {
-		// The project's checkout is prepared by the test; actions/checkout's outputs.
-		sr.Outputs = map[string]string{"ref": sr.With["ref"], "commit": cmp.Or(r.commit, simCommit)}
+		// The project's checkout is prepared by the test (or copied from the tree it prepared
+		// for the ref); actions/checkout's outputs.
+		commit := cmp.Or(r.commit, simCommit)
+		if r.checkouts != nil {
+			commit = r.checkoutRef(st.Name, sr.With["ref"])
+		}
+		sr.Outputs = map[string]string{"ref": sr.With["ref"], "commit": commit}
+	}
+	if (kind == "upload" || kind == "download") && r.artifacts == nil {
+		r.artifacts = newArtifactStore(t)
+	}
+	if kind == "download" {
+		sr.Output = r.artifacts.download(t, st.Name, sr.With, r.workspace)
 	}
 	if kind == "cache-restore" || kind == "cache-save" {
 		if r.cache == nil {
@@ -446,6 +498,10 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 	}
 	if kind == "upload" {
 		dir := sr.With["path"]
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(r.workspace, filepath.FromSlash(dir))
+			sr.With["path"] = dir
+		}
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -461,6 +517,9 @@ func (r *simRunner) uses(ev *evaluator, st stepDef, sr stepResult) stepResult {
 			t.Errorf("step %q: upload path %s: %v", st.Name, dir, err)
 		}
 		sort.Strings(sr.Files)
+		if len(sr.Files) > 0 {
+			sr.Output = r.artifacts.upload(t, st.Name, sr.With, r.leg)
+		}
 	}
 	return sr
 }
@@ -532,7 +591,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
 		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
 		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
-		"GITHUB_JOB": "debug", "GITHUB_REPOSITORY": simRepository,
+		"GITHUB_JOB": r.jobID, "GITHUB_REPOSITORY": simRepository,
 		// A home of the runner's own: the gate creates the SSH client keys tmate needs there.
 		"HOME": filepath.Join(r.temp, "home"),
 	} {

@@ -71,6 +71,10 @@ type simulation struct {
 	summary string
 	// guardLog lists the calls of go, curl or wget, which the run must not make.
 	guardLog string
+	// branch is the tree of the debug branch (the workflow's own commit), with the bundle.
+	branch string
+	// apiURL is the fake GitHub API's.
+	apiURL string
 
 	// noSSHKeys makes the fake GitHub API serve no key for the actor.
 	noSSHKeys bool
@@ -261,31 +265,46 @@ func guardPrograms(t *testing.T, dir, log string, release bool) {
 // simulate generates the workflow for the suite and runs its debug job on a simulated runner.
 func simulate(t *testing.T, how run) *simulation {
 	t.Helper()
-	python := testenv.PytestPython(t)
 	root := t.TempDir()
+	sim := newSimulation(t, root, how)
+	prepareCheckout(t, sim.checkout, how)
+	data, err := generate.Generate(sim.spec, "")
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	sim.yaml = data
+	r := sim.newRunner(t, how, root, sim.checkout)
+	sim.summary = r.summary
+	r.stopAfter = how.stopAfter
+	r.cache, r.commit = how.cache, how.commit
+	t.Cleanup(func() {
+		if t.Failed() {
+			sim.logRun(t)
+		}
+	})
+	sim.job = r.runJob(data, generate.DebugJobID)
+	assertNoProcessLeft(t, sim.checkout)
+	if calls, _ := os.ReadFile(sim.guardLog); len(calls) > 0 {
+		t.Errorf("the job called programs a runner without Go and network access lacks:\n%s", calls)
+	}
+	return sim
+}
+
+// newSimulation makes the spec of a simulated run (the suite, the doubles' paths, folders
+// under root), delivers its step binary into the debug branch's tree and starts the fake
+// GitHub API; the workflow is not generated yet.
+func newSimulation(t *testing.T, root string, how run) *simulation {
+	t.Helper()
+	python := testenv.PytestPython(t)
 	sim := &simulation{
 		rerunInSession: how.rerunInSession,
 		checkout:       filepath.Join(root, "checkout"),
 		argvFile:       filepath.Join(root, "sanitizer_argv.json"),
 		tmateLog:       filepath.Join(root, "tmate_calls.jsonl"),
+		branch:         filepath.Join(root, "debug-branch"),
+		guardLog:       filepath.Join(root, "guarded_calls.log"),
+		noSSHKeys:      how.noSSHKeys,
 	}
-	copyDir(t, "testdata/checkout", sim.checkout)
-	for dst, src := range how.checkoutTrees {
-		copyDir(t, src, filepath.Join(sim.checkout, dst))
-	}
-	for name, content := range how.checkoutFiles {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(sim.checkout, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(sim.checkout, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dmesg := filepath.Join(root, "kern.log")
-	if err := os.WriteFile(dmesg, []byte(kernelBoot), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
 	s := spec.Default()
 	s.Reproducer.Paths = []string{suiteFile}
 	s.Reproducer.Select = how.selectExpr
@@ -318,27 +337,47 @@ func simulate(t *testing.T, how run) *simulation {
 		how.mutate(s)
 	}
 	sim.spec = s
-	branch := filepath.Join(root, "debug-branch")
-	sim.deliver(t, how, branch)
-	data, err := generate.Generate(s, "")
-	if err != nil {
-		t.Fatalf("generate: %v", err)
-	}
-	sim.yaml = data
-
+	sim.deliver(t, how, sim.branch)
 	api := httptest.NewServer(http.HandlerFunc(sim.serveGitHub))
 	t.Cleanup(api.Close)
+	sim.apiURL = api.URL
+	return sim
+}
 
-	r := newSimRunner(t, sim.checkout, binPath(fromImage))
+// prepareCheckout writes the project's checkout into dir: the suite of testdata/checkout,
+// then how's trees and files over it.
+func prepareCheckout(t *testing.T, dir string, how run) {
+	t.Helper()
+	copyDir(t, "testdata/checkout", dir)
+	for dst, src := range how.checkoutTrees {
+		copyDir(t, src, filepath.Join(dir, dst))
+	}
+	for name, content := range how.checkoutFiles {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// newRunner is a fresh simulated runner for a job of the run, with its workspace, its own
+// kernel log and folders under root, the doubles, the guards and the run's inputs.
+func (sim *simulation) newRunner(t *testing.T, how run, root, workspace string) *simRunner {
+	t.Helper()
+	dmesg := filepath.Join(root, "kern.log")
+	if err := os.WriteFile(dmesg, []byte(kernelBoot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newSimRunner(t, workspace, binPath(fromImage))
 	toolkitLine := `^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`
 	r.provides = map[*regexp.Regexp]string{regexp.MustCompile(toolkitLine): binPath(fromToolkit)}
 	if !how.noGPUTools {
 		r.provides[regexp.MustCompile(toolkitLine)] = binPath(fromCudaGDB)
 	}
-	r.branch, r.stopAfter = branch, how.stopAfter
-	r.cache, r.commit, r.runInstall = how.cache, how.commit, how.runInstall
-	r.guards, r.guardLog = filepath.Join(root, "guards"), filepath.Join(root, "guarded_calls.log")
-	sim.guardLog = r.guardLog
+	r.branch, r.runInstall = sim.branch, how.runInstall
+	r.guards, r.guardLog = filepath.Join(root, "guards"), sim.guardLog
 	guardPrograms(t, r.guards, r.guardLog, how.release != nil)
 	if how.noGPUTools {
 		// This machine's journalctl and sudo must not read its own kernel log instead.
@@ -349,11 +388,11 @@ func simulate(t *testing.T, how run) *simulation {
 			}
 		}
 	}
-	sim.summary = r.summary
+	s := sim.spec
 	r.installCommands = append(slices.Clone(s.Install.Commands), s.Build.Commands...)
 	r.env = map[string]string{
 		"GITHUB_ACTOR":             actor,
-		"GITHUB_API_URL":           api.URL,
+		"GITHUB_API_URL":           sim.apiURL,
 		"FAKE_DMESG_FILE":          dmesg,
 		"FAKE_SANITIZER_MODE":      "memcheck=access-at+leak,racecheck=hazard",
 		"FAKE_SANITIZER_ARGV_FILE": sim.argvFile,
@@ -366,20 +405,9 @@ func simulate(t *testing.T, how run) *simulation {
 	for k, v := range how.env {
 		r.env[k] = v
 	}
-	sim.noSSHKeys = how.noSSHKeys
 	r.inputs = how.inputs
 	r.whileRunning = sim.freeTheGate
-	t.Cleanup(func() {
-		if t.Failed() {
-			sim.logRun(t)
-		}
-	})
-	sim.job = r.runJob(data, generate.DebugJobID)
-	assertNoProcessLeft(t, sim.checkout)
-	if calls, _ := os.ReadFile(sim.guardLog); len(calls) > 0 {
-		t.Errorf("the job called programs a runner without Go and network access lacks:\n%s", calls)
-	}
-	return sim
+	return r
 }
 
 // logRun prints the workflow and every step's log, for a failed test.
@@ -626,7 +654,9 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	if want := "debugflow-step " + version.Get().String() + "\n"; !strings.Contains(readFile(t, filepath.Join(art.Dir, "system_identity.txt")), want) {
 		t.Errorf("system_identity.txt lacks %q", want)
 	}
-	for _, want := range []string{"## Reproduced: yes", "`" + art.Name + "`", "### tmate session", "Connect: `ssh "} {
+	// The debug job staged the helpers before the summary: it names them with the artifact.
+	artifactLine := "- **Artifact:** `" + art.Name + "` (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n"
+	for _, want := range []string{"## Reproduced: yes", artifactLine, "### tmate session", "Connect: `ssh "} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("step summary lacks %q:\n%s", want, summary)
 		}
