@@ -26,4 +26,9 @@
 // commands (a small C++ project built with ccache) and stand in for GitHub's cache service
 // behind actions/cache/restore and save with a folder of entries (actionsCache), so a second
 // run restores what the first saved.
+//
+// runWorkflow runs a whole workflow the same way: jobs in needs order, matrix legs each on a
+// fresh runner, artifacts passed from upload-artifact to download-artifact through one store.
+// It executes the generated experiment workflow: one leg per ref (each a prepared git tree)
+// and the report job that compares them.
 package e2e

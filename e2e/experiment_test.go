@@ -101,8 +101,8 @@ func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 	var wantArtifacts []string
 	for i, ref := range expRefs {
 		leg := res.Legs[i]
-		checkExperimentLeg(t, leg, ref, commits[ref.ref], runner)
 		name := prefix + ref.name + "-" + runner
+		checkExperimentLeg(t, leg, ref, commits[ref.ref], runner, name)
 		wantArtifacts = append(wantArtifacts, name)
 		checkExperimentArtifact(t, filepath.Join(res.Artifacts.dir, name), ref, commits[ref.ref], runner)
 	}
@@ -157,8 +157,8 @@ func experimentTrees(t *testing.T, dir string, how run) (trees, commits map[stri
 }
 
 // checkExperimentLeg checks one leg of the matrix job: its matrix context, the checkout of its
-// ref, a step list without failures, and the sweep's own counts.
-func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner string) {
+// ref, a step list without failures, what the sweep found, and its summary naming artifact.
+func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner, artifact string) {
 	t.Helper()
 	wantMatrix := map[string]any{"ref": map[string]any{"name": ref.name, "ref": ref.ref}, "runner": runner}
 	if b, w := mustJSON(t, leg.Matrix), mustJSON(t, wantMatrix); b != w {
@@ -182,7 +182,7 @@ func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner 
 	}
 	wantOutput(t, job.byVerb(t, "reproduce"), "reproduced", strconv.FormatBool(ref.failures > 0))
 	// Its own summary names its own artifact, and no helper it did not stage.
-	artifactLine := "- **Artifact:** `" + "debug_cuda_repro_artifacts-experiment-" + ref.name + "-" + runner + "` (logs)\n"
+	artifactLine := "- **Artifact:** `" + artifact + "` (logs)\n"
 	if !strings.Contains(leg.Summary, artifactLine) {
 		t.Errorf("leg %q: the job summary lacks %q:\n%s", leg.Name, artifactLine, leg.Summary)
 	}

@@ -561,8 +561,12 @@ func (r *simRunner) checkoutInto(step string, with map[string]string) {
 var inheritedSkip = []string{"GITHUB_", "RUNNER_", "ACTIONS_", "FAKE_", "TMATE_", "DEBUGFLOW_"}
 
 // event is the event that started the simulated run.
-func (r *simRunner) event() string {
-	if r.inputs != nil {
+func (r *simRunner) event() string { return eventOf(r.inputs) }
+
+// eventOf is the event of a run with these inputs: workflow_dispatch, or pull_request (nil),
+// which has none.
+func eventOf(inputs map[string]string) string {
+	if inputs != nil {
 		return "workflow_dispatch"
 	}
 	return "pull_request"

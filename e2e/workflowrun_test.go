@@ -71,7 +71,7 @@ func runWorkflow(t *testing.T, data []byte, inputs map[string]string, newRunner 
 			needsOK = needsOK && ended[n]
 		}
 		// The job's if: has no matrix context: GitHub evaluates it before the expansion.
-		ev := (&simRunner{inputs: inputs}).evaluator(nil)
+		ev := &evaluator{inputs: inputs, event: eventOf(inputs), repository: simRepository, headRepository: simRepository}
 		run, err := ev.condition(job.If, !needsOK)
 		if err != nil {
 			t.Fatalf("job %s: if: %v", id, err)
