@@ -294,3 +294,18 @@ func TestOutputIsTerminalSafe(t *testing.T) {
 		t.Errorf("the JSON does not read back to the id %q:\n%s", evil, js.String())
 	}
 }
+
+// mdText's entities stay whole: a quote in a warning (a smoke command's) was written as
+// &\#39;, which GitHub shows as the text "&#39;".
+func TestMdTextKeepsEntitiesWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		`smoke test '/usr/bin/python3' -c "import x"`: `smoke test &#39;/usr/bin/python3&#39; -c &#34;import x&#34;`,
+		"a#b & <c>":  `a\#b &amp; &lt;c&gt;`,
+		"x|y\nz":     `x\|y z`,
+		"`*_[]~\\ok": "\\`\\*\\_\\[\\]\\~\\\\ok",
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

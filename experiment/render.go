@@ -400,10 +400,10 @@ func (c *Comparison) runnerOrder() []Row {
 // maps the others to '_'; a ref called "title x" or "2024-01-31" gets a '_' before it).
 const chartKeep = "._-/= "
 
-// mdText escapes text for a Markdown table cell: HTML-escaped, Markdown punctuation
-// backslash-escaped, '|' and newlines neutralised.
+// mdText escapes text for a Markdown table cell: Markdown punctuation backslash-escaped, '|'
+// and newlines neutralised, then HTML-escaped. In that order: escaping the '#' of the entities
+// html.EscapeString writes for quotes (&#39;, &#34;) would show them as text.
 func mdText(s string) string {
-	s = html.EscapeString(s)
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
@@ -416,7 +416,7 @@ func mdText(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return html.EscapeString(b.String())
 }
 
 // mdCode shows a test id as code that survives a table cell.
