@@ -75,8 +75,9 @@ func GenerateExperiment(s *spec.Spec, specPath, outPath string) ([]byte, error) 
 	return out, nil
 }
 
-// ExperimentWorkflow builds the experiment workflow of s: the debug job's checkout, set-up,
-// install and build, then ref-info and a full-sweep reproducer (no sanitizer, no tmate gate:
+// ExperimentWorkflow builds the experiment workflow of s: the debug job's checkout, ref-info
+// once debugflow-step is installed, the debug job's set-up, install and build, then a
+// full-sweep reproducer (no sanitizer, no tmate gate:
 // an experiment measures rates), in a matrix over the refs input and the spec's runners; a
 // report job puts `debugflow report --compare --baseline` in the run's summary.
 func ExperimentWorkflow(s *spec.Spec) (*workflow.Workflow, error) {
@@ -244,6 +245,16 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 		return workflow.Job{}, err
 	}
 	steps = append(steps, install...)
+	// ref.json first, as soon as debugflow-step is there: a ref that fails to install, build or
+	// pass the smoke test still has a folder the report names by ref and runner.
+	round := workflow.Default(workflow.Input(ExperimentRoundInput), "0").String()
+	refInfo := newCommand(stepBinary, "ref-info").flag("--out", s.Artifact.Dir).
+		flagEnv("--name", envRefName, refField("name").String()).
+		flagEnv("--ref", envRef, refField("ref").String()).
+		flagEnv("--runner", envRunner, workflow.Matrix(MatrixAxis).String()).
+		flagEnv("--round", envRound, round).
+		flagEnv("--rounds", envRounds, workflow.Default(workflow.Input(ExperimentRoundsInput), "0").String())
+	steps = append(steps, b.oneCommandStep("Record the ref", "", refInfo))
 	if st, ok := b.checkInputsStep(); ok {
 		steps = append(steps, st)
 	}
@@ -271,14 +282,6 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	} else if ok {
 		steps = append(steps, st)
 	}
-	round := workflow.Default(workflow.Input(ExperimentRoundInput), "0").String()
-	refInfo := newCommand(stepBinary, "ref-info").flag("--out", s.Artifact.Dir).
-		flagEnv("--name", envRefName, refField("name").String()).
-		flagEnv("--ref", envRef, refField("ref").String()).
-		flagEnv("--runner", envRunner, workflow.Matrix(MatrixAxis).String()).
-		flagEnv("--round", envRound, round).
-		flagEnv("--rounds", envRounds, workflow.Default(workflow.Input(ExperimentRoundsInput), "0").String())
-	steps = append(steps, b.oneCommandStep("Record the ref", "", refInfo))
 	repro := b.reproduceStep()
 	// pytest sees which ref and round it runs in (refrun.EnvRef, refrun.EnvRound).
 	repro.Env = append(workflow.Env{
