@@ -20,28 +20,37 @@ type expRef struct {
 	name, ref string
 	// failures of expCount trials of test_grad[cuda], and crashed workers.
 	failures, crashes int
+	// broken is a ref whose smoke test fails: its leg stops before the sweep.
+	broken bool
 }
 
 // The experiment's refs, the baseline first: the baseline runs the suite as it is (repetition 2
 // of test_grad[cuda] crashes its worker with an Xid, repetition 3 fails, whatever the order
-// xdist runs them in), the candidate carries the fix (test_grad returns first).
+// xdist runs them in), a candidate carries the fix (test_grad returns first), another breaks
+// the build (the backend's init raises, so the smoke test fails).
 var (
 	expRefs = []expRef{
 		{name: "before", ref: "main", failures: 2, crashes: 1},
-		{name: "fix", ref: "fix-crash", failures: 0, crashes: 0},
+		{name: "fix", ref: "fix-crash"},
+		{name: "broken", ref: "broken-build", broken: true},
 	}
 	expCount = 4
 )
 
-// The generated experiment workflow runs on the simulated runner: dispatched with two refs
+// The generated experiment workflow runs on the simulated runner: dispatched with three refs
 // and the spec's one runner label, the matrix job runs one leg per ref on a fresh runner
-// (checkout of matrix.ref.ref, install, build, smoke test, ref-info, the full sweep, upload of
+// (checkout of matrix.ref.ref, ref-info, install, build, smoke test, the full sweep, upload of
 // an artifact named after the ref and runner), then the report job, which needs it, downloads
-// every artifact and writes the comparison against fromJSON(inputs.refs)[0].name.
+// every artifact and writes the comparison against fromJSON(inputs.refs)[0].name. The broken
+// ref's leg fails at its smoke test; the report still runs and names it.
 func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	refsJSON, err := json.Marshal([]map[string]string{{"name": expRefs[0].name, "ref": expRefs[0].ref}, {"name": expRefs[1].name, "ref": expRefs[1].ref}})
+	var refs []map[string]string
+	for _, r := range expRefs {
+		refs = append(refs, map[string]string{"name": r.name, "ref": r.ref})
+	}
+	refsJSON, err := json.Marshal(refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +97,11 @@ func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 		ran = append(ran, l.Job+": "+l.Name+" on "+strings.Join(l.RunsOn, ","))
 	}
 	runner := sim.spec.Runners[0]
-	want := []string{
-		generate.ExperimentJobID + ": before on " + runner + " on " + runner,
-		generate.ExperimentJobID + ": fix on " + runner + " on " + runner,
-		generate.ExperimentReportJobID + ": Compare refs on ubuntu-latest",
+	var want []string
+	for _, r := range expRefs {
+		want = append(want, generate.ExperimentJobID+": "+r.name+" on "+runner+" on "+runner)
 	}
+	want = append(want, generate.ExperimentReportJobID+": Compare refs on ubuntu-latest")
 	if !slices.Equal(ran, want) {
 		t.Fatalf("jobs ran %q, want %q", ran, want)
 	}
@@ -106,30 +115,38 @@ func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 		wantArtifacts = append(wantArtifacts, name)
 		checkExperimentArtifact(t, filepath.Join(res.Artifacts.dir, name), ref, commits[ref.ref], runner)
 	}
-	if got := res.Artifacts.names(); !slices.Equal(got, wantArtifacts) {
+	if got := res.Artifacts.names(); !slices.Equal(got, slices.Sorted(slices.Values(wantArtifacts))) {
 		t.Errorf("artifacts %q, want one per leg %q", got, wantArtifacts)
 	}
 
-	// The report job downloaded both artifacts and compared the candidate with the baseline,
-	// the first ref of the input: 0 of 4 against 2 of 4 is not yet a fix (p = 0.21).
-	report := res.Legs[2].Result
-	if report.Failed {
-		t.Errorf("the report job failed:\n%s", report.failureLogs())
+	// The report job ran although a leg failed (if: always()), downloaded every artifact and
+	// compared each candidate with the baseline, the first ref of the input: 0 of 4 against 2
+	// of 4 is not yet a fix (p = 0.21); the broken ref has no trials, and the warning says why
+	// (its quotes as entities GitHub shows as quotes, not as "&#39;").
+	reportLeg := res.Legs[len(expRefs)]
+	if reportLeg.Result.Failed {
+		t.Errorf("the report job failed:\n%s", reportLeg.Result.failureLogs())
 	}
-	wantDownload := `Downloaded ["` + wantArtifacts[0] + `","` + wantArtifacts[1] + `"]`
-	if got := report.step(t, "Download artifacts").Output; got != wantDownload {
+	wantDownload := `Downloaded ["` + strings.Join(slices.Sorted(slices.Values(wantArtifacts)), `","`) + `"]`
+	if got := reportLeg.Result.step(t, "Download artifacts").Output; got != wantDownload {
 		t.Errorf("the report job downloaded %s, want %s", got, wantDownload)
 	}
-	summary := res.Legs[2].Summary
+	summary := reportLeg.Summary
 	for _, want := range []string{
-		"## Experiment: fix inconclusive: about 7 more repetitions needed (against before)\n",
+		"(against before)\n",
 		"| before | " + runner + " | 2/4 | 50.0% | 6.8% – 93.2% | - | baseline |",
 		"| fix | " + runner + " | 0/4 | 0% | 0% – 60.2% | 0.21 | inconclusive: about 7 more repetitions needed |",
+		"| broken | " + runner + " | 0/0 | ",
+		"- **broken on " + runner + "**: inconclusive: no trials yet\n",
+		" (broken on " + runner + "): setup failed: the smoke test \\`&#39;",
 		"Test: <code>" + failingBaseID + "</code>",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the report job's summary lacks %q:\n%s", want, summary)
 		}
+	}
+	if strings.Contains(summary, "&\\#") {
+		t.Errorf("the report job's summary breaks an HTML entity with a backslash:\n%s", summary)
 	}
 }
 
@@ -141,7 +158,13 @@ func experimentTrees(t *testing.T, dir string, how run) (trees, commits map[stri
 	for _, ref := range expRefs {
 		tree := filepath.Join(dir, ref.name)
 		prepareCheckout(t, tree, how)
-		if ref.failures == 0 {
+		if ref.broken {
+			broken := "def init():\n    raise RuntimeError('undefined symbol: cuInit_v2')\n"
+			if err := os.WriteFile(filepath.Join(tree, "fakecuda.py"), []byte(broken), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ref.failures == 0 && !ref.broken {
 			suite := readFile(t, filepath.Join(tree, suiteFile))
 			fixed := strings.Replace(suite, "    rep = repetition(request)\n", "    return  # the fix\n", 1)
 			if fixed == suite {
@@ -165,8 +188,8 @@ func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner,
 		t.Errorf("leg %q: matrix %s, want %s", leg.Name, b, w)
 	}
 	job := leg.Result
-	if job.Failed {
-		t.Errorf("leg %q failed:\n%s", leg.Name, job.failureLogs())
+	if job.Failed != ref.broken {
+		t.Errorf("leg %q failed: %v, want %v:\n%s", leg.Name, job.Failed, ref.broken, job.failureLogs())
 	}
 	checkout := job.step(t, "Check out")
 	if checkout.With["ref"] != ref.ref || checkout.Outputs["commit"] != commit {
@@ -176,11 +199,22 @@ func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner,
 		t.Errorf("leg %q: steps skipped as installs = %q, want %q", leg.Name, got, installSteps)
 	}
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	wantVerbs := []string{"check-inputs", "identity", "compiler-cache", "identity", "smoke", "ref-info", "reproduce", "xid", "summary"}
+	wantVerbs := []string{"ref-info", "check-inputs", "identity", "compiler-cache", "identity", "smoke", "reproduce", "xid", "summary"}
+	if ref.broken {
+		// The smoke test fails the leg; only the always() steps run after it.
+		wantVerbs = slices.DeleteFunc(wantVerbs, func(v string) bool { return v == "reproduce" })
+		if smoke := job.byVerb(t, "smoke"); smoke.Outcome != outcomeFailure || smoke.ExitCode != 6 {
+			t.Errorf("leg %q: smoke test %s, exit %d; want a failure with exit 6 (setup failed)", leg.Name, smoke.Outcome, smoke.ExitCode)
+		}
+		if !strings.Contains(leg.Summary, "## Setup failed: the smoke test exited 1\n") {
+			t.Errorf("leg %q: the job summary does not say the setup failed:\n%s", leg.Name, leg.Summary)
+		}
+	} else {
+		wantOutput(t, job.byVerb(t, "reproduce"), "reproduced", strconv.FormatBool(ref.failures > 0))
+	}
 	if !slices.Equal(verbs, wantVerbs) {
 		t.Errorf("leg %q: debugflow-step verbs run = %q, want %q", leg.Name, verbs, wantVerbs)
 	}
-	wantOutput(t, job.byVerb(t, "reproduce"), "reproduced", strconv.FormatBool(ref.failures > 0))
 	// Its own summary names its own artifact, and no helper it did not stage.
 	artifactLine := "- **Artifact:** `" + artifact + "` (logs)\n"
 	if !strings.Contains(leg.Summary, artifactLine) {
@@ -198,6 +232,12 @@ func checkExperimentArtifact(t *testing.T, dir string, ref expRef, commit, runne
 	wantInfo := refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: commit, Runner: runner}
 	if !o.HasInfo || o.Info != wantInfo {
 		t.Errorf("artifact of %s: ref.json %+v, want %+v", ref.name, o.Info, wantInfo)
+	}
+	if ref.broken {
+		if len(o.Tests) != 0 || !slices.ContainsFunc(o.Warnings, func(w string) bool { return strings.Contains(w, "setup failed: the smoke test") }) {
+			t.Errorf("artifact of %s: tests %+v, warnings %q; want no trials and the setup failure", ref.name, o.Tests, o.Warnings)
+		}
+		return
 	}
 	if o.Count != expCount || len(o.Tests) != 1 {
 		t.Fatalf("artifact of %s: count %d, tests %+v; want %d repetitions of one test", ref.name, o.Count, o.Tests, expCount)
