@@ -38,17 +38,6 @@ type runResult struct {
 	Artifacts *artifactStore
 }
 
-// job returns the legs of job id in the order they ran.
-func (w *runResult) job(id string) []legResult {
-	var out []legResult
-	for _, l := range w.Legs {
-		if l.Job == id {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // runWorkflow runs every job of the workflow as GitHub would for an event with these
 // inputs (nil: a pull_request run): a job starts when every job it needs has ended (jobs that
 // are ready together in the order of their ids, one at a time); its if: is evaluated with
@@ -94,6 +83,9 @@ func runWorkflow(t *testing.T, data []byte, inputs map[string]string, newRunner 
 				t.Fatalf("job %s: runs-on: %v", id, err)
 			}
 			r.leg = cmp.Or(leg.Name, id)
+			if matrix != nil {
+				r.leg += fmt.Sprintf(" (matrix %v)", matrix) // unique even when legs share a name
+			}
 			leg.Result = r.runLeg(wf, id, matrix)
 			leg.Summary = readFile(t, r.summary)
 			assertNoProcessLeft(t, r.workspace)
