@@ -145,6 +145,12 @@ func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 			t.Errorf("the report job's summary lacks %q:\n%s", want, summary)
 		}
 	}
+	// A ref with no trials has no p-value ("-"), not the "1" of a test that never ran.
+	for _, line := range strings.Split(summary, "\n") {
+		if strings.HasPrefix(line, "| broken | ") && !strings.Contains(line, " | - | inconclusive") {
+			t.Errorf("the broken ref's row %q: want p-value - and inconclusive", line)
+		}
+	}
 	if strings.Contains(summary, "&\\#") {
 		t.Errorf("the report job's summary breaks an HTML entity with a backslash:\n%s", summary)
 	}

@@ -309,3 +309,44 @@ func TestMdTextKeepsEntitiesWhole(t *testing.T) {
 		}
 	}
 }
+
+// A ref with no trials (its setup failed) was tested against nothing: its p-value is "-" in
+// the table and null in --json, not the "1" of a test that never ran.
+func TestNoTrialsHasNoPValue(t *testing.T) {
+	base := stats.Counts{Failures: 2, Trials: 4}
+	d, err := DefaultRule.Decide(stats.Counts{}, base, 0.05)
+	if err != nil || !d.NoTrials || d.Verdict != Inconclusive {
+		t.Fatalf("Decide = %+v, %v", d, err)
+	}
+	ran, err := DefaultRule.Decide(stats.Counts{Trials: 4}, base, 0.05)
+	if err != nil || ran.NoTrials {
+		t.Fatalf("Decide = %+v, %v", ran, err)
+	}
+	c := &Comparison{Baseline: "before", Rows: []Row{
+		{Ref: "before", Counts: base},
+		{Ref: "broken", Decision: &d},
+		{Ref: "fix", Counts: stats.Counts{Trials: 4}, Decision: &ran},
+	}}
+	if got := c.Rows[1].pValue(); got != "-" {
+		t.Errorf("no trials: p-value %q, want -", got)
+	}
+	if got := c.Rows[2].pValue(); got == "-" {
+		t.Errorf("0/4 against 2/4: p-value %q, want a number", got)
+	}
+	var js bytes.Buffer
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rows []struct {
+			Ref    string   `json:"ref"`
+			PValue *float64 `json:"p_value"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != 3 || back.Rows[0].PValue != nil || back.Rows[1].PValue != nil || back.Rows[2].PValue == nil {
+		t.Errorf("p_value of baseline, no trials, 0/4 = %s, want null, null, a number", js.String())
+	}
+}

@@ -33,7 +33,7 @@ type jsonRow struct {
 	CI95     [2]float64 `json:"ci95"`
 	Tests    []jsonTest `json:"tests"`
 	// PValue is Fisher's one-sided p-value for "fails less often than the baseline"; null on
-	// the baseline's rows.
+	// the baseline's rows and when either side has no trials (no test ran).
 	PValue  *float64 `json:"p_value"`
 	Verdict Verdict  `json:"verdict"`
 	// MoreTrialsNeeded is set for an inconclusive row when a projection at the measured rates
@@ -77,8 +77,10 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 				CI95: [2]float64{t.CI95.Lo, t.CI95.Hi}})
 		}
 		if d := r.Decision; d != nil {
-			p := d.PLess
-			jr.PValue = &p
+			if !d.NoTrials {
+				p := d.PLess
+				jr.PValue = &p
+			}
 			if d.Verdict == Inconclusive && d.MoreTrials >= 0 {
 				n := d.MoreTrials
 				jr.MoreTrialsNeeded = &n
@@ -123,9 +125,10 @@ func (r Row) where() string {
 	return r.Ref + " on " + r.Runner
 }
 
-// pValue formats a p-value with two significant digits; "-" for the baseline.
+// pValue formats a p-value with two significant digits; "-" for the baseline and when a side
+// has no trials.
 func (r Row) pValue() string {
-	if r.Decision == nil {
+	if r.Decision == nil || r.Decision.NoTrials {
 		return "-"
 	}
 	return formatP(r.Decision.PLess)

@@ -67,6 +67,8 @@ type Decision struct {
 	MoreTrials int
 	// Why explains an inconclusive verdict.
 	Why string
+	// NoTrials is set when an arm has no trials: no test ran, so there is no p-value.
+	NoTrials bool
 }
 
 // maxProjection bounds the search for the trials still needed.
@@ -98,6 +100,7 @@ func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
 	if cand.Trials == 0 || base.Trials == 0 {
 		d.MoreTrials = -1
 		d.Why = "no trials yet"
+		d.NoTrials = true
 		return d, nil
 	}
 	var err error
