@@ -50,6 +50,10 @@ func (v *Verdict) headline() string {
 	return "no"
 }
 
+// refRunSanitizer is the sanitizer line of a ref's run in an experiment or a bisection, which
+// measures the failure rate and never runs the sanitizer.
+const refRunSanitizer = "not part of an experiment or bisection run (a full sweep measures the failure rate)"
+
 // absent says why the input name was not used: "reproducer.log missing" or
 // "reproducer.log skipped" (Run.Skipped says why).
 func (v *Verdict) absent(name string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/refinfo"
 	"io"
 	"io/fs"
 	"os"
@@ -93,6 +94,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 		v.Run.SetupErrors = fromSummary.Errors
 	}
 	v.Run.HasPreflightLog = have[PreflightLog]
+	v.Run.RefRun = have[refinfo.File]
 	for _, name := range StagedHelpers {
 		if have[name] {
 			v.Run.Staged = append(v.Run.Staged, name)
@@ -206,7 +208,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 			if contains(inputs, name) || contains(evidenceInputs, name) || name == PreflightLog {
 				have[name] = true
 			}
-			if contains(StagedHelpers, name) && e.Type().IsRegular() {
+			if (contains(StagedHelpers, name) || name == refinfo.File) && e.Type().IsRegular() {
 				have[name] = true
 			}
 		}

@@ -47,6 +47,8 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "- **Sanitizer:** compute-sanitizer %s (%s)\n", notAvailableRunner, mdText(why))
 	} else if absent := v.absent(SanitizerLog); strings.HasSuffix(absent, "skipped") {
 		fmt.Fprintf(&b, "- **Sanitizer:** unknown (%s skipped)\n", mdCode(SanitizerLog))
+	} else if v.Run.RefRun {
+		fmt.Fprintf(&b, "- **Sanitizer:** %s\n", refRunSanitizer)
 	} else {
 		fmt.Fprintf(&b, "- **Sanitizer:** not run (%s missing)\n", mdCode(SanitizerLog))
 	}

@@ -163,6 +163,10 @@ func (v *Verdict) textSanitizer(t *textWriter) {
 			t.styled("Sanitizer:", ansiYellow, "compute-sanitizer "+notAvailableRunner+" ("+why+")")
 			return
 		}
+		if v.Run.RefRun {
+			t.field("Sanitizer:", refRunSanitizer)
+			return
+		}
 		t.field("Sanitizer:", "not run ("+SanitizerLog+" missing)")
 		return
 	}

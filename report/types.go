@@ -49,6 +49,9 @@ type Run struct {
 	// SanitizerUnavailable says why compute-sanitizer could not run ("compute-sanitizer not
 	// found; searched ...", from sanitizer_summary.json): the sanitizer sections are then empty.
 	SanitizerUnavailable string
+	// RefRun is set when the folder holds ref.json: one ref's run of an experiment or a
+	// bisection, a full sweep that runs no sanitizer by design.
+	RefRun bool
 	// Local is set by `debugflow local` for its own run: the text then speaks of this machine
 	// and its evidence folder, not of a CI runner and its artifact.
 	Local bool
