@@ -64,6 +64,7 @@ type Parser struct {
 	inSummary   bool
 	inFailures  bool // inside the FAILURES or ERRORS section
 	afterTests  bool // a report section (FAILURES, summary, ...) began
+	sawSession  bool // a "test session starts" rule was seen (not a log excerpt)
 	maxRestart  bool
 	truncated   bool
 	lastStarted string // node id of the last verbose start line
@@ -160,6 +161,7 @@ func (p *Parser) segment(s string) Event {
 		p.inSummary = strings.Contains(s, "short test summary info")
 		// Report sections follow the test run; a new session starts over.
 		p.afterTests = !strings.Contains(s, "test session starts")
+		p.sawSession = p.sawSession || !p.afterTests
 		p.failureSeparator(s)
 		// "==== xdist: maximum crashed workers reached: 32 ====".
 		ev, _ := p.crashMarkers(s, "")
@@ -175,6 +177,14 @@ func (p *Parser) segment(s string) Event {
 		}
 	}
 	if word, rest, ok := p.summaryCandidate(s); ok {
+		// While the tests run, "FAILED t.py::x" with nothing after it is a verbose result line
+		// whose "[gw1] [ 33%] " head a crashing worker's stack dump took (stdout and stderr in
+		// one log): pytest prints summary entries only after the tests.
+		if p.sawSession && !p.afterTests && !p.inSummary {
+			if node, tail := splitNodeID(rest); strings.Contains(node, "::") && strings.TrimSpace(tail) == "" {
+				return p.result(word, node, "")
+			}
+		}
 		ev, node := p.summaryEntry(word, rest)
 		// "FAILED x - worker 'gw1' crashed while running 'x'".
 		cev, _ := p.crashMarkers(s, node)
@@ -570,7 +580,12 @@ func (p *Parser) summaryEntry(o Outcome, rest string) (Event, string) {
 			e.NodeID = rest
 		}
 	} else {
-		node, msg := splitNodeID(rest)
+		node, msg := splitNodeID(strings.TrimSpace(rest))
+		if node == "" {
+			// "FAILED  - x" names no test: not an entry (a message without a test would
+			// become a first error of nothing).
+			return Event{}, ""
+		}
 		msg = strings.TrimSpace(msg)
 		// Current pytest writes " - <message>"; older ones (and XPASS up
 		// to 7.x) put the reason right after the id.

@@ -474,3 +474,45 @@ func negativeCounts(r Result) string {
 	}
 	return ""
 }
+
+// A crashing worker's stack dump (stderr, in the same log as stdout) can take the "[gw1] [ 33%] "
+// head of another worker's result line: "FAILED t.py::x" at the start of a line while the
+// tests run is that result, not a short-summary entry (seen in CI: the summary then listed the
+// test twice).
+func TestDisplacedResultLineIsNotASummaryEntry(t *testing.T) {
+	log := []string{
+		"============================= test session starts ==============================",
+		"gw0 [3] / gw1 [3]",
+		"test_repro.py::test_kernel[cpu-3-3] ",
+		`[gw1]/usr/lib/python3/dist-packages/execnet/gateway_base.py", line 400 in read [ 33%] `,
+		"FAILED test_repro.py::test_kernel[cpu-3-3] ",
+		"[gw0] [ 66%] PASSED test_repro.py::test_kernel[cpu-1-3] ",
+		"[gw0] [100%] PASSED test_repro.py::test_kernel[cpu-2-3] ",
+		"=========================== short test summary info ============================",
+		"FAILED test_repro.py::test_kernel[cpu-3-3] - AssertionError: wrong result",
+		"========================= 1 failed, 2 passed in 0.86s ==========================",
+	}
+	p := NewParser()
+	var failures []string
+	for _, l := range log {
+		if ev := p.Line(l); ev.Kind == EventFailure {
+			failures = append(failures, ev.NodeID)
+		}
+	}
+	r := p.Result()
+	if len(r.ShortSummary) != 1 || r.ShortSummary[0].Message != "AssertionError: wrong result" {
+		t.Errorf("short summary %+v, want the one entry of the block", r.ShortSummary)
+	}
+	if len(failures) == 0 || failures[0] != "test_repro.py::test_kernel[cpu-3-3]" {
+		t.Errorf("failure events %q: the displaced result line must be seen live", failures)
+	}
+	if r.Failed != 1 || r.Passed != 2 || len(r.FailedTests) != 1 {
+		t.Errorf("failed %d passed %d failing %q, want 1 2 and one id", r.Failed, r.Passed, r.FailedTests)
+	}
+	// A log excerpt without the session header keeps reading such lines as entries.
+	q := NewParser()
+	q.Line("FAILED t.py::test_x[cuda-3-50]")
+	if r := q.Result(); len(r.ShortSummary) != 1 {
+		t.Errorf("excerpt: short summary %+v, want the entry", r.ShortSummary)
+	}
+}
