@@ -446,39 +446,3 @@ func TestStepVersionInJSON(t *testing.T) {
 		})
 	}
 }
-
-// A ref's run of an experiment or a bisection (its folder holds ref.json) never runs the
-// sanitizer: the verdict says so instead of "sanitizer.log missing".
-func TestRefRunSanitizerLine(t *testing.T) {
-	for _, refRun := range []bool{false, true} {
-		dir := t.TempDir()
-		if err := os.CopyFS(dir, os.DirFS("testdata/only_reproducer_log")); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"want.json", "want.md", "want.txt"} {
-			os.Remove(filepath.Join(dir, f))
-		}
-		if refRun {
-			info := `{"name":"fix","ref":"fix","runner":"gpu-t4","commit":"` + strings.Repeat("a", 40) + `"}`
-			if err := os.WriteFile(filepath.Join(dir, "ref.json"), []byte(info), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		v, err := Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var text bytes.Buffer
-		if err := v.WriteText(&text, false); err != nil {
-			t.Fatal(err)
-		}
-		md := v.Markdown("a")
-		for name, out := range map[string]string{"text": text.String(), "Markdown": md} {
-			hasRef := strings.Contains(out, refRunSanitizer)
-			hasMissing := strings.Contains(out, "sanitizer.log") && strings.Contains(out, "missing)")
-			if hasRef != refRun || hasMissing == refRun {
-				t.Errorf("ref.json %v: %s output:\n%s", refRun, name, out)
-			}
-		}
-	}
-}

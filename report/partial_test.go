@@ -18,6 +18,28 @@ func TestPartialEvidence(t *testing.T) {
 		check    func(t *testing.T, v *Verdict)
 	}{
 		{
+			// A ref's run of an experiment or a bisection (ref.json) never runs the sanitizer.
+			name: "one ref's run of an experiment",
+			files: map[string]string{ReproducerLog: "=== 1 passed in 0.01s ===\n",
+				"ref.json": `{"name":"fix","ref":"fix","runner":"gpu-t4","commit":"` + strings.Repeat("a", 40) + `"}`},
+			wantText: []string{"Sanitizer:      " + refRunSanitizer},
+			check: func(t *testing.T, v *Verdict) {
+				if md := v.Markdown("a"); !strings.Contains(md, "**Sanitizer:** "+refRunSanitizer) || strings.Contains(md, "sanitizer.log") {
+					t.Errorf("Markdown:\n%s", md)
+				}
+			},
+		},
+		{
+			name:     "the same run without ref.json",
+			files:    map[string]string{ReproducerLog: "=== 1 passed in 0.01s ===\n"},
+			wantText: []string{"Sanitizer:      not run (sanitizer.log missing)"},
+			check: func(t *testing.T, v *Verdict) {
+				if md := v.Markdown("a"); strings.Contains(md, refRunSanitizer) || !strings.Contains(md, "not run (`sanitizer.log` missing)") {
+					t.Errorf("Markdown:\n%s", md)
+				}
+			},
+		},
+		{
 			name:     "only a sanitizer log",
 			files:    map[string]string{SanitizerLog: "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"},
 			wantText: []string{"Reproduced:     unknown (reproducer.log missing)"},
