@@ -38,6 +38,11 @@ type Options struct {
 	// NoBuild pins a placeholder instead of building a bundle: for checks that only read
 	// the workflow (debugflow validate), never for a workflow that is written.
 	NoBuild bool
+	// CacheDir is where the bundled binaries of this executable are kept (OpenCache; ""
+	// for DefaultCacheDir, "off" for none): a second generate reads them back instead of
+	// building. Only with the default builder (NewBuilder nil): a test's builder makes
+	// binaries that are not this executable's.
+	CacheDir string
 	// Log, when set, gets the plan's Summary as soon as the delivery is chosen and a line
 	// before each bundle build, which takes a minute on a cold build cache.
 	Log io.Writer
@@ -219,34 +224,67 @@ func resolveBundle(ctx context.Context, s *spec.Spec, opts Options, plan *Plan) 
 		sb.Pinned = pinned
 		return nil
 	}
+	var cache *BinaryCache
 	newBuilder := opts.NewBuilder
 	if newBuilder == nil {
-		newBuilder = func(self version.Info) (Builder, error) { return NewSourceBuilder(self) }
+		newBuilder = newSourceBuilder
+		if opts.CacheDir != CacheOff {
+			var err error
+			if cache, err = OpenCache(opts.CacheDir); err != nil && opts.Log != nil {
+				fmt.Fprintf(opts.Log, "no step binary cache (%v): debugflow-step is built each time\n", err)
+			}
+		}
 	}
-	builder, err := newBuilder(opts.Self)
-	if err != nil {
-		return &BuildError{Err: err}
-	}
-	plan.Source = builder.Describe()
+	// The builder (which finds and checks the source, and runs go) is made only when some
+	// architecture is not in the cache.
+	var builder Builder
 	for _, arch := range opts.archs(s) {
 		r, err := dist.RunnerFor(arch)
 		if err != nil {
 			return err
 		}
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "building debugflow-step for %s: static, CGO_ENABLED=0, %s (about a minute on a cold Go build cache)...\n", r.Platform(), plan.Source)
+		var data []byte
+		var sum string
+		if cache != nil {
+			if cached, cachedSum, source, ok := cache.Get(r.GOARCH); ok {
+				data, sum, plan.Source = cached, cachedSum, source
+				if opts.Log != nil {
+					fmt.Fprintf(opts.Log, "debugflow-step for %s: the one built for this debugflow executable before (%s), from %s\n", r.Platform(), source, cache.Dir)
+				}
+			}
 		}
-		data, err := builder.Build(ctx, r.GOARCH)
-		if err != nil {
-			return &BuildError{Err: fmt.Errorf("bundling debugflow-step for %s: %w", r.Platform(), err)}
+		if data == nil {
+			if builder == nil {
+				if builder, err = newBuilder(opts.Self); err != nil {
+					return &BuildError{Err: err}
+				}
+				plan.Source = builder.Describe()
+			}
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "building debugflow-step for %s: static, CGO_ENABLED=0, %s (about a minute on a cold Go build cache)...\n", r.Platform(), plan.Source)
+			}
+			if data, err = builder.Build(ctx, r.GOARCH); err != nil {
+				return &BuildError{Err: fmt.Errorf("bundling debugflow-step for %s: %w", r.Platform(), err)}
+			}
+			if cache != nil {
+				if err := cache.Put(r.GOARCH, data, plan.Source); err != nil && opts.Log != nil {
+					fmt.Fprintf(opts.Log, "debugflow-step for %s was built but not cached (the next generate builds it again): %v\n", r.Platform(), err)
+				}
+			}
 		}
-		f := File{Path: dist.BundlePath(sb.Dir, r), Arch: arch, Data: data, SHA256: Sum(data)}
+		if sum == "" {
+			sum = Sum(data)
+		}
+		f := File{Path: dist.BundlePath(sb.Dir, r), Arch: arch, Data: data, SHA256: sum}
 		plan.Files = append(plan.Files, f)
 		pinned[arch] = f.SHA256
 	}
 	sb.Pinned = pinned
 	return nil
 }
+
+// newSourceBuilder is the default builder; tests count its builds.
+var newSourceBuilder = func(self version.Info) (Builder, error) { return NewSourceBuilder(self) }
 
 // Sum is the hex SHA-256 of data.
 func Sum(data []byte) string {

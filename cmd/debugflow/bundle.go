@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -18,17 +19,18 @@ import (
 	"github.com/debugflow/debugflow/stepbin"
 )
 
-// newBundleBuilder makes the builder of bundled step binaries; tests replace it.
-var newBundleBuilder = func(self version.Info) (stepbin.Builder, error) {
-	return stepbin.NewSourceBuilder(self)
-}
+// newBundleBuilder makes the builder of bundled step binaries; tests replace it. nil is
+// the real one: go build from debugflow's own source, with the binaries of this executable
+// kept in the step binary cache (stepbin.OpenCache).
+var newBundleBuilder func(self version.Info) (stepbin.Builder, error)
 
 // resolveStepBinary chooses how debugflow-step reaches the runner, builds a bundle when that
 // is the choice, pins the checksums in s, and says on stderr what it chose and why, before
 // building.
 // extraArchs are runner architectures pinned besides the spec's (stepbin.Options.ExtraArchs).
 func resolveStepBinary(ctx context.Context, s *spec.Spec, stderr io.Writer, extraArchs ...string) (*stepbin.Plan, error) {
-	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder, ExtraArchs: extraArchs, Log: stderr})
+	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder,
+		CacheDir: os.Getenv("DEBUGFLOW_STEP_CACHE"), ExtraArchs: extraArchs, Log: stderr})
 	var be *stepbin.BuildError
 	switch {
 	case errors.As(err, &be):
