@@ -2,6 +2,7 @@ package tmate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +11,11 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
-	"github.com/google/go-github/v60/github"
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // maxKeyPages bounds the pagination of the keys listing (100 keys a page).
@@ -26,13 +29,22 @@ var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 // maxKeysPage bounds one page of the keys listing: 100 keys of a few KiB at most.
 const maxKeysPage = 4 << 20
 
-// newGitHubClient builds a go-github client for apiURL (GITHUB_API_URL; for
+// keysClient reads the one GitHub API endpoint the gate needs, a user's public SSH keys,
+// with net/http: go-github, the debugflow side's client, is not linked into debugflow-step
+// for one GET (it doubled the step binary's start-up work).
+type keysClient struct {
+	http *http.Client
+	// BaseURL is the API root, ending in a slash.
+	BaseURL *url.URL
+}
+
+// newGitHubClient builds the keys client for apiURL (GITHUB_API_URL; for
 // GitHub Enterprise Server it is https://HOST/api/v3). The keys it fetches decide
 // who may log in to the runner, so the URL must be https (plain http only for a
 // server on this machine) and carry no credentials. The token, when not empty,
 // is sent as a bearer token to that scheme and host only (not to a host a
 // redirect names) and never printed.
-func newGitHubClient(httpClient *http.Client, apiURL, token string) (*github.Client, error) {
+func newGitHubClient(httpClient *http.Client, apiURL, token string) (*keysClient, error) {
 	base, err := url.Parse(strings.TrimSpace(apiURL))
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, fmt.Errorf("%w: GITHUB_API_URL %q is not an absolute URL", ErrInvalidInput, redactURL(apiURL))
@@ -51,9 +63,94 @@ func newGitHubClient(httpClient *http.Client, apiURL, token string) (*github.Cli
 	}
 	hc := *httpClient
 	hc.Transport = &apiTransport{base: hc.Transport, scheme: base.Scheme, host: originHost(base), token: token}
-	c := github.NewClient(&hc)
-	c.BaseURL = base
-	return c, nil
+	return &keysClient{http: &hc, BaseURL: base}, nil
+}
+
+// apiError is an answer of the API other than 200.
+type apiError struct {
+	URL     string
+	Status  int
+	Message string
+	// RateLimitReset is when an exhausted rate limit resets (zero when it is not that).
+	RateLimitReset time.Time
+}
+
+func (e *apiError) Error() string {
+	msg := fmt.Sprintf("GET %s: %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
+
+// listKeys reads one page (from 1) of the keys of actor, 100 a page, and the number of the
+// next page (0 on the last).
+func (c *keysClient) listKeys(ctx context.Context, actor string, page int) (keys []string, next int, err error) {
+	u := c.BaseURL.JoinPath("users", actor, "keys")
+	u.RawQuery = url.Values{"per_page": {"100"}, "page": {strconv.Itoa(page)}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "application/vnd.github+json")
+	req.Header.Set("X-GitHub-Api-Version", "2022-11-28")
+	req.Header.Set("User-Agent", "debugflow-step")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body) // bounded by apiTransport
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading GET %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		e := &apiError{URL: u.String(), Status: resp.StatusCode}
+		var answer struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(body, &answer) == nil {
+			e.Message = textsafe.Visible(answer.Message)
+		}
+		// GitHub answers an exhausted rate limit with 403 or 429 and no requests left.
+		if (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) &&
+			resp.Header.Get("X-RateLimit-Remaining") == "0" {
+			if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+				e.RateLimitReset = time.Unix(reset, 0)
+			}
+		}
+		return nil, 0, e
+	}
+	var got []struct {
+		Key string `json:"key"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		return nil, 0, fmt.Errorf("GET %s: the answer is not a list of keys: %w", u, err)
+	}
+	for _, k := range got {
+		keys = append(keys, k.Key)
+	}
+	return keys, nextPage(resp.Header.Get("Link")), nil
+}
+
+// nextPage is the page number of the rel="next" link of a Link header, 0 when there is none.
+func nextPage(link string) int {
+	for _, part := range strings.Split(link, ",") {
+		target, params, ok := strings.Cut(part, ";")
+		if !ok || !strings.Contains(params, `rel="next"`) {
+			continue
+		}
+		u, err := url.Parse(strings.Trim(strings.TrimSpace(target), "<>"))
+		if err != nil {
+			return 0
+		}
+		n, err := strconv.Atoi(u.Query().Get("page"))
+		if err != nil || n < 1 {
+			return 0
+		}
+		return n
+	}
+	return 0
 }
 
 // apiTransport adds the token to requests for the API's own scheme and host and
@@ -146,7 +243,7 @@ func redactURL(s string) string {
 // fetchActorKeys returns the public SSH keys of a GitHub user, one
 // authorized_keys line each. A user without keys is an error that says how to
 // add one.
-func fetchActorKeys(ctx context.Context, c *github.Client, actor string) ([]string, error) {
+func fetchActorKeys(ctx context.Context, c *keysClient, actor string) ([]string, error) {
 	if actor == "" {
 		return nil, fmt.Errorf("%w: GITHUB_ACTOR is not set, so access cannot be limited to the actor's SSH keys (set limit_to_actor: false in the spec to allow anyone with the link)", ErrInvalidInput)
 	}
@@ -157,23 +254,22 @@ func fetchActorKeys(ctx context.Context, c *github.Client, actor string) ([]stri
 		return nil, fmt.Errorf("%w: GITHUB_ACTOR %q is not a GitHub login", ErrInvalidInput, actor)
 	}
 	var keys []string
-	opts := &github.ListOptions{PerPage: 100}
-	for page := 0; page < maxKeyPages; page++ {
-		got, resp, err := c.Users.ListKeys(ctx, actor, opts)
+	for page, fetched := 1, 0; page > 0 && fetched < maxKeyPages; fetched++ {
+		got, next, err := c.listKeys(ctx, actor, page)
 		if err != nil {
 			return nil, describeKeysError(c, actor, err)
 		}
 		for _, k := range got {
-			line := strings.TrimSpace(k.GetKey())
+			line := strings.TrimSpace(k)
 			if line == "" || strings.ContainsAny(line, "\r\n") {
 				continue
 			}
 			keys = append(keys, line)
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if next <= page {
 			break
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("GitHub user %q has no public SSH keys: add one at %s (or set limit_to_actor: false in the spec to allow anyone with the link)", actor, keysSettingsURL(c))
@@ -183,7 +279,7 @@ func fetchActorKeys(ctx context.Context, c *github.Client, actor string) ([]stri
 
 // keysSettingsURL is where the user adds an SSH key: github.com, or the
 // Enterprise host behind an /api/v3 API URL.
-func keysSettingsURL(c *github.Client) string {
+func keysSettingsURL(c *keysClient) string {
 	u := *c.BaseURL
 	if u.Host == "api.github.com" {
 		return "https://github.com/settings/keys"
@@ -194,15 +290,14 @@ func keysSettingsURL(c *github.Client) string {
 }
 
 // describeKeysError turns the API errors a user can act on into sentences.
-func describeKeysError(c *github.Client, actor string, err error) error {
-	var er *github.ErrorResponse
-	var rl *github.RateLimitError
+func describeKeysError(c *keysClient, actor string, err error) error {
+	var ae *apiError
 	switch {
-	case errors.As(err, &rl):
-		return fmt.Errorf("fetching the public SSH keys of GitHub user %q: the GitHub API rate limit is exhausted until %s (pass GITHUB_TOKEN to the step): %w", actor, rl.Rate.Reset.UTC().Format("15:04:05 UTC"), err)
-	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound:
+	case errors.As(err, &ae) && !ae.RateLimitReset.IsZero():
+		return fmt.Errorf("fetching the public SSH keys of GitHub user %q: the GitHub API rate limit is exhausted until %s (pass GITHUB_TOKEN to the step): %w", actor, ae.RateLimitReset.UTC().Format("15:04:05 UTC"), err)
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
 		return fmt.Errorf("GitHub user %q not found at %s (check GITHUB_ACTOR and GITHUB_API_URL): %w", actor, c.BaseURL, err)
-	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized:
+	case errors.As(err, &ae) && ae.Status == http.StatusUnauthorized:
 		return fmt.Errorf("fetching the public SSH keys of GitHub user %q: the GitHub API at %s rejected the token in GITHUB_TOKEN (401 Unauthorized); pass a valid token or none (the keys are public): %w", actor, c.BaseURL, err)
 	}
 	return fmt.Errorf("fetching the public SSH keys of GitHub user %q from %s: %w", actor, c.BaseURL, err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -274,5 +275,34 @@ func TestKeysAnswerIsBounded(t *testing.T) {
 	_, err = fetchActorKeys(context.Background(), c, "octocat")
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v, want the answer refused as too large", err)
+	}
+}
+
+func TestNextPage(t *testing.T) {
+	for link, want := range map[string]int{
+		"": 0,
+		`<https://api.github.com/user/1/keys?page=2&per_page=100>; rel="next", <https://api.github.com/user/1/keys?page=5&per_page=100>; rel="last"`: 2,
+		`<https://api.github.com/user/1/keys?page=1>; rel="prev", <https://api.github.com/user/1/keys?page=1>; rel="first"`:                          0,
+		`<https://x/keys?page=zero>; rel="next"`: 0,
+		`<https://x/keys?page=-3>; rel="next"`:   0,
+		`garbage`:                                0,
+	} {
+		if got := nextPage(link); got != want {
+			t.Errorf("nextPage(%q) = %d, want %d", link, got, want)
+		}
+	}
+}
+
+// debugflow-step gets its one GitHub API call from net/http: go-github (the debugflow side's
+// client) is not linked into the step binary.
+func TestStepBinaryDoesNotLinkGoGitHub(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/debugflow/debugflow/cmd/debugflow-step").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/google/go-github/") {
+			t.Errorf("debugflow-step links %s", dep)
+		}
 	}
 }
