@@ -7,7 +7,7 @@
 package gantt
 
 import (
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 )
 
@@ -45,7 +45,7 @@ func TaskName(s, keep string, maxLen int) string {
 // statement is how the start of a line reads as a statement, not a task, to Mermaid's Gantt
 // lexer (its rules in Mermaid 11, in any case; the keywords of the weekday and weekend rules
 // alone, to be safe).
-var statement = regexp.MustCompile(`(?i)^(gantt\b|dateformat\s|inclusiveenddates\b|topaxis\b|axisformat\s|tickinterval\s|` +
+var statement = lazyre.New(`(?i)^(gantt\b|dateformat\s|inclusiveenddates\b|topaxis\b|axisformat\s|tickinterval\s|` +
 	`includes\s|excludes\s|todaymarker\s|weekday\b|weekend\b|\d\d\d\d-\d\d-\d\d\b|title\s|accdescription\s|` +
 	`section\s|acctitle\s*:|accdescr\s*[:{]|href\s|call\s|click\s|%)`)
 

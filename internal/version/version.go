@@ -7,7 +7,7 @@ package version
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -123,12 +123,12 @@ func parseArchives(s string) map[string]string {
 }
 
 var (
-	platformKeyRe = regexp.MustCompile(`^[a-z0-9]+_[a-z0-9]+$`)
-	sha256Re      = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	platformKeyRe = lazyre.New(`^[a-z0-9]+_[a-z0-9]+$`)
+	sha256Re      = lazyre.New(`^[0-9a-f]{64}$`)
 	// releaseRe is a semantic version as a tag names it: v1.2.3, v1.2.3-rc.1.
-	releaseRe = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
+	releaseRe = lazyre.New(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
 	// pseudoRe is a Go pseudo-version (golang.org/x/mod/module.IsPseudoVersion).
-	pseudoRe = regexp.MustCompile(`^v[0-9]+\.(0\.0-|\d+\.\d+-([^+]*\.)?0\.)\d{14}-[A-Za-z0-9]+(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	pseudoRe = lazyre.New(`^v[0-9]+\.(0\.0-|\d+\.\d+-([^+]*\.)?0\.)\d{14}-[A-Za-z0-9]+(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 )
 
 // IsRelease reports whether v names a tagged release (v0.2.0, v1.0.0-rc.1), not a

@@ -11,8 +11,8 @@
 package cudagdb
 
 import (
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,36 +89,36 @@ type Kernel struct {
 func (r Report) Found() bool { return r.Exception != "" || r.Kernel != "" }
 
 var (
-	reException = regexp.MustCompile(`^CUDA Exception: (.+?)\.?$`)
+	reException = lazyre.New(`^CUDA Exception: (.+?)\.?$`)
 	// "The exception was triggered at PC 0x555555c08620 (memexceptions_kernel.cu:17)",
 	// "... at PC 0x7f31abb9f6d0  illegalMemoryAccessKernel(int*, int)", both with line info
 	// ("... at PC 0x7fff20cd8fb0  flash_attn_ext_vec<64>(char const*, int)  (common.cuh:692)"),
 	// or the PC alone. The source position is the last "(file:line)": a signature's
 	// parentheses hold no "name:digits" without a space.
-	reTriggered = regexp.MustCompile(`^The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s+(.*?))??(?:\s+\((\S+:\d+)\))?$`)
-	reSignal    = regexp.MustCompile(`received signal (CUDA_EXCEPTION_\d+), ([^.]+)\.?`)
-	reFocus     = regexp.MustCompile(`^\[(?:Current focus set to|Switching focus to|New focus set to) (.*)\]$`)
-	reFocusKV   = regexp.MustCompile(`(CUDA kernel|grid|block|thread|device|sm|warp|lane) (\([0-9, ]*\)|-?\d+)`)
+	reTriggered = lazyre.New(`^The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s+(.*?))??(?:\s+\((\S+:\d+)\))?$`)
+	reSignal    = lazyre.New(`received signal (CUDA_EXCEPTION_\d+), ([^.]+)\.?`)
+	reFocus     = lazyre.New(`^\[(?:Current focus set to|Switching focus to|New focus set to) (.*)\]$`)
+	reFocusKV   = lazyre.New(`(CUDA kernel|grid|block|thread|device|sm|warp|lane) (\([0-9, ]*\)|-?\d+)`)
 	// A frame: "#0  0x00007f31abb9f6e0 in name<<<(1,1,1),(256,1,1)>>> () at f.cu:12" or the
 	// stop line "0x0000555555c08fb0 in name<<<...>>> (args) at f.cu:50".
-	reFrame      = regexp.MustCompile(`^(?:#(\d+)\s+)?(?:(0x[0-9a-fA-F]+) in )?(.+?)(?:<<<(\([0-9,]*\)),(\([0-9,]*\))>>>)(.*)$`)
-	reFrameNum   = regexp.MustCompile(`^#\d+\s`)
-	reAtFileLine = regexp.MustCompile(`\bat (\S+:\d+)\s*$`)
-	reOpening    = regexp.MustCompile(`^Opening GPU coredump: (.+)$`)
+	reFrame      = lazyre.New(`^(?:#(\d+)\s+)?(?:(0x[0-9a-fA-F]+) in )?(.+?)(?:<<<(\([0-9,]*\)),(\([0-9,]*\))>>>)(.*)$`)
+	reFrameNum   = lazyre.New(`^#\d+\s`)
+	reAtFileLine = lazyre.New(`\bat (\S+:\d+)\s*$`)
+	reOpening    = lazyre.New(`^Opening GPU coredump: (.+)$`)
 	// The debugger's own errors, not the application's ("Fatal Python error: ..." is not one).
-	reGDBError   = regexp.MustCompile(`(?i)^(?:\S.*: No such file or directory\.?|Error: .+|.*\bnot a (?:valid )?(?:GPU )?core ?dump\b.*|cuda-gdb: .+|Failed to .+|Couldn't .+|Cannot .+)$`)
-	reKernelsHdr = regexp.MustCompile(`^\s*Kernel\s+Parent\s+Dev\s+Grid\s+Status\b`)
-	reKernelRow  = regexp.MustCompile(`^\s*(\*)?\s*(\d+)\s+(\S+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s+(\([0-9,]*\))\s+(\([0-9,]*\))\s*(.*)$`)
+	reGDBError   = lazyre.New(`(?i)^(?:\S.*: No such file or directory\.?|Error: .+|.*\bnot a (?:valid )?(?:GPU )?core ?dump\b.*|cuda-gdb: .+|Failed to .+|Couldn't .+|Cannot .+)$`)
+	reKernelsHdr = lazyre.New(`^\s*Kernel\s+Parent\s+Dev\s+Grid\s+Status\b`)
+	reKernelRow  = lazyre.New(`^\s*(\*)?\s*(\d+)\s+(\S+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s+(\([0-9,]*\))\s+(\([0-9,]*\))\s*(.*)$`)
 
 	// Progress lines (the driver writes them to the application's stderr, so the first may
 	// follow pytest's unfinished test line): "[00:40:46.611453] coredump: Detected an exception of type
 	// CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)", "coredump:   - PC 0x7f31abb9f6d0",
 	// "coredump: Writing ELF file to /tmp/cuda_coredump_x.1.2".
-	reProgress       = regexp.MustCompile(`(?:^|\]\s*)coredump:\s*(.*)$`)
-	reProgressExcept = regexp.MustCompile(`^Detected an exception of type (CUDBG_EXCEPTION_(\w+)) \((\d+)\)`)
-	reProgressField  = regexp.MustCompile(`^-\s*(Device|SM|Warp|Lane):?\s+(\d+)\b`)
-	reProgressPC     = regexp.MustCompile(`^-\s*PC:?\s+(0x[0-9a-fA-F]+)`)
-	reProgressFile   = regexp.MustCompile(`^Writing ELF file to (.+)$`)
+	reProgress       = lazyre.New(`(?:^|\]\s*)coredump:\s*(.*)$`)
+	reProgressExcept = lazyre.New(`^Detected an exception of type (CUDBG_EXCEPTION_(\w+)) \((\d+)\)`)
+	reProgressField  = lazyre.New(`^-\s*(Device|SM|Warp|Lane):?\s+(\d+)\b`)
+	reProgressPC     = lazyre.New(`^-\s*PC:?\s+(0x[0-9a-fA-F]+)`)
+	reProgressFile   = lazyre.New(`^Writing ELF file to (.+)$`)
 )
 
 // Parse reads cuda-gdb batch output, the driver's core dump progress lines, or both mixed.

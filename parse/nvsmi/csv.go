@@ -4,8 +4,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -31,7 +31,7 @@ var CoreQueryFields = []string{"index", "uuid", "serial", "name", "pci.bus_id", 
 
 // reRejected is how nvidia-smi refuses a --query-gpu field it does not know (on stdout, exit
 // 2); Windows builds print curly quotes.
-var reRejected = regexp.MustCompile(`Field ["\x{201C}]([^"\x{201D}\n]{1,128})["\x{201D}] is not a valid field to query`)
+var reRejected = lazyre.New(`Field ["\x{201C}]([^"\x{201D}\n]{1,128})["\x{201D}] is not a valid field to query`)
 
 // RejectedField is the field nvidia-smi's output says it rejected ("" when it says none), so
 // the query can be run again without that one field instead of losing all the others.
@@ -72,7 +72,7 @@ var clockEventBits = []struct {
 	{0x100, "Display Clock Setting"},
 }
 
-var reFieldName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
+var reFieldName = lazyre.New(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
 
 // ErrNoHeader is returned by ParseCSV when the input has no header line naming the fields
 // (nvidia-smi was run with --format=csv,noheader, or printed an error instead).

@@ -1,9 +1,9 @@
 package nvsmi
 
 import (
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/debugflow/debugflow/parse/internal/lines"
@@ -13,7 +13,7 @@ import (
 const maxFields = 4096
 
 // reGPUHeader is the line that opens a GPU's block: "GPU 00000000:04:00.0".
-var reGPUHeader = regexp.MustCompile(`^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$`)
+var reGPUHeader = lazyre.New(`^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$`)
 
 // field is one "Key : Value" line with its path of section names ("ECC Errors/Volatile/SRAM
 // Correctable").

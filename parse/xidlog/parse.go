@@ -6,8 +6,8 @@ package xidlog
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,44 +27,44 @@ const maxLineBytes = 64 << 10
 var (
 	// "Xid (PCI:0000:01:00): 31, " and the very old "Xid (0000:01:00): 3, ".
 	// \b keeps NVSwitch "SXid" lines out.
-	reXid = regexp.MustCompile(`\bXid \((?:PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,5})(?:,[ \t]*|[ \t]*$)`)
+	reXid = lazyre.New(`\bXid \((?:PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,5})(?:,[ \t]*|[ \t]*$)`)
 	// "NVRM: GPU at PCI:0000:01:00: GPU-8a47641b-...".
-	reGPUAt = regexp.MustCompile(`\bGPU at PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (GPU-[0-9A-Za-z-]+)`)
+	reGPUAt = lazyre.New(`\bGPU at PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (GPU-[0-9A-Za-z-]+)`)
 
 	// Timestamps of the outer prefix, tried in this order.
-	reTSISO    = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
-	reTSCtime  = regexp.MustCompile(`\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4})\]`)
-	reTSSyslog = regexp.MustCompile(`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d+)?`)
-	reTSUptime = regexp.MustCompile(`\[\s*(\d+\.\d+)\]`)
+	reTSISO    = lazyre.New(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
+	reTSCtime  = lazyre.New(`\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4})\]`)
+	reTSSyslog = lazyre.New(`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d+)?`)
+	reTSUptime = lazyre.New(`\[\s*(\d+\.\d+)\]`)
 
 	// Channel forms: "Ch 0000003a", "channel 0x0000000c", Xid 32
 	// "Channel ID 00000052", Xid 13 "ChID 0052".
-	reChannel = regexp.MustCompile(`\b(?:Ch|channel|Channel ID|ChID) (?:0x)?([0-9A-Fa-f]+)\b`)
+	reChannel = lazyre.New(`\b(?:Ch|channel|Channel ID|ChID) (?:0x)?([0-9A-Fa-f]+)\b`)
 
 	// Xid 31: "MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @
 	// 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE".
-	reMMU = regexp.MustCompile(`MMU Fault: ENGINE (\S+) (?:(GPC\d+) )?(\S+) faulted @ (0x[0-9A-Fa-f]{1,8}_[0-9A-Fa-f]{1,8})\b\.?(?: Fault is of type (\S+)(?: (\S+))?)?`)
+	reMMU = lazyre.New(`MMU Fault: ENGINE (\S+) (?:(GPC\d+) )?(\S+) faulted @ (0x[0-9A-Fa-f]{1,8}_[0-9A-Fa-f]{1,8})\b\.?(?: Fault is of type (\S+)(?: (\S+))?)?`)
 
 	// Xid 13: "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Out Of
 	// Range Address", "Graphics SM Global Exception on (...): ...",
 	// "Graphics Exception: ESR ...".
-	reGraphicsOn = regexp.MustCompile(`^Graphics (?:[\w ]+ )?Exception on \(([^)]*)\): (.+)$`)
-	reGraphics   = regexp.MustCompile(`^Graphics Exception: (.+)$`)
+	reGraphicsOn = lazyre.New(`^Graphics (?:[\w ]+ )?Exception on \(([^)]*)\): (.+)$`)
+	reGraphics   = lazyre.New(`^Graphics Exception: (.+)$`)
 
 	// Xid 48: "... in the framebuffer at physAddr 0x... partition 3, subpartition 0."
-	rePhysAddr = regexp.MustCompile(`physAddr (0x[0-9A-Fa-f]+)(?:,? partition (\d+), subpartition (\d+))?`)
+	rePhysAddr = lazyre.New(`physAddr (0x[0-9A-Fa-f]+)(?:,? partition (\d+), subpartition (\d+))?`)
 	// Xid 63/64: "Row Remapper: ...", "Dynamic Page Retirement: ... (0x...)".
-	reRemap = regexp.MustCompile(`^(Row Remapper|Dynamic Page Retirement)\b[^(]*(?:\(\s*(0x[0-9A-Fa-f]+)\s*\))?`)
+	reRemap = lazyre.New(`^(Row Remapper|Dynamic Page Retirement)\b[^(]*(?:\(\s*(0x[0-9A-Fa-f]+)\s*\))?`)
 	// Xid 109: "[errorString ]CTX SWITCH TIMEOUT[, Info 0x2c02c]".
-	reCtxSwitch = regexp.MustCompile(`CTX SWITCH TIMEOUT(?:, Info (0x[0-9A-Fa-f]+))?`)
+	reCtxSwitch = lazyre.New(`CTX SWITCH TIMEOUT(?:, Info (0x[0-9A-Fa-f]+))?`)
 	// Xid 119: "Timeout waiting for RPC from GSP! Expected function 76
 	// (GSP_RM_CONTROL) (0x20800110 0x84)." and "Timeout after 45s of
 	// waiting for RPC response from GPU4 GSP! ...".
-	reGSPRPC = regexp.MustCompile(`Timeout (?:after (\d+s) of )?waiting for RPC (?:response )?from (?:(GPU\d+) )?GSP!(?: Expected function (\d+) \((\w+)\)(?: \((0x[0-9A-Fa-f]+ 0x[0-9A-Fa-f]+)\))?)?`)
+	reGSPRPC = lazyre.New(`Timeout (?:after (\d+s) of )?waiting for RPC (?:response )?from (?:(GPU\d+) )?GSP!(?: Expected function (\d+) \((\w+)\)(?: \((0x[0-9A-Fa-f]+ 0x[0-9A-Fa-f]+)\))?)?`)
 	// Xid 120: "GSP task exception: store access page fault (cause:0xf) @ pc:0x..., ...".
-	reGSPTask = regexp.MustCompile(`GSP task exception: ([^,]+)`)
+	reGSPTask = lazyre.New(`GSP task exception: ([^,]+)`)
 	// Xid 154: "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)".
-	reRecovery = regexp.MustCompile(`GPU recovery action changed from \S+ \(([^)]*)\) to \S+ \(([^)]*)\)`)
+	reRecovery = lazyre.New(`GPU recovery action changed from \S+ \(([^)]*)\) to \S+ \(([^)]*)\)`)
 )
 
 // Event is one Xid line, decoded.
