@@ -63,14 +63,14 @@ type Parser struct {
 	// observe, when set, sees every per-test outcome and every failing id (TrialCounter).
 	observe func(node string, o Outcome)
 
-	inSummary   bool
-	inFailures  bool // inside the FAILURES or ERRORS section
-	afterTests  bool // a report section (FAILURES, summary, ...) began
-	sawSession  bool // a "test session starts" rule was seen (not a log excerpt)
+	inSummary  bool
+	inFailures bool // inside the FAILURES or ERRORS section
+	afterTests bool // a report section (FAILURES, summary, ...) began
+	sawSession bool // a "test session starts" rule was seen (not a log excerpt)
 	// headerSeen: a session's header was seen, its "test session starts" rule or a collection
 	// line ("collected 3 items", xdist's "bringing up nodes...", "2 workers [8 items]"):
 	// progress letters count only after one.
-	headerSeen bool
+	headerSeen  bool
 	maxRestart  bool
 	truncated   bool
 	lastStarted string // node id of the last verbose start line
