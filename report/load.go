@@ -374,6 +374,11 @@ func (v *loader) loadReproducerLog(name string) error {
 	if !ok || err != nil {
 		return err
 	}
+	if notPytest(res) {
+		v.Run.NotPytestLog = true
+		v.note("%s is not a pytest log (no session header or final line, no test result, no worker crash): nothing in it is read as a test result", name)
+		return nil
+	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
 		Complete:       res.Complete,
@@ -414,6 +419,13 @@ func (v *loader) loadReproducerLog(name string) error {
 	r.finish(count)
 	v.Reproducer = r
 	return nil
+}
+
+// notPytest reports a log in which the parser recognised nothing of pytest's: no session
+// (header or final line), no per-test result, no short-summary entry, no failing id, no crash.
+func notPytest(res pytestlog.Result) bool {
+	return !res.Session && res.Done == 0 && len(res.ShortSummary) == 0 && len(res.FailedTests) == 0 &&
+		len(res.Crashes) == 0 && !res.MaxWorkerRestartReached
 }
 
 // finish derives the base ids and per-test failure counts and makes the lists non-nil so the
@@ -513,6 +525,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		Errors:       []AccessError{},
 		APIErrors:    []APIError{},
 		Inconclusive: rep.Inconclusive,
+		NoTests:      rep.NoTests,
 		Hazards:      len(rep.Hazards),
 		Leaks:        len(rep.Leaks),
 		TargetErrors: rep.TargetErrors,

@@ -145,6 +145,7 @@ type parser struct {
 
 	fatal       []string // tool messages that make the run inconclusive whatever the summary says
 	crashReason string   // application output saying the target died
+	noTests     string   // pytest's output saying it ran no test, and why
 }
 
 func newParser(o Options) *parser {
@@ -301,6 +302,7 @@ func (p *parser) appLine(s []byte) {
 		}
 	}
 	p.checkCrash(s)
+	p.checkNoTests(s)
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
 	}
@@ -603,6 +605,40 @@ func (p *parser) checkCrash(s []byte) {
 	}
 }
 
+// checkNoTests looks for pytest saying it ran no test: a selection naming tests that do not
+// exist (exit 4), nothing collected or selected (exit 5). The sanitizer then checked nothing,
+// and its clean summary means nothing. Gated by the first byte, like checkCrash.
+func (p *parser) checkNoTests(s []byte) {
+	if p.noTests != "" {
+		return
+	}
+	s = trimRightBlank(s)
+	why := ""
+	switch s[0] {
+	case 'E':
+		for _, m := range []string{"ERROR: file or directory not found: ", "ERROR: not found: "} {
+			if hasPrefix(s, m) {
+				why = "pytest: " + string(cut(s[len("ERROR: "):], 200))
+			}
+		}
+	case 'p':
+		if hasPrefix(s, "pytest: error: ") {
+			why = string(cut(s, 200))
+		}
+	case '=', 'n':
+		if bytes.Contains(s, []byte("no tests ran in ")) {
+			why = "pytest: no tests ran"
+		}
+	case 'c':
+		if bytes.Contains(s, []byte("collected 0 items")) && !bytes.Contains(s, []byte("error")) {
+			why = "pytest collected 0 items"
+		} else if bytes.Contains(s, []byte(" / 0 selected")) {
+			why = "pytest selected 0 items"
+		}
+	}
+	p.noTests = why
+}
+
 func (p *parser) crash(s []byte) {
 	if p.crashReason == "" {
 		p.crashReason = "the application crashed (" + string(cut(s, 200)) + "), so the sanitizer only checked what ran before"
@@ -807,6 +843,10 @@ func (p *parser) finish(truncated int, readErr error) {
 	reasons = append(reasons, p.fatal...)
 	if p.crashReason != "" {
 		reasons = append(reasons, p.crashReason)
+	}
+	if p.noTests != "" {
+		rep.NoTests = p.noTests
+		reasons = append(reasons, "did not run the tests ("+p.noTests+")")
 	}
 	summary := "ERROR SUMMARY"
 	if rep.Tool == ToolRacecheck {
