@@ -17,6 +17,10 @@ func TestPytestRanNoTest(t *testing.T) {
 			"ERROR: file or directory not found: python/test_x.py::test_a[cuda]\n\n" +
 				"============================ no tests ran in 0.01s =============================\n",
 			"pytest: file or directory not found: python/test_x.py::test_a[cuda]"},
+		{"as pytest 7 prints it: the effect first, then the cause",
+			"collecting ... collected 0 items\n\n============================ no tests ran in 0.01s =============================\n" +
+				"ERROR: file or directory not found: python/test_x.py::test_a[cuda]\n",
+			"pytest: file or directory not found: python/test_x.py::test_a[cuda]"},
 		{"a test that is not in its file (exit 4)",
 			"ERROR: not found: /w/q/tests/python/test_x.py::test_b\n(no name '/w/q/tests/python/test_x.py::test_b' in any of [<Module test_x.py>])\n",
 			"pytest: not found: /w/q/tests/python/test_x.py::test_b"},

@@ -146,6 +146,7 @@ type parser struct {
 	fatal       []string // tool messages that make the run inconclusive whatever the summary says
 	crashReason string   // application output saying the target died
 	noTests     string   // pytest's output saying it ran no test, and why
+	noTestsWhy  bool     // noTests names the cause (a test not found, a usage error)
 }
 
 func newParser(o Options) *parser {
@@ -609,21 +610,21 @@ func (p *parser) checkCrash(s []byte) {
 // exist (exit 4), nothing collected or selected (exit 5). The sanitizer then checked nothing,
 // and its clean summary means nothing. Gated by the first byte, like checkCrash.
 func (p *parser) checkNoTests(s []byte) {
-	if p.noTests != "" {
+	if p.noTestsWhy {
 		return
 	}
 	s = trimRightBlank(s)
-	why := ""
+	why, cause := "", false
 	switch s[0] {
 	case 'E':
 		for _, m := range []string{"ERROR: file or directory not found: ", "ERROR: not found: "} {
 			if hasPrefix(s, m) {
-				why = "pytest: " + string(cut(s[len("ERROR: "):], 200))
+				why, cause = "pytest: "+string(cut(s[len("ERROR: "):], 200)), true
 			}
 		}
 	case 'p':
 		if hasPrefix(s, "pytest: error: ") {
-			why = string(cut(s, 200))
+			why, cause = string(cut(s, 200)), true
 		}
 	case '=', 'n':
 		if bytes.Contains(s, []byte("no tests ran in ")) {
@@ -636,7 +637,10 @@ func (p *parser) checkNoTests(s []byte) {
 			why = "pytest selected 0 items"
 		}
 	}
-	p.noTests = why
+	// The cause ("not found: x") says more than its effect ("collected 0 items"), printed first.
+	if why != "" && (cause || p.noTests == "") {
+		p.noTests, p.noTestsWhy = why, cause
+	}
 }
 
 func (p *parser) crash(s []byte) {
