@@ -236,7 +236,7 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 		return false, nil
 	}
 	defer f.Close()
-	r, cut := logReader(f, st.Size(), v.limits)
+	r := logReader(f, st.Size())
 	text := &textCounter{r: readfile.WithContext(v.ctx, r)}
 	err = parse(text)
 	if cerr := v.cancelled(name); cerr != nil {
@@ -249,10 +249,6 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 	if text.binary() {
 		v.skip(name, errNotText)
 		return false, nil
-	}
-	if cut {
-		v.note("%s is %s, over the %s limit per log: read its first %s and its last %s", name,
-			sizeText(st.Size()), sizeText(v.limits.LogBytes), sizeText(v.limits.LogBytes-v.limits.TailBytes), sizeText(v.limits.TailBytes))
 	}
 	v.Run.Files = append(v.Run.Files, name)
 	return true, nil
