@@ -78,8 +78,10 @@ nvidia-smi, no cuda-gdb) says "not available on this runner" and why. A sanitize
 ERROR SUMMARY is inconclusive, never "0 errors".
 
 Only regular files are read: a FIFO, a device, a dangling link, an unreadable or a binary file
-is skipped and named with the reason. A log over 128 MiB is read as its first 112 MiB and its
-last 16 MiB; reproducer_summary.json is read up to 32 MiB (docs/report.md).
+is skipped and named with the reason. Every log is read whole, streaming, in bounded memory
+(a crash anywhere in a 1 GiB log is found); reproducer_summary.json is read up to 32 MiB
+(docs/report.md). A reproducer.log with nothing of pytest's in it is "not a pytest log": a stray
+"F" is never a failure.
 
 With --compare, several directories (one per runner of a matrix run) are put side by side;
 each is labelled by its directory name without the common artifact-name prefix

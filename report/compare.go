@@ -105,6 +105,8 @@ func (r ComparisonRow) cells() compareRow {
 			row.sanitizer, row.finding = f+" (inconclusive)", true
 		case f != "":
 			row.sanitizer, row.finding = f, true
+		case s.NoTests != "":
+			row.sanitizer = "did not run the tests (inconclusive)"
 		case !s.Complete:
 			row.sanitizer = "inconclusive"
 		default:

@@ -57,6 +57,9 @@ const refRunSanitizer = "not part of an experiment or bisection run (a full swee
 // absent says why the input name was not used: "reproducer.log missing" or
 // "reproducer.log skipped" (Run.Skipped says why).
 func (v *Verdict) absent(name string) string {
+	if name == ReproducerLog && v.Run.NotPytestLog {
+		return name + " is not a pytest log"
+	}
 	for _, s := range v.Run.Skipped {
 		if s.Name == name {
 			return name + " skipped"
@@ -214,6 +217,10 @@ func (s *Sanitizer) state() string {
 	}
 	if s.NotRun != "" {
 		return tool + ": not run (" + s.NotRun + ")"
+	}
+	if s.NoTests != "" {
+		// A clean summary over no test checked nothing.
+		return tool + " did not run the tests (" + s.NoTests + "): inconclusive"
 	}
 	if !s.Complete {
 		reason := s.Inconclusive

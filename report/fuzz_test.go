@@ -42,7 +42,7 @@ func FuzzLoad(f *testing.F) {
 			skipped[s.Name] = true
 		}
 		// A summary that says the setup failed hides the reproducer's results: there were none.
-		if (v.Reproducer == nil && !skipped[ReproducerLog] && !v.Run.SetupFailed) || (v.Sanitizer == nil) != skipped[SanitizerLog] || (v.Xid == nil) != (skipped[XidAddedLog] || v.Run.KernelLogUnavailable != "") {
+		if (v.Reproducer == nil && !skipped[ReproducerLog] && !v.Run.SetupFailed && !v.Run.NotPytestLog) || (v.Sanitizer == nil) != skipped[SanitizerLog] || (v.Xid == nil) != (skipped[XidAddedLog] || v.Run.KernelLogUnavailable != "") {
 			t.Fatalf("a section is nil without its file skipped (or the reverse): %+v, skipped %v", v, skipped)
 		}
 		checkNonNegative(t, v)

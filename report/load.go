@@ -236,7 +236,7 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 		return false, nil
 	}
 	defer f.Close()
-	r, cut := logReader(f, st.Size(), v.limits)
+	r := logReader(f, st.Size())
 	text := &textCounter{r: readfile.WithContext(v.ctx, r)}
 	err = parse(text)
 	if cerr := v.cancelled(name); cerr != nil {
@@ -249,10 +249,6 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 	if text.binary() {
 		v.skip(name, errNotText)
 		return false, nil
-	}
-	if cut {
-		v.note("%s is %s, over the %s limit per log: read its first %s and its last %s", name,
-			sizeText(st.Size()), sizeText(v.limits.LogBytes), sizeText(v.limits.LogBytes-v.limits.TailBytes), sizeText(v.limits.TailBytes))
 	}
 	v.Run.Files = append(v.Run.Files, name)
 	return true, nil
@@ -374,6 +370,11 @@ func (v *loader) loadReproducerLog(name string) error {
 	if !ok || err != nil {
 		return err
 	}
+	if notPytest(res) {
+		v.Run.NotPytestLog = true
+		v.note("%s is not a pytest log (no session header or final line, no test result, no worker crash): nothing in it is read as a test result", name)
+		return nil
+	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
 		Complete:       res.Complete,
@@ -414,6 +415,13 @@ func (v *loader) loadReproducerLog(name string) error {
 	r.finish(count)
 	v.Reproducer = r
 	return nil
+}
+
+// notPytest reports a log in which the parser recognised nothing of pytest's: no session
+// (header or final line), no per-test result, no short-summary entry, no failing id, no crash.
+func notPytest(res pytestlog.Result) bool {
+	return !res.Session && res.Done == 0 && len(res.ShortSummary) == 0 && len(res.FailedTests) == 0 &&
+		len(res.Crashes) == 0 && !res.MaxWorkerRestartReached
 }
 
 // finish derives the base ids and per-test failure counts and makes the lists non-nil so the
@@ -513,6 +521,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		Errors:       []AccessError{},
 		APIErrors:    []APIError{},
 		Inconclusive: rep.Inconclusive,
+		NoTests:      rep.NoTests,
 		Hazards:      len(rep.Hazards),
 		Leaks:        len(rep.Leaks),
 		TargetErrors: rep.TargetErrors,

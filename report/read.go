@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -14,20 +13,19 @@ import (
 // Limits bound what Load reads from one artifact directory, whatever the files hold: an
 // artifact is downloaded from a run anyone with write access could have shaped, and a folder
 // on disk may hold a FIFO, a device or a symbolic link to one. docs/report.md lists them.
+//
+// Logs (reproducer.log, sanitizer.log, xid_added.log, the dmesg snapshots) have no size
+// limit: each is read whole, streaming, line by line, by parsers whose memory is bounded
+// whatever the log's size (a worker crash at byte 296 MB of an 889 MB log is found). A log
+// is read up to the size it had when opened: one that grows while read does not keep the
+// report reading.
 type Limits struct {
-	// LogBytes is the most read from one log (reproducer.log, sanitizer.log, xid_added.log, a
-	// dmesg snapshot). A longer log is read as its first LogBytes-TailBytes bytes and its last
-	// TailBytes bytes, because what the verdict needs most is at the end: pytest's short
-	// summary and final line, the sanitizer's ERROR SUMMARY, the newest kernel lines.
-	LogBytes int64
-	// TailBytes is the part of LogBytes read from the end of a longer log.
-	TailBytes int64
 	// SummaryBytes is the largest reproducer_summary.json read; a larger one is skipped.
 	SummaryBytes int64
 }
 
 // DefaultLimits are the limits of `debugflow report` and of the summary step.
-var DefaultLimits = Limits{LogBytes: 128 << 20, TailBytes: 16 << 20, SummaryBytes: 32 << 20}
+var DefaultLimits = Limits{SummaryBytes: 32 << 20}
 
 // maxSnapshots is the most dmesg_*.log snapshots Load compares; a folder with more is
 // hostile or broken, and the ones beyond are skipped with a note.
@@ -95,63 +93,9 @@ func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
-// logReader bounds a log of the given size to l.LogBytes: the whole log when it fits, else
-// its head and its tail (from the first line that starts in the tail). cut reports the
-// latter. A log that grows while read is still cut at l.LogBytes.
-func logReader(f fs.File, size int64, l Limits) (r io.Reader, cut bool) {
-	if size <= l.LogBytes {
-		return io.LimitReader(f, l.LogBytes), false
-	}
-	ra, ok := f.(io.ReaderAt)
-	if !ok || l.TailBytes <= 0 || l.TailBytes >= l.LogBytes {
-		return io.LimitReader(f, l.LogBytes), true
-	}
-	head := io.NewSectionReader(ra, 0, l.LogBytes-l.TailBytes)
-	tail := &skipFirstLine{r: bufio.NewReader(io.NewSectionReader(ra, size-l.TailBytes, l.TailBytes))}
-	// The newline ends the head's last line, whole or not, so it is not glued to the tail.
-	return io.MultiReader(head, newlineReader(), tail), true
-}
-
-func newlineReader() io.Reader { return &onceByte{b: '\n'} }
-
-// onceByte reads one byte.
-type onceByte struct {
-	b    byte
-	done bool
-}
-
-func (o *onceByte) Read(p []byte) (int, error) {
-	if o.done {
-		return 0, io.EOF
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	p[0], o.done = o.b, true
-	return 1, nil
-}
-
-// skipFirstLine drops everything up to and including the first newline: the tail of a cut
-// log starts mid-line.
-type skipFirstLine struct {
-	r       *bufio.Reader
-	skipped bool
-}
-
-func (s *skipFirstLine) Read(p []byte) (int, error) {
-	if !s.skipped {
-		for {
-			_, err := s.r.ReadSlice('\n')
-			if err == nil {
-				break
-			}
-			if err != bufio.ErrBufferFull {
-				return 0, err
-			}
-		}
-		s.skipped = true
-	}
-	return s.r.Read(p)
+// logReader reads a log of the given size whole: every byte it had when opened.
+func logReader(f fs.File, size int64) io.Reader {
+	return io.LimitReader(f, size)
 }
 
 // textCounter counts the bytes read and the control characters among them (see

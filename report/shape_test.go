@@ -60,7 +60,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "restored":{"toolchain":"debugflow-toolchain-Linux-X64-...","pip":"debugflow-pip-Linux-X64-py3.10-..."},
                 "compiler":{"tool":"ccache","measured":true,"hits":0,"misses":120,"note":""}},
  "skipped":    [{"name":"xid_added.log","reason":"not a regular file (a FIFO)"}],
- "notes":      ["reproducer.log: read the first 112 MiB and the last 16 MiB of 300 MiB"]}`
+ "notes":      ["reproducer.log is not a pytest log (no session header or final line, no test result, no worker crash): nothing in it is read as a test result"]}`
 
 // sameShape reports where got differs from want in key sets or JSON types. Objects must have
 // exactly the same keys (except under "counts", a map keyed by Xid code); every array element

@@ -58,6 +58,10 @@ type Run struct {
 	// KernelLogUnavailable says why the runner's kernel log could not be read ("" when it was,
 	// or when the artifact has no kernel log file): Xid is then nil, not "none".
 	KernelLogUnavailable string
+	// NotPytestLog is set when reproducer.log was read but holds no pytest output: no
+	// session header or final line, no result or summary line, no worker crash. Nothing in it
+	// is taken for a test result (a stray "F" is not a failure).
+	NotPytestLog bool
 	// HasSummary is true when reproducer_summary.json was read; the fields below come from it.
 	HasSummary bool
 	// StepVersion is the version of the debugflow-step that ran ("" when it did not say).
@@ -174,6 +178,9 @@ type Sanitizer struct {
 	// hazard", "memcheck clean: ERROR SUMMARY 0 errors", "initcheck: not run (...)").
 	Result string `json:"result"`
 
+	// NoTests says why pytest under the tool ran no test ("pytest: file or directory not
+	// found: ..."): the tool checked nothing, and the run is inconclusive, never clean.
+	NoTests string `json:"no_tests,omitempty"`
 	// Inconclusive says why the log is not conclusive (when !Complete).
 	Inconclusive string `json:"-"`
 	// TargetErrors are the tool's messages about the target process.

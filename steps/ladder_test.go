@@ -137,8 +137,13 @@ func TestSanitizerFlagsValidate(t *testing.T) {
 
 // TestSanitizeLadderFlags runs the verb: --tool repeated makes the ladder.
 func TestSanitizeLadderFlags(t *testing.T) {
-	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, ExitCode: 1, FailedBaseTests: []string{"test_repro.py::test_x[cuda]"}},
-		map[string]string{"FAKE_SANITIZER_MODE": "racecheck=hazard"})
+	w := newSanitizeWorld(t, nil, map[string]string{"FAKE_SANITIZER_MODE": "racecheck=hazard"})
+	// The verb runs pytest in our working directory: the id names the suite's file by its
+	// absolute path, so the tools run a test that exists (a run of none is never clean).
+	if err := writeJSON(filepath.Join(w.out, ReproducerSummary), &ReproducerResult{Count: 5, ExitCode: 1,
+		FailedBaseTests: []string{filepath.Join(w.suite, "test_repro.py") + "::test_x[cuda]"}}); err != nil {
+		t.Fatal(err)
+	}
 	code := Execute(context.Background(), w.te.Env, NewRootCmd(w.te.Env), []string{"sanitize", "--out", w.out, "--python", w.py,
 		"--tool", "racecheck", "--tool", "initcheck"})
 	if code != 0 {

@@ -237,6 +237,8 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	printSnapshot(env, before)
 	fmt.Fprintf(env.Stdout, "reproducer: %s\n", commandString(argv[0], argv[1:]))
 	parser := pytestlog.NewParser()
+	// Ids relative to pytest's working directory, the crash lines' (relative to the rootdir) too.
+	parser.SetInvocationDir(absDir(opts.Dir))
 	start := env.Now()
 	var st *stream
 	var lastProgress time.Time
@@ -703,4 +705,16 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// absDir is dir as an absolute path ("" = our working directory); "" when it cannot be told.
+func absDir(dir string) string {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return abs
 }

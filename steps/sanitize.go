@@ -361,6 +361,7 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 	}
 	// The log names its tool only through its records: a clean log is the tool that ran.
 	report.Tool = tool
+	noTestsRan(report, sr.ExitCode, sr.Cancelled)
 	res := &SanitizerResult{
 		Command: argv, Log: logName,
 		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings(), Report: report,
@@ -378,6 +379,29 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 		}
 	}
 	return res, nil
+}
+
+// noTestsRan marks a run whose pytest ran no test, by its exit code, when the log did not say
+// so itself: pytest exits 4 for a selection it cannot find (ids that do not exist) and 5 when
+// nothing was collected. compute-sanitizer passes the target's status through. Such a run
+// checked nothing: it is never clean.
+func noTestsRan(r *sanitizerlog.Report, exitCode int, cancelled bool) {
+	if r.NoTests != "" || cancelled {
+		return
+	}
+	switch exitCode {
+	case 4:
+		r.NoTests = "pytest exit code 4: usage error or tests not found"
+	case 5:
+		r.NoTests = "pytest exit code 5: no tests collected"
+	default:
+		return
+	}
+	reason := "did not run the tests (" + r.NoTests + ")"
+	if r.Inconclusive != "" {
+		reason += "; " + r.Inconclusive
+	}
+	r.Complete, r.Inconclusive = false, reason
 }
 
 // sanitizerEnv is the sanitizer's environment without the GPU core dump switches, and the

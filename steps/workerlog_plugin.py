@@ -11,6 +11,13 @@ stopped at its first failure (SIGTERM) never reaches. A worker's process id is w
 O_APPEND writes, so the processes' lines never interleave, and a line is on disk before the test
 runs: a worker that dies in a test leaves its start line behind.
 
+Test ids are written as pytest prints them: relative to pytest's working directory (the
+checkout), not to its rootdir. With a tests/pytest.ini the rootdir is tests/ and a node id is
+"python/test_x.py::t" while pytest prints "tests/python/test_x.py::t"; the record, the reproducer
+summary and the crash lines must name one test one way. The controller also prints the rootdir's
+place in pytest's header ('debugflow: rootdir is "tests" under the working directory') so that
+the log parser can place the ids of xdist's crash lines, which are relative to the rootdir.
+
 The record must never break a test run: any error turns it off for that process.
 """
 import json
@@ -25,6 +32,8 @@ _limit = 16 << 20
 _stopped = False
 _failed = False
 _max_message = 4096
+_prefix = ""
+_prefix_env = "DEBUGFLOW_ROOT_PREFIX"
 
 
 def _worker_name(config):
@@ -39,6 +48,36 @@ def _worker_name(config):
     if numprocesses and getattr(option, "dist", "no") != "no":
         return "controller"
     return "main"
+
+
+def _root_prefix(config):
+    """The rootdir relative to the working directory ("" when they are the same).
+
+    The controller computes it and leaves it in the environment: its workers inherit it (an
+    xdist worker's invocation directory need not be the controller's)."""
+    inherited = os.environ.get(_prefix_env)
+    if inherited is not None:
+        return inherited
+    rootpath = getattr(config, "rootpath", None) or getattr(config, "rootdir", None)
+    invocation = getattr(getattr(config, "invocation_params", None), "dir", None) or os.getcwd()
+    prefix = os.path.relpath(str(rootpath), str(invocation)).replace(os.sep, "/")
+    if prefix == ".":
+        prefix = ""
+    os.environ[_prefix_env] = prefix
+    return prefix
+
+
+def _id(nodeid):
+    """nodeid relative to the working directory, as pytest prints it."""
+    if not _prefix or not nodeid:
+        return nodeid
+    return _prefix + "/" + nodeid
+
+
+def pytest_report_header(config):
+    if _prefix:
+        return ["debugflow: rootdir is %s under the working directory" % json.dumps(_prefix)]
+    return None
 
 
 def _write(phase, nodeid=None, extra=None):
@@ -95,11 +134,15 @@ def _guard_xdist_sends(config):
 
 
 def pytest_configure(config):
-    global _fd, _worker, _limit
+    global _fd, _worker, _limit, _prefix
     try:
         _guard_xdist_sends(config)
     except Exception:
         pass
+    try:
+        _prefix = _root_prefix(config)
+    except Exception:
+        _prefix = ""
     try:
         path = os.environ.get("DEBUGFLOW_WORKER_LOG")
         if not path:
@@ -116,12 +159,12 @@ def pytest_runtest_logstart(nodeid, location):
     # xdist replays the workers' logstart/logfinish in the controller: record only where the
     # test runs.
     if _worker != "controller":
-        _write("start", nodeid)
+        _write("start", _id(nodeid))
 
 
 def pytest_runtest_logfinish(nodeid, location):
     if _worker != "controller":
-        _write("finish", nodeid)
+        _write("finish", _id(nodeid))
 
 
 def _message(report):
@@ -148,4 +191,4 @@ def pytest_runtest_logreport(report):
         message = _message(report)
     except Exception:
         message = ""
-    _write("failed", report.nodeid, {"when": report.when, "message": message})
+    _write("failed", _id(report.nodeid), {"when": report.when, "message": message})

@@ -11,6 +11,8 @@ package pytestlog
 import (
 	"io"
 	"math"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,24 +63,64 @@ type Parser struct {
 	// observe, when set, sees every per-test outcome and every failing id (TrialCounter).
 	observe func(node string, o Outcome)
 
-	inSummary   bool
-	inFailures  bool // inside the FAILURES or ERRORS section
-	afterTests  bool // a report section (FAILURES, summary, ...) began
-	sawSession  bool // a "test session starts" rule was seen (not a log excerpt)
+	inSummary  bool
+	inFailures bool // inside the FAILURES or ERRORS section
+	afterTests bool // a report section (FAILURES, summary, ...) began
+	sawSession bool // a "test session starts" rule was seen (not a log excerpt)
+	// headerSeen: a session's header was seen, its "test session starts" rule or a collection
+	// line ("collected 3 items", xdist's "bringing up nodes...", "2 workers [8 items]"):
+	// progress letters count only after one.
+	headerSeen  bool
 	maxRestart  bool
 	truncated   bool
 	lastStarted string // node id of the last verbose start line
+
+	// Test ids: pytest prints them relative to its working directory, xdist's crash lines
+	// relative to the rootdir (Result.RootPrefix is the difference).
+	invocationDir string   // pytest's working directory, when the caller knows it
+	rootdir       string   // from the "rootdir: " header
+	rootPrefix    string   // the rootdir under the working directory, "" for the same
+	rootKnown     bool     // rootPrefix has been told or learnt
+	pending       []string // crash-line ids (rootdir-relative) not placed yet, not in failed
 }
+
+// maxPending bounds the crash-line ids waiting for the rootdir to be placed; later ones are
+// kept as written.
+const maxPending = 1024
+
+// maxLearnScan is how many of the latest failing ids a crash line's id is compared with to
+// learn where the rootdir lies.
+const maxLearnScan = 4096
 
 // NewParser returns a Parser with no lines seen.
 func NewParser() *Parser {
 	return &Parser{failedSet: map[string]struct{}{}, crashIdx: map[string]int{}, section: -1}
 }
 
+// SetInvocationDir tells the parser pytest's working directory (an absolute path): with the
+// log's "rootdir:" header it places the rootdir at once, so the ids of xdist's crash lines
+// (relative to the rootdir) are made relative to the working directory like every other id.
+// Without it the parser learns the same from the log (the plugin's header line, or a crash
+// line whose id ends a failing id pytest printed).
+func (p *Parser) SetInvocationDir(dir string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if filepath.IsAbs(dir) {
+		p.invocationDir = filepath.Clean(dir)
+	}
+}
+
 // Parse reads a whole pytest log from r, streaming, and returns its Result.
 // Overlong lines are cut at 1 MiB instead of failing.
 func Parse(r io.Reader) (Result, error) {
+	return ParseIn(r, "")
+}
+
+// ParseIn is Parse for a log of a pytest run whose working directory was dir (see
+// SetInvocationDir; "" when unknown).
+func ParseIn(r io.Reader, dir string) (Result, error) {
 	p := NewParser()
+	p.SetInvocationDir(dir)
 	if err := lines.Each(r, maxLineBytes, "pytest log", func(line string) { p.Line(line) }); err != nil {
 		return p.Result(), err
 	}
@@ -125,6 +167,14 @@ func (p *Parser) Result() Result {
 		Failures:                append([]Failure(nil), p.failures...),
 		MaxWorkerRestartReached: p.maxRestart,
 		Truncated:               p.truncated,
+		Session:                 p.headerSeen || p.complete,
+		RootPrefix:              p.rootPrefix,
+	}
+	// Crash-line ids never placed against a printed id stay as xdist wrote them.
+	for _, raw := range p.pending {
+		if _, seen := p.failedSet[raw]; !seen && len(r.FailedTests) < MaxEntries {
+			r.FailedTests = append(r.FailedTests, raw)
+		}
 	}
 	if len(c.other) > 0 {
 		r.Other = make(map[string]int, len(c.other))
@@ -162,6 +212,7 @@ func (p *Parser) segment(s string) Event {
 		// Report sections follow the test run; a new session starts over.
 		p.afterTests = !strings.Contains(s, "test session starts")
 		p.sawSession = p.sawSession || !p.afterTests
+		p.headerSeen = p.headerSeen || p.sawSession
 		p.failureSeparator(s)
 		// "==== xdist: maximum crashed workers reached: 32 ====".
 		ev, _ := p.crashMarkers(s, "")
@@ -324,6 +375,13 @@ func isWorkerID(s string) bool {
 
 // header recognises collection and xdist start-up lines.
 func (p *Parser) header(s string) (Event, bool) {
+	if p.rootHeader(s) {
+		return Event{}, true
+	}
+	if s == "bringing up nodes..." {
+		p.headerSeen = true
+		return Event{}, true
+	}
 	if strings.Contains(s, "collected ") {
 		if m := reCollected.FindStringSubmatch(s); m != nil {
 			n := atoiCount(m[1])
@@ -335,16 +393,19 @@ func (p *Parser) header(s string) (Event, bool) {
 				n = max(n-atoiCount(des[1]), 0)
 			}
 			p.collected = n
+			p.headerSeen = true
 			return Event{Kind: EventCollected}, true
 		}
 	}
 	if m := reCreated.FindStringSubmatch(s); m != nil {
 		p.workers = atoiCount(m[1])
+		p.headerSeen = true
 		return Event{}, true
 	}
 	if m := reWorkersItems.FindStringSubmatch(s); m != nil {
 		p.workers = atoiCount(m[1])
 		p.collected = atoiCount(m[2])
+		p.headerSeen = true
 		return Event{Kind: EventCollected}, true
 	}
 	return Event{}, false
@@ -362,6 +423,7 @@ func (p *Parser) statusLine(s string) Event {
 			break
 		}
 		matched = true
+		p.headerSeen = true
 		if m[2] >= 0 && p.collected == 0 {
 			p.collected = atoiCount(rest[m[2]:m[3]])
 			ev = Event{Kind: EventCollected}
@@ -377,8 +439,12 @@ func (p *Parser) statusLine(s string) Event {
 	return ev
 }
 
-// letters counts progress letters ("..F.sx [ 40%]").
+// letters counts progress letters ("..F.sx [ 40%]"), only after a session's header: a
+// bare "F" or "." elsewhere is text, not a test (random text is not a failing run).
 func (p *Parser) letters(s string) Event {
+	if !p.headerSeen {
+		return Event{}
+	}
 	m := reLetters.FindStringSubmatch(s)
 	if m == nil {
 		return Event{}
@@ -463,6 +529,7 @@ func (p *Parser) addFailed(node string) {
 	}
 	p.failedSet[node] = struct{}{}
 	p.failed = append(p.failed, node)
+	p.placePending(node)
 }
 
 // addCrash records a crashed worker once, completing the node id and reason
@@ -519,9 +586,13 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 		}
 		if node == "" {
 			node = fallbackNode
+		} else {
+			node = p.crashNode(node)
 		}
 		p.addCrash(w, node, "")
-		p.addFailed(node)
+		if !slices.Contains(p.pending, node) {
+			p.addFailed(node)
+		}
 		mark(m[0], Event{Kind: EventFailure, NodeID: node, Outcome: Failed, Worker: w})
 	}
 	for _, m := range reReplacing.FindAllStringSubmatchIndex(s, -1) {

@@ -285,12 +285,15 @@ func TestLineEvents(t *testing.T) {
 		{"non-xdist verbose", "t.py::test_d PASSED                   [ 50%]", Event{Kind: EventResult, NodeID: "t.py::test_d", Outcome: Passed}},
 		{"non-xdist skipped reason", "t.py::test_e SKIPPED (no gpu)      [ 60%]", Event{Kind: EventResult, NodeID: "t.py::test_e", Outcome: Skipped}},
 		{"non-xdist classic failed", "t.py::test_f FAILED", Event{Kind: EventFailure, NodeID: "t.py::test_f", Outcome: Failed}},
-		{"letters with failure", "..F.. [ 10%]", Event{Kind: EventFailure, Outcome: Failed}},
-		{"letters all pass", "t.py .....", Event{Kind: EventResult, Outcome: Passed}},
+		{"in session: letters with failure", "..F.. [ 10%]", Event{Kind: EventFailure, Outcome: Failed}},
+		{"in session: letters all pass", "t.py .....", Event{Kind: EventResult, Outcome: Passed}},
+		{"letters outside a session", "..F.. [ 10%]", Event{}},
+		{"a bare F outside a session", "F", Event{}},
 		{"node down", "[gw3] node down: Not properly terminated", Event{Kind: EventCrash, Worker: "gw3"}},
 		{"node down glued to dots", "....[gw0] node down: Not properly terminated", Event{Kind: EventCrash, Worker: "gw0"}},
 		{"replacing", "replacing crashed worker gw4", Event{Kind: EventCrash, Worker: "gw4"}},
-		{"replacing capitalised glued", "fReplacing crashed worker gw1", Event{Kind: EventFailure, Outcome: Failed}},
+		{"in session: replacing capitalised glued", "fReplacing crashed worker gw1", Event{Kind: EventFailure, Outcome: Failed}},
+		{"replacing glued outside a session", "fReplacing crashed worker gw1", Event{Kind: EventCrash, Worker: "gw1"}},
 		{"replacing slave", "Replacing crashed slave gw2", Event{Kind: EventCrash, Worker: "gw2"}},
 		{"crashed while running", "worker 'gw2' crashed while running 't.py::test_g[cuda-2-3]'", Event{Kind: EventFailure, NodeID: "t.py::test_g[cuda-2-3]", Outcome: Failed, Worker: "gw2"}},
 		{"old capitalised crash", "Worker 'gw0' crashed while running 't.py::test_h'", Event{Kind: EventFailure, NodeID: "t.py::test_h", Outcome: Failed, Worker: "gw0"}},
@@ -314,7 +317,11 @@ func TestLineEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := NewParser().Line(tt.line); got != tt.want {
+			p := NewParser()
+			if strings.HasPrefix(tt.name, "in session: ") {
+				p.Line("============================= test session starts ==============================")
+			}
+			if got := p.Line(tt.line); got != tt.want {
 				t.Errorf("Line(%q) = %+v, want %+v", tt.line, got, tt.want)
 			}
 		})

@@ -43,6 +43,10 @@ var (
 	reMaxReached   = regexp.MustCompile(`(?i)maximum crashed (?:workers|slaves) reached:?\s*(\d*)`)
 	reNoRestart    = regexp.MustCompile(`(?i)(?:worker|slave) (gw\d+) crashed and (?:worker|slave) restarting disabled`)
 
+	// The worker record plugin's header line: where pytest's rootdir lies under its working
+	// directory, as a Go/JSON string ("tests").
+	reRootPrefix = regexp.MustCompile(`^debugflow: rootdir is ("(?:[^"\\]|\\.)*") under the working directory$`)
+
 	// Final line tail after the last " in ": "0.53s", "102.70s (0:01:42)",
 	// pre-5.1 "6.48 seconds".
 	reFinalTail = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:s| seconds?)(?: \((\d+:\d{2}:\d{2}(?:\.\d+)?)\))?$`)

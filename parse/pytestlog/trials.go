@@ -112,5 +112,6 @@ func (c *TrialCounter) test(node string) int {
 func CountTrials(r io.Reader, count int) (Trials, error) {
 	c := NewTrialCounter(count)
 	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
+	c.p.settle()
 	return c.Result(), err
 }

@@ -160,4 +160,14 @@ type Result struct {
 	// Truncated is set when a list hit the memory cap (MaxEntries) and
 	// later entries were dropped; counts stay exact.
 	Truncated bool `json:"truncated,omitempty"`
+	// Session is set when the log holds a pytest session: its "test session starts" rule or
+	// its final line. Without one the log is not pytest's: progress letters are not counted
+	// (a bare "F" of random text is not a failure), and a verdict must not rest on it.
+	Session bool `json:"session"`
+	// RootPrefix is where pytest's rootdir lies under its working directory ("tests" when a
+	// tests/pytest.ini made tests/ the rootdir), as learnt from the log; "" when they are the
+	// same or it could not be told. Every id of the Result is relative to the working
+	// directory (the checkout), as pytest prints them: the ids xdist names in its crash lines
+	// are relative to the rootdir and get this prefix.
+	RootPrefix string `json:"root_prefix,omitempty"`
 }

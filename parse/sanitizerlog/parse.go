@@ -145,6 +145,8 @@ type parser struct {
 
 	fatal       []string // tool messages that make the run inconclusive whatever the summary says
 	crashReason string   // application output saying the target died
+	noTests     string   // pytest's output saying it ran no test, and why
+	noTestsWhy  bool     // noTests names the cause (a test not found, a usage error)
 }
 
 func newParser(o Options) *parser {
@@ -301,6 +303,7 @@ func (p *parser) appLine(s []byte) {
 		}
 	}
 	p.checkCrash(s)
+	p.checkNoTests(s)
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
 	}
@@ -603,6 +606,43 @@ func (p *parser) checkCrash(s []byte) {
 	}
 }
 
+// checkNoTests looks for pytest saying it ran no test: a selection naming tests that do not
+// exist (exit 4), nothing collected or selected (exit 5). The sanitizer then checked nothing,
+// and its clean summary means nothing. Gated by the first byte, like checkCrash.
+func (p *parser) checkNoTests(s []byte) {
+	if p.noTestsWhy {
+		return
+	}
+	s = trimRightBlank(s)
+	why, cause := "", false
+	switch s[0] {
+	case 'E':
+		for _, m := range []string{"ERROR: file or directory not found: ", "ERROR: not found: "} {
+			if hasPrefix(s, m) {
+				why, cause = "pytest: "+string(cut(s[len("ERROR: "):], 200)), true
+			}
+		}
+	case 'p':
+		if hasPrefix(s, "pytest: error: ") {
+			why, cause = string(cut(s, 200)), true
+		}
+	case '=', 'n':
+		if bytes.Contains(s, []byte("no tests ran in ")) {
+			why = "pytest: no tests ran"
+		}
+	case 'c':
+		if bytes.Contains(s, []byte("collected 0 items")) && !bytes.Contains(s, []byte("error")) {
+			why = "pytest collected 0 items"
+		} else if bytes.Contains(s, []byte(" / 0 selected")) {
+			why = "pytest selected 0 items"
+		}
+	}
+	// The cause ("not found: x") says more than its effect ("collected 0 items"), printed first.
+	if why != "" && (cause || p.noTests == "") {
+		p.noTests, p.noTestsWhy = why, cause
+	}
+}
+
 func (p *parser) crash(s []byte) {
 	if p.crashReason == "" {
 		p.crashReason = "the application crashed (" + string(cut(s, 200)) + "), so the sanitizer only checked what ran before"
@@ -807,6 +847,10 @@ func (p *parser) finish(truncated int, readErr error) {
 	reasons = append(reasons, p.fatal...)
 	if p.crashReason != "" {
 		reasons = append(reasons, p.crashReason)
+	}
+	if p.noTests != "" {
+		rep.NoTests = p.noTests
+		reasons = append(reasons, "did not run the tests ("+p.noTests+")")
 	}
 	summary := "ERROR SUMMARY"
 	if rep.Tool == ToolRacecheck {

@@ -38,6 +38,10 @@ type Report struct {
 	Complete bool `json:"complete"`
 	// Inconclusive gives the reason(s) when Complete is false.
 	Inconclusive string `json:"inconclusive,omitempty"`
+	// NoTests says why pytest under the sanitizer ran no test ("pytest: file or directory not
+	// found: python/test_x.py::t", "pytest: no tests ran"): the run checked nothing, so it is
+	// never clean (Complete is false), whatever its summary says.
+	NoTests string `json:"no_tests,omitempty"`
 	// Errors are memory access, hardware exception, malloc/free and initcheck errors.
 	Errors []AccessError `json:"errors"`
 	// APIErrors are "Program hit ..." and "CUDA API Error: ..." records.

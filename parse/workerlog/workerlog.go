@@ -293,7 +293,21 @@ func (w *Worker) Position(nodeid string) int {
 			return i + 1
 		}
 	}
+	// A record written before ids were made relative to the checkout holds them relative to
+	// pytest's rootdir ("python/t.py::x" for "tests/python/t.py::x"): the same test of this
+	// worker, under a folder.
+	for i := len(w.Tests) - 1; i >= 0; i-- {
+		if underFolder(w.Tests[i].NodeID, nodeid) || underFolder(nodeid, w.Tests[i].NodeID) {
+			return i + 1
+		}
+	}
 	return 0
+}
+
+// underFolder reports whether long is short under some folder ("tests/" + short).
+func underFolder(long, short string) bool {
+	n := len(long) - len(short)
+	return short != "" && n > 1 && long[n-1] == '/' && long[n:] == short
 }
 
 // Last returns the time of the worker's last record (its last test's end, or start when it

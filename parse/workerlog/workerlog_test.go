@@ -253,3 +253,28 @@ func TestAttributeWithinOneSecond(t *testing.T) {
 		})
 	}
 }
+
+// A crash names the test relative to the checkout; a record written by an older plugin named
+// it relative to pytest's rootdir (tests/): the crash is still placed, and a test of another
+// folder with the same name is not taken for it.
+func TestPositionAcrossRoots(t *testing.T) {
+	w := &Worker{Name: "gw2", Tests: []TestRun{{NodeID: "python/test_a.py::t[1-5]", Finished: true},
+		{NodeID: "python/test_b.py::t[cuda-3-5]"}}}
+	tests := []struct {
+		id   string
+		want int
+	}{
+		{"python/test_b.py::t[cuda-3-5]", 2},
+		{"tests/python/test_b.py::t[cuda-3-5]", 2},
+		{"tests/python/test_a.py::t[1-5]", 1},
+		{"test_b.py::t[cuda-3-5]", 2},
+		{"xpython/test_b.py::t[cuda-3-5]", 0},
+		{"tests/other/test_b.py::t[cuda-3-5]", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := w.Position(tt.id); got != tt.want {
+			t.Errorf("Position(%q) = %d, want %d", tt.id, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package sanitizerlog
+
+import (
+	"strings"
+	"testing"
+)
+
+// A sanitizer run whose pytest ran no test checked nothing: its clean ERROR SUMMARY is never
+// "clean" (pytest exit 4 for ids that do not exist, exit 5 for nothing collected).
+func TestPytestRanNoTest(t *testing.T) {
+	const clean = "========= COMPUTE-SANITIZER\n"
+	const summary = "========= ERROR SUMMARY: 0 errors\n"
+	tests := []struct {
+		name, app, want string
+	}{
+		{"ids under the rootdir, not the checkout (exit 4)",
+			"ERROR: file or directory not found: python/test_x.py::test_a[cuda]\n\n" +
+				"============================ no tests ran in 0.01s =============================\n",
+			"pytest: file or directory not found: python/test_x.py::test_a[cuda]"},
+		{"as pytest 7 prints it: the effect first, then the cause",
+			"collecting ... collected 0 items\n\n============================ no tests ran in 0.01s =============================\n" +
+				"ERROR: file or directory not found: python/test_x.py::test_a[cuda]\n",
+			"pytest: file or directory not found: python/test_x.py::test_a[cuda]"},
+		{"a test that is not in its file (exit 4)",
+			"ERROR: not found: /w/q/tests/python/test_x.py::test_b\n(no name '/w/q/tests/python/test_x.py::test_b' in any of [<Module test_x.py>])\n",
+			"pytest: not found: /w/q/tests/python/test_x.py::test_b"},
+		{"nothing collected (exit 5)",
+			"collecting ... collected 0 items\n\n============================ no tests ran in 0.01s =============================\n",
+			"pytest collected 0 items"},
+		{"nothing selected (exit 5)",
+			"collecting ... collected 3 items / 3 deselected / 0 selected\n\n=========================== 3 deselected in 0.01s ============================\n",
+			"pytest selected 0 items"},
+		{"no tests ran, quiet", "no tests ran in 0.01s\n", "pytest: no tests ran"},
+		{"a usage error (exit 4)", "ERROR: usage: __main__.py [options] [file_or_dir] [file_or_dir] [...]\npytest: error: unrecognized arguments: --bogus\n",
+			"pytest: error: unrecognized arguments: --bogus"},
+		{"tests ran", "collecting ... collected 1 item\n\ntests/python/test_x.py::test_a[cuda] PASSED\n\n============================== 1 passed in 0.01s ===============================\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(clean + tt.app + summary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.NoTests != tt.want {
+				t.Errorf("NoTests = %q, want %q", rep.NoTests, tt.want)
+			}
+			if tt.want == "" {
+				if !rep.Complete {
+					t.Errorf("a run that ran its test is inconclusive: %s", rep.Inconclusive)
+				}
+				return
+			}
+			if rep.Complete || !strings.Contains(rep.Inconclusive, "did not run the tests ("+tt.want+")") {
+				t.Errorf("complete %v, inconclusive %q: a run that ran no test must not be clean", rep.Complete, rep.Inconclusive)
+			}
+		})
+	}
+}

@@ -1,0 +1,221 @@
+package steps
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/experiment"
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/parse/pytestlog"
+	"github.com/debugflow/debugflow/parse/workerlog"
+	"github.com/debugflow/debugflow/report"
+)
+
+// copyTree copies the folder src (testdata) into a new temporary folder and returns it.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestReferenceLayoutEndToEnd runs the reference project's real test layout
+// (testdata/refproject: tests/pytest.ini makes tests/ pytest's rootdir, the conftest retires a
+// worker after each failure, the xdist fork's second crash line names "python/...") through
+// reproduce, the worker record, report, sanitize and the experiment's (and so the bisection's)
+// trial counting: every id is relative to the checkout, one failure is one id and one Failing
+// count, both crashes are placed in the worker record, the sanitizer reruns a test that exists.
+func TestReferenceLayoutEndToEnd(t *testing.T) {
+	py := testenv.PytestPython(t)
+	checkout := copyTree(t, filepath.Join("testdata", "refproject"))
+	w := newE2EWorld(t, "crash")
+	w.suite = checkout
+	const (
+		crashed = "tests/python/test_ad.py::test_x[cuda-3-5]" // the worker aborts
+		retired = "tests/python/test_ad.py::test_x[cuda-4-5]" // fails, the conftest retires the worker
+		base    = "tests/python/test_ad.py::test_x[cuda]"
+	)
+
+	r := runStep(t, checkout, w.env, "reproduce", "--out", w.out, "--python", py,
+		"--workers", "2", "--count", "5", "tests/python/test_ad.py")
+	if r.code != 0 {
+		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	log := readFile(t, filepath.Join(w.out, ReproducerLog))
+	// The shape this test is about: the rootdir is tests/, the fork's line names python/...
+	for _, want := range []string{"configfile: pytest.ini", "worker 'gw", "crashed while running 'python/test_ad.py::test_x[cuda-4-5]'",
+		`debugflow: rootdir is "tests" under the working directory`, "2 failed, 13 passed"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("reproducer.log lacks %q: the fixture no longer has the reference project's shape:\n%s", want, log)
+		}
+	}
+	sum := loadSummary(t, w.out)
+	if diff := cmp.Diff([]string{crashed, retired}, slices.Sorted(slices.Values(sum.FailedTests))); diff != "" {
+		t.Errorf("failed_tests (-want +got): one failure, one id, relative to the checkout:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{base}, sum.FailedBaseTests); diff != "" {
+		t.Errorf("failed_base_tests (-want +got):\n%s", diff)
+	}
+	if sum.Failed != 2 || sum.Passed != 13 {
+		t.Errorf("counts: %d failed, %d passed; want 2 and 13", sum.Failed, sum.Passed)
+	}
+	var crashTests [][2]string
+	for _, c := range sum.Crashes {
+		crashTests = append(crashTests, [2]string{c.Worker, c.NodeID})
+	}
+	if len(sum.Crashes) != 2 || !slices.ContainsFunc(sum.Crashes, func(c pytestlog.Crash) bool { return c.NodeID == crashed }) ||
+		!slices.ContainsFunc(sum.Crashes, func(c pytestlog.Crash) bool { return c.NodeID == retired }) {
+		t.Errorf("crashes = %+v, want the aborted worker in %s and the retired one in %s", sum.Crashes, crashed, retired)
+	}
+
+	// The worker record names tests as pytest prints them, and places both crashes.
+	f, err := os.Open(filepath.Join(w.out, WorkerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := workerlog.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wk := range rec.Workers {
+		for _, tr := range wk.Tests {
+			if !strings.HasPrefix(tr.NodeID, "tests/python/") {
+				t.Errorf("worker record: %s ran %q, not relative to the checkout", wk.Name, tr.NodeID)
+			}
+		}
+	}
+	for _, c := range rec.Crashes(crashTests, 2) {
+		if c.Position < 1 || c.Position > 2 {
+			// A fresh worker's first or second test: the finding of the reference pull request
+			// (-n 2, a retired or crashed worker's replacement starts afresh; a crash of one of
+			// the first two workers may come later).
+			if c.Position < 1 {
+				t.Errorf("crash %+v not placed in the worker record", c)
+			}
+		}
+	}
+
+	// The report: one Failing row counting two failures, both crashes placed.
+	v, err := report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Reproduced() || v.Reproducer == nil {
+		t.Fatalf("report: not reproduced: %+v", v.Reproducer)
+	}
+	if diff := cmp.Diff([]report.TestFailures{{Test: base, Failed: 2}}, v.Reproducer.PerTest); diff != "" {
+		t.Errorf("report Failing rows (-want +got):\n%s", diff)
+	}
+	if tl := v.Timeline; tl == nil || tl.KnownCrashes != 2 || strings.Contains(tl.Summary, "does not place") {
+		t.Errorf("report timeline: %+v, want both crashes placed", tl)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`(^|[\s'"(])python/test_ad\.py`).MatchString(text.String()) {
+		t.Errorf("the report names an id relative to the rootdir:\n%s", text.String())
+	}
+
+	// The experiment's trial counting (the bisection counts through it): three tests, five
+	// trials each, two failures, all under tests/.
+	obs, err := experiment.LoadDir(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, tt := range obs.Tests {
+		got[tt.ID] = [2]int{tt.Trials, tt.Failures}
+	}
+	want := map[string][2]int{base: {5, 2}, "tests/python/test_ad.py::test_x[cpu]": {5, 0}, "tests/python/test_ad.py::test_y": {5, 0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("experiment trials (-want +got):\n%s", diff)
+	}
+
+	// The sanitizer reruns the failing test from the checkout: it exists, it runs.
+	r = runStep(t, checkout, w.env, "sanitize", "--out", w.out, "--python", py)
+	if r.code != 0 {
+		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(readFile(t, w.argvFile)), &argv); err != nil {
+		t.Fatal(err)
+	}
+	if got := argv[len(argv)-1]; got != base {
+		t.Errorf("the sanitizer was handed %q, want %q", got, base)
+	}
+	if slog := readFile(t, filepath.Join(w.out, SanitizerLog)); !strings.Contains(slog, " 1 passed") {
+		t.Errorf("the sanitizer's pytest did not run the test:\n%s", slog)
+	}
+	if outs := readOutputs(t, w.ghOutput); outs["inconclusive"] != "false" {
+		t.Errorf("sanitize outputs %v", outs)
+	}
+	v, err = report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := v.Sanitizer; s == nil || s.NoTests != "" || !strings.Contains(s.Result, "clean") {
+		t.Errorf("report sanitizer = %+v, want clean over the test it ran", s)
+	}
+
+	// The same sanitizer handed ids relative to the rootdir (what the reproducer summary held
+	// before): pytest exits 4 and runs nothing, the memcheck summary says 0 errors, and that is
+	// never clean.
+	stale := filepath.Join(t.TempDir(), "stale")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(stale, ReproducerSummary), &ReproducerResult{Count: 5, ExitCode: 1, Reproduced: true,
+		FailedTests: []string{"python/test_ad.py::test_x[cuda-4-5]"}, FailedBaseTests: []string{"python/test_ad.py::test_x[cuda]"}}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, w.ghOutput, "")
+	r = runStep(t, checkout, w.env, "sanitize", "--out", stale, "--python", py)
+	if r.code != 0 {
+		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if outs := readOutputs(t, w.ghOutput); outs["inconclusive"] != "true" || outs["skipped"] != "false" {
+		t.Errorf("sanitize outputs over tests that do not exist: %v, want inconclusive", outs)
+	}
+	if !strings.Contains(r.stdout, "INCONCLUSIVE: did not run the tests (pytest: file or directory not found: python/test_ad.py::test_x[cuda])") {
+		t.Errorf("sanitize does not say the tests did not run:\n%s", r.stdout)
+	}
+	v, err = report.Load(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := v.Sanitizer
+	if s == nil || s.Complete || s.NoTests == "" || !strings.Contains(s.Result, "memcheck did not run the tests (") || strings.Contains(s.Result, "clean") {
+		t.Errorf("report sanitizer over tests that do not exist = %+v, want 'did not run the tests', never clean", s)
+	}
+	if md := v.Markdown("artifact"); !strings.Contains(md, "did not run the tests") {
+		t.Errorf("the job summary does not say the sanitizer ran no test:\n%s", md)
+	}
+}
