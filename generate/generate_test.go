@@ -194,7 +194,7 @@ func TestDefaultJob(t *testing.T) {
 	}
 	debug := jobs["debug"]
 	wantSteps := []string{
-		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Check the inputs",
+		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Evidence folder", "Check the inputs",
 		"System identity and dmesg snapshot", "Restore the toolchain", "Restore pip's cache",
 		"Install dependencies and compute-sanitizer", "Save the toolchain", "Save pip's cache", "Check compute-sanitizer",
 		"Restore the compiler cache", "Use the compiler cache", "Build", "Save the compiler cache",
@@ -226,8 +226,9 @@ func TestDefaultJob(t *testing.T) {
 		t.Errorf("stage step = %+v", stage)
 	}
 	reproduce := findStep(t, debug, "Reproduce")
-	wantRun := "debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count \"$REPRODUCE_COUNT\" \\\n" +
-		"  -k cuda --stop-on-first-failure=\"$STOP_ON_FIRST_FAILURE\" tests/python/test_ad_ndarray.py\n"
+	wantRun := "exec debugflow-step reproduce --out \"$DEBUGFLOW_OUT\" --python python --workers 8 \\\n" +
+		"  --count \"$REPRODUCE_COUNT\" -k cuda --stop-on-first-failure=\"$STOP_ON_FIRST_FAILURE\" \\\n" +
+		"  tests/python/test_ad_ndarray.py\n"
 	if reproduce.ID != "reproduce" || reproduce.Run != wantRun ||
 		reproduce.Env["REPRODUCE_COUNT"] != "${{ inputs.reproduce_count || '50' }}" {
 		t.Errorf("reproduce step = %+v\nwant run %q", reproduce, wantRun)
@@ -237,7 +238,7 @@ func TestDefaultJob(t *testing.T) {
 	}
 	gate := findStep(t, debug, "Wait in the tmate session")
 	if gate.If != "always()" ||
-		gate.Run != `debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue --wait` ||
+		gate.Run != `exec debugflow-step gate --out "$DEBUGFLOW_OUT" --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue --wait` ||
 		gate.Env["GITHUB_TOKEN"] != "${{ github.token }}" ||
 		gate.TimeoutMinutes != "${{ fromJSON(steps.stage.outputs.gate_timeout_minutes || '65') }}" {
 		t.Errorf("gate step = %+v", gate)
@@ -245,7 +246,7 @@ func TestDefaultJob(t *testing.T) {
 	for _, name := range []string{"Upload artifacts", "Upload artifacts after the tmate session"} {
 		up := findStep(t, debug, name)
 		if diff := cmp.Diff(map[string]any{
-			"name": "debug_cuda_repro_artifacts", "path": "/tmp/repro", "overwrite": true, "if-no-files-found": "warn",
+			"name": "debug_cuda_repro_artifacts", "path": "${{ env.DEBUGFLOW_OUT }}", "overwrite": true, "if-no-files-found": "warn",
 		}, up.With); diff != "" || up.If != "always()" {
 			t.Errorf("%s: if %q, with (-want +got):\n%s", name, up.If, diff)
 		}
@@ -255,7 +256,7 @@ func TestDefaultJob(t *testing.T) {
 			t.Errorf("%s: if = %q, want always()", name, s.If)
 		}
 	}
-	if s := findStep(t, debug, "Verdict"); s.Run != "debugflow-step verdict --out /tmp/repro" {
+	if s := findStep(t, debug, "Verdict"); s.Run != "exec debugflow-step verdict --out \"$DEBUGFLOW_OUT\"" {
 		t.Errorf("verdict run = %q", s.Run)
 	}
 	if s := findStep(t, debug, "Install debugflow-step"); s.Run != BundleInstallScript || s.Env[envStepSHA256] != testSHA256["x64"] {
@@ -428,11 +429,13 @@ func TestNoExpressionInRun(t *testing.T) {
 		"DEBUGFLOW_ARG_2":        "tests/${{ inputs.other }}",
 		"DEBUGFLOW_PYTEST_ARG":   "${{ inputs.a }}",
 		"DEBUGFLOW_PYTEST_ARG_2": "${{ inputs.b }}",
-		"DEBUGFLOW_OUT":          "/tmp/${{ github.run_id }}",
 	} {
 		if stage.Env[name] != want {
 			t.Errorf("stage env %s = %q, want %q", name, stage.Env[name], want)
 		}
+	}
+	if init := findStep(t, jobs["debug"], "Evidence folder"); init.Env["DEBUGFLOW_LINK"] != "/tmp/${{ github.run_id }}" {
+		t.Errorf("init step = %+v, want the link through env DEBUGFLOW_LINK", init)
 	}
 	if !strings.Contains(stage.Run, `--pytest-arg "$DEBUGFLOW_PYTEST_ARG" --pytest-arg "$DEBUGFLOW_PYTEST_ARG_2"`) {
 		t.Errorf("stage run = %q", stage.Run)
@@ -569,11 +572,11 @@ func TestEvidenceSteps(t *testing.T) {
 	core := findStep(t, debug, "GPU core dump")
 	// !cancelled(): a sanitizer step that failed (timed out) does not skip the core dump pass.
 	if core.If != "!cancelled() && steps.reproduce.outputs.reproduced == 'true'" || fmt.Sprint(core.TimeoutMinutes) != "15" ||
-		!strings.Contains(core.Run, "debugflow-step coredump --out /tmp/repro --python python --attempts 2 --timeout 7m --max-size-mb 64") {
+		!strings.Contains(core.Run, "exec debugflow-step coredump --out \"$DEBUGFLOW_OUT\" --python python --attempts 2 --timeout 7m --max-size-mb 64") {
 		t.Errorf("core dump step: if %q, timeout %d, run %s", core.If, core.TimeoutMinutes, core.Run)
 	}
 	health := findStep(t, debug, "Runner health after the run")
-	if health.If != "always()" || health.Run != "debugflow-step health --out /tmp/repro --name after" {
+	if health.If != "always()" || health.Run != "exec debugflow-step health --out \"$DEBUGFLOW_OUT\" --name after" {
 		t.Errorf("health step: if %q run %q", health.If, health.Run)
 	}
 	order := func(name string) int { return slices.Index(names, name) }
