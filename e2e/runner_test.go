@@ -178,9 +178,9 @@ type simRunner struct {
 	// (go, curl, wget: each records its call in guardLog and fails) and for a debugflow-step
 	// the install step did not provide (not found).
 	guards, guardLog string
-	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there, the init step
-	// the job's evidence folder); home is HOME ("": a folder in temp).
-	temp, home string
+	// temp is RUNNER_TEMP, each runner agent's own (the tmate gate keeps its session
+	// directory there, the init step the job's evidence folder).
+	temp string
 	// files holds the runner's own files: each step's script, log and GITHUB_OUTPUT.
 	files string
 	// summary is GITHUB_STEP_SUMMARY, one file for the job.
@@ -612,7 +612,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_JOB": r.jobID, "GITHUB_REPOSITORY": simRepository,
 		// A home of the runner's own: the gate creates the SSH client keys tmate needs there.
-		"HOME": cmp.Or(r.home, filepath.Join(r.temp, "home")),
+		"HOME": filepath.Join(r.temp, "home"),
 	} {
 		env[k] = v
 	}

@@ -142,9 +142,11 @@ type run struct {
 	commit string
 	// runInstall runs the spec's install and build commands for real.
 	runInstall bool
-	// runnerTemp, when set, is RUNNER_TEMP (shared by jobs that run on one host at once, as
-	// under act); artifactDir, when set, is the spec's artifact.dir (the link they share).
-	runnerTemp, artifactDir string
+	// noSessionOnPullRequest keeps the spec's default tmate.on_pull_request: false.
+	noSessionOnPullRequest bool
+	// artifactDir, when set, is the spec's artifact.dir (/tmp/repro, which jobs on one host
+	// share).
+	artifactDir string
 	// cancelStep and cancelAfter cancel the run once that step has run so long.
 	cancelStep  string
 	cancelAfter time.Duration
@@ -328,6 +330,9 @@ func newSimulation(t *testing.T, root string, how run) *simulation {
 	setInputDefault(t, s, s.Reproducer.CountInput, repeatCount)
 	setInputDefault(t, s, s.Tmate.TimeoutInput, strconv.Itoa(defaultTmateMinutes))
 	s.Tmate.TimeoutMinutes = defaultTmateMinutes
+	// The simulated runs are mostly pull_request runs (no inputs): they open the session as a
+	// dispatch would, unless the test says otherwise (run.noSessionOnPullRequest).
+	s.Tmate.OnPullRequest = !how.noSessionOnPullRequest
 	// Never the global /tmp/continue and /tmp/repro: tests run in parallel on shared machines.
 	s.Tmate.ContinueFile = filepath.Join(root, "continue")
 	s.Artifact.Dir = filepath.Join(root, "repro")
@@ -387,9 +392,6 @@ func (sim *simulation) newRunner(t *testing.T, how run, root, workspace string) 
 		t.Fatal(err)
 	}
 	r := newSimRunner(t, workspace, binPath(fromImage))
-	if how.runnerTemp != "" {
-		r.temp, r.home = how.runnerTemp, filepath.Join(root, "home")
-	}
 	sim.runnerTemp = r.temp
 	r.cancelStep, r.cancelAfter = how.cancelStep, how.cancelAfter
 	toolkitLine := `^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`
@@ -592,7 +594,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	sim.checkStepBinaryInstalled(t)
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
+	want := []string{"init", "check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
 	if sim.spec.Tmate.Placement == "after" {
 		want = slices.Delete(want, 7, 8)
 	}
@@ -742,7 +744,7 @@ func TestReleaseDownloadsAndVerifies(t *testing.T) {
 	rs := newReleaseServer(t)
 	sim := simulate(t, run{selectExpr: "cpu", release: rs, stopAfter: "System identity and dmesg snapshot"})
 	sim.checkStepBinaryInstalled(t)
-	if sim.job.Failed || !slices.Equal(sim.job.verbs(outcomeSuccess), []string{"check-inputs", "identity"}) {
+	if sim.job.Failed || !slices.Equal(sim.job.verbs(outcomeSuccess), []string{"init", "check-inputs", "identity"}) {
 		t.Errorf("verbs run %q, job failed %v; want check-inputs and identity to run the downloaded binary:\n%s",
 			sim.job.verbs(outcomeSuccess), sim.job.Failed, sim.job.failureLogs())
 	}
@@ -866,7 +868,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", placement: "before"})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"init", "check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")

@@ -235,13 +235,17 @@ func TestDefaultCarriesV3(t *testing.T) {
 		{"tmate detached before the reproducer, limited to the actor, never skipping it", func(t *testing.T) {
 			open := d.index(t, "Open the tmate session")
 			st := d.debug.Steps[open]
-			if d.debug.Steps[open+1].Name != "Reproduce" || !strings.Contains(st.Run, "--detach") || strings.Contains(st.Run, "--limit-actor=false") {
+			if d.debug.Steps[open+1].Name != "Reproduce" || !strings.Contains(st.Run, "--detach") || strings.Contains(st.Run, "--limit-actor=false") ||
+				st.If != "github.event_name != 'pull_request'" {
 				t.Errorf("open step = %+v", st)
 			}
 			if !strings.Contains(string(d.raw), "--detach\n        continue-on-error: true\n") {
 				t.Error("a detach step that fails would skip the reproducer: no continue-on-error")
 			}
-			if wait := d.step(t, "Wait in the tmate session"); wait.If != "always()" || !strings.Contains(wait.Run, "--wait") {
+			// No session on a cancel, nor for a pull_request run nobody waits on; nobody
+			// attached within 10 minutes ends it.
+			if wait := d.step(t, "Wait in the tmate session"); wait.If != "!cancelled() && github.event_name != 'pull_request'" ||
+				!strings.Contains(wait.Run, "--wait") || !strings.Contains(wait.Run, "--connect-timeout-minutes 10") {
 				t.Errorf("wait step = %+v", wait)
 			}
 		}},

@@ -758,6 +758,7 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		// A session that cannot start (no SSH keys, no tmate) must not skip the reproducer
 		// and the upload; the gate at the end tries again and says why.
 		step.ContinueOnError = true
+		step.If = b.gateOnPullRequest()
 	default:
 		if t.Placement == "before" {
 			c.boolFlag("--wait")
@@ -765,13 +766,28 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		} else {
 			step.Name = "tmate gate"
 		}
-		step.If = workflow.Always()
+		// After a failed step too, but never in a cancelled run: a cancel must free the
+		// runner, not open a session.
+		step.If = workflow.Not(workflow.Cancelled())
+		if pr := b.gateOnPullRequest(); pr != "" {
+			step.If = workflow.And(step.If, pr)
+		}
 		step.TimeoutMinutes = b.gateStepTimeout()
 	}
 	sc.add(c.exec())
 	// The gate reads the actor's public SSH keys from the API; the token lifts the rate limit.
 	sc.env = append(sc.env, workflow.EnvVar{Name: "GITHUB_TOKEN", Value: workflow.Github("token").String()})
 	return runStep(step, &sc)
+}
+
+// gateOnPullRequest is the gate steps' condition on the event: a run the pull_request trigger
+// started (each push to the pull request; nobody waits on it) opens no session unless the
+// spec asks (tmate.on_pull_request); "" when any run may open one.
+func (b *builder) gateOnPullRequest() workflow.Expr {
+	if b.s.Triggers.PullRequest == nil || b.s.Tmate.OnPullRequest {
+		return ""
+	}
+	return workflow.Ne(workflow.Github("event_name"), workflow.Lit("pull_request"))
 }
 
 // gateStepTimeout bounds the blocking gate step a few minutes above the session timeout:

@@ -237,8 +237,9 @@ func TestDefaultJob(t *testing.T) {
 		t.Errorf("sanitizer if = %q", s.If)
 	}
 	gate := findStep(t, debug, "Wait in the tmate session")
-	if gate.If != "always()" ||
-		gate.Run != `exec debugflow-step gate --out "$DEBUGFLOW_OUT" --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue --wait` ||
+	if gate.If != "!cancelled() && github.event_name != 'pull_request'" ||
+		gate.Run != "exec debugflow-step gate --out \"$DEBUGFLOW_OUT\" --timeout-minutes \"$TMATE_TIMEOUT_MINUTES\" \\\n"+
+			"  --continue-file /tmp/continue --connect-timeout-minutes 10 --wait\n" ||
 		gate.Env["GITHUB_TOKEN"] != "${{ github.token }}" ||
 		gate.TimeoutMinutes != "${{ fromJSON(steps.stage.outputs.gate_timeout_minutes || '65') }}" {
 		t.Errorf("gate step = %+v", gate)
@@ -292,7 +293,7 @@ func TestMatrixJobs(t *testing.T) {
 		t.Errorf("detach step = %+v", s)
 	}
 	wait := findStep(t, debug, "Wait in the tmate session")
-	if !strings.Contains(wait.Run, "--wait") || wait.If != "always()" || wait.TimeoutMinutes != uint64(35) {
+	if !strings.Contains(wait.Run, "--wait") || wait.If != "!cancelled()" || wait.TimeoutMinutes != uint64(35) {
 		t.Errorf("wait step = %+v", wait)
 	}
 	if slices.Contains(names, "tmate gate") {
@@ -586,5 +587,36 @@ func TestEvidenceSteps(t *testing.T) {
 	// Without the pass (the default spec) there is no core dump step.
 	if d, _, _ := generateParsed(t, defaultSpec()); slices.Contains(stepNames(d["debug"]), "GPU core dump") {
 		t.Error("the default spec has a core dump step")
+	}
+}
+
+// The tmate gate costs the GPU runner: a pull_request run (each push; nobody waits on it)
+// opens no session unless the spec asks, and a cancelled run never opens one at the end.
+func TestGateConditions(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		pullRequest, on bool
+		wantOpen        string
+		wantWait        string
+	}{
+		{"pull_request trigger", true, false, "github.event_name != 'pull_request'", "!cancelled() && github.event_name != 'pull_request'"},
+		{"pull_request trigger, on_pull_request", true, true, "", "!cancelled()"},
+		{"dispatch only", false, false, "", "!cancelled()"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec.Default()
+			s.StepBinary.Delivery, s.StepBinary.Pinned = spec.DeliveryBundle, testSHA256
+			s.Tmate.OnPullRequest = tt.on
+			if !tt.pullRequest {
+				s.Triggers.PullRequest = nil
+			}
+			jobs, _, _ := generateParsed(t, s)
+			if got := findStep(t, jobs["debug"], "Open the tmate session").If; got != tt.wantOpen {
+				t.Errorf("open: if %q, want %q", got, tt.wantOpen)
+			}
+			if got := findStep(t, jobs["debug"], "Wait in the tmate session").If; got != tt.wantWait {
+				t.Errorf("wait: if %q, want %q", got, tt.wantWait)
+			}
+		})
 	}
 }
