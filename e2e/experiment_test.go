@@ -205,7 +205,7 @@ func checkExperimentLeg(t *testing.T, leg legResult, ref expRef, commit, runner,
 		t.Errorf("leg %q: steps skipped as installs = %q, want %q", leg.Name, got, installSteps)
 	}
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	wantVerbs := []string{"ref-info", "check-inputs", "identity", "compiler-cache", "identity", "smoke", "reproduce", "xid", "summary"}
+	wantVerbs := []string{"init", "ref-info", "check-inputs", "identity", "compiler-cache", "identity", "smoke", "reproduce", "xid", "summary"}
 	if ref.broken {
 		// The smoke test fails the leg; only the always() steps run after it.
 		wantVerbs = slices.DeleteFunc(wantVerbs, func(v string) bool { return v == "reproduce" })

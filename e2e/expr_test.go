@@ -59,6 +59,11 @@ type evaluator struct {
 	outputs map[string]map[string]string
 	// matrix is the matrix context of a leg of a matrix job; nil outside one.
 	matrix map[string]any
+	// cancelled is set once the run was cancelled: cancelled() is true, success() false.
+	cancelled bool
+	// env is the env context of an action's with: (the variables earlier steps wrote to
+	// $GITHUB_ENV); nil makes it unknown.
+	env map[string]string
 }
 
 var (
@@ -161,6 +166,14 @@ func (e *evaluator) operand(expr string, hasDefault bool) (string, error) {
 	switch {
 	case expr == "github.token":
 		return e.token, nil
+	case strings.HasPrefix(expr, "env.") && e.env != nil:
+		// Only what an earlier step exported: an unset one is a mistake of the workflow
+		// (GitHub would give "", and an upload of "" fails late).
+		v, ok := e.env[strings.TrimPrefix(expr, "env.")]
+		if !ok {
+			return "", fmt.Errorf("%s: no earlier step set it through $GITHUB_ENV", expr)
+		}
+		return v, nil
 	case expr == "runner.os" && e.runnerOS != "":
 		return e.runnerOS, nil
 	case expr == "runner.arch" && e.runnerArch != "":
@@ -270,7 +283,7 @@ func (e *evaluator) condition(cond string, jobFailed bool) (bool, error) {
 		cond = m[1]
 	}
 	if cond == "" {
-		return !jobFailed, nil
+		return !jobFailed && !e.cancelled, nil
 	}
 	p := &condParser{e: e, jobFailed: jobFailed, src: cond}
 	v, err := p.parse()
@@ -279,7 +292,7 @@ func (e *evaluator) condition(cond string, jobFailed bool) (bool, error) {
 	}
 	b := truthy(v)
 	if !p.status {
-		b = b && !jobFailed
+		b = b && !jobFailed && !e.cancelled
 	}
 	return b, nil
 }
@@ -409,11 +422,11 @@ func (p *condParser) primary() (any, error) {
 		case "always":
 			return true, nil
 		case "success":
-			return !p.jobFailed, nil
+			return !p.jobFailed && !p.e.cancelled, nil
 		case "failure":
 			return p.jobFailed, nil
 		}
-		return false, nil // cancelled(): the simulated runs are never cancelled
+		return p.e.cancelled, nil
 	case reCondContext.MatchString(rest):
 		name := reCondContext.FindString(rest)
 		p.pos += len(name)

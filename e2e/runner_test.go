@@ -99,6 +99,9 @@ type stepResult struct {
 	Kind string
 	// ContinueOnError is the step's continue-on-error.
 	ContinueOnError bool
+	// Stopped says how the runner stopped the step: "timeout" (its timeout-minutes) or
+	// "cancel" ("" when it ended by itself).
+	Stopped string
 	// Verb is the debugflow-step verb of a run: step; Action the action of a uses: step
 	// (without the @ref).
 	Verb, Action string
@@ -128,6 +131,8 @@ type stepResult struct {
 type jobResult struct {
 	Steps  []stepResult
 	Failed bool
+	// Cancelled is set when the test cancelled the run (simRunner.cancelStep).
+	Cancelled bool
 }
 
 // step returns the result of the step called name; it fails the test when there is none.
@@ -173,7 +178,8 @@ type simRunner struct {
 	// (go, curl, wget: each records its call in guardLog and fails) and for a debugflow-step
 	// the install step did not provide (not found).
 	guards, guardLog string
-	// temp is RUNNER_TEMP (the tmate gate keeps its session directory there).
+	// temp is RUNNER_TEMP, each runner agent's own (the tmate gate keeps its session
+	// directory there, the init step the job's evidence folder).
 	temp string
 	// files holds the runner's own files: each step's script, log and GITHUB_OUTPUT.
 	files string
@@ -216,6 +222,11 @@ type simRunner struct {
 	// runInstall runs the spec's own install and build lines too (not the generator's apt and
 	// go install lines, whose programs come from provides): a build that really compiles.
 	runInstall bool
+	// cancelStep and cancelAfter, when set, cancel the run once the step of that name has run
+	// for cancelAfter: the step is stopped as the Actions runner stops it (stopStep), and the
+	// steps after it run as on a cancelled run (always() yes, success() and !cancelled() no).
+	cancelStep  string
+	cancelAfter time.Duration
 	// whileRunning, when set, is started in a goroutine for every run: step and stopped
 	// (ctx cancelled) when the step ends; log is the file the step's output goes to and env
 	// the step's environment. The step returns only after whileRunning did.
@@ -249,8 +260,9 @@ func newSimRunner(t *testing.T, workspace string, imagePath ...string) *simRunne
 // install or go build, then GITHUB_PATH) and the apt packages.
 var installLine = regexp.MustCompile(`^(go install |go build |echo "\$\(go env GOPATH\)/bin" >> "\$GITHUB_PATH"$|sudo apt-get update && sudo apt-get install -y )`)
 
-// stepBinaryLine matches a command of a debug step.
-var stepBinaryLine = regexp.MustCompile(`^debugflow-step [a-z]`)
+// stepBinaryLine matches a command of a debug step (exec'd as a step's last command, so the
+// runner's signals reach it).
+var stepBinaryLine = regexp.MustCompile(`^(exec )?debugflow-step [a-z]`)
 
 // classify says whether a run: script installs software (skipped here: the bin directory and
 // this machine's Python stand in for it) or runs debugflow-step; anything else fails the test.
@@ -321,7 +333,7 @@ func parseWorkflow(t *testing.T, data []byte) *workflowFile {
 func (r *simRunner) evaluator(matrix map[string]any) *evaluator {
 	return &evaluator{token: r.token, inputs: r.inputs, outputs: map[string]map[string]string{}, outcomes: map[string]string{},
 		event: r.event(), repository: simRepository, headRepository: simRepository,
-		runnerOS: "Linux", runnerArch: "X64", workspace: r.workspace, matrix: matrix}
+		runnerOS: "Linux", runnerArch: "X64", workspace: r.workspace, matrix: matrix, env: r.exported}
 }
 
 // runLeg runs the steps of job id (one leg of it, with matrix as its matrix context).
@@ -341,6 +353,9 @@ func (r *simRunner) runLeg(wf *workflowFile, id string, matrix map[string]any) *
 		sr := r.runStep(ev, wf, &job, i, st, res.Failed)
 		if sr.Outcome == outcomeFailure && !st.ContinueOnError {
 			res.Failed = true
+		}
+		if sr.Stopped == "cancel" {
+			ev.cancelled, res.Cancelled = true, true
 		}
 		if st.ID != "" && sr.Outputs != nil {
 			ev.outputs[st.ID] = sr.Outputs
@@ -362,7 +377,7 @@ func (r *simRunner) runStep(ev *evaluator, wf *workflowFile, job *jobDef, i int,
 	t.Helper()
 	sr := stepResult{Name: st.Name, ID: st.ID, ContinueOnError: st.ContinueOnError}
 	sr.Action, _, _ = strings.Cut(st.Uses, "@")
-	if f := strings.Fields(st.Run); len(f) >= 2 && f[0] == "debugflow-step" {
+	if f := strings.Fields(strings.TrimPrefix(st.Run, "exec ")); len(f) >= 2 && f[0] == "debugflow-step" {
 		sr.Verb = f[1]
 	}
 	if (st.Uses == "") == (st.Run == "") {
@@ -657,8 +672,12 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	limit, limitName := sr.Timeout, "its timeout-minutes"
+	stopAs := "timeout"
 	if r.budget < limit {
-		limit, limitName = r.budget, "the simulation's per-step budget"
+		limit, limitName, stopAs = r.budget, "the simulation's per-step budget", ""
+	}
+	if st.Name == r.cancelStep && r.cancelAfter < limit {
+		limit, limitName, stopAs = r.cancelAfter, "the test's cancel", "cancel"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	start := time.Now()
@@ -679,9 +698,17 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	select {
 	case runErr = <-waitErr:
 	case <-time.After(limit):
-		timedOut = true
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		runErr = <-waitErr
+		if stopAs == "" {
+			timedOut = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			runErr = <-waitErr
+			break
+		}
+		sr.Stopped = stopAs
+		runErr = stopStep(cmd.Process.Pid, waitErr)
+		if runErr == nil {
+			runErr = errStopped // the runner fails a step it stopped, whatever its exit code
+		}
 	}
 	sr.Duration = time.Since(start)
 	if ps := cmd.ProcessState; ps != nil {
@@ -702,6 +729,11 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	switch {
 	case runErr == nil:
 		sr.Outcome = outcomeSuccess
+	case sr.Stopped != "":
+		sr.Outcome = outcomeFailure
+		if errors.As(runErr, &exitErr) {
+			sr.ExitCode = exitErr.ExitCode()
+		}
 	case errors.As(runErr, &exitErr):
 		sr.Outcome, sr.ExitCode = outcomeFailure, exitErr.ExitCode()
 	default:
@@ -737,6 +769,38 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 		}
 	}
 	return sr
+}
+
+// Grace periods of the Actions runner between the signals that stop a step
+// (actions/runner src/Runner.Sdk/ProcessInvoker.cs: _sigintTimeout, _sigtermTimeout).
+const (
+	runnerSigintGrace  = 7500 * time.Millisecond
+	runnerSigtermGrace = 2500 * time.Millisecond
+)
+
+// errStopped is the outcome of a step the runner stopped that still exited 0.
+var errStopped = errors.New("stopped by the runner")
+
+// stopStep stops a step as the Actions runner does on its timeout-minutes or a cancel
+// (ProcessInvoker.CancelAndKillProcessTree): SIGINT to the step's process only (the shell
+// running the script, not its process group), SIGTERM 7.5 s later if it still runs, SIGKILL
+// 2.5 s after that. A child the shell forked and did not pass the signal to keeps running
+// until the job ends (here: until the step's process group is killed after it). It returns
+// the process's Wait error.
+func stopStep(pid int, waitErr <-chan error) error {
+	for _, s := range []struct {
+		sig   syscall.Signal
+		grace time.Duration
+	}{{syscall.SIGINT, runnerSigintGrace}, {syscall.SIGTERM, runnerSigtermGrace}} {
+		syscall.Kill(pid, s.sig)
+		select {
+		case err := <-waitErr:
+			return err
+		case <-time.After(s.grace):
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	return <-waitErr
 }
 
 // parseOutputFile reads a GITHUB_OUTPUT or GITHUB_ENV file as the runner does (the format and

@@ -75,6 +75,8 @@ type simulation struct {
 	branch string
 	// apiURL is the fake GitHub API's.
 	apiURL string
+	// runnerTemp is the runner's RUNNER_TEMP, where the init step makes the evidence folder.
+	runnerTemp string
 
 	// noSSHKeys makes the fake GitHub API serve no key for the actor.
 	noSSHKeys bool
@@ -140,6 +142,16 @@ type run struct {
 	commit string
 	// runInstall runs the spec's install and build commands for real.
 	runInstall bool
+	// noSessionOnPullRequest keeps the spec's default tmate.on_pull_request: false.
+	noSessionOnPullRequest bool
+	// artifactDir, when set, is the spec's artifact.dir (/tmp/repro, which jobs on one host
+	// share).
+	artifactDir string
+	// cancelStep and cancelAfter cancel the run once that step has run so long.
+	cancelStep  string
+	cancelAfter time.Duration
+	// editWorkflow changes the generated workflow before it runs (a shorter step timeout).
+	editWorkflow func([]byte) []byte
 }
 
 // releaseServer serves the release archives of stepBundle under /download, as GitHub serves
@@ -272,6 +284,9 @@ func simulate(t *testing.T, how run) *simulation {
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
+	if how.editWorkflow != nil {
+		data = how.editWorkflow(data)
+	}
 	sim.yaml = data
 	r := sim.newRunner(t, how, root, sim.checkout)
 	sim.summary = r.summary
@@ -315,9 +330,15 @@ func newSimulation(t *testing.T, root string, how run) *simulation {
 	setInputDefault(t, s, s.Reproducer.CountInput, repeatCount)
 	setInputDefault(t, s, s.Tmate.TimeoutInput, strconv.Itoa(defaultTmateMinutes))
 	s.Tmate.TimeoutMinutes = defaultTmateMinutes
+	// The simulated runs are mostly pull_request runs (no inputs): they open the session as a
+	// dispatch would, unless the test says otherwise (run.noSessionOnPullRequest).
+	s.Tmate.OnPullRequest = !how.noSessionOnPullRequest
 	// Never the global /tmp/continue and /tmp/repro: tests run in parallel on shared machines.
 	s.Tmate.ContinueFile = filepath.Join(root, "continue")
 	s.Artifact.Dir = filepath.Join(root, "repro")
+	if how.artifactDir != "" {
+		s.Artifact.Dir = how.artifactDir
+	}
 	if how.placement != "" {
 		s.Tmate.Placement = how.placement
 	}
@@ -371,6 +392,8 @@ func (sim *simulation) newRunner(t *testing.T, how run, root, workspace string) 
 		t.Fatal(err)
 	}
 	r := newSimRunner(t, workspace, binPath(fromImage))
+	sim.runnerTemp = r.temp
+	r.cancelStep, r.cancelAfter = how.cancelStep, how.cancelAfter
 	toolkitLine := `^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`
 	r.provides = map[*regexp.Regexp]string{regexp.MustCompile(toolkitLine): binPath(fromToolkit)}
 	if !how.noGPUTools {
@@ -571,7 +594,7 @@ func checkReproduced(t *testing.T, sim *simulation) {
 	}
 	sim.checkStepBinaryInstalled(t)
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
+	want := []string{"init", "check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "sanitize", "coredump", "health", "xid", "summary", "gate", "verdict"}
 	if sim.spec.Tmate.Placement == "after" {
 		want = slices.Delete(want, 7, 8)
 	}
@@ -721,7 +744,7 @@ func TestReleaseDownloadsAndVerifies(t *testing.T) {
 	rs := newReleaseServer(t)
 	sim := simulate(t, run{selectExpr: "cpu", release: rs, stopAfter: "System identity and dmesg snapshot"})
 	sim.checkStepBinaryInstalled(t)
-	if sim.job.Failed || !slices.Equal(sim.job.verbs(outcomeSuccess), []string{"check-inputs", "identity"}) {
+	if sim.job.Failed || !slices.Equal(sim.job.verbs(outcomeSuccess), []string{"init", "check-inputs", "identity"}) {
 		t.Errorf("verbs run %q, job failed %v; want check-inputs and identity to run the downloaded binary:\n%s",
 			sim.job.verbs(outcomeSuccess), sim.job.Failed, sim.job.failureLogs())
 	}
@@ -845,7 +868,7 @@ func TestGateBeforeTheReproducer(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", placement: "before"})
 	job := sim.job
 	verbs := job.verbs(outcomeSuccess, outcomeFailure)
-	if want := []string{"check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
+	if want := []string{"init", "check-inputs", "identity", "check-sanitizer", "compiler-cache", "identity", "stage", "smoke", "gate", "reproduce", "health", "xid", "summary", "gate", "verdict"}; !slices.Equal(verbs, want) {
 		t.Errorf("debugflow-step verbs run = %q, want %q", verbs, want)
 	}
 	open := job.byVerb(t, "gate")
@@ -879,6 +902,18 @@ func (sim *simulation) tmateCommands() []string {
 	return out
 }
 
+// evidenceDir is the job's evidence folder: the one the init step made under the runner's
+// temporary folder and exported, which the spec's artifact.dir links to.
+func (sim *simulation) evidenceDir(t *testing.T) string {
+	t.Helper()
+	init := sim.job.byVerb(t, "init")
+	dir := init.Exported[generate.EvidenceEnv]
+	if dir == "" || !strings.HasPrefix(dir, sim.runnerTemp+string(filepath.Separator)) {
+		t.Fatalf("the init step exported %s=%q, want a folder under RUNNER_TEMP %s", generate.EvidenceEnv, dir, sim.runnerTemp)
+	}
+	return dir
+}
+
 // checkUploads checks the two uploads: the evidence before the blocking gate, and tmate.txt
 // after it; with placement: before, tmate.txt (the open session) is already in the first.
 func (sim *simulation) checkUploads(t *testing.T, want []string) {
@@ -887,9 +922,13 @@ func (sim *simulation) checkUploads(t *testing.T, want []string) {
 	if len(ups) != 2 {
 		t.Fatalf("%d upload steps, want 2 (before and after the tmate gate)", len(ups))
 	}
+	evidence := sim.evidenceDir(t)
+	if link, err := filepath.EvalSymlinks(sim.spec.Artifact.Dir); err != nil || link != evidence {
+		t.Errorf("artifact.dir %s resolves to %q (%v), want the evidence folder %s", sim.spec.Artifact.Dir, link, err, evidence)
+	}
 	for i, up := range ups {
-		if up.With["path"] != sim.spec.Artifact.Dir || up.With["name"] != sim.spec.Artifact.Name {
-			t.Errorf("upload %d: name %q path %q, want %q %q", i+1, up.With["name"], up.With["path"], sim.spec.Artifact.Name, sim.spec.Artifact.Dir)
+		if up.With["path"] != evidence || up.With["name"] != sim.spec.Artifact.Name {
+			t.Errorf("upload %d: name %q path %q, want %q %q", i+1, up.With["name"], up.With["path"], sim.spec.Artifact.Name, evidence)
 		}
 		t.Logf("upload %d (%s): %s", i+1, up.Name, strings.Join(up.Files, " "))
 		for _, f := range want {

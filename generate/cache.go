@@ -222,11 +222,11 @@ func (b *builder) recordFlags(c *shellCommand) {
 
 // timed wraps a step's script in `debugflow-step timer` lines: the record has its wall time.
 func (b *builder) timed(sc *script, name string, body func(*script) error) error {
-	sc.add(newCommand(stepBinary, "timer").flag("--out", b.s.Artifact.Dir).flag("--start", name))
+	sc.add(newCommand(stepBinary, "timer").out().flag("--start", name))
 	if err := body(sc); err != nil {
 		return err
 	}
-	sc.add(newCommand(stepBinary, "timer").flag("--out", b.s.Artifact.Dir).flag("--stop", name))
+	sc.add(newCommand(stepBinary, "timer").out().flag("--stop", name))
 	return nil
 }
 

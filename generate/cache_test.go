@@ -48,12 +48,12 @@ func TestCacheSteps(t *testing.T) {
 	if c := findStep(t, debug, "Check out"); c.ID != CheckoutStepID {
 		t.Errorf("the checkout has no id %q for its commit output: %+v", CheckoutStepID, c)
 	}
-	if b := findStep(t, debug, "Build"); b.ID != BuildStepID || !strings.HasPrefix(b.Run, "debugflow-step timer --out /tmp/repro --start build\n") ||
-		!strings.HasSuffix(b.Run, "debugflow-step timer --out /tmp/repro --stop build\n") {
+	if b := findStep(t, debug, "Build"); b.ID != BuildStepID || !strings.HasPrefix(b.Run, "debugflow-step timer --out \"$DEBUGFLOW_OUT\" --start build\n") ||
+		!strings.HasSuffix(b.Run, "debugflow-step timer --out \"$DEBUGFLOW_OUT\" --stop build\n") {
 		t.Errorf("build = %+v", b)
 	}
 	use := findStep(t, debug, "Use the compiler cache")
-	if use.Run != `debugflow-step compiler-cache --tool sccache --dir "$COMPILER_CACHE_DIR"` || use.Env["COMPILER_CACHE_DIR"] != "~/.cache/ti-build-cache/sccache-v0-10-0/cache" {
+	if use.Run != `exec debugflow-step compiler-cache --tool sccache --dir "$COMPILER_CACHE_DIR"` || use.Env["COMPILER_CACHE_DIR"] != "~/.cache/ti-build-cache/sccache-v0-10-0/cache" {
 		t.Errorf("compiler-cache step = %+v", use)
 	}
 	tool := findStep(t, debug, "Restore the toolchain")
@@ -121,10 +121,10 @@ func TestCacheOff(t *testing.T) {
 		}
 	}
 	rec := findStep(t, debug, "Record the installed toolchain")
-	if rec.Run != "debugflow-step identity --out /tmp/repro --python python --after-build" {
+	if rec.Run != "exec debugflow-step identity --out \"$DEBUGFLOW_OUT\" --python python --after-build" {
 		t.Errorf("record = %q", rec.Run)
 	}
-	if !strings.Contains(findStep(t, debug, "Build").Run, "timer --out /tmp/repro --stop build") {
+	if !strings.Contains(findStep(t, debug, "Build").Run, `timer --out "$DEBUGFLOW_OUT" --stop build`) {
 		t.Error("the build is not timed with the cache off")
 	}
 }

@@ -85,6 +85,20 @@ func (c *shellCommand) code(path, name, envName, value string) error {
 	return nil
 }
 
+// out adds `--out "$DEBUGFLOW_OUT"`: the job's evidence folder, which the init step made and
+// handed to the later steps.
+func (c *shellCommand) out() *shellCommand {
+	c.groups = append(c.groups, `--out "$`+EvidenceEnv+`"`)
+	return c
+}
+
+// exec makes the command replace the shell that runs it (`exec debugflow-step ...`), so the
+// signals the runner sends the step's shell reach the command.
+func (c *shellCommand) exec() *shellCommand {
+	c.groups[0] = "exec " + c.groups[0]
+	return c
+}
+
 // intFlag adds `name N`.
 func (c *shellCommand) intFlag(name string, n int) *shellCommand {
 	c.groups = append(c.groups, name+" "+strconv.Itoa(n))

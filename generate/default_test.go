@@ -117,10 +117,10 @@ func TestDefaultCarriesV3(t *testing.T) {
 		}},
 		{"compute-sanitizer: fail fast right after the install (and its cache saves), version recorded", func(t *testing.T) {
 			if d.index(t, "Check compute-sanitizer") != d.index(t, "Save pip's cache")+1 || d.index(t, "Save pip's cache") != d.index(t, install)+2 ||
-				d.step(t, "Check compute-sanitizer").Run != "debugflow-step check-sanitizer" {
+				d.step(t, "Check compute-sanitizer").Run != "exec debugflow-step check-sanitizer" {
 				t.Errorf("no check-sanitizer step right after the install: %q", stepNames(d.debug))
 			}
-			if !strings.Contains(d.step(t, "Record the installed toolchain").Run, "identity --out /tmp/repro --python python --after-build") {
+			if !strings.Contains(d.step(t, "Record the installed toolchain").Run, `identity --out "$DEBUGFLOW_OUT" --python python --after-build`) {
 				t.Error("the toolchain (compute-sanitizer --version) is not recorded after the build")
 			}
 		}},
@@ -173,7 +173,7 @@ func TestDefaultCarriesV3(t *testing.T) {
 			// enable_fallback=False: v3's qd.init(arch=qd.cuda) falls back to the CPU without CUDA
 			// and prints "cuda init OK" anyway, so its check could never fail for want of CUDA.
 			st := d.step(t, "Smoke test")
-			if st.Run != `debugflow-step smoke --out /tmp/repro --log cuda_init.log --command "$SMOKE_COMMAND"` ||
+			if st.Run != `exec debugflow-step smoke --out "$DEBUGFLOW_OUT" --log cuda_init.log --command "$SMOKE_COMMAND"` ||
 				st.Env["SMOKE_COMMAND"] != `python -c "import quadrants as qd; qd.init(arch=qd.cuda, enable_fallback=False); print('cuda init OK')"` || st.If != "" {
 				t.Errorf("smoke step = %+v", st)
 			}
@@ -210,7 +210,7 @@ func TestDefaultCarriesV3(t *testing.T) {
 		}},
 		{"reproducer: -n 8 --count 50 tests/python/test_ad_ndarray.py -k cuda", func(t *testing.T) {
 			st := d.step(t, "Reproduce")
-			if !strings.Contains(st.Run, `--workers 8 --count "$REPRODUCE_COUNT"`) || !strings.Contains(st.Run, "-k cuda") ||
+			if !strings.Contains(strings.ReplaceAll(st.Run, " \\\n  ", " "), `--workers 8 --count "$REPRODUCE_COUNT"`) || !strings.Contains(st.Run, "-k cuda") ||
 				!strings.HasSuffix(strings.TrimSpace(st.Run), "tests/python/test_ad_ndarray.py") || st.Env["REPRODUCE_COUNT"] != "${{ inputs.reproduce_count || '50' }}" {
 				t.Errorf("reproduce step = %+v", st)
 			}
@@ -235,19 +235,23 @@ func TestDefaultCarriesV3(t *testing.T) {
 		{"tmate detached before the reproducer, limited to the actor, never skipping it", func(t *testing.T) {
 			open := d.index(t, "Open the tmate session")
 			st := d.debug.Steps[open]
-			if d.debug.Steps[open+1].Name != "Reproduce" || !strings.Contains(st.Run, "--detach") || strings.Contains(st.Run, "--limit-actor=false") {
+			if d.debug.Steps[open+1].Name != "Reproduce" || !strings.Contains(st.Run, "--detach") || strings.Contains(st.Run, "--limit-actor=false") ||
+				st.If != "github.event_name != 'pull_request'" {
 				t.Errorf("open step = %+v", st)
 			}
 			if !strings.Contains(string(d.raw), "--detach\n        continue-on-error: true\n") {
 				t.Error("a detach step that fails would skip the reproducer: no continue-on-error")
 			}
-			if wait := d.step(t, "Wait in the tmate session"); wait.If != "always()" || !strings.Contains(wait.Run, "--wait") {
+			// No session on a cancel, nor for a pull_request run nobody waits on; nobody
+			// attached within 10 minutes ends it.
+			if wait := d.step(t, "Wait in the tmate session"); wait.If != "!cancelled() && github.event_name != 'pull_request'" ||
+				!strings.Contains(wait.Run, "--wait") || !strings.Contains(wait.Run, "--connect-timeout-minutes 10") {
 				t.Errorf("wait step = %+v", wait)
 			}
 		}},
 		{"artifact debug_cuda_repro_artifacts, uploaded whatever happened", func(t *testing.T) {
 			up := d.step(t, "Upload artifacts")
-			if up.If != "always()" || up.With["name"] != "debug_cuda_repro_artifacts" || up.With["path"] != "/tmp/repro" {
+			if up.If != "always()" || up.With["name"] != "debug_cuda_repro_artifacts" || up.With["path"] != "${{ env.DEBUGFLOW_OUT }}" {
 				t.Errorf("upload = %+v", up)
 			}
 		}},
@@ -295,6 +299,8 @@ func generateDefault(t *testing.T) *defaultRun {
 		// The step's env, as the runner evaluates it for a pull_request run.
 		"REPRODUCE_COUNT": "50", "TMATE_TIMEOUT_MINUTES": "60", "STOP_ON_FIRST_FAILURE": "true",
 		"ARTIFACT_NAME": "debug_cuda_repro_artifacts",
+		// The evidence folder the init step made.
+		EvidenceEnv: out,
 	}
 	for k, v := range d.env {
 		runnerEnv[k] = v
@@ -306,11 +312,6 @@ func generateDefault(t *testing.T) *defaultRun {
 	}
 	args := shellArgs(t, stage.Run, runnerEnv)
 	args = append(args, "--step-binary", stepBinary) // not this test binary
-	for i := range args {
-		if args[i] == "/tmp/repro" && i > 0 && args[i-1] == "--out" {
-			args[i] = out
-		}
-	}
 	env := steps.NewEnv()
 	var stdout bytes.Buffer
 	env.Stdout, env.Stderr = &stdout, &stdout
@@ -342,7 +343,7 @@ func generateDefault(t *testing.T) *defaultRun {
 // name), with env set.
 func shellArgs(t *testing.T, line string, env map[string]string) []string {
 	t.Helper()
-	body := strings.TrimPrefix(strings.TrimSpace(line), stepBinary+" ")
+	body := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(line), "exec "), stepBinary+" ")
 	cmd := exec.Command("bash", "-c", "set -- "+body+"\nprintf '%s\\0' \"$@\"")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -244,11 +244,11 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	if err != nil {
 		return workflow.Job{}, err
 	}
-	steps = append(steps, install...)
+	steps = append(append(steps, install...), b.initStep())
 	// ref.json first, as soon as debugflow-step is there: a ref that fails to install, build or
 	// pass the smoke test still has a folder the report names by ref and runner.
 	round := workflow.Default(workflow.Input(ExperimentRoundInput), "0").String()
-	refInfo := newCommand(stepBinary, "ref-info").flag("--out", s.Artifact.Dir).
+	refInfo := newCommand(stepBinary, "ref-info").out().
 		flagEnv("--name", envRefName, refField("name").String()).
 		flagEnv("--ref", envRef, refField("ref").String()).
 		flagEnv("--runner", envRunner, workflow.Matrix(MatrixAxis).String()).
@@ -290,16 +290,16 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	}, repro.Env...)
 	steps = append(steps, repro,
 		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
-			newCommand(stepBinary, "xid").flag("--out", s.Artifact.Dir)),
+			newCommand(stepBinary, "xid").out()),
 		b.oneCommandStep("Job summary", workflow.Always(),
-			newCommand(stepBinary, "summary").flag("--out", s.Artifact.Dir).flagEnv("--artifact", envArtifactName, b.experimentArtifactName())),
+			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.experimentArtifactName())),
 		workflow.Step{
 			Name: "Upload artifacts",
 			If:   workflow.Always(),
 			Uses: UploadArtifact.Uses(),
 			With: workflow.With{
 				{Key: "name", Value: workflow.Str(b.experimentArtifactName())},
-				{Key: "path", Value: workflow.Str(s.Artifact.Dir)},
+				{Key: "path", Value: workflow.Str(evidencePath)},
 				{Key: "overwrite", Value: workflow.Bool(true)},
 				{Key: "if-no-files-found", Value: workflow.Str("warn")},
 			},

@@ -58,7 +58,11 @@ const (
 	envStandaloneCode = "DEBUGFLOW_STANDALONE_CODE"
 	envIterate        = "DEBUGFLOW_ITERATE"
 	envSmokeCommand   = "SMOKE_COMMAND"
-	embeddedSpecName  = "the embedded default spec"
+	// EvidenceEnv is the variable the init step hands the job's evidence folder to the later
+	// steps in ($GITHUB_ENV): each of them reads it (--out "$DEBUGFLOW_OUT"), as does the
+	// upload (steps.EvidenceEnv).
+	EvidenceEnv      = "DEBUGFLOW_OUT"
+	embeddedSpecName = "the embedded default spec"
 )
 
 // Generate builds the workflow of s and emits it with the generated-file header. specPath is
@@ -303,6 +307,7 @@ func (b *builder) debugJob() (workflow.Job, error) {
 		return job, err
 	}
 	steps = append(steps, install...)
+	steps = append(steps, b.initStep())
 	if st, ok := b.checkInputsStep(); ok {
 		steps = append(steps, st)
 	}
@@ -356,16 +361,16 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	steps = append(steps, b.healthStep())
 	steps = append(steps,
 		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
-			newCommand(stepBinary, "xid").flag("--out", s.Artifact.Dir)),
+			newCommand(stepBinary, "xid").out()),
 		b.oneCommandStep("Job summary", workflow.Always(),
-			newCommand(stepBinary, "summary").flag("--out", s.Artifact.Dir).flagEnv("--artifact", envArtifactName, b.artifactName())),
+			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.artifactName())),
 		b.uploadStep("Upload artifacts"),
 	)
 	if gate {
 		steps = append(steps, b.gateStep(false), b.uploadStep("Upload artifacts after the tmate session"))
 	}
 	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(),
-		newCommand(stepBinary, "verdict").flag("--out", s.Artifact.Dir)))
+		newCommand(stepBinary, "verdict").out()))
 	job.Steps = steps
 	if s.Cache.CacheEnabled() {
 		if err := checkReadOnly(job); err != nil {
@@ -436,13 +441,25 @@ func (b *builder) checkInputsStep() (workflow.Step, bool) {
 	return b.oneCommandStep("Check the inputs", "", c), ok
 }
 
+// evidencePath is the job's evidence folder for an action's with: (the upload).
+var evidencePath = workflow.Expr("env." + EvidenceEnv).String()
+
+// initStep is the job's first debugflow-step call: a fresh evidence folder of the job's own
+// under the runner's temporary folder (self-hosted GPU machines keep /tmp between jobs and
+// run one agent per GPU: a fixed folder would mix jobs), job.json naming the run in it,
+// $DEBUGFLOW_OUT for the later steps, and the spec's artifact.dir (/tmp/repro) a link to it.
+func (b *builder) initStep() workflow.Step {
+	return b.oneCommandStep("Evidence folder", "",
+		newCommand(stepBinary, "init").shell(`--root "$RUNNER_TEMP"`).flag("--link", b.s.Artifact.Dir))
+}
+
 func (b *builder) identityStep() workflow.Step {
 	return b.oneCommandStep("System identity and dmesg snapshot", "",
-		newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python))
+		newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python))
 }
 
 func (b *builder) toolchainStep() workflow.Step {
-	c := newCommand(stepBinary, "identity").flag("--out", b.s.Artifact.Dir).flag("--python", b.s.Reproducer.Python).boolFlag("--after-build")
+	c := newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python).boolFlag("--after-build")
 	b.recordFlags(c)
 	return b.oneCommandStep("Record the installed toolchain", "", c)
 }
@@ -509,7 +526,7 @@ func (b *builder) smokeStep() (st workflow.Step, ok bool, err error) {
 	if !sm.SmokeEnabled() {
 		return st, false, nil
 	}
-	c := newCommand(stepBinary, "smoke").flag("--out", b.s.Artifact.Dir).flag("--log", sm.Log)
+	c := newCommand(stepBinary, "smoke").out().flag("--log", sm.Log)
 	if err := c.code("smoke.command", "--command", envSmokeCommand, sm.Command); err != nil {
 		return st, true, fmt.Errorf("generate: %w", err)
 	}
@@ -606,7 +623,7 @@ func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
 
 func (b *builder) stageStep() (workflow.Step, error) {
 	s := b.s
-	c := newCommand(stepBinary, "stage").flag("--out", s.Artifact.Dir)
+	c := newCommand(stepBinary, "stage").out()
 	b.reproducerFlags(c)
 	b.sanitizerFlags(c)
 	st := s.Reproducer.Standalone
@@ -651,7 +668,7 @@ func (b *builder) stageStep() (workflow.Step, error) {
 
 func (b *builder) reproduceStep() workflow.Step {
 	s := b.s
-	c := newCommand(stepBinary, "reproduce").flag("--out", s.Artifact.Dir)
+	c := newCommand(stepBinary, "reproduce").out()
 	b.reproducerFlags(c)
 	c.args(s.Reproducer.Paths...)
 	st := b.oneCommandStep("Reproduce", "", c)
@@ -662,7 +679,7 @@ func (b *builder) reproduceStep() workflow.Step {
 
 func (b *builder) sanitizeStep() workflow.Step {
 	s := b.s
-	c := newCommand(stepBinary, "sanitize").flag("--out", s.Artifact.Dir)
+	c := newCommand(stepBinary, "sanitize").out()
 	b.sanitizerFlags(c)
 	c.flag("--python", s.Reproducer.Python).flag("--when", s.Sanitizer.When)
 	var cond workflow.Expr
@@ -686,7 +703,7 @@ func (b *builder) sanitizeStep() workflow.Step {
 func (b *builder) coredumpStep() workflow.Step {
 	s := b.s
 	d := s.Coredump
-	c := newCommand(stepBinary, "coredump").flag("--out", s.Artifact.Dir).flag("--python", s.Reproducer.Python).
+	c := newCommand(stepBinary, "coredump").out().flag("--python", s.Reproducer.Python).
 		intFlag("--attempts", d.Attempts).flag("--timeout", fmt.Sprintf("%dm", max(1, (d.TimeoutMinutes-1)/d.Attempts))).
 		intFlag("--max-size-mb", d.MaxSizeMB)
 	c.repeated("--pytest-arg", s.Reproducer.PytestArgs)
@@ -703,7 +720,7 @@ func (b *builder) coredumpStep() workflow.Step {
 // step's snapshot, whatever happened before.
 func (b *builder) healthStep() workflow.Step {
 	st := b.oneCommandStep("Runner health after the run", workflow.Always(),
-		newCommand(stepBinary, "health").flag("--out", b.s.Artifact.Dir).flag("--name", "after"))
+		newCommand(stepBinary, "health").out().flag("--name", "after"))
 	st.TimeoutMinutes = workflow.Minutes{N: healthTimeoutMinutes}
 	return st
 }
@@ -713,7 +730,7 @@ func (b *builder) healthStep() workflow.Step {
 // opened before).
 func (b *builder) gateStep(detach bool) workflow.Step {
 	t := b.s.Tmate
-	c := newCommand(stepBinary, "gate").flag("--out", b.s.Artifact.Dir)
+	c := newCommand(stepBinary, "gate").out()
 	b.tmateTimeoutFlag(c, "--timeout-minutes")
 	c.flag("--continue-file", t.ContinueFile)
 	if t.ConnectTimeoutMinutes > 0 {
@@ -741,6 +758,7 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		// A session that cannot start (no SSH keys, no tmate) must not skip the reproducer
 		// and the upload; the gate at the end tries again and says why.
 		step.ContinueOnError = true
+		step.If = b.gateOnPullRequest()
 	default:
 		if t.Placement == "before" {
 			c.boolFlag("--wait")
@@ -748,13 +766,28 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		} else {
 			step.Name = "tmate gate"
 		}
-		step.If = workflow.Always()
+		// After a failed step too, but never in a cancelled run: a cancel must free the
+		// runner, not open a session.
+		step.If = workflow.Not(workflow.Cancelled())
+		if pr := b.gateOnPullRequest(); pr != "" {
+			step.If = workflow.And(step.If, pr)
+		}
 		step.TimeoutMinutes = b.gateStepTimeout()
 	}
-	sc.add(c)
+	sc.add(c.exec())
 	// The gate reads the actor's public SSH keys from the API; the token lifts the rate limit.
 	sc.env = append(sc.env, workflow.EnvVar{Name: "GITHUB_TOKEN", Value: workflow.Github("token").String()})
 	return runStep(step, &sc)
+}
+
+// gateOnPullRequest is the gate steps' condition on the event: a run the pull_request trigger
+// started (each push to the pull request; nobody waits on it) opens no session unless the
+// spec asks (tmate.on_pull_request); "" when any run may open one.
+func (b *builder) gateOnPullRequest() workflow.Expr {
+	if b.s.Triggers.PullRequest == nil || b.s.Tmate.OnPullRequest {
+		return ""
+	}
+	return workflow.Ne(workflow.Github("event_name"), workflow.Lit("pull_request"))
 }
 
 // gateStepTimeout bounds the blocking gate step a few minutes above the session timeout:
@@ -776,7 +809,7 @@ func (b *builder) uploadStep(name string) workflow.Step {
 		Uses: UploadArtifact.Uses(),
 		With: workflow.With{
 			{Key: "name", Value: workflow.Str(b.artifactName())},
-			{Key: "path", Value: workflow.Str(b.s.Artifact.Dir)},
+			{Key: "path", Value: workflow.Str(evidencePath)},
 			{Key: "overwrite", Value: workflow.Bool(true)},
 			{Key: "if-no-files-found", Value: workflow.Str("warn")},
 		},
@@ -826,10 +859,13 @@ func (b *builder) reportJob() (workflow.Job, error) {
 	}, nil
 }
 
-// oneCommandStep is a bash step running one command, with the env the command needs.
+// oneCommandStep is a bash step running one command, with the env the command needs. The
+// command replaces the shell (exec): the runner stops a step on its timeout or a cancel by
+// signalling the step's shell process only (SIGINT, SIGTERM 7.5 s later, SIGKILL 2.5 s after
+// that), and a bash that forked debugflow-step would never pass the signal on.
 func (b *builder) oneCommandStep(name string, cond workflow.Expr, c *shellCommand) workflow.Step {
 	var sc script
-	sc.add(c)
+	sc.add(c.exec())
 	return runStep(workflow.Step{Name: name, If: cond}, &sc)
 }
 

@@ -194,7 +194,7 @@ func TestDefaultJob(t *testing.T) {
 	}
 	debug := jobs["debug"]
 	wantSteps := []string{
-		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Check the inputs",
+		"Check out", "Set up Python", "Check out the bundled debugflow-step", "Install debugflow-step", "Evidence folder", "Check the inputs",
 		"System identity and dmesg snapshot", "Restore the toolchain", "Restore pip's cache",
 		"Install dependencies and compute-sanitizer", "Save the toolchain", "Save pip's cache", "Check compute-sanitizer",
 		"Restore the compiler cache", "Use the compiler cache", "Build", "Save the compiler cache",
@@ -226,8 +226,9 @@ func TestDefaultJob(t *testing.T) {
 		t.Errorf("stage step = %+v", stage)
 	}
 	reproduce := findStep(t, debug, "Reproduce")
-	wantRun := "debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count \"$REPRODUCE_COUNT\" \\\n" +
-		"  -k cuda --stop-on-first-failure=\"$STOP_ON_FIRST_FAILURE\" tests/python/test_ad_ndarray.py\n"
+	wantRun := "exec debugflow-step reproduce --out \"$DEBUGFLOW_OUT\" --python python --workers 8 \\\n" +
+		"  --count \"$REPRODUCE_COUNT\" -k cuda --stop-on-first-failure=\"$STOP_ON_FIRST_FAILURE\" \\\n" +
+		"  tests/python/test_ad_ndarray.py\n"
 	if reproduce.ID != "reproduce" || reproduce.Run != wantRun ||
 		reproduce.Env["REPRODUCE_COUNT"] != "${{ inputs.reproduce_count || '50' }}" {
 		t.Errorf("reproduce step = %+v\nwant run %q", reproduce, wantRun)
@@ -236,8 +237,9 @@ func TestDefaultJob(t *testing.T) {
 		t.Errorf("sanitizer if = %q", s.If)
 	}
 	gate := findStep(t, debug, "Wait in the tmate session")
-	if gate.If != "always()" ||
-		gate.Run != `debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --continue-file /tmp/continue --wait` ||
+	if gate.If != "!cancelled() && github.event_name != 'pull_request'" ||
+		gate.Run != "exec debugflow-step gate --out \"$DEBUGFLOW_OUT\" --timeout-minutes \"$TMATE_TIMEOUT_MINUTES\" \\\n"+
+			"  --continue-file /tmp/continue --connect-timeout-minutes 10 --wait\n" ||
 		gate.Env["GITHUB_TOKEN"] != "${{ github.token }}" ||
 		gate.TimeoutMinutes != "${{ fromJSON(steps.stage.outputs.gate_timeout_minutes || '65') }}" {
 		t.Errorf("gate step = %+v", gate)
@@ -245,7 +247,7 @@ func TestDefaultJob(t *testing.T) {
 	for _, name := range []string{"Upload artifacts", "Upload artifacts after the tmate session"} {
 		up := findStep(t, debug, name)
 		if diff := cmp.Diff(map[string]any{
-			"name": "debug_cuda_repro_artifacts", "path": "/tmp/repro", "overwrite": true, "if-no-files-found": "warn",
+			"name": "debug_cuda_repro_artifacts", "path": "${{ env.DEBUGFLOW_OUT }}", "overwrite": true, "if-no-files-found": "warn",
 		}, up.With); diff != "" || up.If != "always()" {
 			t.Errorf("%s: if %q, with (-want +got):\n%s", name, up.If, diff)
 		}
@@ -255,7 +257,7 @@ func TestDefaultJob(t *testing.T) {
 			t.Errorf("%s: if = %q, want always()", name, s.If)
 		}
 	}
-	if s := findStep(t, debug, "Verdict"); s.Run != "debugflow-step verdict --out /tmp/repro" {
+	if s := findStep(t, debug, "Verdict"); s.Run != "exec debugflow-step verdict --out \"$DEBUGFLOW_OUT\"" {
 		t.Errorf("verdict run = %q", s.Run)
 	}
 	if s := findStep(t, debug, "Install debugflow-step"); s.Run != BundleInstallScript || s.Env[envStepSHA256] != testSHA256["x64"] {
@@ -291,7 +293,7 @@ func TestMatrixJobs(t *testing.T) {
 		t.Errorf("detach step = %+v", s)
 	}
 	wait := findStep(t, debug, "Wait in the tmate session")
-	if !strings.Contains(wait.Run, "--wait") || wait.If != "always()" || wait.TimeoutMinutes != uint64(35) {
+	if !strings.Contains(wait.Run, "--wait") || wait.If != "!cancelled()" || wait.TimeoutMinutes != uint64(35) {
 		t.Errorf("wait step = %+v", wait)
 	}
 	if slices.Contains(names, "tmate gate") {
@@ -428,11 +430,13 @@ func TestNoExpressionInRun(t *testing.T) {
 		"DEBUGFLOW_ARG_2":        "tests/${{ inputs.other }}",
 		"DEBUGFLOW_PYTEST_ARG":   "${{ inputs.a }}",
 		"DEBUGFLOW_PYTEST_ARG_2": "${{ inputs.b }}",
-		"DEBUGFLOW_OUT":          "/tmp/${{ github.run_id }}",
 	} {
 		if stage.Env[name] != want {
 			t.Errorf("stage env %s = %q, want %q", name, stage.Env[name], want)
 		}
+	}
+	if init := findStep(t, jobs["debug"], "Evidence folder"); init.Env["DEBUGFLOW_LINK"] != "/tmp/${{ github.run_id }}" {
+		t.Errorf("init step = %+v, want the link through env DEBUGFLOW_LINK", init)
 	}
 	if !strings.Contains(stage.Run, `--pytest-arg "$DEBUGFLOW_PYTEST_ARG" --pytest-arg "$DEBUGFLOW_PYTEST_ARG_2"`) {
 		t.Errorf("stage run = %q", stage.Run)
@@ -569,11 +573,11 @@ func TestEvidenceSteps(t *testing.T) {
 	core := findStep(t, debug, "GPU core dump")
 	// !cancelled(): a sanitizer step that failed (timed out) does not skip the core dump pass.
 	if core.If != "!cancelled() && steps.reproduce.outputs.reproduced == 'true'" || fmt.Sprint(core.TimeoutMinutes) != "15" ||
-		!strings.Contains(core.Run, "debugflow-step coredump --out /tmp/repro --python python --attempts 2 --timeout 7m --max-size-mb 64") {
+		!strings.Contains(core.Run, "exec debugflow-step coredump --out \"$DEBUGFLOW_OUT\" --python python --attempts 2 --timeout 7m --max-size-mb 64") {
 		t.Errorf("core dump step: if %q, timeout %d, run %s", core.If, core.TimeoutMinutes, core.Run)
 	}
 	health := findStep(t, debug, "Runner health after the run")
-	if health.If != "always()" || health.Run != "debugflow-step health --out /tmp/repro --name after" {
+	if health.If != "always()" || health.Run != "exec debugflow-step health --out \"$DEBUGFLOW_OUT\" --name after" {
 		t.Errorf("health step: if %q run %q", health.If, health.Run)
 	}
 	order := func(name string) int { return slices.Index(names, name) }
@@ -583,5 +587,36 @@ func TestEvidenceSteps(t *testing.T) {
 	// Without the pass (the default spec) there is no core dump step.
 	if d, _, _ := generateParsed(t, defaultSpec()); slices.Contains(stepNames(d["debug"]), "GPU core dump") {
 		t.Error("the default spec has a core dump step")
+	}
+}
+
+// The tmate gate costs the GPU runner: a pull_request run (each push; nobody waits on it)
+// opens no session unless the spec asks, and a cancelled run never opens one at the end.
+func TestGateConditions(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		pullRequest, on bool
+		wantOpen        string
+		wantWait        string
+	}{
+		{"pull_request trigger", true, false, "github.event_name != 'pull_request'", "!cancelled() && github.event_name != 'pull_request'"},
+		{"pull_request trigger, on_pull_request", true, true, "", "!cancelled()"},
+		{"dispatch only", false, false, "", "!cancelled()"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec.Default()
+			s.StepBinary.Delivery, s.StepBinary.Pinned = spec.DeliveryBundle, testSHA256
+			s.Tmate.OnPullRequest = tt.on
+			if !tt.pullRequest {
+				s.Triggers.PullRequest = nil
+			}
+			jobs, _, _ := generateParsed(t, s)
+			if got := findStep(t, jobs["debug"], "Open the tmate session").If; got != tt.wantOpen {
+				t.Errorf("open: if %q, want %q", got, tt.wantOpen)
+			}
+			if got := findStep(t, jobs["debug"], "Wait in the tmate session").If; got != tt.wantWait {
+				t.Errorf("wait: if %q, want %q", got, tt.wantWait)
+			}
+		})
 	}
 }

@@ -87,9 +87,9 @@ func TestStepBinaryDeliveries(t *testing.T) {
 			checkClean(t, s, out)
 			jobs, _, _ := generateParsed(t, s)
 			names := stepNames(jobs["debug"])
-			from, to := slices.Index(names, "Set up Python"), slices.Index(names, "Check the inputs")
+			from, to := slices.Index(names, "Set up Python"), slices.Index(names, "Evidence folder")
 			if from < 0 || to < 0 || !slices.Equal(names[from+1:to], tt.steps) {
-				t.Fatalf("steps = %q, want %q between Set up Python and Check the inputs", names, tt.steps)
+				t.Fatalf("steps = %q, want %q between Set up Python and Evidence folder", names, tt.steps)
 			}
 			install := findStep(t, jobs["debug"], InstallStepName)
 			if !strings.Contains(install.Run, tt.run) {
@@ -169,7 +169,7 @@ func TestArm64MatrixPinsBothArchitectures(t *testing.T) {
 			if report.Env[envStepSHA256] != testSHA256["x64"] || report.Env[envStepMachine] != "x86_64" {
 				t.Errorf("report job install env = %v, want the x64 binary", report.Env)
 			}
-			if got := findStep(t, jobs["report"], "Compare runners").Run; !strings.HasPrefix(got, "debugflow-step report --compare") {
+			if got := findStep(t, jobs["report"], "Compare runners").Run; !strings.HasPrefix(got, "exec debugflow-step report --compare") {
 				t.Errorf("report job runs %q, want debugflow-step report", got)
 			}
 		})

@@ -152,7 +152,11 @@ func (v *Verdict) endLine() string {
 		return "setup failed: " + cause
 	}
 	if v.Run.Cancelled {
-		notes = append(notes, "cancelled: the run was stopped before it finished; the counts cover the tests that ran")
+		by := ""
+		if v.Run.StopSignal != "" {
+			by = " by " + v.Run.StopSignal + " (the step's timeout or a cancel)"
+		}
+		notes = append(notes, "cancelled: the run was stopped"+by+" before it finished; the counts cover the tests that ran")
 	}
 	if v.Run.StoppedEarly {
 		notes = append(notes, "stopped early at the first failure (reproducer.stop_on_first_failure): the counts cover the tests that ran")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/jobmark"
 	"github.com/debugflow/debugflow/refinfo"
 	"io"
 	"io/fs"
@@ -74,6 +75,11 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	if err != nil {
 		return nil, fmt.Errorf("read artifact directory %s: %w", dir, err)
 	}
+	if have[jobmark.File] {
+		if err := v.loadMarker(); err != nil {
+			return nil, err
+		}
+	}
 	var fromSummary *Reproducer
 	if have[ReproducerSummary] {
 		if fromSummary, err = v.loadSummary(ReproducerSummary); err != nil {
@@ -125,6 +131,32 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 		return nil, fmt.Errorf("%s: %w: looked for %s", dir, ErrNoInputs, strings.Join(inputs, ", "))
 	}
 	return v.Verdict, nil
+}
+
+// loadMarker reads job.json, the marker of the job that owns the folder: the files its job
+// found there and set aside (written by an earlier job) are named in a note. The file times
+// of a downloaded artifact are not the job's, so the names the job recorded are trusted, not
+// the times seen here.
+func (v *loader) loadMarker() error {
+	f, _, err := openRegular(v.fsys, jobmark.File)
+	if err != nil {
+		v.skip(jobmark.File, err)
+		return nil
+	}
+	defer f.Close()
+	m, err := jobmark.Parse(readfile.WithContext(v.ctx, f))
+	if cerr := v.cancelled(jobmark.File); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		v.skip(jobmark.File, err)
+		return nil
+	}
+	v.Run.Job = m.Run()
+	if d := m.Describe(); d != "" {
+		v.note("%s", d)
+	}
+	return nil
 }
 
 // loader builds a Verdict from the files of one artifact directory.
@@ -208,7 +240,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 			if contains(inputs, name) || contains(evidenceInputs, name) || name == PreflightLog {
 				have[name] = true
 			}
-			if (contains(StagedHelpers, name) || name == refinfo.File) && e.Type().IsRegular() {
+			if (contains(StagedHelpers, name) || name == refinfo.File || name == jobmark.File) && e.Type().IsRegular() {
 				have[name] = true
 			}
 		}
@@ -264,6 +296,7 @@ type summaryFile struct {
 	ExitCode        *int      `json:"exit_code"`
 	Reproduced      bool      `json:"reproduced"`
 	Cancelled       bool      `json:"cancelled"`
+	StopSignal      string    `json:"stop_signal"`
 	StoppedEarly    bool      `json:"stopped_early"`
 	SetupFailed     bool      `json:"setup_failed"`
 	SetupCause      string    `json:"setup_cause"`
@@ -328,6 +361,9 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	}
 	v.Run.ReproducedBySummary = s.Reproduced
 	v.Run.Cancelled = s.Cancelled
+	if s.Cancelled && (s.StopSignal == "SIGINT" || s.StopSignal == "SIGTERM" || s.StopSignal == "SIGHUP") {
+		v.Run.StopSignal = s.StopSignal
+	}
 	v.Run.StoppedEarly = s.StoppedEarly
 	v.Run.SetupFailed = s.SetupFailed
 	v.Run.SetupCause = s.SetupCause

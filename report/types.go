@@ -74,6 +74,11 @@ type Run struct {
 	ReproducedBySummary bool
 	// Cancelled is true when the run was cancelled (the job was stopped or timed out).
 	Cancelled bool
+	// StopSignal is the signal that stopped the reproducer ("SIGINT": the runner's step
+	// timeout or a cancel), when the summary names it.
+	StopSignal string
+	// Job is the run and job that own the folder, from its job.json ("" without one).
+	Job string
 	// StoppedEarly is true when the run stopped at the first failure (the spec's
 	// stop_on_first_failure, reproduce --stop-on-first-failure).
 	StoppedEarly bool

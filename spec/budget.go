@@ -16,6 +16,10 @@ const (
 	// CacheStepsMinutes covers the cache restores and saves (docs/cache.md): each has this
 	// timeout-minutes and may fail without failing the job.
 	CacheStepsMinutes = 5
+	// DefaultConnectMinutes is tmate.connect_timeout_minutes when the spec does not set it:
+	// the session ends, and frees the GPU runner, when nobody attached within 10 minutes (the
+	// reference workflow's wait).
+	DefaultConnectMinutes = 10
 )
 
 // BudgetItem is one line of the time budget: a number of minutes and the spec key that sets it.

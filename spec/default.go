@@ -88,6 +88,7 @@ func applyDefaults(s *Spec, idx *positions) {
 	setInt("sanitizer.timeout_minutes", &s.Sanitizer.TimeoutMinutes, 30)
 	setStr("sanitizer.when", &s.Sanitizer.When, "failed")
 	setInt("tmate.timeout_minutes", &s.Tmate.TimeoutMinutes, 60)
+	setInt("tmate.connect_timeout_minutes", &s.Tmate.ConnectTimeoutMinutes, DefaultConnectMinutes)
 	setStr("tmate.placement", &s.Tmate.Placement, "after")
 	setStr("tmate.continue_file", &s.Tmate.ContinueFile, "/tmp/continue")
 	setStr("artifact.name", &s.Artifact.Name, "debugflow_artifacts")

@@ -263,8 +263,12 @@ type Tmate struct {
 	// MaxMinutes is the longest timeout a run may ask for through TimeoutInput; it must fit in
 	// the job timeout after the other steps (default: what the job timeout leaves, at most 360).
 	MaxMinutes int `yaml:"max_minutes"`
-	// ConnectTimeoutMinutes ends the gate early when nobody attached (0: never).
+	// ConnectTimeoutMinutes ends the gate early when nobody attached (default 10; 0: never),
+	// which frees the GPU runner of a run nobody watches.
 	ConnectTimeoutMinutes int `yaml:"connect_timeout_minutes"`
+	// OnPullRequest opens the session in a run the pull_request trigger started too (default
+	// false: nobody waits on those runs, and a session would hold the runner).
+	OnPullRequest bool `yaml:"on_pull_request"`
 	// Placement is "after" (a blocking gate at the end) or "before" (open the session before
 	// the reproducer, keep the job alive at the end).
 	Placement string `yaml:"placement"`

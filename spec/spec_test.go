@@ -130,6 +130,15 @@ func TestDefaultsFillOnlyAbsentFields(t *testing.T) {
 		!s.Reproducer.StopOnFirstFailure || s.TimeoutMinutes != 360 || s.Smoke.Log != "smoke.log" {
 		t.Errorf("defaults not applied: %+v", s)
 	}
+	// A session nobody attaches to ends after 10 minutes and frees the runner; pull_request
+	// runs open none.
+	if s.Tmate.ConnectTimeoutMinutes != DefaultConnectMinutes || DefaultConnectMinutes != 10 || s.Tmate.OnPullRequest {
+		t.Errorf("tmate defaults: connect %d, on_pull_request %v", s.Tmate.ConnectTimeoutMinutes, s.Tmate.OnPullRequest)
+	}
+	if off, err := Parse("off.yaml", []byte("runners: [gpu]\nreproducer: {paths: [t]}\ntmate: {connect_timeout_minutes: 0, on_pull_request: true}\n")); err != nil ||
+		off.Tmate.ConnectTimeoutMinutes != 0 || !off.Tmate.OnPullRequest {
+		t.Errorf("a written connect_timeout_minutes: 0 / on_pull_request: true: %+v, %v", off.Tmate, err)
+	}
 	// Without tmate.max_minutes a run may ask for what the job timeout leaves after the steps:
 	// 360 - (10 + 120 reproducer + 30 sanitizer) - 5.
 	if s.Tmate.MaxMinutes != 195 {

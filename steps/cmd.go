@@ -36,6 +36,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(
+		newCmdInit(env),
 		newCmdCheckInputs(env),
 		newCmdIdentity(env),
 		newCmdExport(env),
@@ -146,6 +147,28 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
 	}
 	return nil
+}
+
+func newCmdInit(env *Env) *cobra.Command {
+	var o InitOptions
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Make the job's evidence folder, fresh and its own, and hand it to the later steps as $" + EvidenceEnv,
+		Example: `  # first step of the job: a folder under the runner's own temporary folder
+  debugflow-step init --root "$RUNNER_TEMP" --link /tmp/repro
+  # a folder of your choice, emptied
+  debugflow-step init --out ./evidence`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := RunInit(env, o)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Root, "root", "", "create a fresh folder of this job's own under DIR (the runner's $RUNNER_TEMP)")
+	f.StringVar(&o.Out, "out", "", "use DIR, emptied, instead of a fresh folder")
+	f.StringVar(&o.Link, "link", "", "make this path a symbolic link to the folder (an existing folder there is left alone)")
+	return cmd
 }
 
 func newCmdCheckInputs(env *Env) *cobra.Command {

@@ -126,12 +126,17 @@ type ReproduceOptions struct {
 
 // ReproducerResult is reproducer_summary.json.
 type ReproducerResult struct {
-	Command      []string `json:"command"`
-	ExitCode     int      `json:"exit_code"`
-	Reproduced   bool     `json:"reproduced"`
-	Cancelled    bool     `json:"cancelled"`
-	StoppedEarly bool     `json:"stopped_early"`
-	StopReason   string   `json:"stop_reason,omitempty"`
+	Command    []string `json:"command"`
+	ExitCode   int      `json:"exit_code"`
+	Reproduced bool     `json:"reproduced"`
+	Cancelled  bool     `json:"cancelled"`
+	// Status is the run in one word: "stopped" (a signal ended it: the runner's step timeout
+	// or a cancel; StopSignal names it), "setup_failed", "reproduced", "not_reproduced" or
+	// "error" (pytest failed without failing tests).
+	Status       string `json:"status"`
+	StopSignal   string `json:"stop_signal,omitempty"`
+	StoppedEarly bool   `json:"stopped_early"`
+	StopReason   string `json:"stop_reason,omitempty"`
 	// SetupFailed is set when the preflight found the sweep could not test anything (no
 	// usable interpreter, a collection error, nothing selected): pytest's sweep never ran and
 	// ExitCode is ExitSetupFailed. SetupCause says why in one line.
@@ -303,7 +308,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	// Evidence collection must survive the cancellation that ended pytest.
 	evCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*dmesgTimeout)
 	defer cancel()
-	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+	if err := res.writeSummary(opts.Out); err != nil {
 		return res, err
 	}
 	if err := writeXidAdded(evCtx, env, opts.Out, opts.DmesgSource); err != nil {
@@ -414,7 +419,7 @@ func beforeSweep(opts ReproduceOptions, argv []string, duration time.Duration) *
 func setupFailed(env *Env, opts ReproduceOptions, argv []string, start time.Time, se *SetupError, pf *preflightResult) (*ReproducerResult, error) {
 	res := beforeSweep(opts, argv, env.Now().Sub(start))
 	res.ExitCode, res.SetupFailed, res.SetupCause = ExitSetupFailed, true, se.Cause
-	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+	if err := res.writeSummary(opts.Out); err != nil {
 		return res, err
 	}
 	if pf != nil && len(pf.Output) > 0 {
@@ -439,7 +444,7 @@ func setupFailed(env *Env, opts ReproduceOptions, argv []string, start time.Time
 func cancelledBeforeSweep(ctx context.Context, env *Env, opts ReproduceOptions, argv []string, start time.Time) (*ReproducerResult, error) {
 	res := beforeSweep(opts, argv, env.Now().Sub(start))
 	res.Cancelled, res.ExitCode = true, cancelExitCode(ctx)
-	if err := writeJSON(filepath.Join(opts.Out, ReproducerSummary), res); err != nil {
+	if err := res.writeSummary(opts.Out); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(env.Stdout, "reproducer: cancelled before pytest started (exit code %d)\n", res.ExitCode)
@@ -672,6 +677,35 @@ func xidReport(snap *Snapshot) (text string, n int, err error) {
 		return "", 0, fmt.Errorf("render Xid summary: %w", err)
 	}
 	return b.String(), len(raw), nil
+}
+
+// writeSummary sets r's status and writes it as dir/reproducer_summary.json.
+func (r *ReproducerResult) writeSummary(dir string) error {
+	r.Status, r.StopSignal = r.status()
+	return writeJSON(filepath.Join(dir, ReproducerSummary), r)
+}
+
+// status is Status and StopSignal as the other fields say.
+func (r *ReproducerResult) status() (string, string) {
+	switch {
+	case r.Cancelled:
+		switch r.ExitCode {
+		case 128 + 2:
+			return "stopped", "SIGINT"
+		case 128 + 15:
+			return "stopped", "SIGTERM"
+		case 128 + 1:
+			return "stopped", "SIGHUP"
+		}
+		return "stopped", ""
+	case r.SetupFailed:
+		return "setup_failed", ""
+	case r.Reproduced:
+		return "reproduced", ""
+	case r.ExitCode == 0:
+		return "not_reproduced", ""
+	}
+	return "error", ""
 }
 
 // writeJSON writes v as indented JSON atomically.

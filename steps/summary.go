@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/debugflow/debugflow/jobmark"
 	"github.com/debugflow/debugflow/report"
 )
 
@@ -28,6 +29,11 @@ type SummaryOptions struct {
 func RunSummary(env *Env, opts SummaryOptions) error {
 	if opts.Artifact == "" {
 		opts.Artifact = DefaultArtifactName
+	}
+	// Only this job's files: anything older than its marker is set aside first (the report
+	// then says what was left over).
+	if _, err := jobmark.SetAside(opts.Out); err != nil {
+		return fmt.Errorf("summary: %w", err)
 	}
 	v, err := report.Load(opts.Out)
 	if err != nil {

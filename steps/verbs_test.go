@@ -24,7 +24,7 @@ func TestVerdict(t *testing.T) {
 			"stopped at the first failure (first failure: t.py::x); exiting 1"},
 		{"no tests collected", &ReproducerResult{ExitCode: 5}, 5, "pytest exited 5 without failing tests"},
 		{"usage error", &ReproducerResult{ExitCode: 4}, 4, "pytest exited 4 without failing tests"},
-		{"cancelled", &ReproducerResult{ExitCode: 143, Cancelled: true}, 143, "the reproducer was cancelled; exiting 143"},
+		{"cancelled", &ReproducerResult{ExitCode: 143, Cancelled: true}, 143, "the reproducer was stopped by SIGTERM (the step's timeout or a cancel) before it finished; the counts cover the tests that ran; exiting 143"},
 		{"setup failed", &ReproducerResult{ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: "conftest.py needs module pytest_rerunfailures"},
 			ExitSetupFailed, "verdict: setup failed: conftest.py needs module pytest_rerunfailures; the sweep never ran, exiting 6"},
 	}
@@ -32,7 +32,7 @@ func TestVerdict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			if tt.summary != nil {
-				if err := writeJSON(filepath.Join(out, ReproducerSummary), tt.summary); err != nil {
+				if err := tt.summary.writeSummary(out); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -3,6 +3,8 @@ package steps
 import (
 	"fmt"
 	"strings"
+
+	"github.com/debugflow/debugflow/jobmark"
 )
 
 // VerdictOptions configures `debugflow-step verdict`.
@@ -16,6 +18,14 @@ type VerdictOptions struct {
 // stopped it, 128+n when signal n cancelled it. When the reproducer never
 // ran at all (no reproducer_summary.json) it fails with exit code 1.
 func RunVerdict(env *Env, opts VerdictOptions) error {
+	// Only this job's files: anything older than its marker is set aside first.
+	m, err := jobmark.SetAside(opts.Out)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("verdict: %w", err)}
+	}
+	if d := m.Describe(); d != "" {
+		env.warnf("verdict: %s", d)
+	}
 	r, err := LoadReproducerResult(opts.Out)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("verdict: %w", err)}
@@ -50,7 +60,11 @@ func verdictLine(r *ReproducerResult) string {
 	case r.SetupFailed:
 		return fmt.Sprintf("setup failed: %s; the sweep never ran, exiting %d", r.SetupCause, ExitSetupFailed)
 	case r.Cancelled:
-		return fmt.Sprintf("the reproducer was cancelled; exiting %d%s", r.ExitCode, detail)
+		by := ""
+		if sig := r.StopSignal; sig != "" {
+			by = " by " + sig
+		}
+		return fmt.Sprintf("the reproducer was stopped%s (the step's timeout or a cancel) before it finished; the counts cover the tests that ran; exiting %d%s", by, r.ExitCode, detail)
 	case r.ExitCode == 0:
 		return fmt.Sprintf("pytest passed %d tests, bug not reproduced; exiting 0", r.Passed)
 	case r.StoppedEarly:

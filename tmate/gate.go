@@ -89,7 +89,9 @@ func Run(ctx context.Context, opts Options) (EndReason, error) {
 }
 
 // resume picks up a session opened by --detach: it announces it again and
-// waits with the deadline recorded at the session start.
+// waits. The session's time (and the connect timeout) count from now, when the
+// evidence was uploaded, not from the session's start before the reproducer: a
+// long sweep must not eat the time a person has to look at its results.
 func (g *gate) resume(ctx context.Context, st *state) (EndReason, error) {
 	sess := session{runner: g.o.Runner, tmate: st.Tmate, socket: st.Socket}
 	// Continue files configured on the --wait step count too.
@@ -99,7 +101,11 @@ func (g *gate) resume(ctx context.Context, st *state) (EndReason, error) {
 		}
 	}
 	now := g.o.Now()
-	g.logf("tmate: resuming the session started at %s (socket %s)", st.StartedAt.UTC().Format(clockFormat), st.Socket)
+	st.Deadline = now.Add(time.Duration(st.TimeoutMinutes) * g.o.Minute)
+	if st.ConnectMinutes > 0 {
+		st.ConnectDeadline = now.Add(time.Duration(st.ConnectMinutes) * g.o.Minute)
+	}
+	g.logf("tmate: resuming the session started at %s (socket %s); its %d minutes count from now", st.StartedAt.UTC().Format(clockFormat), st.Socket, st.TimeoutMinutes)
 	g.announceStart(st, now)
 	reason, detail := g.wait(ctx, st, sess)
 	g.finish(st, sess, reason, detail, reason != EndSessionEnded)

@@ -31,9 +31,8 @@ type state struct {
 	// removed when the session ends.
 	Dir       string    `json:"dir"`
 	StartedAt time.Time `json:"started_at"`
-	// Deadline is StartedAt + the timeout: --wait keeps counting from the
-	// session start, so the session never outlives tmate_timeout_minutes by
-	// being split in two steps.
+	// Deadline is StartedAt + the timeout; --wait counts the timeout again from
+	// its own start (after the upload of the evidence).
 	Deadline        time.Time     `json:"deadline"`
 	ConnectDeadline time.Time     `json:"connect_deadline,omitzero"`
 	TimeoutMinutes  int           `json:"timeout_minutes"`

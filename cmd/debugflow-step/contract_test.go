@@ -101,6 +101,8 @@ func stepLines(t *testing.T, data []byte) []stepLine {
 			// debugflow-step export lines; the report job appends its Markdown to the summary.
 			for _, line := range strings.Split(strings.ReplaceAll(st.Run, "\\\n", " "), "\n") {
 				line = strings.TrimSuffix(strings.TrimSpace(line), ` >> "$GITHUB_STEP_SUMMARY"`)
+				// exec: the command replaces the step's shell, so the runner's signals reach it.
+				line = strings.TrimPrefix(line, "exec ")
 				if strings.HasPrefix(line, "debugflow-step ") {
 					out = append(out, stepLine{script: line, env: st.Env})
 				}
