@@ -100,8 +100,9 @@ func parseAPIURL(apiURL string) (*url.URL, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("%s=%s must not carry credentials: put the token in %s", EnvAPIURL, shown, EnvGHToken)
 	}
-	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("%s=%s uses plain http to another machine, which would send the token in clear text: use https", EnvAPIURL, shown)
+	if u.Scheme == "http" && !isLoopbackIP(u.Hostname()) {
+		return nil, fmt.Errorf("%s=%s uses plain http to a host that is not a literal loopback address (127.0.0.1, ::1), "+
+			"which could send the token in clear text over a network or a proxy: use https", EnvAPIURL, shown)
 	}
 	u.RawQuery, u.Fragment, u.ForceQuery = "", "", false
 	if !strings.HasSuffix(u.Path, "/") {
@@ -111,10 +112,11 @@ func parseAPIURL(apiURL string) (*url.URL, error) {
 	return u, nil
 }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
+// isLoopbackIP reports a literal loopback address (127.0.0.0/8, ::1), the
+// only host a token may reach over plain http. A name never qualifies, not
+// even localhost or *.localhost: a resolver, /etc/hosts or a proxy decides
+// where a name goes.
+func isLoopbackIP(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
@@ -154,7 +156,8 @@ func APIBaseURL(host, apiURL string) (string, error) {
 	case h == defaultHost:
 		return "https://api.github.com/", nil
 	case h == localhostHost:
-		return "http://api.github.localhost/", nil
+		// gh uses http here; a name is never trusted with plain http (isLoopbackIP).
+		return "https://api.github.localhost/", nil
 	case strings.HasSuffix(h, tenancySuffix):
 		return "https://api." + h + "/", nil
 	default:
@@ -342,7 +345,8 @@ func newAuthTransport(base http.RoundTripper, api *url.URL, token string) *authT
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.Header.Del("Authorization")
-	if t.token != "" && req.URL.Scheme == t.scheme && originHost(req.URL) == t.host {
+	if t.token != "" && req.URL.Scheme == t.scheme && originHost(req.URL) == t.host &&
+		(req.URL.Scheme == "https" || isLoopbackIP(req.URL.Hostname())) {
 		r.Header.Set("Authorization", "Bearer "+t.token)
 	}
 	return t.base.RoundTrip(r)

@@ -128,6 +128,9 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if baseRT == nil {
 		baseRT = http.DefaultTransport
 	}
+	if ep.base.Scheme == "http" {
+		baseRT = withoutProxy(baseRT)
+	}
 	retry := func(base http.RoundTripper) *retryTransport {
 		return &retryTransport{base: base, sleep: c.sleep, now: c.now, log: c.log, maxAttempts: opts.MaxAttempts}
 	}
@@ -146,6 +149,20 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	gh.UserAgent = "debugflow"
 	c.gh = gh
 	return c, nil
+}
+
+// withoutProxy is rt without a proxy, for an API on plain http: that is only
+// ever a literal loopback address (parseAPIURL), and a proxy would see the
+// token in clear text. A transport that is not an *http.Transport (a test's
+// double) is kept as it is.
+func withoutProxy(rt http.RoundTripper) http.RoundTripper {
+	t, ok := rt.(*http.Transport)
+	if !ok || t.Proxy == nil {
+		return rt
+	}
+	t = t.Clone()
+	t.Proxy = nil
+	return t
 }
 
 // Host returns the GitHub host the client's token belongs to.

@@ -22,9 +22,14 @@ func TestAPIBaseURL(t *testing.T) {
 		{host: "ghe.example.com", apiURL: "http://127.0.0.1:8080", want: "http://127.0.0.1:8080/"},
 		{host: "api.github.com", want: "https://api.github.com/"},
 		{host: "github.com:443", want: "https://api.github.com/"},
-		{host: "github.localhost", want: "http://api.github.localhost/"},
-		{apiURL: "http://localhost:8080/api/v3", want: "http://localhost:8080/api/v3/"},
-		{apiURL: "http://ghe.example.com/api/v3", wantErr: "plain http to another machine"},
+		{host: "github.localhost", want: "https://api.github.localhost/"},
+		{host: "x.github.localhost", want: "https://api.github.localhost/"},
+		{apiURL: "http://[::1]:8080/api/v3", want: "http://[::1]:8080/api/v3/"},
+		{apiURL: "http://127.0.0.2/", want: "http://127.0.0.2/"},
+		{apiURL: "http://localhost:8080/api/v3", wantErr: "not a literal loopback address"},
+		{apiURL: "http://api.github.localhost/", wantErr: "not a literal loopback address"},
+		{apiURL: "http://127.0.0.1.nip.io/", wantErr: "not a literal loopback address"},
+		{apiURL: "http://ghe.example.com/api/v3", wantErr: "plain http to a host that is not a literal loopback address"},
 		{host: "u:" + testToken + "@ghe.example.com", wantErr: `host "***@ghe.example.com" is not a host name`},
 		{apiURL: "ftp://proxy.example.com/" + testToken + "/api/v3?key=" + testToken, wantErr: "GITHUB_API_URL=ftp://proxy.example.com/… is not an http(s) URL"},
 		{apiURL: "https://ghe.example.com/api/v3", want: "https://ghe.example.com/api/v3/"},
@@ -82,7 +87,7 @@ func TestNewClientEnvironment(t *testing.T) {
 			env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com"}, wantToken: "from-gh-for-ghe.example.com", wantBase: "https://ghe.example.com/api/v3/"},
 		{name: "gh has none", opts: ClientOptions{TokenFromGH: func(context.Context, string) (string, error) { return "", nil }}, wantErr: ErrNoToken},
 		{name: "GITHUB_API_URL overrides both", opts: ClientOptions{Host: "other.example.com"},
-			env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com", EnvAPIURL: "http://localhost:9999/api/v3"}, wantToken: "a", wantBase: "http://localhost:9999/api/v3/"},
+			env: map[string]string{EnvGHToken: "a", EnvGHHost: "ghe.example.com", EnvAPIURL: "http://127.0.0.1:9999/api/v3"}, wantToken: "a", wantBase: "http://127.0.0.1:9999/api/v3/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -273,6 +273,11 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 	if err != nil {
 		return explainArtifactRedirect(err, resp, op, repo)
 	}
+	// A relative Location (RFC 9110 allows one) is relative to the request that got it; as
+	// it was, the request had no scheme and failed after every retry.
+	if !blobURL.IsAbs() && resp != nil && resp.Request != nil {
+		blobURL = resp.Request.URL.ResolveReference(blobURL)
+	}
 
 	tmp, err := os.CreateTemp("", "debugflow-artifact-*.zip")
 	if err != nil {

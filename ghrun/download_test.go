@@ -8,10 +8,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -311,5 +314,49 @@ func TestDownloadCommandIdleTimeoutFlag(t *testing.T) {
 	err := h.run(downloadCmd, itoa64(id), "-D", filepath.Join(t.TempDir(), "out"), "--idle-timeout", "250ms")
 	if ExitCode(err) != ExitFailure || !strings.Contains(fmt.Sprint(err), "sent nothing for 250ms") {
 		t.Fatalf("err = %v (code %d)", err, ExitCode(err))
+	}
+}
+
+// TestDownloadRelativeRedirect: an artifact redirect whose Location is relative ("/blob/…",
+// as a proxy or an Enterprise Server may send) is resolved against the request's URL; before,
+// the download failed after five retries with "unsupported protocol scheme". The token still
+// never goes with it.
+func TestDownloadRelativeRedirect(t *testing.T) {
+	srv := newServer(t)
+	id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
+	api, _ := url.Parse(srv.API.URL)
+	blob, _ := url.Parse(srv.BlobSrv.URL)
+	toAPI, toBlob := httputil.NewSingleHostReverseProxy(api), httputil.NewSingleHostReverseProxy(blob)
+	toAPI.ModifyResponse = func(res *http.Response) error {
+		if loc := res.Header.Get("Location"); strings.HasPrefix(loc, srv.BlobSrv.URL) {
+			res.Header.Set("Location", "/blob"+strings.TrimPrefix(loc, srv.BlobSrv.URL))
+		}
+		return nil
+	}
+	var blobAuth atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/blob/"); ok {
+			blobAuth.Store(blobAuth.Load() || r.Header.Get("Authorization") != "")
+			r.URL.Path = "/" + rest
+			toBlob.ServeHTTP(w, r)
+			return
+		}
+		toAPI.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: front.URL + "/", Sleep: (&sleeper{}).Sleep, Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "evidence")
+	if _, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "reproducer_summary.json")); err != nil {
+		t.Error(err)
+	}
+	if blobAuth.Load() {
+		t.Error("the token went with the relative redirect")
 	}
 }

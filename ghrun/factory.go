@@ -305,7 +305,7 @@ func (f *Factory) checkAPIServes(host string, named bool) error {
 		return nil
 	}
 	u, err := parseAPIURL(api)
-	if err != nil || sameHost(apiWebHost(u), host) || isLoopback(u.Hostname()) {
+	if err != nil || sameHost(apiWebHost(u), host) || isLoopbackIP(u.Hostname()) {
 		return nil // a bad GITHUB_API_URL is reported when the client is made
 	}
 	return usageError(fmt.Errorf("the repository is on %s, but %s=%s sends every request to %s: unset %s "+

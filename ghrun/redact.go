@@ -80,7 +80,8 @@ func (r *redactWriter) Write(p []byte) (int, error) {
 
 // redact masks every secret in s: a long one wherever it appears, a short one
 // only as a whole word (see longSecret). Longer secrets go first, so a secret
-// that contains another is masked whole.
+// that contains another is masked whole. Matching ignores ASCII case: a
+// server that echoes the token lowercased (or uppercased) must not print it.
 func redact(s string, secrets []string) string {
 	sorted := append([]string(nil), secrets...)
 	for i := 1; i < len(sorted); i++ { // insertion sort by length, longest first; lists are tiny
@@ -89,30 +90,28 @@ func redact(s string, secrets []string) string {
 		}
 	}
 	for _, sec := range sorted {
-		if sec == "" {
-			continue
+		if sec != "" {
+			s = redactOne(s, sec, len(sec) < longSecret)
 		}
-		if len(sec) >= longSecret {
-			s = strings.ReplaceAll(s, sec, mask)
-			continue
-		}
-		s = redactWord(s, sec)
 	}
 	return s
 }
 
-// redactWord masks sec where it is not part of a longer word.
-func redactWord(s, sec string) string {
+// redactOne masks sec in s, in any ASCII case; with wholeWord, only where it
+// is not part of a longer word.
+func redactOne(s, sec string, wholeWord bool) string {
+	// ASCII lower-casing keeps every byte where it is, so an index into folded is one into s.
+	folded, want := asciiLower(s), asciiLower(sec)
 	var b strings.Builder
 	i := 0
 	for {
-		j := strings.Index(s[i:], sec)
+		j := strings.Index(folded[i:], want)
 		if j < 0 {
 			break
 		}
 		j += i
 		end := j + len(sec)
-		if (j > 0 && isWordByte(s[j-1])) || (end < len(s) && isWordByte(s[end])) {
+		if wholeWord && ((j > 0 && isWordByte(s[j-1])) || (end < len(s) && isWordByte(s[end]))) {
 			b.WriteString(s[i : j+1]) // part of a longer word: keep it, look again one byte on
 			i = j + 1
 			continue
@@ -126,6 +125,18 @@ func redactWord(s, sec string) string {
 	}
 	b.WriteString(s[i:])
 	return b.String()
+}
+
+// asciiLower lowercases the ASCII letters of s and nothing else, so its
+// bytes stay at their offsets.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // isWordByte reports the bytes that continue a word (or a token): letters,

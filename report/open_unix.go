@@ -21,8 +21,13 @@ func (d dirFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Go clears O_NONBLOCK again on a regular file it cannot poll, so reads block normally.
-	return os.OpenFile(path, readfile.OpenFlags, 0)
+	// Go clears O_NONBLOCK again on a regular file it cannot poll, so reads block normally. A
+	// file of /proc or /sys (a link to /proc/kmsg) is refused: it blocks on read.
+	f, err := readfile.OpenNonBlocking(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in a non-nil fs.File
+	}
+	return f, nil
 }
 
 // path is name under the directory, or an error for a name fs.ValidPath refuses.

@@ -309,3 +309,33 @@ func TestBaselineCompareSkipsSpecialFiles(t *testing.T) {
 		t.Errorf("the readable folder is not compared:\n%s", stdout.String())
 	}
 }
+
+// TestKernelFilesAreSkippedNotRead: a log that is a link to /proc/kmsg (stat calls it a
+// regular empty file; reading it waits for the kernel's next message, and consumes it) or to
+// another file of /proc is skipped, named with the reason; the report used to block on it
+// until Ctrl-C. Run as root it proves the point (others cannot open /proc/kmsg at all).
+func TestKernelFilesAreSkippedNotRead(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/kmsg"); err != nil {
+		t.Skip("no /proc/kmsg:", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ReproducerSummary), []byte(`{"count": 2, "exit_code": 1, "reproduced": true, "failed": 1, "passed": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{ReproducerLog: "/proc/kmsg", "dmesg_final.log": "/proc/kmsg", SanitizerLog: "/proc/self/status"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, stdout, stderr := startChild(t, false, dir)
+	if code := waitChild(t, cmd, 20*time.Second); code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"Reproduced:     yes", "reproducer.log: not a regular file (a kernel interface on procfs)",
+		"dmesg_final.log: not a regular file (a kernel interface on procfs)", "sanitizer.log: not a regular file (a kernel interface on procfs)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

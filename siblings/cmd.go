@@ -51,7 +51,11 @@ or a name is a directory or cannot be read, nothing changes and every conflict
 is listed (exit status 1). Running it again changes nothing and says so.
 Inside a Git work tree, tracked files are moved with "git mv" and the manifest
 is staged with "git add", so the next commit carries both. --dry-run prints
-the plan and writes nothing, not even the manifest.`,
+the plan and writes nothing, not even the manifest.
+
+Ctrl-C (or SIGTERM) undoes what the run did and exits 130. The manifest is
+written before the first rename, so after any other interruption (SIGKILL, a
+crash) running disable again finishes the run and enable undoes it.`,
 		Example: `  # keep only the debug workflow, and commit it with the renames
   debugflow disable --keep debug-cuda.yml
   git add .github/workflows/debug-cuda.yml && git commit -m "debug branch: only the debug workflow runs"
@@ -107,7 +111,11 @@ Every file is checked before anything is renamed: if an original name is
 already taken, or a name is a directory or cannot be read, nothing changes and
 every conflict is listed (exit status 1). Inside a Git work tree, tracked files
 are moved with "git mv" and the manifest is removed with "git rm --cached", so
-the next commit carries both.`,
+the next commit carries both.
+
+Ctrl-C (or SIGTERM) undoes what the run did and exits 130. The manifest is
+deleted after the last rename, so after any other interruption (SIGKILL, a
+crash) running enable again finishes it.`,
 		Example: `  # before merging the debug branch back
   debugflow enable
   git commit -m "debug branch: workflows enabled again"

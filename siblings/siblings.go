@@ -15,6 +15,15 @@
 // that finds a conflict changes nothing. Inside a Git work tree, tracked files
 // are moved with `git mv` and the manifest is staged (`git add`, later
 // `git rm --cached`), so the next commit carries the change.
+//
+// Both survive any interruption. Disable writes the manifest (its intent)
+// before the first rename; Enable deletes it after the last. A failure, or a
+// cancelled context (SIGINT, SIGTERM) between two renames, undoes the renames
+// and the manifest on a context of its own, and the error exits 130 when
+// cancelled. Killed outright (SIGKILL), a run leaves a tree the next Disable
+// or Enable finishes. git runs in a process group of its own and is never
+// stopped while it writes the index, so no .git/index.lock is left behind;
+// a run waits briefly for a lock held by an earlier run's git.
 package siblings
 
 import (
@@ -27,6 +36,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
@@ -172,7 +182,31 @@ func (d direction) String() string {
 	return "enable"
 }
 
+// exitInterrupted is the exit status of a run stopped by SIGINT or SIGTERM
+// (the cancelled context), as in every debugflow command.
+const exitInterrupted = 130
+
+// run is Disable or Enable. Its error carries the exit status (package
+// exitcode): 130 when ctx was cancelled, else 1, so the status of a git that
+// failed never becomes debugflow's.
 func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
+	actions, err := runDirection(ctx, opts, dir)
+	switch {
+	case err == nil:
+		return actions, nil
+	case ctx.Err() != nil:
+		return actions, &exitcode.Error{Code: exitInterrupted, Err: err}
+	}
+	return actions, &exitcode.Error{Code: exitcode.Failure, Err: err}
+}
+
+// runDirection plans, then changes the tree in an order that any
+// interruption leaves resumable: Disable writes the manifest (its intent)
+// before the first rename and stages it after the last; Enable deletes it
+// after the last. A failure or a cancellation between two renames undoes the
+// renames, then the manifest, on a context of its own; SIGKILL leaves a tree
+// that the next Disable or Enable finishes.
+func runDirection(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 	if opts.Dir == "" {
 		opts.Dir = DefaultDir
 	}
@@ -205,20 +239,28 @@ func run(ctx context.Context, opts Options, dir direction) ([]Action, error) {
 		return actions, &ConflictError{Op: dir.String(), Conflicts: p.conflicts}
 	}
 	change := planManifest(opts, dir, rec, p)
-	if opts.DryRun || (len(p.moves) == 0 && (change.op == manifestNone || change.op == manifestUnchanged)) {
+	if opts.DryRun || (len(p.moves) == 0 && change.op == manifestNone) {
 		actions := p.actions(StatusWouldRename)
 		report(opts.Out, actions, append(p.notes, change.note(opts.DryRun)))
 		return actions, nil
 	}
 	m, err := newMover(ctx, opts)
+	if err == nil {
+		err = ctx.Err() // the plan's git may have been stopped: decide nothing on it
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w (nothing was renamed)", dir, err)
+	}
+	m.removeStaleTemps()
+	if err := m.writeIntent(&change); err != nil {
+		return nil, fmt.Errorf("%s: %w (nothing was renamed)", dir, err)
 	}
 	if err := m.apply(ctx, p.moves); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", dir, m.restoreManifest(&change, err))
 	}
-	if err := m.applyManifest(ctx, &change); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, m.rollback(ctx, p.moves, err))
+	if err := m.finishManifest(ctx, &change); err != nil {
+		err = m.rollback(ctx, p.moves, err)
+		return nil, fmt.Errorf("%s: %w", dir, m.restoreManifest(&change, err))
 	}
 	actions := p.actions(StatusRenamed)
 	report(opts.Out, actions, append(p.notes, change.note(false)))

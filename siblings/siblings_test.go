@@ -535,9 +535,9 @@ func TestRenameFailureIsUndone(t *testing.T) {
 	}
 }
 
-// TestManifestFailureIsUndone: when the manifest cannot be written (disable)
-// or deleted (enable) after the renames, the renames are undone and the
-// manifest is as it was.
+// TestManifestFailureIsUndone: when the manifest cannot be written (disable,
+// before any rename: it is the intent) or deleted (enable, after the
+// renames), nothing is left renamed and the manifest is as it was.
 func TestManifestFailureIsUndone(t *testing.T) {
 	tests := []struct {
 		name string
@@ -546,6 +546,7 @@ func TestManifestFailureIsUndone(t *testing.T) {
 		fs   *faultFS
 		want string
 	}{
+		// The manifest is written first: nothing is renamed.
 		{"disable, write fails", disable,
 			map[string]string{"a.yml": "a", "b.yml": "b", ManifestName: manifestOf("z.yml")},
 			&faultFS{failWrite: true}, "no space left on device"},
@@ -558,9 +559,16 @@ func TestManifestFailureIsUndone(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, tt.tree)
 			_, err := run(context.Background(), Options{Dir: dir, Git: noGit{}, fs: tt.fs}, tt.op)
+			undone := "the 2 earlier rename(s) were undone"
+			if tt.op == disable {
+				undone = "nothing was renamed"
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ManifestName) ||
-				!strings.Contains(err.Error(), "the 2 earlier rename(s) were undone") {
-				t.Fatalf("want a manifest failure with 2 renames undone, got %v", err)
+				!strings.Contains(err.Error(), undone) {
+				t.Fatalf("want a manifest failure saying %q, got %v", undone, err)
+			}
+			if tt.fs.renames != 0 && tt.op == disable {
+				t.Errorf("%d renames before the manifest was written", tt.fs.renames)
 			}
 			if diff := cmp.Diff(tt.tree, readTree(t, dir)); diff != "" {
 				t.Errorf("tree not restored (-want +got):\n%s", diff)
@@ -704,39 +712,41 @@ func TestGitCalls(t *testing.T) {
 			name: "disable: git mv for tracked files, the manifest is staged",
 			op:   disable, tree: map[string]string{"tracked.yml": "t", "untracked.yml": "u"},
 			tracked: []string{"tracked.yml", "nested/x.yml"},
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --", "mv -- tracked.yml tracked.yml.disabled",
+			wantCalls: []string{"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --", "mv -- tracked.yml tracked.yml.disabled",
 				"add -f -- " + ManifestName},
 			wantTree: map[string]string{"tracked.yml.disabled": "t", "untracked.yml.disabled": "u", ManifestName: manifestOf("tracked.yml=t", "untracked.yml=u")},
 		},
 		{
-			name: "disable: an unchanged manifest is neither written nor staged",
+			// A killed disable may have written it and not staged it yet.
+			name: "disable: an unchanged manifest is not written, but staged",
 			op:   disable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			tracked: []string{"a.yml.disabled", ManifestName},
 			// The record is checked against Git's history; this double knows none.
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName},
-			wantTree:  map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
+			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
+				"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --", "add -f -- " + ManifestName},
+			wantTree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 		},
 		{
 			name: "enable: a tracked manifest is removed from the index",
 			op:   enable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			tracked: []string{"a.yml.disabled", ManifestName},
 			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
-				"rev-parse --is-inside-work-tree", "ls-files -z --", "mv -- a.yml.disabled a.yml",
-				"rm -q --cached -- " + ManifestName},
+				"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --", "mv -- a.yml.disabled a.yml",
+				"rm -q -f --cached -- " + ManifestName},
 			wantTree: map[string]string{"a.yml": "a"},
 		},
 		{
 			name: "enable: an untracked manifest is only deleted",
 			op:   enable, tree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
-				"rev-parse --is-inside-work-tree", "ls-files -z --"},
+				"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --"},
 			wantTree: map[string]string{"a.yml": "a"},
 		},
 		{
 			name: "disable: git add fails, everything is undone",
 			op:   disable, tree: map[string]string{"a.yml": "a"},
 			fail:      "add",
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --", "add -f -- " + ManifestName},
+			wantCalls: []string{"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --", "add -f -- " + ManifestName},
 			wantTree:  map[string]string{"a.yml": "a"},
 			wantErr:   "stage ",
 		},
@@ -745,7 +755,7 @@ func TestGitCalls(t *testing.T) {
 			op:   disable, tree: map[string]string{"a.yml": "a", ManifestName: "b.yml\n"},
 			tracked:   []string{ManifestName},
 			fail:      "add",
-			wantCalls: []string{"rev-parse --is-inside-work-tree", "ls-files -z --", "add -f -- " + ManifestName},
+			wantCalls: []string{"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --", "add -f -- " + ManifestName},
 			wantTree:  map[string]string{"a.yml": "a", ManifestName: "b.yml\n"},
 			wantErr:   "stage ",
 		},
@@ -755,8 +765,8 @@ func TestGitCalls(t *testing.T) {
 			tracked: []string{ManifestName},
 			fail:    "rm",
 			wantCalls: []string{"rev-parse --is-inside-work-tree", "status --porcelain -- :(literal)" + ManifestName,
-				"rev-parse --is-inside-work-tree", "ls-files -z --",
-				"rm -q --cached -- " + ManifestName},
+				"rev-parse --is-inside-work-tree --git-path index.lock", "ls-files -z --",
+				"rm -q -f --cached -- " + ManifestName},
 			wantTree: map[string]string{"a.yml.disabled": "a", ManifestName: manifestOf("a.yml")},
 			wantErr:  "unstage ",
 		},

@@ -5,21 +5,24 @@ import (
 	"reflect"
 )
 
-// multiLineFields are the string fields that may hold line breaks: descriptions, shell
-// commands and environment values. Every other string (a label, a path, a -k expression, an
-// interpreter, a name) becomes one word or one line of a shell command, a Python literal or a
-// YAML key on the runner, where a line break, a carriage return or a NUL would split or cut it:
-// they are refused here, before anything is built.
+// multiLineFields are the string fields that may hold line breaks: descriptions and shell
+// commands. Every other string (a label, a path, a -k expression, an interpreter, a name, an
+// environment value) becomes one word or one line of a shell command, a Python literal, a
+// KEY=VALUE argument or a YAML key on the runner, where a line break, a carriage return or a
+// NUL would split or cut it: they are refused here, before anything is built.
 var multiLineFields = map[string]bool{
 	"inputs[].description": true,
 	"install.commands[]":   true,
 	"build.commands[]":     true,
-	"env.*":                true,
-	"build.env.*":          true,
-	"reproducer.env.*":     true,
 	// Python code, staged as written into repro_standalone.py.
 	"reproducer.standalone.code": true,
 }
+
+// envFields are the environment maps. Their values are one line: the steps pass them as
+// --env KEY=VALUE and stage them into env.sh for the tmate shell, and `debugflow-step stage`
+// refuses a line break on the runner, after the install and the build; validation refuses it
+// here instead.
+var envFields = map[string]bool{"env.*": true, "build.env.*": true, "reproducer.env.*": true}
 
 // controlChars reports every string of the spec that holds a control character: NUL and
 // carriage return anywhere, a line break or another control character (tab excepted) outside
@@ -48,7 +51,10 @@ func (v *validator) controlChars(s *Spec) {
 				what = "a NUL character"
 			}
 			kind := "this value must be one line of text"
-			if multi {
+			switch {
+			case envFields[schemaPath]:
+				kind = "an environment value must be one line (write longer text to a file and set the variable to its path)"
+			case multi:
 				kind = "only line breaks and tabs are allowed here"
 			}
 			v.addf(path, "contains %s: %s", what, kind)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -101,6 +102,9 @@ func ReadFile(path string) ([]byte, error) {
 	return data, nil
 }
 
+// utf8BOM starts a file some editors save as "UTF-8 with BOM".
+const utf8BOM = "\ufeff"
+
 // Parse decodes and validates a spec. name is used in error messages. Fields that are absent
 // take the defaults documented in default.yaml; fields that are present are validated as
 // written (count: 0 is an error, not "use the default"). Errors, when there are any, are all
@@ -113,6 +117,8 @@ func Parse(name string, data []byte) (*Spec, error) {
 		return nil, Errors{{File: name, Message: fmt.Sprintf(
 			"the file is larger than %d KiB, the limit for a spec (the default spec is about 11 KB): is it the right file?", MaxSpecBytes>>10)}}
 	}
+	// A UTF-8 byte order mark (Windows editors write one) is not part of the first key.
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	body, e := parseDocument(data)
 	if e != nil {
 		e.File = name

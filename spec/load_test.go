@@ -184,3 +184,20 @@ func TestEnumTyposSuggestTheValue(t *testing.T) {
 		t.Errorf("error %v, want no suggestion", err)
 	}
 }
+
+// TestByteOrderMark: a spec saved as "UTF-8 with BOM" loads like the same spec without it;
+// before, its first key was "\ufeffrunners", an unknown key. Positions stay as an editor shows
+// them.
+func TestByteOrderMark(t *testing.T) {
+	s, err := Parse("bom.yaml", []byte("\ufeffrunners: [gpu]\nreproducer: {paths: [t]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runners) != 1 || s.Runners[0] != "gpu" {
+		t.Errorf("runners = %q", s.Runners)
+	}
+	_, err = Parse("bom.yaml", []byte("\ufeffrunner: [gpu]\n"))
+	if err == nil || !strings.Contains(err.Error(), `bom.yaml:1:1: runner: unknown key "runner"`) {
+		t.Errorf("want the unknown key at 1:1 without the mark, got %v", err)
+	}
+}

@@ -146,7 +146,7 @@ func TestDefaultsFillOnlyAbsentFields(t *testing.T) {
 	}
 	// A present zero is kept and rejected, not replaced by the default.
 	_, err = Parse("zero.yaml", []byte("runners: [gpu]\nreproducer:\n  paths: [t]\n  workers: 0\n  count: 0\n"))
-	if err == nil || !strings.Contains(err.Error(), "reproducer.count: must be at least 1") {
+	if err == nil || !strings.Contains(err.Error(), "reproducer.count: must be between 1 and") {
 		t.Errorf("want count error, got %v", err)
 	}
 	if strings.Contains(err.Error(), "workers") {

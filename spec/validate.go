@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/tmate"
 )
 
 // Limits and patterns of the spec, as data.
@@ -21,6 +23,9 @@ const (
 	// MaxJobMinutes is the longest job timeout we accept (three days; self-hosted runners
 	// allow up to five).
 	MaxJobMinutes = 4320
+	// MaxCount bounds reproducer.count: pytest-repeat collects count copies of every test up
+	// front, so a huge count exhausts the runner's memory before a test runs.
+	MaxCount = 100000
 	// DispatchIDInput is the input debugflow adds so `debugflow dispatch` can find its run.
 	DispatchIDInput = "dispatch_id"
 )
@@ -362,10 +367,14 @@ func (v *validator) reproducer(s *Spec) {
 	if r.Workers < 0 || r.Workers > 256 {
 		v.addf("reproducer.workers", "must be between 0 and 256 (got %d)", r.Workers)
 	}
-	if r.Count <= 0 {
-		v.addf("reproducer.count", "must be at least 1 (got %d)", r.Count)
+	if r.Count <= 0 || r.Count > MaxCount {
+		v.addf("reproducer.count", "must be between 1 and %d (got %d): pytest-repeat collects count copies of every test before the first runs", MaxCount, r.Count)
 	}
-	if r.CountInput != "" && r.Count > 0 {
+	if strings.HasPrefix(strings.TrimSpace(r.Select), "-") {
+		v.addf("reproducer.select", "%q starts with -, so pytest would read it as an option, not a -k expression: "+
+			"put pytest options under pytest_args", r.Select)
+	}
+	if r.CountInput != "" && r.Count > 0 && r.Count <= MaxCount {
 		v.sameDefault(s, "reproducer.count_input", r.CountInput, "reproducer.count", r.Count)
 	}
 	if r.FullSweepInput != "" {
@@ -504,8 +513,18 @@ func (v *validator) tmate(s *Spec) {
 		v.addf("tmate.continue_file", "want an absolute path such as /tmp/continue (got %q)", t.ContinueFile)
 	}
 	if srv := t.Server; srv != nil {
-		if srv.Host == "" {
+		switch {
+		case srv.Host == "":
 			v.addf("tmate.server.host", "a self-hosted tmate server needs a host")
+		case !tmate.ValidServerHost(srv.Host):
+			// The gate refuses it on the runner, in a continue-on-error step: the session would
+			// silently never open.
+			v.addf("tmate.server.host", "want a host name or an IP address such as tmate.example.com (got %q)", srv.Host)
+		}
+		for _, f := range []struct{ key, value string }{{"rsa_fingerprint", srv.RSAFingerprint}, {"ed25519_fingerprint", srv.ED25519Fingerprint}} {
+			if f.value != "" && !tmate.ValidFingerprint(f.value) {
+				v.addf("tmate.server."+f.key, "want an SSH fingerprint as ssh-keygen -l prints it, SHA256:... (got %q)", f.value)
+			}
 		}
 		if srv.Port < 1 || srv.Port > 65535 {
 			v.addf("tmate.server.port", "want a port between 1 and 65535 (got %d)", srv.Port)

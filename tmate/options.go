@@ -228,6 +228,15 @@ func parseConnectTimeout(value string) (int, error) {
 // config file.
 var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
 
+// ValidServerHost reports whether host is accepted as --server-host: a DNS
+// name or an IP address, nothing a tmate config line could be broken by.
+// `debugflow validate` checks tmate.server.host with it, so a bad host is
+// refused on the laptop, not by the gate in a continue-on-error step.
+func ValidServerHost(host string) bool { return hostPattern.MatchString(host) }
+
+// ValidFingerprint reports whether f is accepted as a server fingerprint.
+func ValidFingerprint(f string) bool { return fingerprintPattern.MatchString(f) }
+
 // fingerprintPattern accepts what ssh-keygen -l prints: SHA256:base64 (with or
 // without padding) or MD5 hex pairs with or without the MD5: prefix.
 var fingerprintPattern = regexp.MustCompile(`^(SHA256:[A-Za-z0-9+/]+=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$`)

@@ -40,7 +40,8 @@ func Kind(m fs.FileMode) string {
 // Open opens path for reading when it is a regular file (after following symbolic links). It
 // checks before opening, because opening a FIFO blocks until a writer comes and opening a
 // device can act (a watchdog, a tape drive), and again after, with a non-blocking open, so a
-// file swapped in between is refused rather than waited on.
+// file swapped in between is refused rather than waited on. A "regular file" of a kernel
+// file system (/proc, /sys: /proc/kmsg blocks on read) is refused too.
 func Open(path string) (*os.File, fs.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -49,7 +50,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	if !st.Mode().IsRegular() {
 		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: &NotRegularError{Kind: Kind(st.Mode())}}
 	}
-	f, err := openNonBlocking(path)
+	f, err := OpenNonBlocking(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,6 +62,24 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, st, nil
+}
+
+// OpenNonBlocking opens path with OpenFlags, unless it is on a kernel file system (checked
+// before opening and again on the open file): opening /proc/kmsg is harmless, reading it
+// blocks. The caller checks the file type.
+func OpenNonBlocking(path string) (*os.File, error) {
+	if kind := kernelFileKind(path); kind != "" {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: &NotRegularError{Kind: kind}}
+	}
+	f, err := openNonBlocking(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind := openKernelFileKind(f); kind != "" {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: &NotRegularError{Kind: kind}}
+	}
+	return f, nil
 }
 
 // WithContext makes reading r cancellable: each Read runs in its own goroutine and is

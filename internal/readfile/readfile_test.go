@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,5 +115,27 @@ func TestWithContextReadsEverything(t *testing.T) {
 	}
 	if r := strings.NewReader(""); WithContext(context.Background(), r) != io.Reader(r) {
 		t.Error("a context that is never done should not wrap the reader")
+	}
+}
+
+// TestOpenRefusesKernelFiles: a file of /proc reads like a regular file but is a kernel
+// interface (/proc/kmsg blocks on read): Open refuses it, through a link too, unopened.
+func TestOpenRefusesKernelFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("kernel file systems are Linux's")
+	}
+	link := filepath.Join(t.TempDir(), "evidence.log")
+	if err := os.Symlink("/proc/self/status", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/proc/self/status", link, "/proc/kmsg"} {
+		f, _, err := Open(path)
+		var notRegular *NotRegularError
+		if !errors.As(err, &notRegular) || notRegular.Kind != "a kernel interface on procfs" {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("Open(%s) = %v, want a refusal of a kernel interface on procfs", path, err)
+		}
 	}
 }
