@@ -1,0 +1,212 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/version"
+	"github.com/debugflow/debugflow/spec"
+)
+
+// The three generated workflows under act. The assertions are on what a user reads: job
+// results, step outputs, the job summary, the verdict line and the uploaded artifacts, found
+// by what a step says or sets rather than by its position in the job.
+
+// actSetup is the spec's install and build for this machine: the generator's apt line and the
+// spec's ldconfig lines reach the runner's sudo stand-in; the toolchain "download" is cached.
+func actSetup(s *spec.Spec) {
+	s.Install.Commands = []string{
+		"echo /usr/local/cuda/targets/x86_64-linux/lib | sudo tee /etc/ld.so.conf.d/cuda-targets.conf",
+		"sudo ldconfig",
+		`test -d "$HOME/.cache/e2e-toolchain" || { mkdir -p "$HOME/.cache/e2e-toolchain" && cp toolchain.lock "$HOME/.cache/e2e-toolchain/"; }`,
+	}
+	s.Build.Commands = []string{`mkdir -p _skbuild/linux/cmake-build && echo "built in $PWD"`}
+	s.Cache = spec.Cache{Toolchain: &spec.CacheFiles{Paths: []string{"~/.cache/e2e-toolchain"}, KeyFiles: []string{"toolchain.lock"}}}
+}
+
+// actCheckoutFiles are the project's files actSetup needs besides the suite.
+var actCheckoutFiles = map[string]string{"toolchain.lock": "llvm 22.1.0\n"}
+
+// actProject makes the project's repository from the e2e suite (a git work tree with one
+// commit) and returns it and its commit.
+func actProject(t *testing.T, dir string, how run) (string, string) {
+	t.Helper()
+	prepareCheckout(t, dir, how)
+	return dir, commitTree(t, dir)
+}
+
+// actDoubles is the runner environment of the GPU doubles: a kernel log of its own, the
+// sanitizer's findings and argv file, the tmate double's call log.
+func actDoubles(t *testing.T, sim *simulation, root string) map[string]string {
+	t.Helper()
+	dmesg := filepath.Join(root, "kern.log")
+	if err := os.WriteFile(dmesg, []byte(kernelBoot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"FAKE_DMESG_FILE":          dmesg,
+		"FAKE_SANITIZER_MODE":      "memcheck=access-at+leak,racecheck=hazard",
+		"FAKE_SANITIZER_ARGV_FILE": sim.argvFile,
+		"TMATE_DOUBLE_LOG":         sim.tmateLog,
+	}
+}
+
+// TestDefaultWorkflowUnderAct runs the generated debug workflow, dispatched with a full sweep,
+// under act on this machine: the bundled debugflow-step is checked out from the debug branch,
+// verified and installed; the project is checked out at the ref input's default; the apt line
+// installs compute-sanitizer (the double); the sweep reproduces the failure and the crashed
+// worker; the sanitizer runs on the failing test only; the Xid of the crash, the tmate session
+// limited to the actor's key, the summary, the artifact and a red verdict follow.
+func TestDefaultWorkflowUnderAct(t *testing.T) {
+	t.Parallel()
+	act := findAct(t)
+	root := t.TempDir()
+	how := run{selectExpr: "cuda", inputs: map[string]string{"full_sweep": "true"}, mutate: actSetup, checkoutFiles: actCheckoutFiles}
+	sim := newSimulation(t, root, how)
+	project, commit := actProject(t, filepath.Join(root, "project"), how)
+	s := sim.spec
+	setInputDefault(t, s, s.Checkout.RefInput, commit)
+	data, err := generate.Generate(s, "")
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	lab := runAct(t, act, actLabRun{workflow: data, branch: sim.branch, inputs: how.inputs, labels: s.Runners,
+		project: project, freshDirs: []string{s.Artifact.Dir}, env: actDoubles(t, sim, root), apiURL: sim.apiURL,
+		continueFile: s.Tmate.ContinueFile})
+	job := lab.job(t, generate.DebugJobID, nil)
+
+	// The job is red because of the verdict alone, which says the bug was reproduced.
+	if job.Result != "failure" {
+		t.Errorf("job result %q, want failure (the verdict fails a reproduced run)", job.Result)
+	}
+	verdict := job.stepLogging(t, `verdict: `)
+	if failed := job.failed(); !slices.Equal(failed, []string{verdict.Name}) {
+		t.Errorf("failed steps %q, want only the verdict %q", failed, verdict.Name)
+	}
+	if !strings.Contains(verdict.Log, "verdict: reproduced: pytest exited 1") {
+		t.Errorf("the verdict does not say the bug was reproduced:\n%s", verdict.Log)
+	}
+
+	// The bundled debugflow-step, checked out by act from the debug branch, verified, on PATH.
+	install := job.step(t, generate.InstallStepName)
+	if install.Outcome != "success" || !strings.Contains(install.Log, "debugflow-step "+version.Get().String()) {
+		t.Errorf("%s: %s, want the bundle's --version line:\n%s", install.Name, install.Outcome, install.Log)
+	}
+	if calls, _ := os.ReadFile(lab.guardLog); len(calls) > 0 {
+		t.Errorf("the job called programs a runner without Go and network access lacks:\n%s", calls)
+	}
+	// The project's checkout at the ref input's default, its commit as the step's output.
+	if got := job.step(t, "Check out").Outputs["commit"]; got != commit {
+		t.Errorf("checkout output commit = %q, want %s", got, commit)
+	}
+	// The generator's apt line installed the toolkit (the double) through the runner's sudo.
+	if sudo := readFile(t, lab.sudoLog); !regexp.MustCompile(`(?m)^sudo apt-get install -y .*\bnvidia-cuda-toolkit\b`).MatchString(sudo) {
+		t.Errorf("sudo calls lack the toolkit's apt-get install:\n%s", sudo)
+	}
+
+	// The reproducer's outputs, as later if: conditions read them.
+	repro := job.step(t, "Reproduce")
+	wantActOutput(t, repro, "reproduced", "true")
+	wantActOutput(t, repro, "exit_code", "1")
+	if n, err := strconv.Atoi(repro.Outputs["failed"]); err != nil || n < 1 {
+		t.Errorf("reproduce output failed=%q, want at least 1", repro.Outputs["failed"])
+	}
+	if w := repro.Outputs["crashed_workers"]; !regexp.MustCompile(`^gw\d+(,gw\d+)*$`).MatchString(w) {
+		t.Errorf("reproduce output crashed_workers=%q, want an xdist worker", w)
+	}
+	if strings.Contains(repro.Log, "stopped early") {
+		t.Errorf("full_sweep=true stopped early (the boolean input did not reach the step):\n%s", repro.Log)
+	}
+	// The sanitizer ran because reproduced == 'true', on the failing base test only.
+	san := job.stepLogging(t, `compute-sanitizer --tool`)
+	wantActOutput(t, san, "skipped", "false")
+	if n, _ := strconv.Atoi(san.Outputs["findings"]); n < 1 {
+		t.Errorf("sanitize output findings=%q, want the double's findings", san.Outputs["findings"])
+	}
+	if ids := sanitizerTestIDs(t, sim.argvFile); !slices.Equal(ids, []string{failingBaseID}) {
+		t.Errorf("compute-sanitizer got test ids %q, want [%s]", ids, failingBaseID)
+	}
+	xid := job.stepWithOutput(t, "xid_counts")
+	wantActOutput(t, xid, "xid_counts", "31:1")
+
+	// The job summary (every step's GITHUB_STEP_SUMMARY, as GitHub shows them together).
+	art := s.Artifact.Name
+	for _, want := range []string{
+		"## Reproduced: yes",
+		"- **Artifact:** `" + art + "` (logs, `README.md`, `run_reproducer.sh`, `run_sanitizer.sh`)\n",
+		"- **debugflow-step:** `" + version.Get().String() + "`",
+		"### tmate session", "Connect: `ssh ",
+	} {
+		if !strings.Contains(job.Summary, want) {
+			t.Errorf("job summary lacks %q:\n%s", want, job.Summary)
+		}
+	}
+
+	// The artifact as uploaded (after the gate, the second upload replaced the first).
+	dir := filepath.Join(lab.artifacts, art)
+	for _, name := range []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json", "sanitizer.log",
+		"sanitizer_summary.txt", "xid_summary.txt", "run_reproducer.sh", "README.md", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("artifact %s lacks %s", art, name)
+		}
+	}
+	if x := readFile(t, filepath.Join(dir, "xid_summary.txt")); !regexp.MustCompile(`\b31\b`).MatchString(x) {
+		t.Errorf("xid_summary.txt does not report the crash's Xid 31:\n%s", x)
+	}
+	// The workflow env reached the smoke test.
+	if log := readFile(t, filepath.Join(dir, "cuda_init.log")); log != "cuda init OK (QD_OFFLINE_CACHE=0)\n" {
+		t.Errorf("cuda_init.log = %q", log)
+	}
+	identity := readFile(t, filepath.Join(dir, "system_identity.txt"))
+	before, after, found := strings.Cut(identity, "after install and build")
+	if !found || !strings.Contains(before, "compute-sanitizer: not found") || !strings.Contains(after, "Version 2025.3.1.0") {
+		t.Errorf("system_identity.txt does not record the sanitizer the apt step installed:\n%s", identity)
+	}
+
+	// The cache stand-ins: the first run misses, then saves the toolchain under its key.
+	restore := job.step(t, "Restore the toolchain")
+	key := restore.Outputs["cache-primary-key"]
+	if !strings.HasPrefix(key, "debugflow-toolchain-Linux-X64-") || restore.Outputs["cache-hit"] != "" {
+		t.Errorf("toolchain restore outputs %v, want a debugflow-toolchain-Linux-X64- key and no hit", restore.Outputs)
+	}
+	if index, _ := os.ReadFile(filepath.Join(lab.cache, "index")); key == "" || !strings.Contains(string(index), "\t"+key+"\t") {
+		t.Errorf("the toolchain was not saved under %q; cache index:\n%s", key, index)
+	}
+
+	// The tmate session was opened for the actor's key only, then freed.
+	authorized := ""
+	for _, c := range tmateCalls(sim.tmateLog) {
+		if slices.Contains(c.Argv, "new-session") {
+			authorized = c.Files["-a"]
+		}
+	}
+	if !strings.Contains(authorized, actorKey) {
+		t.Errorf("tmate new-session got authorized keys %q, want %s's key", authorized, actor)
+	}
+}
+
+func wantActOutput(t *testing.T, s *actStep, name, want string) {
+	t.Helper()
+	if got, ok := s.Outputs[name]; !ok || got != want {
+		t.Errorf("step %q output %s = %q (set: %v), want %q\n%s", s.Name, name, got, ok, want, s.Log)
+	}
+}
+
+// stepWithOutput returns the step that set this output.
+func (j *actJob) stepWithOutput(t *testing.T, name string) *actStep {
+	t.Helper()
+	for _, s := range j.Steps {
+		if _, ok := s.Outputs[name]; ok {
+			return s
+		}
+	}
+	t.Fatalf("no step of job %s %v set output %s", j.ID, j.Matrix, name)
+	return nil
+}
+
