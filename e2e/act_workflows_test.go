@@ -209,4 +209,3 @@ func (j *actJob) stepWithOutput(t *testing.T, name string) *actStep {
 	t.Fatalf("no step of job %s %v set output %s", j.ID, j.Matrix, name)
 	return nil
 }
-
