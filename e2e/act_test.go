@@ -100,7 +100,8 @@ type actLab struct {
 
 // actJob is one job, or one leg of a matrix job, as act ran it.
 type actJob struct {
-	ID     string
+	ID string
+	// Name is act's "workflow name/job name", the job's name evaluated for its leg.
 	Name   string
 	Matrix map[string]any
 	// Result is act's job result: success or failure.
@@ -278,6 +279,10 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 	cancel()
 	wg.Wait()
 	lab.log = stdout.String() + out.String()
+	if dir := os.Getenv("E2E_ACT_LOG_DIR"); dir != "" {
+		// act's whole output, for a look by hand: E2E_ACT_LOG_DIR=/tmp/act go test ./e2e -run Act
+		os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".jsonl"), []byte(lab.log), 0o644)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("generated workflow:\n%s", data)
@@ -306,7 +311,7 @@ func actJobs(lines []actLine) []*actJob {
 		key := l.JobID + " " + string(m)
 		j := byKey[key]
 		if j == nil {
-			j = &actJob{ID: l.JobID, Matrix: l.Matrix}
+			j = &actJob{ID: l.JobID, Name: strings.TrimSpace(l.Job), Matrix: l.Matrix}
 			if len(l.Matrix) == 0 {
 				j.Matrix = nil
 			}

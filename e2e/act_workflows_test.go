@@ -209,3 +209,74 @@ func (j *actJob) stepWithOutput(t *testing.T, name string) *actStep {
 	t.Fatalf("no step of job %s %v set output %s", j.ID, j.Matrix, name)
 	return nil
 }
+
+// matrixRunners are the runner labels of the matrix run, both mapped to this machine.
+var matrixRunners = []string{"gpu-t4-4-core", "gpu-a10g-4-core"}
+
+// TestMatrixWorkflowUnderAct runs the generated matrix workflow (two runner labels) under act:
+// one leg per label, each reproducing on its own and uploading an artifact named after its
+// label, then the report job, which needs the legs and runs although they failed (if:
+// always()), downloads both artifacts and writes the comparison into its job summary.
+func TestMatrixWorkflowUnderAct(t *testing.T) {
+	t.Parallel()
+	act := findAct(t)
+	root := t.TempDir()
+	how := run{selectExpr: "cuda", inputs: map[string]string{"full_sweep": "true"}, checkoutFiles: actCheckoutFiles,
+		mutate: func(s *spec.Spec) { actSetup(s); s.Runners = matrixRunners }}
+	sim := newSimulation(t, root, how)
+	project, commit := actProject(t, filepath.Join(root, "project"), how)
+	s := sim.spec
+	setInputDefault(t, s, s.Checkout.RefInput, commit)
+	data, err := generate.Generate(s, "")
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	lab := runAct(t, act, actLabRun{workflow: data, branch: sim.branch, inputs: how.inputs,
+		labels: append([]string{"ubuntu-latest"}, s.Runners...), project: project, freshDirs: []string{s.Artifact.Dir},
+		env: actDoubles(t, sim, root), apiURL: sim.apiURL, continueFile: s.Tmate.ContinueFile, serialLegs: true})
+
+	for _, runner := range matrixRunners {
+		leg := lab.job(t, generate.DebugJobID, map[string]any{"runner": runner})
+		if leg.Result != "failure" {
+			t.Errorf("leg %s: result %q, want failure (reproduced)", runner, leg.Result)
+		}
+		verdict := leg.stepLogging(t, `verdict: `)
+		if !strings.Contains(verdict.Log, "verdict: reproduced: pytest exited 1") || !slices.Equal(leg.failed(), []string{verdict.Name}) {
+			t.Errorf("leg %s: failed steps %q, verdict:\n%s", runner, leg.failed(), verdict.Log)
+		}
+		wantActOutput(t, leg.step(t, "Reproduce"), "reproduced", "true")
+		art := s.Artifact.Name + "-" + runner
+		if want := "- **Artifact:** `" + art + "` "; !strings.Contains(leg.Summary, want) {
+			t.Errorf("leg %s: summary lacks %q:\n%s", runner, want, leg.Summary)
+		}
+		// act adds -1, -2 to a leg's name; GitHub shows the evaluated name as it is.
+		if want := "/Debug on " + runner; !strings.Contains(leg.Name, want) {
+			t.Errorf("leg %s: named %q, want the evaluated name %q", runner, leg.Name, want)
+		}
+		rs := readFile(t, filepath.Join(lab.artifacts, art, "reproducer_summary.json"))
+		if !strings.Contains(rs, `"reproduced": true`) {
+			t.Errorf("artifact %s: reproducer_summary.json does not say reproduced:\n%s", art, rs)
+		}
+	}
+	report := lab.job(t, generate.ReportJobID, nil)
+	if report.Result != "success" {
+		t.Errorf("report job result %q, want success:\n%v", report.Result, report.failed())
+	}
+	// One row per runner, each with its own leg's evidence: both reproduced, 2 of 4 trials
+	// failed (the crash and the failure), and the Xid each crash logged into its own leg's
+	// kernel-log window (the kernel log is one for both legs here).
+	want := []string{"## Reproduced on " + strings.Join(matrixRunners, ", ") + " (2 of 2)\n"}
+	for _, runner := range matrixRunners {
+		want = append(want, "| "+runner+" | yes | 2/4 | 1 (gw")
+	}
+	for _, w := range want {
+		if !strings.Contains(report.Summary, w) {
+			t.Errorf("report summary lacks %q:\n%s", w, report.Summary)
+		}
+	}
+	for _, line := range strings.Split(report.Summary, "\n") {
+		if strings.HasPrefix(line, "| gpu-") && !strings.Contains(line, " | 31 x1 | ") {
+			t.Errorf("report row %q: want the one Xid 31 of its own leg", line)
+		}
+	}
+}
