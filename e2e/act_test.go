@@ -117,6 +117,8 @@ type actStep struct {
 	// Outcome is steps.<id>.outcome: success or failure (before continue-on-error).
 	Outcome string
 	Outputs map[string]string
+	// ExitCode is the exit status of a failed run: step (act's "exit status N").
+	ExitCode int
 	// Log is the step's output.
 	Log string
 }
@@ -347,10 +349,15 @@ func actJobs(lines []actLine) []*actJob {
 			st.Outputs[l.Name] = l.Arg
 		case l.StepResult != "" && len(l.StepID) == 1:
 			st.Outcome = l.StepResult
+		case len(l.StepID) == 1 && exitStatus.MatchString(l.Msg):
+			st.ExitCode, _ = strconv.Atoi(exitStatus.FindStringSubmatch(l.Msg)[1])
 		}
 	}
 	return jobs
 }
+
+// exitStatus is act's error line for a step's shell that exited non-zero.
+var exitStatus = regexp.MustCompile(`^exit status (\d+)$`)
 
 // job returns the one job or leg with this id whose matrix has these values (nil: any).
 func (lab *actLab) job(t *testing.T, id string, matrix map[string]any) *actJob {

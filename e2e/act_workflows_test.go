@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -86,8 +88,8 @@ func TestDefaultWorkflowUnderAct(t *testing.T) {
 		t.Errorf("job result %q, want failure (the verdict fails a reproduced run)", job.Result)
 	}
 	verdict := job.stepLogging(t, `verdict: `)
-	if failed := job.failed(); !slices.Equal(failed, []string{verdict.Name}) {
-		t.Errorf("failed steps %q, want only the verdict %q", failed, verdict.Name)
+	if failed := job.failed(); !slices.Equal(failed, []string{verdict.Name}) || verdict.ExitCode != 1 {
+		t.Errorf("failed steps %q, verdict exit %d; want only the verdict %q, exit 1 (pytest's status)", failed, verdict.ExitCode, verdict.Name)
 	}
 	if !strings.Contains(verdict.Log, "verdict: reproduced: pytest exited 1") {
 		t.Errorf("the verdict does not say the bug was reproduced:\n%s", verdict.Log)
@@ -277,6 +279,124 @@ func TestMatrixWorkflowUnderAct(t *testing.T) {
 	for _, line := range strings.Split(report.Summary, "\n") {
 		if strings.HasPrefix(line, "| gpu-") && !strings.Contains(line, " | 31 x1 | ") {
 			t.Errorf("report row %q: want the one Xid 31 of its own leg", line)
+		}
+	}
+}
+
+// actExperimentProject makes one bare repository holding every experiment ref as a branch
+// (the trees of experimentTrees: the baseline, the fix, the broken build) and returns it
+// and each ref's commit.
+func actExperimentProject(t *testing.T, root string, how run) (string, map[string]string) {
+	t.Helper()
+	trees, commits := experimentTrees(t, filepath.Join(root, "trees"), how)
+	project := filepath.Join(root, "project.git")
+	gitRun(t, "", "init", "-q", "--bare", "-b", "main", project)
+	for ref, tree := range trees {
+		gitRun(t, project, "fetch", "-q", tree, "main:refs/heads/"+ref)
+	}
+	return project, commits
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestExperimentWorkflowUnderAct dispatches the generated experiment workflow under act with
+// three refs as the JSON input: the matrix job runs one leg per ref (checkout of
+// matrix.ref.ref, install, build, smoke test, the full sweep, an artifact named after ref and
+// runner), the broken ref's leg fails at its smoke test, and the report job, which needs the
+// matrix and runs although a leg failed, downloads every artifact and compares each ref with
+// the first one in its summary.
+func TestExperimentWorkflowUnderAct(t *testing.T) {
+	t.Parallel()
+	act := findAct(t)
+	root := t.TempDir()
+	var refs []map[string]string
+	for _, r := range expRefs {
+		refs = append(refs, map[string]string{"name": r.name, "ref": r.ref})
+	}
+	refsJSON, err := json.Marshal(refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	how := run{selectExpr: "cuda", inputs: map[string]string{"refs": string(refsJSON), "count": strconv.Itoa(expCount)},
+		mutate: actSetup, checkoutFiles: actCheckoutFiles}
+	sim := newSimulation(t, root, how)
+	project, commits := actExperimentProject(t, root, how)
+	s := sim.spec
+	data, err := generate.GenerateExperiment(s, "", "")
+	if err != nil {
+		t.Fatalf("generate the experiment workflow: %v", err)
+	}
+	lab := runAct(t, act, actLabRun{workflow: data, branch: sim.branch, inputs: how.inputs,
+		labels: append([]string{"ubuntu-latest"}, s.Runners...), project: project, freshDirs: []string{s.Artifact.Dir},
+		env: actDoubles(t, sim, root), apiURL: sim.apiURL, continueFile: s.Tmate.ContinueFile, serialLegs: true})
+
+	runner := s.Runners[0]
+	prefix := generate.ExperimentArtifact(s) + "-"
+	var wantArtifacts []string
+	for _, ref := range expRefs {
+		leg := lab.job(t, generate.ExperimentJobID, map[string]any{"ref": map[string]any{"name": ref.name, "ref": ref.ref}, "runner": runner})
+		name := prefix + ref.name + "-" + runner
+		wantArtifacts = append(wantArtifacts, name)
+		if got := leg.step(t, "Check out").Outputs["commit"]; got != commits[ref.ref] {
+			t.Errorf("leg %s: checked out %q, want %s (%s)", ref.name, got, commits[ref.ref], ref.ref)
+		}
+		if ref.broken {
+			smoke := leg.stepLogging(t, `(?m)^smoke: `)
+			if leg.Result != "failure" || !slices.Equal(leg.failed(), []string{smoke.Name}) || smoke.ExitCode != 6 {
+				t.Errorf("leg %s: result %s, failed steps %q, smoke exit %d; want the smoke test alone to fail it, with exit 6 (setup failed)",
+					ref.name, leg.Result, leg.failed(), smoke.ExitCode)
+			}
+			if !strings.Contains(leg.Summary, "## Setup failed: the smoke test exited 1\n") {
+				t.Errorf("leg %s: the summary does not say the setup failed:\n%s", ref.name, leg.Summary)
+			}
+		} else {
+			if leg.Result != "success" {
+				t.Errorf("leg %s: result %q, failed steps %q; want success", ref.name, leg.Result, leg.failed())
+			}
+			wantActOutput(t, leg.step(t, "Reproduce"), "reproduced", strconv.FormatBool(ref.failures > 0))
+		}
+		if want := "- **Artifact:** `" + name + "` (logs)\n"; !strings.Contains(leg.Summary, want) {
+			t.Errorf("leg %s: the summary lacks %q:\n%s", ref.name, want, leg.Summary)
+		}
+		// ref.json, the trial counts and the leg's own Xid lines, read as the report reads them.
+		checkExperimentArtifact(t, filepath.Join(lab.artifacts, name), ref, commits[ref.ref], runner)
+	}
+	entries, err := os.ReadDir(lab.artifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if !slices.Equal(got, slices.Sorted(slices.Values(wantArtifacts))) {
+		t.Errorf("artifacts %q, want one per leg %q", got, wantArtifacts)
+	}
+
+	// The report job compared each ref with the first of the input (see the simulated run's
+	// test for the figures: 0 of 4 against 2 of 4 is not yet a fix, p = 0.21).
+	report := lab.job(t, generate.ExperimentReportJobID, nil)
+	if report.Result != "success" {
+		t.Errorf("report job result %q, failed steps %q", report.Result, report.failed())
+	}
+	for _, want := range []string{
+		"(against before)\n",
+		"| before | " + runner + " | 2/4 | 50.0% | 6.8% – 93.2% | - | baseline |",
+		"| fix | " + runner + " | 0/4 | 0% | 0% – 60.2% | 0.21 | inconclusive: about 7 more repetitions needed |",
+		"| broken | " + runner + " | 0/0 | ",
+		"- **broken on " + runner + "**: inconclusive: no trials yet\n",
+		"Test: <code>" + failingBaseID + "</code>",
+	} {
+		if !strings.Contains(report.Summary, want) {
+			t.Errorf("the report job's summary lacks %q:\n%s", want, report.Summary)
 		}
 	}
 }
