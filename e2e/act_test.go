@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,6 +292,12 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 			t.Logf("act %s:\n%s", strings.Join(args, " "), lab.log)
 		}
 	})
+	// act, unlike GitHub's runner, kills no orphan at the end of a job: a process a step
+	// left behind (a pytest worker, a tmate session) is still here, and fails the test.
+	for _, p := range processesUnder(root) {
+		t.Errorf("process %d outlived the workflow run: %s", p.pid, p.cmdline)
+		syscall.Kill(p.pid, syscall.SIGKILL)
+	}
 	lab.jobs = actJobs(lines)
 	if runErr != nil && len(lab.jobs) == 0 {
 		t.Fatalf("act: %v (no job ran)", runErr)
@@ -455,6 +462,34 @@ func serialMatrix(t *testing.T, data []byte) []byte {
 	return re.ReplaceAll(data, []byte("${1}strategy:\n${1}  max-parallel: 1\n"))
 }
 
+type leftover struct {
+	pid     int
+	cmdline string
+}
+
+// processesUnder lists the live processes whose working directory is under dir.
+func processesUnder(dir string) []leftover {
+	var out []leftover
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+string(os.PathSeparator))) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, leftover{pid, strings.ReplaceAll(string(cmdline), "\x00", " ")})
+	}
+	return out
+}
+
 // freeWaitingGates plays the user in the tmate session: whenever a debugflow-step gate
 // --wait runs (found in /proc), it touches the continue file, once per gate process.
 func freeWaitingGates(ctx context.Context, continueFile string) {
@@ -493,5 +528,13 @@ func freeWaitingGates(ctx context.Context, continueFile string) {
 				freed[pid] = true
 			}
 		}
+	}
+}
+
+// TestCIInstallsThisAct: .ci/run installs the act release these tests expect.
+func TestCIInstallsThisAct(t *testing.T) {
+	ci := readFile(t, filepath.Join("..", ".ci", "run"))
+	if want := "\nact_version=" + actVersion + "\n"; !strings.Contains(ci, want) {
+		t.Errorf(".ci/run does not install act %s (want a line %q)", actVersion, strings.TrimSpace(want))
 	}
 }
