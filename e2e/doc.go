@@ -31,4 +31,14 @@
 // fresh runner, artifacts passed from upload-artifact to download-artifact through one store.
 // It executes the generated experiment workflow: one leg per ref (each a prepared git tree)
 // and the report job that compares them.
+//
+// The *UnderAct tests (act_test.go) run the same three workflows (the default, the matrix with
+// its report job, the experiment with its refs input and report job) under nektos/act, an
+// Actions engine that is not ours, on this machine (-P <label>=-self-hosted): act's reading of
+// expressions, if:, needs:, matrices, outputs, GITHUB_ENV/GITHUB_PATH and job summaries checks
+// the simulator's. The pinned actions are local stand-ins (testdata/act). The simulated runner
+// stays where act cannot go: a step cancelled or timed out (act SIGKILLs the step's shell;
+// GitHub sends SIGINT, SIGTERM, then kills the process tree), and its strict refusal of any
+// expression, key or action it does not know; and, for cost, for the many variants of the debug
+// job and the pull_request runs, each of which would be an act run of its own.
 package e2e

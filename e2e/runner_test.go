@@ -183,7 +183,7 @@ type simRunner struct {
 	temp string
 	// files holds the runner's own files: each step's script, log and GITHUB_OUTPUT.
 	files string
-	// summary is GITHUB_STEP_SUMMARY, one file for the job.
+	// summary is the job summary: each step has its own GITHUB_STEP_SUMMARY, appended here when it ends.
 	summary string
 	// env is extra runner environment (doubles' switches, GITHUB_ACTOR, GITHUB_API_URL...).
 	env map[string]string
@@ -608,7 +608,7 @@ func (r *simRunner) environ(ev *evaluator, wf *workflowFile, job *jobDef, st ste
 	env["PATH"] = strings.Join(append(path, os.Getenv("PATH")), string(os.PathListSeparator))
 	for k, v := range map[string]string{
 		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": r.temp,
-		"GITHUB_WORKSPACE": r.workspace, "GITHUB_STEP_SUMMARY": r.summary,
+		"GITHUB_WORKSPACE":  r.workspace,
 		"GITHUB_EVENT_NAME": r.event(), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
 		"GITHUB_JOB": r.jobID, "GITHUB_REPOSITORY": simRepository,
 		// A home of the runner's own: the gate creates the SSH client keys tmate needs there.
@@ -644,7 +644,10 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	t := r.t
 	t.Helper()
 	base := filepath.Join(r.files, fmt.Sprintf("step%02d", i))
-	files := map[string]string{"GITHUB_OUTPUT": base + ".output", "GITHUB_ENV": base + ".env", "GITHUB_PATH": base + ".path"}
+	// Every step has its own GITHUB_STEP_SUMMARY, as on GitHub ("unique for each step in a
+	// job"); the job's summary is theirs in step order.
+	files := map[string]string{"GITHUB_OUTPUT": base + ".output", "GITHUB_ENV": base + ".env", "GITHUB_PATH": base + ".path",
+		"GITHUB_STEP_SUMMARY": base + ".summary"}
 	for k, f := range files {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -739,7 +742,12 @@ func (r *simRunner) exec(st stepDef, i int, env map[string]string, sr stepResult
 	default:
 		t.Fatalf("step %q: %v", st.Name, runErr)
 	}
-	b, err := os.ReadFile(files["GITHUB_OUTPUT"])
+	b, err := os.ReadFile(files["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, r.summary, b)
+	b, err = os.ReadFile(files["GITHUB_OUTPUT"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,6 +809,19 @@ func stopStep(pid int, waitErr <-chan error) error {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	return <-waitErr
+}
+
+// appendFile appends data to the file at path.
+func appendFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // parseOutputFile reads a GITHUB_OUTPUT or GITHUB_ENV file as the runner does (the format and
