@@ -89,6 +89,9 @@ type CoredumpResult struct {
 	Report  *cudagdb.Report `json:"report"`
 	// Cancelled is set when a signal ended the pass.
 	Cancelled bool `json:"cancelled"`
+	// NoTests says why the rerun's pytest ran no test ("pytest exit code 4: ..."): then no dump
+	// says nothing about the bug.
+	NoTests string `json:"no_tests,omitempty"`
 }
 
 // RunCoredump is `debugflow-step coredump`. A pass that finds nothing (no failing test, no
@@ -184,14 +187,25 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			return res, &ExitError{Code: cancelExitCode(ctx), Err: fmt.Errorf("core dump pass cancelled (%v)", context.Cause(ctx))}
 		case timedOut:
 			fmt.Fprintf(env.Stdout, "coredump: attempt %d timed out after %s\n", res.Attempts, opts.Timeout)
+		case dump == "" && (sr.ExitCode == 4 || sr.ExitCode == 5):
+			// pytest ran nothing: another attempt would too.
+			res.NoTests = fmt.Sprintf("pytest exit code %d: %s", sr.ExitCode, map[int]string{4: "usage error or test not found", 5: "no tests collected"}[sr.ExitCode])
+			fmt.Fprintf(env.Stdout, "coredump: attempt %d did not run the test (%s)\n", res.Attempts, res.NoTests)
 		case dump == "":
 			fmt.Fprintf(env.Stdout, "coredump: attempt %d exited %d without a GPU core dump\n", res.Attempts, sr.ExitCode)
+		}
+		if res.NoTests != "" {
+			break
 		}
 	}
 	if err := logFile.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", CoredumpLog, err)
 	}
 	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	if dump == "" && res.NoTests != "" {
+		res.Note = fmt.Sprintf("no GPU core dump: the rerun did not run the test %s (%s), so it says nothing about the bug", res.Test, res.NoTests)
+		return res, finishCoredump(env, opts.Out, res)
+	}
 	if dump == "" {
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
 		return res, finishCoredump(env, opts.Out, res)

@@ -50,33 +50,45 @@ func copyTree(t *testing.T, src string) string {
 // worker after each failure, the xdist fork's second crash line names "python/...") through
 // reproduce, the worker record, report, sanitize and the experiment's (and so the bisection's)
 // trial counting: every id is relative to the checkout, one failure is one id and one Failing
-// count, both crashes are placed in the worker record, the sanitizer reruns a test that exists.
+// count, both crashes are placed in the worker record (each at a fresh worker's first test), the
+// sanitizer reruns a test that exists, and a sanitizer handed ids that do not exist is never
+// clean.
 func TestReferenceLayoutEndToEnd(t *testing.T) {
 	py := testenv.PytestPython(t)
 	checkout := copyTree(t, filepath.Join("testdata", "refproject"))
 	w := newE2EWorld(t, "crash")
 	w.suite = checkout
 	const (
-		crashed = "tests/python/test_ad.py::test_x[cuda-3-5]" // the worker aborts
-		retired = "tests/python/test_ad.py::test_x[cuda-4-5]" // fails, the conftest retires the worker
+		retired = "tests/python/test_ad.py::test_x[cuda-1-5]" // fails, the conftest retires the worker
 		base    = "tests/python/test_ad.py::test_x[cuda]"
 	)
 
+	// One worker: the retired worker's replacement runs the next tests, and its first one
+	// aborts it (which repetition that is depends on xdist's chunks).
 	r := runStep(t, checkout, w.env, "reproduce", "--out", w.out, "--python", py,
-		"--workers", "2", "--count", "5", "tests/python/test_ad.py")
+		"--workers", "1", "--count", "5", "tests/python/test_ad.py")
 	if r.code != 0 {
 		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	log := readFile(t, filepath.Join(w.out, ReproducerLog))
 	// The shape this test is about: the rootdir is tests/, the fork's line names python/...
-	for _, want := range []string{"configfile: pytest.ini", "worker 'gw", "crashed while running 'python/test_ad.py::test_x[cuda-4-5]'",
+	for _, want := range []string{"configfile: pytest.ini", "worker 'gw0' crashed while running 'python/test_ad.py::test_x[cuda-1-5]'",
 		`debugflow: rootdir is "tests" under the working directory`, "2 failed, 13 passed"} {
 		if !strings.Contains(log, want) {
 			t.Fatalf("reproducer.log lacks %q: the fixture no longer has the reference project's shape:\n%s", want, log)
 		}
 	}
 	sum := loadSummary(t, w.out)
-	if diff := cmp.Diff([]string{crashed, retired}, slices.Sorted(slices.Values(sum.FailedTests))); diff != "" {
+	crashed := ""
+	for _, c := range sum.Crashes {
+		if c.Worker == "gw1" {
+			crashed = c.NodeID
+		}
+	}
+	if !regexp.MustCompile(`^tests/python/test_ad\.py::test_x\[cuda-[2-5]-5\]$`).MatchString(crashed) {
+		t.Fatalf("crashes = %+v, want gw1 (the fresh replacement) in a test_x[cuda] repetition under tests/", sum.Crashes)
+	}
+	if diff := cmp.Diff([]string{retired, crashed}, slices.Sorted(slices.Values(sum.FailedTests))); diff != "" {
 		t.Errorf("failed_tests (-want +got): one failure, one id, relative to the checkout:\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{base}, sum.FailedBaseTests); diff != "" {
@@ -89,9 +101,8 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 	for _, c := range sum.Crashes {
 		crashTests = append(crashTests, [2]string{c.Worker, c.NodeID})
 	}
-	if len(sum.Crashes) != 2 || !slices.ContainsFunc(sum.Crashes, func(c pytestlog.Crash) bool { return c.NodeID == crashed }) ||
-		!slices.ContainsFunc(sum.Crashes, func(c pytestlog.Crash) bool { return c.NodeID == retired }) {
-		t.Errorf("crashes = %+v, want the aborted worker in %s and the retired one in %s", sum.Crashes, crashed, retired)
+	if diff := cmp.Diff([]pytestlog.Crash{{Worker: "gw0", NodeID: retired, Reason: "Not properly terminated"}, {Worker: "gw1", NodeID: crashed, Reason: "Not properly terminated"}}, sum.Crashes); diff != "" {
+		t.Errorf("crashes (-want +got): the retired worker and its replacement:\n%s", diff)
 	}
 
 	// The worker record names tests as pytest prints them, and places both crashes.
@@ -111,14 +122,11 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range rec.Crashes(crashTests, 2) {
-		if c.Position < 1 || c.Position > 2 {
-			// A fresh worker's first or second test: the finding of the reference pull request
-			// (-n 2, a retired or crashed worker's replacement starts afresh; a crash of one of
-			// the first two workers may come later).
-			if c.Position < 1 {
-				t.Errorf("crash %+v not placed in the worker record", c)
-			}
+	for _, c := range rec.Crashes(crashTests, 1) {
+		// The retired worker's and its fresh replacement's first test: the reference pull
+		// request's finding, which needs both crashes placed.
+		if c.Position != 1 {
+			t.Errorf("crash %+v: want it placed at the worker's first test", c)
 		}
 	}
 
@@ -133,8 +141,8 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 	if diff := cmp.Diff([]report.TestFailures{{Test: base, Failed: 2}}, v.Reproducer.PerTest); diff != "" {
 		t.Errorf("report Failing rows (-want +got):\n%s", diff)
 	}
-	if tl := v.Timeline; tl == nil || tl.KnownCrashes != 2 || strings.Contains(tl.Summary, "does not place") {
-		t.Errorf("report timeline: %+v, want both crashes placed", tl)
+	if tl := v.Timeline; tl == nil || tl.KnownCrashes != 2 || tl.EarlyCrashes != 2 || tl.Summary != "2 of 2 crashes hit a worker's first or second test" {
+		t.Errorf("report timeline: %+v, want both crashes placed at a fresh worker's first test", tl)
 	}
 	var text strings.Builder
 	if err := v.WriteText(&text, false); err != nil {

@@ -72,10 +72,14 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		defer cancel()
 	}
 	var tail []string
+	// A smoke test that is a pytest run which ran no test checked nothing, even when it exits 0
+	// (a wrapper, a plugin that turns exit 5 into 0).
+	pytest := pytestlog.NewParser()
 	s := newStream(env, streamSpec{
 		Path: bash, Args: []string{"--noprofile", "--norc", "-eo", "pipefail", "-c", opts.Command},
 		Env: env.Environ(), Dir: opts.Dir, Log: log, Echo: env.Stdout,
 		OnLine: func(line string) {
+			pytest.Line(line)
 			if tail = append(tail, line); len(tail) > smokeTailLines {
 				tail = tail[1:]
 			}
@@ -96,12 +100,15 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		}
 		return fmt.Errorf("smoke: cancelled: %w", cause)
 	}
-	if res.ExitCode == 0 {
+	ranNothing := pytest.Result().NoTestsRan
+	if res.ExitCode == 0 && !ranNothing {
 		fmt.Fprintf(env.Stdout, "smoke: OK in %s\n", took)
 		return nil
 	}
 	how := fmt.Sprintf("exited %d", res.ExitCode)
 	switch {
+	case res.ExitCode == 0 && ranNothing:
+		how = "did not run the tests (pytest: no tests ran)"
 	case timedOut:
 		how = fmt.Sprintf("timed out after %s", opts.Timeout)
 	case res.Signal != 0:

@@ -27,6 +27,9 @@ func TestSmoke(t *testing.T) {
 				"`cuda_init.log`", "```text\nloading\nRuntimeError: `cuInit` failed: CUDA_ERROR_NO_DEVICE\n```"}},
 		{"a failing pipe fails", "false | cat", ExitSetupFailed, "", []string{"exited 1"}},
 		{"killed by a signal", "echo dying; kill -SEGV $$", ExitSetupFailed, "dying\n", []string{"the smoke test was killed by segmentation fault", "dying"}},
+		// A pytest smoke test that ran nothing checked nothing, even when it exits 0.
+		{"a pytest run of no test", "echo 'collected 0 items'; echo '===== no tests ran in 0.01s ====='", ExitSetupFailed,
+			"collected 0 items\n===== no tests ran in 0.01s =====\n", []string{"the smoke test did not run the tests (pytest: no tests ran)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

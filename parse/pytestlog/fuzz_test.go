@@ -19,6 +19,11 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(data))
 	}
 	f.Add("....[gw0] node down: x\rfReplacing crashed worker gw0\n")
+	// The reference project's layout: the rootdir is tests/, the crash line's id is under it.
+	f.Add("=== test session starts ===\nrootdir: /w/q/tests, configfile: pytest.ini\n2 workers [4 items]\n" +
+		"worker 'gw0' crashed while running 'python/t.py::x[1-2]'\nworker 'gw1' crashed while running 'python/t.py::x[2-2]'\n" +
+		"[gw0] [ 50%] FAILED tests/python/t.py::x[1-2]\nFAILED tests/python/t.py::x[2-2]\n")
+	f.Add("debugflow: rootdir is \"tests\" under the working directory\nworker 'gw0' crashed while running 'python/t.py::x'\nFAILED tests/python/t.py::x\n")
 	f.Add("=== FAILURES ===\n___ TestK.test_m[a] ___\nE   ValueError: long\n=== short test summary info ===\nFAILED t.py::TestK::test_m[a] - ValueError: lo...\n")
 	f.Fuzz(func(t *testing.T, log string) {
 		r, err := Parse(strings.NewReader(log))
