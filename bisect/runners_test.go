@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,11 +38,30 @@ func TestLocalRunnerSkipsAFailedSmokeTest(t *testing.T) {
 		!strings.Contains(res.Reason, "ImportError: libcuda.so.1") || !strings.Contains(res.Reason, "cuda_init.log") {
 		t.Errorf("broken commit: %+v", res)
 	}
-	res, err = l.Wait(context.Background(), Request{N: 2, Commit: ids[0], Count: 2, Dir: filepath.Join(dir, "step-2"), MaxSteps: 4})
+	// The step's folder holds what an interrupted earlier session left (a reproducing run's
+	// files): the step starts from nothing, so none of it is read as this step's.
+	step2 := filepath.Join(dir, "step-2")
+	stale := filepath.Join(step2, refName(ids[0]), "reproducer_summary.json")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte(`{"exit_code": 1, "reproduced": true, "failed": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(step2, "sanitizer.log"), []byte("========= ERROR SUMMARY: 2 errors\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = l.Wait(context.Background(), Request{N: 2, Commit: ids[0], Count: 2, Dir: step2, MaxSteps: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Outcome != Observed || len(res.Tests) == 0 {
 		t.Errorf("good commit: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(step2, "sanitizer.log")); err == nil {
+		t.Error("the interrupted session's sanitizer.log is still in the step's folder")
+	}
+	if b, _ := os.ReadFile(stale); strings.Contains(string(b), `"failed": 99`) {
+		t.Error("the step's reproducer_summary.json is the interrupted session's")
 	}
 }

@@ -129,7 +129,7 @@ func experimentSpec(s *spec.Spec) *spec.Spec {
 	es.Workflow.Name = s.Workflow.Name + " experiment"
 	es.Workflow.File = ExperimentFile(s)
 	es.Reproducer.CountInput = ExperimentCountInput
-	es.Reproducer.StopOnFirstFailure = false
+	es.Reproducer.StopOnFirstFailure, es.Reproducer.FullSweepInput = false, ""
 	off := false
 	es.Tmate.Enabled = &off
 	es.Inputs = append([]spec.Input{{Name: ExperimentCountInput, Type: spec.InputNumber, Default: strconv.Itoa(defaultCount(s))}},
@@ -142,12 +142,14 @@ func experimentSpec(s *spec.Spec) *spec.Spec {
 var experimentInputs = []string{ExperimentRefsInput, ExperimentCountInput, ExperimentRoundInput, ExperimentRoundsInput, spec.DispatchIDInput}
 
 // carriedInputs are the spec's own inputs the experiment keeps, since env and commands may
-// read them: all but the ones it replaces (the checkout ref, the count, the tmate timeout).
+// read them: all but the ones it replaces (the checkout ref, the count, the tmate timeout) and
+// the full-sweep switch, which nothing would read: every experiment run sweeps fully (a crash
+// rate needs every repetition).
 func carriedInputs(s *spec.Spec) []spec.Input {
 	var out []spec.Input
 	for _, in := range s.Inputs {
 		switch in.Name {
-		case s.Checkout.RefInput, s.Reproducer.CountInput, s.Tmate.TimeoutInput:
+		case s.Checkout.RefInput, s.Reproducer.CountInput, s.Tmate.TimeoutInput, s.Reproducer.FullSweepInput:
 			continue
 		}
 		out = append(out, in)

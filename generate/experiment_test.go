@@ -9,6 +9,7 @@ import (
 
 	"github.com/debugflow/debugflow/audit"
 	"github.com/debugflow/debugflow/lint"
+	"github.com/debugflow/debugflow/spec"
 	"github.com/goccy/go-yaml"
 	"github.com/google/go-cmp/cmp"
 )
@@ -190,5 +191,46 @@ func TestExperimentInputConflicts(t *testing.T) {
 	}
 	if _, err := ExperimentWorkflow(s); err == nil || !strings.Contains(err.Error(), "GitHub allows 10") {
 		t.Errorf("too many inputs: %v", err)
+	}
+}
+
+// Every workflow_dispatch input a workflow declares is read somewhere in it: an input that is
+// declared and ignored (the experiment's full_sweep, issue 20) lies to the person dispatching.
+func TestEveryDeclaredInputIsRead(t *testing.T) {
+	for _, tc := range cases(t) {
+		for kind, gen := range map[string]func() ([]byte, error){
+			"debug":      func() ([]byte, error) { return Generate(tc.spec, tc.specPath) },
+			"experiment": func() ([]byte, error) { return GenerateExperiment(tc.spec, tc.specPath, "") },
+		} {
+			t.Run(tc.name+"/"+kind, func(t *testing.T) {
+				out, err := gen()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var wf struct {
+					On struct {
+						WorkflowDispatch struct {
+							Inputs map[string]any `yaml:"inputs"`
+						} `yaml:"workflow_dispatch"`
+					} `yaml:"on"`
+				}
+				if err := yaml.Unmarshal(out, &wf); err != nil {
+					t.Fatal(err)
+				}
+				if len(wf.On.WorkflowDispatch.Inputs) == 0 {
+					t.Fatal("no inputs parsed")
+				}
+				// The inputs with a role for debugflow (a user's own input is for the spec's
+				// commands to read, or not).
+				s := tc.spec
+				roles := []string{s.Checkout.RefInput, s.Reproducer.CountInput, s.Tmate.TimeoutInput, s.Reproducer.FullSweepInput,
+					ExperimentRefsInput, ExperimentCountInput, ExperimentRoundInput, ExperimentRoundsInput, spec.DispatchIDInput}
+				for name := range wf.On.WorkflowDispatch.Inputs {
+					if slices.Contains(roles, name) && !strings.Contains(string(out), "inputs."+name) {
+						t.Errorf("input %s is declared but nothing reads inputs.%s", name, name)
+					}
+				}
+			})
+		}
 	}
 }

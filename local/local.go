@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/jobmark"
 	"github.com/debugflow/debugflow/jobsetup"
 	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/spec"
@@ -170,6 +171,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		fmt.Fprintf(out, "    %s holds an earlier run's evidence: this run writes to %s\n", opts.Out, dir)
 	}
 	opts.Out = dir
+	// The folder is this run's own (new, or empty): its marker says so, as the workflow's
+	// init step writes one (docs/step-runner.md#where-the-evidence-lives).
+	if err := jobmark.Write(dir, jobmark.FromEnv(env.Getenv, env.Now())); err != nil {
+		return nil, err
+	}
 	if build != nil {
 		// The build's times and the compiler cache's answer, as the workflow records them:
 		// `debugflow report` shows them, and --compare across runs.

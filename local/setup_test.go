@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/jobmark"
 	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/steps"
 )
@@ -144,6 +146,10 @@ func TestLocalKeepsEarlierEvidence(t *testing.T) {
 		}
 		if i == 0 {
 			first, _ = os.ReadFile(filepath.Join(out, "reproducer_summary.json"))
+		}
+		// A folder of its own, marked as the workflow's init step marks a job's.
+		if m, err := jobmark.Load(want); err != nil || m.RunID != cmp.Or(os.Getenv("GITHUB_RUN_ID"), "local") {
+			t.Errorf("run %d: job.json %+v, %v", i+1, m, err)
 		}
 	}
 	if now, _ := os.ReadFile(filepath.Join(out, "reproducer_summary.json")); !bytes.Equal(now, first) {

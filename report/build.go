@@ -28,6 +28,9 @@ type Build struct {
 	Restored map[string]string `json:"restored"`
 	// Compiler is what the compiler cache answered during the build (null without one).
 	Compiler *BuildCompiler `json:"compiler"`
+	// Event and Ref are the run's event and ref as the record names them ("" when not).
+	Event string `json:"event,omitempty"`
+	Ref   string `json:"ref,omitempty"`
 }
 
 // BuildCompiler is the compiler cache's share of the build.
@@ -59,6 +62,8 @@ func (v *loader) loadBuild(name string) error {
 		Cache          map[string]string `json:"cache"`
 		Restored       map[string]string `json:"restored"`
 		Compiler       *BuildCompiler    `json:"compiler"`
+		Event          string            `json:"event"`
+		Ref            string            `json:"ref"`
 	}
 	ok, err := v.readJSON(name, &raw)
 	if err != nil || !ok {
@@ -101,8 +106,51 @@ func (v *loader) loadBuild(name string) error {
 		c.Tool, c.Note = clip(c.Tool, 64), clip(c.Note, 512)
 		b.Compiler = c
 	}
+	if eventRe.MatchString(raw.Event) {
+		b.Event = raw.Event
+	}
+	if refRe.MatchString(raw.Ref) {
+		b.Ref = raw.Ref
+	}
+	if n := b.cacheScopeNote(); n != "" {
+		v.note("%s", n)
+	}
 	v.Build = b
 	return nil
+}
+
+// eventRe and refRe are what an event name and a ref of the record may be.
+var (
+	eventRe = regexp.MustCompile(`^[a-z_]{1,64}$`)
+	refRe   = regexp.MustCompile(`^refs/[A-Za-z0-9._/-]{1,250}$`)
+)
+
+// cacheScopeNote explains a cache that missed when the run's event says why it may have:
+// GitHub scopes caches by ref, so what a pull_request run saved (under refs/pull/N/merge) is
+// invisible to a dispatch on the branch, and a pull_request run does not see what dispatches
+// saved on the branch. "" when every cache hit or the record does not name the event.
+func (b *Build) cacheScopeNote() string {
+	var missed []string
+	for _, n := range b.cacheNames() {
+		if b.Cache[n] == "miss" {
+			missed = append(missed, n)
+		}
+	}
+	if len(missed) == 0 || b.Event == "" {
+		return ""
+	}
+	what := strings.Join(missed, ", ")
+	ref := b.Ref
+	if ref == "" {
+		ref = "its ref"
+	}
+	switch b.Event {
+	case "pull_request":
+		return fmt.Sprintf("cache %s missed in a pull_request run (%s): GitHub scopes caches by ref, and a pull_request run restores only its own ref's and the base branch's, not what dispatches on the branch saved (docs/cache.md#caches-and-refs)", what, ref)
+	case "workflow_dispatch":
+		return fmt.Sprintf("cache %s missed in a workflow_dispatch run (%s): GitHub scopes caches by ref, so what the pull request's runs saved (refs/pull/N/merge) is not visible here; the first dispatch on a branch saves what the next ones restore (docs/cache.md#caches-and-refs)", what, ref)
+	}
+	return ""
 }
 
 // duration keeps a record's number of seconds when it is one.

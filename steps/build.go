@@ -344,6 +344,11 @@ type BuildRecord struct {
 	Restored map[string]string `json:"restored"`
 	// Compiler is what the compiler cache answered during the build (null without one).
 	Compiler *CompilerRecord `json:"compiler"`
+	// Event and Ref are the run's GITHUB_EVENT_NAME and GITHUB_REF: GitHub scopes caches by
+	// ref, so a cache a pull_request run saved (refs/pull/N/merge) is not one a dispatch on the
+	// branch can restore, and the report says so when a cache missed.
+	Event string `json:"event,omitempty"`
+	Ref   string `json:"ref,omitempty"`
 }
 
 // CompilerRecord is the compiler cache's share of the build.
@@ -415,7 +420,8 @@ func MakeBuildRecord(ctx context.Context, env *Env, dir string, opts BuildRecord
 	if err != nil {
 		return nil, err
 	}
-	rec := &BuildRecord{Cache: map[string]string{}, Keys: keys, Restored: map[string]string{}}
+	rec := &BuildRecord{Cache: map[string]string{}, Keys: keys, Restored: map[string]string{},
+		Event: env.Getenv("GITHUB_EVENT_NAME"), Ref: env.Getenv("GITHUB_REF")}
 	timings, err := ReadTimings(dir)
 	if err != nil {
 		env.warnf("%v: the build time is not recorded", err)
