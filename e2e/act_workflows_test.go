@@ -95,6 +95,18 @@ func TestDefaultWorkflowUnderAct(t *testing.T) {
 		t.Errorf("the verdict does not say the bug was reproduced:\n%s", verdict.Log)
 	}
 
+	// A reproduced run with a full sweep runs every step of the job: no if: is false.
+	var want, ran []string
+	for _, st := range parseWorkflow(t, data).Jobs[generate.DebugJobID].Steps {
+		want = append(want, st.Name)
+	}
+	for _, st := range job.Steps {
+		ran = append(ran, st.Name)
+	}
+	if !slices.Equal(ran, want) {
+		t.Errorf("act ran steps %q, want every step of the job %q", ran, want)
+	}
+
 	// The bundled debugflow-step, checked out by act from the debug branch, verified, on PATH.
 	install := job.step(t, generate.InstallStepName)
 	if install.Outcome != "success" || !strings.Contains(install.Log, "debugflow-step "+version.Get().String()) {
