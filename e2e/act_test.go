@@ -249,7 +249,7 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); freeWaitingGates(ctx, run.continueFile) }()
+	go func() { defer wg.Done(); freeWaitingGates(ctx, root, run.continueFile) }()
 	var lines []actLine
 	parsed := make(chan struct{})
 	var stdout bytes.Buffer
@@ -491,8 +491,9 @@ func processesUnder(dir string) []leftover {
 }
 
 // freeWaitingGates plays the user in the tmate session: whenever a debugflow-step gate
-// --wait runs (found in /proc), it touches the continue file, once per gate process.
-func freeWaitingGates(ctx context.Context, continueFile string) {
+// --wait of this run (working in a workspace under root) runs, it touches the continue file,
+// once per gate process.
+func freeWaitingGates(ctx context.Context, root, continueFile string) {
 	if continueFile == "" {
 		return
 	}
@@ -516,8 +517,11 @@ func freeWaitingGates(ctx context.Context, continueFile string) {
 				continue
 			}
 			args := strings.Split(string(cmdline), "\x00")
-			if len(args) < 2 || filepath.Base(args[0]) != "debugflow-step" || args[1] != "gate" || !slices.Contains(args, "--wait") ||
-				!slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, continueFile) }) {
+			if len(args) < 2 || filepath.Base(args[0]) != "debugflow-step" || args[1] != "gate" || !slices.Contains(args, "--wait") {
+				continue
+			}
+			// A gate of this run: it runs in one of its jobs' workspaces.
+			if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err != nil || !strings.HasPrefix(cwd, root+string(os.PathSeparator)) {
 				continue
 			}
 			// Give the gate a moment to record the file as it found it, then touch it.
