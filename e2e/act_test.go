@@ -84,6 +84,11 @@ type actLabRun struct {
 	continueFile string
 	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner).
 	serialLegs bool
+	// pullRequestFrom, when set, makes the run a pull_request from this head repository
+	// (owner/name) instead of a workflow_dispatch with inputs.
+	pullRequestFrom string
+	// verbose asks act for its debug lines too (a skipped job is only logged there).
+	verbose bool
 }
 
 // actLab is what a run leaves: the artifacts and caches the stand-ins stored, the
@@ -197,7 +202,15 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 		t.Fatal(err)
 	}
 	commitTree(t, run.branch)
-	event, err := json.Marshal(map[string]any{"inputs": run.inputs})
+	// github.repository is the origin remote's owner/name.
+	gitRun(t, run.branch, "remote", "add", "origin", "https://github.com/"+simRepository+".git")
+	eventName, payload := "workflow_dispatch", map[string]any{"inputs": run.inputs}
+	if run.pullRequestFrom != "" {
+		eventName, payload = "pull_request", map[string]any{"number": 1, "pull_request": map[string]any{
+			"number": 1, "head": map[string]any{"ref": "debug", "repo": map[string]any{"full_name": run.pullRequestFrom}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": simRepository}}}}
+	}
+	event, err := json.Marshal(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,9 +219,12 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 		t.Fatal(err)
 	}
 
-	args := []string{"workflow_dispatch", "-C", run.branch, "-W", wfPath, "-e", eventFile, "--json",
+	args := []string{eventName, "-C", run.branch, "-W", wfPath, "-e", eventFile, "--json",
 		"--action-offline-mode", "--action-cache-path", filepath.Join(root, "act-cache"), "--no-cache-server",
 		"-a", actor, "-s", "GITHUB_TOKEN=ghs_actDummyToken", "--env", "GITHUB_API_URL=" + run.apiURL}
+	if run.verbose {
+		args = append(args, "-v")
+	}
 	for _, l := range run.labels {
 		args = append(args, "-P", l+"=-self-hosted")
 	}
