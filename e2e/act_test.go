@@ -74,7 +74,8 @@ type actLabRun struct {
 	// project is the git repository the checkout stand-in clones.
 	project string
 	// freshDirs are emptied at each project checkout, as a fresh GitHub-hosted machine has
-	// them: the artifact folder is a fixed path shared by every job on one host.
+	// them: the artifact folder is a fixed path shared by every job on one host (until each
+	// job's evidence has a folder of its own, issue 28).
 	freshDirs []string
 	// env is the runner's extra environment (the doubles' switches).
 	env map[string]string
@@ -82,7 +83,8 @@ type actLabRun struct {
 	apiURL string
 	// continueFile frees a waiting tmate gate (touched once a gate waits).
 	continueFile string
-	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner).
+	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner that
+	// takes one job at a time): concurrent legs on one host would share the artifact folder.
 	serialLegs bool
 	// pullRequestFrom, when set, makes the run a pull_request from this head repository
 	// (owner/name) instead of a workflow_dispatch with inputs.
@@ -110,7 +112,8 @@ type actJob struct {
 	// Name is act's "workflow name/job name", the job's name evaluated for its leg.
 	Name   string
 	Matrix map[string]any
-	// Result is act's job result: success or failure.
+	// Result is act's job result: success, failure, or skipped (a false if:, logged only
+	// with verbose).
 	Result string
 	Steps  []*actStep
 	// Summary is the job summary: every step's GITHUB_STEP_SUMMARY, in order.
@@ -422,7 +425,7 @@ func (j *actJob) step(t *testing.T, name string) *actStep {
 	return nil
 }
 
-// stepRunning returns the step whose log has a line matching re (the first).
+// stepLogging returns the first step whose log matches re.
 func (j *actJob) stepLogging(t *testing.T, re string) *actStep {
 	t.Helper()
 	pat := regexp.MustCompile(re)
