@@ -561,3 +561,47 @@ func TestCIInstallsThisAct(t *testing.T) {
 		t.Errorf(".ci/run does not install act %s (want a line %q)", actVersion, strings.TrimSpace(want))
 	}
 }
+
+// TestActJobs reads act --json lines (the shapes act v0.2.89 writes) into jobs and steps:
+// legs apart by matrix, a composite action's inner lines not taken for the step's own, the
+// summary in step order, the exit status of a failed step.
+func TestActJobs(t *testing.T) {
+	const log = `{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"⭐ Run Main Check out","stage":"Main","step":"Check out","stepID":["0"]}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"inner","stage":"Main","step":"Check out","stepID":["0","clone"],"command":"set-output","name":"commit","arg":"inner"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"  ✅  Success - Main set -e","stage":"Main","step":"Check out","stepID":["0","clone"],"stepResult":"failure"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"  ✅  Success - Main Check out","stage":"Main","step":"Check out","stepID":["0"],"stepResult":"success"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"::set-output:: commit=abc","stage":"Main","step":"Check out","stepID":["0"],"command":"set-output","name":"commit","arg":"abc"}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"verdict: reproduced\n","raw_output":true,"stage":"Main","step":"Verdict","stepID":["9"]}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"Summary","command":"summary","content":"## one\n","stage":"Main","step":"Check out","stepID":["0"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"  ❌  Failure - Main Verdict","stage":"Main","step":"Verdict","stepID":["9"],"stepResult":"failure"}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"level":"error","msg":"exit status 1","stage":"Main","step":"Verdict","stepID":["9"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"⭐ Run Post Verdict","stage":"Post","step":"Verdict","stepID":["9"],"stepResult":"success"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"Summary","command":"summary","content":"## two\n","stage":"Main","step":"Job summary","stepID":["5"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"jobResult":"failure","msg":"🏁  Job failed"}
+{"jobID":"report","job":"W/Compare runners","matrix":{},"jobResult":"skipped","msg":"Skipping job"}
+not json
+`
+	var lines []actLine
+	for _, l := range strings.Split(log, "\n") {
+		var al actLine
+		if json.Unmarshal([]byte(l), &al) == nil {
+			lines = append(lines, al)
+		}
+	}
+	jobs := actJobs(lines)
+	if len(jobs) != 3 {
+		t.Fatalf("%d jobs, want the legs a and b and the report job", len(jobs))
+	}
+	a, b, report := jobs[0], jobs[1], jobs[2]
+	if a.Name != "W/Debug on a-1" || a.Matrix["runner"] != "a" || len(a.Steps) != 2 || a.Steps[0].Outcome != "success" ||
+		a.Steps[0].Outputs["commit"] != "abc" || a.Summary != "## one\n## two\n" {
+		t.Errorf("leg a = %+v, steps %+v", a, a.Steps[0])
+	}
+	v := b.Steps[0]
+	if b.Result != "failure" || v.Name != "Verdict" || v.Outcome != "failure" || v.ExitCode != 1 || v.Log != "verdict: reproduced\n" {
+		t.Errorf("leg b = %+v, verdict %+v", b, v)
+	}
+	if report.Result != "skipped" || report.Matrix != nil || len(report.Steps) != 0 {
+		t.Errorf("report = %+v", report)
+	}
+}
