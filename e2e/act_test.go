@@ -74,7 +74,8 @@ type actLabRun struct {
 	// project is the git repository the checkout stand-in clones.
 	project string
 	// freshDirs are emptied at each project checkout, as a fresh GitHub-hosted machine has
-	// them: the artifact folder is a fixed path shared by every job on one host.
+	// them: the artifact folder is a fixed path shared by every job on one host (until each
+	// job's evidence has a folder of its own, issue 28).
 	freshDirs []string
 	// env is the runner's extra environment (the doubles' switches).
 	env map[string]string
@@ -82,8 +83,14 @@ type actLabRun struct {
 	apiURL string
 	// continueFile frees a waiting tmate gate (touched once a gate waits).
 	continueFile string
-	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner).
+	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner that
+	// takes one job at a time): concurrent legs on one host would share the artifact folder.
 	serialLegs bool
+	// pullRequestFrom, when set, makes the run a pull_request from this head repository
+	// (owner/name) instead of a workflow_dispatch with inputs.
+	pullRequestFrom string
+	// verbose asks act for its debug lines too (a skipped job is only logged there).
+	verbose bool
 }
 
 // actLab is what a run leaves: the artifacts and caches the stand-ins stored, the
@@ -105,7 +112,8 @@ type actJob struct {
 	// Name is act's "workflow name/job name", the job's name evaluated for its leg.
 	Name   string
 	Matrix map[string]any
-	// Result is act's job result: success or failure.
+	// Result is act's job result: success, failure, or skipped (a false if:, logged only
+	// with verbose).
 	Result string
 	Steps  []*actStep
 	// Summary is the job summary: every step's GITHUB_STEP_SUMMARY, in order.
@@ -197,7 +205,15 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 		t.Fatal(err)
 	}
 	commitTree(t, run.branch)
-	event, err := json.Marshal(map[string]any{"inputs": run.inputs})
+	// github.repository is the origin remote's owner/name.
+	gitRun(t, run.branch, "remote", "add", "origin", "https://github.com/"+simRepository+".git")
+	eventName, payload := "workflow_dispatch", map[string]any{"inputs": run.inputs}
+	if run.pullRequestFrom != "" {
+		eventName, payload = "pull_request", map[string]any{"number": 1, "pull_request": map[string]any{
+			"number": 1, "head": map[string]any{"ref": "debug", "repo": map[string]any{"full_name": run.pullRequestFrom}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": simRepository}}}}
+	}
+	event, err := json.Marshal(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,9 +222,12 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 		t.Fatal(err)
 	}
 
-	args := []string{"workflow_dispatch", "-C", run.branch, "-W", wfPath, "-e", eventFile, "--json",
+	args := []string{eventName, "-C", run.branch, "-W", wfPath, "-e", eventFile, "--json",
 		"--action-offline-mode", "--action-cache-path", filepath.Join(root, "act-cache"), "--no-cache-server",
 		"-a", actor, "-s", "GITHUB_TOKEN=ghs_actDummyToken", "--env", "GITHUB_API_URL=" + run.apiURL}
+	if run.verbose {
+		args = append(args, "-v")
+	}
 	for _, l := range run.labels {
 		args = append(args, "-P", l+"=-self-hosted")
 	}
@@ -249,7 +268,7 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); freeWaitingGates(ctx, run.continueFile) }()
+	go func() { defer wg.Done(); freeWaitingGates(ctx, root, run.continueFile) }()
 	var lines []actLine
 	parsed := make(chan struct{})
 	var stdout bytes.Buffer
@@ -406,7 +425,7 @@ func (j *actJob) step(t *testing.T, name string) *actStep {
 	return nil
 }
 
-// stepRunning returns the step whose log has a line matching re (the first).
+// stepLogging returns the first step whose log matches re.
 func (j *actJob) stepLogging(t *testing.T, re string) *actStep {
 	t.Helper()
 	pat := regexp.MustCompile(re)
@@ -491,8 +510,9 @@ func processesUnder(dir string) []leftover {
 }
 
 // freeWaitingGates plays the user in the tmate session: whenever a debugflow-step gate
-// --wait runs (found in /proc), it touches the continue file, once per gate process.
-func freeWaitingGates(ctx context.Context, continueFile string) {
+// --wait of this run (working in a workspace under root) runs, it touches the continue file,
+// once per gate process.
+func freeWaitingGates(ctx context.Context, root, continueFile string) {
 	if continueFile == "" {
 		return
 	}
@@ -516,8 +536,11 @@ func freeWaitingGates(ctx context.Context, continueFile string) {
 				continue
 			}
 			args := strings.Split(string(cmdline), "\x00")
-			if len(args) < 2 || filepath.Base(args[0]) != "debugflow-step" || args[1] != "gate" || !slices.Contains(args, "--wait") ||
-				!slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, continueFile) }) {
+			if len(args) < 2 || filepath.Base(args[0]) != "debugflow-step" || args[1] != "gate" || !slices.Contains(args, "--wait") {
+				continue
+			}
+			// A gate of this run: it runs in one of its jobs' workspaces.
+			if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err != nil || !strings.HasPrefix(cwd, root+string(os.PathSeparator)) {
 				continue
 			}
 			// Give the gate a moment to record the file as it found it, then touch it.
@@ -536,5 +559,49 @@ func TestCIInstallsThisAct(t *testing.T) {
 	ci := readFile(t, filepath.Join("..", ".ci", "run"))
 	if want := "\nact_version=" + actVersion + "\n"; !strings.Contains(ci, want) {
 		t.Errorf(".ci/run does not install act %s (want a line %q)", actVersion, strings.TrimSpace(want))
+	}
+}
+
+// TestActJobs reads act --json lines (the shapes act v0.2.89 writes) into jobs and steps:
+// legs apart by matrix, a composite action's inner lines not taken for the step's own, the
+// summary in step order, the exit status of a failed step.
+func TestActJobs(t *testing.T) {
+	const log = `{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"⭐ Run Main Check out","stage":"Main","step":"Check out","stepID":["0"]}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"inner","stage":"Main","step":"Check out","stepID":["0","clone"],"command":"set-output","name":"commit","arg":"inner"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"  ✅  Success - Main set -e","stage":"Main","step":"Check out","stepID":["0","clone"],"stepResult":"failure"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"  ✅  Success - Main Check out","stage":"Main","step":"Check out","stepID":["0"],"stepResult":"success"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"::set-output:: commit=abc","stage":"Main","step":"Check out","stepID":["0"],"command":"set-output","name":"commit","arg":"abc"}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"verdict: reproduced\n","raw_output":true,"stage":"Main","step":"Verdict","stepID":["9"]}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"Summary","command":"summary","content":"## one\n","stage":"Main","step":"Check out","stepID":["0"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"  ❌  Failure - Main Verdict","stage":"Main","step":"Verdict","stepID":["9"],"stepResult":"failure"}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"level":"error","msg":"exit status 1","stage":"Main","step":"Verdict","stepID":["9"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"msg":"⭐ Run Post Verdict","stage":"Post","step":"Verdict","stepID":["9"],"stepResult":"success"}
+{"jobID":"debug","job":"W/Debug on a-1","matrix":{"runner":"a"},"msg":"Summary","command":"summary","content":"## two\n","stage":"Main","step":"Job summary","stepID":["5"]}
+{"jobID":"debug","job":"W/Debug on b-2","matrix":{"runner":"b"},"jobResult":"failure","msg":"🏁  Job failed"}
+{"jobID":"report","job":"W/Compare runners","matrix":{},"jobResult":"skipped","msg":"Skipping job"}
+not json
+`
+	var lines []actLine
+	for _, l := range strings.Split(log, "\n") {
+		var al actLine
+		if json.Unmarshal([]byte(l), &al) == nil {
+			lines = append(lines, al)
+		}
+	}
+	jobs := actJobs(lines)
+	if len(jobs) != 3 {
+		t.Fatalf("%d jobs, want the legs a and b and the report job", len(jobs))
+	}
+	a, b, report := jobs[0], jobs[1], jobs[2]
+	if a.Name != "W/Debug on a-1" || a.Matrix["runner"] != "a" || len(a.Steps) != 2 || a.Steps[0].Outcome != "success" ||
+		a.Steps[0].Outputs["commit"] != "abc" || a.Summary != "## one\n## two\n" {
+		t.Errorf("leg a = %+v, steps %+v", a, a.Steps[0])
+	}
+	v := b.Steps[0]
+	if b.Result != "failure" || v.Name != "Verdict" || v.Outcome != "failure" || v.ExitCode != 1 || v.Log != "verdict: reproduced\n" {
+		t.Errorf("leg b = %+v, verdict %+v", b, v)
+	}
+	if report.Result != "skipped" || report.Matrix != nil || len(report.Steps) != 0 {
+		t.Errorf("report = %+v", report)
 	}
 }

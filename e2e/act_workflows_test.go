@@ -95,6 +95,18 @@ func TestDefaultWorkflowUnderAct(t *testing.T) {
 		t.Errorf("the verdict does not say the bug was reproduced:\n%s", verdict.Log)
 	}
 
+	// A reproduced run with a full sweep runs every step of the job: no if: is false.
+	var want, ran []string
+	for _, st := range parseWorkflow(t, data).Jobs[generate.DebugJobID].Steps {
+		want = append(want, st.Name)
+	}
+	for _, st := range job.Steps {
+		ran = append(ran, st.Name)
+	}
+	if !slices.Equal(ran, want) {
+		t.Errorf("act ran steps %q, want every step of the job %q", ran, want)
+	}
+
 	// The bundled debugflow-step, checked out by act from the debug branch, verified, on PATH.
 	install := job.step(t, generate.InstallStepName)
 	if install.Outcome != "success" || !strings.Contains(install.Log, "debugflow-step "+version.Get().String()) {
@@ -398,5 +410,78 @@ func TestExperimentWorkflowUnderAct(t *testing.T) {
 		if !strings.Contains(report.Summary, want) {
 			t.Errorf("the report job's summary lacks %q:\n%s", want, report.Summary)
 		}
+	}
+}
+
+// TestPullRequestUnderAct opens the debug branch's pull request, as debugflow's session does:
+// from the repository itself the debug job runs with every input's default (so the reproducer
+// stops at the first failure), from a fork the job's if: skips it. The experiment workflow's
+// pull_request run stays on the simulated runner (TestExperimentWorkflowSkipsEveryJobOnAPullRequest):
+// act evaluates a job's matrix (fromJSON(inputs.refs), empty on a pull request) before its if:
+// and stops with an error, where GitHub skips the job without expanding it (nektos/act#1482).
+func TestPullRequestUnderAct(t *testing.T) {
+	t.Parallel()
+	act := findAct(t)
+	tests := []struct {
+		name, from string
+		// ran is the job that runs (""; none), skipped the jobs skipped by their if:.
+		ran     string
+		skipped []string
+	}{
+		{name: "from the repository", from: simRepository, ran: generate.DebugJobID},
+		{name: "from a fork", from: "someone/quadrants", skipped: []string{generate.DebugJobID}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			how := run{selectExpr: "cuda", mutate: actSetup, checkoutFiles: actCheckoutFiles}
+			sim := newSimulation(t, root, how)
+			project, commit := actProject(t, filepath.Join(root, "project"), how)
+			s := sim.spec
+			setInputDefault(t, s, s.Checkout.RefInput, commit)
+			data, err := generate.Generate(s, "")
+			if err != nil {
+				t.Fatalf("generate: %v", err)
+			}
+			lab := runAct(t, act, actLabRun{workflow: data, branch: sim.branch, labels: append([]string{"ubuntu-latest"}, s.Runners...),
+				project: project, freshDirs: []string{s.Artifact.Dir}, env: actDoubles(t, sim, root), apiURL: sim.apiURL,
+				continueFile: s.Tmate.ContinueFile, pullRequestFrom: tt.from, verbose: tt.ran == ""})
+			var skipped []string
+			for _, j := range lab.jobs {
+				if j.Result == "skipped" {
+					skipped = append(skipped, j.ID)
+				}
+			}
+			slices.Sort(skipped)
+			if !slices.Equal(skipped, tt.skipped) {
+				t.Errorf("jobs skipped %q, want %q", skipped, tt.skipped)
+			}
+			if tt.ran == "" {
+				for _, j := range lab.jobs {
+					if len(j.Steps) > 0 {
+						t.Errorf("job %s ran steps %v", j.ID, j.Steps[0].Name)
+					}
+				}
+				return
+			}
+			job := lab.job(t, tt.ran, nil)
+			repro := job.step(t, "Reproduce")
+			wantActOutput(t, repro, "reproduced", "true")
+			if !strings.Contains(repro.Log, "reproducer: stopped early (first failure: "+suiteFile+"::test_grad[cuda-") {
+				t.Errorf("without inputs the reproducer did not stop at the first failure:\n%s", repro.Log)
+			}
+			// Every input's default: the repeat count the spec set, the project ref's default.
+			if !strings.Contains(repro.Log, "--count "+repeatCount) {
+				t.Errorf("the reproducer did not run --count %s (the input's default):\n%s", repeatCount, repro.Log)
+			}
+			if got := job.step(t, "Check out").Outputs["commit"]; got != commit {
+				t.Errorf("checkout output commit = %q, want the ref input's default %s", got, commit)
+			}
+			verdict := job.stepLogging(t, `verdict: `)
+			if job.Result != "failure" || verdict.ExitCode != 1 || !strings.Contains(verdict.Log, "stopped at the first failure") {
+				t.Errorf("job %s, verdict exit %d:\n%s", job.Result, verdict.ExitCode, verdict.Log)
+			}
+		})
 	}
 }

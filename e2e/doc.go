@@ -38,7 +38,9 @@
 // expressions, if:, needs:, matrices, outputs, GITHUB_ENV/GITHUB_PATH and job summaries checks
 // the simulator's. The pinned actions are local stand-ins (testdata/act). The simulated runner
 // stays where act cannot go: a step cancelled or timed out (act SIGKILLs the step's shell;
-// GitHub sends SIGINT, SIGTERM, then kills the process tree), and its strict refusal of any
+// GitHub sends SIGINT, SIGTERM, then kills the process tree), the experiment workflow's
+// pull_request run (act expands fromJSON(inputs.refs) before the job's if: and fails on the
+// empty input, GitHub skips the job first: nektos/act#1482), and its strict refusal of any
 // expression, key or action it does not know; and, for cost, for the many variants of the debug
-// job and the pull_request runs, each of which would be an act run of its own.
+// job, each of which would be an act run of its own.
 package e2e
