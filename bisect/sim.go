@@ -7,14 +7,18 @@ import (
 )
 
 // Simulation is one simulated bisection: a range of Commits commits whose FirstBad-th (0-based)
-// introduces a failure that hits each trial with probability Rate, steps of Count trials each,
-// run until one commit holds Confidence or MaxSteps steps were spent.
+// introduces a failure that hits each trial with probability Rate, on top of a Background
+// failure rate at every commit (the good one included), steps of Count trials each, run until
+// one commit holds Confidence or MaxSteps steps were spent.
 type Simulation struct {
 	Commits, FirstBad int
 	Rate              float64
-	Count             int
-	Confidence        float64
-	MaxSteps          int
+	// Background is the failure rate of every commit, good ones included: a bad commit fails
+	// a trial with probability 1-(1-Rate)(1-Background).
+	Background float64
+	Count      int
+	Confidence float64
+	MaxSteps   int
 	// Parallel steps are chosen at once and observed together (1: one at a time).
 	Parallel int
 	Model    Model
@@ -52,14 +56,16 @@ func (s Simulation) Run() (SimResult, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.FirstBad)))
 	obs := make([]Counts, s.Commits)
 	obs[s.Commits-1] = s.BadSeen
+	var good Counts
 	var res SimResult
 	for {
-		p, err := s.Model.Posterior(obs)
+		p, err := s.Model.Posterior(good, obs)
 		if err != nil {
 			return res, err
 		}
-		res.Found, res.Posterior = p.Leader()
-		if res.Posterior >= s.Confidence {
+		v := p.Decide(s.Confidence)
+		res.Found, res.Posterior = v.Lead, v.Posterior
+		if v.Decided {
 			res.Decided = true
 			return res, nil
 		}
@@ -78,25 +84,40 @@ func (s Simulation) Run() (SimResult, error) {
 		}
 		res.Batches++
 		for _, j := range picks {
-			rate := 0.0
-			if j >= s.FirstBad {
-				rate = s.Rate
+			c := s.step(rng, j)
+			if j == Good {
+				good = good.Add(c)
+			} else {
+				obs[j] = obs[j].Add(c)
 			}
-			c := Counts{Trials: s.Count}
-			for t := range s.Count {
-				if rng.Float64() < rate {
-					c.Failures++
-					if s.StopAtFailure {
-						c.Trials = t + 1
-						break
-					}
-				}
-			}
-			obs[j] = obs[j].Add(c)
 			res.Steps++
 			res.Trials += c.Trials
 		}
 	}
+}
+
+// TrueRate is the failure rate of commit j (a candidate index or Good).
+func (s Simulation) TrueRate(j int) float64 {
+	if j >= s.FirstBad {
+		return 1 - (1-s.Rate)*(1-s.Background)
+	}
+	return s.Background
+}
+
+// step draws one step of Count trials at commit j.
+func (s Simulation) step(rng *rand.Rand, j int) Counts {
+	rate := s.TrueRate(j)
+	c := Counts{Trials: s.Count}
+	for t := range s.Count {
+		if rng.Float64() < rate {
+			c.Failures++
+			if s.StopAtFailure {
+				c.Trials = t + 1
+				break
+			}
+		}
+	}
+	return c
 }
 
 // PlainBisection is the classic alternative at the same confidence: a plain bisection (the

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/debugflow/debugflow/bisect"
 	"github.com/debugflow/debugflow/experiment"
 )
 
@@ -33,6 +34,14 @@ func run(args []string, out io.Writer) error {
 	workers := fl.Int("workers", runtime.NumCPU(), "cells simulated at once")
 	only := fl.String("only", "", "experiment or bisect: one table")
 	seed := fl.Uint64("seed", 1, "seed of the first cell (the others follow)")
+	model := bisect.DefaultModel
+	fl.Float64Var(&model.PriorA, "prior-a", model.PriorA, "the Beta prior of a bad commit's rate (to compare priors)")
+	fl.Float64Var(&model.PriorB, "prior-b", model.PriorB, "")
+	fl.Float64Var(&model.BackgroundA, "background-a", model.BackgroundA, "the Beta prior of the background rate")
+	fl.Float64Var(&model.BackgroundB, "background-b", model.BackgroundB, "")
+	noBayesect := fl.Bool("no-bayesect", false, "skip the git-bayesect-style search")
+	commits := fl.Int("commits", 0, "only cells with this many commits")
+	count := fl.Int("count", 0, "only cells with this many repetitions per step")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -60,7 +69,10 @@ func run(args []string, out io.Writer) error {
 	}
 	if *only != "experiment" {
 		start := time.Now()
-		if err := runBisect(out, *runs, *workers, *seed); err != nil {
+		filter := func(c BisectCell) bool {
+			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count)
+		}
+		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, filter); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n(%s)\n", time.Since(start).Round(time.Second))
