@@ -120,6 +120,115 @@ func (s Simulation) step(rng *rand.Rand, j int) Counts {
 	return c
 }
 
+// RunBayesect is a git-bayesect-style search on the same simulated history, the yardstick
+// bench/verdictsim compares Run with: the first bad commit
+// or the good commit itself (git bayesect's "old" end), both rates learned with Jeffreys'
+// Beta(1/2, 1/2) priors, each step at the commit that minimises the expected posterior
+// entropy after one trial (the rates at their posterior means), Count trials per step, the
+// same stop rule (one commit holds the confidence) and step budget. Index 0 is the good
+// commit, i+1 candidate i.
+func (s Simulation) RunBayesect() SimResult {
+	const a0, b0 = 0.5, 0.5
+	rng := rand.New(rand.NewPCG(s.Seed^0x9e3779b97f4a7c15, uint64(s.FirstBad)))
+	N := s.Commits + 1
+	fails, trials := make([]float64, N), make([]float64, N)
+	w := make([]float64, N)
+	pNew, pOld := make([]float64, N), make([]float64, N)
+	var res SimResult
+	lbeta := func(a, b float64) float64 {
+		x, _ := math.Lgamma(a)
+		y, _ := math.Lgamma(b)
+		z, _ := math.Lgamma(a + b)
+		return x + y - z
+	}
+	for {
+		// Hypothesis h: ext commits h.. are bad (h = 0: the good one too).
+		var sufF, sufT, totF, totT float64
+		for h := range N {
+			totF += fails[h]
+			totT += trials[h]
+		}
+		top := math.Inf(-1)
+		logL := make([]float64, N)
+		for h := N - 1; h >= 0; h-- {
+			sufF += fails[h]
+			sufT += trials[h]
+			gf, gt := totF-sufF, totT-sufT
+			logL[h] = lbeta(a0+sufF, b0+sufT-sufF) + lbeta(a0+gf, b0+gt-gf)
+			pNew[h] = (a0 + sufF) / (a0 + b0 + sufT)
+			pOld[h] = (a0 + gf) / (a0 + b0 + gt)
+			top = max(top, logL[h])
+		}
+		var sum float64
+		for h := range N {
+			w[h] = math.Exp(logL[h] - top)
+			sum += w[h]
+		}
+		best, bestP := 0, -1.0
+		for h := range N {
+			w[h] /= sum
+			if h > 0 && w[h] > bestP {
+				best, bestP = h, w[h]
+			}
+		}
+		res.Found, res.Posterior = best-1, bestP
+		if bestP >= s.Confidence {
+			res.Decided = true
+			return res
+		}
+		if res.Steps >= s.MaxSteps {
+			return res
+		}
+		// Expected entropy after one trial at ext commit j, where the commit is bad under the
+		// hypotheses h <= j: prefix sums over h, as git bayesect computes it.
+		xlogx := func(x float64) float64 {
+			if x > 0 {
+				return x * math.Log2(x)
+			}
+			return 0
+		}
+		var newY, newN, newYL, newNL float64 // sums over h <= j
+		var oldY, oldN, oldYL, oldNL float64 // sums over h > j, starting with all
+		for h := range N {
+			oldY += w[h] * pOld[h]
+			oldN += w[h] * (1 - pOld[h])
+			oldYL += xlogx(w[h] * pOld[h])
+			oldNL += xlogx(w[h] * (1 - pOld[h]))
+		}
+		pick, bestH := 0, math.Inf(1)
+		for j := range N {
+			newY += w[j] * pNew[j]
+			newN += w[j] * (1 - pNew[j])
+			newYL += xlogx(w[j] * pNew[j])
+			newNL += xlogx(w[j] * (1 - pNew[j]))
+			oldY -= w[j] * pOld[j]
+			oldN -= w[j] * (1 - pOld[j])
+			oldYL -= xlogx(w[j] * pOld[j])
+			oldNL -= xlogx(w[j] * (1 - pOld[j]))
+			py, pn := newY+oldY, newN+oldN
+			var e float64
+			if py > 0 {
+				e += py*math.Log2(py) - (newYL + oldYL)
+			}
+			if pn > 0 {
+				e += pn*math.Log2(pn) - (newNL + oldNL)
+			}
+			if e < bestH-1e-12 {
+				pick, bestH = j, e
+			}
+		}
+		rate := s.TrueRate(pick - 1)
+		for range s.Count {
+			trials[pick]++
+			if rng.Float64() < rate {
+				fails[pick]++
+			}
+		}
+		res.Steps++
+		res.Trials += s.Count
+	}
+}
+
 // PlainBisection is the classic alternative at the same confidence: a plain bisection (the
 // midpoint of what is left, as git bisect picks it) that repeats each step until the first
 // failure (bad) or until PlainRepetitions clean trials (good), knowing the true rate. Every

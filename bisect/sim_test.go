@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,5 +247,59 @@ func TestPlainBisection(t *testing.T) {
 	}
 	if wrong > 16 { // 5% of 320
 		t.Errorf("plain bisection wrong %d times in 320", wrong)
+	}
+}
+
+// TestCalibrationWithBackground is bench/verdictsim's bisection table on 16 commits with
+// fewer runs (a fixed seed): every rate (0.05 to 1) with and without a background flake of
+// 0.02 at every commit, 5 or 50 repetitions per step, the default 30-step budget. Wrong among
+// decided stays at 1-confidence (within the sampling error of the few decided runs in a cell,
+// and on the cells pooled), and the mean trials are no more than 10% above a
+// git-bayesect-style search's on the same histories.
+func TestCalibrationWithBackground(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	t.Parallel()
+	const runs, alpha = 150, 0.05
+	var decided, wrong int
+	seed := uint64(100)
+	for _, rate := range []float64{0.05, 0.1, 0.3, 1} {
+		for _, bg := range []float64{0, 0.02} {
+			for _, count := range []int{5, 50} {
+				var d, w int
+				var trials, btrials float64
+				for r := range runs {
+					seed++
+					s := Simulation{Commits: 16, FirstBad: r % 16, Rate: rate, Background: bg, Count: count, Confidence: 1 - alpha,
+						MaxSteps: 30, Model: DefaultModel, Seed: seed}
+					res, err := s.Run()
+					if err != nil {
+						t.Fatal(err)
+					}
+					trials += float64(res.Trials)
+					btrials += float64(s.RunBayesect().Trials)
+					if res.Decided {
+						d++
+						if res.Found != s.FirstBad {
+							w++
+						}
+					}
+				}
+				decided += d
+				wrong += w
+				tol := alpha*float64(d) + 3*math.Sqrt(float64(d)*alpha*(1-alpha))
+				if float64(w) > max(tol, 1) {
+					t.Errorf("rate %v, background %v, %d per step: %d wrong of %d decided", rate, bg, count, w, d)
+				}
+				if trials > 1.1*btrials {
+					t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, the bayesect-style search %.0f", rate, bg, count, trials/runs, btrials/runs)
+				}
+				t.Logf("rate %v, background %v, %d per step: %d decided, %d wrong, %.0f trials (bayesect-style %.0f)", rate, bg, count, d, w, trials/runs, btrials/runs)
+			}
+		}
+	}
+	if float64(wrong) > alpha*float64(decided) {
+		t.Errorf("%d wrong of %d decided over all cells", wrong, decided)
 	}
 }
