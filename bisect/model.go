@@ -19,39 +19,45 @@ func (c Counts) Add(o Counts) Counts {
 }
 
 // Model is the noisy bisection's Bayesian model. The commits of good..bad (first-parent,
-// oldest first, bad last) are the hypotheses "this one is the first bad commit", equally
-// likely before any step. Under the hypothesis that commit i is the first bad one, commits
-// from i on fail every trial with the same unknown rate theta, and the commits before it with
-// the small rate Epsilon; theta has the prior Beta(PriorA, PriorB) and is integrated out
-// exactly, so the rate is learned from the observations as they come in (every hypothesis
-// with its own posterior of theta).
+// oldest first, bad last) are the hypotheses "this one is the first bad commit", and one more
+// hypothesis is "no change": the good commit already fails like the bad one, every failure
+// is background. Before any step each of them is equally likely. Under the hypothesis that
+// commit i is the first bad one, commits from i on fail every trial with the same unknown rate
+// theta (prior Beta(PriorA, PriorB)), and the commits before it, the good commit included,
+// with their own unknown background rate (prior Beta(BackgroundA, BackgroundB)): a GPU test
+// suite flakes now and then at every commit, and the model has to learn how often rather than
+// assume it never does. Both rates are integrated out exactly, so they are learned from the
+// observations as they come in, every hypothesis with its own posteriors (git bayesect's model,
+// with "no change" added so that a bisection cannot decide while the evidence does not
+// separate the change from the background).
 type Model struct {
 	// PriorA and PriorB are the Beta prior of theta, the failure rate of a bad commit.
 	PriorA float64 `json:"prior_a"`
 	PriorB float64 `json:"prior_b"`
-	// Epsilon is the failure rate of a good commit: small, but not zero, so one failure that
-	// has nothing to do with the bug (a runner losing its GPU) makes a commit very unlikely
-	// to be good instead of impossible.
-	Epsilon float64 `json:"epsilon"`
+	// BackgroundA and BackgroundB are the Beta prior of the failure rate of a good commit.
+	BackgroundA float64 `json:"background_a"`
+	BackgroundB float64 `json:"background_b"`
 }
 
 // DefaultModel is the model debugflow bisect uses (docs/bisect.md explains the numbers).
 //
-// The prior Beta(1/2, 1) has density proportional to 1/sqrt(theta): rare flakes (one trial in
-// fifty) are as plausible as frequent ones, so a few clean trials are not mistaken for proof
-// that a commit is good. In simulations (bench/bisectsim) the uniform prior Beta(1, 1) named
-// the wrong commit up to 9% of the time at 95% confidence with failure rates of 0.02 to 0.05
-// and steps of 5 repetitions, this one 5 to 6%. Epsilon 1e-3: a failure at a good commit is a
-// thousand times less likely per trial than at a bad commit failing every trial, yet possible.
-var DefaultModel = Model{PriorA: 0.5, PriorB: 1, Epsilon: 1e-3}
+// The prior Beta(1/2, 1) of a bad commit's rate has density proportional to 1/sqrt(theta):
+// rare flakes (one trial in fifty) are as plausible as frequent ones, so a few clean trials
+// are not mistaken for proof that a commit is good. The background's Beta(1/2, 4) has the
+// same shape near 0 (no background rate is assumed, however small) but a mean of 1/9: before
+// any step a good commit is expected to fail less often than a bad one, which is what makes
+// the first steps informative (with the same prior on both sides no step could tell anything
+// until both rates were learned, and a bisection failing every trial took 45% more trials in
+// bench/verdictsim). A few dozen trials at good commits override it either way.
+var DefaultModel = Model{PriorA: 0.5, PriorB: 1, BackgroundA: 0.5, BackgroundB: 4}
 
 // Validate checks the parameters.
 func (m Model) Validate() error {
-	if !(m.PriorA > 0 && m.PriorB > 0) || math.IsInf(m.PriorA, 0) || math.IsInf(m.PriorB, 0) {
-		return fmt.Errorf("prior Beta(%v, %v): both shapes must be positive numbers", m.PriorA, m.PriorB)
-	}
-	if !(m.Epsilon > 0 && m.Epsilon < 0.5) {
-		return fmt.Errorf("epsilon %v: want the failure rate of a good commit in (0, 0.5)", m.Epsilon)
+	for _, pr := range [][3]any{{"prior", m.PriorA, m.PriorB}, {"background prior", m.BackgroundA, m.BackgroundB}} {
+		a, b := pr[1].(float64), pr[2].(float64)
+		if !(a > 0 && b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return fmt.Errorf("%s Beta(%v, %v): both shapes must be positive numbers", pr[0], a, b)
+		}
 	}
 	return nil
 }
@@ -60,16 +66,22 @@ func (m Model) Validate() error {
 type Posterior struct {
 	// P[i] is the probability that commit i is the first bad one.
 	P []float64
-	// alpha[i] and beta[i] are the Beta posterior of theta under the hypothesis that commit i
-	// is the first bad one.
-	alpha, beta []float64
-	model       Model
+	// NoChange is the probability that no commit changed anything: the good commit fails as
+	// often as the bad one.
+	NoChange float64
+	// The hypotheses in full, over the extended commits (the good one first, then the
+	// candidates): w[h] is the probability that extended commit h is the first bad one (h = 0:
+	// no change), alpha[h], beta[h] the Beta posterior of the bad rate and galpha[h], gbeta[h]
+	// that of the background rate under it.
+	w, alpha, beta, galpha, gbeta []float64
+	ext                           []Counts
+	model                         Model
 }
 
-// Posterior returns the posterior over the first bad commit given obs[i], the counts observed
-// at commit i (len(obs) commits, the bad one last). Commits that were skipped have zero
-// counts and keep their share of the belief.
-func (m Model) Posterior(obs []Counts) (*Posterior, error) {
+// Posterior returns the posterior over the first bad commit given good, the counts observed
+// at the good commit, and obs[i], the counts observed at commit i (len(obs) commits, the bad
+// one last). Commits that were skipped have zero counts and keep their share of the belief.
+func (m Model) Posterior(good Counts, obs []Counts) (*Posterior, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -77,40 +89,119 @@ func (m Model) Posterior(obs []Counts) (*Posterior, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("no commit between good and bad")
 	}
-	for i, o := range obs {
+	ext := append([]Counts{good}, obs...)
+	for i, o := range ext {
 		if o.Trials < 0 || o.Failures < 0 || o.Failures > o.Trials {
-			return nil, fmt.Errorf("commit %d: %d failures in %d trials is not a valid count", i, o.Failures, o.Trials)
+			return nil, fmt.Errorf("commit %d: %d failures in %d trials is not a valid count", i-1, o.Failures, o.Trials)
 		}
 	}
-	// Suffix sums: the trials of the commits that are bad under hypothesis i.
-	sufF, sufT := make([]float64, n+1), make([]float64, n+1)
-	for i := n - 1; i >= 0; i-- {
-		sufF[i] = sufF[i+1] + float64(obs[i].Failures)
-		sufT[i] = sufT[i+1] + float64(obs[i].Trials)
+	N := n + 1
+	// Suffix sums: the trials of the commits that are bad under hypothesis h.
+	sufF, sufT := make([]float64, N+1), make([]float64, N+1)
+	for h := N - 1; h >= 0; h-- {
+		sufF[h] = sufF[h+1] + float64(ext[h].Failures)
+		sufT[h] = sufT[h+1] + float64(ext[h].Trials)
 	}
-	logEps, logNotEps := math.Log(m.Epsilon), math.Log1p(-m.Epsilon)
 	lb0 := stats.LogBeta(m.PriorA, m.PriorB)
-	p := &Posterior{P: make([]float64, n), alpha: make([]float64, n), beta: make([]float64, n), model: m}
-	logL := make([]float64, n)
-	good := 0.0 // log-likelihood of the commits before i as good ones
+	lg0 := stats.LogBeta(m.BackgroundA, m.BackgroundB)
+	p := &Posterior{P: make([]float64, n), w: make([]float64, N), alpha: make([]float64, N), beta: make([]float64, N),
+		galpha: make([]float64, N), gbeta: make([]float64, N), ext: ext, model: m}
+	logL := make([]float64, N)
 	top := math.Inf(-1)
-	for i := 0; i < n; i++ {
-		a := m.PriorA + sufF[i]
-		b := m.PriorB + sufT[i] - sufF[i]
-		p.alpha[i], p.beta[i] = a, b
-		logL[i] = good + stats.LogBeta(a, b) - lb0
-		top = max(top, logL[i])
-		good += float64(obs[i].Failures)*logEps + float64(obs[i].Trials-obs[i].Failures)*logNotEps
+	for h := range N {
+		a := m.PriorA + sufF[h]
+		b := m.PriorB + sufT[h] - sufF[h]
+		gf, gt := sufF[0]-sufF[h], sufT[0]-sufT[h]
+		ga, gb := m.BackgroundA+gf, m.BackgroundB+gt-gf
+		p.alpha[h], p.beta[h], p.galpha[h], p.gbeta[h] = a, b, ga, gb
+		logL[h] = stats.LogBeta(a, b) - lb0 + stats.LogBeta(ga, gb) - lg0
+		top = max(top, logL[h])
 	}
 	var sum float64
-	for i, l := range logL {
-		p.P[i] = math.Exp(l - top)
-		sum += p.P[i]
+	for h, l := range logL {
+		p.w[h] = math.Exp(l - top)
+		sum += p.w[h]
 	}
-	for i := range p.P {
-		p.P[i] /= sum
+	for h := range p.w {
+		p.w[h] /= sum
 	}
+	p.NoChange = p.w[0]
+	copy(p.P, p.w[1:])
 	return p, nil
+}
+
+// Verdict is the stop rule applied to a posterior.
+type Verdict struct {
+	// Lead is the most likely first bad commit and Posterior its probability.
+	Lead      int
+	Posterior float64
+	// BadLow is the lower credible bound (at the confidence) of the failure rate of a bad
+	// commit under Lead, BackgroundHigh the upper bound of the background rate: the two
+	// rates least separated that the data still allow.
+	BadLow, BackgroundHigh float64
+	// Separated: BadLow is above BackgroundHigh, so the change stands out of the background.
+	Separated bool
+	// Robust is Lead's probability were the rates exactly BadLow and BackgroundHigh: a
+	// decision needs it at the confidence too, so a cluster of early failures that makes
+	// the bad rate look high cannot turn a few clean steps into proof that a commit is good.
+	Robust float64
+	// Decided: Posterior and Robust reach the confidence and the rates are separated.
+	Decided bool
+}
+
+// Decide applies the stop rule: the leader must hold the confidence of the belief, and keep
+// it when the bad and the background rates are set to the closest values the data allow (the
+// confidence bounds of their posteriors under the leader). While those bounds overlap, the
+// evidence cannot separate the change from the background, and nothing is decided.
+func (p *Posterior) Decide(confidence float64) Verdict {
+	lead, v := p.Leader()
+	h := lead + 1
+	d := Verdict{Lead: lead, Posterior: v,
+		BadLow:         stats.BetaQuantile(1-confidence, p.alpha[h], p.beta[h]),
+		BackgroundHigh: stats.BetaQuantile(confidence, p.galpha[h], p.gbeta[h])}
+	d.Separated = d.BadLow > d.BackgroundHigh
+	if d.Separated {
+		d.Robust = p.fixedRates(d.BadLow, d.BackgroundHigh)[h]
+	}
+	d.Decided = v >= confidence && d.Separated && d.Robust >= confidence
+	return d
+}
+
+// fixedRates is the posterior over the extended commits (h = 0: no change) when the bad
+// commits fail at rate bad and the good ones at background, both known.
+func (p *Posterior) fixedRates(bad, background float64) []float64 {
+	N := len(p.ext)
+	lb, lnb := math.Log(bad), math.Log1p(-bad)
+	lg, lng := math.Log(background), math.Log1p(-background)
+	ll := func(c Counts, l1, l0 float64) float64 {
+		v := float64(c.Trials-c.Failures) * l0
+		if c.Failures > 0 {
+			v += float64(c.Failures) * l1
+		}
+		return v
+	}
+	var badSum float64
+	for _, c := range p.ext {
+		badSum += ll(c, lb, lnb)
+	}
+	logL := make([]float64, N)
+	var goodSum float64
+	top := math.Inf(-1)
+	for h := range N {
+		logL[h] = goodSum + badSum
+		top = max(top, logL[h])
+		goodSum += ll(p.ext[h], lg, lng)
+		badSum -= ll(p.ext[h], lb, lnb)
+	}
+	var sum float64
+	for h := range logL {
+		logL[h] = math.Exp(logL[h] - top)
+		sum += logL[h]
+	}
+	for h := range logL {
+		logL[h] /= sum
+	}
+	return logL
 }
 
 // Leader is the most likely first bad commit and its probability (the oldest on a tie).
@@ -151,11 +242,33 @@ func (p *Posterior) Range(mass float64) (lo, hi int, got float64) {
 }
 
 // RateMean is the posterior mean of theta, the failure rate of a bad commit, averaged over
-// the hypotheses.
+// the hypotheses (no change included: then every commit fails at that rate).
 func (p *Posterior) RateMean() float64 {
 	var m float64
-	for i, w := range p.P {
-		m += w * p.alpha[i] / (p.alpha[i] + p.beta[i])
+	for h, w := range p.w {
+		m += w * p.alpha[h] / (p.alpha[h] + p.beta[h])
 	}
 	return m
+}
+
+// BackgroundMean is the posterior mean of the background rate, the failure rate of a good
+// commit, averaged over the hypotheses that there is a change (under no change there is no
+// good commit); 0 when no change is certain.
+func (p *Posterior) BackgroundMean() float64 {
+	var m, mass float64
+	for h := 1; h < len(p.w); h++ {
+		m += p.w[h] * p.galpha[h] / (p.galpha[h] + p.gbeta[h])
+		mass += p.w[h]
+	}
+	if mass == 0 {
+		return 0
+	}
+	return m / mass
+}
+
+// RatesAt are the posterior means of the bad and the background rate under the hypothesis
+// that commit i is the first bad one.
+func (p *Posterior) RatesAt(i int) (bad, background float64) {
+	h := i + 1
+	return p.alpha[h] / (p.alpha[h] + p.beta[h]), p.galpha[h] / (p.galpha[h] + p.gbeta[h])
 }

@@ -26,22 +26,25 @@ func quadrature(a, b float64, f func(theta float64) float64) float64 {
 	return s / n * norm
 }
 
-// brutePosterior is the posterior computed by numerical integration over theta.
-func brutePosterior(m Model, obs []Counts) []float64 {
-	n := len(obs)
-	like := make([]float64, n)
-	for i := range n {
-		goodPart := 1.0
-		for j := 0; j < i; j++ {
-			goodPart *= math.Pow(m.Epsilon, float64(obs[j].Failures)) * math.Pow(1-m.Epsilon, float64(obs[j].Trials-obs[j].Failures))
+// segment is the likelihood of the counts obs[lo:hi] at one rate, by quadrature over its
+// Beta(a, b) prior.
+func segment(a, b float64, obs []Counts) float64 {
+	return quadrature(a, b, func(th float64) float64 {
+		v := 1.0
+		for _, o := range obs {
+			v *= math.Pow(th, float64(o.Failures)) * math.Pow(1-th, float64(o.Trials-o.Failures))
 		}
-		like[i] = goodPart * quadrature(m.PriorA, m.PriorB, func(th float64) float64 {
-			v := 1.0
-			for j := i; j < n; j++ {
-				v *= math.Pow(th, float64(obs[j].Failures)) * math.Pow(1-th, float64(obs[j].Trials-obs[j].Failures))
-			}
-			return v
-		})
+		return v
+	})
+}
+
+// brutePosterior is the posterior over the extended commits (the good one first: no change)
+// computed by numerical integration over both rates.
+func brutePosterior(m Model, good Counts, obs []Counts) []float64 {
+	ext := append([]Counts{good}, obs...)
+	like := make([]float64, len(ext))
+	for h := range ext {
+		like[h] = segment(m.BackgroundA, m.BackgroundB, ext[:h]) * segment(m.PriorA, m.PriorB, ext[h:])
 	}
 	var sum float64
 	for _, l := range like {
@@ -54,7 +57,7 @@ func brutePosterior(m Model, obs []Counts) []float64 {
 }
 
 func TestPosteriorMatchesNumericalIntegration(t *testing.T) {
-	models := []Model{DefaultModel, {PriorA: 1, PriorB: 1, Epsilon: 0.01}, {PriorA: 2, PriorB: 3, Epsilon: 0.05}}
+	models := []Model{DefaultModel, {PriorA: 1, PriorB: 1, BackgroundA: 1, BackgroundB: 3}, {PriorA: 2, PriorB: 3, BackgroundA: 0.5, BackgroundB: 2}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for mi, m := range models {
 		for trial := range 20 {
@@ -74,14 +77,19 @@ func TestPosteriorMatchesNumericalIntegration(t *testing.T) {
 				}
 				obs[j] = Counts{Failures: f, Trials: tr}
 			}
-			p, err := m.Posterior(obs)
+			good := Counts{}
+			if rng.IntN(2) == 0 {
+				good = Counts{Failures: rng.IntN(2), Trials: 3}
+			}
+			p, err := m.Posterior(good, obs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := brutePosterior(m, obs)
+			want := brutePosterior(m, good, obs)
+			got := append([]float64{p.NoChange}, p.P...)
 			for i := range want {
-				if math.Abs(p.P[i]-want[i]) > 2e-4 {
-					t.Fatalf("model %d case %d obs %v: P[%d] = %.6f, integration gives %.6f\n got %v\nwant %v", mi, trial, obs, i, p.P[i], want[i], p.P, want)
+				if math.Abs(got[i]-want[i]) > 2e-4 {
+					t.Fatalf("model %d case %d good %v obs %v: P[%d] = %.6f, integration gives %.6f\n got %v\nwant %v", mi, trial, good, obs, i-1, got[i], want[i], got, want)
 				}
 			}
 		}
@@ -90,38 +98,64 @@ func TestPosteriorMatchesNumericalIntegration(t *testing.T) {
 
 func TestPosteriorBasics(t *testing.T) {
 	m := DefaultModel
-	p, err := m.Posterior(make([]Counts, 4))
+	p, err := m.Posterior(Counts{}, make([]Counts, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range p.P {
-		if math.Abs(v-0.25) > 1e-12 {
-			t.Errorf("no data: P[%d] = %v, want 0.25", i, v)
+	// No data: the four commits and "no change" are equally likely.
+	for i, v := range append(p.P, p.NoChange) {
+		if math.Abs(v-0.2) > 1e-12 {
+			t.Errorf("no data: P[%d] = %v, want 0.2", i, v)
 		}
 	}
-	// A failure at commit 2 makes commits 3.. almost impossible as the first bad one: their
-	// hypotheses need a good commit to fail.
-	p, _ = m.Posterior([]Counts{{}, {}, {Failures: 3, Trials: 10}, {}, {}})
+	// Failures at commit 2 and a clean good commit make commits 3.. almost impossible as the
+	// first bad one: their hypotheses need the background to be both 0/50 and 3/10.
+	p, _ = m.Posterior(Counts{Trials: 50}, []Counts{{}, {}, {Failures: 3, Trials: 10}, {}, {}})
 	if p.P[3]+p.P[4] > 0.01 {
 		t.Errorf("after 3/10 failures at commit 2, P(3 or 4) = %v", p.P[3]+p.P[4])
 	}
-	// One spurious failure is not fatal: many clean trials above it outweigh it.
+	// One spurious failure is not fatal: many clean trials above it outweigh it, and it is
+	// learned as background.
 	obs := []Counts{{Failures: 1, Trials: 50}, {Trials: 200}, {Trials: 200}, {Failures: 60, Trials: 200}}
-	p, _ = m.Posterior(obs)
+	p, _ = m.Posterior(Counts{Trials: 50}, obs)
 	if lead, v := p.Leader(); lead != 3 || v < 0.95 {
 		t.Errorf("one failure at commit 0 then 400 clean trials: leader %d at %.3f, want 3 above 0.95 (%v)", lead, v, p.P)
 	}
-	// The learned rate: 60/200 at the bad commit.
+	// The learned rates: 60/200 at the bad commit, 1/500 before it.
 	if r := p.RateMean(); math.Abs(r-0.3) > 0.02 {
 		t.Errorf("RateMean = %v, want about 0.3", r)
 	}
+	if bad, bg := p.RatesAt(3); math.Abs(bad-0.3) > 0.02 || bg > 0.006 {
+		t.Errorf("RatesAt(3) = %v, %v: want about 0.3 and 0.002", bad, bg)
+	}
+	// Every commit, the good one too, fails 1 in 25: that is background, no commit is the
+	// first bad one.
+	flat := make([]Counts, 8)
+	for i := range flat {
+		flat[i] = Counts{Failures: 2, Trials: 50}
+	}
+	p, _ = m.Posterior(Counts{Failures: 2, Trials: 50}, flat)
+	if _, v := p.Leader(); v > 0.5 || p.NoChange < 0.3 {
+		t.Errorf("the same rate everywhere: leader at %.3f, no change %.3f (%v)", v, p.NoChange, p.P)
+	}
+	// A background of 1 in 25 everywhere and 9 in 25 from commit 5 on: commit 5.
+	for i := 5; i < 8; i++ {
+		flat[i] = Counts{Failures: 18, Trials: 50}
+	}
+	p, _ = m.Posterior(Counts{Failures: 2, Trials: 50}, flat)
+	if lead, v := p.Leader(); lead != 5 || v < 0.95 {
+		t.Errorf("background and a change at 5: leader %d at %.3f (%v)", lead, v, p.P)
+	}
 	for _, bad := range [][]Counts{nil, {{Failures: 2, Trials: 1}}, {{Failures: -1}}} {
-		if _, err := m.Posterior(bad); err == nil {
+		if _, err := m.Posterior(Counts{}, bad); err == nil {
 			t.Errorf("Posterior(%v) accepted", bad)
 		}
 	}
-	for _, bad := range []Model{{0, 1, 1e-3}, {1, 1, 0}, {1, 1, 0.5}, {math.Inf(1), 1, 0.1}} {
-		if _, err := bad.Posterior(make([]Counts, 2)); err == nil {
+	if _, err := m.Posterior(Counts{Failures: 3, Trials: 2}, make([]Counts, 2)); err == nil {
+		t.Error("impossible good counts accepted")
+	}
+	for _, bad := range []Model{{0, 1, 0.5, 0.5}, {1, 1, 0, 1}, {1, 1, 1, -1}, {math.Inf(1), 1, 0.5, 0.5}} {
+		if _, err := bad.Posterior(Counts{}, make([]Counts, 2)); err == nil {
 			t.Errorf("model %+v accepted", bad)
 		}
 	}
@@ -152,48 +186,56 @@ func TestRange(t *testing.T) {
 	}
 }
 
-// bruteInfo is the mutual information (bits) between the first bad commit and the pass/fail
-// pattern of steps at commits, by enumerating the patterns and integrating theta numerically.
-func bruteInfo(m Model, obs []Counts, trials int, commits []int) float64 {
-	post := brutePosterior(m, obs)
-	n := len(obs)
+// bruteInfo is the mutual information (bits) between the first bad commit (or no change) and
+// the pass/fail pattern of steps at commits (candidate indices or Good), by enumerating the
+// patterns and integrating both rates numerically under every hypothesis.
+func bruteInfo(m Model, good Counts, obs []Counts, trials int, commits []int) float64 {
+	post := brutePosterior(m, good, obs)
+	ext := append([]Counts{good}, obs...)
 	k := len(commits)
-	pGood := math.Pow(1-m.Epsilon, float64(trials))
 	pattern := make([]float64, 1<<k)
 	var condEnt float64
-	for i := range n {
-		if post[i] < 1e-15 {
-			continue
-		}
-		// Posterior of theta under hypothesis i, by quadrature, unnormalised weight w(theta).
+	// chance that the steps of mask all pass and those of fail all fail, at one rate whose
+	// prior is Beta(a, b) updated by the counts cs.
+	side := func(a, b float64, cs []Counts, steps []bool) float64 {
 		w := func(th float64) float64 {
 			v := 1.0
-			for j := i; j < n; j++ {
-				v *= math.Pow(th, float64(obs[j].Failures)) * math.Pow(1-th, float64(obs[j].Trials-obs[j].Failures))
+			for _, o := range cs {
+				v *= math.Pow(th, float64(o.Failures)) * math.Pow(1-th, float64(o.Trials-o.Failures))
 			}
 			return v
 		}
-		z := quadrature(m.PriorA, m.PriorB, w)
-		for pat := range 1 << k {
-			q := quadrature(m.PriorA, m.PriorB, func(th float64) float64 {
-				v := w(th) / z
-				pass := math.Pow(1-th, float64(trials))
-				for b, c := range commits {
-					pb := pGood
-					if c >= i {
-						pb = pass
-					}
-					if pat>>b&1 == 1 {
-						v *= pb
-					} else {
-						v *= 1 - pb
-					}
+		z := quadrature(a, b, w)
+		return quadrature(a, b, func(th float64) float64 {
+			v := w(th) / z
+			pass := math.Pow(1-th, float64(trials))
+			for _, passed := range steps {
+				if passed {
+					v *= pass
+				} else {
+					v *= 1 - pass
 				}
-				return v
-			})
-			pattern[pat] += post[i] * q
+			}
+			return v
+		})
+	}
+	for h := range ext {
+		if post[h] < 1e-15 {
+			continue
+		}
+		for pat := range 1 << k {
+			var goodSteps, badSteps []bool
+			for b, c := range commits {
+				if c+1 >= h {
+					badSteps = append(badSteps, pat>>b&1 == 1)
+				} else {
+					goodSteps = append(goodSteps, pat>>b&1 == 1)
+				}
+			}
+			q := side(m.BackgroundA, m.BackgroundB, ext[:h], goodSteps) * side(m.PriorA, m.PriorB, ext[h:], badSteps)
+			pattern[pat] += post[h] * q
 			if q > 0 {
-				condEnt -= post[i] * q * math.Log2(q)
+				condEnt -= post[h] * q * math.Log2(q)
 			}
 		}
 	}
@@ -207,22 +249,23 @@ func bruteInfo(m Model, obs []Counts, trials int, commits []int) float64 {
 }
 
 func TestInformationMatchesEnumeration(t *testing.T) {
-	m := Model{PriorA: 0.5, PriorB: 1, Epsilon: 0.01}
+	m := Model{PriorA: 0.5, PriorB: 1, BackgroundA: 0.5, BackgroundB: 4}
+	good := Counts{Failures: 1, Trials: 6}
 	obs := []Counts{{Trials: 4}, {}, {Failures: 1, Trials: 4}, {}, {Failures: 2, Trials: 3}, {}}
-	cases := [][]int{{0}, {1}, {3}, {5}, {1, 3}, {2, 2}, {0, 3, 5}, {1, 1, 4}}
+	cases := [][]int{{0}, {1}, {3}, {5}, {Good}, {1, 3}, {2, 2}, {Good, 3}, {0, 3, 5}, {1, 1, 4}, {Good, 2, 4}}
 	for _, commits := range cases {
-		p, err := m.Posterior(obs)
+		p, err := m.Posterior(good, obs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := p.Information(3, commits)
-		want := bruteInfo(m, obs, 3, commits)
+		want := bruteInfo(m, good, obs, 3, commits)
 		if math.Abs(got-want) > 1e-3 {
 			t.Errorf("Information(%v) = %.5f bits, enumeration gives %.5f", commits, got, want)
 		}
 	}
 	// No data: steps at the same commit in a batch add less than steps at different ones.
-	p, _ := m.Posterior(make([]Counts, 8))
+	p, _ := m.Posterior(Counts{}, make([]Counts, 8))
 	if same, apart := p.Information(3, []int{3, 3}), p.Information(3, []int{1, 5}); same >= apart {
 		t.Errorf("two steps at one commit carry %.3f bits, two apart %.3f", same, apart)
 	}
@@ -230,15 +273,16 @@ func TestInformationMatchesEnumeration(t *testing.T) {
 
 func TestChoose(t *testing.T) {
 	m := DefaultModel
-	p, _ := m.Posterior(make([]Counts, 16))
+	p, _ := m.Posterior(Counts{}, make([]Counts, 16))
 	one, info, err := p.Choose(1, 25, nil, nil)
 	if err != nil || len(one) != 1 {
 		t.Fatalf("Choose(1) = %v, %v", one, err)
 	}
 	// The first step splits the range near the middle (a clean step is weaker evidence than
-	// a failing one, so a little below it), and tells less than one bit.
-	if one[0] < 5 || one[0] > 8 || info <= 0.5 || info > 1 {
-		t.Errorf("first step at %d with %.3f bits, want 5..8 and 0.5..1 bits", one[0], info)
+	// a failing one, so a little below it). It tells little: neither rate is known yet, and
+	// a failure there may still be background.
+	if one[0] < 5 || one[0] > 8 || info <= 0 || info > 0.5 {
+		t.Errorf("first step at %d with %.3f bits, want 5..8 and a fraction of a bit", one[0], info)
 	}
 	// Choosing again gives the same answer: no randomness.
 	again, _, _ := p.Choose(1, 25, nil, nil)
@@ -280,12 +324,16 @@ func TestChoose(t *testing.T) {
 
 // A single-commit range has nothing to learn: it is the answer before any step.
 func TestSingleCommit(t *testing.T) {
-	p, _ := DefaultModel.Posterior(make([]Counts, 1))
-	if lead, v := p.Leader(); lead != 0 || v != 1 {
-		t.Errorf("Leader = %d, %v", lead, v)
+	// Even one commit must be told from no change: the step that does it is at the good
+	// commit or the bad one.
+	p, _ := DefaultModel.Posterior(Counts{}, make([]Counts, 1))
+	if lead, v := p.Leader(); lead != 0 || v != 0.5 || p.NoChange != 0.5 {
+		t.Errorf("Leader = %d, %v, no change %v", lead, v, p.NoChange)
 	}
-	if picks, _, _ := p.Choose(1, 10, nil, nil); len(picks) != 0 {
-		t.Errorf("Choose = %v, want nothing", picks)
+	// Once the good commit passes 50 trials and the bad one fails 20 of 50, it is decided.
+	p, _ = DefaultModel.Posterior(Counts{Trials: 50}, []Counts{{Failures: 20, Trials: 50}})
+	if d := p.Decide(0.95); !d.Decided || d.Lead != 0 {
+		t.Errorf("Decide = %+v", d)
 	}
 }
 
@@ -295,7 +343,7 @@ func TestChooseLongRange(t *testing.T) {
 	obs := make([]Counts, 50000)
 	obs[20000] = Counts{Trials: 30}
 	obs[30000] = Counts{Failures: 9, Trials: 30}
-	p, err := DefaultModel.Posterior(obs)
+	p, err := DefaultModel.Posterior(Counts{Trials: 30}, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +367,7 @@ func BenchmarkChoose(b *testing.B) {
 		obs := make([]Counts, tc.commits)
 		obs[tc.commits/2] = Counts{Trials: 25}
 		obs[tc.commits-1] = Counts{Failures: 7, Trials: 25}
-		p, _ := DefaultModel.Posterior(obs)
+		p, _ := DefaultModel.Posterior(Counts{Trials: 25}, obs)
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := p.Choose(tc.k, 25, nil, nil); err != nil {
@@ -338,7 +386,7 @@ func BenchmarkPosterior(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, err := DefaultModel.Posterior(obs); err != nil {
+		if _, err := DefaultModel.Posterior(Counts{}, obs); err != nil {
 			b.Fatal(err)
 		}
 	}

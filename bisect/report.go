@@ -32,6 +32,20 @@ type Report struct {
 	Candidates []Candidate `json:"candidates"`
 	// FailureRate is the posterior mean of a bad commit's failure rate per trial.
 	FailureRate float64 `json:"failure_rate"`
+	// BackgroundRate is the posterior mean of a good commit's failure rate per trial (the
+	// background flakes), under the leading commit.
+	BackgroundRate float64 `json:"background_rate"`
+	// NoChange is the probability that no commit changed the failure rate (the good commit
+	// fails like the bad one).
+	NoChange float64 `json:"no_change"`
+	// Separated says whether the bad rate's lower bound is above the background's upper bound
+	// (both at the confidence, under the leading commit); Robust is the leader's probability
+	// at those two rates. A decision needs both.
+	Separated bool    `json:"separated"`
+	Robust    float64 `json:"robust_posterior"`
+	// GoodSide are the failures at commits before the leading one (the good commit included):
+	// "good commits fail too" when Failures > 0.
+	GoodSide GoodSide `json:"good_side"`
 	// RunnerSeconds is the runner time of every run, failed ones included.
 	RunnerSeconds float64   `json:"runner_seconds"`
 	Stop          string    `json:"stop"`
@@ -46,6 +60,13 @@ type ReportRange struct {
 	Last      string  `json:"last"`
 	Commits   int     `json:"commits"`
 	Posterior float64 `json:"posterior"`
+}
+
+// GoodSide are the trials and failures at the commits before the leading one.
+type GoodSide struct {
+	Failures int      `json:"failures"`
+	Trials   int      `json:"trials"`
+	Commits  []string `json:"commits"` // those with failures
 }
 
 // ReportStep is one step in the report.
@@ -78,13 +99,20 @@ type Candidate struct {
 
 // Report builds the report of the state and its posterior p (ComputePosterior).
 func (s *State) Report(p *Posterior) *Report {
-	lead, v := p.Leader()
+	d := p.Decide(s.Settings.Confidence)
+	lead, v := d.Lead, d.Posterior
+	bad, bg := p.RatesAt(lead)
 	r := &Report{
 		FirstBad: s.Commits[lead].Commit, Subject: s.Commits[lead].Subject, Posterior: v,
-		Decided: v >= s.Settings.Confidence, Confidence: s.Settings.Confidence,
-		FailureRate: p.RateMean(), RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
+		Decided: d.Decided, Confidence: s.Settings.Confidence,
+		FailureRate: bad, BackgroundRate: bg, NoChange: p.NoChange, Separated: d.Separated, Robust: d.Robust,
+		RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
+	}
+	r.GoodSide.Failures, r.GoodSide.Trials, r.GoodSide.Commits = s.GoodSideFailures(lead)
+	if r.GoodSide.Commits == nil {
+		r.GoodSide.Commits = []string{}
 	}
 	lo, hi, mass := p.Range(s.Settings.Confidence)
 	r.Range = ReportRange{First: s.Commits[lo].Commit, Last: s.Commits[hi].Commit, Commits: hi - lo + 1, Posterior: mass}
@@ -131,15 +159,37 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.FailedRuns) > 0 {
 		how += fmt.Sprintf(", %d failed run(s) not counted", len(r.FailedRuns))
 	}
+	rates := fmt.Sprintf("Failure rate:     %.3g per trial at bad commits, %.3g at good ones (background; posterior means)\n", r.FailureRate, r.BackgroundRate)
 	if r.Decided {
 		fmt.Fprintf(&b, "First bad commit: %s %s\n", r.FirstBad, clean(r.Subject, 100))
 		fmt.Fprintf(&b, "Posterior:        %.4f (confidence %.2f), after %s\n", r.Posterior, r.Confidence, how)
-		fmt.Fprintf(&b, "Failure rate:     %.3g per trial at bad commits (posterior mean)\n", r.FailureRate)
+		b.WriteString(rates)
 	} else {
 		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", r.Stop, how)
 		fmt.Fprintf(&b, "Most likely:      %s %s at %.4f (confidence %.2f wanted)\n", r.FirstBad, clean(r.Subject, 100), r.Posterior, r.Confidence)
 		fmt.Fprintf(&b, "Most likely range: %d commit(s) from %s to %s hold %.4f\n", r.Range.Commits, short(r.Range.First), short(r.Range.Last), r.Range.Posterior)
-		fmt.Fprintf(&b, "Failure rate:     %.3g per trial at bad commits (posterior mean)\n", r.FailureRate)
+		b.WriteString(rates)
+		if r.NoChange >= 0.01 {
+			fmt.Fprintf(&b, "No change:        %.4f: the good commit may fail as often as the bad one\n", r.NoChange)
+		}
+		if r.Posterior >= r.Confidence {
+			if !r.Separated {
+				b.WriteString("Why undecided:    the bad rate is not yet told from the background (their bounds overlap)\n")
+			} else {
+				fmt.Fprintf(&b, "Why undecided:    at the least separated rates the data allow, the leader holds only %.4f\n", r.Robust)
+			}
+		}
+	}
+	if g := r.GoodSide; g.Failures > 0 {
+		names := make([]string, 0, min(len(g.Commits), 5))
+		for _, c := range g.Commits[:min(len(g.Commits), 5)] {
+			names = append(names, short(c))
+		}
+		more := ""
+		if len(g.Commits) > 5 {
+			more = fmt.Sprintf(" and %d more", len(g.Commits)-5)
+		}
+		fmt.Fprintf(&b, "Background:       good commits fail too: %d of %d trials at %s%s\n", g.Failures, g.Trials, strings.Join(names, ", "), more)
 	}
 	if len(r.InFlight) > 0 {
 		fmt.Fprintf(&b, "Still running:    %d step(s); debugflow bisect --resume waits for them\n", len(r.InFlight))

@@ -149,8 +149,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		return st.Report(p), err
 	}
 	for {
-		_, lead := p.Leader()
-		decided := lead >= st.Settings.Confidence
+		decided := p.Decide(st.Settings.Confidence).Decided
 		budget := ""
 		switch {
 		case st.StepsRun() >= st.Settings.MaxSteps:
@@ -163,10 +162,16 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
 			var pending []int
 			for _, f := range st.InFlight {
-				pending = append(pending, st.Index(f.Commit))
+				j, _ := st.Position(f.Commit)
+				pending = append(pending, j)
 			}
-			skip := st.SkippedCommits()
-			picks, bits, err := p.Choose(k, st.Settings.Count, pending, func(j int) bool { return skip[j] })
+			skip, goodSkipped := st.SkippedCommits()
+			picks, bits, err := p.Choose(k, st.Settings.Count, pending, func(j int) bool {
+				if j == Good {
+					return goodSkipped
+				}
+				return skip[j]
+			})
 			if err != nil {
 				return stop(StopRunFailed, err)
 			}
@@ -175,14 +180,15 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				if ctx.Err() != nil {
 					break // the select below stops the session
 				}
-				f := Flight{N: st.NextN(), Commit: st.Commits[j].Commit, Attempt: 1}
+				c := st.CommitAt(j)
+				f := Flight{N: st.NextN(), Commit: c.Commit, Attempt: 1}
 				if err := s.start(ctx, &f, now); err != nil {
 					if ctx.Err() != nil {
 						return stop(StopInterrupted, ErrInterrupted)
 					}
 					return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
 				}
-				fmt.Fprintf(out, "step %d: %s %s (%.2f bits expected%s)\n", f.N, short(f.Commit), clean(st.Commits[j].Subject, 60),
+				fmt.Fprintf(out, "step %d: %s %s (%.2f bits expected%s)\n", f.N, short(f.Commit), clean(c.Subject, 60),
 					bits, startedWhere(f))
 				wait(f)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,10 @@ type fakeRunner struct {
 	github   bool // hand out run ids
 	skip     map[int]string
 	failRuns map[string]int // commit -> runs that fail before one works
+	// fails, when set, decides every repetition (1-based) at commit j (Good for the good
+	// commit) instead of firstBad and rate.
+	fails func(j, rep int) bool
+	good  string // the good commit's id
 
 	mu         sync.Mutex
 	started    []Request
@@ -90,6 +95,9 @@ func (f *fakeRunner) Wait(ctx context.Context, req Request) (StepResult, error) 
 		}
 	}
 	j := f.index(req.Commit)
+	if req.Commit == f.good && f.good != "" {
+		j = Good
+	}
 	f.mu.Lock()
 	if f.failRuns[req.Commit] > 0 {
 		f.failRuns[req.Commit]--
@@ -102,8 +110,13 @@ func (f *fakeRunner) Wait(ctx context.Context, req Request) (StepResult, error) 
 	}
 	rng := rand.New(rand.NewPCG(uint64(j), uint64(req.N*10+req.Attempt)))
 	fails := 0
-	for range req.Count {
-		if j >= f.firstBad && rng.Float64() < f.rate {
+	for rep := range req.Count {
+		switch {
+		case f.fails != nil:
+			if f.fails(j, rep+1) {
+				fails++
+			}
+		case j >= f.firstBad && rng.Float64() < f.rate:
 			fails++
 		}
 	}
@@ -192,6 +205,59 @@ func TestSessionFindsTheFirstBadCommit(t *testing.T) {
 	rep2, err := (&Session{State: disk, Path: path, Runner: again, Now: fixedClock()}).Run(context.Background())
 	if err != nil || len(again.started) != 0 || rep2.FirstBad != rep.FirstBad {
 		t.Errorf("resume of a decided bisection: %v, %d runs, %s", err, len(again.started), rep2.FirstBad)
+	}
+}
+
+// Issue 21's case: 16 commits, every one (the good one too) fails repetition 25 of 25, and
+// commit 11 adds a failure every third repetition. The old model, sure that good commits fail
+// one trial in a thousand, named commit 1 at once. Now the background is learned: the answer is
+// commit 11, and the report gives both rates and says that good commits fail too.
+func TestSessionBackgroundFlakeAtEveryCommit(t *testing.T) {
+	set := defaultSettings()
+	set.Count = 25
+	st := fakeState(t, 16, set, Counts{})
+	r := &fakeRunner{commits: st.Commits, good: st.Good.Commit, fails: func(j, rep int) bool {
+		return rep == 25 || (j >= 10 && rep%3 == 0)
+	}}
+	var out bytes.Buffer
+	rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Out: &out, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	if rep.Decided && rep.FirstBad != st.Commits[10].Commit {
+		t.Fatalf("decided on %s (%s), the first bad commit is change 11\n%s\n%s", short(rep.FirstBad), rep.Subject, out.String(), text.String())
+	}
+	if !rep.Decided || rep.Subject != "change 11" {
+		t.Fatalf("not decided: %+v\n%s\n%s", rep, out.String(), text.String())
+	}
+	// 1 in 25 before, 9 in 25 after.
+	if math.Abs(rep.BackgroundRate-0.04) > 0.02 || math.Abs(rep.FailureRate-0.36) > 0.06 {
+		t.Errorf("rates %.3f (bad) and %.3f (background), want about 0.36 and 0.04", rep.FailureRate, rep.BackgroundRate)
+	}
+	if rep.GoodSide.Failures == 0 || !strings.Contains(text.String(), "good commits fail too: ") {
+		t.Errorf("the report does not name the background:\n%s", text.String())
+	}
+}
+
+// Only background, no change: every commit fails 1 in 25 and nothing more. No commit may be
+// named; the report says that good commits fail too and that no change is the most likely.
+func TestSessionOnlyBackgroundDecidesNothing(t *testing.T) {
+	set := defaultSettings()
+	set.Count = 25
+	set.MaxSteps = 30
+	st := fakeState(t, 16, set, Counts{})
+	r := &fakeRunner{commits: st.Commits, good: st.Good.Commit, fails: func(j, rep int) bool { return rep == 25 }}
+	rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	// "No change" is the most likely single hypothesis.
+	if rep.Decided || rep.NoChange <= rep.Posterior || !strings.Contains(text.String(), "No change:") || !strings.Contains(text.String(), "good commits fail too") {
+		t.Errorf("decided %v, no change %.3f:\n%s", rep.Decided, rep.NoChange, text.String())
 	}
 }
 

@@ -7,14 +7,18 @@ import (
 )
 
 // Simulation is one simulated bisection: a range of Commits commits whose FirstBad-th (0-based)
-// introduces a failure that hits each trial with probability Rate, steps of Count trials each,
-// run until one commit holds Confidence or MaxSteps steps were spent.
+// introduces a failure that hits each trial with probability Rate, on top of a Background
+// failure rate at every commit (the good one included), steps of Count trials each, run until
+// one commit holds Confidence or MaxSteps steps were spent.
 type Simulation struct {
 	Commits, FirstBad int
 	Rate              float64
-	Count             int
-	Confidence        float64
-	MaxSteps          int
+	// Background is the failure rate of every commit, good ones included: a bad commit fails
+	// a trial with probability 1-(1-Rate)(1-Background).
+	Background float64
+	Count      int
+	Confidence float64
+	MaxSteps   int
 	// Parallel steps are chosen at once and observed together (1: one at a time).
 	Parallel int
 	Model    Model
@@ -52,14 +56,16 @@ func (s Simulation) Run() (SimResult, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, uint64(s.FirstBad)))
 	obs := make([]Counts, s.Commits)
 	obs[s.Commits-1] = s.BadSeen
+	var good Counts
 	var res SimResult
 	for {
-		p, err := s.Model.Posterior(obs)
+		p, err := s.Model.Posterior(good, obs)
 		if err != nil {
 			return res, err
 		}
-		res.Found, res.Posterior = p.Leader()
-		if res.Posterior >= s.Confidence {
+		v := p.Decide(s.Confidence)
+		res.Found, res.Posterior = v.Lead, v.Posterior
+		if v.Decided {
 			res.Decided = true
 			return res, nil
 		}
@@ -78,24 +84,148 @@ func (s Simulation) Run() (SimResult, error) {
 		}
 		res.Batches++
 		for _, j := range picks {
-			rate := 0.0
-			if j >= s.FirstBad {
-				rate = s.Rate
+			c := s.step(rng, j)
+			if j == Good {
+				good = good.Add(c)
+			} else {
+				obs[j] = obs[j].Add(c)
 			}
-			c := Counts{Trials: s.Count}
-			for t := range s.Count {
-				if rng.Float64() < rate {
-					c.Failures++
-					if s.StopAtFailure {
-						c.Trials = t + 1
-						break
-					}
-				}
-			}
-			obs[j] = obs[j].Add(c)
 			res.Steps++
 			res.Trials += c.Trials
 		}
+	}
+}
+
+// TrueRate is the failure rate of commit j (a candidate index or Good).
+func (s Simulation) TrueRate(j int) float64 {
+	if j >= s.FirstBad {
+		return 1 - (1-s.Rate)*(1-s.Background)
+	}
+	return s.Background
+}
+
+// step draws one step of Count trials at commit j.
+func (s Simulation) step(rng *rand.Rand, j int) Counts {
+	rate := s.TrueRate(j)
+	c := Counts{Trials: s.Count}
+	for t := range s.Count {
+		if rng.Float64() < rate {
+			c.Failures++
+			if s.StopAtFailure {
+				c.Trials = t + 1
+				break
+			}
+		}
+	}
+	return c
+}
+
+// RunBayesect is a git-bayesect-style search on the same simulated history, the yardstick
+// bench/verdictsim compares Run with: the first bad commit
+// or the good commit itself (git bayesect's "old" end), both rates learned with Jeffreys'
+// Beta(1/2, 1/2) priors, each step at the commit that minimises the expected posterior
+// entropy after one trial (the rates at their posterior means), Count trials per step, the
+// same stop rule (one commit holds the confidence) and step budget. Index 0 is the good
+// commit, i+1 candidate i.
+func (s Simulation) RunBayesect() SimResult {
+	const a0, b0 = 0.5, 0.5
+	rng := rand.New(rand.NewPCG(s.Seed^0x9e3779b97f4a7c15, uint64(s.FirstBad)))
+	N := s.Commits + 1
+	fails, trials := make([]float64, N), make([]float64, N)
+	w := make([]float64, N)
+	pNew, pOld := make([]float64, N), make([]float64, N)
+	var res SimResult
+	lbeta := func(a, b float64) float64 {
+		x, _ := math.Lgamma(a)
+		y, _ := math.Lgamma(b)
+		z, _ := math.Lgamma(a + b)
+		return x + y - z
+	}
+	for {
+		// Hypothesis h: ext commits h.. are bad (h = 0: the good one too).
+		var sufF, sufT, totF, totT float64
+		for h := range N {
+			totF += fails[h]
+			totT += trials[h]
+		}
+		top := math.Inf(-1)
+		logL := make([]float64, N)
+		for h := N - 1; h >= 0; h-- {
+			sufF += fails[h]
+			sufT += trials[h]
+			gf, gt := totF-sufF, totT-sufT
+			logL[h] = lbeta(a0+sufF, b0+sufT-sufF) + lbeta(a0+gf, b0+gt-gf)
+			pNew[h] = (a0 + sufF) / (a0 + b0 + sufT)
+			pOld[h] = (a0 + gf) / (a0 + b0 + gt)
+			top = max(top, logL[h])
+		}
+		var sum float64
+		for h := range N {
+			w[h] = math.Exp(logL[h] - top)
+			sum += w[h]
+		}
+		best, bestP := 0, -1.0
+		for h := range N {
+			w[h] /= sum
+			if h > 0 && w[h] > bestP {
+				best, bestP = h, w[h]
+			}
+		}
+		res.Found, res.Posterior = best-1, bestP
+		if bestP >= s.Confidence {
+			res.Decided = true
+			return res
+		}
+		if res.Steps >= s.MaxSteps {
+			return res
+		}
+		// Expected entropy after one trial at ext commit j, where the commit is bad under the
+		// hypotheses h <= j: prefix sums over h, as git bayesect computes it.
+		xlogx := func(x float64) float64 {
+			if x > 0 {
+				return x * math.Log2(x)
+			}
+			return 0
+		}
+		var newY, newN, newYL, newNL float64 // sums over h <= j
+		var oldY, oldN, oldYL, oldNL float64 // sums over h > j, starting with all
+		for h := range N {
+			oldY += w[h] * pOld[h]
+			oldN += w[h] * (1 - pOld[h])
+			oldYL += xlogx(w[h] * pOld[h])
+			oldNL += xlogx(w[h] * (1 - pOld[h]))
+		}
+		pick, bestH := 0, math.Inf(1)
+		for j := range N {
+			newY += w[j] * pNew[j]
+			newN += w[j] * (1 - pNew[j])
+			newYL += xlogx(w[j] * pNew[j])
+			newNL += xlogx(w[j] * (1 - pNew[j]))
+			oldY -= w[j] * pOld[j]
+			oldN -= w[j] * (1 - pOld[j])
+			oldYL -= xlogx(w[j] * pOld[j])
+			oldNL -= xlogx(w[j] * (1 - pOld[j]))
+			py, pn := newY+oldY, newN+oldN
+			var e float64
+			if py > 0 {
+				e += py*math.Log2(py) - (newYL + oldYL)
+			}
+			if pn > 0 {
+				e += pn*math.Log2(pn) - (newNL + oldNL)
+			}
+			if e < bestH-1e-12 {
+				pick, bestH = j, e
+			}
+		}
+		rate := s.TrueRate(pick - 1)
+		for range s.Count {
+			trials[pick]++
+			if rng.Float64() < rate {
+				fails[pick]++
+			}
+		}
+		res.Steps++
+		res.Trials += s.Count
 	}
 }
 

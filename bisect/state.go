@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ import (
 )
 
 // StateVersion is the version of the state file this package writes and reads.
-const StateVersion = 1
+const StateVersion = 2
 
 // The state file's place, relative to the repository's top folder, and its bounds: it comes
 // from disk and may have been edited or damaged, so reads are bounded and validated.
@@ -209,8 +210,10 @@ func (s *State) Validate() error {
 	if err := st.Model.Validate(); err != nil {
 		add("settings.model: %v", err)
 	}
+	// The good commit itself may be run too: it measures the background rate.
+	runnable := func(c string) bool { return index[c] || c == s.Good.Commit }
 	for i, step := range s.Steps {
-		if !index[step.Commit] {
+		if !runnable(step.Commit) {
 			add("steps[%d]: commit %q is not a candidate", i, step.Commit)
 		}
 		switch step.Outcome {
@@ -237,7 +240,7 @@ func (s *State) Validate() error {
 		add("%d steps in flight, at most %d", len(s.InFlight), MaxParallel)
 	}
 	for i, f := range s.InFlight {
-		if !index[f.Commit] {
+		if !runnable(f.Commit) {
 			add("in_flight[%d]: commit %q is not a candidate", i, f.Commit)
 		}
 		if err := checkRelDir(f.Dir); err != nil || f.Dir == "" {
@@ -277,6 +280,26 @@ func (s *State) Index(commit string) int {
 		return i
 	}
 	return -1
+}
+
+// Position is where a step's commit is for the model: its candidate index, or Good for the good
+// commit; ok is false for any other commit.
+func (s *State) Position(commit string) (int, bool) {
+	if i := s.Index(commit); i >= 0 {
+		return i, true
+	}
+	if commit == s.Good.Commit {
+		return Good, true
+	}
+	return 0, false
+}
+
+// CommitAt is the commit at a position (a candidate index or Good).
+func (s *State) CommitAt(j int) Commit {
+	if j == Good {
+		return Commit{Commit: s.Good.Commit, Subject: "(the good commit " + s.Good.Ref + ")"}
+	}
+	return s.Commits[j]
 }
 
 // ReadState reads and validates a state file. Only a regular file is opened: the path may be
@@ -398,30 +421,59 @@ func Tally(st Step, tracked []string) Counts {
 	return c
 }
 
-// Observations are the counts per candidate, every step added up (Counts refreshed).
-func (s *State) Observations() []Counts {
-	obs := make([]Counts, len(s.Commits))
+// Observations are the counts at the good commit and per candidate, every step added up
+// (Counts refreshed).
+func (s *State) Observations() (good Counts, obs []Counts) {
+	obs = make([]Counts, len(s.Commits))
 	tracked := s.Tracked()
 	for i := range s.Steps {
 		s.Steps[i].Counts = Tally(s.Steps[i], tracked)
-		if j := s.Index(s.Steps[i].Commit); j >= 0 {
+		switch j, ok := s.Position(s.Steps[i].Commit); {
+		case !ok:
+		case j == Good:
+			good = good.Add(s.Steps[i].Counts)
+		default:
 			obs[j] = obs[j].Add(s.Steps[i].Counts)
 		}
 	}
-	return obs
+	return good, obs
 }
 
 // SkippedCommits marks the candidates that were skipped, or where none of the failing tests
 // ran (they do not exist there yet): they are not chosen again. Counts must be current
-// (Observations).
-func (s *State) SkippedCommits() []bool {
-	skip := make([]bool, len(s.Commits))
+// (Observations). goodSkipped says the same of the good commit.
+func (s *State) SkippedCommits() (skip []bool, goodSkipped bool) {
+	skip = make([]bool, len(s.Commits))
 	for _, st := range s.Steps {
-		if j := s.Index(st.Commit); j >= 0 && (st.Outcome == Skipped || NoTrackedTrials(st)) {
+		if st.Outcome != Skipped && !NoTrackedTrials(st) {
+			continue
+		}
+		switch j, ok := s.Position(st.Commit); {
+		case !ok:
+		case j == Good:
+			goodSkipped = true
+		default:
 			skip[j] = true
 		}
 	}
-	return skip
+	return skip, goodSkipped
+}
+
+// GoodSideFailures are the steps with failures at commits that the leading hypothesis puts
+// before the first bad commit (the good commit included): the background.
+func (s *State) GoodSideFailures(lead int) (failures, trials int, commits []string) {
+	for _, st := range s.Steps {
+		j, ok := s.Position(st.Commit)
+		if !ok || j >= lead || (st.Outcome != Observed && st.Outcome != Given) {
+			continue
+		}
+		failures += st.Counts.Failures
+		trials += st.Counts.Trials
+		if st.Counts.Failures > 0 && !slices.Contains(commits, st.Commit) {
+			commits = append(commits, st.Commit)
+		}
+	}
+	return failures, trials, commits
 }
 
 // NoTrackedTrials reports whether an observed step ran tests but none of the failing ones.
@@ -511,7 +563,7 @@ func ParseCounts(s string) (Counts, error) {
 // can reach the confidence. git bisect ends the same way ("the first bad commit could be any
 // of"). Counts must be current.
 func (s *State) Undecidable(p *Posterior) (lo, hi int, ok bool) {
-	skip := s.SkippedCommits()
+	skip, _ := s.SkippedCommits()
 	lead, _ := p.Leader()
 	lo, hi = lead, lead
 	for lo > 0 && skip[lo-1] {

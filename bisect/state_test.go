@@ -71,14 +71,16 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		{"not json", "{", "is damaged"},
 		{"two values", string(good) + "{}", "more than one JSON value"},
 		{"unknown field", edit(func(m map[string]any) { m["extra"] = 1 }), "unknown field"},
-		{"version", edit(func(m map[string]any) { m["version"] = 2 }), "version 2"},
+		{"version", edit(func(m map[string]any) { m["version"] = 1 }), "version 1"},
 		{"no commits", edit(func(m map[string]any) { m["commits"] = []any{} }), "0 commits"},
 		{"short commit", edit(func(m map[string]any) { m["commits"].([]any)[0].(map[string]any)["commit"] = "abc" }), "not a full commit id"},
 		{"bad last", edit(func(m map[string]any) { m["bad"].(map[string]any)["commit"] = strings.Repeat("a", 40) }), "the last commit is not the bad one"},
 		{"mode", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "ssh" }), `mode "ssh"`},
 		{"github without repo", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "github" }), "want repo, workflow and ref"},
 		{"parallel", edit(func(m map[string]any) { m["settings"].(map[string]any)["parallel"] = 99 }), "parallel 99"},
-		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0 }), "settings.model"},
+		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["background_b"] = 0 }), "settings.model"},
+		{"old model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0.001 }), "unknown field"},
+		{"good commit runs", edit(func(m map[string]any) { step(m)["commit"] = m["good"].(map[string]any)["commit"] }), ""},
 		{"escaping dir", edit(func(m map[string]any) { step(m)["dir"] = "../../etc" }), "inside the state folder"},
 		{"absolute dir", edit(func(m map[string]any) { step(m)["dir"] = "/etc" }), "inside the state folder"},
 		{"foreign commit", edit(func(m map[string]any) { step(m)["commit"] = strings.Repeat("b", 40) }), "is not a candidate"},
@@ -89,6 +91,12 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := DecodeState(strings.NewReader(tt.data), "bisect.json")
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}

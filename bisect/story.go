@@ -30,7 +30,8 @@ func (s *State) WriteStory(w io.Writer) error {
 	if st.Parallel > 1 {
 		fmt.Fprintf(&b, ", %d at once", st.Parallel)
 	}
-	fmt.Fprintf(&b, "\nModel: failure rate of a bad commit ~ Beta(%g, %g), of a good one %g per trial\n", st.Model.PriorA, st.Model.PriorB, st.Model.Epsilon)
+	fmt.Fprintf(&b, "\nModel: failure rate of a bad commit ~ Beta(%g, %g), of a good one (background) ~ Beta(%g, %g), both learned; or no change at all\n",
+		st.Model.PriorA, st.Model.PriorB, st.Model.BackgroundA, st.Model.BackgroundB)
 	fmt.Fprintf(&b, "Started %s, last saved %s\n\n", s.Started.Format(time.RFC3339), s.Updated.Format(time.RFC3339))
 
 	story := len(s.Steps)*len(s.Commits) <= maxStoryWork

@@ -1,67 +1,40 @@
 package experiment
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/debugflow/debugflow/stats"
 )
 
-// BenchmarkSequentialDesign simulates the --until-decided design on Bernoulli trials (a
-// baseline failing 20%, rounds of 25 repetitions, at most 16) and reports the mean repetitions
-// per ref to a verdict and the share decided right, next to the fixed sweep that decides at
-// the same confidence (5% wrong verdicts, a decision with probability 95%):
+// BenchmarkSequentialDesign simulates the --until-decided design (a baseline failing 20%,
+// rounds of 25 repetitions, at most 16) and reports the mean repetitions per ref to a verdict
+// and the share decided right, next to the smallest single sweep that gives the same verdict
+// with probability 95% (exact). bench/verdictsim prints the full table:
 //
 //	go test -run '^$' -bench SequentialDesign ./experiment
 func BenchmarkSequentialDesign(b *testing.B) {
-	const rounds, round, reps = 16, 25, 2000
-	level, err := DefaultRule.Level(rounds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fixedSweep, _ := stats.SampleSize(0.2, stats.RateAtOddsRatio(0.2, 0.5), 0.05, 0.95)
+	design := Design{Rounds: 16, Count: 25}
 	for _, sc := range []struct {
 		name   string
 		pc     float64
 		verdct Verdict
-	}{{"fixed", 0, Fixed}, {"no_change", 0.2, NoChange}} {
+	}{{"fixed", 0, Fixed}, {"no_change", 0.2, NoChange}, {"doubled", 0.4, Worse}} {
 		b.Run(sc.name, func(b *testing.B) {
-			var trials, right float64
+			var oc OC
 			for b.Loop() {
-				r := rand.New(rand.NewPCG(1, 2))
-				trials, right = 0, 0
-				for range reps {
-					var base, cand stats.Counts
-					v := Inconclusive
-					for range rounds {
-						for range round {
-							base.Trials++
-							cand.Trials++
-							if r.Float64() < 0.2 {
-								base.Failures++
-							}
-							if r.Float64() < sc.pc {
-								cand.Failures++
-							}
-						}
-						d, err := DefaultRule.decide(cand, base, level)
-						if err != nil {
-							b.Fatal(err)
-						}
-						if d.Verdict.Decided() {
-							v = d.Verdict
-							break
-						}
-					}
-					trials += float64(cand.Trials)
-					if v == sc.verdct {
-						right++
-					}
+				var err error
+				if oc, err = DefaultRule.Simulate(design, 0.2, sc.pc, 2000, 1); err != nil {
+					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(trials/reps, "reps/ref")
-			b.ReportMetric(right/reps, "right")
-			b.ReportMetric(float64(fixedSweep), "fixed-sweep-reps/ref")
+			sweep, err := DefaultRule.SmallestSweep(0.2, sc.pc, sc.verdct, 0.95, 4000)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(oc.MeanReps, "reps/ref")
+			b.ReportMetric(float64(oc.Verdicts[sc.verdct])/float64(oc.Runs), "right")
+			b.ReportMetric(float64(oc.Wrong)/float64(oc.Runs), "wrong")
+			b.ReportMetric(float64(sweep), "sweep-reps/ref")
 		})
 	}
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,7 +161,7 @@ func TestComparePlainFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Rows) != 2 || c.Rows[1].Ref != "after" || c.Rows[1].Verdict() != Fixed || c.Rounds != 0 || c.Level < 0.049 {
+	if len(c.Rows) != 2 || c.Rows[1].Ref != "after" || c.Rows[1].Verdict() != Fixed || c.Rounds != 0 || math.Abs(c.Level-0.025) > 1e-9 {
 		t.Errorf("rows %+v, design %d at %v", c.Rows, c.Rounds, c.Level)
 	}
 }

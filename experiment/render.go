@@ -190,11 +190,12 @@ func interval(lo, hi float64) string { return percent(lo) + " – " + percent(hi
 
 // ruleLine says which rule and level produced the verdicts.
 func (c *Comparison) ruleLine() string {
-	s := fmt.Sprintf("%g%% confidence; a fix must at least %s the odds of failing", 100*c.Rule.Confidence, effectWord(c.Rule.MinEffect))
+	s := fmt.Sprintf("%g%% confidence for every verdict together; a fix must at least %s the odds of failing, no change keeps them within %g to %g times",
+		100*c.Rule.Confidence, effectWord(c.Rule.MinEffect), c.Rule.MinEffect, c.Rule.Margin())
 	if c.Rounds > 1 {
-		s += fmt.Sprintf("; round %d of at most %d, every test at the one-sided level %s (Pocock)", c.Round, c.Rounds, percent(c.Level))
+		s += fmt.Sprintf("; round %d of at most %d, every test at the one-sided level %s (Pocock, half the error to each direction)", c.Round, c.Rounds, percent(c.Level))
 	} else {
-		s += fmt.Sprintf("; one-sided tests at %s", percent(c.Level))
+		s += fmt.Sprintf("; one-sided tests at %s (half the error to each direction)", percent(c.Level))
 	}
 	return s
 }
@@ -221,7 +222,8 @@ func (c *Comparison) explain(r Row) string {
 	case Improved:
 		return fmt.Sprintf("fails significantly less often than %s (%s < %s) but still fails", c.Baseline, pIs(d.PLess), lvl)
 	case NoChange:
-		return fmt.Sprintf("the data exclude a %s of the odds of failing (%s < %s)", effectNoun(c.Rule.MinEffect), pIs(d.PNoChange), lvl)
+		return fmt.Sprintf("the data exclude both a %s and a %s of the odds of failing (two one-sided tests, %s < %s each)",
+			effectNoun(c.Rule.MinEffect), growthNoun(c.Rule.Margin()), pIs(d.PNoChange), lvl)
 	case Worse:
 		return fmt.Sprintf("fails significantly more often than %s (%s < %s)", c.Baseline, pIs(d.PGreater), lvl)
 	}
@@ -230,6 +232,14 @@ func (c *Comparison) explain(r Row) string {
 		s += fmt.Sprintf("; if the rates hold, about %d more repetitions (%d trials) decide it", n, d.MoreTrials)
 	}
 	return s
+}
+
+// growthNoun names the upper equivalence margin: "doubling" for 2.
+func growthNoun(or float64) string {
+	if or == 2 {
+		return "doubling"
+	}
+	return fmt.Sprintf("growth to %g times", or)
 }
 
 func effectNoun(or float64) string {

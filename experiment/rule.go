@@ -26,11 +26,14 @@ func (v Verdict) Decided() bool { return v != Inconclusive }
 
 // Rule is the verdict rule's two thresholds.
 type Rule struct {
-	// Confidence is 1 minus the chance of a wrong verdict the rule accepts (0.95).
+	// Confidence is 1 minus the chance of any wrong verdict the rule accepts (0.95): the two
+	// directions (better, worse) share 1-Confidence equally, and every look of a sequential
+	// design spends its direction's share by Pocock's boundary.
 	Confidence float64
 	// MinEffect is the odds ratio a fix must reach to count: the candidate's odds of failing
 	// at most MinEffect times the baseline's (0.5: a fix at least halves the odds, for rare
-	// failures about the rate).
+	// failures about the rate). It is also the equivalence margin of "no change", on both
+	// sides: odds within [MinEffect, 1/MinEffect] times the baseline's ([1/2, 2]).
 	MinEffect float64
 }
 
@@ -49,18 +52,29 @@ func (r Rule) Validate() error {
 }
 
 // Level is the one-sided level of every test at one look of a design with `rounds` planned
-// looks (0 or 1: a single sweep): 1-Confidence, or Pocock's nominal level for more looks.
+// looks (0 or 1: a single sweep): (1-Confidence)/2, half the error for each direction, or
+// Pocock's nominal level for that half over more looks. Every wrong verdict needs a test of
+// one direction to reject a true null at some look, so at most one direction's share can be
+// spent on a candidate that is in fact no better (improved, fixed) and the other's on one
+// that is no worse (worse), or on one outside the margin (no change): together at most
+// 1-Confidence, however early the rounds stop.
 func (r Rule) Level(rounds int) (float64, error) {
-	return stats.PocockLevel(max(rounds, 1), 1-r.Confidence)
+	return stats.PocockLevel(max(rounds, 1), (1-r.Confidence)/2)
 }
+
+// Margin is the upper end of the equivalence margin: 1/MinEffect (2 for a halving).
+func (r Rule) Margin() float64 { return 1 / r.MinEffect }
 
 // Decision is the rule applied to one candidate against the baseline.
 type Decision struct {
 	Verdict Verdict
 	// PLess is Fisher's one-sided p-value for "the candidate fails less often" (odds ratio 1);
 	// PGreater for "it fails more often"; PFixed for "its odds are below MinEffect times the
-	// baseline's"; PNoChange for "its odds are above MinEffect times the baseline's".
+	// baseline's". PNoChange is the equivalence test's p-value, the larger of the two
+	// one-sided tests "its odds are above MinEffect times the baseline's" (PAboveMargin) and
+	// "below 1/MinEffect times" (PBelowMargin): both must reject for "no change".
 	PLess, PGreater, PFixed, PNoChange float64
+	PAboveMargin, PBelowMargin         float64
 	// MoreTrials is about how many more trials per arm would decide it, if the measured rates
 	// hold; -1 when unknown (no projection decides within maxProjection trials, or the
 	// baseline never failed).
@@ -82,8 +96,9 @@ const maxProjection = 2_000_000
 //  4. the candidate never failed: fixed when the data exclude that it merely reached the
 //     minimum effect (PFixed < level), else inconclusive;
 //  5. the candidate fails significantly less often (PLess < level): improved;
-//  6. the data exclude an improvement as large as the minimum effect (PNoChange < level):
-//     no change;
+//  6. the data exclude both an improvement as large as the minimum effect (odds ratio
+//     MinEffect, "greater") and a worsening as large as its inverse (odds ratio 1/MinEffect,
+//     "less"), two one-sided tests each at level (PNoChange < level): no change;
 //  7. otherwise inconclusive, with the trials still needed.
 func (r Rule) Decide(cand, base stats.Counts, level float64) (Decision, error) {
 	d, err := r.decide(cand, base, level)
@@ -96,7 +111,7 @@ func (r Rule) Decide(cand, base stats.Counts, level float64) (Decision, error) {
 
 // decide is Decide without the projection; MoreTrials is 0 unless it is known to be -1.
 func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
-	d := Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1}
+	d := Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1}
 	if cand.Trials == 0 || base.Trials == 0 {
 		d.MoreTrials = -1
 		d.Why = "no trials yet"
@@ -112,10 +127,12 @@ func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
 	test(&d.PLess, 1, stats.Less)
 	test(&d.PGreater, 1, stats.Greater)
 	test(&d.PFixed, r.MinEffect, stats.Less)
-	test(&d.PNoChange, r.MinEffect, stats.Greater)
+	test(&d.PAboveMargin, r.MinEffect, stats.Greater)
+	test(&d.PBelowMargin, r.Margin(), stats.Less)
 	if err != nil {
 		return d, err
 	}
+	d.PNoChange = max(d.PAboveMargin, d.PBelowMargin)
 	switch {
 	case d.PGreater < level:
 		d.Verdict = Worse
@@ -135,6 +152,10 @@ func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
 		d.Verdict = Improved
 	case d.PNoChange < level:
 		d.Verdict = NoChange
+	case d.PAboveMargin < level:
+		d.Why = fmt.Sprintf("an improvement is excluded, but not yet a worsening as large as %s the odds", timesWord(r.Margin()))
+	case d.PBelowMargin < level:
+		d.Why = fmt.Sprintf("a worsening is excluded, but not yet an improvement as large as %s the odds", timesWord(r.MinEffect))
 	default:
 		d.Why = "the rates are not yet told apart"
 	}
@@ -191,4 +212,15 @@ func percent(r float64) string {
 		return fmt.Sprintf("%.2f%%", 100*r)
 	}
 	return fmt.Sprintf("%.1f%%", 100*r)
+}
+
+// timesWord names an odds ratio: "twice" for 2, "half" for 0.5, "1.5 times" otherwise.
+func timesWord(or float64) string {
+	switch or {
+	case 2:
+		return "twice"
+	case 0.5:
+		return "half"
+	}
+	return fmt.Sprintf("%g times", or)
 }

@@ -524,3 +524,35 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 		t.Errorf("report job %q: exit %d\n%s%s", args, code, stdout, stderr)
 	}
 }
+
+// Issue 21's run: a baseline failing 8% of its repetitions against a candidate failing 20%,
+// rounds of 25. The old rule, which only excluded an improvement, said "no change" after the
+// first round on these draws (3/25 against 9/25; the issue saw 4/50 against 10/50). Now "no
+// change" must also exclude a doubling, so no round may say it, and the rounds end in "worse"
+// (the third round: 5/75 against 18/75).
+func TestExperimentLocalUntilDecidedCatchesAWorseCandidate(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.08, "worse": 0.2})
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	writeFile(t, specPath, testenv.FlakySpec(py))
+	out := filepath.Join(t.TempDir(), "exp")
+	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
+		"--baseline", "base", "--candidate", "worse", "--count", "25", "--until-decided", "--max-count", "400",
+		"--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var got experimentJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(got.Rows) != 2 || got.Rows[1].Verdict != "worse" {
+		t.Fatalf("rows %+v, want the candidate worse\n%s", got.Rows, stderr)
+	}
+	rounds := reRound.FindAllStringSubmatch(stderr, -1)
+	if len(rounds) < 2 || strings.Contains(stderr, "no change") {
+		t.Errorf("want no \"no change\" in any of %d rounds:\n%s", len(rounds), stderr)
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/debugflow/debugflow/bisect"
+)
+
+// BisectCell is one configuration of the calibration table.
+type BisectCell struct {
+	Commits    int
+	Rate       float64
+	Background float64
+	Count      int
+	MaxSteps   int
+	// Results: runs, decided, wrong among decided, mean trials; the same for the
+	// git-bayesect-style search.
+	Runs, Decided, Wrong       int
+	Trials                     float64
+	BDecided, BWrong           int
+	BTrials                    float64
+	Err                        error
+	firstBads                  []int
+	steps, bsteps, undecidedNC int
+}
+
+// BisectGrid is the grid: 16, 64 and 256 commits; rates 0.05, 0.1, 0.3 and 1; a
+// background of 0 or 0.02; 5 or 50 repetitions per step.
+func BisectGrid(maxSteps int) []BisectCell {
+	var cells []BisectCell
+	for _, n := range []int{16, 64, 256} {
+		for _, r := range []float64{0.05, 0.1, 0.3, 1} {
+			for _, bg := range []float64{0, 0.02} {
+				for _, c := range []int{5, 50} {
+					cells = append(cells, BisectCell{Commits: n, Rate: r, Background: bg, Count: c, MaxSteps: maxSteps})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// RunBisectCells simulates runs bisections per cell with debugflow's model and with a
+// git-bayesect-style search, the first bad commit drawn uniformly, on workers goroutines.
+func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect bool) {
+	type job struct{ cell, run int }
+	jobs := make(chan job)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for jb := range jobs {
+				c := &cells[jb.cell]
+				rs := seed + uint64(jb.cell)*1_000_003 + uint64(jb.run)
+				fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
+				sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
+					Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs}
+				res, err := sim.Run()
+				var b bisect.SimResult
+				if withBayesect {
+					b = sim.RunBayesect()
+				}
+				mu.Lock()
+				if err != nil && c.Err == nil {
+					c.Err = err
+				}
+				c.Runs++
+				c.Trials += float64(res.Trials)
+				c.steps += res.Steps
+				if res.Decided {
+					c.Decided++
+					if res.Found != fb {
+						c.Wrong++
+					}
+				}
+				c.BTrials += float64(b.Trials)
+				c.bsteps += b.Steps
+				if b.Decided {
+					c.BDecided++
+					if b.Found != fb {
+						c.BWrong++
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range cells {
+		for r := range runs {
+			jobs <- job{i, r}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// runBisect prints the calibration table.
+func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect bool, filter func(BisectCell) bool) error {
+	const confidence = 0.95
+	for _, budget := range []int{30} {
+		var cells []BisectCell
+		for _, c := range BisectGrid(budget) {
+			if filter(c) {
+				cells = append(cells, c)
+			}
+		}
+		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect)
+		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
+		WriteBisectTable(out, cells)
+		for _, c := range cells {
+			if c.Err != nil {
+				return c.Err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteBisectTable prints the cells as a Markdown table.
+func WriteBisectTable(w io.Writer, cells []BisectCell) {
+	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	pct := func(a, b int) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+	}
+	for _, c := range cells {
+		fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
+			pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), c.Trials/float64(c.Runs),
+			pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
+	}
+}

@@ -1,0 +1,99 @@
+// Command verdictsim measures how often debugflow's verdicts are wrong, by simulation: the
+// experiment rule's operating characteristics (equal rates, a halving, a doubling, 2.5 times
+// the rate, a candidate that never fails; one sweep of 400 repetitions per ref or 2, 4, 16
+// looks within the same budget) and the noisy bisection's calibration (16, 64 and 256
+// commits; failure rates 0.05 to 1 added at the first bad commit; a background flake of 0 or
+// 0.02 at every commit; 5 or 50 repetitions per step) next to a git-bayesect-style search.
+// docs/experiment.md and docs/bisect.md quote its tables.
+//
+//	go run ./bench/verdictsim [-runs 2000] [-workers 2] [-only experiment|bisect] [-max-time 30m]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/experiment"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "verdictsim:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("verdictsim", flag.ContinueOnError)
+	runs := fl.Int("runs", 2000, "simulated runs per cell")
+	workers := fl.Int("workers", runtime.NumCPU(), "cells simulated at once")
+	only := fl.String("only", "", "experiment or bisect: one table")
+	seed := fl.Uint64("seed", 1, "seed of the first cell (the others follow)")
+	model := bisect.DefaultModel
+	fl.Float64Var(&model.PriorA, "prior-a", model.PriorA, "the Beta prior of a bad commit's rate (to compare priors)")
+	fl.Float64Var(&model.PriorB, "prior-b", model.PriorB, "")
+	fl.Float64Var(&model.BackgroundA, "background-a", model.BackgroundA, "the Beta prior of the background rate")
+	fl.Float64Var(&model.BackgroundB, "background-b", model.BackgroundB, "")
+	noBayesect := fl.Bool("no-bayesect", false, "skip the git-bayesect-style search")
+	commits := fl.Int("commits", 0, "only cells with this many commits")
+	count := fl.Int("count", 0, "only cells with this many repetitions per step")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *runs < 1 {
+		return fmt.Errorf("-runs %d: want at least 1", *runs)
+	}
+	switch *only {
+	case "", "experiment", "bisect":
+	default:
+		return fmt.Errorf("-only %q: want experiment or bisect", *only)
+	}
+	if *only != "bisect" {
+		start := time.Now()
+		rule := experiment.DefaultRule
+		cells, err := RunExperiments(rule, ExperimentScenarios, ExperimentDesigns, *runs, *workers, *seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "## Experiment verdicts (%d runs per cell, %s confidence, margin [%g, %g] in odds)\n\n", *runs, experiment.Percent(rule.Confidence), rule.MinEffect, rule.Margin())
+		WriteExperimentTable(out, rule, cells)
+		if err := writeSweeps(out, rule); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n(%s)\n\n", time.Since(start).Round(time.Second))
+	}
+	if *only != "experiment" {
+		start := time.Now()
+		filter := func(c BisectCell) bool {
+			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count)
+		}
+		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, filter); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n(%s)\n", time.Since(start).Round(time.Second))
+	}
+	return nil
+}
+
+// writeSweeps prints the smallest single sweeps that decide with probability 95%, the fixed
+// design the sequential one competes with.
+func writeSweeps(out io.Writer, rule experiment.Rule) error {
+	fmt.Fprintf(out, "\nSmallest single sweep (repetitions per ref) giving the right verdict with probability 95%%, exact:\n\n")
+	fmt.Fprintf(out, "| baseline → candidate | verdict | repetitions per ref |\n|---|---|---|\n")
+	for _, sc := range []Scenario{
+		{"", 0.2, 0, experiment.Fixed}, {"", 0.05, 0, experiment.Fixed},
+		{"", 0.2, 0.2, experiment.NoChange}, {"", 0.1, 0.2, experiment.Worse}, {"", 0.2, 0.1, experiment.Improved},
+	} {
+		n, err := rule.SmallestSweep(sc.Base, sc.Cand, sc.Expected, 0.95, 4000)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "| %g → %g | %s | %d |\n", sc.Base, sc.Cand, sc.Expected, n)
+	}
+	return nil
+}
