@@ -130,8 +130,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	}
 	doc := newDocument(content)
 	var body ast.Node
+	// The first document that holds a value: a comment before `---` is a document of its own.
 	for _, d := range file.Docs {
-		if d != nil && d.Body != nil {
+		if d != nil && d.Body != nil && !isEmpty(d.Body) {
 			body = d.Body
 			break
 		}
@@ -150,6 +151,7 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	}
 	w.jobs = buildJobs(w)
 	w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
+	doc.readInputTypes(doc.lookup(w.root, "on"))
 
 	checkers := newCheckers(path, o)
 	for _, c := range checkers {

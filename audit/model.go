@@ -201,12 +201,117 @@ func (j *jobNode) matrixValues(axis string) (values []ast.Node, whole ast.Node) 
 	return values, whole
 }
 
+// maxMatrixCombinations bounds the expansion matrixAxisValues makes to apply exclude:
+// GitHub itself allows 256 jobs per matrix.
+const maxMatrixCombinations = 4096
+
+// matrixAxisValues returns the values matrix.<axis> takes in the jobs GitHub starts: the
+// axis's list minus the values every combination of which exclude: removes, plus include:
+// entries. An axis or a matrix given by an expression gives no value (it is unknown).
+func (j *jobNode) matrixAxisValues(axis string) []ast.Node {
+	d := j.doc
+	es := d.mappingEntries(d.lookup(j.get("strategy"), "matrix"))
+	type axisValues struct {
+		name   string
+		values []ast.Node
+	}
+	var axes []axisValues
+	var excludes, includes []ast.Node
+	total := 1
+	for _, e := range es {
+		switch e.Key {
+		case "include":
+			includes = d.sequence(e.Value)
+		case "exclude":
+			excludes = d.sequence(e.Value)
+		default:
+			items := d.sequence(e.Value)
+			if items == nil {
+				items = []ast.Node{e.Value}
+			}
+			axes = append(axes, axisValues{strings.ToLower(e.Key), items})
+			total *= max(len(items), 1)
+		}
+	}
+	target := -1
+	for i, a := range axes {
+		if a.name == strings.ToLower(axis) {
+			target = i
+		}
+	}
+	var out []ast.Node
+	if target >= 0 {
+		if len(excludes) == 0 || total > maxMatrixCombinations {
+			out = append(out, axes[target].values...)
+		} else {
+			kept := map[int]bool{}
+			combo := make([]int, len(axes))
+			for range total {
+				if !excluded(d, excludes, func(key string) (ast.Node, bool) {
+					for i, a := range axes {
+						if a.name == strings.ToLower(key) && len(a.values) > 0 {
+							return a.values[combo[i]], true
+						}
+					}
+					return nil, false
+				}) {
+					kept[combo[target]] = true
+				}
+				for i := range combo { // the next combination, as an odometer
+					combo[i]++
+					if combo[i] < len(axes[i].values) {
+						break
+					}
+					combo[i] = 0
+				}
+			}
+			for i, v := range axes[target].values {
+				if kept[i] {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	for _, it := range includes {
+		for _, ie := range d.mappingEntries(it) {
+			if strings.EqualFold(ie.Key, axis) {
+				out = append(out, ie.Value)
+			}
+		}
+	}
+	return out
+}
+
+// excluded reports whether one of the exclude: entries matches a combination: each of its
+// keys is an axis with the same scalar value.
+func excluded(d *document, excludes []ast.Node, value func(key string) (ast.Node, bool)) bool {
+	for _, ex := range excludes {
+		es := d.mappingEntries(ex)
+		if len(es) == 0 {
+			continue
+		}
+		match := true
+		for _, e := range es {
+			v, ok := value(e.Key)
+			if !ok || d.mappingEntries(v) != nil || d.sequence(v) != nil ||
+				scalarText(v) != scalarText(e.Value) || d.mappingEntries(e.Value) != nil || d.sequence(e.Value) != nil {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
 // untrustedIn returns the first untrusted context read by an expression in the text of n
 // (a scalar, or any scalar below a mapping or sequence), with a phrase naming it.
 func (d *document) untrustedIn(n ast.Node) (path []string, what string) {
 	for _, text := range d.scalarsBelow(n, 0) {
 		for _, e := range findExpressions(text) {
-			if p, w := untrustedPath(e.Inner); p != nil {
+			if p, w := d.untrustedPath(e.Inner); p != nil {
 				return p, w
 			}
 		}

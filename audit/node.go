@@ -41,6 +41,8 @@ type document struct {
 	lines   []string
 	anchors map[string]ast.Node
 	decoded map[ast.Node]scalar // decodeScalar's results
+	// safeInputs are the inputs typed boolean, number or choice (lower case).
+	safeInputs map[string]bool
 }
 
 func newDocument(src []byte) *document {

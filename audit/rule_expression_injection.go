@@ -51,7 +51,7 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 	for _, sc := range s.scripts() {
 		script := s.doc.decodeScalar(sc.Node)
 		for _, e := range findExpressions(script.Text) {
-			path, what := untrustedPath(e.Inner)
+			path, what := s.doc.untrustedPath(e.Inner)
 			if path == nil {
 				continue
 			}
@@ -62,23 +62,6 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 				compact(e.Source()), sc.Where, what)
 		}
 	}
-}
-
-// untrustedPath returns the first context path of expr that matches
-// untrustedContexts, and a phrase naming it for messages.
-func untrustedPath(expr string) ([]string, string) {
-	for _, chain := range contextPaths(expr) {
-		for _, u := range untrustedContexts {
-			if matchesContext(chain, u.path) {
-				dotted := strings.Join(chain, ".")
-				if len(chain) < len(u.path) {
-					return chain, dotted + " (which holds the " + u.what + ")"
-				}
-				return chain, "the " + u.what + " " + dotted
-			}
-		}
-	}
-	return nil, ""
 }
 
 // matchesContext reports whether chain reads pattern or an object that

@@ -45,6 +45,9 @@ func (r *permissions) VisitWorkflow(w *workflowNode) {
 	entries := w.doc.mappingEntries(w.root)
 	e := lookupEntry(entries, "permissions")
 	if e == nil {
+		if everyJobSetsPermissions(w) {
+			return // each job's block is checked in VisitJob
+		}
 		where := w.root
 		if len(entries) > 0 {
 			where = entries[0].KeyNd
@@ -84,4 +87,18 @@ func (r *permissions) check(doc *document, n ast.Node, who string) {
 		r.report(n, "list only the scopes needed, e.g. `"+leastPermissions+"`",
 			"%s grants write-all: every scope of the GITHUB_TOKEN is writable", who)
 	}
+}
+
+// everyJobSetsPermissions reports whether the workflow has jobs and each sets its own
+// permissions:, so the repository default reaches none.
+func everyJobSetsPermissions(w *workflowNode) bool {
+	if len(w.jobs) == 0 {
+		return false
+	}
+	for _, j := range w.jobs {
+		if j.get("permissions") == nil {
+			return false
+		}
+	}
+	return true
 }

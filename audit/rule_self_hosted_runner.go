@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +24,19 @@ var githubHostedLabels = []string{
 	"macos-15", "macos-15-intel", "macos-15-large", "macos-15-xlarge",
 	"macos-14", "macos-14-large", "macos-14-xlarge",
 	"macos-13", "macos-13-large", "macos-13-xlarge",
+	// retired images: a job asking for one waits for a runner that never comes, and runs nowhere
+	"ubuntu-18.04", "ubuntu-16.04", "windows-2016", "macos-10.15", "macos-11", "macos-12",
+	"macos-12-large", "macos-12-xl", "macos-12-xlarge", "macos-latest-xl", "macos-13-xl",
 }
+
+// largerRunnerLabel matches the names GitHub's larger runners are given (the label is the
+// runner's name, chosen by the organization, conventionally ending in the core count:
+// gpu-t4-4-core, ubuntu-22.04-16core, linux-8-cores, windows-latest-64-cores). Those are
+// GitHub-hosted machines, fresh for every job; a self-hosted machine so named is declared
+// with the config file's self-hosted-labels (or the spec's runners).
+//
+// https://docs.github.com/en/actions/using-github-hosted-runners/using-larger-runners/about-larger-runners
+var largerRunnerLabel = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[-_.]\d+-?cores?$`)
 
 // selfHostedLabel is the label every self-hosted runner carries.
 const selfHostedLabel = "self-hosted"
@@ -106,7 +119,9 @@ func (r *selfHostedRunner) selfHostedLabelOf(j *jobNode, runsOn ast.Node) (strin
 	return "", nil, false
 }
 
-// labelTexts returns the label text, or the matrix values a ${{ matrix.X }} label takes.
+// labelTexts returns the label text; for an expression, the texts it can take: the string
+// literals that can be its value (`cond && 'gpu' || 'ubuntu-latest'`) and the values of the
+// matrix axes it reads. Any other context (inputs.runner) is unknown and gives nothing.
 func (r *selfHostedRunner) labelTexts(j *jobNode, label string) []string {
 	label = strings.TrimSpace(label)
 	exprs := findExpressions(label)
@@ -116,16 +131,31 @@ func (r *selfHostedRunner) labelTexts(j *jobNode, label string) []string {
 	if len(exprs) != 1 || len(exprs[0].Source()) != len(label) {
 		return nil
 	}
-	chains := contextPaths(exprs[0].Inner)
-	if len(chains) != 1 || len(chains[0]) != 2 || chains[0][0] != "matrix" {
+	n, ok := parseCondition(exprs[0].Inner)
+	if !ok {
 		return nil
 	}
-	values, _ := j.matrixValues(chains[0][1])
 	var out []string
-	for _, v := range values {
+	for _, v := range valueSources(n, 0) {
+		switch {
+		case v.literal != nil:
+			out = append(out, *v.literal)
+		case len(v.context) == 2 && v.context[0] == "matrix":
+			out = append(out, r.matrixLabels(j, v.context[1])...)
+		}
+	}
+	return out
+}
+
+// matrixLabels returns the labels a matrix axis can take.
+func (r *selfHostedRunner) matrixLabels(j *jobNode, axis string) []string {
+	var out []string
+	for _, v := range j.matrixAxisValues(axis) {
 		if items := j.doc.sequence(v); items != nil { // runs-on: ${{ matrix.labels }} with a list per entry
 			for _, it := range items {
-				out = append(out, strings.TrimSpace(scalarText(it)))
+				if text := strings.TrimSpace(scalarText(it)); !strings.Contains(text, "${{") {
+					out = append(out, text)
+				}
 			}
 			continue
 		}
@@ -138,8 +168,13 @@ func (r *selfHostedRunner) labelTexts(j *jobNode, label string) []string {
 
 func (r *selfHostedRunner) isSelfHosted(label string) bool {
 	l := strings.ToLower(label)
-	if l == "" {
+	switch {
+	case l == "":
+		return false
+	case l == selfHostedLabel || slices.Contains(r.selfHosted, l):
+		return true
+	case slices.Contains(githubHostedLabels, l) || largerRunnerLabel.MatchString(l):
 		return false
 	}
-	return l == selfHostedLabel || slices.Contains(r.selfHosted, l) || !slices.Contains(githubHostedLabels, l)
+	return true
 }
