@@ -116,7 +116,8 @@ func Rules() []Rule {
 	return out
 }
 
-// Workflow audits the workflow content; path is only used to label findings.
+// Workflow audits the workflow content, or a composite action's metadata (action.yml, whose
+// runs.steps are audited as steps); path is only used to label findings.
 // The error is non-nil when content is not YAML or not a workflow mapping;
 // rule violations are findings, sorted by position.
 func Workflow(path string, content []byte, opts ...Option) (findings []Finding, err error) {
@@ -149,17 +150,29 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 		return nil, fmt.Errorf("audit %s: %d:%d: a workflow must be a mapping of keys such as on: and jobs:",
 			path, posOf(body).Line, posOf(body).Column)
 	}
-	w.jobs = buildJobs(w)
-	w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
-	doc.readInputTypes(doc.lookup(w.root, "on"))
+	if isCompositeAction(doc, w.root) {
+		// action.yml: its runs.steps are steps like a job's, with no trigger, token or runner
+		// of their own (the calling workflow's job has them), and its inputs are the caller's.
+		w.action = true
+		doc.action = true
+		w.jobs = buildActionJob(w)
+	} else {
+		w.jobs = buildJobs(w)
+		w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
+		doc.readInputTypes(doc.lookup(w.root, "on"))
+	}
 
 	checkers := newCheckers(path, o)
 	for _, c := range checkers {
-		c.VisitWorkflow(w)
+		if !w.action {
+			c.VisitWorkflow(w)
+		}
 	}
 	for _, j := range w.jobs {
 		for _, c := range checkers {
-			c.VisitJob(j)
+			if !w.action {
+				c.VisitJob(j)
+			}
 		}
 		for _, s := range j.Steps {
 			for _, c := range checkers {
@@ -236,6 +249,26 @@ func buildJobs(w *workflowNode) []*jobNode {
 		jobs = append(jobs, j)
 	}
 	return jobs
+}
+
+// isCompositeAction reports whether the file is an action's metadata (action.yml): a runs:
+// mapping and no jobs:.
+func isCompositeAction(doc *document, root ast.Node) bool {
+	return doc.lookup(root, "runs") != nil && doc.lookup(root, "jobs") == nil
+}
+
+// buildActionJob returns the action's runs: as the one job whose steps are runs.steps (a
+// docker or JavaScript action has none).
+func buildActionJob(w *workflowNode) []*jobNode {
+	doc := w.doc
+	runs := doc.lookup(w.root, "runs")
+	j := &jobNode{doc: doc, Workflow: w, ID: "runs", Key: runs, Body: runs}
+	for i, s := range doc.sequence(j.get("steps")) {
+		if doc.mappingEntries(s) != nil {
+			j.Steps = append(j.Steps, &stepNode{doc: doc, Job: j, Index: i, Body: s})
+		}
+	}
+	return []*jobNode{j}
 }
 
 // isEmpty reports whether a document body holds no value (only comments, or

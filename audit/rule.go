@@ -63,6 +63,7 @@ type workflowNode struct {
 	root     ast.Node // the top-level mapping
 	jobs     []*jobNode
 	triggers []trigger // the events of on:
+	action   bool      // an action's metadata (action.yml), not a workflow
 }
 
 // jobNode is one entry of `jobs:`.

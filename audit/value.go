@@ -94,10 +94,14 @@ func (d *document) isUntrusted(chain []string) (string, bool) {
 			return "", false
 		}
 		dotted := strings.Join(chain, ".")
-		if len(chain) < len(u.path) {
-			return dotted + " (which holds the " + u.what + ")", true
+		what := u.what
+		if d.action && u.path[0] == "inputs" {
+			what = "action input (the calling workflow's value)"
 		}
-		return "the " + u.what + " " + dotted, true
+		if len(chain) < len(u.path) {
+			return dotted + " (which holds the " + what + ")", true
+		}
+		return "the " + what + " " + dotted, true
 	}
 	return "", false
 }
