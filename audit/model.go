@@ -343,10 +343,12 @@ func (d *document) scalarsBelow(n ast.Node, depth int) []string {
 }
 
 // stepScript is code GitHub runs after pasting in the ${{ }} expressions: a run: script
-// or the script: input of actions/github-script.
+// or an input an action runs as code (codeInputs).
 type stepScript struct {
 	Node  ast.Node
-	Where string // "run:" or "script:"
+	Where string // "run:" or "script:" (the input's name and colon)
+	// Language is the language the code is in ("shell", "javascript", "powershell", "python").
+	Language string
 	// Reference says how the code reads an environment variable.
 	Reference func(env string) string
 }
@@ -355,15 +357,36 @@ type stepScript struct {
 func (s *stepNode) scripts() []stepScript {
 	var out []stepScript
 	if n := s.get("run"); n != nil {
-		out = append(out, stepScript{Node: n, Where: "run:", Reference: shellReference})
+		lang := "shell"
+		ref := shellReference
+		switch sh := strings.ToLower(strings.TrimSpace(scalarText(s.get("shell")))); {
+		case sh == "pwsh" || sh == "powershell":
+			lang, ref = "powershell", pwshReference
+		case sh == "python":
+			lang, ref = "python", pythonReference
+		}
+		out = append(out, stepScript{Node: n, Where: "run:", Language: lang, Reference: ref})
 	}
-	if s.action() == githubScriptAction {
-		if n := s.with("script"); n != nil {
-			out = append(out, stepScript{Node: n, Where: "script:", Reference: jsReference})
+	action := s.action()
+	for _, c := range codeInputs {
+		if c.action != action {
+			continue
+		}
+		for _, e := range s.doc.mappingEntries(s.get("with")) {
+			if strings.EqualFold(e.Key, c.input) {
+				out = append(out, stepScript{Node: e.Value, Where: e.Key + ":", Language: c.language, Reference: languageReference[c.language]})
+			}
 		}
 	}
 	return out
 }
 
-func shellReference(env string) string { return `"$` + env + `"` }
-func jsReference(env string) string    { return "process.env." + env }
+// languageReference says how code in each language reads an environment variable.
+var languageReference = map[string]func(string) string{
+	"shell": shellReference, "javascript": jsReference, "powershell": pwshReference, "python": pythonReference,
+}
+
+func shellReference(env string) string  { return `"$` + env + `"` }
+func jsReference(env string) string     { return "process.env." + env }
+func pwshReference(env string) string   { return "$env:" + env }
+func pythonReference(env string) string { return `os.environ["` + env + `"]` }

@@ -19,13 +19,11 @@ var untrustedContexts = []struct {
 	{[]string{"github", "event"}, "event payload"},
 	{[]string{"github", "head_ref"}, "pull request head branch name"},
 	{[]string{"github", "ref_name"}, "branch or tag name"},
+	{[]string{"github", "ref"}, "branch or tag ref"},
 	{[]string{"steps", "*", "outputs"}, "step output"},
 	{[]string{"needs", "*", "outputs"}, "job output"},
 }
 
-// githubScriptAction runs its `script:` input as JavaScript, so expressions
-// there are injections too.
-const githubScriptAction = "actions/github-script" // lower case, as actionName returns
 
 // expressionInjection refuses untrusted `${{ }}` expressions inside `run:`
 // scripts and actions/github-script `script:` inputs. GitHub substitutes the
@@ -65,10 +63,11 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 }
 
 // matchesContext reports whether chain reads pattern or an object that
-// contains it (chain is a prefix of pattern).
+// contains it (chain is a prefix of pattern). A "*" on either side (an object filter,
+// github.*.issue.title) matches any one property.
 func matchesContext(chain, pattern []string) bool {
 	for i := 0; i < len(chain) && i < len(pattern); i++ {
-		if pattern[i] != "*" && chain[i] != pattern[i] {
+		if pattern[i] != "*" && chain[i] != "*" && chain[i] != pattern[i] { // github.*.issue: any property
 			return false
 		}
 	}

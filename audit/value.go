@@ -77,7 +77,7 @@ func (d *document) safePath(chain []string) bool {
 		return d.safeInputs[chain[1]]
 	case chain[0] == "github" && chain[1] == "event" && len(chain) == 4 && chain[2] == "inputs":
 		return d.safeInputs[chain[3]]
-	case chain[0] == "github" && chain[1] == "event" && len(chain) >= 3:
+	case chain[0] == "github" && (chain[1] == "event" || chain[1] == "*") && len(chain) >= 3:
 		return safeFieldNames[chain[len(chain)-1]]
 	}
 	return false
