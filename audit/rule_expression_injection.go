@@ -24,7 +24,6 @@ var untrustedContexts = []struct {
 	{[]string{"needs", "*", "outputs"}, "job output"},
 }
 
-
 // expressionInjection refuses untrusted `${{ }}` expressions inside `run:`
 // scripts and actions/github-script `script:` inputs. GitHub substitutes the
 // expression into the script text before the shell (or node) runs it, so a
