@@ -39,6 +39,9 @@ type Finding struct {
 	Message string
 	// Fix says what to write instead; it may be empty.
 	Fix string
+	// Severity is the harm if the finding is real; Confidence how sure the audit is that it
+	// is (a value it could not follow, a label it guesses from).
+	Severity, Confidence Level
 }
 
 // String formats the finding as "file:line:col: [rule] message (fix: ...)", on one line with
@@ -58,6 +61,7 @@ type Option func(*options)
 type options struct {
 	allowedWriteScopes []string
 	selfHostedLabels   []string
+	hostedLabels       []string
 	openTmateGate      bool
 }
 
@@ -76,6 +80,14 @@ func WithAllowedWriteScopes(scopes ...string) Option {
 func WithSelfHostedLabels(labels ...string) Option {
 	return func(o *options) {
 		o.selfHostedLabels = append(o.selfHostedLabels, labels...)
+	}
+}
+
+// WithHostedLabels declares runner labels as GitHub-hosted machines: larger runners whose
+// name does not end in a core count (gpu-t4-4-core is recognised already).
+func WithHostedLabels(labels ...string) Option {
+	return func(o *options) {
+		o.hostedLabels = append(o.hostedLabels, labels...)
 	}
 }
 
@@ -99,7 +111,7 @@ func newCheckers(file string, o options) []checker {
 		newIndirectInjection(file),
 		newGithubEnv(file),
 		newUntrustedCheckout(file),
-		newSelfHostedRunner(file, o.selfHostedLabels),
+		newSelfHostedRunner(file, o.selfHostedLabels, o.hostedLabels),
 		newArtifactCredentials(file),
 		newTmateAccess(file, o.openTmateGate),
 		newCachePoisoning(file),
@@ -185,6 +197,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	}
 	for i := range findings {
 		findings[i].Column = doc.clampColumn(findings[i].Line, findings[i].Column)
+	}
+	if sups := doc.suppressions(); len(sups) > 0 {
+		findings = slices.DeleteFunc(findings, func(f Finding) bool { return suppressed(sups, f) })
 	}
 	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Rule, b.Rule))

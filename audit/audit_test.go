@@ -333,7 +333,7 @@ func TestRules(t *testing.T) {
 	var names []string
 	for _, r := range rules {
 		names = append(names, r.Name)
-		if r.Description == "" || !strings.HasPrefix(r.URL, "https://") {
+		if r.Description == "" || !strings.HasPrefix(r.URL, "https://") || r.Severity == "" || r.Confidence == "" {
 			t.Errorf("rule %s lacks a description or URL: %+v", r.Name, r)
 		}
 		if _, err := os.Stat("rule_" + strings.ReplaceAll(r.Name, "-", "_") + ".go"); err != nil {

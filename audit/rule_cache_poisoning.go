@@ -75,6 +75,8 @@ func newCachePoisoning(file string) *cachePoisoning {
 		Name:        "cache-poisoning",
 		Description: "no Actions cache (actions/cache, setup-* cache:) under pull_request_target, workflow_run and other privileged triggers, and no cache restored into a job whose token may write",
 		URL:         "https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/caching-dependencies-to-speed-up-workflows#restrictions-for-accessing-a-cache",
+		Severity:    Medium,
+		Confidence:  Medium,
 	}}}
 }
 

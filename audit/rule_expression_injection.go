@@ -40,6 +40,8 @@ func newExpressionInjection(file string) *expressionInjection {
 		Name:        "expression-injection",
 		Description: "no inputs.*, github.event.*, github.head_ref, github.ref_name, steps.*.outputs.* or needs.*.outputs.* expression inside run: or github-script script:",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#understanding-the-risk-of-script-injections",
+		Severity:    High,
+		Confidence:  High,
 	}}}
 }
 
@@ -57,6 +59,12 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 				fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", sc.Reference(env), env, compact(e.Source())),
 				"%s is pasted into the %s script before it runs, so %s can inject code",
 				compact(e.Source()), sc.Where, what)
+			// The event payload and the head branch are anyone's; an input is chosen by
+			// whoever may dispatch or call, an output may well be a value of ours, and a ref
+			// is a branch someone with push access named.
+			if path[0] != "github" || (len(path) > 1 && path[1] == "ref") {
+				r.grade("", Medium)
+			}
 		}
 	}
 }

@@ -28,6 +28,8 @@ func newGithubEnv(file string) *githubEnv {
 		Name:        "github-env",
 		Description: "no $GITHUB_ENV or $GITHUB_PATH write of computed values in workflows started by pull_request_target, workflow_run, issue_comment and other privileged triggers",
 		URL:         "https://securitylab.github.com/resources/github-actions-untrusted-input/",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 

@@ -24,6 +24,8 @@ func newIndirectInjection(file string) *indirectInjection {
 		Name:        "indirect-injection",
 		Description: "no ${{ env.X }} or ${{ matrix.X }} inside run: or github-script script: when X holds inputs, event data, a branch name or outputs",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#good-practices-for-mitigating-script-injection-attacks",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 

@@ -35,6 +35,8 @@ func newPermissions(file string, allowedWrite []string) *permissions {
 			Name:        "permissions",
 			Description: "a top-level permissions: block exists; no write-all and no write scope outside the allowlist",
 			URL:         "https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#permissions",
+			Severity:    Medium,
+			Confidence:  High,
 		}},
 		allowedWrite: allowedWrite,
 	}

@@ -38,6 +38,8 @@ func newPinnedActions(file string) *pinnedActions {
 		Name:        "pinned-actions",
 		Description: "every uses: is pinned to a full 40-character commit SHA, with the tag in a trailing comment",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#using-third-party-actions",
+		Severity:    Medium,
+		Confidence:  High,
 	}}}
 }
 

@@ -27,6 +27,8 @@ func newSecretsInRun(file string) *secretsInRun {
 		Name:        "secrets-in-run",
 		Description: "no secrets.* or github.token expression inside run: or github-script script: (pass it through env:)",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions#using-secrets-in-a-workflow",
+		Severity:    Medium,
+		Confidence:  High,
 	}}}
 }
 

@@ -53,16 +53,22 @@ const selfHostedLabel = "self-hosted"
 type selfHostedRunner struct {
 	ruleBase
 	selfHosted []string // labels declared self-hosted (a spec's runners), lower case
+	hosted     []string // labels declared GitHub-hosted (larger runners), lower case
 }
 
-func newSelfHostedRunner(file string, labels []string) *selfHostedRunner {
+func newSelfHostedRunner(file string, labels, hosted []string) *selfHostedRunner {
 	r := &selfHostedRunner{ruleBase: ruleBase{file: file, info: Rule{
 		Name:        "self-hosted-runner",
 		Description: "no job on a self-hosted runner (any label GitHub does not host) that a pull request from a fork can start",
 		URL:         "https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/about-self-hosted-runners#self-hosted-runner-security",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 	for _, l := range labels {
 		r.selfHosted = append(r.selfHosted, strings.ToLower(l))
+	}
+	for _, l := range hosted {
+		r.hosted = append(r.hosted, strings.ToLower(l))
 	}
 	return r
 }
@@ -85,6 +91,11 @@ func (r *selfHostedRunner) VisitJob(j *jobNode) {
 		fmt.Sprintf("keep forks out of the job: `if: github.event_name != '%s' || github.event.pull_request.head.repo.full_name == github.repository` (or drop the %s trigger, or use a GitHub-hosted runner)", t.Event, t.Event),
 		"job %q runs on self-hosted runner %s and a pull request from a fork can start it (%s): the fork's code runs on a machine that outlives the job",
 		j.ID, label, t.Event)
+	// The self-hosted label, a runner group or a label declared self-hosted say so; any
+	// other label is a guess (a larger runner may be named like that).
+	if l := strings.ToLower(strings.Trim(label, `"`)); l == selfHostedLabel || strings.HasPrefix(label, "group ") || slices.Contains(r.selfHosted, l) {
+		r.grade("", High)
+	}
 }
 
 // selfHostedLabelOf returns the first self-hosted label (quoted, or "group X") the job
@@ -173,7 +184,7 @@ func (r *selfHostedRunner) isSelfHosted(label string) bool {
 		return false
 	case l == selfHostedLabel || slices.Contains(r.selfHosted, l):
 		return true
-	case slices.Contains(githubHostedLabels, l) || largerRunnerLabel.MatchString(l):
+	case slices.Contains(githubHostedLabels, l) || slices.Contains(r.hosted, l) || largerRunnerLabel.MatchString(l):
 		return false
 	}
 	return true

@@ -57,6 +57,8 @@ func newUntrustedCheckout(file string) *untrustedCheckout {
 		Name:        "untrusted-checkout",
 		Description: "no checkout of the pull request's code and no download of another run's artifacts under pull_request_target, workflow_run or issue_comment",
 		URL:         "https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 
