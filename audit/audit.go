@@ -115,6 +115,10 @@ func newCheckers(file string, o options) []checker {
 		newArtifactCredentials(file),
 		newTmateAccess(file, o.openTmateGate),
 		newCachePoisoning(file),
+		newSecretsInherit(file),
+		newSecretsExposure(file),
+		newInsecureCommands(file),
+		newDangerousTriggers(file),
 	}
 }
 
@@ -178,6 +182,8 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	for _, c := range checkers {
 		if !w.action {
 			c.VisitWorkflow(w)
+		} else if a, ok := c.(actionVisitor); ok {
+			a.VisitAction(w)
 		}
 	}
 	for _, j := range w.jobs {

@@ -40,6 +40,12 @@ type checker interface {
 	Findings() []Finding
 }
 
+// actionVisitor is implemented by the rules that read an action's metadata as a whole (the
+// walker calls VisitAction instead of VisitWorkflow, and no VisitJob, for an action.yml).
+type actionVisitor interface {
+	VisitAction(w *workflowNode)
+}
+
 // ruleBase holds what every rule shares: its description and the findings
 // it reported. Rules embed it and override the Visit methods they need.
 type ruleBase struct {

@@ -12,6 +12,7 @@ import (
 const (
 	permWriteAll = "write-all" // every scope writable: refused at any level
 	permWrite    = "write"     // a writable scope: refused unless allowed
+	permReadAll  = "read-all"  // every scope readable: more than any job needs (low severity)
 )
 
 // leastPermissions is the top-level block suggested when none exists: a
@@ -33,7 +34,7 @@ func newPermissions(file string, allowedWrite []string) *permissions {
 	return &permissions{
 		ruleBase: ruleBase{file: file, info: Rule{
 			Name:        "permissions",
-			Description: "a top-level permissions: block exists; no write-all and no write scope outside the allowlist",
+			Description: "a top-level permissions: block exists (or one on every job); no write-all, no read-all, no write scope outside the allowlist",
 			URL:         "https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#permissions",
 			Severity:    Medium,
 			Confidence:  High,
@@ -85,9 +86,14 @@ func (r *permissions) check(doc *document, n ast.Node, who string) {
 		}
 		return
 	}
-	if strings.TrimSpace(strings.ToLower(scalarText(n))) == permWriteAll {
+	switch strings.TrimSpace(strings.ToLower(scalarText(n))) {
+	case permWriteAll:
 		r.report(n, "list only the scopes needed, e.g. `"+leastPermissions+"`",
 			"%s grants write-all: every scope of the GITHUB_TOKEN is writable", who)
+	case permReadAll:
+		r.report(n, "list only the scopes needed, e.g. `"+leastPermissions+"`",
+			"%s grants read-all: the GITHUB_TOKEN reads every scope (actions, packages, security events, private repository contents...) where one or two are needed", who)
+		r.grade(Low, "")
 	}
 }
 
