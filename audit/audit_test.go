@@ -153,7 +153,8 @@ func TestSeedDebugWorkflow(t *testing.T) {
 }
 
 // TestSeedV3Workflow is the latest hand-written reference workflow: on top of the
-// pinning, permissions and timeout problems, a step output is pasted into a script; its GPU
+// pinning, permissions and timeout problems, a step output is pasted into a script (the
+// step that sets it runs code given an input: the audit cannot tell its output is a number); its GPU
 // job's runner gpu-t4-4-core is a GitHub larger runner, and a self-hosted one when declared
 // so (a spec's runners): then any fork's pull request can start it. Its
 // $GITHUB_ENV writes are fine (pull_request and workflow_dispatch are not privileged) and

@@ -2,7 +2,10 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/goccy/go-yaml/ast"
 )
 
 // untrustedContexts are the context paths whose values a caller, a pull
@@ -51,7 +54,7 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 		script := s.doc.decodeScalar(sc.Node)
 		for _, e := range findExpressions(script.Text) {
 			path, what := s.doc.untrustedPath(e.Inner)
-			if path == nil {
+			if path == nil || ownComputation(s, path) {
 				continue
 			}
 			env := envName(path)
@@ -112,4 +115,41 @@ func compact(s string) string {
 		s = string(r[:limit-3]) + "..."
 	}
 	return s
+}
+
+// outsideData matches code that reads data from outside the workflow's own files: the
+// network, git history, the event payload, GitHub's API, an expression.
+var outsideData = regexp.MustCompile(`\b(gh|hub|curl|wget|git|jq|cat|http|https|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests|urllib|fetch|octokit)\b|GITHUB_EVENT_PATH|GITHUB_HEAD_REF|GITHUB_REF|\$\{\{`)
+
+// ownComputation reports whether path is the output of an earlier run: step of the same job
+// whose code reads nothing from outside (no network, git, event payload, expression, and no
+// env: variable set from untrusted data): a value it computes itself, such as
+// `python -c "print(sys.version)"`, carries no one else's text.
+func ownComputation(s *stepNode, path []string) bool {
+	if len(path) < 4 || path[0] != "steps" || path[2] != "outputs" || path[1] == "*" {
+		return false
+	}
+	for _, other := range s.Job.Steps[:min(s.Index, len(s.Job.Steps))] {
+		if !strings.EqualFold(scalarText(other.get("id")), path[1]) {
+			continue
+		}
+		run := other.get("run")
+		if run == nil || other.get("uses") != nil {
+			return false // an action's output: unknown
+		}
+		script := other.doc.decodeScalar(run).Text
+		if outsideData.MatchString(script) {
+			return false
+		}
+		// A variable of the step's, job's or workflow's env: set from untrusted data.
+		for _, n := range []ast.Node{other.get("env"), other.Job.get("env"), other.doc.lookup(other.Job.Workflow.root, "env")} {
+			for _, e := range other.doc.mappingEntries(n) {
+				if p, _ := other.doc.untrustedIn(e.Value); p != nil && strings.Contains(script, e.Key) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -38,6 +38,13 @@ var githubHostedLabels = []string{
 // https://docs.github.com/en/actions/using-github-hosted-runners/using-larger-runners/about-larger-runners
 var largerRunnerLabel = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[-_.]\d+-?cores?$`)
 
+// ephemeralRunnerPrefixes name the labels of runner services that, like GitHub's own, start
+// a fresh machine for every job and throw it away after: Depot, Namespace, Blacksmith,
+// BuildJet, Ubicloud, WarpBuild, RunsOn. A fork's code does not outlive its job there.
+var ephemeralRunnerPrefixes = []string{
+	"depot-", "namespace-profile-", "nscloud-", "blacksmith-", "buildjet-", "ubicloud-", "warp-", "runs-on=", "runs-on/",
+}
+
 // selfHostedLabel is the label every self-hosted runner carries.
 const selfHostedLabel = "self-hosted"
 
@@ -184,7 +191,8 @@ func (r *selfHostedRunner) isSelfHosted(label string) bool {
 		return false
 	case l == selfHostedLabel || slices.Contains(r.selfHosted, l):
 		return true
-	case slices.Contains(githubHostedLabels, l) || slices.Contains(r.hosted, l) || largerRunnerLabel.MatchString(l):
+	case slices.Contains(githubHostedLabels, l) || slices.Contains(r.hosted, l) || largerRunnerLabel.MatchString(l) ||
+		slices.ContainsFunc(ephemeralRunnerPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }):
 		return false
 	}
 	return true
