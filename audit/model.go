@@ -113,7 +113,7 @@ func (j *jobNode) writeScopes() []string {
 // "actions/checkout" for "actions/checkout@v4", "" for a docker or local action.
 func actionName(uses string) string {
 	uses = strings.TrimSpace(uses)
-	if strings.HasPrefix(uses, localActionPrefix) || strings.HasPrefix(uses, dockerPrefix) {
+	if isLocalUses(uses) || strings.HasPrefix(uses, dockerPrefix) {
 		return ""
 	}
 	name, _, _ := strings.Cut(uses, "@")

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -110,9 +112,9 @@ func (r *cachePoisoning) VisitStep(s *stepNode) {
 		r.grade("", confidence)
 		return
 	}
-	if t, ok := publishingTrigger(s.Job.Workflow); ok {
+	if t, ok := publishingTrigger(s.Job); ok {
 		r.report(s.get("uses"), fix+" in the release build: a release should be built from a clean state",
-			"%s restores the Actions cache in a workflow started by %s: what the release is built from can come from an entry another run on the default branch saved",
+			"%s restores the Actions cache in a release build (%s): what the release is built from can come from an entry another run on the default branch saved",
 			s.label(), t)
 		r.grade("", Low)
 		return
@@ -125,19 +127,39 @@ func (r *cachePoisoning) VisitStep(s *stepNode) {
 	}
 }
 
-// publishingTrigger returns the event of the workflow that builds a release: a published
-// release, or a push of tags.
-func publishingTrigger(w *workflowNode) (string, bool) {
+// publisherActions publish what the job built: a release, a package, an image.
+var publisherActions = []string{
+	"softprops/action-gh-release", "ncipollo/release-action", "actions/create-release",
+	"pypa/gh-action-pypi-publish", "goreleaser/goreleaser-action", "js-devtools/npm-publish",
+	"rubygems/release-gem", "changesets/action", "svenstaro/upload-release-action",
+}
+
+// releaseBranch matches branch names conventionally built into releases.
+var releaseBranch = regexp.MustCompile(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
+
+// publishingTrigger returns why the job builds a release: the workflow runs on a published
+// release, a push of tags or of a release branch, or the job runs a publishing action.
+func publishingTrigger(j *jobNode) (string, bool) {
+	w := j.Workflow
 	for _, t := range w.triggers {
 		switch t.Event {
 		case "release":
 			return "release", true
 		case "push":
-			on := w.doc.lookup(w.root, "on")
-			push := w.doc.lookup(on, "push")
-			if w.doc.lookup(push, "tags") != nil && w.doc.lookup(push, "branches") == nil {
+			push := w.doc.lookup(w.doc.lookup(w.root, "on"), "push")
+			if w.doc.lookup(push, "tags") != nil {
 				return "a push of tags", true
 			}
+			for _, b := range w.doc.sequence(w.doc.lookup(push, "branches")) {
+				if releaseBranch.MatchString(strings.TrimSpace(scalarText(b))) {
+					return "a push of release branch " + quote(scalarText(b)), true
+				}
+			}
+		}
+	}
+	for _, s := range j.Steps {
+		if slices.Contains(publisherActions, s.action()) {
+			return "a job that publishes with " + s.action(), true
 		}
 	}
 	return "", false

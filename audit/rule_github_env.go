@@ -38,9 +38,21 @@ const githubEnvFix = "pass the value to later steps through $GITHUB_OUTPUT and t
 // VisitStep checks the step's scripts when a privileged trigger can run it.
 func (r *githubEnv) VisitStep(s *stepNode) {
 	t, ok := s.Job.Workflow.firstTrigger(privilegedTriggers, s.mayRun)
+	if s.Job.Workflow.action {
+		// An action has no trigger of its own: any workflow, privileged or not, may call it.
+		t, ok = trigger{Event: "a workflow that calls this action (pull_request_target, workflow_run...)"}, true
+	}
 	if !ok {
 		return
 	}
+	before := len(r.findings)
+	defer func() {
+		if s.Job.Workflow.action {
+			for i := before; i < len(r.findings); i++ {
+				r.findings[i].Confidence = Low
+			}
+		}
+	}()
 	for _, sc := range s.scripts() {
 		script := s.doc.decodeScalar(sc.Node)
 		if sc.Language == "javascript" {
@@ -151,5 +163,8 @@ func literalEcho(words []shellWord) bool {
 
 // describeStep names a step for a message that already says where it is.
 func describeStep(s *stepNode) string {
+	if s.Job.Workflow.action {
+		return s.label() + " of the action"
+	}
 	return fmt.Sprintf("%s of job %q", s.label(), s.Job.ID)
 }
