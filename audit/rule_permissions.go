@@ -51,6 +51,17 @@ func (r *permissions) VisitWorkflow(w *workflowNode) {
 		if everyJobSetsPermissions(w) {
 			return // each job's block is checked in VisitJob
 		}
+		if reusableOnly(w) {
+			// The caller's permissions apply to a reusable workflow's jobs, except a job
+			// calling another workflow, which gets the default ones unless it sets its own.
+			for _, j := range w.jobs {
+				if j.get("uses") != nil && j.get("permissions") == nil {
+					r.report(j.Key, "add `permissions:` to the job with the scopes the called workflow needs",
+						"job %q calls a reusable workflow without permissions:, so it gets the repository's default GITHUB_TOKEN permissions", j.ID)
+				}
+			}
+			return
+		}
 		where := w.root
 		if len(entries) > 0 {
 			where = entries[0].KeyNd
@@ -109,4 +120,9 @@ func everyJobSetsPermissions(w *workflowNode) bool {
 		}
 	}
 	return true
+}
+
+// reusableOnly reports whether workflow_call is the workflow's only trigger.
+func reusableOnly(w *workflowNode) bool {
+	return len(w.triggers) > 0 && !slices.ContainsFunc(w.triggers, func(t trigger) bool { return t.Event != "workflow_call" })
 }
