@@ -137,6 +137,14 @@ var publisherActions = []string{
 // releaseBranch matches branch names conventionally built into releases.
 var releaseBranch = regexp.MustCompile(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
 
+// buildsArtifacts reports whether the job uploads an artifact or publishes.
+func buildsArtifacts(j *jobNode) bool {
+	return slices.ContainsFunc(j.Steps, func(s *stepNode) bool {
+		a := s.action()
+		return a == "actions/upload-artifact" || slices.Contains(publisherActions, a)
+	})
+}
+
 // publishingTrigger returns why the job builds a release: the workflow runs on a published
 // release, a push of tags or of a release branch, or the job runs a publishing action.
 func publishingTrigger(j *jobNode) (string, bool) {
@@ -147,7 +155,9 @@ func publishingTrigger(j *jobNode) (string, bool) {
 			return "release", true
 		case "push":
 			push := w.doc.lookup(w.doc.lookup(w.root, "on"), "push")
-			if w.doc.lookup(push, "tags") != nil {
+			if w.doc.lookup(push, "tags") != nil && (w.doc.lookup(push, "branches") == nil || buildsArtifacts(j)) {
+				// A workflow run on branches and on tags (CI that also releases): only the
+				// jobs whose output leaves the run are release builds.
 				return "a push of tags", true
 			}
 			for _, b := range w.doc.sequence(w.doc.lookup(push, "branches")) {
