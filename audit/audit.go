@@ -39,6 +39,9 @@ type Finding struct {
 	Message string
 	// Fix says what to write instead; it may be empty.
 	Fix string
+	// Severity is the harm if the finding is real; Confidence how sure the audit is that it
+	// is (a value it could not follow, a label it guesses from).
+	Severity, Confidence Level
 }
 
 // String formats the finding as "file:line:col: [rule] message (fix: ...)", on one line with
@@ -58,6 +61,7 @@ type Option func(*options)
 type options struct {
 	allowedWriteScopes []string
 	selfHostedLabels   []string
+	hostedLabels       []string
 	openTmateGate      bool
 }
 
@@ -76,6 +80,14 @@ func WithAllowedWriteScopes(scopes ...string) Option {
 func WithSelfHostedLabels(labels ...string) Option {
 	return func(o *options) {
 		o.selfHostedLabels = append(o.selfHostedLabels, labels...)
+	}
+}
+
+// WithHostedLabels declares runner labels as GitHub-hosted machines: larger runners whose
+// name does not end in a core count (gpu-t4-4-core is recognised already).
+func WithHostedLabels(labels ...string) Option {
+	return func(o *options) {
+		o.hostedLabels = append(o.hostedLabels, labels...)
 	}
 }
 
@@ -99,10 +111,14 @@ func newCheckers(file string, o options) []checker {
 		newIndirectInjection(file),
 		newGithubEnv(file),
 		newUntrustedCheckout(file),
-		newSelfHostedRunner(file, o.selfHostedLabels),
+		newSelfHostedRunner(file, o.selfHostedLabels, o.hostedLabels),
 		newArtifactCredentials(file),
 		newTmateAccess(file, o.openTmateGate),
 		newCachePoisoning(file),
+		newSecretsInherit(file),
+		newSecretsExposure(file),
+		newInsecureCommands(file),
+		newDangerousTriggers(file),
 	}
 }
 
@@ -116,7 +132,8 @@ func Rules() []Rule {
 	return out
 }
 
-// Workflow audits the workflow content; path is only used to label findings.
+// Workflow audits the workflow content, or a composite action's metadata (action.yml, whose
+// runs.steps are audited as steps); path is only used to label findings.
 // The error is non-nil when content is not YAML or not a workflow mapping;
 // rule violations are findings, sorted by position.
 func Workflow(path string, content []byte, opts ...Option) (findings []Finding, err error) {
@@ -130,8 +147,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	}
 	doc := newDocument(content)
 	var body ast.Node
+	// The first document that holds a value: a comment before `---` is a document of its own.
 	for _, d := range file.Docs {
-		if d != nil && d.Body != nil {
+		if d != nil && d.Body != nil && !isEmpty(d.Body) {
 			body = d.Body
 			break
 		}
@@ -148,16 +166,31 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 		return nil, fmt.Errorf("audit %s: %d:%d: a workflow must be a mapping of keys such as on: and jobs:",
 			path, posOf(body).Line, posOf(body).Column)
 	}
-	w.jobs = buildJobs(w)
-	w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
+	if isCompositeAction(doc, w.root) {
+		// action.yml: its runs.steps are steps like a job's, with no trigger, token or runner
+		// of their own (the calling workflow's job has them), and its inputs are the caller's.
+		w.action = true
+		doc.action = true
+		w.jobs = buildActionJob(w)
+	} else {
+		w.jobs = buildJobs(w)
+		w.triggers = readTriggers(doc, doc.lookup(w.root, "on"))
+		doc.readInputTypes(doc.lookup(w.root, "on"))
+	}
 
 	checkers := newCheckers(path, o)
 	for _, c := range checkers {
-		c.VisitWorkflow(w)
+		if !w.action {
+			c.VisitWorkflow(w)
+		} else if a, ok := c.(actionVisitor); ok {
+			a.VisitAction(w)
+		}
 	}
 	for _, j := range w.jobs {
 		for _, c := range checkers {
-			c.VisitJob(j)
+			if !w.action {
+				c.VisitJob(j)
+			}
 		}
 		for _, s := range j.Steps {
 			for _, c := range checkers {
@@ -170,6 +203,9 @@ func Workflow(path string, content []byte, opts ...Option) (findings []Finding, 
 	}
 	for i := range findings {
 		findings[i].Column = doc.clampColumn(findings[i].Line, findings[i].Column)
+	}
+	if sups := doc.suppressions(); len(sups) > 0 {
+		findings = slices.DeleteFunc(findings, func(f Finding) bool { return suppressed(sups, f) })
 	}
 	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Rule, b.Rule))
@@ -234,6 +270,26 @@ func buildJobs(w *workflowNode) []*jobNode {
 		jobs = append(jobs, j)
 	}
 	return jobs
+}
+
+// isCompositeAction reports whether the file is an action's metadata (action.yml): a runs:
+// mapping and no jobs:.
+func isCompositeAction(doc *document, root ast.Node) bool {
+	return doc.lookup(root, "runs") != nil && doc.lookup(root, "jobs") == nil
+}
+
+// buildActionJob returns the action's runs: as the one job whose steps are runs.steps (a
+// docker or JavaScript action has none).
+func buildActionJob(w *workflowNode) []*jobNode {
+	doc := w.doc
+	runs := doc.lookup(w.root, "runs")
+	j := &jobNode{doc: doc, Workflow: w, ID: "runs", Key: runs, Body: runs}
+	for i, s := range doc.sequence(j.get("steps")) {
+		if doc.mappingEntries(s) != nil {
+			j.Steps = append(j.Steps, &stepNode{doc: doc, Job: j, Index: i, Body: s})
+		}
+	}
+	return []*jobNode{j}
 }
 
 // isEmpty reports whether a document body holds no value (only comments, or

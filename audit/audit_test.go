@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -152,8 +153,10 @@ func TestSeedDebugWorkflow(t *testing.T) {
 }
 
 // TestSeedV3Workflow is the latest hand-written reference workflow: on top of the
-// pinning, permissions and timeout problems, its GPU job runs on a self-hosted runner that
-// any fork's pull request can start, and a step output is pasted into a script. Its
+// pinning, permissions and timeout problems, a step output is pasted into a script (the
+// step that sets it runs code given an input: the audit cannot tell its output is a number); its GPU
+// job's runner gpu-t4-4-core is a GitHub larger runner, and a self-hosted one when declared
+// so (a spec's runners): then any fork's pull request can start it. Its
 // $GITHUB_ENV writes are fine (pull_request and workflow_dispatch are not privileged) and
 // its tmate step is limited to the actor.
 func TestSeedV3Workflow(t *testing.T) {
@@ -161,7 +164,10 @@ func TestSeedV3Workflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings, err := Workflow("seed_v3.yaml", content)
+	if f, err := Workflow("seed_v3.yaml", content); err != nil || len(f) != 8 || slices.ContainsFunc(f, func(f Finding) bool { return f.Rule == "self-hosted-runner" }) {
+		t.Errorf("without the label declared self-hosted: %v, want the 8 findings other than self-hosted-runner:\n%s", err, joinFindings(f))
+	}
+	findings, err := Workflow("seed_v3.yaml", content, WithSelfHostedLabels("gpu-t4-4-core"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +282,7 @@ func TestWorkflowErrors(t *testing.T) {
 	}{
 		{"empty", "", "empty"},
 		{"comment only", "# nothing\n", "empty"},
+		{"comment and empty documents", "# nothing\n---\n# still nothing\n", "empty"},
 		{"not a mapping", "- a\n- b\n", "must be a mapping"},
 		{"scalar", "hello\n", "must be a mapping"},
 		{"bad yaml", "on: [push\njobs:\n", "parse YAML"},
@@ -287,6 +294,19 @@ func TestWorkflowErrors(t *testing.T) {
 				t.Fatalf("got %v, want error containing x.yml and %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLeadingCommentDocument: a comment before `---` is a document of its own; the workflow
+// is the next one (it was "the file is empty", exit 2).
+func TestLeadingCommentDocument(t *testing.T) {
+	src := "# Copyright header\n---\non: push\npermissions: {contents: read}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    timeout-minutes: 5\n    steps:\n      - run: echo ${{ github.event.head_commit.message }}\n"
+	findings, err := Workflow("w.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 || findings[0].Rule != "expression-injection" || findings[0].Line != 10 {
+		t.Errorf("findings = %v, want the injection at line 10", findings)
 	}
 }
 
@@ -310,11 +330,12 @@ func TestRules(t *testing.T) {
 	rules := Rules()
 	want := []string{"pinned-actions", "permissions", "checkout-credentials", "job-timeout", "expression-injection",
 		"secrets-in-run", "indirect-injection", "github-env", "untrusted-checkout", "self-hosted-runner",
-		"artifact-credentials", "tmate-access", "cache-poisoning"}
+		"artifact-credentials", "tmate-access", "cache-poisoning", "secrets-inherit", "secrets-exposure",
+		"insecure-commands", "dangerous-triggers"}
 	var names []string
 	for _, r := range rules {
 		names = append(names, r.Name)
-		if r.Description == "" || !strings.HasPrefix(r.URL, "https://") {
+		if r.Description == "" || !strings.HasPrefix(r.URL, "https://") || r.Severity == "" || r.Confidence == "" {
 			t.Errorf("rule %s lacks a description or URL: %+v", r.Name, r)
 		}
 		if _, err := os.Stat("rule_" + strings.ReplaceAll(r.Name, "-", "_") + ".go"); err != nil {

@@ -62,3 +62,25 @@ func TestAliasBombIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want the alias expansion refused", err)
 	}
 }
+
+// TestLargeWorkflowWithoutAliasesAudits: a 3.8 MB generated workflow with 300,000 values and
+// no alias was refused as an alias bomb; the bound is on what aliases add, not on the file.
+func TestLargeWorkflowWithoutAliasesAudits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("on: push\npermissions: {contents: read}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    timeout-minutes: 5\n    steps:\n")
+	for i := 0; b.Len() < 3_800_000; i++ {
+		b.WriteString("      - run: echo step with some text to make it long\n        env: {A: a, B: b, C: c, D: d, E: e, F: f, G: g, H: h}\n")
+	}
+	b.WriteString("      - run: echo ${{ github.event.issue.title }}\n")
+	start := time.Now()
+	findings, err := Workflow("big.yml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 || findings[0].Rule != "expression-injection" {
+		t.Errorf("findings = %v, want the one injection at the end", findings)
+	}
+	if took := time.Since(start); took > 60*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

@@ -145,6 +145,9 @@ type (
 	condContext struct {
 		path    []string // lower case
 		dynamic bool     // a computed index: the value is unknown
+		// base is the computed value the accessors apply to (fromJSON(x).name), nil for a
+		// context (github.event.issue).
+		base condNode
 	}
 	condNot struct{ x condNode }
 	condBin struct {
@@ -415,6 +418,7 @@ func (p *condParser) postfix(depth int) condNode {
 			}
 			if !isCtx {
 				ctx.dynamic = true
+				ctx.base = n
 			}
 		case p.accept("["):
 			idx := p.or(depth + 1)
@@ -428,6 +432,7 @@ func (p *condParser) postfix(depth int) condNode {
 			}
 			if !isCtx {
 				ctx.dynamic = true
+				ctx.base = n
 			}
 		default:
 			if isCtx || ctx.dynamic {

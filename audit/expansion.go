@@ -19,6 +19,11 @@ const (
 func checkExpansion(d *document, body ast.Node) error {
 	e := &expansion{d: d, memo: map[string]expanded{}, busy: map[string]bool{}}
 	size := e.size(body)
+	// What the file holds as written is bounded by the file size; the bounds are on what the
+	// aliases add to it, so a large workflow with no alias is never refused.
+	written := (&expansion{d: d, literal: true}).size(body)
+	size.values -= written.values
+	size.bytes -= written.bytes
 	switch {
 	case size.values > maxExpandedValues:
 		return fmt.Errorf("its aliases expand to more than %d values (an alias bomb?)", maxExpandedValues)
@@ -40,6 +45,8 @@ type expansion struct {
 	d    *document
 	memo map[string]expanded // anchor name -> size of its value
 	busy map[string]bool     // anchors being measured (an alias inside its own anchor)
+	// literal measures the document as written: an alias is one value.
+	literal bool
 }
 
 func (e *expansion) size(n ast.Node) expanded {
@@ -47,7 +54,7 @@ func (e *expansion) size(n ast.Node) expanded {
 	case nil:
 		return expanded{}
 	case *ast.AliasNode:
-		if v.Value == nil {
+		if v.Value == nil || e.literal {
 			return expanded{values: 1}
 		}
 		name := v.Value.GetToken().Value

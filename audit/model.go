@@ -113,7 +113,7 @@ func (j *jobNode) writeScopes() []string {
 // "actions/checkout" for "actions/checkout@v4", "" for a docker or local action.
 func actionName(uses string) string {
 	uses = strings.TrimSpace(uses)
-	if strings.HasPrefix(uses, localActionPrefix) || strings.HasPrefix(uses, dockerPrefix) {
+	if isLocalUses(uses) || strings.HasPrefix(uses, dockerPrefix) {
 		return ""
 	}
 	name, _, _ := strings.Cut(uses, "@")
@@ -201,12 +201,117 @@ func (j *jobNode) matrixValues(axis string) (values []ast.Node, whole ast.Node) 
 	return values, whole
 }
 
+// maxMatrixCombinations bounds the expansion matrixAxisValues makes to apply exclude:
+// GitHub itself allows 256 jobs per matrix.
+const maxMatrixCombinations = 4096
+
+// matrixAxisValues returns the values matrix.<axis> takes in the jobs GitHub starts: the
+// axis's list minus the values every combination of which exclude: removes, plus include:
+// entries. An axis or a matrix given by an expression gives no value (it is unknown).
+func (j *jobNode) matrixAxisValues(axis string) []ast.Node {
+	d := j.doc
+	es := d.mappingEntries(d.lookup(j.get("strategy"), "matrix"))
+	type axisValues struct {
+		name   string
+		values []ast.Node
+	}
+	var axes []axisValues
+	var excludes, includes []ast.Node
+	total := 1
+	for _, e := range es {
+		switch e.Key {
+		case "include":
+			includes = d.sequence(e.Value)
+		case "exclude":
+			excludes = d.sequence(e.Value)
+		default:
+			items := d.sequence(e.Value)
+			if items == nil {
+				items = []ast.Node{e.Value}
+			}
+			axes = append(axes, axisValues{strings.ToLower(e.Key), items})
+			total *= max(len(items), 1)
+		}
+	}
+	target := -1
+	for i, a := range axes {
+		if a.name == strings.ToLower(axis) {
+			target = i
+		}
+	}
+	var out []ast.Node
+	if target >= 0 {
+		if len(excludes) == 0 || total > maxMatrixCombinations {
+			out = append(out, axes[target].values...)
+		} else {
+			kept := map[int]bool{}
+			combo := make([]int, len(axes))
+			for range total {
+				if !excluded(d, excludes, func(key string) (ast.Node, bool) {
+					for i, a := range axes {
+						if a.name == strings.ToLower(key) && len(a.values) > 0 {
+							return a.values[combo[i]], true
+						}
+					}
+					return nil, false
+				}) {
+					kept[combo[target]] = true
+				}
+				for i := range combo { // the next combination, as an odometer
+					combo[i]++
+					if combo[i] < len(axes[i].values) {
+						break
+					}
+					combo[i] = 0
+				}
+			}
+			for i, v := range axes[target].values {
+				if kept[i] {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	for _, it := range includes {
+		for _, ie := range d.mappingEntries(it) {
+			if strings.EqualFold(ie.Key, axis) {
+				out = append(out, ie.Value)
+			}
+		}
+	}
+	return out
+}
+
+// excluded reports whether one of the exclude: entries matches a combination: each of its
+// keys is an axis with the same scalar value.
+func excluded(d *document, excludes []ast.Node, value func(key string) (ast.Node, bool)) bool {
+	for _, ex := range excludes {
+		es := d.mappingEntries(ex)
+		if len(es) == 0 {
+			continue
+		}
+		match := true
+		for _, e := range es {
+			v, ok := value(e.Key)
+			if !ok || d.mappingEntries(v) != nil || d.sequence(v) != nil ||
+				scalarText(v) != scalarText(e.Value) || d.mappingEntries(e.Value) != nil || d.sequence(e.Value) != nil {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
 // untrustedIn returns the first untrusted context read by an expression in the text of n
 // (a scalar, or any scalar below a mapping or sequence), with a phrase naming it.
 func (d *document) untrustedIn(n ast.Node) (path []string, what string) {
 	for _, text := range d.scalarsBelow(n, 0) {
 		for _, e := range findExpressions(text) {
-			if p, w := untrustedPath(e.Inner); p != nil {
+			if p, w := d.untrustedPath(e.Inner); p != nil {
 				return p, w
 			}
 		}
@@ -238,10 +343,12 @@ func (d *document) scalarsBelow(n ast.Node, depth int) []string {
 }
 
 // stepScript is code GitHub runs after pasting in the ${{ }} expressions: a run: script
-// or the script: input of actions/github-script.
+// or an input an action runs as code (codeInputs).
 type stepScript struct {
 	Node  ast.Node
-	Where string // "run:" or "script:"
+	Where string // "run:" or "script:" (the input's name and colon)
+	// Language is the language the code is in ("shell", "javascript", "powershell", "python").
+	Language string
 	// Reference says how the code reads an environment variable.
 	Reference func(env string) string
 }
@@ -250,15 +357,36 @@ type stepScript struct {
 func (s *stepNode) scripts() []stepScript {
 	var out []stepScript
 	if n := s.get("run"); n != nil {
-		out = append(out, stepScript{Node: n, Where: "run:", Reference: shellReference})
+		lang := "shell"
+		ref := shellReference
+		switch sh := strings.ToLower(strings.TrimSpace(scalarText(s.get("shell")))); {
+		case sh == "pwsh" || sh == "powershell":
+			lang, ref = "powershell", pwshReference
+		case sh == "python":
+			lang, ref = "python", pythonReference
+		}
+		out = append(out, stepScript{Node: n, Where: "run:", Language: lang, Reference: ref})
 	}
-	if s.action() == githubScriptAction {
-		if n := s.with("script"); n != nil {
-			out = append(out, stepScript{Node: n, Where: "script:", Reference: jsReference})
+	action := s.action()
+	for _, c := range codeInputs {
+		if c.action != action {
+			continue
+		}
+		for _, e := range s.doc.mappingEntries(s.get("with")) {
+			if strings.EqualFold(e.Key, c.input) {
+				out = append(out, stepScript{Node: e.Value, Where: e.Key + ":", Language: c.language, Reference: languageReference[c.language]})
+			}
 		}
 	}
 	return out
 }
 
-func shellReference(env string) string { return `"$` + env + `"` }
-func jsReference(env string) string    { return "process.env." + env }
+// languageReference says how code in each language reads an environment variable.
+var languageReference = map[string]func(string) string{
+	"shell": shellReference, "javascript": jsReference, "powershell": pwshReference, "python": pythonReference,
+}
+
+func shellReference(env string) string  { return `"$` + env + `"` }
+func jsReference(env string) string     { return "process.env." + env }
+func pwshReference(env string) string   { return "$env:" + env }
+func pythonReference(env string) string { return `os.environ["` + env + `"]` }

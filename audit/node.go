@@ -41,6 +41,10 @@ type document struct {
 	lines   []string
 	anchors map[string]ast.Node
 	decoded map[ast.Node]scalar // decodeScalar's results
+	// safeInputs are the inputs typed boolean, number or choice (lower case).
+	safeInputs map[string]bool
+	// action is set for an action's metadata: inputs.* are the calling workflow's values.
+	action bool
 }
 
 func newDocument(src []byte) *document {
@@ -96,7 +100,7 @@ func (c anchorCollector) Visit(n ast.Node) ast.Visitor {
 	return c
 }
 
-// resolve strips anchors, tags and aliases, returning the node that holds the
+// resolve strips anchors, tags, explicit-key markers and aliases, returning the node that holds the
 // value. It returns nil for a nil node or an alias to an unknown anchor.
 func (d *document) resolve(n ast.Node) ast.Node {
 	for range maxAliasDepth {
@@ -104,6 +108,8 @@ func (d *document) resolve(n ast.Node) ast.Node {
 		case *ast.AnchorNode:
 			n = v.Value
 		case *ast.TagNode:
+			n = v.Value
+		case *ast.MappingKeyNode: // an explicit key, `? run`, is the key `run`
 			n = v.Value
 		case *ast.AliasNode:
 			if v.Value == nil {

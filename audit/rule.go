@@ -14,7 +14,21 @@ type Rule struct {
 	Description string
 	// URL links the GitHub documentation section the rule implements.
 	URL string
+	// Severity and Confidence are those of the rule's findings unless a finding says otherwise.
+	Severity   Level
+	Confidence Level
 }
+
+// Level grades a finding: its Severity (the harm if it is real) or its Confidence (how
+// sure the audit is that it is real).
+type Level string
+
+// The levels, from the most to the least.
+const (
+	High   Level = "high"
+	Medium Level = "medium"
+	Low    Level = "low"
+)
 
 // checker is implemented by every rule. The walker calls VisitWorkflow once,
 // then VisitJob for each job and VisitStep for each of its steps.
@@ -24,6 +38,12 @@ type checker interface {
 	VisitJob(j *jobNode)
 	VisitStep(s *stepNode)
 	Findings() []Finding
+}
+
+// actionVisitor is implemented by the rules that read an action's metadata as a whole (the
+// walker calls VisitAction instead of VisitWorkflow, and no VisitJob, for an action.yml).
+type actionVisitor interface {
+	VisitAction(w *workflowNode)
 }
 
 // ruleBase holds what every rule shares: its description and the findings
@@ -43,13 +63,30 @@ func (r *ruleBase) Findings() []Finding         { return r.findings }
 // reportAt records a finding at p.
 func (r *ruleBase) reportAt(p position, fix, format string, args ...any) {
 	r.findings = append(r.findings, Finding{
-		File:    r.file,
-		Line:    p.Line,
-		Column:  p.Column,
-		Rule:    r.info.Name,
-		Message: fmt.Sprintf(format, args...),
-		Fix:     fix,
+		File:       r.file,
+		Line:       p.Line,
+		Column:     p.Column,
+		Rule:       r.info.Name,
+		Message:    fmt.Sprintf(format, args...),
+		Fix:        fix,
+		Severity:   r.info.Severity,
+		Confidence: r.info.Confidence,
 	})
+}
+
+// grade sets the severity and confidence of the last finding (an empty level keeps the
+// rule's).
+func (r *ruleBase) grade(severity, confidence Level) {
+	if len(r.findings) == 0 {
+		return
+	}
+	f := &r.findings[len(r.findings)-1]
+	if severity != "" {
+		f.Severity = severity
+	}
+	if confidence != "" {
+		f.Confidence = confidence
+	}
 }
 
 // report records a finding at the start of node n.
@@ -63,6 +100,7 @@ type workflowNode struct {
 	root     ast.Node // the top-level mapping
 	jobs     []*jobNode
 	triggers []trigger // the events of on:
+	action   bool      // an action's metadata (action.yml), not a workflow
 }
 
 // jobNode is one entry of `jobs:`.

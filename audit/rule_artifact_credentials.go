@@ -32,6 +32,8 @@ func newArtifactCredentials(file string) *artifactCredentials {
 		Name:        "artifact-credentials",
 		Description: "no upload-artifact of the checkout (path: ., the workspace, .git) after a checkout that persists credentials",
 		URL:         "https://unit42.paloaltonetworks.com/github-repo-artifacts-leak-tokens/",
+		Severity:    High,
+		Confidence:  High,
 	}}}
 }
 

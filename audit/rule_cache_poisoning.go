@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -40,10 +42,12 @@ var cacheAwareActions = []struct {
 	{"actions/cache/save", "", always, cacheSave},
 	{"actions/setup-go", "cache", onUnlessF, cacheBoth}, // on by default since v4
 	{"actions/setup-python", "cache", optIn, cacheBoth},
-	{"actions/setup-node", "cache", optIn, cacheBoth},
+	{"actions/setup-node", "cache", optIn, cacheBoth}, // and package-manager-cache: see stepCacheUse
 	{"actions/setup-java", "cache", optIn, cacheBoth},
 	{"actions/setup-dotnet", "cache", optIn, cacheBoth},
-	{"astral-sh/setup-uv", "enable-cache", optIn, cacheBoth},
+	{"astral-sh/setup-uv", "enable-cache", onUnlessF, cacheBoth}, // "auto", the default: on on GitHub's runners
+	{"pyo3/maturin-action", "sccache", optIn, cacheBoth},
+	{"ramsey/composer-install", "", always, cacheBoth},
 	{"ruby/setup-ruby", "bundler-cache", optIn, cacheBoth},
 	{"swatinem/rust-cache", "", always, cacheBoth},
 	{"mozilla-actions/sccache-action", "", always, cacheBoth},
@@ -73,14 +77,16 @@ type cachePoisoning struct {
 func newCachePoisoning(file string) *cachePoisoning {
 	return &cachePoisoning{ruleBase{file: file, info: Rule{
 		Name:        "cache-poisoning",
-		Description: "no Actions cache (actions/cache, setup-* cache:) under pull_request_target, workflow_run and other privileged triggers, and no cache restored into a job whose token may write",
+		Description: "no Actions cache (actions/cache, setup-* caches, on by default or not, sccache, composer, docker type=gha) under privileged triggers, and none restored into a job whose token may write (or has the default token) or into a release build",
 		URL:         "https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/caching-dependencies-to-speed-up-workflows#restrictions-for-accessing-a-cache",
+		Severity:    Medium,
+		Confidence:  Medium,
 	}}}
 }
 
 // VisitStep checks one step.
 func (r *cachePoisoning) VisitStep(s *stepNode) {
-	use, how := stepCacheUse(s)
+	use, how, confidence := stepCacheUse(s)
 	if use == cacheNone {
 		return
 	}
@@ -93,6 +99,7 @@ func (r *cachePoisoning) VisitStep(s *stepNode) {
 		r.report(s.get("uses"), fix+" in workflows started by "+t.Event+"; cache in the pull_request or push workflow instead",
 			"%s %s the Actions cache in a workflow started by %s, which shares the base branch's cache with every other run on it: a poisoned entry runs with this workflow's secrets, and what it saves is served to later runs, releases included",
 			s.label(), what, t.Event)
+		r.grade("", confidence)
 		return
 	}
 	if use == cacheSave {
@@ -102,43 +109,130 @@ func (r *cachePoisoning) VisitStep(s *stepNode) {
 		r.report(s.get("uses"), fix+" in this job, or move the steps that write with the token to a job without caches",
 			"%s restores the Actions cache into job %q, whose token may write (%s): an entry poisoned by another run then runs with that token",
 			s.label(), s.Job.ID, strings.Join(scopes, ", "))
+		r.grade("", confidence)
+		return
+	}
+	if t, ok := publishingTrigger(s.Job); ok {
+		r.report(s.get("uses"), fix+" in the release build: a release should be built from a clean state",
+			"%s restores the Actions cache in a release build (%s): what the release is built from can come from an entry another run on the default branch saved",
+			s.label(), t)
+		r.grade("", Low)
+		return
+	}
+	if s.Job.permissionsNode() == nil && !s.Job.Workflow.action {
+		r.report(s.get("uses"), fix+", or set `permissions:` (the job then holds only the scopes it names)",
+			"%s restores the Actions cache into job %q, which sets no permissions: its token has the repository's default ones, which may write: an entry poisoned by another run then runs with that token",
+			s.label(), s.Job.ID)
+		r.grade(Low, Low)
 	}
 }
 
-// stepCacheUse returns what the step does with the cache and how to turn it off ("" when
-// only removing the step does).
-func stepCacheUse(s *stepNode) (cacheUse, string) {
+// publisherActions publish what the job built: a release, a package, an image.
+var publisherActions = []string{
+	"softprops/action-gh-release", "ncipollo/release-action", "actions/create-release",
+	"pypa/gh-action-pypi-publish", "goreleaser/goreleaser-action", "js-devtools/npm-publish",
+	"rubygems/release-gem", "changesets/action", "svenstaro/upload-release-action",
+}
+
+// releaseBranch matches branch names conventionally built into releases.
+var releaseBranch = regexp.MustCompile(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
+
+// buildsArtifacts reports whether the job uploads an artifact or publishes.
+func buildsArtifacts(j *jobNode) bool {
+	return slices.ContainsFunc(j.Steps, func(s *stepNode) bool {
+		a := s.action()
+		return a == "actions/upload-artifact" || slices.Contains(publisherActions, a)
+	})
+}
+
+// publishingTrigger returns why the job builds a release: the workflow runs on a published
+// release, a push of tags or of a release branch, or the job runs a publishing action.
+func publishingTrigger(j *jobNode) (string, bool) {
+	w := j.Workflow
+	for _, t := range w.triggers {
+		switch t.Event {
+		case "release":
+			return "release", true
+		case "push":
+			push := w.doc.lookup(w.doc.lookup(w.root, "on"), "push")
+			if w.doc.lookup(push, "tags") != nil && (w.doc.lookup(push, "branches") == nil || buildsArtifacts(j)) {
+				// A workflow run on branches and on tags (CI that also releases): only the
+				// jobs whose output leaves the run are release builds.
+				return "a push of tags", true
+			}
+			for _, b := range w.doc.sequence(w.doc.lookup(push, "branches")) {
+				if releaseBranch.MatchString(strings.TrimSpace(scalarText(b))) {
+					return "a push of release branch " + quote(scalarText(b)), true
+				}
+			}
+		}
+	}
+	for _, s := range j.Steps {
+		if slices.Contains(publisherActions, s.action()) {
+			return "a job that publishes with " + s.action(), true
+		}
+	}
+	return "", false
+}
+
+// stepCacheUse returns what the step does with the cache, how to turn it off ("" when only
+// removing the step does), and how sure that is (a default that depends on the project's
+// files is a guess).
+func stepCacheUse(s *stepNode) (cacheUse, string, Level) {
 	action := s.action()
+	switch action {
+	case "actions/setup-node":
+		// v5 and later cache on their own when package.json names a packageManager.
+		if text := strings.ToLower(strings.TrimSpace(scalarText(s.with("cache")))); text == "" || text == "false" {
+			if strings.EqualFold(strings.TrimSpace(scalarText(s.with("package-manager-cache"))), "false") {
+				return cacheNone, "", ""
+			}
+			return cacheBoth, "set `package-manager-cache: false` on actions/setup-node", Low
+		}
+		return cacheBoth, "drop `cache:` from actions/setup-node", ""
+	case "docker/build-push-action", "docker/bake-action":
+		from := strings.Contains(scalarText(s.with("cache-from")), "type=gha")
+		to := strings.Contains(scalarText(s.with("cache-to")), "type=gha")
+		switch {
+		case from && to:
+			return cacheBoth, "drop the `type=gha` cache-from and cache-to", ""
+		case from:
+			return cacheRestore, "drop the `type=gha` cache-from", ""
+		case to:
+			return cacheSave, "drop the `type=gha` cache-to", ""
+		}
+		return cacheNone, "", ""
+	}
 	for _, a := range cacheAwareActions {
 		if action != a.name {
 			continue
 		}
 		if a.input == "" {
 			if a.name == "actions/cache" && strings.EqualFold(strings.TrimSpace(scalarText(s.with("lookup-only"))), "true") {
-				return cacheSave, "" // checks for an entry without downloading it; still saves
+				return cacheSave, "", "" // checks for an entry without downloading it; still saves
 			}
-			return a.use, ""
+			return a.use, "", ""
 		}
 		v := s.with(a.input)
 		text := strings.ToLower(strings.TrimSpace(scalarText(v)))
 		switch a.toggle {
 		case optIn:
 			if v == nil || text == "" || text == "false" {
-				return cacheNone, ""
+				return cacheNone, "", ""
 			}
-			return a.use, fmt.Sprintf("drop `%s:` from %s", a.input, a.name)
+			return a.use, fmt.Sprintf("drop `%s:` from %s", a.input, a.name), ""
 		case optOut:
 			if text == "true" {
-				return cacheNone, ""
+				return cacheNone, "", ""
 			}
-			return a.use, fmt.Sprintf("set `%s: true` on %s", a.input, a.name)
+			return a.use, fmt.Sprintf("set `%s: true` on %s", a.input, a.name), ""
 		case onUnlessF:
 			if v != nil && text == "false" {
-				return cacheNone, ""
+				return cacheNone, "", ""
 			}
-			return a.use, fmt.Sprintf("set `%s: false` on %s", a.input, a.name)
+			return a.use, fmt.Sprintf("set `%s: false` on %s", a.input, a.name), ""
 		}
-		return a.use, ""
+		return a.use, "", ""
 	}
-	return cacheNone, ""
+	return cacheNone, "", ""
 }

@@ -25,6 +25,8 @@ func newCheckoutCredentials(file string) *checkoutCredentials {
 		Name:        "checkout-credentials",
 		Description: "every actions/checkout step sets with: persist-credentials: false",
 		URL:         "https://github.com/actions/checkout#usage",
+		Severity:    Medium,
+		Confidence:  High,
 	}}}
 }
 

@@ -2,7 +2,10 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+
+	"github.com/goccy/go-yaml/ast"
 )
 
 // untrustedContexts are the context paths whose values a caller, a pull
@@ -19,13 +22,10 @@ var untrustedContexts = []struct {
 	{[]string{"github", "event"}, "event payload"},
 	{[]string{"github", "head_ref"}, "pull request head branch name"},
 	{[]string{"github", "ref_name"}, "branch or tag name"},
+	{[]string{"github", "ref"}, "branch or tag ref"},
 	{[]string{"steps", "*", "outputs"}, "step output"},
 	{[]string{"needs", "*", "outputs"}, "job output"},
 }
-
-// githubScriptAction runs its `script:` input as JavaScript, so expressions
-// there are injections too.
-const githubScriptAction = "actions/github-script" // lower case, as actionName returns
 
 // expressionInjection refuses untrusted `${{ }}` expressions inside `run:`
 // scripts and actions/github-script `script:` inputs. GitHub substitutes the
@@ -43,6 +43,8 @@ func newExpressionInjection(file string) *expressionInjection {
 		Name:        "expression-injection",
 		Description: "no inputs.*, github.event.*, github.head_ref, github.ref_name, steps.*.outputs.* or needs.*.outputs.* expression inside run: or github-script script:",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#understanding-the-risk-of-script-injections",
+		Severity:    High,
+		Confidence:  High,
 	}}}
 }
 
@@ -51,8 +53,8 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 	for _, sc := range s.scripts() {
 		script := s.doc.decodeScalar(sc.Node)
 		for _, e := range findExpressions(script.Text) {
-			path, what := untrustedPath(e.Inner)
-			if path == nil {
+			path, what := s.doc.untrustedPath(e.Inner)
+			if path == nil || ownComputation(s, path) {
 				continue
 			}
 			env := envName(path)
@@ -60,32 +62,22 @@ func (r *expressionInjection) VisitStep(s *stepNode) {
 				fmt.Sprintf("pass it through env: and use %s (env: %s: %s)", sc.Reference(env), env, compact(e.Source())),
 				"%s is pasted into the %s script before it runs, so %s can inject code",
 				compact(e.Source()), sc.Where, what)
-		}
-	}
-}
-
-// untrustedPath returns the first context path of expr that matches
-// untrustedContexts, and a phrase naming it for messages.
-func untrustedPath(expr string) ([]string, string) {
-	for _, chain := range contextPaths(expr) {
-		for _, u := range untrustedContexts {
-			if matchesContext(chain, u.path) {
-				dotted := strings.Join(chain, ".")
-				if len(chain) < len(u.path) {
-					return chain, dotted + " (which holds the " + u.what + ")"
-				}
-				return chain, "the " + u.what + " " + dotted
+			// The event payload and the head branch are anyone's; an input is chosen by
+			// whoever may dispatch or call, an output may well be a value of ours, and a ref
+			// is a branch someone with push access named.
+			if path[0] != "github" || (len(path) > 1 && path[1] == "ref") {
+				r.grade("", Medium)
 			}
 		}
 	}
-	return nil, ""
 }
 
 // matchesContext reports whether chain reads pattern or an object that
-// contains it (chain is a prefix of pattern).
+// contains it (chain is a prefix of pattern). A "*" on either side (an object filter,
+// github.*.issue.title) matches any one property.
 func matchesContext(chain, pattern []string) bool {
 	for i := 0; i < len(chain) && i < len(pattern); i++ {
-		if pattern[i] != "*" && chain[i] != pattern[i] {
+		if pattern[i] != "*" && chain[i] != "*" && chain[i] != pattern[i] { // github.*.issue: any property
 			return false
 		}
 	}
@@ -123,4 +115,41 @@ func compact(s string) string {
 		s = string(r[:limit-3]) + "..."
 	}
 	return s
+}
+
+// outsideData matches code that reads data from outside the workflow's own files: the
+// network, git history, the event payload, GitHub's API, an expression.
+var outsideData = regexp.MustCompile(`\b(gh|hub|curl|wget|git|jq|cat|http|https|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests|urllib|fetch|octokit)\b|GITHUB_EVENT_PATH|GITHUB_HEAD_REF|GITHUB_REF|\$\{\{`)
+
+// ownComputation reports whether path is the output of an earlier run: step of the same job
+// whose code reads nothing from outside (no network, git, event payload, expression, and no
+// env: variable set from untrusted data): a value it computes itself, such as
+// `python -c "print(sys.version)"`, carries no one else's text.
+func ownComputation(s *stepNode, path []string) bool {
+	if len(path) < 4 || path[0] != "steps" || path[2] != "outputs" || path[1] == "*" {
+		return false
+	}
+	for _, other := range s.Job.Steps[:min(s.Index, len(s.Job.Steps))] {
+		if !strings.EqualFold(scalarText(other.get("id")), path[1]) {
+			continue
+		}
+		run := other.get("run")
+		if run == nil || other.get("uses") != nil {
+			return false // an action's output: unknown
+		}
+		script := other.doc.decodeScalar(run).Text
+		if outsideData.MatchString(script) {
+			return false
+		}
+		// A variable of the step's, job's or workflow's env: set from untrusted data.
+		for _, n := range []ast.Node{other.get("env"), other.Job.get("env"), other.doc.lookup(other.Job.Workflow.root, "env")} {
+			for _, e := range other.doc.mappingEntries(n) {
+				if p, _ := other.doc.untrustedIn(e.Value); p != nil && strings.Contains(script, e.Key) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }

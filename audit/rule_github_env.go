@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -27,6 +28,8 @@ func newGithubEnv(file string) *githubEnv {
 		Name:        "github-env",
 		Description: "no $GITHUB_ENV or $GITHUB_PATH write of computed values in workflows started by pull_request_target, workflow_run, issue_comment and other privileged triggers",
 		URL:         "https://securitylab.github.com/resources/github-actions-untrusted-input/",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 
@@ -35,12 +38,24 @@ const githubEnvFix = "pass the value to later steps through $GITHUB_OUTPUT and t
 // VisitStep checks the step's scripts when a privileged trigger can run it.
 func (r *githubEnv) VisitStep(s *stepNode) {
 	t, ok := s.Job.Workflow.firstTrigger(privilegedTriggers, s.mayRun)
+	if s.Job.Workflow.action {
+		// An action has no trigger of its own: any workflow, privileged or not, may call it.
+		t, ok = trigger{Event: "a workflow that calls this action (pull_request_target, workflow_run...)"}, true
+	}
 	if !ok {
 		return
 	}
+	before := len(r.findings)
+	defer func() {
+		if s.Job.Workflow.action {
+			for i := before; i < len(r.findings); i++ {
+				r.findings[i].Confidence = Low
+			}
+		}
+	}()
 	for _, sc := range s.scripts() {
 		script := s.doc.decodeScalar(sc.Node)
-		if sc.Where == "script:" {
+		if sc.Language == "javascript" {
 			for _, call := range githubScriptEnvCalls {
 				if i := strings.Index(script.Text, call); i >= 0 {
 					r.reportAt(script.pos(i), githubEnvFix,
@@ -48,19 +63,45 @@ func (r *githubEnv) VisitStep(s *stepNode) {
 						call, t.Event)
 				}
 			}
-			continue
 		}
-		for _, cmd := range shellCommands(script.Text) {
-			target, at, literal := envFileWrite(cmd)
-			if target == "" || literal {
-				continue
+		found := false // a write the shell reader understood, literal or not
+		if sc.Language == "shell" || sc.Language == "powershell" {
+			for _, cmd := range shellCommands(script.Text) {
+				target, at, literal := envFileWrite(cmd)
+				if target == "" {
+					continue
+				}
+				found = true
+				if literal {
+					continue
+				}
+				r.reportAt(script.pos(at), githubEnvFix,
+					"%s writes $%s in a workflow started by %s: every later step runs with what it writes, and the event's author can choose it",
+					describeStep(s), target, t.Event)
 			}
-			r.reportAt(script.pos(at), githubEnvFix,
-				"%s writes $%s in a workflow started by %s: every later step runs with what it writes, and the event's author can choose it",
+		}
+		// Other languages, and programs a shell script starts (python - <<EOF, node -e):
+		// code that opens the file named by the variable.
+		if loc := envFileProgramWrite.FindStringSubmatchIndex(script.Text); !found && loc != nil {
+			var target string
+			for g := 2; g+1 < len(loc); g += 2 {
+				if loc[g] >= 0 {
+					target = script.Text[loc[g]:loc[g+1]]
+					break
+				}
+			}
+			r.reportAt(script.pos(loc[0]), githubEnvFix,
+				"%s opens $%s from code in a workflow started by %s: every later step runs with what it writes, and the event's author can choose it",
 				describeStep(s), target, t.Event)
 		}
 	}
 }
+
+// envFileProgramWrite matches code that reads the name of an environment file to write it:
+// Python's os.environ["GITHUB_ENV"] / os.getenv, Node's process.env.GITHUB_ENV, PowerShell's
+// $env:GITHUB_ENV, Ruby's ENV["GITHUB_ENV"]. (A shell redirection is matched by envFileWrite,
+// which knows a literal echo from a computed one.)
+var envFileProgramWrite = regexp.MustCompile(`(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\s*\(\s*|getenv\s*\(\s*|ENV\s*\[\s*)["'](GITHUB_(?:ENV|PATH))["']|process\.env(?:\.|\[["'])(GITHUB_(?:ENV|PATH))\b|\$env:(GITHUB_(?:ENV|PATH))\b`)
 
 // envFileWrite returns which environment file the command writes (through a redirection
 // or tee / Out-File / Add-Content), the offset of that file's name, and whether the
@@ -122,5 +163,8 @@ func literalEcho(words []shellWord) bool {
 
 // describeStep names a step for a message that already says where it is.
 func describeStep(s *stepNode) string {
+	if s.Job.Workflow.action {
+		return s.label() + " of the action"
+	}
 	return fmt.Sprintf("%s of job %q", s.label(), s.Job.ID)
 }

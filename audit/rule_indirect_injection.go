@@ -2,6 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
 )
 
 // indirectInjection follows attacker-controlled text through one hop of indirection into
@@ -21,6 +24,8 @@ func newIndirectInjection(file string) *indirectInjection {
 		Name:        "indirect-injection",
 		Description: "no ${{ env.X }} or ${{ matrix.X }} inside run: or github-script script: when X holds inputs, event data, a branch name or outputs",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#good-practices-for-mitigating-script-injection-attacks",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 
@@ -87,18 +92,58 @@ func taintedEnv(s *stepNode, name string) (envDefinition, string, bool) {
 	return envDefinition{}, "", false
 }
 
-// taintedMatrix returns what untrusted context the job's matrix axis comes from.
+// taintedMatrix returns what untrusted context the job's matrix axis comes from. A matrix
+// built from another job's output (fromJSON(needs.setup.outputs.matrix)) is the workflow's
+// own data unless that output is set from an untrusted context other than its own steps.
 func taintedMatrix(j *jobNode, axis string) (string, bool) {
 	values, whole := j.matrixValues(axis)
 	if whole != nil {
-		if path, what := j.doc.untrustedIn(whole); path != nil {
-			return what, true
-		}
+		values = append([]ast.Node{whole}, values...)
 	}
 	for _, v := range values {
-		if path, what := j.doc.untrustedIn(v); path != nil {
-			return what, true
+		for _, text := range j.doc.scalarsBelow(v, 0) {
+			for _, e := range findExpressions(text) {
+				for _, hit := range j.doc.untrustedPaths(e.Inner) {
+					if what, ok := jobOutputTaint(j.Workflow, hit); ok {
+						return what, true
+					}
+				}
+			}
 		}
 	}
 	return "", false
+}
+
+// jobOutputTaint says whether an untrusted hit in a matrix is really untrusted: a job output
+// of this workflow is followed to its definition (one hop), and counts only when that reads
+// the event, an input or a branch name directly.
+func jobOutputTaint(w *workflowNode, hit taintHit) (string, bool) {
+	p := hit.path
+	if len(p) < 4 || p[0] != "needs" || p[2] != "outputs" || p[1] == "*" || p[3] == "*" {
+		return hit.what, true
+	}
+	for _, job := range w.jobs {
+		if !strings.EqualFold(job.ID, p[1]) {
+			continue
+		}
+		def := job.doc.lookup(job.get("outputs"), p[3])
+		if def == nil {
+			for _, e := range job.doc.mappingEntries(job.get("outputs")) {
+				if strings.EqualFold(e.Key, p[3]) {
+					def = e.Value
+				}
+			}
+		}
+		for _, text := range job.doc.scalarsBelow(def, 0) {
+			for _, e := range findExpressions(text) {
+				for _, inner := range job.doc.untrustedPaths(e.Inner) {
+					if inner.path[0] != "steps" && inner.path[0] != "needs" {
+						return fmt.Sprintf("%s, set from %s", hit.what, inner.what), true
+					}
+				}
+			}
+		}
+		return "", false
+	}
+	return hit.what, true
 }

@@ -26,6 +26,8 @@ func newJobTimeout(file string) *jobTimeout {
 		Name:        "job-timeout",
 		Description: "every job with runs-on: sets timeout-minutes:",
 		URL:         "https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idtimeout-minutes",
+		Severity:    Low,
+		Confidence:  High,
 	}}}
 }
 

@@ -21,6 +21,15 @@ var dockerDigest = regexp.MustCompile(`@sha256:[0-9a-fA-F]{64}$`)
 // the commit being run.
 const localActionPrefix = "./"
 
+// sameRepoPrefix is the other spelling of a path in the workflow's own repository ($/path):
+// pinned by the commit being run, like ./.
+const sameRepoPrefix = "$/"
+
+// isLocalUses reports whether uses names an action or workflow of the same repository.
+func isLocalUses(uses string) bool {
+	return strings.HasPrefix(uses, localActionPrefix) || strings.HasPrefix(uses, sameRepoPrefix)
+}
+
 // dockerPrefix marks a container image action.
 const dockerPrefix = "docker://"
 
@@ -38,6 +47,8 @@ func newPinnedActions(file string) *pinnedActions {
 		Name:        "pinned-actions",
 		Description: "every uses: is pinned to a full 40-character commit SHA, with the tag in a trailing comment",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#using-third-party-actions",
+		Severity:    Medium,
+		Confidence:  High,
 	}}}
 }
 
@@ -58,7 +69,7 @@ func (r *pinnedActions) VisitStep(s *stepNode) {
 func (r *pinnedActions) check(n ast.Node) {
 	uses := strings.TrimSpace(scalarText(n))
 	switch {
-	case uses == "" || strings.HasPrefix(uses, localActionPrefix):
+	case uses == "" || isLocalUses(uses):
 		return
 	case strings.HasPrefix(uses, dockerPrefix):
 		if !dockerDigest.MatchString(uses) {

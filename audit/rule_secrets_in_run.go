@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 )
 
 // secretContexts are the context paths that hold credentials. A whole-object read
@@ -26,6 +27,8 @@ func newSecretsInRun(file string) *secretsInRun {
 		Name:        "secrets-in-run",
 		Description: "no secrets.* or github.token expression inside run: or github-script script: (pass it through env:)",
 		URL:         "https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions#using-secrets-in-a-workflow",
+		Severity:    Medium,
+		Confidence:  High,
 	}}}
 }
 
@@ -54,7 +57,9 @@ func (r *secretsInRun) VisitStep(s *stepNode) {
 func secretPath(expr string) []string {
 	for _, chain := range contextPaths(expr) {
 		for _, p := range secretContexts {
-			if matchesContext(chain, p) && (len(chain) >= len(p) || chain[0] == "secrets") {
+			// github.*.issue is an object filter over github's objects, not the token.
+			if matchesContext(chain, p) && !slices.Contains(chain[:min(len(chain), len(p))], "*") &&
+				(len(chain) >= len(p) || chain[0] == "secrets") {
 				return chain
 			}
 		}

@@ -44,6 +44,8 @@ func newTmateAccess(file string, openGate bool) *tmateAccess {
 		Name:        "tmate-access",
 		Description: "every tmate/SSH debug session (action-tmate, action-upterm, tmate, debugflow-step gate) is limited to the actor's SSH keys",
 		URL:         "https://github.com/mxschmitt/action-tmate#use-registered-public-ssh-keys",
+		Severity:    High,
+		Confidence:  High,
 	}}, openGate: openGate}
 }
 

@@ -57,6 +57,8 @@ func newUntrustedCheckout(file string) *untrustedCheckout {
 		Name:        "untrusted-checkout",
 		Description: "no checkout of the pull request's code and no download of another run's artifacts under pull_request_target, workflow_run or issue_comment",
 		URL:         "https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/",
+		Severity:    High,
+		Confidence:  Medium,
 	}}}
 }
 
@@ -74,7 +76,11 @@ func (r *untrustedCheckout) VisitStep(s *stepNode) {
 	case action == checkoutAction:
 		for _, input := range []string{"ref", "repository"} {
 			if v := s.with(input); v != nil {
-				if what := prCodeReference(v); what != "" {
+				what := prCodeReference(v)
+				if what == "" {
+					what = indirectPRReference(s, v)
+				}
+				if what != "" {
 					r.report(v, untrustedCheckoutFix,
 						"%s checks out %s in a workflow started by %s: the pull request's code then runs with the base repository's secrets and write token",
 						s.label(), what, t.Event)
@@ -117,6 +123,41 @@ func prCodeReference(v ast.Node) string {
 	}
 	if m := pullRef.FindString(text); m != "" {
 		return "the pull request's code (" + strings.TrimSpace(strings.TrimLeft(m, " /")) + ")"
+	}
+	return ""
+}
+
+// headLookup matches code that finds a pull request's head: `gh pr view --json headRefOid`,
+// the pulls API, `.head.sha` / `.head.ref` of its answer, refs/pull/N/head.
+var headLookup = regexp.MustCompile(`(?i)head_?ref(name|oid)?\b|head\.(sha|ref)\b|head_sha|\bpulls\.get\b|gh\s+pr\s+view|/pulls/|refs/pull/`)
+
+// indirectPRReference says which pull request code a checkout input names through one hop:
+// an env: variable set from the pull request's head, or the output of an earlier step of the
+// job whose code looks the head up (the usual issue_comment pattern: read the pull request
+// with the API, check out its head). "" when it names none.
+func indirectPRReference(s *stepNode, v ast.Node) string {
+	for _, e := range findExpressions(scalarText(v)) {
+		for _, chain := range contextPaths(e.Inner) {
+			switch {
+			case len(chain) == 2 && chain[0] == "env":
+				if def, ok := s.env(chain[1]); ok {
+					if what := prCodeReference(def.Value); what != "" {
+						return what + " through env " + def.Name
+					}
+				}
+			case len(chain) >= 3 && chain[0] == "steps" && chain[2] == "outputs":
+				for _, other := range s.Job.Steps[:min(s.Index, len(s.Job.Steps))] {
+					if !strings.EqualFold(scalarText(other.get("id")), chain[1]) {
+						continue
+					}
+					for _, sc := range other.scripts() {
+						if headLookup.MatchString(other.doc.decodeScalar(sc.Node).Text) {
+							return "the pull request's head, as step " + quote(chain[1]) + " looks it up (" + strings.Join(chain, ".") + ")"
+						}
+					}
+				}
+			}
+		}
 	}
 	return ""
 }

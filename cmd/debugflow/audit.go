@@ -7,12 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/audit"
 	"github.com/debugflow/debugflow/internal/textsafe"
+	"github.com/debugflow/debugflow/internal/version"
 )
 
 // maxWorkflowBytes bounds what audit reads from one file: a workflow is a few kilobytes, and a
@@ -25,42 +27,92 @@ type auditOptions struct {
 	// AllowWrite are the scopes a workflow may grant write access to (a release workflow's
 	// contents: write); by default none.
 	AllowWrite []string
-	Stdout     io.Writer // findings and the summary line
-	Stderr     io.Writer // files that could not be audited
+	// Config is the config file's path; "" reads audit.DefaultConfigPath when it exists.
+	Config string
+	// Format is "text" (one line per finding and a summary), "json" or "sarif".
+	Format string
+	Stdout io.Writer // findings and the summary line
+	Stderr io.Writer // files that could not be audited
 }
 
+// auditFormats are the values of --format.
+var auditFormats = []string{"text", "json", "sarif"}
+
 func newAuditCmd(stdout io.Writer) *cobra.Command {
-	var allowWrite []string
+	o := auditOptions{Stdout: stdout}
 	cmd := &cobra.Command{
 		Use:   "audit FILE...",
-		Short: "Security audit of GitHub Actions workflows",
-		Example: `  debugflow audit .github/workflows/*.yml
+		Short: "Security audit of GitHub Actions workflows and composite actions",
+		Example: `  debugflow audit .github/workflows/*.yml .github/actions/*/action.yml
   debugflow audit .github/workflows/ci.yml || echo "fix the findings above"
-  debugflow audit --allow-write contents .github/workflows/release.yml`,
+  debugflow audit --allow-write contents .github/workflows/release.yml
+  debugflow audit --format sarif .github/workflows/*.yml > audit.sarif`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAudit(cmd.Context(), auditOptions{Files: args, AllowWrite: allowWrite, Stdout: stdout, Stderr: cmd.ErrOrStderr()})
+			o.Files, o.Stderr = args, cmd.ErrOrStderr()
+			return runAudit(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringArrayVar(&allowWrite, "allow-write", nil, "accept `SCOPE`: write (repeatable), e.g. contents for a workflow that creates releases")
+	cmd.Flags().StringArrayVar(&o.AllowWrite, "allow-write", nil, "accept `SCOPE`: write (repeatable), e.g. contents for a workflow that creates releases")
+	cmd.Flags().StringVar(&o.Config, "config", "", "the audit config `FILE` (default "+audit.DefaultConfigPath+" when it exists)")
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output `FORMAT`: text, json or sarif (for GitHub code scanning)")
 	var b strings.Builder
-	b.WriteString("Check workflows against the rules debugflow's own output follows:\n")
+	b.WriteString("Check workflows and composite actions (action.yml) against the rules debugflow's own output\nfollows:\n")
 	for _, r := range audit.Rules() {
-		fmt.Fprintf(&b, "  %-22s %s\n", r.Name, r.Description)
+		fmt.Fprintf(&b, "  %-23s %s\n", r.Name, r.Description)
 	}
-	b.WriteString(`Each finding names file:line:column, the rule and the fix.
+	b.WriteString(`Each finding names file:line:column, the rule and the fix; --format json and sarif add its
+severity and confidence. A finding is silenced by a comment on its line (or alone on the line
+above) that gives a reason: # debugflow: ignore[RULE] why it is fine.
 
-Exit status: 0 no findings, 1 findings, 2 a file could not be read or is not a workflow
-(the other files are still audited).`)
+The config file (` + audit.DefaultConfigPath + `, or --config FILE) accepts, once for the repository:
+  allow-write: {contents: [.github/workflows/release.yml]}   # scope: workflows (globs) that may write it
+  self-hosted-labels: [gpu-box]                              # runners that are machines you keep
+  hosted-labels: [big-linux]                                 # GitHub larger runners
+
+Exit status: 0 no findings, 1 findings, 2 a file could not be read or is not a workflow, a bad
+flag or config (the other files are still audited).`)
 	cmd.Long = b.String()
 	return cmd
 }
 
-// runAudit audits every file, printing findings as it goes. A file that cannot be read or
-// parsed is reported on Stderr and the others are still audited; that outcome exits 2,
-// since the audit is incomplete, ahead of findings (1).
+// loadAuditConfig reads the config file: the one named, or the default one when it exists.
+func loadAuditConfig(name string) (*audit.Config, error) {
+	explicit := name != ""
+	if !explicit {
+		name = audit.DefaultConfigPath
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	data, err := readWorkflowFile(name)
+	if err != nil {
+		return nil, usageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
+	}
+	c, err := audit.ParseConfig(data)
+	if err != nil {
+		return nil, usageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
+	}
+	return c, nil
+}
+
+// runAudit audits every file, printing findings as it goes (text) or all at the end (json,
+// sarif). A file that cannot be read or parsed is reported on Stderr and the others are
+// still audited; that outcome exits 2, since the audit is incomplete, ahead of findings (1).
 func runAudit(ctx context.Context, o auditOptions) error {
-	total, failed := 0, 0
+	if o.Format == "" {
+		o.Format = "text"
+	}
+	if !slices.Contains(auditFormats, o.Format) {
+		return usageErrorf("--format %s: want one of %s", textsafe.Visible(o.Format), strings.Join(auditFormats, ", "))
+	}
+	cfg, err := loadAuditConfig(o.Config)
+	if err != nil {
+		return err
+	}
+	text := o.Format == "text"
+	var all []audit.Finding
+	failed := 0
 	for _, path := range o.Files {
 		data, err := readWorkflowFile(path)
 		if err != nil {
@@ -72,8 +124,9 @@ func runAudit(ctx context.Context, o auditOptions) error {
 			failed++
 			continue
 		}
+		opts := append(cfg.Options(path), audit.WithAllowedWriteScopes(o.AllowWrite...))
 		findings, err := interruptible(ctx, func() ([]audit.Finding, error) {
-			return audit.Workflow(path, data, audit.WithAllowedWriteScopes(o.AllowWrite...))
+			return audit.Workflow(path, data, opts...)
 		})
 		if ctx.Err() != nil {
 			return err // Ctrl-C: exit 130 now, nothing more printed
@@ -83,22 +136,39 @@ func runAudit(ctx context.Context, o auditOptions) error {
 			failed++
 			continue
 		}
-		for _, f := range findings {
-			fmt.Fprintln(o.Stdout, f.String())
+		if text {
+			for _, f := range findings {
+				fmt.Fprintln(o.Stdout, f.String())
+			}
 		}
-		total += len(findings)
+		all = append(all, findings...)
+	}
+	total := len(all)
+	switch o.Format {
+	case "json":
+		if err := audit.WriteJSON(o.Stdout, all); err != nil {
+			return err
+		}
+	case "sarif":
+		if err := audit.WriteSARIF(o.Stdout, all, version.Get().Version); err != nil {
+			return err
+		}
 	}
 	switch {
 	case failed > 0:
-		if total > 0 {
+		if total > 0 && text {
 			fmt.Fprintf(o.Stdout, "%d finding(s)\n", total)
 		}
 		return usageErrorf("%d of %d file(s) could not be audited", failed, len(o.Files))
 	case total > 0:
-		fmt.Fprintf(o.Stdout, "%d finding(s)\n", total)
+		if text {
+			fmt.Fprintf(o.Stdout, "%d finding(s)\n", total)
+		}
 		return errFindings
 	}
-	fmt.Fprintf(o.Stdout, "%d file(s): no findings\n", len(o.Files))
+	if text {
+		fmt.Fprintf(o.Stdout, "%d file(s): no findings\n", len(o.Files))
+	}
 	return nil
 }
 
