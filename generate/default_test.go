@@ -255,9 +255,11 @@ func TestDefaultCarriesV3(t *testing.T) {
 				t.Errorf("upload = %+v", up)
 			}
 		}},
-		{"concurrency keyed on the run: a push never cancels a live session", func(t *testing.T) {
-			if !strings.Contains(string(d.raw), "group: ${{ github.workflow }}-${{ github.run_id }}\n  cancel-in-progress: false\n") {
-				t.Error("no per-run concurrency group")
+		{"concurrency: a dispatch keyed on its run (never cancelled), a pull_request run one per pull request (a push cancels the older)", func(t *testing.T) {
+			want := "group: ${{ github.workflow }}-${{ github.event_name == 'pull_request' && format('pr-{0}', github.event.pull_request.number) || github.run_id }}\n" +
+				"  cancel-in-progress: ${{ github.event_name == 'pull_request' }}\n"
+			if !strings.Contains(string(d.raw), want) {
+				t.Errorf("concurrency is not %q", want)
 			}
 		}},
 		{"timeouts fit: steps, tmate maximum and the job", func(t *testing.T) {

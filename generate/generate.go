@@ -135,6 +135,17 @@ func Workflow(s *spec.Spec) (*workflow.Workflow, error) {
 		Env:  toEnv(s.Env),
 		Jobs: workflow.Jobs{debug},
 	}
+	if s.Triggers.PullRequest != nil {
+		// Each push to the pull request starts a run: one per pull request, the newest, so
+		// pushes do not pile up GPU jobs; a dispatch keeps a group of its own and is never
+		// cancelled.
+		isPR := workflow.Eq(workflow.Github("event_name"), workflow.Lit("pull_request"))
+		w.Concurrency = &workflow.Concurrency{
+			Group: workflow.Concat(workflow.Github("workflow"), workflow.Text("-"),
+				workflow.Or(workflow.And(isPR, workflow.Format("pr-{0}", workflow.Github("event")+".pull_request.number")), workflow.Github("run_id"))),
+			CancelInProgressIf: isPR,
+		}
+	}
 	if s.Triggers.WorkflowDispatch {
 		w.RunName = workflow.Concat(workflow.Text(s.Workflow.Name+" "), workflow.Input(spec.DispatchIDInput))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,6 +165,9 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 	if _, err := ValidateInputs(wf, given); err != nil {
 		return usageError(err)
 	}
+	if err := checkDownloadDir(opts.DownloadDir); err != nil {
+		return usageError(err)
+	}
 	repo, host, err := f.resolve(ctx, opts.repoFlags)
 	if err != nil {
 		return err
@@ -177,8 +181,28 @@ func runDispatch(ctx context.Context, opts *dispatchOptions) error {
 			return usageError(fmt.Errorf("no --ref and %v: pass --ref BRANCH", err))
 		}
 	}
+	if f.Preflight != nil {
+		// The local checks (the committed workflow, the pushed branch) before any request.
+		if err := f.Preflight(ctx, ref, opts.Ref == ""); err != nil {
+			return err
+		}
+	}
 	client, err := f.client(ctx, host, stderr)
 	if err != nil {
+		return err
+	}
+	sent := make([]string, 0, len(given)+1)
+	for name := range given {
+		sent = append(sent, name)
+	}
+	if _, declared := wf.Input(DispatchIDInput); declared && given[DispatchIDInput] == "" {
+		sent = append(sent, DispatchIDInput)
+	}
+	slices.Sort(sent)
+	if err := client.CheckWorkflowAtRef(ctx, repo, wf, ref, sent); err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, err, "nothing was dispatched")
+		}
 		return err
 	}
 

@@ -44,6 +44,10 @@ type Factory struct {
 	GitRemote func(ctx context.Context) (string, error)
 	// GitBranch returns the current branch.
 	GitBranch func(ctx context.Context) (string, error)
+	// Preflight checks what dispatch can check here before any request (the committed
+	// workflow against the spec, a pushed branch); fromBranch: ref is the current branch.
+	// nil: no local checks.
+	Preflight func(ctx context.Context, ref string, fromBranch bool) error
 
 	// Sleep and Now are optional test seams for retries, polling and elapsed times.
 	Sleep func(context.Context, time.Duration) error

@@ -205,8 +205,13 @@ func (r *Reproducer) crashed() []Crash {
 	return out
 }
 
-// repetitions is "8 of 50" when the count is known, "8" otherwise.
+// repetitions is "8 of 50" when the count is known, "8" otherwise. A sweep that stopped early
+// ran fewer repetitions than planned, and how many of each test is not recorded: "1 of 50"
+// beside "Tests: 1 of 30 failed" would claim 50 ran, so it says "1 (of 50 planned)".
 func (v *Verdict) repetitions(failed int) string {
+	if v.Run.Count > 0 && v.Run.StoppedEarly {
+		return fmt.Sprintf("%d (of %d planned)", failed, v.Run.Count)
+	}
 	if v.Run.Count > 0 {
 		return fmt.Sprintf("%d of %d", failed, v.Run.Count)
 	}

@@ -10,8 +10,9 @@ import (
 // verdictJSON is the `debugflow report --json` shape (docs/design.md): the answer first, for
 // scripts (`jq .reproduced`), then the sections of the evidence.
 type verdictJSON struct {
-	// Reproduced is Verdict.Reproduced: a test failed or errored or a worker crashed.
-	Reproduced bool `json:"reproduced"`
+	// Reproduced is Verdict.Reproduced: a test failed or errored or a worker crashed; null
+	// when unknown (no reproducer output at all, the text's "unknown (reproducer.log missing)").
+	Reproduced *bool `json:"reproduced"`
 	// ExitCode is the code `debugflow-step verdict` and `debugflow local` exit with: pytest's own
 	// when the sweep ran, steps' setup-failed code when it could not, 128+n when signal n
 	// cancelled it; null when reproducer_summary.json is missing.
@@ -53,10 +54,19 @@ type verdictJSON struct {
 	Notes   []string      `json:"notes"`
 }
 
+// reproducedOrUnknown is Reproduced, nil when the headline says unknown.
+func (v *Verdict) reproducedOrUnknown() *bool {
+	r := v.Reproduced()
+	if !r && !v.Run.SetupFailed && v.Reproducer == nil && !v.Run.HasSummary {
+		return nil
+	}
+	return &r
+}
+
 // jsonView is v in the `--json` shape.
 func (v *Verdict) jsonView() verdictJSON {
 	return verdictJSON{
-		Reproduced: v.Reproduced(), ExitCode: v.Run.ExitCode,
+		Reproduced: v.reproducedOrUnknown(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		KernelLogUnavailable: v.Run.KernelLogUnavailable, SanitizerUnavailable: v.Run.SanitizerUnavailable,

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -34,7 +36,59 @@ func RunCheckSanitizer(ctx context.Context, env *Env, opts CheckSanitizerOptions
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("check-sanitizer: %w", err)}
 	}
 	fmt.Fprintf(env.Stdout, "check-sanitizer: %s\n%s\n", path, strings.TrimSpace(out.Stdout))
+	san, sanFrom := sanitizerCUDA(ctx, env, path)
+	libs, libsFrom := librariesCUDA(env)
+	if san == "" || libs == "" {
+		fmt.Fprintf(env.Stdout, "check-sanitizer: CUDA of compute-sanitizer %s, of the CUDA libraries %s\n", cudaOrUnknown(san, sanFrom), cudaOrUnknown(libs, libsFrom))
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "check-sanitizer: compute-sanitizer of CUDA %s (%s), CUDA libraries %s (%s)\n", san, sanFrom, libs, libsFrom)
+	if san != libs {
+		// Not a failure: an older sanitizer often works, but it may not know the newer
+		// libraries' kernels and report nothing, or fail to attach.
+		env.Action.Warningf("compute-sanitizer is from CUDA %s (%s) but the CUDA libraries are %s (%s): it may miss errors or fail on kernels built for %s; install the sanitizer of the same release (cuda-sanitizer-%s)",
+			san, sanFrom, libs, libsFrom, libs, strings.ReplaceAll(libs, ".", "-"))
+	}
 	return nil
+}
+
+var (
+	reCUDAInPath = regexp.MustCompile(`/cuda-(\d+\.\d+)(?:\.\d+)?/`)
+	reMajorMinor = regexp.MustCompile(`^(\d+\.\d+)`)
+)
+
+// sanitizerCUDA is the CUDA release a compute-sanitizer belongs to, and how that is known: the
+// /usr/local/cuda-X.Y it lives in (through links), else the distribution's nvidia-cuda-toolkit
+// package. "" when neither says.
+func sanitizerCUDA(ctx context.Context, env *Env, path string) (version, from string) {
+	resolved, _ := filepath.EvalSymlinks(path)
+	for _, p := range []string{path, resolved} {
+		if m := reCUDAInPath.FindStringSubmatch(p); m != nil {
+			return m[1], "in cuda-" + m[1]
+		}
+	}
+	out, err := env.runCapture(ctx, 10*time.Second, "dpkg-query", "-W", "-f=${Version}", "nvidia-cuda-toolkit")
+	if m := reMajorMinor.FindStringSubmatch(strings.TrimSpace(out.Stdout)); err == nil && m != nil {
+		return m[1], "nvidia-cuda-toolkit " + strings.TrimSpace(out.Stdout)
+	}
+	return "", ""
+}
+
+// librariesCUDA is the newest /usr/local/cuda-X.Y, where the CUDA libraries the build uses are.
+func librariesCUDA(env *Env) (version, from string) {
+	for _, d := range cudaBinDirs(env) {
+		if m := reCUDAInPath.FindStringSubmatch(d); m != nil {
+			return m[1], strings.TrimSuffix(d, "/bin")
+		}
+	}
+	return "", ""
+}
+
+func cudaOrUnknown(version, from string) string {
+	if version == "" {
+		return "unknown"
+	}
+	return version + " (" + from + ")"
 }
 
 // checkSummary adds md to the step summary ($GITHUB_STEP_SUMMARY, stdout in a terminal).

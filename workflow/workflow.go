@@ -125,6 +125,22 @@ func ContentsRead() Permissions { return Permissions{{Scope: "contents", Level: 
 type Concurrency struct {
 	Group            string `yaml:"group"`
 	CancelInProgress bool   `yaml:"cancel-in-progress"`
+	// CancelInProgressIf, when set, is written instead of CancelInProgress: the runs it holds
+	// for cancel the older run of their group (pull_request runs, say, but not dispatches).
+	CancelInProgressIf Expr `yaml:"-"`
+}
+
+// MarshalYAML writes cancel-in-progress as the expression when there is one.
+func (c Concurrency) MarshalYAML() (any, error) {
+	type plain struct {
+		Group            string `yaml:"group"`
+		CancelInProgress any    `yaml:"cancel-in-progress"`
+	}
+	p := plain{Group: c.Group, CancelInProgress: c.CancelInProgress}
+	if c.CancelInProgressIf != "" {
+		p.CancelInProgress = c.CancelInProgressIf.String()
+	}
+	return p, nil
 }
 
 // Jobs are the workflow's jobs in order, written as a mapping keyed by Job.ID.

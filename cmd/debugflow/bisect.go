@@ -87,7 +87,7 @@ const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: disp
   debugflow bisect log
   debugflow bisect reset`
 
-func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+func addBisectCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
 	o := &bisectOptions{}
 	cmd := &cobra.Command{
 		Use:     "bisect --good REF --bad REF [--local] [--count N] [--confidence P] [--max-steps N] [--parallel K] | --resume",
@@ -96,7 +96,7 @@ func addBisectCmd(root *cobra.Command, specPath *string, stdout, stderr io.Write
 		Example: bisectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBisect(cmd.Context(), cmd, o, *specPath, stdout, stderr)
+			return runBisect(cmd.Context(), cmd, o, sp, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -133,7 +133,7 @@ func statePath(ctx context.Context, dir string) (string, error) {
 	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
 }
 
-func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFlag string, stdout, stderr io.Writer) error {
+func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, stdout, stderr io.Writer) error {
 	changed := cmd.Flags().Changed
 	path, err := statePath(ctx, o.Checkout)
 	if err != nil {
@@ -147,8 +147,9 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFl
 			return err
 		}
 		set = st.Settings
-		if specFlag == "" {
-			specFlag = set.Spec
+		if sp.Path == "" && !sp.Default {
+			// The spec the bisection began with, named as the state recorded it.
+			sp = &specSource{Path: set.Spec, Stderr: sp.Stderr}
 		}
 	} else {
 		if o.Good == "" || o.Bad == "" {
@@ -163,7 +164,7 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, specFl
 			}
 		}
 	}
-	s, specName, err := loadSpec(specFlag)
+	s, specName, err := sp.load()
 	if err != nil {
 		return err
 	}

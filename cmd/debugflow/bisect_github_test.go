@@ -83,6 +83,8 @@ func TestBisectGitHub(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	// The experiment workflow is on the branch (its content is the fake API's business).
+	writeFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
 	writeFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
 	s, err := spec.Load(specPath)

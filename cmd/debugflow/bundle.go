@@ -140,13 +140,13 @@ func bundleList(root string, plan *stepbin.Plan) string {
 
 // bundleOptions are the flags of `debugflow bundle`.
 type bundleOptions struct {
-	SpecPath string
-	Root     string
-	Check    bool
-	Remove   bool
+	Spec   *specSource
+	Root   string
+	Check  bool
+	Remove bool
 }
 
-func newBundleCmd(specPath *string, stdout, stderr io.Writer) *cobra.Command {
+func newBundleCmd(sp *specSource, stdout, stderr io.Writer) *cobra.Command {
 	opts := &bundleOptions{}
 	cmd := &cobra.Command{
 		Use:   "bundle [--spec FILE] [--root DIR] [--check | --remove]",
@@ -166,7 +166,7 @@ generated workflow pins. 'debugflow enable' removes the bundle too.`,
   debugflow bundle --remove`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.SpecPath = *specPath
+			opts.Spec = sp
 			if !cmd.Flags().Changed("root") {
 				opts.Root = stepbin.WorkTreeTop()
 			}
@@ -181,7 +181,7 @@ generated workflow pins. 'debugflow enable' removes the bundle too.`,
 }
 
 func runBundle(ctx context.Context, opts *bundleOptions, stdout, stderr io.Writer) error {
-	s, _, err := loadSpec(opts.SpecPath)
+	s, _, err := opts.Spec.load()
 	if err != nil {
 		return err
 	}
@@ -237,32 +237,4 @@ func removeBundle(root, dir string, dryRun bool, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "removed the bundled %s%s\n", p, how)
 	}
 	return nil
-}
-
-// enableRemovesBundle makes `debugflow enable` delete the bundle too: nothing of the debug
-// branch's step binary goes back with a merge. The bundle's folder is the spec's (--spec, else
-// ./debugflow.yaml): a --spec that does not load stops enable before anything is renamed, while
-// a broken ./debugflow.yaml only leaves the default folder, so a branch can always be restored.
-func enableRemovesBundle(enable *cobra.Command) {
-	var dir string
-	enable.PreRunE = func(cmd *cobra.Command, args []string) error {
-		specPath, _ := cmd.Flags().GetString("spec")
-		dir = spec.DefaultBundleDir
-		s, _, err := loadSpec(specPath)
-		switch {
-		case err == nil:
-			dir = s.StepBinary.Dir
-		case cmd.Flags().Changed("spec"):
-			return err
-		default:
-			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s does not load, so the bundle is looked for in %s (pass --spec)\n", spec.DefaultFile, dir)
-		}
-		return nil
-	}
-	enable.PostRunE = func(cmd *cobra.Command, args []string) error {
-		workflows, _ := cmd.Flags().GetString("dir")
-		dryRun, _ := cmd.Flags().GetBool("dry-run")
-		return removeBundle(stepbin.Root(filepath.Join(workflows, "x.yml")), dir, dryRun, cmd.OutOrStdout())
-	}
-	enable.Long += "\n\nThe bundled debugflow-step (step_binary.dir of the spec: --spec, else ./debugflow.yaml; default .github/debugflow) is removed too."
 }

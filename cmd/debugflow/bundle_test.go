@@ -39,7 +39,7 @@ func init() {
 
 func TestGenerateWritesAndChecksTheBundle(t *testing.T) {
 	dir := t.TempDir()
-	wf := filepath.Join(".github", "workflows", "debug.yml")
+	wf := filepath.Join(".github", "workflows", "debug_cuda_repro.yml")
 	bundle := filepath.Join(dir, ".github", "debugflow", "debugflow-step-linux-amd64")
 	code, out := runCLI(t, dir, "generate", "-o", wf)
 	if code != 0 {
@@ -111,7 +111,7 @@ func TestGenerateToStdoutNamesTheBundleCommand(t *testing.T) {
 func TestGenerateWarnsWhenGitWouldNotCommitTheBundle(t *testing.T) {
 	dir := t.TempDir()
 	gitRepo(t, dir)
-	wf := filepath.Join(".github", "workflows", "debug.yml")
+	wf := filepath.Join(".github", "workflows", "debug_cuda_repro.yml")
 	bundle := filepath.Join(".github", "debugflow", "debugflow-step-linux-amd64")
 	if code, out := runCLI(t, dir, "generate", "-o", wf); code != 0 || strings.Contains(out, "warning:") {
 		t.Errorf("generate, bundle not ignored: exit %d, want no warning:\n%s", code, out)
@@ -168,7 +168,7 @@ func TestGenerateOtherDeliveriesBuildNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "debugflow.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\nstep_binary: "+tt.stepBinary+"\n")
-			code, out := runCLI(t, dir, "generate", "-o", ".github/workflows/d.yml")
+			code, out := runCLI(t, dir, "generate", "-o", ".github/workflows/debugflow.yml")
 			if code != tt.code || !strings.Contains(out, tt.want) {
 				t.Errorf("exit %d (want %d), output lacks %q:\n%s", code, tt.code, tt.want, out)
 			}
@@ -223,7 +223,7 @@ func TestEnableWithSpecRemovesItsBundle(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".github", "workflows", "ci.yml"), "on: push\n")
 	writeFile(t, filepath.Join(dir, "specs", "t4.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\nstep_binary: {dir: .github/t4-step}\n")
 	for _, args := range [][]string{
-		{"generate", "--spec", "specs/t4.yaml", "-o", ".github/workflows/debug_cuda_repro.yml"},
+		{"generate", "--spec", "specs/t4.yaml", "-o", ".github/workflows/debugflow.yml"},
 		{"disable", "--spec", "specs/t4.yaml"},
 	} {
 		if code, out := runCLI(t, dir, args...); code != 0 {

@@ -85,7 +85,7 @@ const experimentExample = `  # does the pin branch fix the crash seen on efd3f69
   # write the experiment workflow (commit and push it before dispatching)
   debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml`
 
-func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+func addExperimentCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
 	o := &experimentOptions{}
 	cmd := &cobra.Command{
 		Use:     "experiment --baseline [NAME=]REF --candidate [NAME=]REF... [--local] [--count N] [--until-decided]",
@@ -94,7 +94,7 @@ func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.W
 		Example: experimentExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, _, err := loadSpec(*specPath)
+			s, _, err := sp.load()
 			if err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ func addExperimentCmd(root *cobra.Command, specPath *string, stdout, stderr io.W
 	o.Repo.AddFlags(f)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
-	cmd.AddCommand(newExperimentWorkflowCmd(specPath, stdout))
+	cmd.AddCommand(newExperimentWorkflowCmd(sp, stdout))
 	root.AddCommand(cmd)
 }
 
@@ -304,6 +304,23 @@ func githubRunner(ctx context.Context, f *ghrun.Factory, o *experimentOptions, s
 			ref = s.Workflow.Branch
 		}
 	}
+	// The experiment workflow is a second file: say it is missing before anything is sent,
+	// here when ref is the current branch, and at ref on GitHub when the API shows the file.
+	if branch, err := gitOutput(ctx, "symbolic-ref", "--short", "HEAD"); err == nil && branch == ref {
+		if top, err := gitOutput(ctx, "rev-parse", "--show-toplevel"); err == nil {
+			path := relToCwd(filepath.Join(top, ".github", "workflows", wf.File))
+			if !fileExists(path) {
+				return nil, &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%s is not here: write it with `debugflow experiment workflow -o %s`, commit and push it, then run the experiment again; nothing was dispatched", path, path)}
+			}
+		}
+	}
+	var names []string
+	for _, in := range wf.Inputs {
+		names = append(names, in.Name)
+	}
+	if err := client.CheckWorkflowAtRef(ctx, repo, wf, ref, names); err != nil {
+		return nil, &exitcode.Error{Code: exitFindings, Err: err}
+	}
 	return &refrun.GitHub{Client: client, Repo: repo, Workflow: wf, Ref: ref, Runners: s.Runners,
 		Log: log, IsTTY: f.IsTTY, Interval: o.Interval}, nil
 }
@@ -333,7 +350,7 @@ func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
 }
 
 // newExperimentWorkflowCmd is `debugflow experiment workflow`.
-func newExperimentWorkflowCmd(specPath *string, stdout io.Writer) *cobra.Command {
+func newExperimentWorkflowCmd(sp *specSource, stdout io.Writer) *cobra.Command {
 	var output string
 	var check bool
 	cmd := &cobra.Command{
@@ -349,7 +366,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
   debugflow experiment workflow --spec debugflow.yaml --check -o .github/workflows/debug_cuda_repro_experiment.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, specName, err := loadSpec(*specPath)
+			s, specName, err := sp.load()
 			if err != nil {
 				return err
 			}
@@ -362,11 +379,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			if err != nil {
 				return err
 			}
-			headerSpec := specName
-			if specName == embeddedSpecName {
-				headerSpec = ""
-			}
-			data, err := generate.GenerateExperiment(s, headerSpec, out)
+			data, err := generate.GenerateExperiment(s, headerName(specName), headerOutput(out))
 			if err != nil {
 				return fmt.Errorf("generating the experiment workflow: %w", err)
 			}
@@ -401,7 +414,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(specPath, "spec", "", specFlagUsage)
+	sp.addSpecFlags(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "file to write, or - for stdout")
 	cmd.Flags().BoolVar(&check, "check", false, "compare with the file on disk instead of writing; exit 1 with a diff when stale")
 	return cmd

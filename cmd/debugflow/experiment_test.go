@@ -339,6 +339,8 @@ func artifactZip(t *testing.T, info refinfo.Info, count int) []byte {
 func TestExperimentGitHub(t *testing.T) {
 	dir := t.TempDir()
 	gitRepo(t, dir)
+	// The experiment workflow is on the branch (its content is the fake API's business).
+	writeFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(dir, "debugflow.yaml")
 	writeFile(t, specPath, `runners: [gpu-t4-4-core, gpu-a10g-4-core]
 reproducer:

@@ -2,7 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/exitcode"
 
 	"github.com/debugflow/debugflow/ghrun"
 	"github.com/debugflow/debugflow/report"
@@ -11,10 +18,10 @@ import (
 )
 
 // addGitHubCmds wires dispatch, watch and download to the spec and the report.
-func addGitHubCmds(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+func addGitHubCmds(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
 	f := ghrun.NewFactory(
 		func() (ghrun.Workflow, error) {
-			s, _, err := loadSpec(*specPath)
+			s, _, err := sp.load()
 			if err != nil {
 				return ghrun.Workflow{}, err
 			}
@@ -37,10 +44,17 @@ func addGitHubCmds(root *cobra.Command, specPath *string, stdout, stderr io.Writ
 		if err == nil {
 			return branch, nil
 		}
-		if s, _, serr := loadSpec(*specPath); serr == nil && s.Workflow.Branch != "" {
+		if s, _, serr := sp.load(); serr == nil && s.Workflow.Branch != "" {
 			return s.Workflow.Branch, nil
 		}
 		return "", err
+	}
+	f.Preflight = func(ctx context.Context, ref string, _ bool) error {
+		s, specName, err := sp.load()
+		if err != nil {
+			return err
+		}
+		return dispatchPreflight(ctx, s, specName, ref)
 	}
 	root.AddCommand(ghrun.NewCmdDispatch(f), ghrun.NewCmdWatch(f), ghrun.NewCmdDownload(f))
 }
@@ -56,7 +70,12 @@ func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 		ranges[name] = &ghrun.IntRange{Min: 1, Why: "the pytest-repeat count"}
 	}
 	if name := s.Tmate.TimeoutInput; name != "" {
-		ranges[name] = &ghrun.IntRange{Min: 1, Max: spec.MaxTmateMinutes, Why: "the tmate timeout in minutes"}
+		// The runner's gate refuses more than tmate.max_minutes, after the queue and the build.
+		most, why := spec.MaxTmateMinutes, "the tmate timeout in minutes"
+		if s.Tmate.MaxMinutes > 0 {
+			most, why = s.Tmate.MaxMinutes, "the tmate timeout in minutes, at most the spec's tmate.max_minutes"
+		}
+		ranges[name] = &ghrun.IntRange{Min: 1, Max: most, Why: why}
 	}
 	for _, in := range s.Inputs {
 		wf.Inputs = append(wf.Inputs, ghrun.InputDef{
@@ -69,4 +88,74 @@ func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 			Description: "Set by debugflow dispatch to find this run"})
 	}
 	return wf
+}
+
+// dispatchPreflight checks here what would otherwise fail on GitHub, before anything is sent:
+// for a dispatch of the current branch (ref), the workflow at the top of the work tree exists, was
+// generated from this spec, declares every input of the spec, is committed with the spec, and
+// the branch is pushed to its upstream. Outside a git work tree, or with --ref naming another
+// branch, the local files say nothing about what GitHub runs: nothing is checked.
+func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) error {
+	branch, err := gitOutput(ctx, "symbolic-ref", "--short", "HEAD")
+	if err != nil || branch != ref {
+		return nil
+	}
+	top, err := gitOutput(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil
+	}
+	rel := filepath.Join(".github", "workflows", s.Workflow.File)
+	path := relToCwd(filepath.Join(top, rel))
+	refuse := func(format string, args ...any) error {
+		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf(format+"; nothing was dispatched", args...)}
+	}
+	regenerate := fmt.Sprintf("debugflow generate %s-o %s", specFlag(specName), path)
+	data, err := readBounded(path, maxValidateBytes)
+	if err != nil {
+		return refuse("%s (workflow.file of %s) is not here: generate it (%s), commit and push it", path, specName, regenerate)
+	}
+	want := headerName(specName)
+	if want == "" {
+		want = embeddedSpecName
+	}
+	if got, ok := headerSpec(data); ok && got != want {
+		return refuse("%s was generated from %s, but this dispatch reads %s (inputs and defaults may differ): pass --spec %s, or regenerate it (%s --force)",
+			path, got, want, headerPath(got), regenerate)
+	}
+	if declared, dispatchable, ok := ghrun.WorkflowDispatchInputs(data); ok {
+		var missing []string
+		for _, in := range dispatchWorkflow(s).Inputs {
+			if dispatchable && !slices.Contains(declared, in.Name) {
+				missing = append(missing, in.Name)
+			}
+		}
+		switch {
+		case !dispatchable:
+			return refuse("%s has no workflow_dispatch trigger: regenerate it (%s), commit and push it", path, regenerate)
+		case len(missing) > 0:
+			return refuse("the spec %s declares the input(s) %s that %s lacks: regenerate it (%s), commit and push it",
+				specName, strings.Join(missing, ", "), path, regenerate)
+		}
+	}
+	files := []string{path}
+	if specName != embeddedSpecName {
+		files = append(files, specName)
+	}
+	if st, err := gitOutput(ctx, append([]string{"status", "--porcelain", "--"}, files...)...); err == nil && st != "" {
+		return refuse("not committed (GitHub runs what is pushed):\n%s\ncommit and push them", st)
+	}
+	upstream, err := gitOutput(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	if err != nil {
+		return refuse("branch %s has no upstream, so GitHub has not seen it: push it with git push -u origin HEAD", branch)
+	}
+	if n, err := gitOutput(ctx, "rev-list", "--count", "@{upstream}..HEAD"); err == nil && n != "0" {
+		return refuse("branch %s has %s commit(s) that %s lacks: GitHub would run the older workflow; push them with git push", branch, n, upstream)
+	}
+	return nil
+}
+
+// gitOutput runs git in the current folder and returns its trimmed stdout.
+func gitOutput(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", args...).Output()
+	return strings.TrimSpace(string(out)), err
 }

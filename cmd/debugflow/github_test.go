@@ -31,6 +31,28 @@ func gitRepo(t *testing.T, dir string) {
 	}
 }
 
+// pushedDebugBranch makes dir a debug branch as the session leaves it before dispatch: the
+// default workflow generated, committed and pushed (to a local bare repository standing for
+// github.com/acme/kernels) with an upstream.
+func pushedDebugBranch(t *testing.T, dir string) {
+	t.Helper()
+	gitRepo(t, dir)
+	bare := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", dir, "config", "url."+bare+".pushInsteadOf", "https://github.com/acme/kernels.git").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	if code, out := runCLI(t, dir, "generate", "--default-spec", "-o", filepath.Join(".github", "workflows", "debug_cuda_repro.yml")); code != 0 {
+		t.Fatalf("generate: exit %d:\n%s", code, out)
+	}
+	gitCommitAll(t, dir)
+	if out, err := exec.Command("git", "-C", dir, "push", "-q", "-u", "origin", "HEAD").CombinedOutput(); err != nil {
+		t.Fatalf("git push: %v\n%s", err, out)
+	}
+}
+
 // evidenceZip is an artifact as the debug job uploads it: a reproducer log with a crashed
 // worker and a failure, and the Xid lines the run added.
 func evidenceZip(t *testing.T) []byte {
@@ -72,7 +94,7 @@ func TestDispatchWatchDownloadReport(t *testing.T) {
 		Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: evidenceZip(t)}},
 	})
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	pushedDebugBranch(t, dir)
 	t.Setenv("GH_TOKEN", testToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
@@ -116,7 +138,7 @@ func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
 		t.Errorf("exit %d, want 2:\n%s", code, out)
 	}
 	for _, want := range []string{`unknown input "repro_count"`, "reproduce_count", "quadrants_ref, tmate_timeout_minutes",
-		`"tmate_timeout_minutes" is the tmate timeout in minutes: it must be a whole number from 1 to 360`} {
+		`"tmate_timeout_minutes" is the tmate timeout in minutes, at most the spec's tmate.max_minutes: it must be a whole number from 1 to 120`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -173,7 +195,7 @@ func TestDispatchWithGHTokenAndStdinInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	pushedDebugBranch(t, dir)
 	t.Setenv("PATH", ghDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("GH_PATH", "")
 	t.Setenv("GH_TOKEN", "")

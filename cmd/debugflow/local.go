@@ -25,7 +25,7 @@ type localOptions struct {
 	Sanitizer          string
 }
 
-func addLocalCmd(root *cobra.Command, specPath *string, stdout, stderr io.Writer) {
+func addLocalCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
 	opts := &localOptions{}
 	cmd := &cobra.Command{
 		Use:   "local [--spec FILE] [--out DIR] [--count N] [--workers N] [--stop-on-first-failure | --full-sweep] [--install] [--build]",
@@ -92,7 +92,7 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 				}
 				workers = &opts.Workers
 			}
-			s, _, err := loadSpec(*specPath)
+			s, _, err := sp.load()
 			if err != nil {
 				return err
 			}

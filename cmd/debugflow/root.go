@@ -25,7 +25,7 @@ Typical session on a debug branch:
   # open the pull request: its pull_request run registers the workflow
   debugflow dispatch -f reproduce_count=200 --watch --download ./evidence
   debugflow report ./evidence
-  debugflow enable                     # before merging anything back`
+  debugflow enable && git commit -am "debug: done"   # safe to merge: nothing debugflow added is left`
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -38,24 +38,24 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v (see `%s --help`)", err, c.CommandPath())
 	})
-	specPath := new(string)
+	sp := &specSource{Stderr: stderr}
 	root.AddCommand(
-		newGenerateCmd(specPath, stdout),
+		newGenerateCmd(sp, stdout),
 		newInitCmd(stdout),
-		newValidateCmd(specPath, stdout),
+		newValidateCmd(sp, stdout),
 		newAuditCmd(stdout),
 	)
-	addSiblingCmds(root)
-	addGitHubCmds(root, specPath, stdout, stderr)
+	addSiblingCmds(root, sp)
+	addGitHubCmds(root, sp, stdout, stderr)
 	root.AddCommand(report.NewCmdReport())
-	addLocalCmd(root, specPath, stdout, stderr)
-	addExperimentCmd(root, specPath, stdout, stderr)
-	addBisectCmd(root, specPath, stdout, stderr)
+	addLocalCmd(root, sp, stdout, stderr)
+	addExperimentCmd(root, sp, stdout, stderr)
+	addBisectCmd(root, sp, stdout, stderr)
 	addVersion(root, stdout)
-	root.AddCommand(newBundleCmd(specPath, stdout, stderr))
+	root.AddCommand(newBundleCmd(sp, stdout, stderr))
 	for _, c := range root.Commands() {
 		if slices.Contains(specCommands, c.Name()) {
-			c.Flags().StringVar(specPath, "spec", "", specFlagUsage)
+			sp.addSpecFlags(c)
 		}
 	}
 	return root
@@ -63,10 +63,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // specCommands are the commands that read the spec (enable: for the bundle's folder), and so
 // the only ones with --spec: init writes a spec, audit and report read workflows and evidence,
-// and a flag they ignored would mislead. A new command that calls loadSpec(*specPath) must be listed here.
+// and a flag they ignored would mislead. A new command that calls sp.load() must be listed here.
 var specCommands = []string{"generate", "validate", "disable", "enable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
 
-const specFlagUsage = "read the spec from `FILE` (default ./debugflow.yaml when present, else the embedded default)"
+const specFlagUsage = "read the spec from `FILE` (default: debugflow.yaml here, else at the top of the git work tree, else the embedded default with a warning)"
 
 // isUsageError recognises cobra's own argument errors, which it does not type.
 func isUsageError(err error) bool {
@@ -76,7 +76,7 @@ func isUsageError(err error) bool {
 	}
 	msg := err.Error()
 	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
-		"accepts ", "requires at least", "requires at most", "invalid argument"} {
+		"accepts ", "if any flags in the group", "requires at least", "requires at most", "invalid argument"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -124,6 +124,13 @@ func runSession(t *testing.T, lines []string) {
 	if _, err := os.Stat(filepath.Join(h.work, "evidence")); err != nil {
 		t.Errorf("no evidence was downloaded: %v", err)
 	}
+	// And the branch is safe to merge: nothing debugflow added is committed any more.
+	committed := h.git(h.work, "ls-tree", "-r", "--name-only", "HEAD")
+	for _, added := range []string{".github/workflows/debug_cuda_repro.yml", "debugflow.yaml", ".github/debugflow/", ".github/workflows/.debugflow-disabled"} {
+		if strings.Contains(committed, added) {
+			t.Errorf("the session's last commit still has %s:\n%s", added, committed)
+		}
+	}
 }
 
 type sessionHarness struct {

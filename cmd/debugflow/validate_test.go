@@ -16,7 +16,7 @@ const okSpec = "runners: [gpu-t4-4-core]\nreproducer: {paths: [tests]}\n"
 // `validate` with no argument checks the current spec, as the header init writes says.
 func TestValidateWithoutArgumentsChecksTheCurrentSpec(t *testing.T) {
 	dir := t.TempDir()
-	if code, out := runCLI(t, dir, "validate"); code != 2 || !strings.Contains(out, "nothing to validate: debugflow.yaml does not exist (`debugflow init` writes one") {
+	if code, out := runCLI(t, dir, "validate"); code != 2 || !strings.Contains(out, "nothing to validate: no debugflow.yaml here nor at the top of the git work tree (`debugflow init` writes one") {
 		t.Errorf("no spec: exit %d:\n%s", code, out)
 	}
 	if code, out := runCLI(t, "", "init"); code != 0 {

@@ -8,6 +8,7 @@
 package ghtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,6 +59,9 @@ type Workflow struct {
 	ArtifactsFor func(Run) []ArtifactFile
 	// VisibleAfterLists hides a dispatched run from run lists for this many list calls.
 	VisibleAfterLists int
+	// Content is the file the contents API serves at every existing branch; nil: a
+	// workflow_dispatch workflow declaring Inputs.
+	Content []byte
 }
 
 // ArtifactFile is an artifact's name and zip content.
@@ -303,6 +307,7 @@ var (
 	reJobs      = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/actions/runs/([0-9]+)/jobs$`)
 	reArtifacts = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/actions/runs/([0-9]+)/artifacts$`)
 	reZip       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/actions/artifacts/([0-9]+)/zip$`)
+	reContents  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/\.github/workflows/([^/]+)$`)
 )
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
@@ -347,6 +352,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.listArtifacts(w, r, atoi(m[3]))
 	} else if m := route(reZip, http.MethodGet); m != nil {
 		s.artifactZip(w, atoi(m[3]))
+	} else if m := route(reContents, http.MethodGet); m != nil {
+		s.workflowContents(w, r.URL.Query().Get("ref"), m[3])
 	} else {
 		notFound(w)
 	}
@@ -479,6 +486,29 @@ func (s *Server) getWorkflow(w http.ResponseWriter, file string) {
 		"id": wf.ID, "name": wf.Name, "path": ".github/workflows/" + wf.File, "state": wf.State,
 		"html_url": fmt.Sprintf("%s/%s/%s/blob/main/.github/workflows/%s", s.HTMLBase, s.Owner, s.Repo, wf.File),
 	})
+}
+
+// workflowContents serves a registered workflow's file as the contents API does, at any
+// branch that exists (the fake keeps one version of each file).
+func (s *Server) workflowContents(w http.ResponseWriter, ref, file string) {
+	wf, ok := s.workflows[file]
+	if !ok || (ref != "" && !s.branches[strings.TrimPrefix(ref, "refs/heads/")]) {
+		notFound(w)
+		return
+	}
+	content := wf.Content
+	if content == nil {
+		var b strings.Builder
+		b.WriteString("name: " + wf.Name + "\non:\n  workflow_dispatch:\n    inputs:\n")
+		for _, in := range wf.Inputs {
+			fmt.Fprintf(&b, "      %s:\n        type: string\n", in)
+		}
+		b.WriteString("jobs: {}\n")
+		content = []byte(b.String())
+	}
+	path := ".github/workflows/" + file
+	writeJSON(w, http.StatusOK, map[string]any{"type": "file", "encoding": "base64", "name": file, "path": path,
+		"size": len(content), "content": base64.StdEncoding.EncodeToString(content)})
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, file string) {
