@@ -84,3 +84,27 @@ func TestLargeWorkflowWithoutAliasesAudits(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestHugeMatrixExcludeIsBounded: a matrix of many axes and thousands of exclude: entries (made
+// with aliases) is not expanded combination by combination.
+func TestHugeMatrixExcludeIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("on: pull_request\npermissions: {contents: read}\nx: &ex\n")
+	for i := 0; i < 5000; i++ {
+		b.WriteString("  - {os: gpu-box, a: v" + strings.Repeat("x", i%7) + "}\n")
+	}
+	b.WriteString("jobs:\n  j:\n    runs-on: ${{ matrix.os }}\n    timeout-minutes: 5\n    strategy:\n      matrix:\n")
+	b.WriteString("        os: [ubuntu-latest, gpu-box]\n        a: [v, vx, vxx, vxxx, vxxxx, vxxxxx, vxxxxxx]\n        b: [1, 2, 3, 4, 5, 6, 7, 8]\n        c: [1, 2, 3, 4, 5, 6, 7, 8]\n        d: [1, 2, 3, 4, 5, 6, 7, 8]\n        exclude: *ex\n")
+	b.WriteString("    steps:\n      - run: echo\n")
+	start := time.Now()
+	findings, err := Workflow("w.yml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if len(findings) != 1 || findings[0].Rule != "self-hosted-runner" {
+		t.Errorf("findings = %v, want the self-hosted runner the bound keeps", findings)
+	}
+}

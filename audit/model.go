@@ -205,6 +205,9 @@ func (j *jobNode) matrixValues(axis string) (values []ast.Node, whole ast.Node) 
 // GitHub itself allows 256 jobs per matrix.
 const maxMatrixCombinations = 4096
 
+// maxMatrixExcludes bounds the exclude: entries applied (beyond it, none is: every value counts).
+const maxMatrixExcludes = 256
+
 // matrixAxisValues returns the values matrix.<axis> takes in the jobs GitHub starts: the
 // axis's list minus the values every combination of which exclude: removes, plus include:
 // entries. An axis or a matrix given by an expression gives no value (it is unknown).
@@ -230,7 +233,7 @@ func (j *jobNode) matrixAxisValues(axis string) []ast.Node {
 				items = []ast.Node{e.Value}
 			}
 			axes = append(axes, axisValues{strings.ToLower(e.Key), items})
-			total *= max(len(items), 1)
+			total = min(total*max(len(items), 1), maxMatrixCombinations+1) // no overflow
 		}
 	}
 	target := -1
@@ -241,7 +244,7 @@ func (j *jobNode) matrixAxisValues(axis string) []ast.Node {
 	}
 	var out []ast.Node
 	if target >= 0 {
-		if len(excludes) == 0 || total > maxMatrixCombinations {
+		if len(excludes) == 0 || len(excludes) > maxMatrixExcludes || total > maxMatrixCombinations {
 			out = append(out, axes[target].values...)
 		} else {
 			kept := map[int]bool{}

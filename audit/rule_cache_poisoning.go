@@ -137,8 +137,14 @@ var publisherActions = []string{
 // releaseBranch matches branch names conventionally built into releases.
 var releaseBranch = regexp.MustCompile(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
 
-// buildsArtifacts reports whether the job uploads an artifact or publishes.
+// releaseJobName matches the id or name of a job that builds what is released.
+var releaseJobName = regexp.MustCompile(`(?i)publish|release|deploy|upload|dist\b|wheels?\b`)
+
+// buildsArtifacts reports whether the job uploads an artifact, publishes, or is named for it.
 func buildsArtifacts(j *jobNode) bool {
+	if releaseJobName.MatchString(j.ID) || releaseJobName.MatchString(scalarText(j.get("name"))) {
+		return true
+	}
 	return slices.ContainsFunc(j.Steps, func(s *stepNode) bool {
 		a := s.action()
 		return a == "actions/upload-artifact" || slices.Contains(publisherActions, a)
