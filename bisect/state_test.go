@@ -104,9 +104,19 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 	}
 }
 
-// Whatever a state file holds, reading it either fails with a message or gives a state the
-// bisection can use: its posterior, report and story never panic, and it saves and reads back
-// the same.
+// maxFuzzState bounds a fuzzed state file, and maxFuzzCommits its candidates and steps: a
+// larger state costs more per input (the story recomputes a posterior per step) and far more
+// to minimize (Go's fuzzer minimizes every new input for up to a minute, counting no
+// executions), and only repeats what a small one shows. The size limits have their own tests.
+const (
+	maxFuzzState   = 8 << 10
+	maxFuzzCommits = 64
+)
+
+// Whatever a state file holds (.debugflow/bisect.json is in the working tree: a cloned
+// repository may bring a hostile one), reading it either fails with a message or gives a
+// state `bisect --resume` can use: its posterior, the choice of the next steps, the report
+// and the story never panic or fail, and it saves and reads back the same.
 func FuzzDecodeState(f *testing.F) {
 	st, err := newFakeState(3, defaultSettings(), Counts{Failures: 1, Trials: 2})
 	if err != nil {
@@ -118,16 +128,36 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"version":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzState {
+			return
+		}
 		s, err := DecodeState(bytes.NewReader(data), "fuzz")
 		if err != nil {
 			return
 		}
-		if len(s.Commits) > 1000 || len(s.Steps) > 1000 {
+		if len(s.Commits) > maxFuzzCommits || len(s.Steps) > maxFuzzCommits {
 			return
 		}
 		p, err := s.ComputePosterior()
 		if err != nil {
 			t.Fatalf("a valid state has no posterior: %v", err)
+		}
+		// The next steps, as the resumed session chooses them (Session.Run).
+		if k := s.Settings.Parallel - len(s.InFlight); k >= 1 {
+			var pending []int
+			for _, fl := range s.InFlight {
+				pending = append(pending, s.Index(fl.Commit))
+			}
+			skip := s.SkippedCommits()
+			picks, _, err := p.Choose(k, s.Settings.Count, pending, func(j int) bool { return skip[j] })
+			if err != nil {
+				t.Fatalf("a valid state cannot choose its next steps: %v", err)
+			}
+			for _, j := range picks {
+				if j < 0 || j >= len(s.Commits) {
+					t.Fatalf("picked commit %d of %d", j, len(s.Commits))
+				}
+			}
 		}
 		var b bytes.Buffer
 		if err := s.Report(p).WriteText(&b); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 const helperEnv = "GHRUN_WATCH_HELPER"
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(watchHelper())
 	}
+	testenv.MinimizeBriefly()
 	os.Exit(m.Run())
 }
 

@@ -54,7 +54,7 @@ func FuzzEvidence(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		return string(b)
+		return firstLines(string(b), maxFuzzFile)
 	}
 	f.Add(read("workers.jsonl"), read("xid_added.log"), read("gpu_health_after.txt"), read("coredump_gdb.log"))
 	f.Add(`{"worker":"gw0","pid":1,"phase":"start","nodeid":"t.py::call","time":1,"mono":1,"tz_offset":0}`+"\n"+
@@ -63,6 +63,9 @@ func FuzzEvidence(f *testing.F) {
 	f.Add(`{"worker":"gw0:`+"`"+"``"+`#;x","pid":1,"phase":"start","nodeid":"t.py::a:b#c;`+"```"+`\u001b[2J","time":1,"mono":1,"tz_offset":0}`+"\n",
 		"[Thu Jan  1 00:00:01 1970] NVRM: Xid (PCI:0000:01:00): 48, pid=1, name=x, y\n", "# debugflow: \u009b\n", "CUDA Exception: \u001b]0;x\u0007\n")
 	f.Fuzz(func(t *testing.T, workers, xid, smi, gdb string) {
+		if fuzzTooLarge(workers, xid, smi, gdb) {
+			return
+		}
 		fsys := fstest.MapFS{
 			ReproducerSummary:      {Data: []byte(`{"count":5,"workers":2,"exit_code":1,"crashed_workers":["gw0"],"crashes":[{"worker":"gw0","node_id":"t.py::a"}]}`)},
 			WorkerLog:              {Data: []byte(workers)},

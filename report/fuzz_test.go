@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -13,6 +14,34 @@ import (
 // every renderer: none may panic, the JSON must parse and keep its twenty keys, a section is
 // null only when its file was skipped, no count is negative and no rendered text carries a
 // control character a terminal would act on.
+// maxFuzzFile bounds each file of a fuzzed artifact folder (FuzzLoad, FuzzEvidence): loading
+// and rendering a larger one costs more per input and far more to minimize (Go's fuzzer
+// minimizes every new input for up to a minute, counting no executions), while the parsers'
+// own fuzz targets and the size tests cover long files.
+const maxFuzzFile = 4 << 10
+
+// fuzzTooLarge reports whether any file is over maxFuzzFile.
+func fuzzTooLarge(files ...string) bool {
+	for _, f := range files {
+		if len(f) > maxFuzzFile {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLines is s cut after the last whole line within n bytes.
+func firstLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
 func FuzzLoad(f *testing.F) {
 	f.Add(`{"count":50,"exit_code":1,"reproduced":true,"failed_tests":["t.py::x[cuda-1-50]"]}`, smallLog,
 		"========= ERROR SUMMARY: 0 errors\n", newXid31+"\n")
@@ -25,6 +54,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add(`{"passed":-1,"count":-3,"failed_tests":["\u001b[2J\n"]}`, "collected 0 items / 1 deselected\nFAILED t.py::\u009b - \u202e\n",
 		"========= ERROR SUMMARY: 9223372036854775807 errors\n========= ERROR SUMMARY: 9 errors\n", "\x00\x01\x02F\n")
 	f.Fuzz(func(t *testing.T, summary, repro, san, xid string) {
+		if fuzzTooLarge(summary, repro, san, xid) {
+			return
+		}
 		fsys := fstest.MapFS{}
 		for name, content := range map[string]string{ReproducerSummary: summary, ReproducerLog: repro,
 			SanitizerLog: san, XidAddedLog: xid} {

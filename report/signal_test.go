@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv(childEnv); ok {
 		os.Exit(reportChild(strings.Split(args, "\n")))
 	}
+	testenv.MinimizeBriefly()
 	os.Exit(m.Run())
 }
 

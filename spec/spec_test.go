@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -181,16 +182,28 @@ func inputNames(s *Spec) []string {
 	return names
 }
 
-// FuzzParse: any bytes either load or give located errors, never a panic.
+// maxFuzzSpec bounds a fuzzed spec: parsing a larger one costs more per input and far more
+// to minimize (Go's fuzzer minimizes every new input for up to a minute, counting no
+// executions), and the default spec's 14 KB only repeat what its sections show. The size
+// limit itself (MaxSpecBytes) has its own test.
+const maxFuzzSpec = 4 << 10
+
+// FuzzParse: any bytes either load or give located errors, never a panic. The default spec
+// is seeded one top-level section at a time.
 func FuzzParse(f *testing.F) {
-	f.Add(DefaultYAML())
+	for _, section := range topLevelSections(DefaultYAML()) {
+		f.Add(section)
+	}
 	seeds, _ := filepath.Glob("testdata/*/*.yaml")
 	for _, p := range seeds {
-		if b, err := os.ReadFile(p); err == nil {
+		if b, err := os.ReadFile(p); err == nil && len(b) <= maxFuzzSpec {
 			f.Add(b)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzSpec {
+			return
+		}
 		s, err := Parse("fuzz.yaml", data)
 		if err == nil {
 			if s == nil || len(s.Runners) == 0 || s.Reproducer.Count < 1 {
@@ -203,6 +216,27 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("want spec.Errors, got %T: %v", err, err)
 		}
 	})
+}
+
+// topLevelSections splits a YAML document before each line that starts a top-level key,
+// dropping comment lines, so each piece is a small spec of one section.
+func topLevelSections(data []byte) [][]byte {
+	var out [][]byte
+	var cur []byte
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(line) > 0 && line[0] == '#' {
+			continue
+		}
+		if len(line) > 0 && line[0] != ' ' && line[0] != '\n' && len(cur) > 0 {
+			out = append(out, cur)
+			cur = nil
+		}
+		cur = append(cur, line...)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 func BenchmarkParseDefault(b *testing.B) {

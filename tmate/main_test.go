@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(reexecEnv) == "1" {
 		os.Exit(runGateCLI(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	testenv.MinimizeBriefly()
+	if testenv.FuzzWorker() {
+		os.Exit(m.Run()) // a fuzzing worker runs FuzzDecodeState alone: no double to build
+	}
 	dir, err := os.MkdirTemp("", "tmate-double-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

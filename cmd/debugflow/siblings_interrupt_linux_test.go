@@ -168,7 +168,38 @@ func killAfter(t *testing.T, bin, root string, env []string, sig syscall.Signal,
 	}
 	code := cmd.ProcessState.ExitCode()
 	t.Logf("%s after %v: exit %d\n%s", strings.Join(args, " "), delay, code, lastLines(out.String(), 3))
+	settle(t, root)
 	return code
+}
+
+// settle waits for the git a killed debugflow started to finish: it runs in a process group
+// of its own, so the kill does not stop it half-way, and it may still rename a file. The tree
+// is settled when Git's index is free and two looks 100 ms apart see the same folder.
+func settle(t *testing.T, root string) {
+	t.Helper()
+	wf := filepath.Join(root, ".github", "workflows")
+	look := func() string {
+		if _, err := os.Stat(filepath.Join(root, ".git", "index.lock")); err == nil {
+			return "locked"
+		}
+		entries, err := os.ReadDir(wf)
+		if err != nil {
+			return err.Error()
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, "/")
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		before := look()
+		time.Sleep(100 * time.Millisecond)
+		if after := look(); after == before && after != "locked" {
+			return
+		}
+	}
+	t.Fatal("the tree did not settle in 10 s after the kill")
 }
 
 // checkInterrupted: SIGINT and SIGTERM end the run with 130 and the tree as it was, or, when
