@@ -143,7 +143,7 @@ const (
 	reproducerLog     = "reproducer.log"
 	reproducerSummary = "reproducer_summary.json"
 	maxSummaryBytes   = 16 << 20
-	maxLogBytes       = 128 << 20 // as report.DefaultLimits.LogBytes
+	maxLogBytes       = 128 << 20 // trials are counted in the first 128 MiB of reproducer.log
 	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
 	maxHealthBytes = 8 << 20
 )
