@@ -447,6 +447,8 @@ func (e *evaluator) context(name string) (any, error) {
 			return o, nil
 		}
 		return "", nil
+	case strings.HasPrefix(name, "env.") && e.env != nil:
+		return e.env[strings.TrimPrefix(name, "env.")], nil // unset: '', as on GitHub
 	case name == "github.event_name" && e.event != "":
 		return e.event, nil
 	case name == "github.repository" && e.repository != "":
@@ -613,6 +615,26 @@ func TestEvaluator(t *testing.T) {
 			t.Errorf("condition(%q, failed=%v) = %v, %v; want %v, error %v", tt.cond, tt.jobFailed, got, err, tt.want, tt.wantErr)
 		}
 	}
+	// The env context (what steps exported) and a cancelled run.
+	e.env = map[string]string{"DEBUGFLOW_OUT": "/runner/temp/debugflow-1"}
+	for _, c := range []struct {
+		cond                 string
+		failed, cancel, want bool
+	}{
+		{"always() && env.DEBUGFLOW_OUT != ''", true, false, true},
+		{"always() && env.UNSET != ''", false, false, false},
+		{"!cancelled()", true, false, true},
+		{"!cancelled()", false, true, false},
+		{"always()", false, true, true},
+		{"", false, true, false},
+		{"success()", false, true, false},
+	} {
+		e.cancelled = c.cancel
+		if got, err := e.condition(c.cond, c.failed); err != nil || got != c.want {
+			t.Errorf("condition(%q, failed=%v, cancelled=%v) = %v, %v; want %v", c.cond, c.failed, c.cancel, got, err, c.want)
+		}
+	}
+	e.cancelled, e.env = false, nil
 	// A fork's pull request: the fork clause is false; a dispatch run has no pull request.
 	fork := string(generate.ForkGuard)
 	for _, c := range []struct {

@@ -100,6 +100,12 @@ func TestStoppedReproduceLeavesItsEvidence(t *testing.T) {
 			if got := job.byVerb(t, "sanitize").Outcome; got != outcomeSkipped {
 				t.Errorf("sanitizer %s after a stopped sweep that reproduced nothing", got)
 			}
+			// A cancel frees the runner: no session at the end. A timed-out step does not
+			// cancel the run: the session still opens for a look at what ran.
+			wait := job.step(t, "Wait in the tmate session").Outcome
+			if want := map[string]string{"cancel": outcomeSkipped, "timeout": outcomeSuccess}[tt.name]; wait != want {
+				t.Errorf("the tmate wait after a %s: %s, want %s", tt.name, wait, want)
+			}
 		})
 	}
 }

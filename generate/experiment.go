@@ -297,7 +297,7 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.experimentArtifactName())),
 		workflow.Step{
 			Name: "Upload artifacts",
-			If:   workflow.Always(),
+			If:   uploadCondition,
 			Uses: UploadArtifact.Uses(),
 			With: workflow.With{
 				{Key: "name", Value: workflow.Str(b.experimentArtifactName())},

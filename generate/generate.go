@@ -455,6 +455,11 @@ func (b *builder) checkInputsStep() (workflow.Step, bool) {
 // evidencePath is the job's evidence folder for an action's with: (the upload).
 var evidencePath = workflow.Expr("env." + EvidenceEnv).String()
 
+// uploadCondition uploads the evidence whatever happened, once the init step made the job's
+// folder: before that (the step binary did not install) the job has no evidence, and an
+// empty path would fail the upload.
+var uploadCondition = workflow.And(workflow.Always(), workflow.Ne(workflow.Expr("env."+EvidenceEnv), workflow.Lit("")))
+
 // initStep is the job's first debugflow-step call: a fresh evidence folder of the job's own
 // under the runner's temporary folder (self-hosted GPU machines keep /tmp between jobs and
 // run one agent per GPU: a fixed folder would mix jobs), job.json naming the run in it,
@@ -816,7 +821,7 @@ func (b *builder) gateStepTimeout() workflow.Minutes {
 func (b *builder) uploadStep(name string) workflow.Step {
 	return workflow.Step{
 		Name: name,
-		If:   workflow.Always(),
+		If:   uploadCondition,
 		Uses: UploadArtifact.Uses(),
 		With: workflow.With{
 			{Key: "name", Value: workflow.Str(b.artifactName())},

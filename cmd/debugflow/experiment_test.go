@@ -486,6 +486,8 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 		}
 	}
 	line, _, ok := strings.Cut(strings.TrimSpace(script), ` >> "$GITHUB_STEP_SUMMARY"`)
+	// exec: the command replaces the step's shell, so the runner's signals reach it.
+	line = strings.TrimPrefix(line, "exec ")
 	// debugflow-step report is debugflow report (report.NewCmdReport): run it with this CLI.
 	if !ok || !strings.HasPrefix(line, "debugflow-step report ") {
 		t.Fatalf("compare step %q", script)
