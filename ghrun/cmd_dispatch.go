@@ -54,8 +54,9 @@ The run is found from the dispatch answer when GitHub returns run details, or
 else by the dispatch_id input the generated workflow echoes in its run-name.
 Its URL is printed on stdout. --json FIELDS prints a JSON object with those
 fields instead (runId, url, workflow, ref, repository, dispatchId, foundBy);
-bare --json prints {"run_id":..,"html_url":".."} as before. Progress goes to
-stderr.
+bare --json prints {"run_id":..,"html_url":".."} as before. The "dispatched"
+line and download progress go to stderr; the watch display and the verdict go to
+stdout, or to stderr with --json, so stdout stays one JSON object.
 
 The repository comes from -R, else the origin remote (which must be on
 github.com or on GH_HOST); the ref from -r/--ref, else the current branch. The
@@ -78,7 +79,7 @@ once: on a new debug branch, push it and open a pull request first.`,
 
   # a value from a file, and the inputs as JSON on stdin
   debugflow dispatch -F quadrants_ref=@ref.txt
-  echo '{"reproduce_count": 500, "sanitizer_tool": "racecheck"}' | debugflow dispatch
+  echo '{"reproduce_count": 500, "full_sweep": true}' | debugflow dispatch
 
   # wait, download the artifacts and print the verdict
   debugflow dispatch -R acme/kernels --download ./evidence

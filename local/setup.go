@@ -14,6 +14,22 @@ import (
 	"github.com/debugflow/debugflow/steps"
 )
 
+// pythonEnvironmentLine says where the install's pip lines go. local runs one checkout, the
+// user's own, in the environment the user debugs in (an activated venv or conda environment is
+// used as is); unlike experiment and bisect --local, which make a venv per ref so that refs do
+// not overwrite each other's installs, it makes none: the user chose that environment. Without
+// one, it says that pip installs into the interpreter first on PATH.
+func pythonEnvironmentLine(environ []string) string {
+	for _, name := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(environ[i], "="); ok && k == name && v != "" {
+				return fmt.Sprintf("pip lines install into the active environment %s (%s)", v, name)
+			}
+		}
+	}
+	return "no virtual environment is active: pip lines install into the python first on PATH (activate a venv first to keep this machine's Python clean; see docs/local.md)"
+}
+
 // runSetup runs the spec's install and build stages (package jobsetup, as the workflow runs
 // them), each only with its flag, and says what it left out. A failed stage ends the run as
 // "setup failed" (exit 6) with the failing line; the result is nil when the run goes on, and
@@ -33,6 +49,9 @@ func runSetup(ctx context.Context, s *spec.Spec, opts Options, r *jobsetup.Runne
 		fmt.Fprintf(out, "==> %s (--%s)\n", st.Name, st.Name)
 		if st.Name == "install" && len(s.Install.Apt) > 0 {
 			fmt.Fprintf(out, "    apt packages are never installed by local; make sure these are present: %s\n", strings.Join(s.Install.Apt, " "))
+		}
+		if st.Name == "install" {
+			fmt.Fprintln(out, "    "+pythonEnvironmentLine(r.Job.Environ(nil)))
 		}
 		if rec == nil {
 			rec = &steps.BuildRecord{Cache: map[string]string{}, Keys: map[string]string{}, Restored: map[string]string{}}

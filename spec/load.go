@@ -41,6 +41,9 @@ type Error struct {
 	// Path is the field path, e.g. "reproducer.count" or "inputs[1].name"; empty for the file.
 	Path    string
 	Message string
+	// Syntax is set when the file is not YAML at all (a syntax error): validate exits 2 for it,
+	// as for a file it cannot read.
+	Syntax bool
 }
 
 func (e *Error) Error() string {
@@ -185,7 +188,7 @@ func parseDocument(data []byte) (body ast.Node, e *Error) {
 		// The YAML library has panicked on malformed input before (found by fuzzing): an
 		// error, never a crash.
 		if r := recover(); r != nil {
-			body, e = nil, &Error{Message: fmt.Sprintf("cannot parse this YAML: %v", r)}
+			body, e = nil, &Error{Message: fmt.Sprintf("cannot parse this YAML: %v", r), Syntax: true}
 		}
 	}()
 	tokens := lexer.Tokenize(string(data))
@@ -194,7 +197,9 @@ func parseDocument(data []byte) (body ast.Node, e *Error) {
 	}
 	file, err := parser.Parse(tokens, 0)
 	if err != nil {
-		return nil, yamlError(err)
+		e := yamlError(err)
+		e.Syntax = true
+		return nil, e
 	}
 	if len(file.Docs) == 0 {
 		return nil, nil

@@ -29,6 +29,10 @@ func suggest(name string, candidates []string) string {
 	return best
 }
 
+// Suggest returns the candidate nearest to name when it is near enough to be a typo, else ""
+// (the rule the spec's own hints use, for a command's flags).
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
+
 // typoBudget is how many edits still look like a typo of a word of n letters.
 func typoBudget(n int) int {
 	switch {

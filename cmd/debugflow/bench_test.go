@@ -83,7 +83,7 @@ func BenchmarkGenerateColdProcess(b *testing.B) {
 
 // BenchmarkGenerateInProcess is the same work without process start-up.
 func BenchmarkGenerateInProcess(b *testing.B) {
-	s, name, err := loadSpec("")
+	s, name, err := (&specSource{Default: true}).load()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -156,6 +156,9 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *sp
 			return usageErrorf("--good REF and --bad REF are required (or --resume)")
 		}
 		if _, err := os.Stat(path); err == nil {
+			if old, err := bisect.ReadState(path); err == nil && old.Stop == bisect.StopDecided {
+				return usageErrorf("a finished bisection is recorded in %s: see it with `debugflow bisect log`, then forget it with `debugflow bisect reset` to start another (--resume only reports it again)", path)
+			}
 			return usageErrorf("a bisection is under way (%s): continue it with --resume, see it with `debugflow bisect log`, or forget it with `debugflow bisect reset`", path)
 		}
 		if o.BadSeen != "" {

@@ -352,7 +352,7 @@ func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
 // newExperimentWorkflowCmd is `debugflow experiment workflow`.
 func newExperimentWorkflowCmd(sp *specSource, stdout io.Writer) *cobra.Command {
 	var output string
-	var check bool
+	var check, force bool
 	cmd := &cobra.Command{
 		Use:   "workflow [--spec FILE] [-o FILE|-] [--check]",
 		Short: "Write the experiment workflow of a spec (validated with actionlint and the audit)",
@@ -407,6 +407,12 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 				}
 				return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
 			}
+			if !force {
+				// As generate: never replace the workflow of another spec, or a hand-written file.
+				if err := checkOverwrite(out, specName); err != nil {
+					return err
+				}
+			}
 			if err := writeFileAtomic(out, data, 0o644); err != nil {
 				return err
 			}
@@ -417,5 +423,6 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 	sp.addSpecFlags(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "file to write, or - for stdout")
 	cmd.Flags().BoolVar(&check, "check", false, "compare with the file on disk instead of writing; exit 1 with a diff when stale")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite a workflow generated from another spec, or not by debugflow")
 	return cmd
 }

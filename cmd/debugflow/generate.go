@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -42,11 +43,17 @@ func newGenerateCmd(sp *specSource, stdout io.Writer) *cobra.Command {
 		Use:   "generate [--spec FILE] [-o FILE|-] [--check]",
 		Short: "Write the debug workflow of a spec (validated with actionlint and the audit)",
 		Long: `Generate the GitHub Actions workflow described by a spec. Without --spec it reads
-./debugflow.yaml when present, else the embedded default (the reference CUDA T4 workflow).
+debugflow.yaml here, else at the top of the git work tree, else the embedded default (the
+reference CUDA T4 workflow), saying so on stderr unless --default-spec asks for it.
 
 Before anything is written the workflow is checked with actionlint (runner labels of the spec
-declared as self-hosted, shellcheck when installed) and with 'debugflow audit'; any finding is
-printed and nothing is written (exit 1).
+declared as self-hosted) and with 'debugflow audit'; any finding is printed and nothing is
+written (exit 1). shellcheck, when installed, checks the spec's shell commands as advice on
+stderr (warnings and errors; 'debugflow validate' lists every level), never a refusal.
+
+A file that another spec generated (its header names the spec), or that debugflow did not
+write, is not replaced without --force; under .github/workflows only the spec's workflow.file
+is written (disable keeps, and dispatch runs, that name).
 
 --check compares with the file given by -o (default .github/workflows/<workflow.file>) and
 exits 1 with a unified diff when it is stale: use it in CI.
@@ -58,7 +65,7 @@ next to the workflow (.github/debugflow/debugflow-step-linux-amd64, commit it to
 its SHA-256; --check then also compares the bundle on disk. The bundle is a go build (about a
 minute on a cold build cache, then cached), run even for -o - since the workflow pins its
 checksum. See docs/release.md.`,
-		Example: `  # print the default workflow
+		Example: `  # print the workflow of the current spec (the default one with --default-spec)
   debugflow generate
   # write it where GitHub finds it
   debugflow generate --spec debugflow.yaml -o .github/workflows/debug_cuda_repro.yml
@@ -355,23 +362,42 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// minimalSpec is what `init --minimal` writes: runners, tests, install and build, for a
+// project that is not the reference one.
+//
+//go:embed minimal.yaml
+var minimalSpec []byte
+
 func newInitCmd(stdout io.Writer) *cobra.Command {
-	var force bool
+	var force, minimal bool
 	var output string
 	cmd := &cobra.Command{
 		Use:   "init [--output FILE] [--force]",
 		Short: "Write the default spec (the reference CUDA T4 workflow) as an editable file",
 		Long: `Write debugflow.yaml: every key of the spec with the values of the reference CUDA T4
 debug workflow and a comment saying what it does. Edit it, then run 'debugflow generate'.
-An existing file is never overwritten without --force.`,
+--minimal writes a short spec instead (runners, triggers, install, build, the tests), for a
+project that is not the reference one. An existing file is never overwritten without --force.
+In a subfolder of a git work tree, the default --output is debugflow.yaml at its top, where
+the other commands look for it.`,
 		Example: `  debugflow init
+  debugflow init --minimal
   debugflow init --output specs/t4.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("output") {
+				if top := stepbin.WorkTreeTop(); top != "" {
+					output = relToCwd(filepath.Join(top, spec.DefaultFile))
+				}
+			}
 			if _, err := os.Stat(output); err == nil && !force {
 				return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%s already exists; use --force to overwrite it", output)}
 			}
-			if err := writeFileAtomic(output, spec.DefaultYAML(), 0o644); err != nil {
+			data := spec.DefaultYAML()
+			if minimal {
+				data = minimalSpec
+			}
+			if err := writeFileAtomic(output, data, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s; edit it, then run: debugflow generate --spec %s -o .github/workflows/%s\n",
@@ -380,6 +406,7 @@ An existing file is never overwritten without --force.`,
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	cmd.Flags().BoolVar(&minimal, "minimal", false, "write a short commented spec (runners, triggers, install, build, tests) instead of every key")
 	cmd.Flags().StringVarP(&output, "output", "o", spec.DefaultFile, "file to write")
 	return cmd
 }
@@ -411,9 +438,12 @@ labels are accepted when they are the runners of the spec named in the workflow'
 generated" header, given with --runner-label, or, for a workflow without that header, the
 runners of the current spec.
 
-Exit status: 0 clean, 1 findings, 2 a file that cannot be read or a --spec that does not
-load.`,
-		Example: `  # the current spec (./debugflow.yaml), as the header written by init says
+Shell commands of a spec are checked with shellcheck when it is installed, as advice at the
+spec's line and field (never counted: the result does not depend on the tools installed).
+
+Exit status: 0 clean, 1 findings, 2 a file that cannot be read, is not YAML (a syntax error),
+or a --spec that does not load.`,
+		Example: `  # the current spec (debugflow.yaml here, else at the top of the git work tree)
   debugflow validate
   # a spec and a workflow
   debugflow validate specs/t4.yaml .github/workflows/debug_cuda_repro.yml
@@ -449,6 +479,10 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 			return err
 		}
 	}
+	if v.unreadable > 0 {
+		fmt.Fprintf(opts.Stdout, "%d finding(s)\n", v.findings)
+		return &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("%d file(s) could not be read as YAML (see above)", v.unreadable)}
+	}
 	if v.findings > 0 {
 		fmt.Fprintf(opts.Stdout, "%d finding(s)\n", v.findings)
 		return errFindings
@@ -462,6 +496,7 @@ type validation struct {
 	ctx           context.Context // Ctrl-C ends the check of a workflow at once
 	opts          *validateOptions
 	findings      int
+	unreadable    int      // files that are not YAML a spec can be read from: exit 2
 	current       []string // runner labels of the current spec, once loaded
 	currentLoaded bool
 }
@@ -514,6 +549,9 @@ func (v *validation) file(path string) error {
 		}
 		for _, e := range errs {
 			fmt.Fprintln(w, e.Error())
+			if e.Syntax {
+				v.unreadable++
+			}
 		}
 		v.findings += len(errs)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/debugflow/debugflow/local"
+	"github.com/debugflow/debugflow/stepbin"
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"
@@ -96,6 +97,11 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 			if err != nil {
 				return err
 			}
+			if top := stepbin.WorkTreeTop(); top != "" && !cmd.Flags().Changed("dir") {
+				// The spec's paths are the checkout's, as the workflow runs them from its root:
+				// from tests/, run at the top of the work tree, where the spec was found.
+				opts.Dir = relToCwd(top)
+			}
 			res, err := local.Run(cmd.Context(), local.Options{
 				Spec: s, Out: opts.Out, Count: opts.Count, Workers: workers, StopOnFirstFailure: opts.StopOnFirstFailure,
 				FullSweep: opts.FullSweep, Install: opts.Install, Build: opts.Build, Python: opts.Python, Verbose: opts.Verbose, Dir: opts.Dir, Sanitizer: opts.Sanitizer,
@@ -120,7 +126,7 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 	f.BoolVar(&opts.Build, "build", false, "run the spec's build commands and exports first (never lines that need root)")
 	f.StringVar(&opts.Python, "python", "", "interpreter with pytest, pytest-xdist and pytest-repeat (default reproducer.python)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "stream pytest's output instead of the progress line")
-	f.StringVar(&opts.Dir, "dir", "", "project checkout to run in (default the current directory)")
+	f.StringVar(&opts.Dir, "dir", "", "project checkout to run in (default: the top of the git work tree holding the current directory, else the current directory)")
 	f.StringVar(&opts.Sanitizer, "sanitizer", "", "compute-sanitizer to use (default: $PATH, /usr/local/cuda*/bin, Debian's toolkit paths)")
 	root.AddCommand(cmd)
 }

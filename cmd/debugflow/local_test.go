@@ -123,3 +123,18 @@ artifact:
 		t.Errorf("sudo ran:\n%s", b)
 	}
 }
+
+// From a subfolder, local reads the spec at the top of the work tree and runs its tests there,
+// where the spec's paths are (as the workflow runs them from the checkout's root).
+func TestLocalFromASubfolderRunsAtTheTop(t *testing.T) {
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	gitRepo(t, dir)
+	out := filepath.Join(dir, "evidence")
+	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf("runners: [gpu]\nreproducer:\n  paths: [tests/test_x.py]\n  workers: 0\n  count: 2\n  python: %s\nartifact:\n  dir: %s\n", py, out))
+	writeFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x():\n    pass\n")
+	code, text := runCLI(t, filepath.Join(dir, "tests"), "local")
+	if code != 0 || !strings.Contains(text, "Reproduced:     no") || strings.Contains(text, "WARNING") {
+		t.Errorf("exit %d, want 0 and the spec's tests run:\n%s", code, text)
+	}
+}

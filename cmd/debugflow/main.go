@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/debugflow/debugflow/ghrun"
@@ -87,6 +88,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = ghrun.ExitInterrupted
 	}
 	if msg := err.Error(); msg != "" {
+		// cobra indents its "Did you mean this?" candidates with a tab, which the escaping
+		// below would print as a literal \t.
+		msg = strings.ReplaceAll(msg, "\n\t", "\n  ")
 		// Errors quote file names and values from files that may be someone else's: their
 		// control characters are shown as escapes, never sent to the terminal.
 		fmt.Fprintln(stderr, "debugflow:", textsafe.VisibleLines(msg))

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/spec"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/debugflow/debugflow/internal/exitcode"
 )
@@ -35,9 +37,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v (see `%s --help`)", err, c.CommandPath())
-	})
+	flagError := func(c *cobra.Command, err error) error {
+		return usageErrorf("%v%s (see `%s --help`)", err, flagSuggestion(c, err), c.CommandPath())
+	}
+	root.SetFlagErrorFunc(flagError)
 	sp := &specSource{Stderr: stderr}
 	root.AddCommand(
 		newGenerateCmd(sp, stdout),
@@ -54,6 +57,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	addVersion(root, stdout)
 	root.AddCommand(newBundleCmd(sp, stdout, stderr))
 	for _, c := range root.Commands() {
+		// Every command, including those that set their own (dispatch, watch, download):
+		// an unknown flag names the one meant.
+		c.SetFlagErrorFunc(flagError)
 		if slices.Contains(specCommands, c.Name()) {
 			sp.addSpecFlags(c)
 		}
@@ -67,6 +73,21 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 var specCommands = []string{"generate", "validate", "disable", "enable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
 
 const specFlagUsage = "read the spec from `FILE` (default: debugflow.yaml here, else at the top of the git work tree, else the embedded default with a warning)"
+
+// flagSuggestion names the flag meant by an unknown one ("--wach": did you mean --watch?).
+func flagSuggestion(c *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if s := spec.Suggest(name, names); s != "" {
+		return "; did you mean --" + s + "?"
+	}
+	return ""
+}
 
 // isUsageError recognises cobra's own argument errors, which it does not type.
 func isUsageError(err error) bool {

@@ -215,7 +215,7 @@ func (h *sessionHarness) openPullRequest() {
 	}
 	h.srv.AddBranch(branch)
 	h.srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug CUDA T4 max-reducer hang",
-		Inputs: []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"},
+		Inputs: []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "full_sweep", "dispatch_id"},
 		Frames: []ghtest.Frame{{Status: "completed", Conclusion: "success",
 			Jobs: []ghtest.Job{{ID: 1, Name: "debug (gpu-t4-4-core)", Status: "completed", Conclusion: "success", RunnerName: "gpu-t4-4-core_1"}}}},
 		Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: sessionEvidence(h.t)}}})
@@ -267,7 +267,7 @@ func TestDisableHelpExampleCommitsEverything(t *testing.T) {
 		t.Fatalf("the first example does not commit: %q", lines)
 	}
 	h := newSessionHarness(t)
-	writeFile(t, filepath.Join(h.work, ".github", "workflows", "debug-cuda.yml"), "name: debug\non: workflow_dispatch\njobs: {}\n")
+	writeFile(t, filepath.Join(h.work, ".github", "workflows", "debug_cuda_repro.yml"), "name: debug\non: workflow_dispatch\njobs: {}\n")
 	for _, line := range lines {
 		if strings.HasPrefix(line, "#") {
 			continue
@@ -282,9 +282,74 @@ func TestDisableHelpExampleCommitsEverything(t *testing.T) {
 		t.Errorf("the example leaves changes out of the commit:\n%s", st)
 	}
 	committed := h.git(h.work, "ls-tree", "-r", "--name-only", "HEAD")
-	for _, want := range []string{".github/workflows/debug-cuda.yml", ".github/workflows/ci.yml.disabled", ".github/workflows/.debugflow-disabled"} {
+	for _, want := range []string{".github/workflows/debug_cuda_repro.yml", ".github/workflows/ci.yml.disabled", ".github/workflows/.debugflow-disabled"} {
 		if !strings.Contains(committed, want+"\n") {
 			t.Errorf("the commit lacks %s:\n%s", want, committed)
 		}
 	}
+}
+
+// Every example of `dispatch --help` works when pasted, from the repository's top and from a
+// subfolder (tests/), against the fake GitHub, on a debug branch set up as the README's session
+// does: the spec is found at the top, the local checks pass, the workflow at the ref declares
+// every input sent.
+func TestDispatchHelpExamplesRunAsPasted(t *testing.T) {
+	var help bytes.Buffer
+	root := newRootCmd(&help, &help)
+	root.SetOut(&help)
+	root.SetArgs([]string{"dispatch", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	_, examples, ok := strings.Cut(help.String(), "Examples:\n")
+	if !ok {
+		t.Fatalf("dispatch --help has no examples:\n%s", help.String())
+	}
+	examples, _, _ = strings.Cut(examples, "\nFlags:")
+	var lines []string
+	for _, l := range strings.Split(examples, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 5 {
+		t.Fatalf("too few examples: %q", lines)
+	}
+	h := newSessionHarness(t)
+	for _, line := range []string{
+		"debugflow init",
+		"debugflow generate -o .github/workflows/debug_cuda_repro.yml",
+		"debugflow disable",
+		`git add debugflow.yaml .github && git commit -q -m "debug: T4 repro" && git push -q -u origin HEAD`,
+	} {
+		h.run(line, h.work)
+	}
+	h.openPullRequest()
+	h.srv.AddBranch("debug/t4-corruption") // the branch one example names with -r
+	for _, dir := range []string{h.work, filepath.Join(h.work, "tests")} {
+		writeFile(t, filepath.Join(dir, "ref.txt"), "main\n")
+		for _, line := range lines {
+			out := h.run(line, dir)
+			if strings.Contains(out, "WARNING") {
+				t.Errorf("in %s, %s: the embedded default was used:\n%s", dir, line, out)
+			}
+		}
+	}
+	if n := len(h.srv.Runs()); n != 2*len(lines) {
+		t.Errorf("%d runs dispatched, want %d", n, 2*len(lines))
+	}
+}
+
+// run runs one pasted line with bash in dir and fails the test when it exits non-zero.
+func (h *sessionHarness) run(line, dir string) string {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", line)
+	cmd.Dir, cmd.Env = dir, h.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		h.t.Fatalf("the pasted line\n  %s\nfailed in %s (%v):\n%s", line, dir, err, out)
+	}
+	return string(out)
 }

@@ -33,6 +33,20 @@ func addSiblingCmds(root *cobra.Command, sp *specSource) {
 		}
 		return nil
 	}
+	// The spec's workflow is kept without --keep: the examples name it as generate writes it.
+	disable.Example = `  # keep only the debug workflow, and commit it with the renames
+  debugflow disable
+  git add .github/workflows/debug_cuda_repro.yml && git commit -m "debug branch: only the debug workflow runs"
+
+  # see what would happen
+  debugflow disable --dry-run
+
+  # what enable will rename back
+  cat .github/workflows/` + siblings.ManifestName + `
+
+  # keep another workflow running too, or a workflows directory elsewhere
+  debugflow disable --keep 'lint-*.yml'
+  debugflow disable --dir path/to/repo/.github/workflows`
 	disable.Long += "\n\nThe workflow of the spec (--spec, else debugflow.yaml here or at the top of the git work tree, else the default) is always kept. " +
 		"Without --dir, the workflows directory is the one at the top of the git work tree, from any folder of it."
 	enable := siblings.NewCmdEnable()
@@ -47,11 +61,17 @@ func workflowsDirAtTop(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("dir") {
 		return nil
 	}
-	top := stepbin.WorkTreeTop()
-	if top == "" {
-		return nil
+	dir := siblings.DefaultDir
+	if top := stepbin.WorkTreeTop(); top != "" {
+		dir = relToCwd(filepath.Join(top, siblings.DefaultDir))
+		if err := cmd.Flags().Set("dir", dir); err != nil {
+			return err
+		}
 	}
-	return cmd.Flags().Set("dir", relToCwd(filepath.Join(top, siblings.DefaultDir)))
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("%s is not here: run %s at the top of the repository or anywhere in its git work tree, or pass --dir DIR", dir, cmd.CommandPath())
+	}
+	return nil
 }
 
 // enableRemovesAdded makes `debugflow enable` delete what the debug branch added, after the

@@ -175,3 +175,19 @@ func TestEnableLeavesABranchSafeToMerge(t *testing.T) {
 		})
 	}
 }
+
+// experiment workflow, like generate, never replaces the workflow of another spec.
+func TestExperimentWorkflowNeverOverwritesAnotherSpecs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "debugflow.yaml"), "runners: [gpu-a10g]\nreproducer: {paths: [tests]}\nworkflow: {file: debug_cuda_repro.yml}\n")
+	out := filepath.Join(".github", "workflows", "debug_cuda_repro_experiment.yml")
+	if code, o := runCLI(t, dir, "experiment", "workflow", "-o", out); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, o)
+	}
+	if code, o := runCLI(t, "", "experiment", "workflow", "--default-spec", "-o", out); code != 1 || !strings.Contains(o, "was generated from debugflow.yaml, not from the embedded default spec") {
+		t.Errorf("exit %d, want 1:\n%s", code, o)
+	}
+	if code, o := runCLI(t, "", "experiment", "workflow", "--default-spec", "--force", "-o", out); code != 0 {
+		t.Errorf("--force: exit %d:\n%s", code, o)
+	}
+}

@@ -91,13 +91,13 @@ func TestBuildForThisPlatform(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		// The release's debugflow writes workflows that download and pin this very archive.
 		work := t.TempDir()
-		gen := exec.Command(filepath.Join(bin, dist.CLI), "generate", "-o", ".github/workflows/d.yml")
+		gen := exec.Command(filepath.Join(bin, dist.CLI), "generate", "-o", ".github/workflows/debug_cuda_repro.yml")
 		gen.Dir = work
 		msg, err := gen.CombinedOutput()
 		if err != nil || !strings.Contains(string(msg), "step binary: release (debugflow v9.8.7 is a release build") {
 			t.Fatalf("generate with the release's debugflow: %v\n%s", err, msg)
 		}
-		wf, _ := os.ReadFile(filepath.Join(work, ".github", "workflows", "d.yml"))
+		wf, _ := os.ReadFile(filepath.Join(work, ".github", "workflows", "debug_cuda_repro.yml"))
 		if !strings.Contains(string(wf), "/v9.8.7/"+step) || !strings.Contains(string(wf), assets[0].SHA256) {
 			t.Errorf("the generated workflow does not download %s pinned to %s", step, assets[0].SHA256)
 		}
