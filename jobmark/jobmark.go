@@ -128,7 +128,7 @@ func New(root string, m Marker) (string, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return "", fmt.Errorf("evidence folder %s: %w", dir, err)
 	}
-	return dir, Write(dir, m)
+	return dir, writeFirst(dir, m)
 }
 
 // Reset empties dir (creating it when missing) and writes m into it: a folder the caller
@@ -149,7 +149,27 @@ func Reset(dir string, m Marker) error {
 			return fmt.Errorf("empty %s for this job: %w", dir, err)
 		}
 	}
-	return Write(dir, m)
+	return writeFirst(dir, m)
+}
+
+// writeFirst writes the marker of a job's folder for the first time, with Created on the file
+// system's clock: the kernel stamps files with a coarse clock (a tick of a few milliseconds,
+// or seconds on some file systems), so a file this job writes right after the marker could
+// otherwise look older than a Created read from Go's fine clock, and be set aside as an
+// earlier job's.
+func writeFirst(dir string, m Marker) error {
+	if err := Write(dir, m); err != nil {
+		return err
+	}
+	info, err := os.Stat(filepath.Join(dir, File))
+	if err != nil {
+		return fmt.Errorf("%s: %w", File, err)
+	}
+	if mod := info.ModTime(); mod.Before(m.Created) {
+		m.Created = mod
+		return Write(dir, m)
+	}
+	return nil
 }
 
 // Write validates m and writes dir/job.json atomically.
