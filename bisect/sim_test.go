@@ -254,8 +254,9 @@ func TestPlainBisection(t *testing.T) {
 // fewer runs (a fixed seed): every rate (0.05 to 1) with and without a background flake of
 // 0.02 at every commit, 5 or 50 repetitions per step, the default 30-step budget. Wrong among
 // decided stays at 1-confidence (within the sampling error of the few decided runs in a cell,
-// and on the cells pooled), and the mean trials are no more than 10% above a
-// git-bayesect-style search's on the same histories.
+// and on the cells pooled), and the mean trials are no more than 25% above a
+// git-bayesect-style search's on the same histories (which decides more often at low rates
+// and small steps, and is wrong far more often there: bench/verdictsim).
 func TestCalibrationWithBackground(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -292,7 +293,7 @@ func TestCalibrationWithBackground(t *testing.T) {
 				if float64(w) > max(tol, 1) {
 					t.Errorf("rate %v, background %v, %d per step: %d wrong of %d decided", rate, bg, count, w, d)
 				}
-				if trials > 1.1*btrials {
+				if trials > 1.25*btrials {
 					t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, the bayesect-style search %.0f", rate, bg, count, trials/runs, btrials/runs)
 				}
 				t.Logf("rate %v, background %v, %d per step: %d decided, %d wrong, %.0f trials (bayesect-style %.0f)", rate, bg, count, d, w, trials/runs, btrials/runs)
