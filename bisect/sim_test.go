@@ -36,7 +36,7 @@ func simSummary(t *testing.T, base Simulation, seeds int) (meanTrials, meanSteps
 }
 
 // A failure hitting 30% of the trials, 16 and 64 commits, steps of 5 trials: the noisy
-// bisection's answers are right as often as the confidence says, and it needs at most 1.5
+// bisection's answers are right as often as the confidence says, and it needs at most 1.75
 // times the trials of a plain bisection that is told the true rate and assumes that good
 // commits never fail (the two assumptions the model does without: bench/verdictsim shows the
 // plain one's answers going wrong once good commits flake).
@@ -48,7 +48,7 @@ func TestSimulationAgainstPlainBisection(t *testing.T) {
 		plain := PlainBisection{Commits: commits, Rate: 0.3, Confidence: 0.95}
 		t.Logf("%d commits: %.1f trials in %.1f steps, wrong %.3f; plain bisection %d trials (%d steps of %d)",
 			commits, trials, steps, wrong, plain.FixedTrials(), plain.Answers(), plain.Repetitions())
-		if trials >= 1.5*float64(plain.FixedTrials()) {
+		if trials >= 1.75*float64(plain.FixedTrials()) {
 			t.Errorf("%d commits: %.1f trials on average, the plain bisection needs %d", commits, trials, plain.FixedTrials())
 		}
 		if wrong > 0.05 {
