@@ -135,9 +135,9 @@ type Verdict struct {
 	// Lead is the most likely first bad commit and Posterior its probability.
 	Lead      int
 	Posterior float64
-	// BadLow is the lower credible bound (at the confidence) of the failure rate of a bad
-	// commit under Lead, BackgroundHigh the upper bound of the background rate: the two
-	// rates least separated that the data still allow.
+	// BadLow is the lower end of the failure rate's credible interval at the confidence (the
+	// (1-confidence)/2 quantile of its posterior) under Lead, BackgroundHigh the upper end of
+	// the background rate's: the two rates least separated that the data still allow.
 	BadLow, BackgroundHigh float64
 	// Separated: BadLow is above BackgroundHigh, so the change stands out of the background.
 	Separated bool
@@ -151,14 +151,17 @@ type Verdict struct {
 
 // Decide applies the stop rule: the leader must hold the confidence of the belief, and keep
 // it when the bad and the background rates are set to the closest values the data allow (the
-// confidence bounds of their posteriors under the leader). While those bounds overlap, the
+// ends of their credible intervals at the confidence under the leader; one-sided bounds at the
+// confidence let a commit named after a cluster of early failures be wrong 7 to 14% of the
+// time at rates of 0.05 to 0.1 with steps of 5 in bench/verdictsim, these 0 to 2%). While those bounds overlap, the
 // evidence cannot separate the change from the background, and nothing is decided.
 func (p *Posterior) Decide(confidence float64) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1
+	tail := (1 - confidence) / 2
 	d := Verdict{Lead: lead, Posterior: v,
-		BadLow:         stats.BetaQuantile(1-confidence, p.alpha[h], p.beta[h]),
-		BackgroundHigh: stats.BetaQuantile(confidence, p.galpha[h], p.gbeta[h])}
+		BadLow:         stats.BetaQuantile(tail, p.alpha[h], p.beta[h]),
+		BackgroundHigh: stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])}
 	d.Separated = d.BadLow > d.BackgroundHigh
 	if d.Separated {
 		d.Robust = p.fixedRates(d.BadLow, d.BackgroundHigh)[h]

@@ -18,13 +18,11 @@ type BisectCell struct {
 	MaxSteps   int
 	// Results: runs, decided, wrong among decided, mean trials; the same for the
 	// git-bayesect-style search.
-	Runs, Decided, Wrong       int
-	Trials                     float64
-	BDecided, BWrong           int
-	BTrials                    float64
-	Err                        error
-	firstBads                  []int
-	steps, bsteps, undecidedNC int
+	Runs, Decided, Wrong int
+	Trials               float64
+	BDecided, BWrong     int
+	BTrials              float64
+	Err                  error
 }
 
 // BisectGrid is the grid: 16, 64 and 256 commits; rates 0.05, 0.1, 0.3 and 1; a
@@ -44,57 +42,58 @@ func BisectGrid(maxSteps int) []BisectCell {
 }
 
 // RunBisectCells simulates runs bisections per cell with debugflow's model and with a
-// git-bayesect-style search, the first bad commit drawn uniformly, on workers goroutines.
-func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect bool) {
-	type job struct{ cell, run int }
-	jobs := make(chan job)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for jb := range jobs {
-				c := &cells[jb.cell]
-				rs := seed + uint64(jb.cell)*1_000_003 + uint64(jb.run)
-				fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
-				sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-					Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs}
-				res, err := sim.Run()
-				var b bisect.SimResult
-				if withBayesect {
-					b = sim.RunBayesect()
-				}
-				mu.Lock()
-				if err != nil && c.Err == nil {
-					c.Err = err
-				}
-				c.Runs++
-				c.Trials += float64(res.Trials)
-				c.steps += res.Steps
-				if res.Decided {
-					c.Decided++
-					if res.Found != fb {
-						c.Wrong++
-					}
-				}
-				c.BTrials += float64(b.Trials)
-				c.bsteps += b.Steps
-				if b.Decided {
-					c.BDecided++
-					if b.Found != fb {
-						c.BWrong++
-					}
-				}
-				mu.Unlock()
-			}
-		})
-	}
+// git-bayesect-style search, the first bad commit drawn uniformly, the runs of each cell on
+// workers goroutines; done is called with each cell as it is finished, in order.
+func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect bool, done func(BisectCell)) {
 	for i := range cells {
-		for r := range runs {
-			jobs <- job{i, r}
+		c := &cells[i]
+		jobs := make(chan int)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range max(workers, 1) {
+			wg.Go(func() {
+				for run := range jobs {
+					rs := seed + uint64(i)*1_000_003 + uint64(run)
+					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
+					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
+						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs}
+					res, err := sim.Run()
+					var b bisect.SimResult
+					if withBayesect {
+						b = sim.RunBayesect()
+					}
+					mu.Lock()
+					if err != nil && c.Err == nil {
+						c.Err = err
+					}
+					c.Runs++
+					c.Trials += float64(res.Trials)
+					if res.Decided {
+						c.Decided++
+						if res.Found != fb {
+							c.Wrong++
+						}
+					}
+					c.BTrials += float64(b.Trials)
+					if b.Decided {
+						c.BDecided++
+						if b.Found != fb {
+							c.BWrong++
+						}
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		for run := range runs {
+			jobs <- run
+		}
+		close(jobs)
+		wg.Wait()
+		if done != nil {
+			done(*c)
 		}
 	}
-	close(jobs)
-	wg.Wait()
 }
 
 // runBisect prints the calibration table.
@@ -107,9 +106,9 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 				cells = append(cells, c)
 			}
 		}
-		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect)
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
-		WriteBisectTable(out, cells)
+		writeBisectHeader(out)
+		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, func(c BisectCell) { writeBisectRow(out, c) })
 		for _, c := range cells {
 			if c.Err != nil {
 				return c.Err
@@ -119,19 +118,24 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 	return nil
 }
 
-// WriteBisectTable prints the cells as a Markdown table.
-func WriteBisectTable(w io.Writer, cells []BisectCell) {
+// writeBisectHeader and writeBisectRow print the table as a Markdown table, a row per cell as
+// soon as it is done (the full grid takes a while).
+func writeBisectHeader(w io.Writer) {
 	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+}
+
+func writeBisectRow(w io.Writer, c BisectCell) {
 	pct := func(a, b int) string {
 		if b == 0 {
 			return "-"
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 	}
-	for _, c := range cells {
-		fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
-			pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), c.Trials/float64(c.Runs),
-			pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
+	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
+		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), c.Trials/float64(c.Runs),
+		pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
+	if f, ok := w.(interface{ Sync() error }); ok {
+		f.Sync()
 	}
 }

@@ -50,12 +50,14 @@ const bisectDefaultMaxSteps = 30
 const bisectLong = `Find the commit that introduced an intermittent failure, with a stated confidence. A plain
 bisection believes every answer; with a crash that hits one run in twenty, a clean step proves
 little and one wrong answer sends it to the wrong commit. debugflow bisect keeps a Bayesian
-model over "which commit of --good..--bad (first-parent) is the first bad one": bad commits
-fail each repetition at an unknown rate, learned from the steps (integrated out exactly), good
-ones almost never. Each step runs the spec's reproducer at the commit whose outcome tells the
-most (expected information), updates the model, and the bisection stops when one commit holds
---confidence of the belief or the budget (--max-steps, --max-time) is spent; then it says what
-it knows: the most likely range and every commit's probability. docs/bisect.md has the model,
+model over "which commit of --good..--bad (first-parent) is the first bad one, or did nothing
+change": bad commits fail each repetition at an unknown rate, good ones (--good too) at their
+own background rate, both learned from the steps (integrated out exactly). Each step runs the
+spec's reproducer at the commit whose outcome tells the most (expected information), updates
+the model, and the bisection stops when one commit holds --confidence of the belief and the
+change stands out of the background, or the budget (--max-steps, --max-time) is spent; then it
+says what it knows: both rates, the most likely range, every commit's probability, and which
+good commits failed too. docs/bisect.md has the model,
 the selection rule and the stop rule.
 
 On GitHub (the default) each step is one dispatch of the experiment workflow ('debugflow

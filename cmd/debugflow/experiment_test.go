@@ -401,9 +401,11 @@ artifact:
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stdout)
 	}
+	// 0/75 against 15/75 per runner is the first look that excludes a halving at the level
+	// of 8 planned rounds (0.60%, half of 5% to each direction): 3 rounds.
 	runs := srv.Runs()
-	if len(runs) != 2 {
-		t.Fatalf("%d dispatches, want 2 rounds", len(runs))
+	if len(runs) != 3 {
+		t.Fatalf("%d dispatches, want 3 rounds", len(runs))
 	}
 	for i, r := range runs {
 		want := map[string]string{"refs": `[{"name":"baseline","ref":"main"},{"name":"fix","ref":"fix-branch"}]`,
@@ -432,17 +434,17 @@ artifact:
 	for _, r := range got.Rows {
 		switch r.Ref {
 		case "baseline":
-			if r.Trials != 50 || r.Failures != 10 || r.Verdict != "baseline" {
+			if r.Trials != 75 || r.Failures != 15 || r.Verdict != "baseline" {
 				t.Errorf("baseline row %+v", r)
 			}
 		case "fix":
-			if r.Trials != 50 || r.Failures != 0 || r.Verdict != "fixed" || r.PValue == nil {
+			if r.Trials != 75 || r.Failures != 0 || r.Verdict != "fixed" || r.PValue == nil {
 				t.Errorf("fix row %+v", r)
 			}
 		}
 	}
-	if _, err := refinfo.Load(filepath.Join(out, "round-2", "evidence-experiment-fix-gpu-a10g-4-core")); err != nil {
-		t.Errorf("round 2 folder: %v", err)
+	if _, err := refinfo.Load(filepath.Join(out, "round-3", "evidence-experiment-fix-gpu-a10g-4-core")); err != nil {
+		t.Errorf("round 3 folder: %v", err)
 	}
 }
 
