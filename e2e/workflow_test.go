@@ -1163,7 +1163,7 @@ func TestBadInputFailsBeforeTheBuild(t *testing.T) {
 	sim := simulate(t, run{selectExpr: "cpu", inputs: map[string]string{"reproduce_count": "2.5"}})
 	job := sim.job
 	check := job.step(t, "Check the inputs")
-	if check.Outcome != outcomeFailure || !strings.Contains(check.Output, `workflow input reproduce_count is the pytest-repeat count: want a whole number of at least 1, got "2.5"`) {
+	if check.Outcome != outcomeFailure || !strings.Contains(check.Output, `workflow input reproduce_count is the pytest-repeat count: want a whole number from 1 to 100000`) {
 		t.Errorf("Check the inputs: %s\n%s", check.Outcome, check.Output)
 	}
 	for _, name := range []string{"System identity and dmesg snapshot", "Build", "Reproduce"} {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/limits"
 	"math"
 	"net"
 	"net/url"
@@ -23,9 +24,9 @@ const (
 	// MaxJobMinutes is the longest job timeout we accept (three days; self-hosted runners
 	// allow up to five).
 	MaxJobMinutes = 4320
-	// MaxCount bounds reproducer.count: pytest-repeat collects count copies of every test up
-	// front, so a huge count exhausts the runner's memory before a test runs.
-	MaxCount = 100000
+	// MaxCount bounds reproducer.count (limits.MaxRepeatCount, which the runner's
+	// check-inputs enforces on a dispatched count too).
+	MaxCount = limits.MaxRepeatCount
 	// DispatchIDInput is the input debugflow adds so `debugflow dispatch` can find its run.
 	DispatchIDInput = "dispatch_id"
 )

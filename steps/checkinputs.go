@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/limits"
 	"strconv"
 	"strings"
 )
@@ -30,8 +31,8 @@ func RunCheckInputs(env *Env, opts CheckInputsOptions) error {
 	}
 	if opts.Count != "" || opts.CountInput != "" {
 		who := name(opts.CountInput, "--count")
-		if n, err := strconv.Atoi(strings.TrimSpace(opts.Count)); err != nil || n < 1 {
-			problems = append(problems, fmt.Sprintf("%s is the pytest-repeat count: want a whole number of at least 1, got %q", who, opts.Count))
+		if n, err := strconv.Atoi(strings.TrimSpace(opts.Count)); err != nil || n < 1 || n > limits.MaxRepeatCount {
+			problems = append(problems, fmt.Sprintf("%s is the pytest-repeat count: want a whole number from 1 to %d (pytest-repeat collects that many copies of every test before the first runs), got %q", who, limits.MaxRepeatCount, opts.Count))
 		} else {
 			ok = append(ok, fmt.Sprintf("%s=%d", who, n))
 		}

@@ -182,7 +182,7 @@ func newCmdCheckInputs(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return RunCheckInputs(env, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Count, "count", "", "the repeat count (a whole number of at least 1)")
+	f.StringVar(&o.Count, "count", "", "the repeat count (a whole number from 1 to 100000)")
 	f.StringVar(&o.CountInput, "count-input", "", "the workflow input the count comes from, for messages")
 	f.StringVar(&o.TmateTimeout, "tmate-timeout-minutes", "", "the tmate timeout (1..360 minutes)")
 	f.StringVar(&o.TmateTimeoutInput, "tmate-timeout-input", "", "the workflow input the timeout comes from, for messages")

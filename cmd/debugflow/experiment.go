@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/limits"
 	"io"
 	"os"
 	"path/filepath"
@@ -338,7 +339,7 @@ func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
 	}
 	wf := ghrun.Workflow{File: generate.ExperimentFile(s)}
 	ranges := map[string]*ghrun.IntRange{
-		generate.ExperimentCountInput:  {Min: 1, Why: "the pytest-repeat count"},
+		generate.ExperimentCountInput:  {Min: 1, Max: limits.MaxRepeatCount, Why: "the pytest-repeat count"},
 		generate.ExperimentRoundInput:  {Min: 0, Why: "the round"},
 		generate.ExperimentRoundsInput: {Min: 0, Why: "the planned rounds"},
 	}

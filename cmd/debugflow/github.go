@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/limits"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +68,7 @@ func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 	// not after the build.
 	ranges := map[string]*ghrun.IntRange{}
 	if name := s.Reproducer.CountInput; name != "" {
-		ranges[name] = &ghrun.IntRange{Min: 1, Why: "the pytest-repeat count"}
+		ranges[name] = &ghrun.IntRange{Min: 1, Max: limits.MaxRepeatCount, Why: "the pytest-repeat count"}
 	}
 	if name := s.Tmate.TimeoutInput; name != "" {
 		// The runner's gate refuses more than tmate.max_minutes, after the queue and the build.

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"github.com/debugflow/debugflow/internal/limits"
+	"github.com/debugflow/debugflow/spec"
 	"io"
 	"os"
 	"os/exec"
@@ -219,5 +221,16 @@ func TestDispatchWithGHTokenAndStdinInputs(t *testing.T) {
 	}
 	if strings.Contains(out, ghToken) {
 		t.Error("the token was printed")
+	}
+}
+
+// The dispatched count has the spec's bound (limits.MaxRepeatCount), checked before
+// anything is sent; the runner's check-inputs refuses the same numbers.
+func TestDispatchWorkflowBoundsTheCount(t *testing.T) {
+	s := spec.Default()
+	wf := dispatchWorkflow(s)
+	in, ok := wf.Input(s.Reproducer.CountInput)
+	if !ok || in.Range == nil || in.Range.Min != 1 || in.Range.Max != limits.MaxRepeatCount {
+		t.Fatalf("count input %+v: want the range 1 to %d", in, limits.MaxRepeatCount)
 	}
 }

@@ -141,7 +141,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"generate", "--nope"}, 2, "unknown flag: --nope"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"extra argument", []string{"generate", "x"}, 2, "unknown command"},
-		{"invalid spec", []string{"generate", "--spec", "bad.yaml"}, 2, "bad.yaml:4:3: reproducer.count: must be at least 1"},
+		{"invalid spec", []string{"generate", "--spec", "bad.yaml"}, 2, "bad.yaml:4:3: reproducer.count: must be between 1 and 100000 (got 0)"},
 		{"missing spec", []string{"generate", "--spec", "nope.yaml"}, 2, "spec stat nope.yaml: no such file or directory (`debugflow init --output nope.yaml` writes"},
 		{"validate invalid spec", []string{"validate", "bad.yaml"}, 1, "bad.yaml:1:11: runners[0]: bad runner label"},
 		{"validate seed-style workflow", []string{"validate", "seed.yml"}, 1, "[pinned-actions]"},
