@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,7 +159,7 @@ type Flight struct {
 	Started time.Time `json:"started"`
 }
 
-var commitPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var commitPattern = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // Validate reports what is wrong with a state read from disk.
 func (s *State) Validate() error {

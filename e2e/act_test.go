@@ -234,6 +234,10 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 	for _, l := range actStandIns(t) {
 		args = append(args, "--local-repository", l)
 	}
+	tmpDir := filepath.Join(root, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(act, args...)
 	cmd.Dir = run.branch
 	// The runner's environment: this machine's, without what GitHub or the test harness set
@@ -252,6 +256,9 @@ func runAct(t *testing.T, act string, run actLabRun) *actLab {
 		"E2E_ACT_PROJECT": run.project, "E2E_ACT_ARTIFACTS": lab.artifacts, "E2E_ACT_CACHE": lab.cache,
 		"E2E_ACT_FRESH_DIRS": strings.Join(run.freshDirs, " "), "E2E_ACT_PYTHON": testenv.PytestPython(t),
 		"E2E_ACT_SUDO_LOG": lab.sudoLog,
+		// act in host mode sets no RUNNER_TEMP for run: steps, so the tmate gate's session
+		// folder (socket, keys) goes to TMPDIR: the test's own, removed after it, not /tmp.
+		"TMPDIR": tmpDir,
 	}
 	for k, v := range run.env {
 		env[k] = v

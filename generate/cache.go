@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 
 	"github.com/debugflow/debugflow/spec"
@@ -37,7 +37,7 @@ const (
 func CacheStepID(name string) string { return "cache_" + name }
 
 // keyWord keeps what a key may hold from a spec word (actions/cache refuses commas).
-var keyWord = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var keyWord = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // cacheKey is a cache's key and its restore-keys prefixes, nearest first.
 type cacheKey struct {

@@ -2,7 +2,7 @@ package generate
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,7 +188,7 @@ func envNameFor(flag string) string {
 }
 
 // shellSafe are words the shell takes literally without quotes.
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = lazyre.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // shellQuote returns s as one POSIX shell word that expands to exactly s: unchanged when it
 // has no special characters, else in single quotes, where a single quote inside is written as

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -401,7 +401,7 @@ func (f *Factory) now() time.Time {
 }
 
 // runURLPath matches the path of a run page: /OWNER/REPO/actions/runs/ID[/...].
-var runURLPath = regexp.MustCompile(`^/([^/]+)/([^/]+)/actions/runs/([0-9]+)(?:/.*)?$`)
+var runURLPath = lazyre.New(`^/([^/]+)/([^/]+)/actions/runs/([0-9]+)(?:/.*)?$`)
 
 // ParseRunArg accepts a run id or a run URL (https://HOST/OWNER/REPO/actions/runs/ID,
 // as printed by dispatch and the Actions tab). A URL also names the repository.

@@ -2,8 +2,8 @@ package ghrun
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -79,7 +79,7 @@ func (e *ValidationError) Error() string {
 }
 
 // jsonNumber is the number grammar GitHub's number inputs accept (a JSON number).
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumber = lazyre.New(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 
 // ValidateInputs checks the -f values given by the user against the workflow's
 // declared inputs and returns the body to send. Values stay strings, because the

@@ -2,9 +2,9 @@ package ghrun
 
 import (
 	"errors"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -173,7 +173,7 @@ func redactErr(err error, secrets ...string) error {
 }
 
 // userinfo matches the user info of URLs inside free text.
-var userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'"]+@`)
+var userinfo = lazyre.New(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'"]+@`)
 
 // redactUserinfo hides URL user info (where a token may be) anywhere in s.
 func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "${1}"+mask+"@") }

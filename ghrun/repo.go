@@ -2,8 +2,8 @@ package ghrun
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -24,9 +24,9 @@ func (r Repo) String() string {
 }
 
 var (
-	ownerPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`)
-	namePattern  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	hostPattern  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?$`)
+	ownerPattern = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$`)
+	namePattern  = lazyre.New(`^[A-Za-z0-9._-]+$`)
+	hostPattern  = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?$`)
 )
 
 // ParseRepo parses the -R value: OWNER/REPO, HOST/OWNER/REPO, or the
@@ -98,7 +98,7 @@ func (r Repo) check() error {
 }
 
 // scpLike matches git's scp-like syntax: [user@]host:owner/repo.
-var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
+var scpLike = lazyre.New(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
 
 // RepoFromRemote parses a git remote URL in the forms git accepts for GitHub:
 // https://host/owner/repo(.git), ssh://[user@]host[:port]/owner/repo(.git),

@@ -3,8 +3,8 @@ package ghrun
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -112,7 +112,7 @@ func (c *Client) listJobs(ctx context.Context, repo Repo, runID int64) ([]*githu
 
 // gateStep matches the tmate gate step: "tmate" anywhere, or the word "gate"
 // (so "Aggregate results" is not a gate).
-var gateStep = regexp.MustCompile(`(?i)tmate|\bgate\b`)
+var gateStep = lazyre.New(`(?i)tmate|\bgate\b`)
 
 // IsGateStep reports whether a step name is the tmate gate.
 func IsGateStep(name string) bool { return gateStep.MatchString(name) }

@@ -10,11 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -64,7 +64,7 @@ func (m Marker) Run() string {
 }
 
 // idPattern is what a run id, attempt or job id may be (they become part of a folder name).
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{0,100}$`)
+var idPattern = lazyre.New(`^[A-Za-z0-9_.-]{0,100}$`)
 
 // Validate reports what is wrong with m.
 func (m Marker) Validate() error {

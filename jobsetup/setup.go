@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,7 +29,7 @@ import (
 
 // systemLine matches a command line that needs root or changes the system: sudo and its
 // cousins, the package managers, ldconfig. Such lines are written for a throw-away runner.
-var systemLine = regexp.MustCompile("(^|[\\s;&|(!{`])((/usr)?/s?bin/)?(sudo|su|doas|pkexec|apt|apt-get|aptitude|dpkg|ldconfig|dnf|yum)($|[\\s;&|)}])")
+var systemLine = lazyre.New("(^|[\\s;&|(!{`])((/usr)?/s?bin/)?(sudo|su|doas|pkexec|apt|apt-get|aptitude|dpkg|ldconfig|dnf|yum)($|[\\s;&|)}])")
 
 // NeedsRoot reports whether line needs root or changes the system, so this machine's setup
 // leaves it to the user.

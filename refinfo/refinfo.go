@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -27,7 +27,7 @@ const maxBytes = 64 << 10
 
 // NamePattern is what an experiment's ref name may be: it becomes part of artifact names,
 // folder names, Markdown and Mermaid, so it is kept to letters, digits, '.', '_' and '-'.
-var NamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var NamePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Info is ref.json.
 type Info struct {

@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -47,7 +47,7 @@ type BuildCompiler struct {
 var cacheStates = []string{"hit", "partial", "miss"}
 
 // cacheNameRe is a cache name the record may use; others are dropped with a note.
-var cacheNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+var cacheNameRe = lazyre.New(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // maxRecordCaches bounds the caches read from one record: the job has three.
 const maxRecordCaches = 16
@@ -121,8 +121,8 @@ func (v *loader) loadBuild(name string) error {
 
 // eventRe and refRe are what an event name and a ref of the record may be.
 var (
-	eventRe = regexp.MustCompile(`^[a-z_]{1,64}$`)
-	refRe   = regexp.MustCompile(`^refs/[A-Za-z0-9._/-]{1,250}$`)
+	eventRe = lazyre.New(`^[a-z_]{1,64}$`)
+	refRe   = lazyre.New(`^refs/[A-Za-z0-9._/-]{1,250}$`)
 )
 
 // cacheScopeNote explains a cache that missed when the run's event says why it may have:

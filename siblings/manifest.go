@@ -7,10 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -70,7 +70,7 @@ func readManifest(fsys fileSystem, dir string) (*manifest, error) {
 }
 
 // fingerprintRe is a manifest line's fingerprint prefix: "sha256:<64 hex>  ".
-var fingerprintRe = regexp.MustCompile(`^(sha256:[0-9a-f]{64})  `)
+var fingerprintRe = lazyre.New(`^(sha256:[0-9a-f]{64})  `)
 
 // fingerprint identifies the file Disable renamed: the SHA-256 of its bytes,
 // or of its target for a symbolic link (the link itself is renamed).

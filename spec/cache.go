@@ -2,8 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -108,11 +108,11 @@ func (c Cache) Names() []string {
 var (
 	// A cache path: relative to the workspace, absolute, or under ~/; globs allowed. Plain
 	// characters only: the value goes into YAML and into actions/cache's glob patterns.
-	cachePathRe = regexp.MustCompile(`^(~/|/)?[A-Za-z0-9._*?/+-]+$`)
+	cachePathRe = lazyre.New(`^(~/|/)?[A-Za-z0-9._*?/+-]+$`)
 	// A key file: a glob of the checkout (hashFiles' patterns).
-	keyFileRe = regexp.MustCompile(`^[A-Za-z0-9._*?/+-]+$`)
+	keyFileRe = lazyre.New(`^[A-Za-z0-9._*?/+-]+$`)
 	// A compiler cache folder: no globs.
-	compilerDirRe = regexp.MustCompile(`^(~/|/)[A-Za-z0-9._/+-]+$`)
+	compilerDirRe = lazyre.New(`^(~/|/)[A-Za-z0-9._/+-]+$`)
 )
 
 // applyCacheDefaults fills the defaults of the cache parts the file names.

@@ -3,8 +3,8 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -337,7 +337,7 @@ var (
 	intType    = reflect.TypeOf(0)
 	boolType   = reflect.TypeOf(false)
 	// A spec integer is written in plain decimal: YAML would read 010 as 8 and 0x10 as 16.
-	decimalRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	decimalRe = lazyre.New(`^-?(0|[1-9][0-9]*)$`)
 )
 
 // decodeScalar returns the value of a string, integer or boolean of type t.

@@ -2,8 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -92,7 +92,7 @@ func keyHint(key, path string, siblings []string) string {
 	return ""
 }
 
-var indexRe = regexp.MustCompile(`\[\d+\]`)
+var indexRe = lazyre.New(`\[\d+\]`)
 
 func cutLast(p string) (parent, last string) {
 	if i := strings.LastIndex(p, "."); i >= 0 {

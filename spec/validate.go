@@ -2,12 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/internal/limits"
 	"math"
 	"net"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,20 +33,20 @@ const (
 
 var (
 	// Runner labels are plain words: no spaces, no expressions.
-	runnerLabelRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	runnerLabelRe = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// GitHub: "must start with a letter or _ and contain only alphanumeric characters, - or _".
-	inputNameRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
-	envNameRe      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	workflowFileRe = regexp.MustCompile(`^[A-Za-z0-9._-]+\.ya?ml$`)
-	repositoryRe   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
-	aptPackageRe   = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+~:-]+)?$`)
+	inputNameRe    = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+	envNameRe      = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	workflowFileRe = lazyre.New(`^[A-Za-z0-9._-]+\.ya?ml$`)
+	repositoryRe   = lazyre.New(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	aptPackageRe   = lazyre.New(`^[a-z0-9][a-z0-9+.-]*(=[A-Za-z0-9.+~:-]+)?$`)
 	// A pinned version: a full semantic version or a full commit SHA.
-	semverRe    = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	commitSHARe = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	sha256Re    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	semverRe    = lazyre.New(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	commitSHARe = lazyre.New(`^[0-9a-f]{40}$`)
+	sha256Re    = lazyre.New(`^[0-9a-f]{64}$`)
 	// Paths the generator writes into YAML and shell: plain relative names only.
-	safePathRe = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
-	goModuleRe = regexp.MustCompile(`^[a-z0-9.-]+\.[a-z]{2,}(/[A-Za-z0-9._~-]+)+$`)
+	safePathRe = lazyre.New(`^[A-Za-z0-9._/-]+$`)
+	goModuleRe = lazyre.New(`^[a-z0-9.-]+\.[a-z]{2,}(/[A-Za-z0-9._~-]+)+$`)
 	// Artifact names may not contain what upload-artifact rejects.
 	artifactNameBad = `"<>|*?:\/` + "\r\n"
 
@@ -60,7 +60,7 @@ var (
 	tmatePlacements = []string{"after", "before"}
 	submoduleValues = []string{"false", "true", "recursive"}
 	// A file name in the artifact directory: no folders, nothing hidden.
-	logFileRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	logFileRe = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 	// artifactFiles are the files the steps write into the artifact directory; a smoke log
 	// must not overwrite one of them.
 	artifactFiles = []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json",

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -48,7 +48,7 @@ const (
 )
 
 // timerNameRe is a timer name: it becomes a JSON key and a word of the record.
-var timerNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+var timerNameRe = lazyre.New(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // Timing is one timed step: Unix seconds of its start and end, and the seconds between; and
 // the CPU time of the step's shell and what it waited for (its commands: make, the compiler),
@@ -379,7 +379,7 @@ func (o BuildRecordOptions) Empty() bool {
 }
 
 // cacheNameRe is a cache name (toolchain, pip, compiler, or the user's own).
-var cacheNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+var cacheNameRe = lazyre.New(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // namedValues reads NAME=VALUE flags into a map.
 func namedValues(flag string, values []string) (map[string]string, error) {

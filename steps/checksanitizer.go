@@ -3,8 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -53,8 +53,8 @@ func RunCheckSanitizer(ctx context.Context, env *Env, opts CheckSanitizerOptions
 }
 
 var (
-	reCUDAInPath = regexp.MustCompile(`/cuda-(\d+\.\d+)(?:\.\d+)?/`)
-	reMajorMinor = regexp.MustCompile(`^(\d+\.\d+)`)
+	reCUDAInPath = lazyre.New(`/cuda-(\d+\.\d+)(?:\.\d+)?/`)
+	reMajorMinor = lazyre.New(`^(\d+\.\d+)`)
 )
 
 // sanitizerCUDA is the CUDA release a compute-sanitizer belongs to, and how that is known: the

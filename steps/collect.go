@@ -3,8 +3,8 @@ package steps
 import (
 	"bufio"
 	"errors"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -59,21 +59,21 @@ const (
 var (
 	// "3/6 tests collected (3 deselected) in 0.01s", "6 tests collected in 0.01s",
 	// "1 test collected", "no tests collected (6 deselected)", "no tests collected, 1 error in 0.07s".
-	reCollected = regexp.MustCompile(`^(?:(\d+)/)?(\d+|no) tests? collected(?: \((\d+) deselected\))?`)
-	reErrors    = regexp.MustCompile(`\b(\d+) errors?\b`)
+	reCollected = lazyre.New(`^(?:(\d+)/)?(\d+|no) tests? collected(?: \((\d+) deselected\))?`)
+	reErrors    = lazyre.New(`\b(\d+) errors?\b`)
 	// "ImportError while loading conftest '/abs/conftest.py'."
-	reConftest = regexp.MustCompile(`^ImportError while loading conftest '(.*)'\.?$`)
+	reConftest = lazyre.New(`^ImportError while loading conftest '(.*)'\.?$`)
 	// "____ ERROR collecting tests/test_x.py ____"
-	reCollecting = regexp.MustCompile(`^_+ ERROR collecting (.+?) _+$`)
+	reCollecting = lazyre.New(`^_+ ERROR collecting (.+?) _+$`)
 	// "ImportError while importing test module '/abs/test_x.py'."
-	reTestModule = regexp.MustCompile(`^ImportError while importing test module '(.*)'\.?$`)
+	reTestModule = lazyre.New(`^ImportError while importing test module '(.*)'\.?$`)
 	// "No module named 'x'" from an import; "python3: No module named pytest" from python -m.
-	reNoModule = regexp.MustCompile(`No module named '?([\w.]+)'?`)
-	rePlugin   = regexp.MustCompile(`Error importing plugin "([^"]+)"`)
+	reNoModule = lazyre.New(`No module named '?([\w.]+)'?`)
+	rePlugin   = lazyre.New(`Error importing plugin "([^"]+)"`)
 	// An exception line after pytest's "E" marker: "E   ModuleNotFoundError: No module named 'x'".
-	reException = regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failed|Warning)\b(:|$)`)
+	reException = lazyre.New(`^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failed|Warning)\b(:|$)`)
 	// -qq prints "tests/test_x.py: 3" per file instead of ids and a final line.
-	reFileCount = regexp.MustCompile(`^(\S.*\.py): (\d+)$`)
+	reFileCount = lazyre.New(`^(\S.*\.py): (\d+)$`)
 )
 
 // parseCollection reads the merged stdout and stderr of `pytest --collect-only`.

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -91,9 +91,9 @@ type kernelTime struct {
 }
 
 var (
-	reMonotonic = regexp.MustCompile(`^\[\s*(\d+\.\d+)\]`)
-	reCtime     = regexp.MustCompile(`^\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \d{4})\]`)
-	reSyslog    = regexp.MustCompile(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d)(?:\.(\d+))? `)
+	reMonotonic = lazyre.New(`^\[\s*(\d+\.\d+)\]`)
+	reCtime     = lazyre.New(`^\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \d{4})\]`)
+	reSyslog    = lazyre.New(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d)(?:\.(\d+))? `)
 )
 
 // parseKernelTime reads the timestamp at the start of a dmesg, dmesg
@@ -242,7 +242,7 @@ func saveDmesgState(dir string, st dmesgState) error {
 }
 
 // validSnapshotName keeps NAME usable inside a file name.
-var validSnapshotName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var validSnapshotName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // TakeSnapshot captures the kernel log, writes dmesg_NAME.log and updates
 // dmesg_state.json. Failing to read the kernel log is not an error: the

@@ -2,8 +2,8 @@ package steps
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +56,7 @@ func FindSanitizer(env *Env, explicit string) (string, error) {
 	return "", &SanitizerNotFoundError{Searched: append([]string{"/usr/local/cuda*/bin"}, sanitizerSystemDirs...)}
 }
 
-var reCudaVersion = regexp.MustCompile(`^cuda-(\d+)(?:\.(\d+))?(?:\.(\d+))?$`)
+var reCudaVersion = lazyre.New(`^cuda-(\d+)(?:\.(\d+))?(?:\.(\d+))?$`)
 
 // cudaBinDirs lists /usr/local/cuda-X.Y/bin newest first, then
 // /usr/local/cuda/bin (usually a symlink to one of them).

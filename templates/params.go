@@ -3,7 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 )
 
@@ -81,7 +81,7 @@ type EnvVar struct {
 }
 
 // envNameRe is a name the shell can export.
-var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // DefaultStageParams returns the values of the reference T4 debug workflow.
 func DefaultStageParams() StageParams {

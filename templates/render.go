@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -58,7 +59,11 @@ var funcs = template.FuncMap{
 	"mdCell":     mdCell,
 }
 
-var parsed = template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
+// parsed is the templates, parsed on first use: debugflow-step starts about fifteen times
+// per job and only the stage step renders them.
+var parsed = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
+})
 
 // view is what the templates see: the parameters plus the argument lists computed in Go, where
 // quoting is easier to get right than in template syntax.
@@ -115,7 +120,7 @@ func Render(name string, p StageParams) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	var buf bytes.Buffer
-	if err := parsed.ExecuteTemplate(&buf, name+".tmpl", newView(p)); err != nil {
+	if err := parsed().ExecuteTemplate(&buf, name+".tmpl", newView(p)); err != nil {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

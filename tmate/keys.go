@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +24,7 @@ const maxKeyPages = 10
 // loginPattern is a GitHub login: alphanumerics and single hyphens, at most 39
 // characters. Bots ("name[bot]") have no SSH keys and are rejected with a
 // clear message instead of a 404.
-var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+var loginPattern = lazyre.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 
 // maxKeysPage bounds one page of the keys listing: 100 keys of a few KiB at most.
 const maxKeysPage = 4 << 20

@@ -3,10 +3,10 @@ package tmate
 import (
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"net/http"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -191,7 +191,7 @@ func (o Options) withDefaults() Options {
 
 // digits is what a minute count may look like: no sign, no spaces inside, no
 // unit. Leading and trailing blanks (from env: values) are trimmed first.
-var digits = regexp.MustCompile(`^[0-9]+$`)
+var digits = lazyre.New(`^[0-9]+$`)
 
 // ParseTimeoutMinutes validates a minute count given as text (a workflow
 // input that reached the step through env:) and returns it. name is the flag
@@ -226,7 +226,7 @@ func parseConnectTimeout(value string) (int, error) {
 // hostPattern accepts DNS names and IPv4 addresses; IPv6 literals are
 // accepted without brackets. It keeps quotes and blanks out of the tmate
 // config file.
-var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
+var hostPattern = lazyre.New(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
 
 // ValidServerHost reports whether host is accepted as --server-host: a DNS
 // name or an IP address, nothing a tmate config line could be broken by.
@@ -239,7 +239,7 @@ func ValidFingerprint(f string) bool { return fingerprintPattern.MatchString(f) 
 
 // fingerprintPattern accepts what ssh-keygen -l prints: SHA256:base64 (with or
 // without padding) or MD5 hex pairs with or without the MD5: prefix.
-var fingerprintPattern = regexp.MustCompile(`^(SHA256:[A-Za-z0-9+/]+=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$`)
+var fingerprintPattern = lazyre.New(`^(SHA256:[A-Za-z0-9+/]+=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$`)
 
 // validate checks everything that does not need the network or tmate, so
 // that usage errors surface before anything is installed or started.

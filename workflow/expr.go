@@ -2,7 +2,7 @@ package workflow
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -35,7 +35,7 @@ func Concat(parts ...fmt.Stringer) string {
 }
 
 // identifier is a name GitHub accepts after a dot in a property dereference.
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var identifier = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // property dereferences name on base: base.name, or base['name'] when name is not an
 // identifier.

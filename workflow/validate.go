@@ -3,15 +3,15 @@ package workflow
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
 )
 
 // idPattern is what GitHub accepts as a job or step id.
-var idPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var idPattern = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // envNamePattern is a portable environment variable name.
-var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNamePattern = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // permissionLevels are the access levels of a GITHUB_TOKEN scope.
 var permissionLevels = []string{"read", "write", "none"}

@@ -10,10 +10,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -25,7 +25,7 @@ import (
 // CLIPackage is the package of the debugflow command.
 const CLIPackage = "./cmd/debugflow"
 
-var revisionRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var revisionRe = lazyre.New(`^[0-9a-f]{40}$`)
 
 // Options say what to build.
 type Options struct {

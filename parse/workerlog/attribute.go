@@ -1,8 +1,8 @@
 package workerlog
 
 import (
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -32,9 +32,9 @@ type KernelTime struct {
 }
 
 var (
-	reUptime = regexp.MustCompile(`^\s*(\d+\.\d+)$`)
-	reISO    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
-	reSyslog = regexp.MustCompile(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2})(\.\d+)?$`)
+	reUptime = lazyre.New(`^\s*(\d+\.\d+)$`)
+	reISO    = lazyre.New(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
+	reSyslog = lazyre.New(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2})(\.\d+)?$`)
 )
 
 // monotonicSlack allows for the kernel's printk clock and CLOCK_MONOTONIC drifting apart.
