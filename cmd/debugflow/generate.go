@@ -93,6 +93,7 @@ func runGenerate(opts *generateOptions) error {
 	if opts.Check && out == "-" {
 		out = filepath.Join(".github", "workflows", s.Workflow.File)
 	}
+	out = atWorkTreeTop(out, opts.Stderr)
 	if err := checkOutputName(s, out, opts.Stderr); err != nil {
 		return err
 	}
@@ -134,6 +135,28 @@ func runGenerate(opts *generateOptions) error {
 		fmt.Fprintf(opts.Stdout, "wrote %s from %s\n", out, specName)
 		return finishBundle(plan, out, false, opts.Stdout, opts.Stderr)
 	}
+}
+
+// atWorkTreeTop places a relative output path that starts with .github at the top of the git
+// work tree when the current directory is a subfolder of it: GitHub reads workflows only from
+// the top's .github/workflows, so that is the folder meant, as for the spec (found there too).
+// Other paths are left as they are. It says so on stderr when it moves one.
+func atWorkTreeTop(out string, stderr io.Writer) string {
+	if out == "-" || filepath.IsAbs(out) {
+		return out
+	}
+	clean := filepath.Clean(out)
+	first, _, _ := strings.Cut(filepath.ToSlash(clean), "/")
+	if first != ".github" {
+		return out
+	}
+	top := stepbin.WorkTreeTop()
+	if top == "" {
+		return out
+	}
+	moved := filepath.Join(top, clean)
+	fmt.Fprintf(stderr, "debugflow: %s is at the top of the work tree: %s\n", out, moved)
+	return moved
 }
 
 // checkOutputName refuses a workflow written under .github/workflows by a name other than the

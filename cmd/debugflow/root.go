@@ -23,7 +23,7 @@ Typical session on a debug branch:
   debugflow init                       # write debugflow.yaml (the reference T4 spec) to edit
   debugflow generate -o .github/workflows/debug_cuda_repro.yml   # and .github/debugflow/: the runner's step binary
   debugflow disable                    # park the other workflows on this branch
-  git add debugflow.yaml .github && git commit -m "debug: T4 repro" && git push -u origin HEAD
+  git add :/debugflow.yaml :/.github && git commit -m "debug: T4 repro" && git push -u origin HEAD
   # open the pull request: its pull_request run registers the workflow
   debugflow dispatch -f reproduce_count=200 --watch --download ./evidence
   debugflow report ./evidence

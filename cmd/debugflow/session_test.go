@@ -51,11 +51,15 @@ func TestShownSessionsWork(t *testing.T) {
 		"debugflow --help": helpSession(t, help.String()),
 		"README.md":        readmeSession(t, string(readme)),
 	}
+	// As pasted at the top of the checkout, and in a subfolder of it (the spec, .github and
+	// the work tree's other folders are then found at the top).
 	for name, lines := range sessions {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			runSession(t, lines)
-		})
+		for _, dir := range []string{"", filepath.Join("tests", "python")} {
+			t.Run(filepath.Join(name, dir), func(t *testing.T) {
+				t.Parallel()
+				runSession(t, lines, dir)
+			})
+		}
 	}
 }
 
@@ -89,8 +93,9 @@ func readmeSession(t *testing.T, readme string) []string {
 	return strings.Split(strings.TrimSpace(block), "\n")
 }
 
-// runSession runs lines one by one with bash, failing at the first that exits non-zero.
-func runSession(t *testing.T, lines []string) {
+// runSession runs lines one by one with bash in the folder dir of the checkout, failing at
+// the first that exits non-zero.
+func runSession(t *testing.T, lines []string, dir string) {
 	if len(lines) < 5 {
 		t.Fatalf("too short a session: %q", lines)
 	}
@@ -106,7 +111,7 @@ func runSession(t *testing.T, lines []string) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", line)
-		cmd.Dir, cmd.Env = h.work, h.env
+		cmd.Dir, cmd.Env = filepath.Join(h.work, dir), h.env
 		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
@@ -121,7 +126,7 @@ func runSession(t *testing.T, lines []string) {
 	if _, err := os.Stat(filepath.Join(h.work, ".github", "workflows", "ci.yml")); err != nil {
 		t.Errorf("enable did not restore ci.yml: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(h.work, "evidence")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.work, dir, "evidence")); err != nil {
 		t.Errorf("no evidence was downloaded: %v", err)
 	}
 	// And the branch is safe to merge: nothing debugflow added is committed any more.
