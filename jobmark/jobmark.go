@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"io/fs"
@@ -177,19 +178,7 @@ func Write(dir string, m Marker) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", File, err)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", File, err)
-	}
-	path := filepath.Join(dir, File)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteJSON(filepath.Join(dir, File), m)
 }
 
 // Load reads and validates dir/job.json; the error wraps fs.ErrNotExist when the folder has

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"os"
@@ -79,19 +80,7 @@ func Write(dir string, i Info) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	b, err := json.MarshalIndent(i, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", File, err)
-	}
-	path := filepath.Join(dir, File)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteJSON(filepath.Join(dir, File), i)
 }
 
 // Load reads and validates dir/ref.json. The error wraps fs.ErrNotExist when the folder has

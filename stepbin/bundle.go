@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -179,29 +180,5 @@ func readBounded(p string) ([]byte, error) {
 	}
 }
 
-func writeAtomic(p string, data []byte) error {
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	return nil
-}
+// writeAtomic writes an executable bundle file.
+func writeAtomic(p string, data []byte) error { return atomicfile.Replace(p, data, 0o755) }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io/fs"
 	"os"
@@ -238,7 +239,7 @@ func saveDmesgState(dir string, st dmesgState) error {
 	if err != nil {
 		return fmt.Errorf("encode dmesg state: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, dmesgStateFile), append(b, '\n'))
+	return atomicWrite(filepath.Join(dir, dmesgStateFile), append(b, '\n'))
 }
 
 // validSnapshotName keeps NAME usable inside a file name.
@@ -417,30 +418,6 @@ func readSnapshotBody(path string) ([]string, error) {
 	return lines[i:], nil
 }
 
-// writeFileAtomic writes via a temp file and rename so a crash never
-// leaves half a JSON file behind.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // RunDmesgSnapshot is `debugflow-step dmesg snapshot`: it takes the
 // snapshot and prints how many lines are new.
 func RunDmesgSnapshot(ctx context.Context, env *Env, opts DmesgOptions) error {
@@ -463,3 +440,6 @@ func printSnapshot(env *Env, snap *Snapshot) {
 	fmt.Fprintf(env.Stdout, "dmesg snapshot %q: %d lines from %s, %d new since %q (%s)\n",
 		snap.Name, len(snap.Lines), snap.Source, len(snap.New), snap.Base, snap.Method)
 }
+
+// atomicWrite writes a step's file so that a killed step never leaves half of it.
+func atomicWrite(path string, data []byte) error { return atomicfile.Replace(path, data, 0o644) }

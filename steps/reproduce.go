@@ -714,7 +714,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return atomicWrite(path, append(b, '\n'))
 }
 
 // LoadReproducerResult reads reproducer_summary.json from dir. The error

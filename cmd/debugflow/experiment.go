@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/limits"
 	"io"
 	"os"
@@ -233,10 +234,10 @@ func printExperiment(res *rounds.Result, o *experimentOptions, stdout, stderr io
 	if err := c.WriteJSON(&js); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(o.Out, "experiment.json"), []byte(js.String()), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, "experiment.json"), []byte(js.String()), 0o644); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(o.Out, "experiment.md"), []byte(c.Markdown()), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, "experiment.md"), []byte(c.Markdown()), 0o644); err != nil {
 		return err
 	}
 	if o.JSON {
@@ -414,7 +415,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 					return err
 				}
 			}
-			if err := writeFileAtomic(out, data, 0o644); err != nil {
+			if err := atomicfile.Write(out, data, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s from %s\n", out, specName)

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -129,7 +130,7 @@ func runGenerate(opts *generateOptions) error {
 		}
 		return finishBundle(plan, out, false, opts.Stdout, opts.Stderr)
 	default:
-		if err := writeFileAtomic(out, data, 0o644); err != nil {
+		if err := atomicfile.Write(out, data, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(opts.Stdout, "wrote %s from %s\n", out, specName)
@@ -337,54 +338,6 @@ func specFlag(specName string) string {
 	return "--spec " + specName + " "
 }
 
-// writeFileAtomic writes through a temporary file and a rename, so a failure never leaves a
-// half-written workflow behind. A symlink is followed (the link stays a link), and a target
-// that is not a regular file (/dev/null, a pipe) is written in place: renaming over it would
-// replace the device itself.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		path = resolved
-	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return fmt.Errorf("writing %s: it is a directory", path)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return f.Close()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
 // minimalSpec is what `init --minimal` writes: runners, tests, install and build, for a
 // project that is not the reference one.
 //
@@ -420,7 +373,7 @@ the other commands look for it.`,
 			if minimal {
 				data = minimalSpec
 			}
-			if err := writeFileAtomic(output, data, 0o644); err != nil {
+			if err := atomicfile.Write(output, data, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s; edit it, then run: debugflow generate --spec %s -o .github/workflows/%s\n",
