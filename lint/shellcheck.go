@@ -202,16 +202,26 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 	}()
 
 	args := []string{"--norc", "--format=json", "--external-sources", "--exclude=" + shellcheckExcludes}
+	cache := openShellcheckCache(exe, args)
+	results := make([][]shellcheckComment, len(scripts))
+	contents := make([]string, len(scripts))
 	index := make(map[string]int, len(scripts))
 	var files []string
 	for i, s := range scripts {
+		contents[i] = scriptHeaders[s.dialect] + s.src + "\n"
+		if cached, ok := cache.get(contents[i]); ok {
+			results[i] = cached
+			continue
+		}
 		name := filepath.Join(dir, "run"+strconv.Itoa(i)+".sh")
-		content := scriptHeaders[s.dialect] + s.src + "\n"
-		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		if err := os.WriteFile(name, []byte(contents[i]), 0o600); err != nil {
 			return nil, fmt.Errorf("shellcheck: write run: script: %w", err)
 		}
 		index[name] = i
 		files = append(files, name)
+	}
+	if len(files) == 0 {
+		return results, nil
 	}
 
 	// shellcheck spends ~3 ms of CPU per script, so the files are split into one
@@ -220,7 +230,6 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 	if err != nil {
 		return nil, fmt.Errorf("shellcheck: check %d run: scripts: %w", len(scripts), err)
 	}
-	results := make([][]shellcheckComment, len(scripts))
 	for _, c := range comments {
 		i, ok := index[c.File]
 		if !ok {
@@ -228,6 +237,10 @@ func checkScripts(exe string, scripts []runScript) (_ [][]shellcheckComment, err
 		}
 		results[i] = append(results[i], c)
 	}
+	for _, i := range index {
+		cache.put(contents[i], results[i])
+	}
+	cache.prune()
 	return results, nil
 }
 

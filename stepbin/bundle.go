@@ -1,7 +1,6 @@
 package stepbin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/atomicfile"
@@ -62,9 +61,14 @@ func WorkTreeTop() string {
 // the bundled binaries of other architectures from their folders (left from an earlier
 // step_binary.arch). It returns what it wrote and removed.
 func Write(root string, files []File) (written, removed []string, err error) {
-	for _, f := range files {
+	for i := range files {
+		f := &files[i]
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
-		if err := writeAtomic(p, f.Data); err != nil {
+		data, err := f.Bytes()
+		if err != nil {
+			return written, removed, err
+		}
+		if err := writeAtomic(p, data); err != nil {
 			return written, removed, err
 		}
 		written = append(written, p)
@@ -90,7 +94,7 @@ func Check(root string, files []File) []string {
 			problems = append(problems, fmt.Sprintf("%s does not exist (the workflow pins SHA-256 %s)", p, f.SHA256))
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
-		case !bytes.Equal(got, f.Data):
+		case Sum(got) != f.SHA256:
 			problems = append(problems, fmt.Sprintf("%s has SHA-256 %s, this debugflow builds %s", p, Sum(got), f.SHA256))
 		}
 	}

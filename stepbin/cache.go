@@ -48,6 +48,8 @@ type cacheMeta struct {
 	SHA256 string `json:"sha256"`
 	// Source is the builder's Describe() when it was built, repeated in generate's message.
 	Source string `json:"source"`
+	// Size is the binary's size: an entry whose binary has another is not used.
+	Size int64 `json:"size"`
 }
 
 // DefaultCacheDir is where step binaries are cached: $XDG_CACHE_HOME/debugflow/step-binaries
@@ -132,26 +134,27 @@ func (c *BinaryCache) paths(goarch string) (bin, meta string) {
 	return base, base + ".json"
 }
 
-// Get returns the binary built for linux/goarch, its SHA-256 and the builder's description
-// then; ok is false when there is none, or when it does not match its recorded checksum.
-func (c *BinaryCache) Get(goarch string) (data []byte, sum, source string, ok bool) {
+// Get returns what was built for linux/goarch: its SHA-256 (recorded when it was stored),
+// the builder's description then, and a loader of its bytes (File.Bytes checks them against
+// the checksum); ok is false when there is no entry or its binary is missing or of another
+// size. The binary itself is not read here: a generate to stdout only pins its checksum.
+func (c *BinaryCache) Get(goarch string) (sum, source string, load func() ([]byte, error), ok bool) {
 	binPath, metaPath := c.paths(goarch)
 	raw, err := readCapped(metaPath, maxCacheMeta)
 	if err != nil {
-		return nil, "", "", false
+		return "", "", nil, false
 	}
 	var meta cacheMeta
-	if json.Unmarshal(raw, &meta) != nil || meta.SHA256 == "" {
-		return nil, "", "", false
+	if json.Unmarshal(raw, &meta) != nil || len(meta.SHA256) != 64 || meta.Size <= 0 {
+		return "", "", nil, false
 	}
-	data, err = readBounded(binPath)
-	if err != nil || Sum(data) != meta.SHA256 {
-		return nil, "", "", false
+	if fi, err := os.Stat(binPath); err != nil || !fi.Mode().IsRegular() || fi.Size() != meta.Size {
+		return "", "", nil, false
 	}
 	// The newest use decides which entries stay (prune).
 	now := time.Now()
 	os.Chtimes(metaPath, now, now)
-	return data, meta.SHA256, meta.Source, true
+	return meta.SHA256, meta.Source, func() ([]byte, error) { return readBounded(binPath) }, true
 }
 
 // Put stores the binary built for linux/goarch, then removes the oldest entries beyond
@@ -162,7 +165,7 @@ func (c *BinaryCache) Put(goarch string, data []byte, source string) error {
 	if err := writeAtomic(binPath, data); err != nil {
 		return err
 	}
-	meta, err := json.Marshal(cacheMeta{SHA256: Sum(data), Source: source})
+	meta, err := json.Marshal(cacheMeta{SHA256: Sum(data), Source: source, Size: int64(len(data))})
 	if err != nil {
 		return err
 	}

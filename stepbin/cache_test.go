@@ -27,9 +27,12 @@ func TestBinaryCache(t *testing.T) {
 	if err := c.Put("amd64", bin, "built from /src with go1.26"); err != nil {
 		t.Fatal(err)
 	}
-	got, sum, source, ok := c.Get("amd64")
-	if !ok || string(got) != string(bin) || sum != Sum(bin) || source != "built from /src with go1.26" {
-		t.Fatalf("Get = %q, %q, %v; want the binary put and its source", got, source, ok)
+	sum, source, load, ok := c.Get("amd64")
+	if !ok || sum != Sum(bin) || source != "built from /src with go1.26" {
+		t.Fatalf("Get = %q, %q, %v; want the binary's checksum and its source", sum, source, ok)
+	}
+	if got, err := load(); err != nil || string(got) != string(bin) {
+		t.Fatalf("load = %q, %v; want the binary put", got, err)
 	}
 	if _, _, _, ok := c.Get("arm64"); ok {
 		t.Error("another architecture returned the amd64 binary")
@@ -41,20 +44,29 @@ func TestBinaryCache(t *testing.T) {
 	}
 
 	// A binary that no longer matches its recorded checksum (a disk error, a hand edit) is
-	// not returned: generate builds it again.
+	// refused when its bytes are needed (File.Bytes), with what to do; one of another size
+	// is not returned at all, and generate builds it again.
 	binPath, _ := c.paths("amd64")
 	if err := os.WriteFile(binPath, []byte("debugflow-step bytez"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	sum, _, load, ok = c.Get("amd64")
+	f := File{Arch: "x64", SHA256: sum, load: load}
+	if _, err := f.Bytes(); !ok || err == nil || !strings.Contains(err.Error(), "remove the cache folder") {
+		t.Errorf("a corrupted binary: ok %v, Bytes error %v; want a refusal that says to remove the cache", ok, err)
+	}
+	if err := os.WriteFile(binPath, []byte("short"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, _, ok := c.Get("amd64"); ok {
-		t.Error("a corrupted binary was returned")
+		t.Error("a binary of another size was returned")
 	}
 	// Nor is an entry whose metadata is missing or garbage.
 	if err := c.Put("amd64", bin, "s"); err != nil {
 		t.Fatal(err)
 	}
 	_, metaPath := c.paths("amd64")
-	for _, meta := range []string{"", "{", `{"sha256":""}`, strings.Repeat(" ", maxCacheMeta+1)} {
+	for _, meta := range []string{"", "{", `{"sha256":""}`, `{"sha256":"` + Sum(bin) + `"}`, strings.Repeat(" ", maxCacheMeta+1)} {
 		if err := os.WriteFile(metaPath, []byte(meta), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +160,11 @@ func TestResolveUsesTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Files) != 1 || string(plan.Files[0].Data) != string(bin) || s.StepBinary.Pinned["x64"] != Sum(bin) {
-		t.Fatalf("plan %+v, pinned %v: want the cached binary", plan.Files, s.StepBinary.Pinned)
+	if len(plan.Files) != 1 || plan.Files[0].Data != nil || s.StepBinary.Pinned["x64"] != Sum(bin) {
+		t.Fatalf("plan %+v, pinned %v: want the cached binary's checksum, its bytes not yet read", plan.Files, s.StepBinary.Pinned)
+	}
+	if data, err := plan.Files[0].Bytes(); err != nil || string(data) != string(bin) {
+		t.Fatalf("Bytes = %q, %v; want the cached binary", data, err)
 	}
 	if plan.Source != "built from /src with go1.26" {
 		t.Errorf("source %q, want the one recorded with the cached binary", plan.Source)
@@ -228,5 +243,37 @@ func TestExecutableKeyUsesTheGoBuildID(t *testing.T) {
 	k3, err3 := executableKey(noID)
 	if err1 != nil || err2 != nil || err3 != nil || k1 == k2 || k1 != k3 {
 		t.Errorf("content keys %q %q %q (%v %v %v): want one per content", k1, k2, k3, err1, err2, err3)
+	}
+}
+
+// A cached binary is read when the bundle is written, and the written bundle is the one the
+// workflow pins: Check finds nothing to say.
+func TestCachedBundleIsWrittenAndChecks(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := []byte("cached debugflow-step")
+	if err := c.Put("amd64", bin, "built from /src"); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Resolve(context.Background(), parse(t, ""), Options{Self: devel, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if problems := Check(root, plan.Files); len(problems) != 1 || !strings.Contains(problems[0], "does not exist") {
+		t.Errorf("before writing: %q", problems)
+	}
+	if _, _, err := Write(root, plan.Files); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(plan.Files[0].Path)))
+	if err != nil || string(got) != string(bin) {
+		t.Fatalf("written bundle %q, %v", got, err)
+	}
+	if problems := Check(root, plan.Files); len(problems) != 0 {
+		t.Errorf("after writing: %q", problems)
 	}
 }

@@ -65,9 +65,29 @@ type File struct {
 	Path string
 	// Arch is the runner architecture (x64, arm64).
 	Arch string
-	// Data is the binary; SHA256 its checksum, pinned in the workflow.
+	// Data is the binary; SHA256 its checksum, pinned in the workflow. A binary from the
+	// cache is read only when it is written (Bytes): a generate to stdout pins its
+	// checksum without reading 10 MB.
 	Data   []byte
 	SHA256 string
+	// load reads Data on first use (a cached binary).
+	load func() ([]byte, error)
+}
+
+// Bytes returns the binary, reading a cached one and checking it against SHA256.
+func (f *File) Bytes() ([]byte, error) {
+	if f.Data != nil || f.load == nil {
+		return f.Data, nil
+	}
+	data, err := f.load()
+	if err != nil {
+		return nil, err
+	}
+	if got := Sum(data); got != f.SHA256 {
+		return nil, fmt.Errorf("the cached debugflow-step for %s has SHA-256 %s, not the %s it was stored with: remove the cache folder (DEBUGFLOW_STEP_CACHE, default %s) and generate again", f.Arch, got, f.SHA256, "~/.cache/debugflow/step-binaries")
+	}
+	f.Data = data
+	return data, nil
 }
 
 // Plan is what Resolve decided.
@@ -245,15 +265,16 @@ func resolveBundle(ctx context.Context, s *spec.Spec, opts Options, plan *Plan) 
 		}
 		var data []byte
 		var sum string
+		var load func() ([]byte, error)
 		if cache != nil {
-			if cached, cachedSum, source, ok := cache.Get(r.GOARCH); ok {
-				data, sum, plan.Source = cached, cachedSum, source
+			if cachedSum, source, loader, ok := cache.Get(r.GOARCH); ok {
+				sum, load, plan.Source = cachedSum, loader, source
 				if opts.Log != nil {
 					fmt.Fprintf(opts.Log, "debugflow-step for %s: the one built for this debugflow executable before (%s), from %s\n", r.Platform(), source, cache.Dir)
 				}
 			}
 		}
-		if data == nil {
+		if load == nil {
 			if builder == nil {
 				if builder, err = newBuilder(opts.Self); err != nil {
 					return &BuildError{Err: err}
@@ -275,7 +296,7 @@ func resolveBundle(ctx context.Context, s *spec.Spec, opts Options, plan *Plan) 
 		if sum == "" {
 			sum = Sum(data)
 		}
-		f := File{Path: dist.BundlePath(sb.Dir, r), Arch: arch, Data: data, SHA256: sum}
+		f := File{Path: dist.BundlePath(sb.Dir, r), Arch: arch, Data: data, SHA256: sum, load: load}
 		plan.Files = append(plan.Files, f)
 		pinned[arch] = f.SHA256
 	}
