@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/internal/limits"
 	"math"
@@ -61,12 +62,6 @@ var (
 	submoduleValues = []string{"false", "true", "recursive"}
 	// A file name in the artifact directory: no folders, nothing hidden.
 	logFileRe = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
-	// artifactFiles are the files the steps write into the artifact directory; a smoke log
-	// must not overwrite one of them.
-	artifactFiles = []string{"system_identity.txt", "reproducer.log", "reproducer_summary.json",
-		"xid_added.log", "sanitizer.log", "sanitizer_summary.txt", "sanitizer_summary.json",
-		"xid_summary.txt", "summary.md", "run_reproducer.sh", "run_sanitizer.sh",
-		"repro_standalone.py", "README.md", "env.sh", "tmate.txt"}
 )
 
 // validator collects problems by field path; Parse adds the positions.
@@ -350,7 +345,7 @@ func (v *validator) smoke(s *Spec) {
 	switch {
 	case !logFileRe.MatchString(sm.Log):
 		v.addf("smoke.log", "want a file name for the artifact directory, without folders (got %q)", sm.Log)
-	case slices.Contains(artifactFiles, sm.Log):
+	case evidencefiles.Reserved(sm.Log):
 		v.addf("smoke.log", "%s is a file the steps write themselves: choose another name, e.g. smoke.log", sm.Log)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,9 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	}
 	if opts.Log != filepath.Base(opts.Log) || strings.HasPrefix(opts.Log, ".") {
 		return usagef("--log %q: want a file name for the artifact directory, without folders", opts.Log)
+	}
+	if evidencefiles.Reserved(opts.Log) {
+		return usagef("--log %q: a file the steps write themselves would be overwritten: choose another name, e.g. smoke.log", opts.Log)
 	}
 	if err := ensureDir(opts.Out); err != nil {
 		return err

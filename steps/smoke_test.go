@@ -115,7 +115,9 @@ func TestSmokeCancelled(t *testing.T) {
 
 func TestSmokeUsage(t *testing.T) {
 	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
-	for _, o := range []SmokeOptions{{Out: t.TempDir()}, {Out: t.TempDir(), Command: "true", Log: "../x.log"}} {
+	// No command, a folder, and a name a step writes (the smoke log would overwrite it).
+	for _, o := range []SmokeOptions{{Out: t.TempDir()}, {Out: t.TempDir(), Command: "true", Log: "../x.log"},
+		{Out: t.TempDir(), Command: "true", Log: "workers.jsonl"}, {Out: t.TempDir(), Command: "true", Log: "reproducer_summary.json"}} {
 		if err := RunSmoke(context.Background(), te.Env, o); ExitCodeFor(err) != ExitUsage {
 			t.Errorf("%+v: %v, want a usage error", o, err)
 		}
