@@ -119,6 +119,7 @@ func newCheckers(file string, o options) []checker {
 		newSecretsExposure(file),
 		newInsecureCommands(file),
 		newDangerousTriggers(file),
+		newTaintedVariable(file),
 	}
 }
 

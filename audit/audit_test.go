@@ -331,7 +331,7 @@ func TestRules(t *testing.T) {
 	want := []string{"pinned-actions", "permissions", "checkout-credentials", "job-timeout", "expression-injection",
 		"secrets-in-run", "indirect-injection", "github-env", "untrusted-checkout", "self-hosted-runner",
 		"artifact-credentials", "tmate-access", "cache-poisoning", "secrets-inherit", "secrets-exposure",
-		"insecure-commands", "dangerous-triggers"}
+		"insecure-commands", "dangerous-triggers", "tainted-variable"}
 	var names []string
 	for _, r := range rules {
 		names = append(names, r.Name)

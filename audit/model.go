@@ -350,7 +350,8 @@ func (d *document) scalarsBelow(n ast.Node, depth int) []string {
 type stepScript struct {
 	Node  ast.Node
 	Where string // "run:" or "script:" (the input's name and colon)
-	// Language is the language the code is in ("shell", "javascript", "powershell", "python").
+	// Language is the language the code is in ("shell", "javascript", "powershell", "python",
+	// "lodash-template").
 	Language string
 	// Reference says how the code reads an environment variable.
 	Reference func(env string) string
@@ -387,9 +388,14 @@ func (s *stepNode) scripts() []stepScript {
 // languageReference says how code in each language reads an environment variable.
 var languageReference = map[string]func(string) string{
 	"shell": shellReference, "javascript": jsReference, "powershell": pwshReference, "python": pythonReference,
+	"lodash-template": lodashReference,
 }
 
 func shellReference(env string) string  { return `"$` + env + `"` }
 func jsReference(env string) string     { return "process.env." + env }
 func pwshReference(env string) string   { return "$env:" + env }
 func pythonReference(env string) string { return `os.environ["` + env + `"]` }
+
+// lodashReference reads the variable inside a lodash template, which runs in the action's
+// node process (its environment holds the step's env:).
+func lodashReference(env string) string { return "<%= process.env." + env + " %>" }

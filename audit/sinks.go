@@ -30,6 +30,15 @@ var codeInputs = []struct {
 	{"vmactions/freebsd-vm", "run", "shell"},
 	{"vmactions/freebsd-vm", "prepare", "shell"},
 	{"cross-platform-actions/action", "run", "shell"},
+	// tibdex/backport compiles these four inputs with lodash's template(): <% %> and <%= %>
+	// run as JavaScript in the action, with its token. The pull request's title and body it
+	// passes as template data are not evaluated; only text pasted into the template is.
+	// korthout/backport-action (plain string replace of ${pull_title}...) and
+	// sorenlouv/backport-github-action (Handlebars in .backportrc.json) run no code.
+	{"tibdex/backport", "title_template", "lodash-template"},
+	{"tibdex/backport", "body_template", "lodash-template"},
+	{"tibdex/backport", "head_template", "lodash-template"},
+	{"tibdex/backport", "labels_template", "lodash-template"},
 }
 
 // githubScriptAction runs its `script:` input as JavaScript.
