@@ -235,7 +235,7 @@ func TestReadmeStartsWithTheTwoCommands(t *testing.T) {
 			cmds = append(cmds, c)
 		}
 	}
-	want := []string{"go run ./cmd/debugflow generate", "go test ./..."}
+	want := []string{"go run ./cmd/debugflow generate --default-spec", "go test ./..."}
 	if !slices.Equal(cmds, want) {
 		t.Errorf("the README's first block runs %q, want %q", cmds, want)
 	}
