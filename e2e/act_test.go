@@ -74,8 +74,8 @@ type actLabRun struct {
 	// project is the git repository the checkout stand-in clones.
 	project string
 	// freshDirs are emptied at each project checkout, as a fresh GitHub-hosted machine has
-	// them: the artifact folder is a fixed path shared by every job on one host (until each
-	// job's evidence has a folder of its own, issue 28).
+	// them. The evidence no longer needs it (each job has a folder of its own, issue 28: the
+	// matrix test runs two legs on one host without it).
 	freshDirs []string
 	// env is the runner's extra environment (the doubles' switches).
 	env map[string]string
@@ -84,7 +84,8 @@ type actLabRun struct {
 	// continueFile frees a waiting tmate gate (touched once a gate waits).
 	continueFile string
 	// serialLegs runs a matrix's legs one after the other (max-parallel: 1, one runner that
-	// takes one job at a time): concurrent legs on one host would share the artifact folder.
+	// takes one job at a time): concurrent legs on one host share its kernel log, so each
+	// would count the other's Xid lines.
 	serialLegs bool
 	// pullRequestFrom, when set, makes the run a pull_request from this head repository
 	// (owner/name) instead of a workflow_dispatch with inputs.

@@ -246,9 +246,14 @@ func TestMatrixWorkflowUnderAct(t *testing.T) {
 		t.Fatalf("generate: %v", err)
 	}
 	lab := runAct(t, act, actLabRun{workflow: data, branch: sim.branch, inputs: how.inputs,
-		labels: append([]string{"ubuntu-latest"}, s.Runners...), project: project, freshDirs: []string{s.Artifact.Dir},
+		labels: append([]string{"ubuntu-latest"}, s.Runners...), project: project,
 		env: actDoubles(t, sim, root), apiURL: sim.apiURL, continueFile: s.Tmate.ContinueFile, serialLegs: true})
 
+	// The legs run one after the other on this one host, as a persistent self-hosted runner
+	// takes one job after another, and nothing empties /tmp/repro between them: each job's
+	// evidence folder of its own keeps them apart (issue 28), which each leg's counts and Xid
+	// below check. (The legs run serially because the kernel log is the host's: concurrent
+	// legs would each see the other's Xid lines.)
 	for _, runner := range matrixRunners {
 		leg := lab.job(t, generate.DebugJobID, map[string]any{"runner": runner})
 		if leg.Result != "failure" {
