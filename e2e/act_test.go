@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/spec"
 )
 
 // The three generated workflows under act. The assertions are on what a user reads: job

@@ -11,9 +11,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/report"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
 )
 

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/experiment"
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/refinfo"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/generate"
 )
 
 // expRef is one ref of the simulated experiment and what its sweep must count.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
 )
 
 // evaluator resolves the ${{ }} expressions of the debug job as GitHub does for a pull_request

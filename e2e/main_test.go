@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // binDir holds the doubles of the GPU programs and tmate, built once per test binary by
@@ -37,7 +37,7 @@ var binaries = []struct{ name, pkg, from string }{
 	{"cuda-gdb", "../steps/testdata/doubles/cuda-gdb", fromCudaGDB},
 	{"nvidia-smi", "../steps/testdata/doubles/nvidia-smi", fromImage},
 	{"dmesg", "../steps/testdata/doubles/dmesg", fromImage},
-	{"tmate", "../tmate/testdata/tmatedouble", fromImage},
+	{"tmate", "../internal/runner/tmate/testdata/tmatedouble", fromImage},
 }
 
 // binPath is the folder of the programs that come from where.

@@ -20,8 +20,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/jobsetup"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/runner/jobsetup"
 )
 
 // The parts of a workflow file the simulated runner reads. Decoding is strict: a key the

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // hangingSuite replaces the flaky suite with one whose test_hang never ends: the reproducer

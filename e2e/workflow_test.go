@@ -21,12 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/generate"
 	"github.com/debugflow/debugflow/internal/dist"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // The simulated run's fixed values.

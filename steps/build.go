@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/ccache"
+	"github.com/debugflow/debugflow/internal/analyse/parse/ccache"
 )
 
 // The files of the build record in the artifact directory (docs/cache.md).

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/cudagdb"
-	"github.com/debugflow/debugflow/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 )
 
 // The GPU core dump pass: one failing test rerun alone with the driver's core dump on

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 func TestCoredump(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 )
 
 // Runner health snapshots: nvidia-smi -q and --query-gpu CSV, at the start of the job

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 )
 
 // healthEnv is a test env with the nvidia-smi double on PATH and a state file it reads.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/debugflow/debugflow/jobmark"
+	"github.com/debugflow/debugflow/internal/runner/jobmark"
 )
 
 // EvidenceEnv is the variable `init` hands the job's evidence folder to the later steps in

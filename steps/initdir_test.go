@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/runner/jobmark"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/jobmark"
 )
 
 func TestInitMakesTheJobsFolderAndLink(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/debugflow/debugflow/refinfo"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 )
 
 // RefInfoOptions configures `debugflow-step ref-info`.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/refinfo"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 )
 
 // TestRefInfoRecordsCommit runs the verb in a real git checkout: the recorded commit is HEAD.

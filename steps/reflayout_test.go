@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/debugflow/debugflow/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/parse/pytestlog"
-	"github.com/debugflow/debugflow/parse/workerlog"
-	"github.com/debugflow/debugflow/report"
 )
 
 // copyTree copies the folder src (testdata) into a new temporary folder and returns it.

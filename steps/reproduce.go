@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/parse/pytestlog"
-	"github.com/debugflow/debugflow/parse/xidlog"
 )
 
 // Files written by reproduce.

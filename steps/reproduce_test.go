@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // stepRun is one run of the built debugflow-step.

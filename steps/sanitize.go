@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/pytestlog"
-	"github.com/debugflow/debugflow/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 )
 
 // Files written by sanitize for the first tool of the ladder; every further tool T writes

@@ -13,7 +13,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/testenv"
 
-	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/internal/analyse/report"
 )
 
 // sanitizeWorld is an artifact dir with a reproducer summary, the crash

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/readfile"
-	"github.com/debugflow/debugflow/parse/pytestlog"
-	"github.com/debugflow/debugflow/parse/workerlog"
 )
 
 // erroredBeforeAnyTest says why a sweep tested nothing although pytest collected the tests:

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // A sweep whose every test errors in a fixture's setup (collection passes, so the preflight

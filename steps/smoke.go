@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/parse/pytestlog"
 )
 
 // DefaultSmokeLog is the file the smoke verb writes when --log is not given.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 )
 
 // TestStreamGiantLine pushes a 16 MiB line through: the log gets every

@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/debugflow/debugflow/jobmark"
-	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/runner/jobmark"
 )
 
 // SummaryMarkdown is the file written by the summary verb.

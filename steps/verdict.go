@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/debugflow/debugflow/jobmark"
+	"github.com/debugflow/debugflow/internal/runner/jobmark"
 )
 
 // VerdictOptions configures `debugflow-step verdict`.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/parse/workerlog"
-	"github.com/debugflow/debugflow/report"
 )
 
 // checkWorkerRecord checks the workers.jsonl of the crash suite's reproducer run (pytest -n 2

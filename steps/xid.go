@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debugflow/debugflow/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
 )
 
 // XidSummary is the file written by the xid verb.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/report"
+	"github.com/debugflow/debugflow/internal/analyse/report"
 )
 
 // TestXidAddedKeepsMMUFaultAndUVMLines checks that xid_added.log keeps what the reference

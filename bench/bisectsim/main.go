@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 )
 
 func main() {

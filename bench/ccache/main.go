@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/parse/ccache"
+	"github.com/debugflow/debugflow/internal/analyse/parse/ccache"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 )
 
 func generateFile(t *testing.T, seed int) (path, stats string) {

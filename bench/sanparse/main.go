@@ -18,7 +18,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 
-	"github.com/debugflow/debugflow/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 )
 
 func main() {

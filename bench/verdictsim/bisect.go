@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 )
 
 // BisectCell is one configuration of the calibration table.

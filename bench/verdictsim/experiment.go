@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/debugflow/debugflow/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
 )
 
 // Scenario is one pair of true rates of the experiment table.

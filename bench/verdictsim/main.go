@@ -17,8 +17,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/debugflow/debugflow/bisect"
-	"github.com/debugflow/debugflow/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
 )
 
 func main() {

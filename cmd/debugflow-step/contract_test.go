@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/goccy/go-yaml"
 )
@@ -21,7 +21,7 @@ import (
 // the step runner's own flags and argument rules.
 func TestEmittedStepLinesParse(t *testing.T) {
 	specs := map[string]*spec.Spec{"default": spec.Default()}
-	for _, path := range []string{"../../examples/matrix/debugflow.yaml", "../../generate/testdata/matrix.yaml", "../../spec/testdata/ok/evidence.yaml"} {
+	for _, path := range []string{"../../examples/matrix/debugflow.yaml", "../../internal/generate/testdata/matrix.yaml", "../../internal/spec/testdata/ok/evidence.yaml"} {
 		s, err := spec.Load(path)
 		if err != nil {
 			t.Fatal(err)

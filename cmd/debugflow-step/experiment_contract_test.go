@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 	"github.com/debugflow/debugflow/steps"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestExperimentStepLinesParse(t *testing.T) {
 	t.Setenv("ROUND", "2")
 	t.Setenv("ROUNDS", "8")
-	for _, path := range []string{"", "../../generate/testdata/matrix.yaml"} {
+	for _, path := range []string{"", "../../internal/generate/testdata/matrix.yaml"} {
 		s := spec.Default()
 		if path != "" {
 			var err error

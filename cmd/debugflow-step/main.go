@@ -13,11 +13,11 @@ import (
 
 	// Catches SIGINT and SIGTERM while the other packages initialise: steps.SignalContext
 	// takes what it caught, so a step cancelled at once still says it was cancelled.
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	_ "github.com/debugflow/debugflow/internal/earlysignal"
+	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/report"
 	"github.com/debugflow/debugflow/steps"
-	"github.com/debugflow/debugflow/tmate"
 )
 
 func main() {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/steps"
-	"github.com/debugflow/debugflow/tmate"
 	"github.com/spf13/cobra"
 )
 

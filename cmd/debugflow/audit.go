@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/debugflow/debugflow/audit"
+	"github.com/debugflow/debugflow/internal/generate/audit"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/internal/version"
 )

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/debugflow/debugflow/bisect"
-	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
-	"github.com/debugflow/debugflow/refrun"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/runner/refrun"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // bisectOptions are the flags of `debugflow bisect`.

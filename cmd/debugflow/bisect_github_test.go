@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/bisect"
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/refinfo"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // stepZip is one experiment job's upload for a bisection step: test_kernel failing on about

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 

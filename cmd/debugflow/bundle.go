@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // newBundleBuilder makes the builder of bundled step binaries; tests replace it. nil is

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // fakeBuilder stands in for go build in the command tests: a real build is tested once

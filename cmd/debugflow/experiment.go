@@ -14,15 +14,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/debugflow/debugflow/experiment"
-	"github.com/debugflow/debugflow/experiment/rounds"
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/ghrun"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/experiment/rounds"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/runner/refrun"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/refrun"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // experimentOptions are the flags of `debugflow experiment`.

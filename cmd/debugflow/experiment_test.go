@@ -16,15 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/experiment"
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/analyse/stats"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/refinfo"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stats"
-	"github.com/debugflow/debugflow/stepbin"
 	"github.com/goccy/go-yaml"
 )
 

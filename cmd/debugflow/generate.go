@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/debugflow/debugflow/audit"
-	"github.com/debugflow/debugflow/generate"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/audit"
+	"github.com/debugflow/debugflow/internal/generate/lint"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/lint"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"

@@ -12,9 +12,9 @@ import (
 
 	"github.com/debugflow/debugflow/internal/exitcode"
 
-	"github.com/debugflow/debugflow/ghrun"
-	"github.com/debugflow/debugflow/report"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 )
 

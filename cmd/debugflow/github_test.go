@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/debugflow/debugflow/internal/limits"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/spec"
 	"io"
 	"os"
 	"os/exec"
@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
 
 const testToken = "ghp_TESTTOKEN0123456789abcdefghijklmn"

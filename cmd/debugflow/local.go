@@ -4,8 +4,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/debugflow/debugflow/local"
-	"github.com/debugflow/debugflow/stepbin"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/runner/local"
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"

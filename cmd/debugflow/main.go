@@ -12,9 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/debugflow/debugflow/ghrun"
 	"github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/textsafe"
 )
 

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // runCLI runs one debugflow command line in dir and returns its exit code and output.

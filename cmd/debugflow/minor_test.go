@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/bisect"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/ghrun/ghtest"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // dispatch checks every local precondition before it sends anything: a run that cannot be

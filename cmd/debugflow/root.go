@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/debugflow/debugflow/report"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/ghrun/ghtest"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
 
 // sessionMainEnv makes this test binary run debugflow's main instead of the tests: the

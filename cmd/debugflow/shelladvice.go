@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/debugflow/debugflow/lint"
-	"github.com/debugflow/debugflow/spec"
+	"github.com/debugflow/debugflow/internal/generate/lint"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // Shell commands in a spec are checked with shellcheck as advice, never as a refusal: whether a

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/siblings"
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/siblings"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/debugflow/debugflow/spec"
-	"github.com/debugflow/debugflow/stepbin"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 )
 

@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/dist"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 // CLIPackage is the package of the debugflow command.

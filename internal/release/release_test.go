@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/dist"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/debugflow/debugflow/stepbin"
 )
 
 const (

@@ -10,9 +10,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/debugflow/debugflow/audit"
-	"github.com/debugflow/debugflow/generate"
-	"github.com/debugflow/debugflow/lint"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/audit"
+	"github.com/debugflow/debugflow/internal/generate/lint"
 )
 
 const workflowPath = "../../.github/workflows/release.yml"
@@ -97,7 +97,7 @@ func TestReleaseWorkflowShape(t *testing.T) {
 			}
 			tag, ok := pinned[st.Uses]
 			if !ok {
-				t.Errorf("job %s uses %s, which is not in generate/actions.go's pinned table", name, st.Uses)
+				t.Errorf("job %s uses %s, which is not in internal/generate/actions.go's pinned table", name, st.Uses)
 				continue
 			}
 			if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, st.Uses+" # "+tag) }) {

@@ -1,0 +1,327 @@
+package bisect
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/debugflow/debugflow/internal/analyse/stats"
+)
+
+// MaxParallel bounds the steps in flight: the joint information of k steps sums over their
+// 2^k pass/fail outcomes.
+const MaxParallel = 8
+
+// MinInformation is the least expected information, in bits, a pick must add: less is
+// rounding. (Small amounts are real: a step of 5 trials of a 1% flake tells about 0.01 bit, and
+// a hundred of them are how such a bisection gets anywhere. When only skipped commits could
+// tell the remaining candidates apart, State.Undecidable says so.)
+const MinInformation = 1e-6
+
+// maxEvaluations bounds the work of one choice (candidates x outcome patterns); longer
+// ranges are searched on a grid of posterior quantiles instead of every commit.
+const maxEvaluations = 1 << 19
+
+// Good is the index Choose and Information use for the good commit itself: running it
+// again measures the background rate where no change can have happened.
+const Good = -1
+
+// Choose picks the next k commits to run, each with trials trials, given the steps already
+// in flight (pending, which may repeat commits) and the commits that cannot be run (skip).
+// Commits are candidate indices, or Good for the good commit. It maximises the expected
+// information, in bits, that the pass/fail outcomes (a step fails when at least one of its
+// trials fails) carry about the first bad commit (or no change): the first pick is the single
+// most informative step; each further one is the commit that adds the most to the joint
+// information of the picks and the pending steps (a greedy choice; the joint outcome is
+// computed exactly, both rates integrated out). It returns the picks, oldest first (Good
+// first of all), and the joint information of all the steps in flight afterwards. A commit may
+// be picked again, or picked while already pending, when running it again is what tells the
+// most. A pick must add at least MinInformation: nothing is picked when nothing more can be
+// learned (every informative candidate skipped).
+func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([]int, float64, error) {
+	n := len(p.P)
+	if k < 1 || k+len(pending) > MaxParallel {
+		return nil, 0, fmt.Errorf("%d steps with %d in flight: at most %d at once", k, len(pending), MaxParallel)
+	}
+	if trials < 1 {
+		return nil, 0, fmt.Errorf("%d trials per step: want at least 1", trials)
+	}
+	chosen := make([]int, 0, k+len(pending))
+	for _, j := range pending {
+		if j < Good || j >= n {
+			return nil, 0, fmt.Errorf("pending commit %d out of range [%d, %d)", j, Good, n)
+		}
+		chosen = append(chosen, j+1)
+	}
+	t := newInfoTable(p, trials, k+len(pending))
+	cands := p.candidates(skip, 1<<(k+len(pending)))
+	var picks []int
+	info := t.info(chosen)
+	for range k {
+		best, bestInfo := -1, info
+		for _, h := range cands {
+			s := append(slices.Clone(chosen), h)
+			if v := t.info(s); v > bestInfo+1e-12 {
+				best, bestInfo = h, v
+			}
+		}
+		if best < 0 || bestInfo-info < MinInformation*math.Ln2 {
+			break
+		}
+		chosen = append(chosen, best)
+		picks = append(picks, best-1)
+		info = bestInfo
+	}
+	slices.Sort(picks)
+	return picks, info / math.Ln2, nil
+}
+
+// Information is the expected information, in bits, that steps at the given commits
+// (candidate indices or Good, with trials trials each) carry about the first bad commit.
+func (p *Posterior) Information(trials int, commits []int) float64 {
+	if len(commits) == 0 || len(commits) > MaxParallel || trials < 1 {
+		return 0
+	}
+	ext := make([]int, len(commits))
+	for i, j := range commits {
+		if j < Good || j >= len(p.P) {
+			return 0
+		}
+		ext[i] = j + 1
+	}
+	return newInfoTable(p, trials, len(commits)).info(ext) / math.Ln2
+}
+
+// candidates are the extended commits (0 the good one, i+1 candidate i) worth evaluating:
+// every one that is not skipped, or on long ranges the commits at evenly spaced quantiles of
+// the posterior (and their neighbours), so one choice stays within maxEvaluations.
+func (p *Posterior) candidates(skip func(int) bool, patterns int) []int {
+	N := len(p.w)
+	ok := func(h int) bool { return skip == nil || !skip(h-1) }
+	limit := maxEvaluations / max(patterns, 1)
+	var out []int
+	if N <= limit {
+		for h := range N {
+			if ok(h) {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	seen := map[int]bool{}
+	add := func(h int) {
+		if h >= 0 && h < N && !seen[h] && ok(h) {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	add(0)
+	grid := max(limit/3, 2)
+	var cum float64
+	next := 0
+	for h, v := range p.w {
+		cum += v
+		for next < grid && cum >= float64(next+1)/float64(grid+1) {
+			add(h - 1)
+			add(h)
+			add(h + 1)
+			next++
+		}
+	}
+	add(N - 1)
+	slices.Sort(out)
+	return out
+}
+
+// infoTable holds, per hypothesis h (extended commit h is the first bad one), the chances
+// that j good commits and l bad commits all pass a step (rg_h(j) rb_h(l), each rate integrated
+// over its posterior under h) and the entropies of the pass/fail patterns of m good or m bad
+// commits, as prefix sums weighted by the posterior, so the information of any set of steps
+// costs O(2^k k + k^4) instead of O(n 2^k).
+type infoTable struct {
+	N, kmax int
+	mass    []float64
+	rr      [][][]float64 // rr[j][l][h+1] = sum over h' <= h of w[h'] rg_h'(j) rb_h'(l), j+l <= kmax
+	entG    [][]float64   // entG[m][h+1] = sum over h' <= h of w[h'] H(pattern of m good commits | h')
+	entB    [][]float64   // the same for m bad commits
+	binom   [][]float64   // binom[a][b] = C(a, b)
+	// scratch for info
+	seg [][][]float64 // seg[g][zg][zb]
+	rw  [][]float64
+}
+
+func newInfoTable(p *Posterior, trials, kmax int) *infoTable {
+	N := len(p.w)
+	t := &infoTable{N: N, kmax: kmax}
+	t.binom = make([][]float64, kmax+1)
+	for a := range t.binom {
+		t.binom[a] = make([]float64, a+1)
+		for b := range t.binom[a] {
+			t.binom[a][b] = math.Round(math.Exp(lchoose(a, b)))
+		}
+	}
+	t.seg = make([][][]float64, kmax+1)
+	for g := range t.seg {
+		t.seg[g] = make([][]float64, kmax+1)
+		for z := range t.seg[g] {
+			t.seg[g][z] = make([]float64, kmax+1)
+		}
+	}
+	t.rw = make([][]float64, kmax+1)
+	for j := range t.rw {
+		t.rw[j] = make([]float64, kmax+1)
+	}
+	t.mass = make([]float64, N+1)
+	t.rr = make([][][]float64, kmax+1)
+	for j := range t.rr {
+		t.rr[j] = make([][]float64, kmax+1-j)
+		for l := range t.rr[j] {
+			t.rr[j][l] = make([]float64, N+1)
+		}
+	}
+	t.entG = make([][]float64, kmax+1)
+	t.entB = make([][]float64, kmax+1)
+	for m := range t.entG {
+		t.entG[m] = make([]float64, N+1)
+		t.entB[m] = make([]float64, N+1)
+	}
+	rg := make([]float64, kmax+1)
+	rb := make([]float64, kmax+1)
+	// r(m) = E[(1-rate)^(m trials)] = B(a, b + m trials)/B(a, b).
+	moments := func(r []float64, a, b float64) {
+		lb := stats.LogBeta(a, b)
+		for m := range r {
+			r[m] = math.Exp(stats.LogBeta(a, b+float64(m*trials)) - lb)
+		}
+	}
+	entropy := func(m int, r []float64) float64 {
+		var h float64
+		for z := 0; z <= m; z++ { // z of the m commits pass
+			if q := t.pattern(m, z, r); q > 0 {
+				h -= t.binom[m][z] * q * math.Log(q)
+			}
+		}
+		return h
+	}
+	for h, w := range p.w {
+		t.mass[h+1] = t.mass[h] + w
+		moments(rg, p.galpha[h], p.gbeta[h])
+		moments(rb, p.alpha[h], p.beta[h])
+		for j := range t.rr {
+			for l := range t.rr[j] {
+				t.rr[j][l][h+1] = t.rr[j][l][h] + w*rg[j]*rb[l]
+			}
+		}
+		for m := 0; m <= kmax; m++ {
+			t.entG[m][h+1] = t.entG[m][h] + w*entropy(m, rg)
+			t.entB[m][h+1] = t.entB[m][h] + w*entropy(m, rb)
+		}
+	}
+	return t
+}
+
+// pattern is the chance of one particular pattern of m commits sharing one rate in which z
+// given ones pass and the others fail, by inclusion-exclusion over the failing ones: the sum
+// over l of (-1)^l C(m-z, l) r(z+l). Rounding may leave a tiny negative value, clamped to 0.
+func (t *infoTable) pattern(m, z int, r []float64) float64 {
+	var q float64
+	sign := 1.0
+	for l := 0; l <= m-z; l++ {
+		q += sign * t.binom[m-z][l] * r[z+l]
+		sign = -sign
+	}
+	return max(q, 0)
+}
+
+// info is the mutual information (nats) between the first bad commit and the pass/fail
+// outcomes of steps at the given extended commits.
+func (t *infoTable) info(commits []int) float64 {
+	k := len(commits)
+	if k == 0 {
+		return 0
+	}
+	s := slices.Clone(commits)
+	slices.Sort(s)
+	// Segment g holds the hypotheses under which the g oldest steps ran good commits and the
+	// others bad ones: first bad commit h in (s[g-1], s[g]].
+	var condEnt float64
+	seg := t.seg
+	for g := 0; g <= k; g++ {
+		lo, hi := 0, t.N
+		if g > 0 {
+			lo = s[g-1] + 1
+		}
+		if g < k {
+			hi = s[g] + 1
+		}
+		m := k - g
+		for zg := 0; zg <= g; zg++ {
+			clear(seg[g][zg][:m+1])
+		}
+		if hi <= lo {
+			continue
+		}
+		condEnt += t.entG[g][hi] - t.entG[g][lo] + t.entB[m][hi] - t.entB[m][lo]
+		for j := 0; j <= g; j++ {
+			for l := 0; l <= m; l++ {
+				t.rw[j][l] = t.rr[j][l][hi] - t.rr[j][l][lo]
+			}
+		}
+		// A pattern with zg given good steps passing and zb given bad ones: inclusion-exclusion
+		// over the failing ones on both sides.
+		for zg := 0; zg <= g; zg++ {
+			for zb := 0; zb <= m; zb++ {
+				var q float64
+				sg := 1.0
+				for l1 := 0; l1 <= g-zg; l1++ {
+					sb := sg
+					for l2 := 0; l2 <= m-zb; l2++ {
+						q += sb * t.binom[g-zg][l1] * t.binom[m-zb][l2] * t.rw[zg+l1][zb+l2]
+						sb = -sb
+					}
+					sg = -sg
+				}
+				seg[g][zg][zb] = max(q, 0)
+			}
+		}
+	}
+	// Marginal entropy of the outcome pattern: bit b set = step b (oldest first) passed.
+	var ent float64
+	full := 1<<k - 1
+	for pat := 0; pat <= full; pat++ {
+		var q float64
+		for g := 0; g <= k; g++ {
+			q += seg[g][popcount(pat&(1<<g-1))][popcount(pat>>g)]
+		}
+		if q > 0 {
+			ent -= q * math.Log(q)
+		}
+	}
+	return max(ent-condEnt, 0)
+}
+
+func popcount(x int) int {
+	c := 0
+	for ; x != 0; x &= x - 1 {
+		c++
+	}
+	return c
+}
+
+func binaryEntropy(p float64) float64 {
+	var h float64
+	if p > 0 {
+		h -= p * math.Log(p)
+	}
+	if p < 1 {
+		h -= (1 - p) * math.Log1p(-p)
+	}
+	return h
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}

@@ -1,0 +1,339 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+)
+
+// Runner runs steps: the spec's reproducer at one commit, on this machine or on GitHub.
+type Runner interface {
+	// Start begins a step. On GitHub it dispatches the run and returns its id and URL, which
+	// the state records before anything else happens, so a resumed session re-attaches to it.
+	// On this machine it returns nothing and Wait does the work.
+	Start(ctx context.Context, req Request) (runID int64, url string, err error)
+	// Wait waits for a started step, also one started by an earlier session (req.RunID and
+	// req.URL say which run), and reads its artifacts. An error means the run failed and
+	// nothing can be learned from it.
+	Wait(ctx context.Context, req Request) (StepResult, error)
+}
+
+// Request is one step to run.
+type Request struct {
+	// N is the step's number; Attempt counts its runs (1, then 2 when it is run again after a
+	// failed run).
+	N, Attempt int
+	Commit     string
+	// Count is pytest-repeat's --count.
+	Count int
+	// Dir is the folder (absolute) that receives the step's artifacts.
+	Dir string
+	// MaxSteps is the bisection's step budget (recorded with the step's ref.json).
+	MaxSteps int
+	// RunID and URL are the step's GitHub run once started; Started when it was.
+	RunID   int64
+	URL     string
+	Started time.Time
+}
+
+// StepResult is what a step's artifacts say.
+type StepResult struct {
+	// Outcome is Observed or Skipped; Reason says why a commit was skipped.
+	Outcome string
+	Reason  string
+	Tests   []pytestlog.TestTrials
+	// Warnings are the artifact reader's.
+	Warnings []string
+	// Seconds is the runner time the step took.
+	Seconds float64
+}
+
+// Session drives a bisection: it picks commits, runs them, records every step in the state
+// file and stops when one commit holds the confidence or the budget is spent.
+type Session struct {
+	State *State
+	// Path is the state file; artifact folders go next to it, under ArtifactsDir.
+	Path   string
+	Runner Runner
+	// Out receives a line per event (nil: discard).
+	Out io.Writer
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// The reasons a session stops.
+const (
+	StopDecided     = "decided"
+	StopSteps       = "step budget spent"
+	StopTime        = "runner time budget spent"
+	StopNothing     = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
+	StopInterrupted = "interrupted"
+	StopRunFailed   = "a run failed"
+)
+
+// startTimeout bounds the start of a step (a dispatch), which Ctrl-C does not interrupt.
+const startTimeout = 2 * time.Minute
+
+// ErrInterrupted is returned when the context is cancelled (Ctrl-C): the state holds every
+// step that ended and the ones in flight.
+var ErrInterrupted = errors.New("interrupted")
+
+type waited struct {
+	f   Flight
+	res StepResult
+	err error
+}
+
+// Run runs the bisection until it is decided, the budget is spent, a run fails more often
+// than the retries allow, or ctx is cancelled. It returns the report of what is known
+// either way (nil only when the state cannot be used at all).
+func (s *Session) Run(ctx context.Context) (*Report, error) {
+	st := s.State
+	out := s.Out
+	if out == nil {
+		out = io.Discard
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	// Waiters end with the session: a run that failed for good, or Ctrl-C, stops the others'
+	// watching (their GitHub runs go on and stay in flight in the state).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st.Stop = ""
+	p, err := s.save(now)
+	if err != nil {
+		return nil, err
+	}
+	results := make(chan waited, MaxParallel)
+	waiting := 0
+	wait := func(f Flight) {
+		waiting++
+		req := s.request(f)
+		go func() {
+			res, err := s.Runner.Wait(ctx, req)
+			results <- waited{f, res, err}
+		}()
+	}
+	// Drain the waiters on the way out (after cancel, deferred later so run first): none may
+	// outlive the session.
+	defer func() {
+		cancel()
+		for ; waiting > 0; waiting-- {
+			<-results
+		}
+	}()
+	for _, f := range st.InFlight {
+		if f.RunID != 0 {
+			fmt.Fprintf(out, "step %d: re-attaching to the run of %s: %s\n", f.N, short(f.Commit), f.URL)
+		} else {
+			fmt.Fprintf(out, "step %d: running %s again (the last session stopped during it)\n", f.N, short(f.Commit))
+		}
+		wait(f)
+	}
+	stop := func(reason string, err error) (*Report, error) {
+		st.Stop = reason
+		if _, serr := s.save(now); serr != nil && err == nil {
+			err = serr
+		}
+		return st.Report(p), err
+	}
+	for {
+		decided := p.Decide(st.Settings.Confidence).Decided
+		budget := ""
+		switch {
+		case st.StepsRun() >= st.Settings.MaxSteps:
+			budget = StopSteps
+		case st.Settings.MaxRunnerSeconds > 0 && st.RunnerSeconds() >= st.Settings.MaxRunnerSeconds:
+			budget = StopTime
+		}
+		_, _, nothing := st.Undecidable(p)
+		if !decided && !nothing && budget == "" && len(st.InFlight) < st.Settings.Parallel {
+			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
+			var pending []int
+			for _, f := range st.InFlight {
+				j, _ := st.Position(f.Commit)
+				pending = append(pending, j)
+			}
+			skip, goodSkipped := st.SkippedCommits()
+			picks, bits, err := p.Choose(k, st.Settings.Count, pending, func(j int) bool {
+				if j == Good {
+					return goodSkipped
+				}
+				return skip[j]
+			})
+			if err != nil {
+				return stop(StopRunFailed, err)
+			}
+			nothing = nothing || len(picks) == 0
+			for _, j := range picks {
+				if ctx.Err() != nil {
+					break // the select below stops the session
+				}
+				c := st.CommitAt(j)
+				f := Flight{N: st.NextN(), Commit: c.Commit, Attempt: 1}
+				if err := s.start(ctx, &f, now); err != nil {
+					if ctx.Err() != nil {
+						return stop(StopInterrupted, ErrInterrupted)
+					}
+					return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+				}
+				fmt.Fprintf(out, "step %d: %s %s (%.2f bits expected%s)\n", f.N, short(f.Commit), clean(c.Subject, 60),
+					bits, startedWhere(f))
+				wait(f)
+			}
+		}
+		if len(st.InFlight) == 0 {
+			switch {
+			case decided:
+				return stop(StopDecided, nil)
+			case budget != "":
+				return stop(budget, nil)
+			case nothing:
+				return stop(StopNothing, nil)
+			}
+		}
+		var w waited
+		select {
+		case w = <-results:
+			waiting--
+		case <-ctx.Done():
+			return stop(StopInterrupted, ErrInterrupted)
+		}
+		if w.err != nil && ctx.Err() != nil {
+			return stop(StopInterrupted, ErrInterrupted)
+		}
+		st.InFlight = slices.DeleteFunc(st.InFlight, func(f Flight) bool { return f.N == w.f.N && f.Attempt == w.f.Attempt })
+		step := Step{N: w.f.N, Commit: w.f.Commit, RunID: w.f.RunID, URL: w.f.URL, Dir: w.f.Dir, Started: w.f.Started}
+		if w.err != nil {
+			step.Outcome, step.Reason = Failed, w.err.Error()
+			step.Seconds = now().Sub(w.f.Started).Seconds()
+			st.Steps = append(st.Steps, step)
+			if w.f.Attempt > st.Settings.Retries {
+				return stop(StopRunFailed, fmt.Errorf("step %d at %s failed %d time(s), last: %w (nothing was counted; --resume tries again)",
+					w.f.N, short(w.f.Commit), w.f.Attempt, w.err))
+			}
+			fmt.Fprintf(out, "step %d: the run of %s failed, nothing counted: %v; running it again (attempt %d of %d)\n",
+				w.f.N, short(w.f.Commit), w.err, w.f.Attempt+1, st.Settings.Retries+1)
+			f := Flight{N: w.f.N, Commit: w.f.Commit, Attempt: w.f.Attempt + 1}
+			if err := s.start(ctx, &f, now); err != nil {
+				if ctx.Err() != nil {
+					return stop(StopInterrupted, ErrInterrupted)
+				}
+				return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+			}
+			wait(f)
+			if p, err = s.save(now); err != nil {
+				return stop(StopRunFailed, err)
+			}
+			continue
+		}
+		step.Outcome, step.Reason = w.res.Outcome, w.res.Reason
+		step.Tests, step.Warnings, step.Seconds = w.res.Tests, w.res.Warnings, w.res.Seconds
+		if step.Outcome != Observed && step.Outcome != Skipped {
+			step.Outcome, step.Reason = Failed, fmt.Sprintf("the runner said %q", w.res.Outcome)
+		}
+		st.Steps = append(st.Steps, step)
+		if p, err = s.save(now); err != nil {
+			return stop(StopRunFailed, err)
+		}
+		s.printStep(out, p, st.Steps[len(st.Steps)-1]) // its counts as the model uses them
+	}
+}
+
+// start starts the flight f (its N, Commit and Attempt set) and records it in flight.
+func (s *Session) start(ctx context.Context, f *Flight, now func() time.Time) error {
+	st := s.State
+	f.Dir = filepath.Join(ArtifactsDir, fmt.Sprintf("step-%d-%s", f.N, short(f.Commit)))
+	if f.Attempt > 1 {
+		f.Dir += fmt.Sprintf("-attempt-%d", f.Attempt)
+	}
+	f.Started = now()
+	// A dispatch is not cut halfway by Ctrl-C: once sent, its run exists on GitHub and the
+	// state must learn its id, or a resumed session would dispatch the step again. It is
+	// bounded by startTimeout instead.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	runID, url, err := s.Runner.Start(sctx, s.request(*f))
+	if err != nil {
+		return err
+	}
+	f.RunID, f.URL = runID, url
+	st.InFlight = append(st.InFlight, *f)
+	_, err = s.save(now)
+	return err
+}
+
+func (s *Session) request(f Flight) Request {
+	return Request{N: f.N, Attempt: f.Attempt, Commit: f.Commit, Count: s.State.Settings.Count,
+		Dir: filepath.Join(filepath.Dir(s.Path), f.Dir), MaxSteps: s.State.Settings.MaxSteps,
+		RunID: f.RunID, URL: f.URL, Started: f.Started}
+}
+
+// save recomputes the posterior and writes the state file.
+func (s *Session) save(now func() time.Time) (*Posterior, error) {
+	p, err := s.State.ComputePosterior()
+	if err != nil {
+		return nil, err
+	}
+	s.State.Updated = now().UTC()
+	return p, s.State.Save(s.Path)
+}
+
+// printStep is the line of an ended step: its commit, failures/trials and the leader.
+func (s *Session) printStep(out io.Writer, p *Posterior, step Step) {
+	st := s.State
+	lead, v := p.Leader()
+	what := fmt.Sprintf("%d/%d failed", step.Counts.Failures, step.Counts.Trials)
+	switch {
+	case step.Outcome == Skipped:
+		what = "skipped: " + clean(step.Reason, 160)
+	case NoTrackedTrials(step):
+		what = "skipped: " + noTrackedReason
+	}
+	fmt.Fprintf(out, "step %d: %s %s in %s; leading: %s %.3f (%d of %d steps)\n", step.N, short(step.Commit), what,
+		formatSeconds(step.Seconds), short(st.Commits[lead].Commit), v, st.StepsRun(), st.Settings.MaxSteps)
+	for _, w := range step.Warnings {
+		fmt.Fprintf(out, "    warning: %s\n", clean(w, 200))
+	}
+}
+
+// noTrackedReason is why a step whose tests ran counts nothing.
+const noTrackedReason = "none of the failing tests ran at this commit (they do not exist there yet?)"
+
+func startedWhere(f Flight) string {
+	if f.URL != "" {
+		return ", " + f.URL
+	}
+	return ""
+}
+
+// short is the 12-character abbreviation of a commit id.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// formatSeconds prints a duration rounded for people.
+func formatSeconds(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}

@@ -1,0 +1,286 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestStateRoundTrip(t *testing.T) {
+	st := fakeState(t, 5, defaultSettings(), Counts{Failures: 3, Trials: 40})
+	path := filepath.Join(t.TempDir(), "x", StateFile)
+	if _, err := st.ComputePosterior(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.index, st.index = nil, nil
+	if !reflect.DeepEqual(got, st) {
+		t.Errorf("read back:\n%+v\nwant\n%+v", got, st)
+	}
+	// No temporary file is left next to it.
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files next to the state: %v", entries)
+	}
+	if _, err := ParseCounts("9/200"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", "9", "9/0", "-1/5", "6/5", "a/b", "1/2/3"} {
+		if _, err := ParseCounts(bad); err == nil {
+			t.Errorf("ParseCounts(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDecodeStateRefusesDamage(t *testing.T) {
+	st := fakeState(t, 4, defaultSettings(), Counts{})
+	st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[1].Commit, Outcome: Observed, Dir: "bisect/step-1"})
+	good, _ := json.Marshal(st)
+	if _, err := DecodeState(bytes.NewReader(good), "s"); err != nil {
+		t.Fatalf("a valid state: %v", err)
+	}
+	edit := func(f func(m map[string]any)) string {
+		var m map[string]any
+		json.Unmarshal(good, &m)
+		f(m)
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	step := func(m map[string]any) map[string]any { return m["steps"].([]any)[0].(map[string]any) }
+	tests := []struct {
+		name, data, want string
+	}{
+		{"not json", "{", "is damaged"},
+		{"two values", string(good) + "{}", "more than one JSON value"},
+		{"unknown field", edit(func(m map[string]any) { m["extra"] = 1 }), "unknown field"},
+		{"version", edit(func(m map[string]any) { m["version"] = 1 }), "version 1"},
+		{"no commits", edit(func(m map[string]any) { m["commits"] = []any{} }), "0 commits"},
+		{"short commit", edit(func(m map[string]any) { m["commits"].([]any)[0].(map[string]any)["commit"] = "abc" }), "not a full commit id"},
+		{"bad last", edit(func(m map[string]any) { m["bad"].(map[string]any)["commit"] = strings.Repeat("a", 40) }), "the last commit is not the bad one"},
+		{"mode", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "ssh" }), `mode "ssh"`},
+		{"github without repo", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "github" }), "want repo, workflow and ref"},
+		{"parallel", edit(func(m map[string]any) { m["settings"].(map[string]any)["parallel"] = 99 }), "parallel 99"},
+		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["background_b"] = 0 }), "settings.model"},
+		{"old model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0.001 }), "unknown field"},
+		{"good commit runs", edit(func(m map[string]any) { step(m)["commit"] = m["good"].(map[string]any)["commit"] }), ""},
+		{"escaping dir", edit(func(m map[string]any) { step(m)["dir"] = "../../etc" }), "inside the state folder"},
+		{"absolute dir", edit(func(m map[string]any) { step(m)["dir"] = "/etc" }), "inside the state folder"},
+		{"foreign commit", edit(func(m map[string]any) { step(m)["commit"] = strings.Repeat("b", 40) }), "is not a candidate"},
+		{"outcome", edit(func(m map[string]any) { step(m)["outcome"] = "good" }), `outcome "good"`},
+		{"counts", edit(func(m map[string]any) { step(m)["counts"] = map[string]any{"failures": 5, "trials": 2} }), "5 failures in 2 trials"},
+		{"too big", `{"version": 1, "x": "` + strings.Repeat("a", maxStateBytes) + `"}`, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeState(strings.NewReader(tt.data), "bisect.json")
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// maxFuzzState bounds a fuzzed state file, and maxFuzzCommits its candidates and steps: a
+// larger state costs more per input (the story recomputes a posterior per step) and far more
+// to minimize (Go's fuzzer minimizes every new input for up to a minute, counting no
+// executions), and only repeats what a small one shows. The size limits have their own tests.
+const (
+	maxFuzzState   = 8 << 10
+	maxFuzzCommits = 64
+)
+
+// Whatever a state file holds (.debugflow/bisect.json is in the working tree: a cloned
+// repository may bring a hostile one), reading it either fails with a message or gives a
+// state `bisect --resume` can use: its posterior, the choice of the next steps, the report
+// and the story never panic or fail, and it saves and reads back the same.
+func FuzzDecodeState(f *testing.F) {
+	st, err := newFakeState(3, defaultSettings(), Counts{Failures: 1, Trials: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[0].Commit, Outcome: Skipped, Reason: "\x1b[31mred"})
+	st.InFlight = append(st.InFlight, Flight{N: 2, Commit: st.Commits[1].Commit, Dir: "bisect/step-2", RunID: 7})
+	seed, _ := json.Marshal(st)
+	f.Add(seed)
+	f.Add([]byte(`{"version":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzState {
+			return
+		}
+		s, err := DecodeState(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(s.Commits) > maxFuzzCommits || len(s.Steps) > maxFuzzCommits {
+			return
+		}
+		p, err := s.ComputePosterior()
+		if err != nil {
+			t.Fatalf("a valid state has no posterior: %v", err)
+		}
+		// The next steps, as the resumed session chooses them (Session.Run).
+		if k := s.Settings.Parallel - len(s.InFlight); k >= 1 {
+			var pending []int
+			for _, fl := range s.InFlight {
+				pending = append(pending, s.Index(fl.Commit))
+			}
+			skip, _ := s.SkippedCommits()
+			picks, _, err := p.Choose(k, s.Settings.Count, pending, func(j int) bool { return skip[j] })
+			if err != nil {
+				t.Fatalf("a valid state cannot choose its next steps: %v", err)
+			}
+			for _, j := range picks {
+				if j < 0 || j >= len(s.Commits) {
+					t.Fatalf("picked commit %d of %d", j, len(s.Commits))
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := s.Report(p).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteStory(&b); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(b.String(), "\x1b\r") {
+			t.Fatalf("control characters reach the terminal:\n%q", b.String())
+		}
+		again, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeState(bytes.NewReader(again), "again"); err != nil {
+			t.Fatalf("the state does not read back: %v", err)
+		}
+	})
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// The report (text and JSON) and the story of a fixed bisection: a skipped commit, a failed
+// run, a decided end. One step at a time, so the order is fixed.
+func TestReportAndStoryGolden(t *testing.T) {
+	set := defaultSettings()
+	set.Mode = ModeGitHub
+	set.GitHub = &GitHubSettings{Repo: "acme/kernels", Workflow: "debug_cuda_repro_experiment.yml", Ref: "debug/t4"}
+	st := fakeState(t, 12, set, Counts{Failures: 4, Trials: 20})
+	fails := map[string]int{st.Commits[5].Commit: 1}
+	r := &fakeRunner{commits: st.Commits, firstBad: 8, rate: 0.4, github: true, skip: map[int]string{4: "the build failed at \"make\"\x1b[2J"}, failRuns: fails}
+	rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js, story bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteStory(&story); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.txt", text.Bytes())
+	golden(t, "report.json", js.Bytes())
+	golden(t, "story.txt", story.Bytes())
+	// The JSON has the fields the issue names.
+	var m map[string]any
+	json.Unmarshal(js.Bytes(), &m)
+	for _, k := range []string{"first_bad", "posterior", "steps", "candidates"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("--json has no %q", k)
+		}
+	}
+	if strings.Contains(story.String(), "\x1b") {
+		t.Error("an escape sequence from a reason reached the story")
+	}
+}
+
+// Commits 3 and 4 cannot be run, 2 is good and 5 bad: 3, 4 and 5 can never be told apart,
+// and that is the answer.
+func TestUndecidable(t *testing.T) {
+	st := fakeState(t, 8, defaultSettings(), Counts{})
+	add := func(j int, outcome string, c Counts) {
+		st.Steps = append(st.Steps, Step{N: len(st.Steps) + 1, Commit: st.Commits[j].Commit, Outcome: outcome,
+			Tests: []pytestlog.TestTrials{{ID: "t", Trials: c.Trials, Failures: c.Failures}}})
+	}
+	add(2, Observed, Counts{Trials: 200})
+	add(5, Observed, Counts{Failures: 60, Trials: 200})
+	p, _ := st.ComputePosterior()
+	if _, _, ok := st.Undecidable(p); ok {
+		t.Fatal("undecidable before 3 and 4 were skipped")
+	}
+	add(3, Skipped, Counts{})
+	add(4, Skipped, Counts{})
+	p, _ = st.ComputePosterior()
+	lo, hi, ok := st.Undecidable(p)
+	if !ok || lo != 3 || hi != 5 {
+		t.Errorf("Undecidable = [%d, %d] %v, want [3, 5] (%v)", lo, hi, ok, p.P)
+	}
+}
+
+// TestReadStateRefusesNonRegular: .debugflow/bisect.json may be a symbolic link a checked-out
+// tree brought (to a FIFO, or /dev/tty); ReadState refuses it at once instead of waiting.
+func TestReadStateRefusesNonRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "bisect.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadState(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+			t.Errorf("ReadState = %v, want the FIFO refused", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadState waits on a FIFO")
+	}
+}

@@ -1,0 +1,174 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/stats"
+)
+
+// Comparison is the experiment's result: one row per (ref, runner), the baseline's first.
+type Comparison struct {
+	// Baseline is the baseline ref's name.
+	Baseline string
+	Rule     Rule
+	// Round and Rounds are the sequential design's current and planned rounds (0 and 0 for a
+	// single sweep); Level is the one-sided level every test used at this look.
+	Round, Rounds int
+	Level         float64
+	// PooledIDs are the tests the rows add up (those that failed anywhere).
+	PooledIDs []string
+	Rows      []Row
+	// Warnings say why some numbers may be short.
+	Warnings []string
+}
+
+// Row is one (ref, runner).
+type Row struct {
+	Ref    string
+	Runner string
+	Commit string
+	Dirs   []string
+	// GPUs are the GPU UUIDs the row's folders ran on (from their health snapshots).
+	GPUs []string
+	// ByGPU splits the row's pooled counts by the GPU its folders ran on (folders without a
+	// health snapshot are in none): with rounds on a pool of machines, one bad GPU stands out.
+	ByGPU []GPUCounts
+	// Repetitions is the sum of the folders' pytest-repeat counts.
+	Repetitions int
+	// Counts add up the pooled tests.
+	Counts stats.Counts
+	CI95   stats.Interval
+	Tests  []TestRow
+	// Decision is the rule against the baseline on the same runner; nil for a baseline row.
+	Decision *Decision
+}
+
+// GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
+type GPUCounts struct {
+	GPU    string
+	Counts stats.Counts
+}
+
+// TestRow is one base test id of a row.
+type TestRow struct {
+	ID     string
+	Counts stats.Counts
+	CI95   stats.Interval
+}
+
+// Decided reports whether every candidate row has a verdict other than inconclusive.
+func (c *Comparison) Decided() bool {
+	for _, r := range c.Rows {
+		if r.Decision != nil && !r.Decision.Verdict.Decided() {
+			return false
+		}
+	}
+	return true
+}
+
+// Verdict returns the row's verdict (BaselineRow for the baseline).
+func (r Row) Verdict() Verdict {
+	if r.Decision == nil {
+		return BaselineRow
+	}
+	return r.Decision.Verdict
+}
+
+// Compare puts the observations of an experiment side by side: it adds the folders up per
+// (ref, runner), pools the tests that failed anywhere, and judges every candidate row against
+// the baseline row of the same runner (or the only baseline row, when the baseline ran on one
+// runner). baseline is the baseline's ref name.
+func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error) {
+	if err := rule.Validate(); err != nil {
+		return nil, err
+	}
+	if len(obs) == 0 {
+		return nil, errors.New("no artifact folders to compare")
+	}
+	round, rounds, err := design(obs)
+	if err != nil {
+		return nil, err
+	}
+	level, err := rule.Level(rounds)
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{Baseline: baseline, Rule: rule, Round: round, Rounds: rounds, Level: level, Warnings: joinWarnings(obs)}
+	arms := groupArms(obs)
+	c.PooledIDs = pooledIDs(arms)
+	bases := map[string]*Row{}
+	var baseRows, candRows []Row
+	for _, a := range arms {
+		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
+		for _, id := range c.PooledIDs {
+			t := a.test(id)
+			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}
+			row.Counts.Failures += tc.Failures
+			row.Counts.Trials += tc.Trials
+			ci, _ := stats.ClopperPearson(tc.Failures, tc.Trials, 0.95)
+			row.Tests = append(row.Tests, TestRow{ID: id, Counts: tc, CI95: ci})
+		}
+		row.CI95, _ = stats.ClopperPearson(row.Counts.Failures, row.Counts.Trials, 0.95)
+		for _, g := range a.byGPU {
+			gc := GPUCounts{GPU: strings.Join(g.gpus, "+")}
+			for _, id := range c.PooledIDs {
+				gc.Counts.Failures += g.tests[id].Failures
+				gc.Counts.Trials += g.tests[id].Trials
+			}
+			row.ByGPU = append(row.ByGPU, gc)
+		}
+		if a.ref == baseline {
+			baseRows = append(baseRows, row)
+		} else {
+			candRows = append(candRows, row)
+		}
+	}
+	if len(baseRows) == 0 {
+		return nil, fmt.Errorf("no folder of the baseline %q among the %d given", baseline, len(obs))
+	}
+	for i := range baseRows {
+		bases[baseRows[i].Runner] = &baseRows[i]
+	}
+	for i := range candRows {
+		row := &candRows[i]
+		base, ok := bases[row.Runner]
+		if !ok && len(baseRows) == 1 {
+			base, ok = &baseRows[0], true
+		}
+		if !ok {
+			row.Decision = &Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1, MoreTrials: -1,
+				Why: fmt.Sprintf("the baseline did not run on %s", orDash(row.Runner))}
+			continue
+		}
+		d, err := rule.Decide(row.Counts, base.Counts, level)
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
+		}
+		row.Decision = &d
+	}
+	c.Rows = append(baseRows, candRows...)
+	return c, nil
+}
+
+// MoreRepetitions converts a row's MoreTrials into repetitions of the sweep (one repetition
+// runs every pooled test once): about how many more --count the row needs; -1 when unknown.
+func (r Row) MoreRepetitions() int {
+	if r.Decision == nil || r.Decision.MoreTrials < 0 {
+		return -1
+	}
+	perRep := 1.0
+	if r.Repetitions > 0 && r.Counts.Trials > 0 {
+		perRep = float64(r.Counts.Trials) / float64(r.Repetitions)
+	}
+	return int(math.Ceil(float64(r.Decision.MoreTrials) / perRep))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

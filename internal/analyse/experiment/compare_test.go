@@ -1,0 +1,353 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/analyse/stats"
+)
+
+// experimentDirs writes two rounds of an experiment with three refs on one runner: the
+// baseline fails test_grad[cuda] on every 5th repetition (one of them a worker crash) and
+// test_io on every 25th; "pin" never fails; "noop" fails like the baseline.
+func experimentDirs(t *testing.T) []string {
+	root := t.TempDir()
+	var dirs []string
+	for round := 1; round <= 2; round++ {
+		for _, ref := range []struct {
+			name, ref string
+			fails     map[string][]int
+		}{
+			{"baseline", "efd3f69", map[string][]int{"t.py::test_grad[cuda]": append([]int{-5}, every(5, 50)[1:]...), "t.py::test_io": every(25, 50), "t.py::test_ok": nil}},
+			{"pin", "duburcqa/turing_stream_pin_experiment", map[string][]int{"t.py::test_grad[cuda]": nil, "t.py::test_io": nil, "t.py::test_ok": nil}},
+			{"noop", "noop-branch", map[string][]int{"t.py::test_grad[cuda]": every(5, 50), "t.py::test_io": every(50, 50), "t.py::test_ok": nil}},
+		} {
+			dir := filepath.Join(root, "round-"+string(rune('0'+round)), ref.name)
+			fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: "c0ffee", Runner: "local", Round: round, Rounds: 16}, 50, ref.fails)
+			// The runner's health snapshot: round 2 of the baseline ran on another GPU of the pool.
+			uuid := "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11"
+			if round == 2 && ref.name == "baseline" {
+				uuid = "GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42"
+			}
+			write(t, filepath.Join(dir, "gpu_health_after.csv"), "index, uuid, temperature.gpu\n0, "+uuid+", 40\n")
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+func loadAll(t *testing.T, dirs []string) []*Observation {
+	t.Helper()
+	var obs []*Observation
+	for _, d := range dirs {
+		o, err := LoadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, o)
+	}
+	return obs
+}
+
+func TestCompareGolden(t *testing.T) {
+	dirs := experimentDirs(t)
+	c, err := Compare(loadAll(t, dirs), "baseline", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PooledIDs; strings.Join(got, ",") != "t.py::test_grad[cuda],t.py::test_io" {
+		t.Errorf("pooled ids %q: want the two tests that failed somewhere", got)
+	}
+	byRef := map[string]Row{}
+	for _, r := range c.Rows {
+		byRef[r.Ref] = r
+	}
+	// 2 rounds x 50 repetitions x 2 pooled tests; the baseline fails 10+2 per round.
+	if b := byRef["baseline"]; b.Counts.Trials != 200 || b.Counts.Failures != 24 || b.Repetitions != 100 {
+		t.Errorf("baseline row %+v", b.Counts)
+	}
+	if v := byRef["pin"].Verdict(); v != Fixed {
+		t.Errorf("pin: %s, want fixed", v)
+	}
+	if v := byRef["noop"].Verdict(); v != Inconclusive || byRef["noop"].MoreRepetitions() <= 0 {
+		t.Errorf("noop: %s (%d more), want inconclusive with a projection", v, byRef["noop"].MoreRepetitions())
+	}
+	if g := byRef["baseline"].GPUs; strings.Join(g, ",") != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11,GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42" {
+		t.Errorf("baseline GPUs %q: want both GPUs of its two rounds", g)
+	}
+	// The row's counts split by GPU: each round of the baseline ran on its own GPU of the pool.
+	if g := byRef["baseline"].ByGPU; len(g) != 2 || g[0].GPU != "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11" || g[0].Counts != (stats.Counts{Failures: 12, Trials: 100}) ||
+		g[1].Counts != (stats.Counts{Failures: 12, Trials: 100}) {
+		t.Errorf("baseline by GPU %+v", g)
+	}
+	if got := byRef["baseline"].gpuText(); got != "GPU-5f0e4c7a 12/100, GPU-9a3b27d1 12/100" {
+		t.Errorf("baseline GPU cell %q", got)
+	}
+	if got := byRef["pin"].gpuText(); got != "GPU-5f0e4c7a" {
+		t.Errorf("pin GPU cell %q: one GPU needs no counts", got)
+	}
+	if c.Round != 2 || c.Rounds != 16 || c.Level > 0.01 {
+		t.Errorf("design round %d of %d at %v", c.Round, c.Rounds, c.Level)
+	}
+
+	var text, js bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", text.String())
+	golden(t, "compare.md", c.Markdown())
+	golden(t, "compare.json", js.String())
+
+	// The JSON shape is exactly the documented one.
+	var shape struct {
+		Baseline string           `json:"baseline"`
+		Rows     []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	for _, row := range shape.Rows {
+		var keys []string
+		for k := range row {
+			keys = append(keys, k)
+		}
+		if strings.Join(sortStrings(keys), ",") != strings.Join(want, ",") {
+			t.Errorf("row keys %v, want %v", sortStrings(keys), want)
+		}
+		for _, test := range row["tests"].([]any) {
+			var tk []string
+			for k := range test.(map[string]any) {
+				tk = append(tk, k)
+			}
+			if strings.Join(sortStrings(tk), ",") != "ci95,failures,id,trials" {
+				t.Errorf("test keys %v", tk)
+			}
+		}
+	}
+	if shape.Baseline != "baseline" || shape.Rows[0]["p_value"] != nil || shape.Rows[0]["verdict"] != "baseline" {
+		t.Errorf("baseline row %v", shape.Rows[0])
+	}
+}
+
+func sortStrings(xs []string) []string {
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if xs[j] < xs[i] {
+				xs[i], xs[j] = xs[j], xs[i]
+			}
+		}
+	}
+	return xs
+}
+
+// Folders from plain debug runs (no ref.json) are named by their folder and compared on an
+// unnamed runner.
+func TestComparePlainFolders(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "before")
+	fixed := filepath.Join(root, "after")
+	fakeRun(t, base, nil, 100, map[string][]int{"t.py::test_x": every(5, 100)})
+	fakeRun(t, fixed, nil, 100, map[string][]int{"t.py::test_x": nil})
+	c, err := Compare(loadAll(t, []string{base, fixed}), "before", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 2 || c.Rows[1].Ref != "after" || c.Rows[1].Verdict() != Fixed || c.Rounds != 0 || math.Abs(c.Level-0.025) > 1e-9 {
+		t.Errorf("rows %+v, design %d at %v", c.Rows, c.Rounds, c.Level)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	b := filepath.Join(root, "b")
+	fakeRun(t, a, &refinfo.Info{Name: "a", Ref: "main", Runner: "r", Round: 1, Rounds: 4}, 10, map[string][]int{"t.py::x": {1}})
+	fakeRun(t, b, &refinfo.Info{Name: "b", Ref: "dev", Runner: "r", Round: 1, Rounds: 8}, 10, map[string][]int{"t.py::x": nil})
+	obs := loadAll(t, []string{a, b})
+	if _, err := Compare(obs, "a", DefaultRule); err == nil || !strings.Contains(err.Error(), "different designs") {
+		t.Errorf("mixed designs: %v", err)
+	}
+	if _, err := Compare(obs[:1], "zzz", DefaultRule); err == nil || !strings.Contains(err.Error(), `baseline "zzz"`) {
+		t.Errorf("unknown baseline: %v", err)
+	}
+	if _, err := LoadDir(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "no such folder") {
+		t.Errorf("missing folder: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := LoadDir(empty); err == nil || !strings.Contains(err.Error(), "repeat count is unknown") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// A candidate on a runner the baseline did not run on cannot be judged.
+func TestCompareRunnerWithoutBaseline(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, c := range []struct{ name, runner string }{{"base", "t4"}, {"base", "a10g"}, {"fix", "t4"}, {"fix", "l4"}} {
+		d := filepath.Join(root, c.name+"-"+c.runner)
+		fakeRun(t, d, &refinfo.Info{Name: c.name, Ref: c.name, Runner: c.runner}, 20, map[string][]int{"t.py::x": {3}})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.Rows[len(c.Rows)-1]
+	if last.Runner != "l4" || last.Verdict() != Inconclusive || !strings.Contains(last.VerdictText(), "did not run on l4") {
+		t.Errorf("row %s on %s: %s", last.Ref, last.Runner, last.VerdictText())
+	}
+}
+
+func TestMarkdownEscapesHostileNames(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "x|<img src=x>`")
+	fakeRun(t, dir, nil, 5, map[string][]int{"t.py::test[a|b]": {1}})
+	other := filepath.Join(root, "ok")
+	fakeRun(t, other, nil, 5, map[string][]int{"t.py::test[a|b]": nil})
+	c, err := Compare(loadAll(t, []string{dir, other}), filepath.Base(dir), DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := c.Markdown()
+	for _, bad := range []string{"<img", "x|<", "[a|b]"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("Markdown contains %q unescaped:\n%s", bad, md)
+		}
+	}
+	chart := md[strings.Index(md, "```mermaid"):]
+	chart = chart[:strings.Index(chart[3:], "```")+6]
+	for _, line := range strings.Split(chart, "\n")[5:] {
+		if name, _, ok := strings.Cut(line, " : "); ok && strings.ContainsAny(name, ":#;<>|`") {
+			t.Errorf("Mermaid task name %q holds syntax characters", name)
+		}
+	}
+}
+
+// TestOutputIsTerminalSafe: test ids come from reproducer.log, which the code under test wrote;
+// what survives pytestlog's removal of colour sequences (a bell, an 8-bit CSI, a bidirectional
+// override, a backspace) reaches the terminal and the JSON made visible, and still reads back.
+func TestOutputIsTerminalSafe(t *testing.T) {
+	root := t.TempDir()
+	evil := "t.py::test_evil[\a\u009b2J\u202egnp\b]"
+	var obs []*Observation
+	for _, ref := range []struct {
+		name  string
+		fails []int
+	}{{"baseline", every(2, 20)}, {"fix", nil}} {
+		dir := filepath.Join(root, ref.name)
+		fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.name, Runner: "local"}, 20, map[string][]int{evil: ref.fails, "t.py::test_ok": nil})
+		o, err := LoadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, o)
+	}
+	c, err := Compare(obs, "baseline", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(c.PooledIDs, " "), "\u202e") {
+		t.Fatalf("the hostile id did not reach the comparison (%q): the test tests nothing", c.PooledIDs)
+	}
+	var text, js bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "json": js.String(), "markdown": c.Markdown()} {
+		for _, bad := range []string{"\a", "\b", "\u009b", "\u202e"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("the %s output carries %q to the terminal:\n%s", name, bad, out)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), `\u202e`) {
+		t.Errorf("the text output does not show the override as an escape:\n%s", text.String())
+	}
+	var back struct {
+		Rows []struct {
+			Tests []struct {
+				ID string `json:"id"`
+			} `json:"tests"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range back.Rows {
+		for _, tt := range r.Tests {
+			found = found || tt.ID == evil
+		}
+	}
+	if !found {
+		t.Errorf("the JSON does not read back to the id %q:\n%s", evil, js.String())
+	}
+}
+
+// mdText's entities stay whole: a quote in a warning (a smoke command's) was written as
+// &\#39;, which GitHub shows as the text "&#39;".
+func TestMdTextKeepsEntitiesWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		`smoke test '/usr/bin/python3' -c "import x"`: `smoke test &#39;/usr/bin/python3&#39; -c &#34;import x&#34;`,
+		"a#b & <c>":  `a\#b &amp; &lt;c&gt;`,
+		"x|y\nz":     `x\|y z`,
+		"`*_[]~\\ok": "\\`\\*\\_\\[\\]\\~\\\\ok",
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A ref with no trials (its setup failed) was tested against nothing: its p-value is "-" in
+// the table and null in --json, not the "1" of a test that never ran.
+func TestNoTrialsHasNoPValue(t *testing.T) {
+	base := stats.Counts{Failures: 2, Trials: 4}
+	d, err := DefaultRule.Decide(stats.Counts{}, base, 0.05)
+	if err != nil || !d.NoTrials || d.Verdict != Inconclusive {
+		t.Fatalf("Decide = %+v, %v", d, err)
+	}
+	ran, err := DefaultRule.Decide(stats.Counts{Trials: 4}, base, 0.05)
+	if err != nil || ran.NoTrials {
+		t.Fatalf("Decide = %+v, %v", ran, err)
+	}
+	c := &Comparison{Baseline: "before", Rows: []Row{
+		{Ref: "before", Counts: base},
+		{Ref: "broken", Decision: &d},
+		{Ref: "fix", Counts: stats.Counts{Trials: 4}, Decision: &ran},
+	}}
+	if got := c.Rows[1].pValue(); got != "-" {
+		t.Errorf("no trials: p-value %q, want -", got)
+	}
+	if got := c.Rows[2].pValue(); got == "-" {
+		t.Errorf("0/4 against 2/4: p-value %q, want a number", got)
+	}
+	var js bytes.Buffer
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rows []struct {
+			Ref    string   `json:"ref"`
+			PValue *float64 `json:"p_value"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != 3 || back.Rows[0].PValue != nil || back.Rows[1].PValue != nil || back.Rows[2].PValue == nil {
+		t.Errorf("p_value of baseline, no trials, 0/4 = %s, want null, null, a number", js.String())
+	}
+}

@@ -1,0 +1,322 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/readfile"
+)
+
+// Observation is what one artifact folder says: which ref and runner it measured and how
+// often each test ran and failed.
+type Observation struct {
+	Dir string
+	// Info is ref.json; without one, Name is the folder's name and Runner is empty.
+	Info refinfo.Info
+	// HasInfo says whether the folder had a ref.json.
+	HasInfo bool
+	// Count is pytest-repeat's --count of the run (repetitions of every test).
+	Count int
+	// Tests are the trials per base test id.
+	Tests []pytestlog.TestTrials
+	// Warnings say why the numbers may be short (a cancelled or incomplete run, pytest that
+	// collected nothing).
+	Warnings []string
+	// GPUs are the UUIDs of the GPUs the runner's health snapshot names (none without one):
+	// with rounds on a pool of machines, one bad GPU stands out.
+	GPUs []string
+}
+
+// LoadDir reads one artifact folder: ref.json (optional), reproducer_summary.json for the
+// repeat count and reproducer.log for the trials.
+func LoadDir(dir string) (*Observation, error) {
+	return LoadDirContext(context.Background(), dir)
+}
+
+// LoadDirContext is LoadDir that stops reading when ctx is done. Like `debugflow report`, it
+// reads regular files only (a FIFO or a device in a downloaded folder is refused, never waited
+// on) and at most maxLogBytes of reproducer.log.
+func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such folder", dir)
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder", dir)
+	}
+	o := &Observation{Dir: dir}
+	switch info, err := refinfo.Load(dir); {
+	case err == nil:
+		o.Info, o.HasInfo = *info, true
+	case errors.Is(err, fs.ErrNotExist):
+		o.Info = refinfo.Info{Name: filepath.Base(filepath.Clean(dir))}
+	default:
+		return nil, err
+	}
+	sum, err := loadSummary(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the repeat count is unknown: %w", dir, err)
+	}
+	if sum.SetupFailed {
+		// The smoke test, the collection or every test's setup failed: no test body ran, so
+		// the folder has no trials, whatever ERROR lines its log holds.
+		o.Count = sum.Count
+		o.Warnings = append(o.Warnings, "setup failed: "+sum.SetupCause+" (no trials counted)")
+		return o, nil
+	}
+	if sum.Count < 1 {
+		return nil, fmt.Errorf("%s: %s has count %d", dir, reproducerSummary, sum.Count)
+	}
+	o.Count = sum.Count
+	f, st, err := readfile.Open(filepath.Join(dir, reproducerLog))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot count trials: %w", dir, err)
+	}
+	defer f.Close()
+	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if st.Size() > maxLogBytes {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
+	}
+	o.Tests = trials.Tests
+	switch {
+	case sum.Cancelled:
+		o.Warnings = append(o.Warnings, "the reproducer was cancelled: only the repetitions that ran count")
+	case sum.StoppedEarly:
+		o.Warnings = append(o.Warnings, "the reproducer stopped at the first failure (stop_on_first_failure): the rates are biased; experiments need a full sweep")
+	case !sum.Complete:
+		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
+	}
+	if sum.NoTestsRan || len(o.Tests) == 0 {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
+	}
+	if trials.Truncated {
+		o.Warnings = append(o.Warnings, "more repeat ids than the counter keeps: a teardown error may count as an extra trial")
+	}
+	o.GPUs = gpuUUIDs(ctx, dir)
+	return o, nil
+}
+
+// gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the
+// one before; none when neither was taken): which physical GPU the trials ran on.
+func gpuUUIDs(ctx context.Context, dir string) []string {
+	for _, name := range []string{"gpu_health_after", "gpu_health_before"} {
+		var q, c nvsmi.Snapshot
+		if f, _, err := readfile.Open(filepath.Join(dir, name+".txt")); err == nil {
+			q, _ = nvsmi.ParseQuery(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
+			f.Close()
+		}
+		if f, _, err := readfile.Open(filepath.Join(dir, name+".csv")); err == nil {
+			c, _ = nvsmi.ParseCSV(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
+			f.Close()
+		}
+		var out []string
+		for _, g := range nvsmi.Merge(q, c).GPUs {
+			if g.UUID != "" && !slices.Contains(out, g.UUID) {
+				out = append(out, g.UUID)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// The reproduce step's files (docs/design.md).
+const (
+	reproducerLog     = "reproducer.log"
+	reproducerSummary = "reproducer_summary.json"
+	maxSummaryBytes   = 16 << 20
+	maxLogBytes       = 128 << 20 // trials are counted in the first 128 MiB of reproducer.log
+	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
+	maxHealthBytes = 8 << 20
+)
+
+// summary is the part of reproducer_summary.json an experiment needs.
+type summary struct {
+	Count        int    `json:"count"`
+	ExitCode     int    `json:"exit_code"`
+	Cancelled    bool   `json:"cancelled"`
+	StoppedEarly bool   `json:"stopped_early"`
+	Complete     bool   `json:"complete"`
+	NoTestsRan   bool   `json:"no_tests_ran"`
+	SetupFailed  bool   `json:"setup_failed"`
+	SetupCause   string `json:"setup_cause"`
+}
+
+// loadSummary reads reproducer_summary.json, bounded (it lists the failed ids).
+func loadSummary(dir string) (summary, error) {
+	var s summary
+	f, _, err := readfile.Open(filepath.Join(dir, reproducerSummary))
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", reproducerSummary, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
+	switch {
+	case err != nil:
+		return s, fmt.Errorf("read %s: %w", reproducerSummary, err)
+	case len(b) > maxSummaryBytes:
+		return s, fmt.Errorf("%s is larger than %d bytes", reproducerSummary, maxSummaryBytes)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("parse %s: %w", reproducerSummary, err)
+	}
+	return s, nil
+}
+
+// label is how a folder without ref.json is named in messages.
+func (o *Observation) label() string {
+	if o.Info.Runner == "" {
+		return o.Info.Name
+	}
+	return o.Info.Name + " on " + o.Info.Runner
+}
+
+// arm is everything measured for one (ref, runner): its folders' trials added up.
+type arm struct {
+	ref, runner string
+	commit      string
+	dirs        []string
+	gpus        []string // GPU UUIDs of the folders, first seen first
+	byGPU       []gpuTally
+	repetitions int // sum of the folders' counts
+	tests       []pytestlog.TestTrials
+	index       map[string]int
+}
+
+// gpuTally is what the folders of one arm that ran on one GPU (or one set of GPUs) measured.
+type gpuTally struct {
+	gpus  []string
+	tests map[string]pytestlog.TestTrials
+}
+
+func (a *arm) add(o *Observation) {
+	a.dirs = append(a.dirs, o.Dir)
+	for _, g := range o.GPUs {
+		if !slices.Contains(a.gpus, g) {
+			a.gpus = append(a.gpus, g)
+		}
+	}
+	if len(o.GPUs) > 0 {
+		i := slices.IndexFunc(a.byGPU, func(t gpuTally) bool { return slices.Equal(t.gpus, o.GPUs) })
+		if i < 0 {
+			i = len(a.byGPU)
+			a.byGPU = append(a.byGPU, gpuTally{gpus: o.GPUs, tests: map[string]pytestlog.TestTrials{}})
+		}
+		for _, t := range o.Tests {
+			sum := a.byGPU[i].tests[t.ID]
+			sum.Trials += t.Trials
+			sum.Failures += t.Failures
+			a.byGPU[i].tests[t.ID] = sum
+		}
+	}
+	a.repetitions += o.Count
+	if a.commit == "" {
+		a.commit = o.Info.Commit
+	}
+	for _, t := range o.Tests {
+		i, ok := a.index[t.ID]
+		if !ok {
+			i = len(a.tests)
+			a.index[t.ID] = i
+			a.tests = append(a.tests, pytestlog.TestTrials{ID: t.ID})
+		}
+		a.tests[i].Trials += t.Trials
+		a.tests[i].Failures += t.Failures
+	}
+}
+
+// test returns the arm's tally of one base test id (zero when it never ran).
+func (a *arm) test(id string) pytestlog.TestTrials {
+	if i, ok := a.index[id]; ok {
+		return a.tests[i]
+	}
+	return pytestlog.TestTrials{ID: id}
+}
+
+// armKey groups folders.
+type armKey struct{ ref, runner string }
+
+// groupArms adds the observations up per (ref, runner), in first-seen order.
+func groupArms(obs []*Observation) []*arm {
+	var arms []*arm
+	byKey := map[armKey]*arm{}
+	for _, o := range obs {
+		k := armKey{o.Info.Name, o.Info.Runner}
+		a, ok := byKey[k]
+		if !ok {
+			a = &arm{ref: k.ref, runner: k.runner, index: map[string]int{}}
+			byKey[k] = a
+			arms = append(arms, a)
+		}
+		a.add(o)
+	}
+	return arms
+}
+
+// pooledIDs are the base test ids the rows add up: every id that failed at least once in any
+// folder of the experiment (the bug under study), first-seen order; when nothing failed
+// anywhere, every id.
+func pooledIDs(arms []*arm) []string {
+	var failing, all []string
+	seenF, seenA := map[string]bool{}, map[string]bool{}
+	for _, a := range arms {
+		for _, t := range a.tests {
+			if !seenA[t.ID] {
+				seenA[t.ID] = true
+				all = append(all, t.ID)
+			}
+			if t.Failures > 0 && !seenF[t.ID] {
+				seenF[t.ID] = true
+				failing = append(failing, t.ID)
+			}
+		}
+	}
+	if len(failing) == 0 {
+		return all
+	}
+	return failing
+}
+
+// design is the sequential design the folders were collected under: the highest round and
+// the planned rounds (0 and 0 for single sweeps).
+func design(obs []*Observation) (round, rounds int, err error) {
+	for _, o := range obs {
+		round = max(round, o.Info.Round)
+		if o.Info.Rounds != 0 {
+			if rounds != 0 && rounds != o.Info.Rounds {
+				return 0, 0, fmt.Errorf("the folders come from different designs (%d and %d planned rounds): compare one experiment at a time", rounds, o.Info.Rounds)
+			}
+			rounds = o.Info.Rounds
+		}
+	}
+	return round, rounds, nil
+}
+
+// joinWarnings prefixes each observation's warnings with its folder.
+func joinWarnings(obs []*Observation) []string {
+	var out []string
+	for _, o := range obs {
+		for _, w := range o.Warnings {
+			out = append(out, fmt.Sprintf("%s (%s): %s", o.Dir, o.label(), w))
+		}
+	}
+	return out
+}

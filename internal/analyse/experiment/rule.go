@@ -1,0 +1,226 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/debugflow/debugflow/internal/analyse/stats"
+)
+
+// Verdict is the answer for one candidate against the baseline.
+type Verdict string
+
+// The verdicts, as printed and in --json.
+const (
+	Fixed        Verdict = "fixed"
+	Improved     Verdict = "improved"
+	NoChange     Verdict = "no change"
+	Worse        Verdict = "worse"
+	Inconclusive Verdict = "inconclusive"
+	// BaselineRow marks the baseline's own rows.
+	BaselineRow Verdict = "baseline"
+)
+
+// Decided reports whether v settles the question (the baseline counts as settled).
+func (v Verdict) Decided() bool { return v != Inconclusive }
+
+// Rule is the verdict rule's two thresholds.
+type Rule struct {
+	// Confidence is 1 minus the chance of any wrong verdict the rule accepts (0.95): the two
+	// directions (better, worse) share 1-Confidence equally, and every look of a sequential
+	// design spends its direction's share by Pocock's boundary.
+	Confidence float64
+	// MinEffect is the odds ratio a fix must reach to count: the candidate's odds of failing
+	// at most MinEffect times the baseline's (0.5: a fix at least halves the odds, for rare
+	// failures about the rate). It is also the equivalence margin of "no change", on both
+	// sides: odds within [MinEffect, 1/MinEffect] times the baseline's ([1/2, 2]).
+	MinEffect float64
+}
+
+// DefaultRule is 95% confidence, a fix halves the odds of failing.
+var DefaultRule = Rule{Confidence: 0.95, MinEffect: 0.5}
+
+// Validate checks the thresholds.
+func (r Rule) Validate() error {
+	if !(r.Confidence >= 0.5 && r.Confidence < 1) {
+		return fmt.Errorf("confidence %v: want a number in [0.5, 1), such as 0.95", r.Confidence)
+	}
+	if !(r.MinEffect > 0 && r.MinEffect < 1) {
+		return fmt.Errorf("minimum effect %v: want an odds ratio in (0, 1), such as 0.5 (a fix halves the odds of failing)", r.MinEffect)
+	}
+	return nil
+}
+
+// Level is the one-sided level of every test at one look of a design with `rounds` planned
+// looks (0 or 1: a single sweep): (1-Confidence)/2, half the error for each direction, or
+// Pocock's nominal level for that half over more looks. Every wrong verdict needs a test of
+// one direction to reject a true null at some look, so at most one direction's share can be
+// spent on a candidate that is in fact no better (improved, fixed) and the other's on one
+// that is no worse (worse), or on one outside the margin (no change): together at most
+// 1-Confidence, however early the rounds stop.
+func (r Rule) Level(rounds int) (float64, error) {
+	return stats.PocockLevel(max(rounds, 1), (1-r.Confidence)/2)
+}
+
+// Margin is the upper end of the equivalence margin: 1/MinEffect (2 for a halving).
+func (r Rule) Margin() float64 { return 1 / r.MinEffect }
+
+// Decision is the rule applied to one candidate against the baseline.
+type Decision struct {
+	Verdict Verdict
+	// PLess is Fisher's one-sided p-value for "the candidate fails less often" (odds ratio 1);
+	// PGreater for "it fails more often"; PFixed for "its odds are below MinEffect times the
+	// baseline's". PNoChange is the equivalence test's p-value, the larger of the two
+	// one-sided tests "its odds are above MinEffect times the baseline's" (PAboveMargin) and
+	// "below 1/MinEffect times" (PBelowMargin): both must reject for "no change".
+	PLess, PGreater, PFixed, PNoChange float64
+	PAboveMargin, PBelowMargin         float64
+	// MoreTrials is about how many more trials per arm would decide it, if the measured rates
+	// hold; -1 when unknown (no projection decides within maxProjection trials, or the
+	// baseline never failed).
+	MoreTrials int
+	// Why explains an inconclusive verdict.
+	Why string
+	// NoTrials is set when an arm has no trials: no test ran, so there is no p-value.
+	NoTrials bool
+}
+
+// maxProjection bounds the search for the trials still needed.
+const maxProjection = 2_000_000
+
+// Decide applies the rule at the one-sided level `level` (Rule.Level):
+//
+//  1. no trials in either arm: inconclusive;
+//  2. the candidate fails significantly more often (PGreater < level): worse;
+//  3. the baseline never failed: inconclusive (nothing to fix was seen);
+//  4. the candidate never failed: fixed when the data exclude that it merely reached the
+//     minimum effect (PFixed < level), else inconclusive;
+//  5. the candidate fails significantly less often (PLess < level): improved;
+//  6. the data exclude both an improvement as large as the minimum effect (odds ratio
+//     MinEffect, "greater") and a worsening as large as its inverse (odds ratio 1/MinEffect,
+//     "less"), two one-sided tests each at level (PNoChange < level): no change;
+//  7. otherwise inconclusive, with the trials still needed.
+func (r Rule) Decide(cand, base stats.Counts, level float64) (Decision, error) {
+	d, err := r.decide(cand, base, level)
+	if err != nil || d.Verdict != Inconclusive || d.MoreTrials < 0 {
+		return d, err
+	}
+	d.MoreTrials = r.project(cand, base, level)
+	return d, nil
+}
+
+// decide is Decide without the projection; MoreTrials is 0 unless it is known to be -1.
+func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
+	d := Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1}
+	if cand.Trials == 0 || base.Trials == 0 {
+		d.MoreTrials = -1
+		d.Why = "no trials yet"
+		d.NoTrials = true
+		return d, nil
+	}
+	var err error
+	test := func(p *float64, or float64, alt stats.Alternative) {
+		if err == nil {
+			*p, err = stats.Fisher(cand, base, or, alt)
+		}
+	}
+	test(&d.PLess, 1, stats.Less)
+	test(&d.PGreater, 1, stats.Greater)
+	test(&d.PFixed, r.MinEffect, stats.Less)
+	test(&d.PAboveMargin, r.MinEffect, stats.Greater)
+	test(&d.PBelowMargin, r.Margin(), stats.Less)
+	if err != nil {
+		return d, err
+	}
+	d.PNoChange = max(d.PAboveMargin, d.PBelowMargin)
+	switch {
+	case d.PGreater < level:
+		d.Verdict = Worse
+	case base.Failures == 0:
+		d.MoreTrials = -1
+		ub, _ := stats.UpperBound(0, base.Trials, r.Confidence)
+		d.Why = fmt.Sprintf("the baseline never failed in %d trials (its rate is below %s): make sure the bug reproduces on it first", base.Trials, percent(ub))
+	case cand.Failures == 0 && d.PFixed < level:
+		d.Verdict = Fixed
+	case cand.Failures == 0:
+		d.Why = "no failure yet, too few trials to call it fixed"
+	case cand.Failures == cand.Trials && base.Failures == base.Trials:
+		// Conditional on the margins there is one possible table: no test can tell anything.
+		d.MoreTrials = -1
+		d.Why = "every trial failed on both: there are no odds to compare (it does not look like a fix)"
+	case d.PLess < level:
+		d.Verdict = Improved
+	case d.PNoChange < level:
+		d.Verdict = NoChange
+	case d.PAboveMargin < level:
+		d.Why = fmt.Sprintf("an improvement is excluded, but not yet a worsening as large as %s the odds", timesWord(r.Margin()))
+	case d.PBelowMargin < level:
+		d.Why = fmt.Sprintf("a worsening is excluded, but not yet an improvement as large as %s the odds", timesWord(r.MinEffect))
+	default:
+		d.Why = "the rates are not yet told apart"
+	}
+	return d, nil
+}
+
+// project is about how many more trials per arm decide the comparison if both arms keep
+// their measured rates: the smallest m for which the rule decides on the counts scaled to
+// trials+m (found by doubling, then bisection). For a candidate that never failed this is
+// the exact-bound question "how many clean trials make it fixed" (the rule of three's
+// cousin, with the baseline's own uncertainty). -1 when nothing decides within
+// maxProjection.
+func (r Rule) project(cand, base stats.Counts, level float64) int {
+	decidedAt := func(m int) bool {
+		c := scale(cand, m)
+		b := scale(base, m)
+		d, err := r.decide(c, b, level)
+		return err == nil && d.Verdict != Inconclusive
+	}
+	lo, hi := 0, 1
+	for !decidedAt(hi) {
+		lo = hi
+		hi *= 2
+		if hi > maxProjection {
+			return -1
+		}
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if decidedAt(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// scale projects c to m more trials at its measured rate.
+func scale(c stats.Counts, m int) stats.Counts {
+	n := c.Trials + m
+	x := int(math.Round(c.Rate() * float64(n)))
+	return stats.Counts{Failures: min(x, n), Trials: n}
+}
+
+// Percent formats a rate for people: 20.0%, 0.37%, 0%.
+func Percent(r float64) string { return percent(r) }
+
+func percent(r float64) string {
+	switch {
+	case r == 0:
+		return "0%"
+	case r < 0.01:
+		return fmt.Sprintf("%.2f%%", 100*r)
+	}
+	return fmt.Sprintf("%.1f%%", 100*r)
+}
+
+// timesWord names an odds ratio: "twice" for 2, "half" for 0.5, "1.5 times" otherwise.
+func timesWord(or float64) string {
+	switch or {
+	case 2:
+		return "twice"
+	case 0.5:
+		return "half"
+	}
+	return fmt.Sprintf("%g times", or)
+}

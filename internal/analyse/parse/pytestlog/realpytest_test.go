@@ -1,0 +1,136 @@
+package pytestlog
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/internal/lines"
+	"github.com/debugflow/debugflow/internal/testenv"
+)
+
+// TestRealPytestXdistRepeatCrash runs Debian's pytest with xdist and
+// pytest-repeat on testdata/realsuite, where one repetition aborts its worker
+// and one fails, feeds the live output to a Parser and checks what the step
+// runner relies on.
+func TestRealPytestXdistRepeatCrash(t *testing.T) {
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "realsuite", "test_repro.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "test_repro.py"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An ini file pins the rootdir (and so the lastfailed cache) to dir.
+	if err := os.WriteFile(filepath.Join(dir, "pytest.ini"), []byte("[pytest]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "-m", "pytest", "-n", "2", "--count", "3", "-v", "-ra", "test_repro.py")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=", "COLUMNS=120")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout // pytest's stderr (faulthandler dump) interleaved, as in CI
+	var logCopy strings.Builder
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting pytest: %v", err)
+	}
+	p := NewParser()
+	var events []Event
+	readErr := lines.Each(stdout, maxLineBytes, "pytest output", func(line string) {
+		logCopy.WriteString(line + "\n")
+		if ev := p.Line(line); ev.Kind != EventNone {
+			events = append(events, ev)
+		}
+	})
+	waitErr := cmd.Wait()
+	if readErr != nil {
+		t.Fatalf("reading pytest output: %v", readErr)
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(waitErr, &exitErr) || exitErr.ExitCode() != 1 {
+		t.Fatalf("pytest exit = %v, want exit status 1; output:\n%s", waitErr, logCopy.String())
+	}
+
+	r := p.Result()
+	defer func() {
+		if t.Failed() {
+			t.Logf("pytest output:\n%s", logCopy.String())
+		}
+	}()
+	const crashID = "test_repro.py::test_kernel[cuda-2-3]"
+	const failID = "test_repro.py::test_kernel[cpu-3-3]"
+	if !r.Complete || r.Failed != 2 || r.Passed != 7 || r.Collected != 9 {
+		t.Errorf("complete=%v failed=%d passed=%d collected=%d, want true 2 7 9", r.Complete, r.Failed, r.Passed, r.Collected)
+	}
+	if len(r.CrashedWorkers) != 1 || !strings.HasPrefix(r.CrashedWorkers[0], "gw") {
+		t.Fatalf("CrashedWorkers = %q, want one gwN", r.CrashedWorkers)
+	}
+	if len(r.Crashes) != 1 || r.Crashes[0].NodeID != crashID || r.Crashes[0].Reason != "Not properly terminated" {
+		t.Errorf("Crashes = %+v, want the %s crash, Not properly terminated", r.Crashes, crashID)
+	}
+	gotFailed := slices.Sorted(slices.Values(r.FailedTests))
+	if want := []string{failID, crashID}; !slices.Equal(gotFailed, want) {
+		t.Errorf("FailedTests = %q, want %q in any order", r.FailedTests, want)
+	}
+	gotBase := slices.Sorted(slices.Values(BaseIDs(r.FailedTests, 3)))
+	if want := []string{"test_repro.py::test_kernel[cpu]", "test_repro.py::test_kernel[cuda]"}; !slices.Equal(gotBase, want) {
+		t.Errorf("BaseIDs = %q, want %q", gotBase, want)
+	}
+	// Live events: the runner must see the crash with its worker and a
+	// failure event for each failing id before the final line.
+	sawCrash, final := false, -1
+	failures := map[string]bool{}
+	for i, ev := range events {
+		switch ev.Kind {
+		case EventCrash:
+			sawCrash = sawCrash || ev.Worker == r.CrashedWorkers[0]
+		case EventFailure:
+			if final < 0 {
+				failures[ev.NodeID] = true
+			}
+		case EventFinal:
+			final = i
+		}
+	}
+	if !sawCrash || !failures[crashID] || !failures[failID] || final != len(events)-1 {
+		t.Errorf("events: crash seen=%v failures before final=%v final index=%d of %d", sawCrash, failures, final, len(events))
+	}
+	// The -ra block lists both failures.
+	var summaryFailed []string
+	for _, e := range r.ShortSummary {
+		if e.Outcome == Failed {
+			summaryFailed = append(summaryFailed, e.NodeID)
+		}
+	}
+	if slices.Sort(summaryFailed); !slices.Equal(summaryFailed, []string{failID, crashID}) {
+		t.Errorf("short summary FAILED ids = %q", summaryFailed)
+	}
+
+	// pytest's own lastfailed cache records both repetitions, crash included.
+	f, err := os.Open(filepath.Join(dir, ".pytest_cache", "v", "cache", "lastfailed"))
+	if err != nil {
+		t.Fatalf("lastfailed cache: %v", err)
+	}
+	defer f.Close()
+	ids, err := ParseLastFailed(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Sort(ids); !slices.Equal(ids, []string{failID, crashID}) {
+		t.Errorf("lastfailed ids = %q", ids)
+	}
+}

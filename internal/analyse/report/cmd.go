@@ -1,0 +1,323 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/exitcode"
+)
+
+// Exit codes of `debugflow report`.
+const (
+	// ExitOK: the verdict was printed, whatever it says.
+	ExitOK = 0
+	// ExitUnreadable: an artifact directory could not be read or held no artifact files.
+	ExitUnreadable = 1
+	// ExitUsage: bad flags or arguments.
+	ExitUsage = 2
+	// ExitInterrupted: Ctrl-C or SIGTERM stopped the reading.
+	ExitInterrupted = 130
+)
+
+// ExitError carries the exit code the report command wants (shared by every debugflow command).
+type ExitError = exitcode.Error
+
+// Options configures the report command. Tests set the writers and the environment.
+type Options struct {
+	// Dirs are the artifact directories (one, or several with Compare).
+	Dirs []string
+	// JSON prints the machine-readable shape instead of text.
+	JSON bool
+	// Markdown prints the Markdown of the step summary instead of text.
+	Markdown bool
+	// Compare puts several directories side by side.
+	Compare bool
+	// Artifact is the artifact name shown in the Markdown.
+	Artifact string
+	// Baseline, with Compare, makes it an experiment across refs: the baseline's folder or ref
+	// name; every other ref is judged against it (docs/experiment.md). Confidence and
+	// MinEffect are the verdict rule's thresholds.
+	Baseline              string
+	Confidence, MinEffect float64
+	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
+	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
+	// and including its first '-'.
+	StripPrefix string
+
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (NO_COLOR); default os.Getenv.
+	Getenv func(string) string
+	// IsTerminal reports whether w is a terminal; default: a character device other than
+	// /dev/null.
+	IsTerminal func(w io.Writer) bool
+
+	// load reads one directory; default LoadContext. Tests stand in a file system whose reads
+	// hang.
+	load func(ctx context.Context, dir string) (*Verdict, error)
+}
+
+const reportLong = `Read an artifact directory of a debug run (downloaded with "debugflow download" or
+"gh run download") and print the verdict: was the bug reproduced, which tests failed and how
+often, which workers crashed, what compute-sanitizer saw first, which Xid errors the kernel
+logged.
+
+The directory may hold any of reproducer.log, reproducer_summary.json, sanitizer.log,
+dmesg_*.log and xid_added.log, and the deeper evidence (workers.jsonl, sanitizer_TOOL.log,
+coredump_*, gpu_health_*: docs/evidence.md); a part whose file is missing is reported as missing
+(null in --json), and a part the runner could not give (no kernel log, no compute-sanitizer, no
+nvidia-smi, no cuda-gdb) says "not available on this runner" and why. A sanitizer log without
+ERROR SUMMARY is inconclusive, never "0 errors".
+
+Only regular files are read: a FIFO, a device, a dangling link, an unreadable or a binary file
+is skipped and named with the reason. Every log is read whole, streaming, in bounded memory
+(a crash anywhere in a 1 GiB log is found); reproducer_summary.json is read up to 32 MiB
+(docs/report.md). A reproducer.log with nothing of pytest's in it is "not a pytest log": a stray
+"F" is never a failure.
+
+With --compare, several directories (one per runner of a matrix run) are put side by side;
+each is labelled by its directory name without the common artifact-name prefix
+(debug_cuda_repro_artifacts-gpu-t4-4-core becomes gpu-t4-4-core).
+
+With --baseline (an experiment across refs, see "debugflow experiment"), the folders are
+grouped by the ref and runner their ref.json names (a folder without one is a ref named after
+it) and every candidate is judged against the baseline: failures/trials, rate with its exact
+95% interval, Fisher's one-sided p-value and a verdict (fixed, improved, no change, worse,
+inconclusive with the repetitions still needed); --markdown adds a Mermaid chart of the rates.
+
+Exit status: 0 when the verdict was printed (reproduced or not), 1 when a directory could not
+be read, 2 on bad usage, 130 when interrupted (Ctrl-C, SIGTERM). Colour is used only when
+stdout is a terminal and NO_COLOR is unset; text from the logs never reaches the terminal as
+control characters.`
+
+const reportExample = `  debugflow report ./evidence
+  debugflow report ./evidence --json | jq '.sanitizer.errors[0]'
+  debugflow report ./evidence --markdown --artifact debug_cuda_repro_artifacts
+  debugflow report --compare ./evidence/debug_cuda_repro_artifacts-*
+  debugflow report --compare ./t4 ./a10g --json
+  # an experiment across refs: crash rates, exact intervals and a verdict per candidate
+  debugflow report --compare --baseline ./evidence/round-1/baseline ./evidence/round-*/*`
+
+// NewCmdReport returns `debugflow report DIR [--json]` and `debugflow report --compare DIR...`.
+func NewCmdReport() *cobra.Command {
+	return newCmdReport(&Options{})
+}
+
+func newCmdReport(opts *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "report DIR | --compare DIR...",
+		Short:         "Print the verdict of a debug run's artifact directory",
+		Long:          reportLong,
+		Example:       reportExample,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			compare, _ := cmd.Flags().GetBool("compare")
+			compare = compare || cmd.Flags().Changed("baseline")
+			switch {
+			case len(args) == 0:
+				return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory (see --help)")}
+			case len(args) > 1 && !compare:
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare to put several side by side)", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dirs = args
+			if opts.Stdout == nil {
+				opts.Stdout = cmd.OutOrStdout()
+			}
+			if opts.Stderr == nil {
+				opts.Stderr = cmd.ErrOrStderr()
+			}
+			return RunReport(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print JSON (the shape of docs/design.md; an array of {runner, ...} with --compare)")
+	f.BoolVar(&opts.Markdown, "markdown", false, "print the Markdown of the job summary instead of text")
+	f.BoolVar(&opts.Compare, "compare", false, "compare several artifact directories, one per runner")
+	f.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown (with --compare, also the prefix of the directory names)")
+	f.StringVar(&opts.StripPrefix, "strip-prefix", "auto", "prefix removed from directory names to label runners with --compare (\"\" keeps the names)")
+	f.StringVar(&opts.Baseline, "baseline", "", "with --compare: the baseline `DIR` (or ref name) of an experiment across refs; adds crash rates, intervals, p-values and verdicts (docs/experiment.md)")
+	f.Float64Var(&opts.Confidence, "confidence", experiment.DefaultRule.Confidence, "with --baseline: the verdict rule's confidence")
+	f.Float64Var(&opts.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "with --baseline: the odds ratio a fix must reach (0.5: it halves the odds of failing)")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
+	return cmd
+}
+
+// RunReport prints the verdict of opts.Dirs. It returns an *ExitError with ExitUnreadable when a
+// directory could not be read (with --compare, after printing the others) and with
+// ExitInterrupted when ctx is cancelled while reading.
+func RunReport(ctx context.Context, opts *Options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.IsTerminal == nil {
+		opts.IsTerminal = isTerminal
+	}
+	if opts.load == nil {
+		opts.load = LoadContext
+	}
+	if len(opts.Dirs) == 0 {
+		return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory")}
+	}
+	if opts.Baseline != "" {
+		if opts.Confidence == 0 && opts.MinEffect == 0 {
+			opts.Confidence, opts.MinEffect = experiment.DefaultRule.Confidence, experiment.DefaultRule.MinEffect
+		}
+		return runBaselineCompare(ctx, opts)
+	}
+	if !opts.Compare && len(opts.Dirs) > 1 {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report accepts 1 artifact directory, got %d (use --compare)", len(opts.Dirs))}
+	}
+	color := opts.IsTerminal(opts.Stdout) && opts.Getenv("NO_COLOR") == ""
+	if !opts.Compare {
+		v, err := opts.load(ctx, opts.Dirs[0])
+		if err != nil {
+			return loadFailed(ctx, err)
+		}
+		switch {
+		case opts.JSON:
+			return v.WriteJSON(opts.Stdout)
+		case opts.Markdown:
+			_, err := io.WriteString(opts.Stdout, v.Markdown(opts.Artifact))
+			return err
+		}
+		return v.WriteText(opts.Stdout, color)
+	}
+
+	prefix := opts.StripPrefix
+	if prefix == "auto" && opts.Artifact != "" && allHavePrefix(opts.Dirs, opts.Artifact+"-") {
+		prefix = opts.Artifact + "-"
+	}
+	labels := RunnerLabels(opts.Dirs, prefix)
+	c := Comparison{Artifact: opts.Artifact}
+	var failed errorList
+	for i, dir := range opts.Dirs {
+		v, err := opts.load(ctx, dir)
+		if ctx.Err() != nil {
+			return loadFailed(ctx, err)
+		}
+		if err != nil {
+			failed = append(failed, err)
+		} else {
+			v.Run.Runner = labels[i]
+		}
+		c.Rows = append(c.Rows, ComparisonRow{Runner: labels[i], Verdict: v, Err: err})
+	}
+	var err error
+	switch {
+	case opts.JSON:
+		err = c.WriteJSON(opts.Stdout)
+	case opts.Markdown:
+		_, err = io.WriteString(opts.Stdout, c.Markdown())
+	default:
+		err = c.WriteText(opts.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &ExitError{Code: ExitUnreadable, Err: safeError{failed}}
+	}
+	return nil
+}
+
+// errorList is the errors of the directories --compare could not read, on one line.
+type errorList []error
+
+func (l errorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, err := range l {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (l errorList) Unwrap() []error { return l }
+
+// loadFailed is the exit error of a load that failed: ExitInterrupted once ctx is cancelled,
+// ExitUnreadable otherwise. The message shows file names with control characters made visible.
+func loadFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %w", context.Cause(ctx))}
+	}
+	return &ExitError{Code: ExitUnreadable, Err: safeError{err}}
+}
+
+// RunnerLabels labels artifact directories by their base names. prefix is removed from each
+// name; "auto" removes the longest common prefix of all names cut back to its first '-'
+// (debug_cuda_repro_artifacts-gpu-t4-4-core and debug_cuda_repro_artifacts-gpu-a10g-4-core give
+// gpu-t4-4-core and gpu-a10g-4-core). A name that would become empty keeps its full form.
+func RunnerLabels(dirs []string, prefix string) []string {
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Clean(d))
+	}
+	if prefix == "auto" {
+		prefix = ""
+		if len(names) > 1 {
+			common := names[0]
+			for _, n := range names[1:] {
+				for !strings.HasPrefix(n, common) {
+					common = common[:len(common)-1]
+				}
+			}
+			if i := strings.IndexByte(common, '-'); i >= 0 {
+				prefix = common[:i+1]
+			}
+		}
+	}
+	labels := make([]string, len(names))
+	for i, n := range names {
+		labels[i] = n
+		if l := strings.TrimPrefix(n, prefix); l != "" {
+			labels[i] = l
+		}
+	}
+	return labels
+}
+
+// allHavePrefix reports whether every directory's base name starts with prefix.
+func allHavePrefix(dirs []string, prefix string) bool {
+	for _, d := range dirs {
+		if !strings.HasPrefix(filepath.Base(filepath.Clean(d)), prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// isTerminal reports whether w is a character device other than /dev/null.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return false
+	}
+	return true
+}

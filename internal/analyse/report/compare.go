@@ -1,0 +1,267 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+)
+
+// Comparison is the verdicts of several runners side by side (the matrix feature).
+type Comparison struct {
+	Rows []ComparisonRow
+	// Artifact is the artifact name the runners' directories were uploaded under
+	// (<artifact>-<runner>); Markdown names it when set.
+	Artifact string
+}
+
+// ComparisonRow is one runner's verdict, or the error that kept it from loading.
+type ComparisonRow struct {
+	Runner  string
+	Verdict *Verdict // nil when Err is set
+	Err     error
+}
+
+// Compare pairs labels with verdicts (same length; a nil verdict is a runner whose artifacts
+// could not be read).
+func Compare(labels []string, verdicts []*Verdict) Comparison {
+	c := Comparison{Rows: make([]ComparisonRow, 0, len(labels))}
+	for i, l := range labels {
+		row := ComparisonRow{Runner: l}
+		if i < len(verdicts) {
+			row.Verdict = verdicts[i]
+		}
+		if row.Verdict == nil {
+			row.Err = fmt.Errorf("no artifacts")
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+// compareRow is one runner's facts as table cells.
+type compareRow struct {
+	runner, reproduced, tests, crashed, sanitizer, xid string
+	// gpu is the GPU UUID(s) the runner's health snapshots name, so one bad machine in a pool
+	// stands out; suspect is set when the runner verdict suspects it (shown as "(suspect)").
+	gpu     string
+	suspect bool
+	// build is the build time and what the compiler cache gave it (build.json).
+	build string
+	// finding is true when sanitizer names a finding (a kernel or API call, shown as code).
+	finding bool
+}
+
+var compareHeader = compareRow{runner: "runner", reproduced: "reproduced", tests: "failed/total", crashed: "crashed workers",
+	sanitizer: "first sanitizer finding", xid: "Xid", gpu: "GPU", build: "build"}
+
+func (r ComparisonRow) cells() compareRow {
+	v := r.Verdict
+	if v == nil {
+		msg := "unreadable"
+		if r.Err != nil {
+			msg += ": " + r.Err.Error()
+		}
+		return compareRow{runner: r.Runner, reproduced: msg, tests: "-", crashed: "-", sanitizer: "-", xid: "-", gpu: "-", build: "-"}
+	}
+	row := compareRow{runner: r.Runner, reproduced: v.headline(), tests: "-", crashed: "-", sanitizer: "not run", xid: "-", gpu: "-", build: "-"}
+	if b := v.Build; b != nil {
+		row.build = b.compareCell()
+	}
+	if uuids := v.gpuUUIDs(); len(uuids) > 0 {
+		row.gpu = strings.Join(uuids, ", ")
+	}
+	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
+	if v.Run.Cancelled {
+		row.reproduced += " (cancelled)"
+	}
+	if rep := v.Reproducer; rep != nil {
+		row.tests = fmt.Sprintf("%d/%d", rep.failures(), rep.total())
+		if !rep.Complete && !v.Run.Cancelled {
+			row.tests += " (incomplete)"
+		}
+		row.crashed = "0"
+		if n := len(rep.CrashedWorkers); n > 0 {
+			names := firstFew(rep.CrashedWorkers, shownCrashes, func(more int) string { return fmt.Sprintf("and %d more", more) })
+			row.crashed = fmt.Sprintf("%d (%s)", n, strings.Join(names, ", "))
+		}
+	}
+	if v.Sanitizer == nil && strings.HasSuffix(v.absent(SanitizerLog), "skipped") {
+		row.sanitizer = "unknown (skipped)"
+	}
+	if v.Sanitizer == nil && v.Run.SanitizerUnavailable != "" {
+		row.sanitizer = "not available"
+	}
+	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
+		row.xid = "unknown (skipped)"
+	}
+	if v.Xid == nil && v.Run.KernelLogUnavailable != "" {
+		row.xid = "not available"
+	}
+	if s := v.Sanitizer; s != nil {
+		switch f := s.firstFinding(); {
+		case f != "" && !s.Complete:
+			row.sanitizer, row.finding = f+" (inconclusive)", true
+		case f != "":
+			row.sanitizer, row.finding = f, true
+		case s.NoTests != "":
+			row.sanitizer = "did not run the tests (inconclusive)"
+		case !s.Complete:
+			row.sanitizer = "inconclusive"
+		default:
+			row.sanitizer = "clean"
+		}
+	}
+	if x := v.Xid; x != nil {
+		row.xid = x.countsLine(false)
+	}
+	return row
+}
+
+// remarks are the row's skipped files and notes, at most shownItems of each.
+func (r ComparisonRow) remarks() []string {
+	v := r.Verdict
+	if v == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range v.Run.Skipped {
+		out = append(out, "skipped "+s.Name+": "+s.Reason)
+	}
+	out = firstFew(out, shownItems, func(n int) string { return fmt.Sprintf("and %d more skipped files", n) })
+	return append(out, firstFew(v.Run.Notes, shownItems, func(n int) string { return fmt.Sprintf("and %d more notes", n) })...)
+}
+
+func (r compareRow) list() []string {
+	gpu := r.gpu
+	if r.suspect {
+		gpu += " (suspect)"
+	}
+	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid, gpu, r.build}
+}
+
+// Markdown renders the comparison as a table, one row per runner.
+func (c Comparison) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Reproduced on ")
+	var yes []string
+	for _, r := range c.Rows {
+		if r.Verdict != nil && r.Verdict.Reproduced() {
+			yes = append(yes, r.Runner)
+		}
+	}
+	if len(yes) == 0 {
+		b.WriteString("no runner")
+	} else {
+		b.WriteString(mdText(strings.Join(yes, ", ")))
+	}
+	fmt.Fprintf(&b, " (%d of %d)\n\n", len(yes), len(c.Rows))
+	if c.Artifact != "" {
+		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
+	}
+	writeMDRow(&b, compareHeader.list(), false)
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range c.Rows {
+		cells := r.cells()
+		writeMDRow(&b, cells.list(), cells.finding)
+	}
+	sep := "\n"
+	for _, r := range c.Rows {
+		for _, remark := range r.remarks() {
+			fmt.Fprintf(&b, "%s- **%s:** %s\n", sep, mdText(r.Runner), mdText(remark))
+			sep = ""
+		}
+	}
+	return b.String()
+}
+
+// sanitizerColumn is the index of the first sanitizer finding in compareRow.list.
+const sanitizerColumn = 4
+
+func writeMDRow(b *strings.Builder, cells []string, finding bool) {
+	b.WriteString("|")
+	for i, c := range cells {
+		s := mdText(c)
+		if finding && i == sanitizerColumn {
+			s = mdCode(c)
+		}
+		b.WriteString(" " + mdCell(s) + " |")
+	}
+	b.WriteString("\n")
+}
+
+// WriteText renders the comparison as an aligned table for a terminal.
+func (c Comparison) WriteText(w io.Writer) error {
+	rows := [][]string{compareHeader.list()}
+	for _, r := range c.Rows {
+		row := r.cells()
+		// A terminal table shows the UUIDs' first group: enough to tell a pool's GPUs apart.
+		var short []string
+		for _, u := range strings.Split(row.gpu, ", ") {
+			short = append(short, nvsmi.ShortUUID(u))
+		}
+		row.gpu = strings.Join(short, ", ")
+		cells := row.list()
+		for i := range cells {
+			cells[i] = display(cells[i])
+		}
+		rows = append(rows, cells)
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len([]rune(cell)))
+		}
+	}
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			if i == len(row)-1 {
+				line.WriteString(cell)
+				break
+			}
+			line.WriteString(cell + strings.Repeat(" ", widths[i]-len([]rune(cell))+2))
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(line.String(), " ")); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+	}
+	sep := "\n"
+	for _, r := range c.Rows {
+		for _, remark := range r.remarks() {
+			if _, err := fmt.Fprintf(w, "%s%s: %s\n", sep, display(r.Runner), display(remark)); err != nil {
+				return fmt.Errorf("write comparison: %w", err)
+			}
+			sep = ""
+		}
+	}
+	return nil
+}
+
+// comparisonJSON is one runner in `--compare --json`: the runner label and the verdict fields.
+type comparisonJSON struct {
+	Runner string `json:"runner"`
+	// Error is set (and the sections are null) when the runner's artifacts could not be read.
+	Error string `json:"error,omitempty"`
+	verdictJSON
+}
+
+// WriteJSON writes the comparison as a JSON array, one object per runner:
+// {"runner": label, "reproduced": ..., ..., "reproducer": ..., "sanitizer": ..., "xid": ...}.
+func (c Comparison) WriteJSON(w io.Writer) error {
+	out := make([]comparisonJSON, 0, len(c.Rows))
+	for _, r := range c.Rows {
+		v := r.Verdict
+		row := comparisonJSON{Runner: r.Runner}
+		if v == nil {
+			v = &Verdict{}
+			if r.Err != nil {
+				row.Error = r.Err.Error()
+			}
+		}
+		row.verdictJSON = v.jsonView()
+		out = append(out, row)
+	}
+	return writeJSON(w, out)
+}

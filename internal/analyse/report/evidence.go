@@ -1,0 +1,759 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/readfile"
+)
+
+// The artifact files of the deeper evidence: the worker record, the sanitizer ladder's further
+// tools, the GPU core dump pass and the runner health snapshots.
+const (
+	WorkerLog           = "workers.jsonl"
+	SanitizerSummary    = "sanitizer_summary.json"
+	CoredumpSummary     = "coredump_summary.json"
+	CoredumpGDBLog      = "coredump_gdb.log"
+	CoredumpLog         = "coredump.log"
+	healthBefore        = "before"
+	healthAfter         = "after"
+	healthNote          = "# debugflow: "
+	notAvailableRunner  = "not available on this runner"
+	maxTimelineTests    = 5000
+	minTestsPerWorker   = 10
+	sanitizerToolsOrder = "memcheck racecheck initcheck synccheck"
+)
+
+// SanitizerLogOf is the log of a ladder tool after the first (the first writes sanitizer.log).
+func SanitizerLogOf(tool string) string { return "sanitizer_" + tool + ".log" }
+
+// HealthFiles are the -q text and the CSV of health snapshot name.
+func HealthFiles(name string) (query, csv string) {
+	return "gpu_health_" + name + ".txt", "gpu_health_" + name + ".csv"
+}
+
+// Timeline is which tests each pytest process ran, in order, when workers crashed and which
+// worker xdist started in each one's place (workers.jsonl).
+type Timeline struct {
+	// Start is the Unix time of the record's first line: test times are seconds from it.
+	Start float64 `json:"start"`
+	// Workers are the processes that ran tests, in order of their first record.
+	Workers []TimelineWorker `json:"workers"`
+	// Crashes are the crashed workers in the order xdist noticed them, each with the position
+	// of its crash test among the tests it ran and its replacement.
+	Crashes []workerlog.Crash `json:"crashes"`
+	// EarlyCrashes counts the crashes that hit a worker's first or second test, KnownCrashes
+	// the crashes whose position the record gives.
+	EarlyCrashes int `json:"early_crashes"`
+	KnownCrashes int `json:"known_crashes"`
+	// Summary says it in words: "4 of 5 crashes hit a worker's first or second test".
+	Summary string `json:"summary"`
+	// Dropped counts test runs left out of Workers (at most maxTimelineTests are listed; the
+	// counts above are exact).
+	Dropped int `json:"dropped"`
+	// Truncated is set when the plugin stopped at its size bound: later tests are missing.
+	Truncated bool `json:"truncated"`
+}
+
+// TimelineWorker is one pytest process of the timeline.
+type TimelineWorker struct {
+	Worker string `json:"worker"`
+	PID    int    `json:"pid"`
+	// First is when the process started, in seconds from Timeline.Start.
+	First float64 `json:"first"`
+	// Crashed is set for a worker that died in a test; ReplacedBy is the worker xdist started
+	// in its place, Replaces the one this worker replaced.
+	Crashed    bool           `json:"crashed"`
+	ReplacedBy string         `json:"replaced_by"`
+	Replaces   string         `json:"replaces"`
+	Tests      []TimelineTest `json:"tests"`
+	// Dropped counts this worker's tests left out of Tests.
+	Dropped int `json:"dropped"`
+}
+
+// TimelineTest is one test a worker started.
+type TimelineTest struct {
+	Test string `json:"test"`
+	// Start and End are seconds from Timeline.Start; End is null for a test that did not
+	// finish.
+	Start float64  `json:"start"`
+	End   *float64 `json:"end"`
+	// Outcome is "finished", "failed", "crashed" (the worker died in it) or "unfinished" (the
+	// run was stopped or cancelled while it ran).
+	Outcome string `json:"outcome"`
+}
+
+// Coredump is the GPU core dump pass.
+type Coredump struct {
+	// Test is the test rerun; Attempts how many reruns it took.
+	Test     string `json:"test"`
+	Attempts int    `json:"attempts"`
+	// Dumped is set when a rerun wrote a dump; Dump is its file in the artifact ("" when it
+	// was over the size cap); DumpBytes its size.
+	Dumped    bool   `json:"dumped"`
+	Dump      string `json:"dump"`
+	DumpBytes int64  `json:"dump_bytes"`
+	// CudaGDB is the cuda-gdb that read the dump ("" when the runner had none).
+	CudaGDB string `json:"cuda_gdb"`
+	// Summary is the dump in one line: exception, kernel, PC, source line, block and thread.
+	Summary string `json:"summary"`
+	// Exception, Kernel, PC, Location, Block and Thread are its facts.
+	Exception string `json:"exception"`
+	Kernel    string `json:"kernel"`
+	PC        string `json:"pc"`
+	Location  string `json:"location"`
+	Block     string `json:"block"`
+	Thread    string `json:"thread"`
+	// Note says what is missing and why ("" when cuda-gdb read the dump).
+	Note string `json:"note"`
+}
+
+// Health is the GPUs' health before and after the run, from nvidia-smi.
+type Health struct {
+	// Before and After are the snapshots (null when not taken).
+	Before *nvsmi.Snapshot `json:"before"`
+	After  *nvsmi.Snapshot `json:"after"`
+	// BeforeNote and AfterNote say why a snapshot has no GPU ("nvidia-smi: not found").
+	BeforeNote string `json:"before_note"`
+	AfterNote  string `json:"after_note"`
+	// Changes are what changed from before to after; Problems the bad states of the latest
+	// snapshot.
+	Changes  []nvsmi.Finding `json:"changes"`
+	Problems []nvsmi.Finding `json:"problems"`
+}
+
+// Runner verdicts.
+const (
+	RunnerSuspect     = "suspect the runner"
+	RunnerApplication = "application fault"
+	RunnerNoFault     = "no GPU fault seen"
+	RunnerUnavailable = "not available on this runner"
+	RunnerUnknown     = "unknown"
+)
+
+// RunnerVerdict says whether the evidence points at the runner's GPU or at the application.
+type RunnerVerdict struct {
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+}
+
+// loadEvidence reads the deeper evidence after the reproducer, sanitizer and Xid sections.
+func (v *loader) loadEvidence(have map[string]bool) error {
+	if err := v.loadLadder(have); err != nil {
+		return err
+	}
+	if have[WorkerLog] {
+		if err := v.loadWorkerLog(WorkerLog); err != nil {
+			return err
+		}
+	}
+	if have[CoredumpSummary] || have[CoredumpGDBLog] {
+		if err := v.loadCoredump(have); err != nil {
+			return err
+		}
+	}
+	if err := v.loadHealth(have); err != nil {
+		return err
+	}
+	if have[BuildRecord] {
+		return v.loadBuild(BuildRecord)
+	}
+	return nil
+}
+
+// loadLadder reads the sanitizer ladder: sanitizer.log is the first tool (already read into
+// v.Sanitizer), then each further tool's log in the order sanitizer_summary.json's ladder
+// gives (else memcheck, racecheck, initcheck, synccheck).
+func (v *loader) loadLadder(have map[string]bool) error {
+	var ladder []string
+	if have[SanitizerSummary] {
+		var s struct {
+			Ladder       []string `json:"ladder"`
+			NotAvailable string   `json:"not_available"`
+		}
+		if ok, err := v.readJSON(SanitizerSummary, &s); err != nil {
+			return err
+		} else if ok {
+			if v.Sanitizer == nil && s.NotAvailable != "" {
+				// The step found no compute-sanitizer: no tool ran.
+				v.Run.SanitizerUnavailable = clip(s.NotAvailable, maxDisplayRunes)
+				return nil
+			}
+			for _, t := range s.Ladder {
+				if strings.Contains(sanitizerToolsOrder, t) && t != "" && !strings.Contains(t, " ") {
+					ladder = append(ladder, t)
+				}
+			}
+		}
+	}
+	if v.Sanitizer != nil {
+		if len(ladder) > 0 {
+			v.Sanitizer.Tool = ladder[0]
+		}
+		v.Sanitizers = append(v.Sanitizers, v.Sanitizer)
+	}
+	order := ladder
+	if len(order) > 0 {
+		order = order[1:]
+	}
+	for _, t := range strings.Fields(sanitizerToolsOrder) {
+		if !contains(order, t) && (len(ladder) == 0 || ladder[0] != t) {
+			order = append(order, t)
+		}
+	}
+	for _, t := range order {
+		name := SanitizerLogOf(t)
+		if !have[name] {
+			if contains(ladder, t) {
+				// In the ladder but no log: the run was cancelled before it.
+				v.Sanitizers = append(v.Sanitizers, &Sanitizer{Tool: t, Log: name, Errors: []AccessError{}, APIErrors: []APIError{},
+					NotRun: name + " missing: the ladder stopped before it"})
+			}
+			continue
+		}
+		s, err := v.readSanitizer(name)
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			s.Tool = t
+			v.Sanitizers = append(v.Sanitizers, s)
+		}
+	}
+	if v.Sanitizer == nil && len(v.Sanitizers) > 0 {
+		v.Sanitizer = v.Sanitizers[0]
+	}
+	for _, s := range v.Sanitizers {
+		s.Result = s.state()
+	}
+	return nil
+}
+
+// evidenceInputs are the files of the deeper evidence Load reads when present.
+var evidenceInputs = []string{WorkerLog, SanitizerSummary, CoredumpSummary, CoredumpGDBLog, CoredumpLog,
+	SanitizerLogOf("memcheck"), SanitizerLogOf("racecheck"), SanitizerLogOf("initcheck"), SanitizerLogOf("synccheck"),
+	"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv", BuildRecord}
+
+// readJSON decodes a small JSON file of the step runner (bounded like reproducer_summary.json);
+// a file that cannot be read or decoded is skipped with the reason.
+func (v *loader) readJSON(name string, into any) (bool, error) {
+	f, st, err := openRegular(v.fsys, name)
+	if err != nil {
+		v.skip(name, err)
+		return false, nil
+	}
+	defer f.Close()
+	if st.Size() > v.limits.SummaryBytes {
+		v.skip(name, fmt.Errorf("%s, over the %s limit", sizeText(st.Size()), sizeText(v.limits.SummaryBytes)))
+		return false, nil
+	}
+	err = json.NewDecoder(readfile.WithContext(v.ctx, io.LimitReader(f, v.limits.SummaryBytes))).Decode(into)
+	if cerr := v.cancelled(name); cerr != nil {
+		return false, cerr
+	}
+	if err != nil {
+		v.skip(name, fmt.Errorf("not valid JSON: %w", err))
+		return false, nil
+	}
+	v.Run.Files = append(v.Run.Files, name)
+	return true, nil
+}
+
+// loadWorkerLog reads workers.jsonl, links every Xid event to its worker and test, and builds
+// the timeline.
+func (v *loader) loadWorkerLog(name string) error {
+	var log *workerlog.Log
+	ok, err := v.readLog(name, func(r io.Reader) (err error) {
+		log, err = workerlog.Parse(r)
+		return err
+	})
+	if !ok || err != nil {
+		return err
+	}
+	if log.Invalid > 0 {
+		v.note("%s: %d line(s) are not worker records: ignored", name, log.Invalid)
+	}
+	// A run stopped at its first failure ends before pytest prints any report: the record
+	// keeps that failure's message.
+	if r := v.Reproducer; r != nil && r.FirstMessage == "" && log.FirstFailure != nil {
+		r.FirstMessage = log.FirstFailure.Message
+	}
+	crashed := map[string]string{}
+	var crashes [][2]string
+	if r := v.Reproducer; r != nil {
+		for _, c := range r.crashed() {
+			crashed[c.Worker] = c.Test
+			crashes = append(crashes, [2]string{c.Worker, c.Test})
+		}
+	}
+	if x := v.Xid; x != nil {
+		for i := range x.Events {
+			e := &x.Events[i]
+			if e.PID == nil {
+				continue
+			}
+			a := log.Attribute(*e.PID, e.Timestamp, crashed)
+			e.Worker, e.Test, e.LinkedBy, e.At = a.Worker, a.Test, a.By, a.At
+		}
+	}
+	v.Timeline = buildTimeline(log, crashes, v.Run.Workers, v.failedSet())
+	return nil
+}
+
+// failedSet is the failed node ids of the reproducer.
+func (v *loader) failedSet() map[string]bool {
+	out := map[string]bool{}
+	if r := v.Reproducer; r != nil {
+		for _, id := range r.FailedTests {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// buildTimeline turns the record into the timeline: each test-running process with its tests
+// (times from the record's start), the crashes placed, the replacements, the counts.
+func buildTimeline(log *workerlog.Log, crashes [][2]string, initial int, failed map[string]bool) *Timeline {
+	t := &Timeline{Start: log.Start, Truncated: log.Truncated}
+	t.Crashes = log.Crashes(crashes, initial)
+	if t.Crashes == nil {
+		t.Crashes = []workerlog.Crash{}
+	}
+	t.EarlyCrashes, t.KnownCrashes = workerlog.EarlyCrashes(t.Crashes)
+	t.Summary = crashSentence(t.Crashes, t.EarlyCrashes, t.KnownCrashes)
+	crashTest := map[string]string{}
+	replacedBy := map[string]string{}
+	replaces := map[string]string{}
+	for _, c := range t.Crashes {
+		crashTest[c.Worker] = c.Test
+		if c.ReplacedBy != "" {
+			replacedBy[c.Worker] = c.ReplacedBy
+			replaces[c.ReplacedBy] = c.Worker
+		}
+	}
+	var runners []workerlog.Worker
+	total := 0
+	for _, w := range log.Workers {
+		if w.RunsTests() {
+			runners = append(runners, w)
+			total += len(w.Tests)
+		}
+	}
+	perWorker := len(log.Workers) + total // no cap
+	if total > maxTimelineTests && len(runners) > 0 {
+		perWorker = max(minTestsPerWorker, maxTimelineTests/len(runners))
+	}
+	rel := func(x float64) float64 { return round3(x - log.Start) }
+	t.Workers = []TimelineWorker{}
+	for _, w := range runners {
+		tw := TimelineWorker{Worker: w.Name, PID: w.PID, First: rel(w.First), ReplacedBy: replacedBy[w.Name], Replaces: replaces[w.Name],
+			Tests: []TimelineTest{}}
+		_, tw.Crashed = crashTest[w.Name]
+		for i, run := range w.Tests {
+			last := i == len(w.Tests)-1
+			if i >= perWorker && !last {
+				tw.Dropped++
+				continue
+			}
+			tt := TimelineTest{Test: run.NodeID, Start: rel(run.Start)}
+			switch {
+			case run.Finished:
+				end := rel(run.End)
+				tt.End = &end
+				tt.Outcome = "finished"
+				if failed[run.NodeID] {
+					tt.Outcome = "failed"
+				}
+			case tw.Crashed && last:
+				tt.Outcome = "crashed"
+			default:
+				tt.Outcome = "unfinished"
+			}
+			tw.Tests = append(tw.Tests, tt)
+		}
+		t.Dropped += tw.Dropped
+		t.Workers = append(t.Workers, tw)
+	}
+	return t
+}
+
+func round3(x float64) float64 {
+	return float64(int64(x*1000+0.5)) / 1000
+}
+
+// crashSentence is "4 of 5 crashes hit a worker's first or second test".
+func crashSentence(cs []workerlog.Crash, early, known int) string {
+	switch {
+	case len(cs) == 0:
+		return "no worker crashed"
+	case known == 0:
+		return fmt.Sprintf("%s: the worker record does not place them", plural(len(cs), "crash", "crashes"))
+	case known == 1 && len(cs) == 1:
+		return fmt.Sprintf("the crash hit the worker's %s test", ordinal(cs[0].Position))
+	}
+	s := fmt.Sprintf("%d of %d crashes hit a worker's first or second test", early, known)
+	if known < len(cs) {
+		s += fmt.Sprintf(" (%d more not in the worker record)", len(cs)-known)
+	}
+	return s
+}
+
+// crashPositions is "gw5 1st, gw3 2nd, gw9 1st".
+func (t *Timeline) crashPositions() string {
+	var parts []string
+	for _, c := range t.Crashes {
+		if c.Position > 0 {
+			parts = append(parts, c.Worker+" "+ordinal(c.Position))
+		}
+	}
+	return strings.Join(firstFew(parts, shownItems, func(n int) string { return fmt.Sprintf("and %d more", n) }), ", ")
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// coredumpFile is the part of coredump_summary.json the verdict uses.
+type coredumpFile struct {
+	Test      string `json:"test"`
+	Attempts  int    `json:"attempts"`
+	Dumped    bool   `json:"dumped"`
+	Dump      string `json:"dump"`
+	DumpBytes int64  `json:"dump_bytes"`
+	CudaGDB   string `json:"cuda_gdb"`
+	Note      string `json:"note"`
+}
+
+// loadCoredump reads the core dump pass: its summary for what ran, cuda-gdb's output and the
+// driver's progress lines (coredump.log) for the facts.
+func (v *loader) loadCoredump(have map[string]bool) error {
+	var f coredumpFile
+	if have[CoredumpSummary] {
+		if _, err := v.readJSON(CoredumpSummary, &f); err != nil {
+			return err
+		}
+	}
+	c := &Coredump{Test: f.Test, Attempts: max(f.Attempts, 0), Dumped: f.Dumped, Dump: f.Dump, DumpBytes: max(f.DumpBytes, 0),
+		CudaGDB: f.CudaGDB, Note: f.Note}
+	var rep cudagdb.Report
+	for _, name := range []string{CoredumpGDBLog, CoredumpLog} {
+		if !have[name] {
+			continue
+		}
+		var r cudagdb.Report
+		ok, err := v.readLog(name, func(in io.Reader) (err error) {
+			r, err = cudagdb.Parse(in)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep = rep.Merge(r)
+		}
+	}
+	c.Summary = rep.Summary()
+	c.Exception, c.Kernel, c.PC, c.Location, c.Block, c.Thread = rep.Exception, rep.Kernel, rep.PC, rep.Location, rep.Focus.Block, rep.Focus.Thread
+	if c.Summary == "" && c.Note == "" && c.Dumped {
+		c.Note = "the dump could not be read"
+	}
+	v.Coredump = c
+	return nil
+}
+
+// loadHealth reads the health snapshots before and after the run and compares them.
+func (v *loader) loadHealth(have map[string]bool) error {
+	h := &Health{Changes: []nvsmi.Finding{}, Problems: []nvsmi.Finding{}}
+	found := false
+	for _, name := range []string{healthBefore, healthAfter} {
+		q, c := HealthFiles(name)
+		if !have[q] && !have[c] {
+			continue
+		}
+		snap, note, ok, err := v.readHealth(q, c, have)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		found = true
+		if name == healthBefore {
+			h.Before, h.BeforeNote = snap, note
+		} else {
+			h.After, h.AfterNote = snap, note
+		}
+	}
+	if !found {
+		return nil
+	}
+	// A GPU nvidia-smi saw before the run but cannot see after it (it fell off the bus, the
+	// driver lost it, nvidia-smi hangs) is missing after the run: suspect.
+	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 {
+		h.Changes = nvsmi.Compare(*h.Before, *h.After)
+	}
+	latest := h.After
+	if latest == nil || len(latest.GPUs) == 0 {
+		latest = h.Before
+	}
+	if latest != nil {
+		h.Problems = append(h.Problems, nvsmi.Problems(*latest)...)
+	}
+	v.Health = h
+	return nil
+}
+
+// readHealth reads one snapshot's files; note is debugflow's line saying why there is no GPU.
+func (v *loader) readHealth(query, csv string, have map[string]bool) (*nvsmi.Snapshot, string, bool, error) {
+	var q, c nvsmi.Snapshot
+	note := ""
+	read := false
+	if have[query] {
+		ok, err := v.readLog(query, func(r io.Reader) error {
+			var lines strings.Builder
+			tee := io.TeeReader(r, &noteCatcher{b: &lines})
+			var perr error
+			q, perr = nvsmi.ParseQuery(tee)
+			if n := lines.String(); n != "" && note == "" {
+				note = n
+			}
+			return perr
+		})
+		if err != nil {
+			return nil, "", false, err
+		}
+		read = read || ok
+	}
+	if have[csv] {
+		ok, err := v.readLog(csv, func(r io.Reader) error {
+			var perr error
+			c, perr = nvsmi.ParseCSV(r)
+			if perr == nvsmi.ErrNoHeader {
+				perr = nil
+			}
+			return perr
+		})
+		if err != nil {
+			return nil, "", false, err
+		}
+		read = read || ok
+	}
+	if !read {
+		return nil, "", false, nil
+	}
+	snap := nvsmi.Merge(q, c)
+	if len(snap.GPUs) > 0 {
+		note = ""
+	} else if note == "" {
+		note = "nvidia-smi listed no GPU"
+	}
+	return &snap, note, true, nil
+}
+
+// noteCatcher keeps the text of the first "# debugflow: " line written through it.
+type noteCatcher struct {
+	b    *strings.Builder
+	line []byte
+	done bool
+}
+
+func (n *noteCatcher) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if n.done {
+			break
+		}
+		if c != '\n' {
+			if len(n.line) < 4096 {
+				n.line = append(n.line, c)
+			}
+			continue
+		}
+		if s, ok := strings.CutPrefix(string(n.line), healthNote); ok {
+			n.b.WriteString(strings.TrimSpace(s))
+			n.done = true
+		}
+		n.line = n.line[:0]
+	}
+	return len(p), nil
+}
+
+// newProblems are the problems of the latest snapshot that no change already names.
+func (h *Health) newProblems() []nvsmi.Finding {
+	var out []nvsmi.Finding
+	for _, p := range h.Problems {
+		dup := false
+		for _, c := range h.Changes {
+			if c.GPU == p.GPU && (c.What == p.What || strings.HasPrefix(c.What, strings.TrimSuffix(p.What, " active"))) {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runnerVerdict weighs the evidence: health that got worse or is bad, or a hardware-class
+// Xid, make the runner suspect; application-class Xids or sanitizer or core dump findings with
+// the health unchanged make it an application fault.
+func (v *Verdict) runnerVerdict() RunnerVerdict {
+	var suspect, app []string
+	h := v.Health
+	if h != nil {
+		for _, f := range append(append([]nvsmi.Finding{}, h.Changes...), h.newProblems()...) {
+			if f.Suspect {
+				suspect = append(suspect, f.String())
+			}
+		}
+	}
+	var appCodes, hwCodes, otherCodes []string
+	if x := v.Xid; x != nil {
+		for _, c := range x.codes() {
+			cls := xidClass(c.Code)
+			code := fmt.Sprint(c.Code)
+			switch cls {
+			case "hardware":
+				hwCodes = append(hwCodes, code)
+			case "application":
+				appCodes = append(appCodes, code)
+			default:
+				otherCodes = append(otherCodes, code)
+			}
+		}
+	}
+	if len(hwCodes) > 0 {
+		suspect = append(suspect, fmt.Sprintf("hardware-class Xid %s fired", strings.Join(hwCodes, ", ")))
+	}
+	if len(suspect) > 0 {
+		return RunnerVerdict{Verdict: RunnerSuspect, Reasons: suspect}
+	}
+	if len(appCodes) > 0 {
+		r := fmt.Sprintf("only application-class Xid %s fired", strings.Join(appCodes, ", "))
+		if len(otherCodes) > 0 {
+			r = fmt.Sprintf("application-class Xid %s fired (with Xid %s, which follows such a fault)", strings.Join(appCodes, ", "), strings.Join(otherCodes, ", "))
+		}
+		app = append(app, r)
+	}
+	for _, s := range v.Sanitizers {
+		var found []string
+		if n := len(s.Errors); n > 0 {
+			// Distinct findings, as the sanitizer line counts them (its ERROR SUMMARY counts
+			// every record, leaks included).
+			found = append(found, plural(n, "distinct invalid access", "distinct invalid accesses"))
+		}
+		if s.Hazards > 0 {
+			found = append(found, plural(s.Hazards, "hazard", "hazards"))
+		}
+		if len(found) > 0 {
+			app = append(app, s.Tool+" found "+strings.Join(found, " and "))
+		}
+	}
+	if c := v.Coredump; c != nil && c.Exception != "" {
+		app = append(app, "the GPU core dump shows "+c.Exception)
+	}
+	healthKnown := h != nil && ((h.Before != nil && len(h.Before.GPUs) > 0) || (h.After != nil && len(h.After.GPUs) > 0))
+	if len(app) > 0 {
+		switch {
+		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
+			app = append(app, "the GPU's health counters did not change")
+		case healthKnown:
+			app = append(app, "the GPU's health shows no problem (one snapshot)")
+		case h == nil:
+			app = append(app, "runner health not recorded")
+		default:
+			app = append(app, "runner health "+notAvailableRunner+" ("+orText(h.AfterNote, h.BeforeNote)+")")
+		}
+		if why := v.Run.KernelLogUnavailable; why != "" {
+			// A hardware-class Xid could have fired unseen.
+			app = append(app, "kernel log "+notAvailableRunner+" ("+why+")")
+		}
+		return RunnerVerdict{Verdict: RunnerApplication, Reasons: app}
+	}
+	if len(otherCodes) > 0 {
+		return RunnerVerdict{Verdict: RunnerNoFault, Reasons: []string{fmt.Sprintf("Xid %s: neither an application nor a hardware code", strings.Join(otherCodes, ", "))}}
+	}
+	if !healthKnown && v.Xid == nil {
+		var why []string
+		if h != nil {
+			why = append(why, "runner health: "+orText(orText(h.AfterNote, h.BeforeNote), "nvidia-smi listed no GPU"))
+		}
+		if k := v.Run.KernelLogUnavailable; k != "" {
+			why = append(why, "kernel log: "+k)
+		}
+		if len(why) > 0 {
+			return RunnerVerdict{Verdict: RunnerUnavailable, Reasons: why}
+		}
+		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log in the artifact"}}
+	}
+	var reasons []string
+	if v.Xid != nil {
+		reasons = append(reasons, "no Xid")
+	}
+	if why := v.Run.KernelLogUnavailable; why != "" {
+		reasons = append(reasons, "kernel log "+notAvailableRunner+" ("+why+")")
+	}
+	if healthKnown {
+		reasons = append(reasons, "the GPU's health shows no problem")
+	}
+	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}
+}
+
+// xidClass is "application", "hardware" or "other" for an Xid code.
+func xidClass(code int) string {
+	m, ok := xidlog.Lookup(code)
+	switch {
+	case ok && m.Hardware:
+		return "hardware"
+	case ok && m.AppBug:
+		return "application"
+	}
+	return "other"
+}
+
+// gpuUUIDs lists the GPU UUIDs the run saw (after, else before), deduplicated.
+func (v *Verdict) gpuUUIDs() []string {
+	h := v.Health
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range []*nvsmi.Snapshot{h.After, h.Before} {
+		if s == nil {
+			continue
+		}
+		for _, g := range s.GPUs {
+			if g.UUID != "" && !contains(out, g.UUID) {
+				out = append(out, g.UUID)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return out
+}
+
+// sortedFindings orders findings suspect first, keeping their order otherwise.
+func sortedFindings(fs []nvsmi.Finding) []nvsmi.Finding {
+	out := append([]nvsmi.Finding{}, fs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Suspect && !out[j].Suspect })
+	return out
+}

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/gantt"
+)
+
+// TestComparePool compares three runners of a pool: one healthy T4, the one whose GPU lost
+// memory (suspect) and one without nvidia-smi: the GPU column tells them apart.
+func TestComparePool(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, c := range []struct{ name, runner string }{{"t4_evidence", "t4-a"}, {"runner_suspect", "t4-b"}, {"gpu_tools_missing", "t4-c"}} {
+		dirs = append(dirs, copyCase(t, c.name, filepath.Join(root, "debug_cuda_repro_artifacts-"+c.runner)))
+	}
+	for _, format := range []struct{ flag, golden string }{{"", "pool.txt"}, {"--markdown", "pool.md"}} {
+		args := append([]string{"--compare", "--artifact", "debug_cuda_repro_artifacts"}, dirs...)
+		if format.flag != "" {
+			args = append(args, format.flag)
+		}
+		out, _, err := runCmd(t, &Options{}, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, filepath.Join("testdata", "compare", format.golden), []byte(out))
+		if !strings.Contains(out, "(suspect)") || !strings.Contains(out, "GPU-5f0e4c7a") {
+			t.Errorf("%s: the suspect GPU does not stand out:\n%s", format.golden, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "compare", "pool.md")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzEvidence feeds arbitrary worker records, kernel logs, nvidia-smi output and cuda-gdb
+// output through Load and the renderers: none may panic, the Mermaid chart stays one fenced
+// block whose task names cannot end the name early or the fence, and no rendered text carries
+// a control character a terminal would act on.
+func FuzzEvidence(f *testing.F) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		return firstLines(string(b), maxFuzzFile)
+	}
+	f.Add(read("workers.jsonl"), read("xid_added.log"), read("gpu_health_after.txt"), read("coredump_gdb.log"))
+	f.Add(`{"worker":"gw0","pid":1,"phase":"start","nodeid":"t.py::call","time":1,"mono":1,"tz_offset":0}`+"\n"+
+		`{"worker":"gw0","pid":1,"phase":"start","nodeid":"t.py::Gantt[x]","time":2,"mono":2}`+"\n"+
+		`{"worker":"gw1","pid":2,"phase":"start","nodeid":"t.py::2024-01-31 x","time":3,"mono":3}`+"\n", "", "", "")
+	f.Add(`{"worker":"gw0:`+"`"+"``"+`#;x","pid":1,"phase":"start","nodeid":"t.py::a:b#c;`+"```"+`\u001b[2J","time":1,"mono":1,"tz_offset":0}`+"\n",
+		"[Thu Jan  1 00:00:01 1970] NVRM: Xid (PCI:0000:01:00): 48, pid=1, name=x, y\n", "# debugflow: \u009b\n", "CUDA Exception: \u001b]0;x\u0007\n")
+	f.Fuzz(func(t *testing.T, workers, xid, smi, gdb string) {
+		if fuzzTooLarge(workers, xid, smi, gdb) {
+			return
+		}
+		fsys := fstest.MapFS{
+			ReproducerSummary:      {Data: []byte(`{"count":5,"workers":2,"exit_code":1,"crashed_workers":["gw0"],"crashes":[{"worker":"gw0","node_id":"t.py::a"}]}`)},
+			WorkerLog:              {Data: []byte(workers)},
+			XidAddedLog:            {Data: []byte(xid)},
+			"gpu_health_after.txt": {Data: []byte(smi)},
+			CoredumpGDBLog:         {Data: []byte(gdb)},
+		}
+		v, err := LoadFS(context.Background(), fsys, "fuzz", DefaultLimits)
+		if err != nil {
+			if !errors.Is(err, ErrNoInputs) {
+				t.Fatalf("Load: %v", err)
+			}
+			return
+		}
+		var js bytes.Buffer
+		if err := v.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		if err := v.WriteText(&text, false); err != nil {
+			t.Fatal(err)
+		}
+		md := v.Markdown("artifact")
+		for name, out := range map[string]string{"text": text.String(), "Markdown": md} {
+			if bad := terminalActive(out); bad != "" {
+				t.Fatalf("%s carries %q", name, bad)
+			}
+		}
+		// Only the chart's own lines open or close a fence (a code span inside a line does not).
+		fences := 0
+		for _, line := range strings.Split(md, "\n") {
+			if l := strings.TrimLeft(line, " "); len(line)-len(l) <= 3 && (strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~")) {
+				if l != "```mermaid" && l != "```" {
+					t.Fatalf("a fence line %q outside the chart:\n%s", line, md)
+				}
+				fences++
+			}
+		}
+		if fences != 2*strings.Count(md, "```mermaid\n") {
+			t.Fatalf("%d fence lines for %d charts:\n%s", fences, strings.Count(md, "```mermaid\n"), md)
+		}
+		if i := strings.Index(md, "```mermaid\n"); i >= 0 {
+			chart := md[i+len("```mermaid\n"):]
+			chart = chart[:strings.Index(chart, "```")]
+			for _, line := range strings.Split(strings.TrimSpace(chart), "\n") {
+				line = strings.TrimSpace(line)
+				if strings.HasPrefix(line, "section ") || strings.HasPrefix(line, "%%") || !strings.Contains(line, " :") {
+					if strings.ContainsAny(line, ":;#") && !strings.HasPrefix(line, "%%") && !strings.HasPrefix(line, "axisFormat") {
+						t.Fatalf("chart line %q holds Mermaid syntax", line)
+					}
+					continue
+				}
+				name, _, _ := strings.Cut(line, " :")
+				if strings.ContainsAny(name, ":;#`") {
+					t.Fatalf("task name %q holds Mermaid syntax", name)
+				}
+				if gantt.StartsLikeStatement(line) {
+					t.Fatalf("task line %q starts like a Gantt statement", line)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkTimeline builds and draws the timeline of a 50x sweep of 200 tests on 8 workers
+// (20000 tests) with 40 crashes and their replacements.
+func BenchmarkTimeline(b *testing.B) {
+	var rec strings.Builder
+	var crashes [][2]string
+	workers := []string{"gw0", "gw1", "gw2", "gw3", "gw4", "gw5", "gw6", "gw7"}
+	pid := map[string]int{}
+	next := 8
+	for i, w := range workers {
+		pid[w] = 1000 + i
+		fmt.Fprintf(&rec, `{"worker":%q,"pid":%d,"phase":"session","time":1796208400.5,"mono":0.5,"tz_offset":0}`+"\n", w, pid[w])
+	}
+	for i := 0; i < 20000; i++ {
+		slot := i % 8
+		w := workers[slot]
+		t := 1796208401.0 + float64(i)*0.01
+		id := fmt.Sprintf("tests/t.py::test_%d[cuda-%d-50]", i%200, i/200%50+1)
+		fmt.Fprintf(&rec, `{"worker":%q,"pid":%d,"phase":"start","time":%.3f,"mono":%.3f,"nodeid":%q}`+"\n", w, pid[w], t, t-1796208400, id)
+		if i%500 == 7 {
+			crashes = append(crashes, [2]string{w, id})
+			nw := fmt.Sprintf("gw%d", next)
+			next++
+			pid[nw] = 1000 + next
+			workers[slot] = nw
+			fmt.Fprintf(&rec, `{"worker":%q,"pid":%d,"phase":"session","time":%.3f,"mono":%.3f,"tz_offset":0}`+"\n", nw, pid[nw], t+0.005, t+0.005-1796208400)
+			continue
+		}
+		fmt.Fprintf(&rec, `{"worker":%q,"pid":%d,"phase":"finish","time":%.3f,"mono":%.3f,"nodeid":%q}`+"\n", w, pid[w], t+0.008, t+0.008-1796208400, id)
+	}
+	log, err := workerlog.Parse(strings.NewReader(rec.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tl := buildTimeline(log, crashes, 8, map[string]bool{})
+		if tl.KnownCrashes != len(crashes) || len(tl.mermaid(nil)) == 0 {
+			b.Fatalf("%d of %d crashes placed", tl.KnownCrashes, len(crashes))
+		}
+	}
+}
+
+// TestLadderJSON checks that --json carries each tool's result: racecheck has no ERROR
+// SUMMARY, so its hazards are its result, and they count for the runner verdict.
+func TestLadderJSON(t *testing.T) {
+	fsys := fstest.MapFS{
+		SanitizerSummary: {Data: []byte(`{"ladder":["memcheck","racecheck"]}`)},
+		SanitizerLog:     {Data: []byte("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")},
+		"sanitizer_racecheck.log": {Data: []byte("========= COMPUTE-SANITIZER\n" +
+			"========= Error: Race reported between Write access at reduce_kernel(float *, int)+0x1a0 in /src/reduce.cu:31\n" +
+			"=========     and Read access at reduce_kernel(float *, int)+0x1c0 in /src/reduce.cu:35 [4 hazards]\n" +
+			"=========\n" +
+			"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "ladder", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runner     RunnerVerdict `json:"runner"`
+		Sanitizers []struct {
+			Tool, Result   string
+			FirstHazard    string `json:"first_hazard"`
+			Hazards, Leaks int
+		} `json:"sanitizers"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Sanitizers) != 2 || got.Sanitizers[0].Result != "memcheck clean: ERROR SUMMARY 0 errors" ||
+		got.Sanitizers[1].Tool != "racecheck" || got.Sanitizers[1].Hazards != 1 || got.Sanitizers[1].Result != "racecheck: 1 hazard" ||
+		!strings.Contains(got.Sanitizers[1].FirstHazard, "reduce_kernel") {
+		t.Errorf("sanitizers %+v\n%s", got.Sanitizers, js.String())
+	}
+	if got.Runner.Verdict != RunnerApplication || !slices.Contains(got.Runner.Reasons, "racecheck found 1 hazard") {
+		t.Errorf("runner %+v", got.Runner)
+	}
+}

@@ -1,0 +1,310 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/readfile"
+)
+
+// XidMeaning is the short meaning of an Xid code from NVIDIA's Xid catalog.
+func XidMeaning(code int) string {
+	if m, ok := xidlog.Lookup(code); ok {
+		return m.Short
+	}
+	return "not in the Xid meaning table (see NVIDIA's Xid catalog)"
+}
+
+// maxKernelLine is the longest kernel log line looked at; the rest of a longer line is skipped.
+const maxKernelLine = 64 << 10
+
+// eachLine calls fn for every line of r (without the newline), cutting overlong lines.
+func eachLine(r io.Reader, fn func(string) bool) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if len(line) < maxKernelLine {
+			line = append(line, chunk[:min(len(chunk), maxKernelLine-len(line))]...)
+		}
+		if err == nil && isPrefix {
+			continue
+		}
+		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
+			if !fn(string(line)) {
+				return nil
+			}
+		}
+		line = line[:0]
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// xidBuilder collects events into an Xid section.
+type xidBuilder struct {
+	x   *Xid
+	sum xidlog.Summary // the kept events, for xidlog's triage hint
+}
+
+func newXid(source string) *xidBuilder {
+	return &xidBuilder{
+		x:   &Xid{Counts: map[int]int{}, Events: []XidEvent{}, Source: source},
+		sum: xidlog.Summary{Counts: map[int]int{}},
+	}
+}
+
+func (b *xidBuilder) add(e xidlog.Event) {
+	b.x.Counts[e.Code]++
+	b.sum.Counts[e.Code]++
+	if len(b.x.Events) >= MaxXidEvents {
+		b.x.Dropped++
+		return
+	}
+	b.sum.Events = append(b.sum.Events, e)
+	b.x.Events = append(b.x.Events, XidEvent{
+		Code: e.Code, PCI: e.PCI, PID: e.PID, Process: e.Process,
+		FaultAddress: e.FaultAddress, FaultType: e.FaultType, AccessType: e.AccessType,
+		Meaning: e.Meaning, Timestamp: e.Timestamp,
+	})
+}
+
+// done returns the section with xidlog's triage hint.
+func (b *xidBuilder) done() *Xid {
+	b.x.Triage = b.sum.Triage()
+	return b.x
+}
+
+// Bounds on what a kernel-log header may say about why the log could not be read: the step
+// writes one note per source tried (sudo, dmesg, journalctl).
+const (
+	maxKernelLogNotes    = 5
+	maxKernelLogNoteSize = 300
+)
+
+// kernelLogHeader is what the "# source: ..." and "# note: ..." header lines of xid_added.log
+// and of a dmesg_NAME.log snapshot say: where the lines came from ("none" when no source could
+// be read) and the problems met on the way.
+type kernelLogHeader struct {
+	source string
+	notes  []string
+	more   int  // notes beyond maxKernelLogNotes
+	body   bool // a log line came: later "#" lines are not the header
+}
+
+// line takes a trimmed comment line ("# ...") of the header.
+func (h *kernelLogHeader) line(trimmed string) {
+	if h.body {
+		return
+	}
+	rest := strings.TrimSpace(strings.TrimPrefix(trimmed, "#"))
+	if s, ok := strings.CutPrefix(rest, "source:"); ok && h.source == "" {
+		h.source = clip(strings.TrimSpace(s), maxKernelLogNoteSize)
+		return
+	}
+	if n, ok := strings.CutPrefix(rest, "note:"); ok {
+		if n = strings.TrimSpace(n); n == "" {
+			return
+		}
+		if len(h.notes) == maxKernelLogNotes {
+			h.more++
+			return
+		}
+		h.notes = append(h.notes, clip(n, maxKernelLogNoteSize))
+	}
+}
+
+// unavailable says why the kernel log could not be read ("" when it was read, or when the
+// file does not say): the notes of a "source: none" header.
+func (h *kernelLogHeader) unavailable() string {
+	if h.source != "none" {
+		return ""
+	}
+	if len(h.notes) == 0 {
+		return "no source could be read"
+	}
+	why := strings.Join(h.notes, "; ")
+	if h.more > 0 {
+		why += fmt.Sprintf("; and %d more notes", h.more)
+	}
+	return why
+}
+
+// loadXidAdded reads xid_added.log: the raw Xid lines new during the reproducer. Comment lines
+// ("# ...") are skipped and the decoded summary after "# decoded" is not read again. When its
+// header says no kernel log source could be read ("# source: none") and it holds no Xid line,
+// the Xid section stays nil and Run.KernelLogUnavailable says why: the run saw no Xid because
+// it could not look, not because there was none.
+func (v *loader) loadXidAdded(name string) error {
+	b := newXid(XidAddedLog)
+	var h kernelLogHeader
+	ok, err := v.readLog(name, func(r io.Reader) error {
+		return eachLine(r, func(line string) bool {
+			trimmed := strings.TrimSpace(line)
+			if strings.HasPrefix(trimmed, "# decoded") {
+				return false
+			}
+			if strings.HasPrefix(trimmed, "#") {
+				h.line(trimmed)
+				return true
+			}
+			if trimmed != "" {
+				h.body = true
+			}
+			if e, ok := xidlog.ParseLine(line); ok {
+				b.add(e)
+			}
+			return true
+		})
+	})
+	if ok {
+		v.setXid(b, &h)
+	}
+	return err
+}
+
+// setXid keeps the section b built, unless its file says the kernel log was not available and
+// holds no Xid line.
+func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
+	if why := h.unavailable(); why != "" && len(b.x.Counts) == 0 {
+		v.Run.KernelLogUnavailable = why
+		return
+	}
+	v.Xid = b.done()
+}
+
+// loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
+// missing: the Xid lines of the latest snapshot that dmesg_start.log does not have.
+func (v *loader) loadDmesg(names []string) error {
+	latest, err := v.latestSnapshot(names)
+	if err != nil || latest == "" {
+		return err
+	}
+	if latest == DmesgStartLog {
+		// Only the start snapshot: nothing happened after it that we could see.
+		var h kernelLogHeader
+		if ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error { return eachLine(r, h.header) }); !ok || err != nil {
+			return err
+		}
+		v.setXid(newXid(DmesgStartLog), &h)
+		return nil
+	}
+	seen := map[string]bool{}
+	if contains(names, DmesgStartLog) {
+		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
+			return eachLine(r, func(line string) bool {
+				if _, ok := xidlog.ParseLine(line); ok {
+					seen[line] = true
+				}
+				return true
+			})
+		})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// Without the start snapshot every Xid line of the latest one counts, old or new.
+			clear(seen)
+			v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
+		}
+	}
+	b := newXid(latest)
+	var h kernelLogHeader
+	ok, err := v.readLog(latest, func(r io.Reader) error {
+		return eachLine(r, func(line string) bool {
+			h.header(line)
+			if seen[line] {
+				return true
+			}
+			if e, ok := xidlog.ParseLine(line); ok {
+				seen[line] = true // a snapshot can repeat lines it shares with an earlier one
+				b.add(e)
+			}
+			return true
+		})
+	})
+	if ok {
+		v.setXid(b, &h)
+	}
+	return err
+}
+
+// header takes one line of a dmesg_NAME.log snapshot: its "# " header lines come first.
+func (h *kernelLogHeader) header(line string) bool {
+	switch trimmed := strings.TrimSpace(line); {
+	case strings.HasPrefix(trimmed, "# "):
+		h.line(trimmed)
+	case trimmed != "":
+		h.body = true
+	}
+	return true
+}
+
+// latestSnapshot picks the snapshot taken last among the regular files: dmesg_final.log when
+// present, else the most recently modified one other than dmesg_start.log (names break ties),
+// else dmesg_start.log; "" when none is a regular file. The others are skipped with a note.
+func (v *loader) latestSnapshot(names []string) (string, error) {
+	type snap struct {
+		name string
+		mod  int64
+	}
+	var snaps []snap
+	start, final := false, false
+	for _, n := range names {
+		// fs.Stat follows symbolic links and, on dirFS, opens nothing.
+		st, err := fs.Stat(v.fsys, n)
+		if err == nil && !st.Mode().IsRegular() {
+			err = &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
+		}
+		if cerr := v.cancelled(n); cerr != nil {
+			return "", cerr
+		}
+		if err != nil {
+			v.skip(n, err)
+			continue
+		}
+		switch n {
+		case DmesgStartLog:
+			start = true
+		case dmesgFinalLog:
+			final = true
+		default:
+			snaps = append(snaps, snap{n, st.ModTime().UnixNano()})
+		}
+	}
+	if final {
+		return dmesgFinalLog, nil
+	}
+	if len(snaps) == 0 {
+		if start {
+			return DmesgStartLog, nil
+		}
+		return "", nil
+	}
+	sort.Slice(snaps, func(i, j int) bool {
+		if snaps[i].mod != snaps[j].mod {
+			return snaps[i].mod > snaps[j].mod
+		}
+		return snaps[i].name > snaps[j].name
+	})
+	return snaps[0].name, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,903 @@
+// Package generate turns a debug spec into the debug workflow: one job that checks out and
+// builds the project, hammers the failing tests, captures compute-sanitizer and dmesg/Xid
+// evidence, uploads it and opens a tmate gate; with several runner labels a matrix of such
+// jobs and a report job that compares them.
+//
+// Every debug step is one `debugflow-step <verb>` command whose flags say everything it does
+// (see docs/design.md). Workflow inputs reach those commands only through env: ("$NAME"),
+// never through ${{ }} inside a script.
+package generate
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/generate/audit"
+	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/workflow"
+)
+
+// Names and limits of the generated workflow, as data.
+const (
+	// DebugJobID is the job that runs the debug sequence (one per runner with a matrix).
+	DebugJobID = "debug"
+	// ReportJobID is the matrix's cross-runner report job.
+	ReportJobID = "report"
+	// StageStepID is the stage step; its output gate_timeout_minutes bounds the gate step.
+	StageStepID = "stage"
+	// ReproduceStepID is the reproducer step; its output reproduced gates the sanitizer.
+	ReproduceStepID = "reproduce"
+	// MatrixAxis is the matrix variable holding the runner label.
+	MatrixAxis = "runner"
+	// DispatchIDDescription describes the dispatch_id input added to every workflow_dispatch.
+	DispatchIDDescription = "Set by debugflow dispatch to find this run"
+
+	stepBinary = "debugflow-step"
+	// reportRunner and reportTimeoutMinutes are the report job's runner and timeout.
+	reportRunner         = "ubuntu-latest"
+	reportTimeoutMinutes = 15
+	// reportDownloadDir is where the report job downloads every runner's artifact.
+	reportDownloadDir = "artifacts"
+	// gateMarginMinutes is what `debugflow-step stage` adds to the tmate timeout for the gate
+	// step's own timeout-minutes (gate_timeout_minutes = N + 5).
+	gateMarginMinutes = spec.GateMarginMinutes
+	// healthTimeoutMinutes bounds the health step: two nvidia-smi calls, a minute each at worst
+	// (in the budget's fixed minutes).
+	healthTimeoutMinutes = 5
+	// detachTimeoutMinutes bounds the step that opens the session with --detach (it installs
+	// tmate when missing and returns once the session is up).
+	detachTimeoutMinutes = spec.DetachMinutes
+	// Env var names through which workflow inputs and code reach the commands.
+	envReproduceCount = "REPRODUCE_COUNT"
+	envTmateTimeout   = "TMATE_TIMEOUT_MINUTES"
+	envArtifactName   = "ARTIFACT_NAME"
+	envStopOnFailure  = "STOP_ON_FIRST_FAILURE"
+	envStandaloneCode = "DEBUGFLOW_STANDALONE_CODE"
+	envIterate        = "DEBUGFLOW_ITERATE"
+	envSmokeCommand   = "SMOKE_COMMAND"
+	// EvidenceEnv is the variable the init step hands the job's evidence folder to the later
+	// steps in ($GITHUB_ENV): each of them reads it (--out "$DEBUGFLOW_OUT"), as does the
+	// upload (steps.EvidenceEnv).
+	EvidenceEnv      = "DEBUGFLOW_OUT"
+	embeddedSpecName = "the embedded default spec"
+)
+
+// Generate builds the workflow of s and emits it with the generated-file header. specPath is
+// the spec file as the user names it (debugflow.yaml); "" means the embedded default spec.
+func Generate(s *spec.Spec, specPath string) ([]byte, error) {
+	return GenerateTo(s, specPath, "")
+}
+
+// GenerateTo is Generate for a workflow written to outPath, which the header's regenerate
+// command names ("" or "-": .github/workflows/<workflow.file>, where GitHub reads it).
+func GenerateTo(s *spec.Spec, specPath, outPath string) ([]byte, error) {
+	w, err := Workflow(s)
+	if err != nil {
+		return nil, err
+	}
+	h := Header(s, specPath)
+	if outPath != "" && outPath != "-" {
+		h.Regenerate = regenerateCommand(specPath, outPath)
+	}
+	out, err := w.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", s.Workflow.File, err)
+	}
+	return out, nil
+}
+
+// Header is the generated-file comment: where the workflow comes from and the command that
+// regenerates it.
+func Header(s *spec.Spec, specPath string) workflow.Header {
+	from := embeddedSpecName
+	if specPath != "" {
+		from = specPath
+	}
+	return workflow.Header{Spec: from, Regenerate: regenerateCommand(specPath, path.Join(".github/workflows", s.Workflow.File))}
+}
+
+// regenerateCommand is the debugflow command line that writes the workflow to outPath again.
+func regenerateCommand(specPath, outPath string) string {
+	cmd := "debugflow generate"
+	if specPath != "" {
+		cmd += " --spec " + shellQuote(specPath)
+	}
+	return cmd + " -o " + shellQuote(outPath)
+}
+
+// Workflow builds the debug workflow of s. s must be valid (spec.Load and spec.Parse
+// validate); Workflow reports what it cannot express, such as ${{ }} inside a spec command.
+func Workflow(s *spec.Spec) (*workflow.Workflow, error) {
+	if len(s.Runners) == 0 {
+		return nil, fmt.Errorf("generate: the spec names no runner label")
+	}
+	b := &builder{s: s}
+	on, err := b.triggers()
+	if err != nil {
+		return nil, err
+	}
+	debug, err := b.debugJob()
+	if err != nil {
+		return nil, err
+	}
+	w := &workflow.Workflow{
+		Name:        s.Workflow.Name,
+		On:          on,
+		Permissions: workflow.ContentsRead(),
+		Concurrency: &workflow.Concurrency{
+			// One group per run: debug runs never cancel or queue behind each other.
+			Group:            workflow.Concat(workflow.Github("workflow"), workflow.Text("-"), workflow.Github("run_id")),
+			CancelInProgress: false,
+		},
+		Env:  toEnv(s.Env),
+		Jobs: workflow.Jobs{debug},
+	}
+	if s.Triggers.PullRequest != nil {
+		// Each push to the pull request starts a run: one per pull request, the newest, so
+		// pushes do not pile up GPU jobs; a dispatch keeps a group of its own and is never
+		// cancelled.
+		isPR := workflow.Eq(workflow.Github("event_name"), workflow.Lit("pull_request"))
+		w.Concurrency = &workflow.Concurrency{
+			Group: workflow.Concat(workflow.Github("workflow"), workflow.Text("-"),
+				workflow.Or(workflow.And(isPR, workflow.Format("pr-{0}", workflow.Github("event")+".pull_request.number")), workflow.Github("run_id"))),
+			CancelInProgressIf: isPR,
+		}
+	}
+	if s.Triggers.WorkflowDispatch {
+		w.RunName = workflow.Concat(workflow.Text(s.Workflow.Name+" "), workflow.Input(spec.DispatchIDInput))
+	}
+	if s.Matrix() {
+		report, err := b.reportJob()
+		if err != nil {
+			return nil, err
+		}
+		w.Jobs = append(w.Jobs, report)
+	}
+	return w, nil
+}
+
+// builder holds the spec while the jobs are built.
+type builder struct {
+	s *spec.Spec
+}
+
+func (b *builder) triggers() (workflow.On, error) {
+	var on workflow.On
+	if pr := b.s.Triggers.PullRequest; pr != nil {
+		on.PullRequest = &workflow.PullRequest{Types: pr.Types}
+	}
+	if !b.s.Triggers.WorkflowDispatch {
+		return on, nil
+	}
+	inputs := workflow.Inputs{}
+	for i, in := range b.s.Inputs {
+		def, err := inputDefault(b.withNumberDefault(in))
+		if err != nil {
+			return on, fmt.Errorf("generate: inputs[%d] (%s): %w", i, in.Name, err)
+		}
+		inputs = append(inputs, workflow.DispatchInput{
+			Name:        in.Name,
+			Description: in.Description,
+			Required:    in.Required,
+			Default:     def,
+			Type:        workflow.InputType(in.Type),
+			Options:     in.Options,
+		})
+	}
+	inputs = append(inputs, workflow.DispatchInput{
+		Name:        spec.DispatchIDInput,
+		Description: DispatchIDDescription,
+		Type:        workflow.InputString,
+	})
+	on.WorkflowDispatch = &workflow.WorkflowDispatch{Inputs: inputs}
+	return on, nil
+}
+
+// withNumberDefault gives an input that overrides a number of the spec (reproducer.count,
+// tmate.timeout_minutes) that number as its default: the spec has one source for it.
+func (b *builder) withNumberDefault(in spec.Input) spec.Input {
+	if in.Default != "" {
+		return in
+	}
+	switch in.Name {
+	case b.s.Reproducer.CountInput:
+		in.Default = strconv.Itoa(b.s.Reproducer.Count)
+	case b.s.Tmate.TimeoutInput:
+		in.Default = strconv.Itoa(b.s.Tmate.TimeoutMinutes)
+	}
+	return in
+}
+
+// inputDefault types a spec default the way GitHub expects it for the input's type.
+func inputDefault(in spec.Input) (workflow.Value, error) {
+	if in.Default == "" {
+		return workflow.Value{}, nil
+	}
+	switch in.Type {
+	case spec.InputNumber:
+		n, err := strconv.Atoi(in.Default)
+		if err != nil {
+			return workflow.Value{}, fmt.Errorf("number default %q is not a whole number", in.Default)
+		}
+		return workflow.Int(n), nil
+	case spec.InputBoolean:
+		v, err := strconv.ParseBool(in.Default)
+		if err != nil {
+			return workflow.Value{}, fmt.Errorf("boolean default %q is not true or false", in.Default)
+		}
+		return workflow.Bool(v), nil
+	}
+	return workflow.Str(in.Default), nil
+}
+
+// inputValue is the value of input name as an env value: ${{ inputs.name || 'default' }},
+// where default is the input's own default or fallback. Runs started by other events (a pull
+// request) have no inputs, so the default must be spelled out.
+func (b *builder) inputValue(name, fallback string) string {
+	def := fallback
+	if in, ok := b.s.Input(name); ok && in.Default != "" {
+		def = in.Default
+	}
+	if def == "" {
+		return workflow.Input(name).String()
+	}
+	return workflow.Default(workflow.Input(name), def).String()
+}
+
+// runnerLabel is the job's runner: the label, or ${{ matrix.runner }}.
+func (b *builder) runnerLabel() string {
+	if b.s.Matrix() {
+		return workflow.Matrix(MatrixAxis).String()
+	}
+	return b.s.Runners[0]
+}
+
+// artifactName is the uploaded artifact's name, suffixed with the runner in a matrix so the
+// legs do not overwrite each other.
+func (b *builder) artifactName() string {
+	if b.s.Matrix() {
+		return workflow.Concat(workflow.Text(b.s.Artifact.Name+"-"), workflow.Matrix(MatrixAxis))
+	}
+	return b.s.Artifact.Name
+}
+
+// ForkGuard is the debug job's condition when pull_request starts the workflow: a pull
+// request from a fork would run its code on the self-hosted GPU runner (the audit's
+// self-hosted-runner rule), so forks skip the job; same-repository pull requests and
+// workflow_dispatch runs pass.
+var ForkGuard = workflow.Or(
+	workflow.Ne(workflow.Github("event_name"), workflow.Lit("pull_request")),
+	workflow.Eq(workflow.Expr("github.event.pull_request.head.repo.full_name"), workflow.Github("repository")))
+
+// AuditOptions are what the audit knows of the workflow of s: its runners are self-hosted,
+// and a tmate gate the spec opened to everyone (tmate.limit_to_actor: false) is the spec
+// author's choice, not a finding.
+func AuditOptions(s *spec.Spec) []audit.Option {
+	opts := []audit.Option{audit.WithSelfHostedLabels(s.Runners...)}
+	if !s.Tmate.LimitsToActor() {
+		opts = append(opts, audit.WithOpenTmateGate())
+	}
+	return opts
+}
+
+func (b *builder) debugJob() (workflow.Job, error) {
+	s := b.s
+	job := workflow.Job{
+		ID:             DebugJobID,
+		Name:           "Debug on " + b.runnerLabel(),
+		RunsOn:         workflow.RunsOn{b.runnerLabel()},
+		TimeoutMinutes: workflow.Minutes{N: s.TimeoutMinutes},
+		Permissions:    workflow.ContentsRead(),
+	}
+	if s.Triggers.PullRequest != nil {
+		job.If = ForkGuard
+	}
+	if s.Matrix() {
+		values := make([]workflow.Value, len(s.Runners))
+		for i, r := range s.Runners {
+			values[i] = workflow.Str(r)
+		}
+		job.Strategy = &workflow.Strategy{
+			FailFast: false,
+			Matrix:   workflow.MatrixAxes{{Name: MatrixAxis, Values: values}},
+		}
+	}
+	steps := []workflow.Step{
+		b.checkoutStep(),
+		{
+			Name: "Set up Python",
+			Uses: SetupPython.Uses(),
+			With: workflow.With{{Key: "python-version", Value: workflow.Str(s.Setup.Python)}},
+		},
+	}
+	install, err := b.stepBinarySteps(s.StepBinary.Arch)
+	if err != nil {
+		return job, err
+	}
+	steps = append(steps, install...)
+	steps = append(steps, b.initStep())
+	if st, ok := b.checkInputsStep(); ok {
+		steps = append(steps, st)
+	}
+	steps = append(steps, b.identityStep())
+	installedAt := len(steps)
+	if st, ok, err := b.installStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, b.cachedInstall(st)...)
+	}
+	if s.Sanitizer.SanitizerEnabled() {
+		// Right after the install: a missing compute-sanitizer fails the job before the build.
+		steps = append(steps, b.oneCommandStep("Check compute-sanitizer", "", newCommand(stepBinary, "check-sanitizer")))
+	}
+	if st, ok, err := b.buildStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, b.cachedBuild(st)...)
+	}
+	if len(steps) > installedAt {
+		// The identity step ran before anything was installed (its dmesg baseline must come
+		// first); record the sanitizer, Python and pip freeze as the build left them.
+		steps = append(steps, b.toolchainStep())
+	}
+	// Staged before the smoke test, so a session opened after a failed build check has the
+	// scripts and the README's recipe.
+	stage, err := b.stageStep()
+	if err != nil {
+		return job, err
+	}
+	steps = append(steps, stage)
+	if st, ok, err := b.smokeStep(); err != nil {
+		return job, err
+	} else if ok {
+		steps = append(steps, st)
+	}
+	gate := s.Tmate.GateEnabled()
+	before := gate && s.Tmate.Placement == "before"
+	if before {
+		steps = append(steps, b.gateStep(true))
+	}
+	steps = append(steps, b.reproduceStep())
+	if s.Sanitizer.SanitizerEnabled() {
+		st := b.sanitizeStep()
+		st.TimeoutMinutes = workflow.Minutes{N: s.Sanitizer.TimeoutMinutes}
+		steps = append(steps, st)
+	}
+	if s.Coredump.Enabled {
+		steps = append(steps, b.coredumpStep())
+	}
+	steps = append(steps, b.healthStep())
+	steps = append(steps,
+		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
+			newCommand(stepBinary, "xid").out()),
+		b.oneCommandStep("Job summary", workflow.Always(),
+			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.artifactName())),
+		b.uploadStep("Upload artifacts"),
+	)
+	if gate {
+		steps = append(steps, b.gateStep(false), b.uploadStep("Upload artifacts after the tmate session"))
+	}
+	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(),
+		newCommand(stepBinary, "verdict").out()))
+	job.Steps = steps
+	if s.Cache.CacheEnabled() {
+		if err := checkReadOnly(job); err != nil {
+			return job, err
+		}
+	}
+	return job, nil
+}
+
+func (b *builder) checkoutStep() workflow.Step {
+	c := b.s.Checkout
+	with := workflow.With{}
+	if c.Repository != "" {
+		with = append(with, workflow.KV{Key: "repository", Value: workflow.Str(c.Repository)})
+	}
+	if c.RefInput != "" {
+		with = append(with, workflow.KV{Key: "ref", Value: workflow.Str(b.inputValue(c.RefInput, ""))})
+	}
+	submodules := workflow.Str(c.Submodules)
+	if v, err := strconv.ParseBool(c.Submodules); err == nil {
+		submodules = workflow.Bool(v)
+	}
+	with = append(with,
+		workflow.KV{Key: "submodules", Value: submodules},
+		workflow.KV{Key: "fetch-depth", Value: workflow.Int(c.FetchDepth)},
+		// The job never pushes: keep the token out of .git/config.
+		workflow.KV{Key: "persist-credentials", Value: workflow.Bool(false)},
+	)
+	name := "Check out"
+	if c.Repository != "" {
+		name += " " + c.Repository
+	}
+	st := workflow.Step{Name: name, Uses: Checkout.Uses(), With: with}
+	if b.compilerCached() {
+		st.ID = CheckoutStepID // its commit output keys the compiler cache
+	}
+	return st
+}
+
+func (b *builder) setupGoStep() workflow.Step {
+	return workflow.Step{
+		Name: "Set up Go",
+		Uses: SetupGo.Uses(),
+		With: workflow.With{
+			{Key: "go-version", Value: workflow.Str(b.s.Setup.Go)},
+			// The project under test has no go.sum to key a cache on.
+			{Key: "cache", Value: workflow.Bool(false)},
+		},
+	}
+}
+
+// checkInputsStep checks the workflow inputs the later steps parse (a repeat count, a tmate
+// timeout) before anything is installed or built, so a bad value fails in seconds; ok is false
+// when no such input exists.
+func (b *builder) checkInputsStep() (workflow.Step, bool) {
+	s := b.s
+	c := newCommand(stepBinary, "check-inputs")
+	ok := false
+	if name := s.Reproducer.CountInput; name != "" {
+		c.flagEnv("--count", envReproduceCount, b.inputValue(name, strconv.Itoa(s.Reproducer.Count))).flag("--count-input", name)
+		ok = true
+	}
+	if name := s.Tmate.TimeoutInput; name != "" && s.Tmate.GateEnabled() {
+		c.flagEnv("--tmate-timeout-minutes", envTmateTimeout, b.inputValue(name, strconv.Itoa(s.Tmate.TimeoutMinutes))).flag("--tmate-timeout-input", name)
+		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
+		ok = true
+	}
+	return b.oneCommandStep("Check the inputs", "", c), ok
+}
+
+// evidencePath is the job's evidence folder for an action's with: (the upload).
+var evidencePath = workflow.Expr("env." + EvidenceEnv).String()
+
+// uploadCondition uploads the evidence whatever happened, once the init step made the job's
+// folder: before that (the step binary did not install) the job has no evidence, and an
+// empty path would fail the upload.
+var uploadCondition = workflow.And(workflow.Always(), workflow.Ne(workflow.Expr("env."+EvidenceEnv), workflow.Lit("")))
+
+// initStep is the job's first debugflow-step call: a fresh evidence folder of the job's own
+// under the runner's temporary folder (self-hosted GPU machines keep /tmp between jobs and
+// run one agent per GPU: a fixed folder would mix jobs), job.json naming the run in it,
+// $DEBUGFLOW_OUT for the later steps, and the spec's artifact.dir (/tmp/repro) a link to it.
+func (b *builder) initStep() workflow.Step {
+	return b.oneCommandStep("Evidence folder", "",
+		newCommand(stepBinary, "init").shell(`--root "$RUNNER_TEMP"`).flag("--link", b.s.Artifact.Dir))
+}
+
+func (b *builder) identityStep() workflow.Step {
+	return b.oneCommandStep("System identity and dmesg snapshot", "",
+		newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python))
+}
+
+func (b *builder) toolchainStep() workflow.Step {
+	c := newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python).boolFlag("--after-build")
+	b.recordFlags(c)
+	return b.oneCommandStep("Record the installed toolchain", "", c)
+}
+
+// installStep installs the apt packages (compute-sanitizer comes with nvidia-cuda-toolkit),
+// runs the spec's install commands and exports; ok is false when there is nothing to install.
+func (b *builder) installStep() (st workflow.Step, ok bool, err error) {
+	in := b.s.Install
+	if len(in.Apt) == 0 && len(in.Commands) == 0 && len(in.Exports) == 0 {
+		return st, false, nil
+	}
+	var sc script
+	err = b.timed(&sc, timerInstall, func(sc *script) error {
+		if len(in.Apt) > 0 {
+			sc.add(newCommand("sudo", "apt-get", "update").shell("&& sudo apt-get install -y").args(in.Apt...))
+		}
+		for i, line := range in.Commands {
+			if err := sc.raw(fmt.Sprintf("install.commands[%d]", i), line); err != nil {
+				return fmt.Errorf("generate: %w", err)
+			}
+		}
+		return exportLines(sc, "install.exports", in.Exports)
+	})
+	if err != nil {
+		return st, true, err
+	}
+	name := "Install dependencies"
+	if slices.ContainsFunc(in.Apt, func(p string) bool { return strings.HasPrefix(p, "nvidia-cuda-toolkit") }) {
+		name += " and compute-sanitizer"
+	}
+	return runStep(workflow.Step{Name: name, TimeoutMinutes: workflow.Minutes{N: in.TimeoutMinutes}}, &sc), true, nil
+}
+
+// buildStep runs the build commands in one shell (a `source` reaches the lines after it),
+// then the build exports; ok is false when there is no build.
+func (b *builder) buildStep() (st workflow.Step, ok bool, err error) {
+	bd := b.s.Build
+	if len(bd.Commands) == 0 && len(bd.Exports) == 0 {
+		return st, false, nil
+	}
+	var sc script
+	err = b.timed(&sc, timerBuild, func(sc *script) error {
+		for i, line := range bd.Commands {
+			if err := sc.raw(fmt.Sprintf("build.commands[%d]", i), line); err != nil {
+				return fmt.Errorf("generate: %w", err)
+			}
+		}
+		return exportLines(sc, "build.exports", bd.Exports)
+	})
+	if err != nil {
+		return st, true, err
+	}
+	st = workflow.Step{Name: "Build", Env: toEnv(bd.Env), TimeoutMinutes: workflow.Minutes{N: bd.TimeoutMinutes}}
+	if b.compilerCached() {
+		st.ID = BuildStepID // the compiler cache's save asks whether it ran
+	}
+	return runStep(st, &sc), true, nil
+}
+
+// smokeStep is the spec's check of the build, which stops the job before the sweep when it
+// fails; ok is false without a smoke command.
+func (b *builder) smokeStep() (st workflow.Step, ok bool, err error) {
+	sm := b.s.Smoke
+	if !sm.SmokeEnabled() {
+		return st, false, nil
+	}
+	c := newCommand(stepBinary, "smoke").out().flag("--log", sm.Log)
+	if err := c.code("smoke.command", "--command", envSmokeCommand, sm.Command); err != nil {
+		return st, true, fmt.Errorf("generate: %w", err)
+	}
+	st = b.oneCommandStep("Smoke test", "", c)
+	st.TimeoutMinutes = workflow.Minutes{N: sm.TimeoutMinutes}
+	return st, true, nil
+}
+
+// exportLines adds one `debugflow-step export` per export: the value reaches the later steps
+// through $GITHUB_ENV (and $GITHUB_PATH), which only a later step reads, so they come last.
+func exportLines(sc *script, path string, exports []spec.Export) error {
+	for i, e := range exports {
+		c := newCommand(stepBinary, "export").flag("--name", e.Name)
+		if e.Path != "" {
+			c.flag("--path", e.Path)
+		}
+		if err := c.code(fmt.Sprintf("%s[%d].command", path, i), "--command", e.Name+"_COMMAND", e.Command); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		sc.add(c)
+	}
+	return nil
+}
+
+// exportNames are the variables the staged files set: the workflow env, the exported
+// variables, and PATH (the runner puts $GITHUB_PATH additions and the set-up actions there).
+func (b *builder) exportNames() []string {
+	var names []string
+	for _, e := range b.s.Env {
+		names = append(names, e.Name)
+	}
+	for _, e := range b.s.Exports() {
+		names = append(names, e.Name)
+	}
+	return append(names, "PATH")
+}
+
+// reproducerFlags are the flags stage and reproduce share.
+func (b *builder) reproducerFlags(c *shellCommand) {
+	r := b.s.Reproducer
+	c.flag("--python", r.Python).intFlag("--workers", r.Workers)
+	if r.CountInput != "" {
+		c.flagEnv("--count", envReproduceCount, b.inputValue(r.CountInput, strconv.Itoa(r.Count)))
+	} else {
+		c.intFlag("--count", r.Count)
+	}
+	if r.Select != "" {
+		c.flagEnv("-k", "DEBUGFLOW_SELECT", r.Select)
+	}
+	c.repeated("--pytest-arg", r.PytestArgs)
+	for _, e := range r.Env {
+		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
+	}
+	switch {
+	case r.StopOnFirstFailure && r.FullSweepInput != "":
+		// A run that sets the boolean input sweeps fully; without inputs (a pull request)
+		// !inputs.x is true: stop at the first failure.
+		c.flagEnvEq("--stop-on-first-failure", envStopOnFailure, workflow.Not(workflow.Input(r.FullSweepInput)).String())
+	case r.StopOnFirstFailure:
+		c.boolFlag("--stop-on-first-failure")
+	}
+}
+
+func (b *builder) sanitizerFlags(c *shellCommand) {
+	z := b.s.Sanitizer
+	c.repeated("--tool", z.Tools)
+	if z.LeakCheck {
+		c.boolFlag("--leak-check")
+	}
+	c.intFlag("--print-limit", z.PrintLimit).intFlag("--max-tests", z.MaxTests)
+	c.repeated("--sanitizer-arg", z.Args)
+}
+
+// tmateDefaultMinutes is the gate timeout when the run has no inputs.
+func (b *builder) tmateDefaultMinutes() int {
+	t := b.s.Tmate
+	if in, ok := b.s.Input(t.TimeoutInput); ok && t.TimeoutInput != "" {
+		if f, err := strconv.ParseFloat(in.Default, 64); err == nil {
+			return int(f)
+		}
+	}
+	return t.TimeoutMinutes
+}
+
+// tmateTimeoutFlag adds the gate timeout: from the input through env, or the spec's number.
+func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
+	t := b.s.Tmate
+	if t.TimeoutInput != "" {
+		c.flagEnv(flag, envTmateTimeout, b.inputValue(t.TimeoutInput, strconv.Itoa(t.TimeoutMinutes)))
+		return
+	}
+	c.intFlag(flag, t.TimeoutMinutes)
+}
+
+func (b *builder) stageStep() (workflow.Step, error) {
+	s := b.s
+	c := newCommand(stepBinary, "stage").out()
+	b.reproducerFlags(c)
+	b.sanitizerFlags(c)
+	st := s.Reproducer.Standalone
+	switch {
+	case st.File != "":
+		c.flag("--standalone-file", st.File).flag("--standalone-test", st.Test)
+	case st.Script != "":
+		c.flag("--standalone-script", st.Script)
+	case st.Code != "":
+		// Many lines of code: through the step's env: (a YAML block), not the command line.
+		if err := c.code("reproducer.standalone.code", "--standalone-code", envStandaloneCode, st.Code); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
+	}
+	if s.Tmate.GateEnabled() {
+		c.flag("--continue-file", s.Tmate.ContinueFile)
+		b.tmateTimeoutFlag(c, "--tmate-timeout-minutes")
+		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
+	}
+	if s.Reproducer.RebuildDir != "" {
+		c.flag("--rebuild-dir", s.Reproducer.RebuildDir)
+	}
+	c.flagEnv("--artifact", envArtifactName, b.artifactName())
+	c.repeated("--export", b.exportNames())
+	if len(s.Build.Iterate) > 0 {
+		// One line per line of the recipe, in one YAML block.
+		if err := c.code("build.iterate", "--iterate", envIterate, strings.Join(s.Build.Iterate, "\n")); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
+	}
+	if s.Smoke.SmokeEnabled() {
+		if err := c.code("smoke.command", "--smoke-command", envSmokeCommand, s.Smoke.Command); err != nil {
+			return workflow.Step{}, fmt.Errorf("generate: %w", err)
+		}
+		c.flag("--smoke-log", s.Smoke.Log)
+	}
+	c.args(s.Reproducer.Paths...)
+	step := b.oneCommandStep("Stage helper scripts", "", c)
+	step.ID = StageStepID
+	return step, nil
+}
+
+func (b *builder) reproduceStep() workflow.Step {
+	s := b.s
+	c := newCommand(stepBinary, "reproduce").out()
+	b.reproducerFlags(c)
+	c.args(s.Reproducer.Paths...)
+	st := b.oneCommandStep("Reproduce", "", c)
+	st.ID = ReproduceStepID
+	st.TimeoutMinutes = workflow.Minutes{N: s.Reproducer.TimeoutMinutes}
+	return st
+}
+
+func (b *builder) sanitizeStep() workflow.Step {
+	s := b.s
+	c := newCommand(stepBinary, "sanitize").out()
+	b.sanitizerFlags(c)
+	c.flag("--python", s.Reproducer.Python).flag("--when", s.Sanitizer.When)
+	var cond workflow.Expr
+	if s.Sanitizer.When == "always" {
+		// Run the selection itself when the reproducer saw no failure.
+		if s.Reproducer.Select != "" {
+			c.flagEnv("-k", "DEBUGFLOW_SELECT", s.Reproducer.Select)
+		}
+		c.args(s.Reproducer.Paths...)
+	} else {
+		cond = workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))
+	}
+	return b.oneCommandStep("compute-sanitizer ("+strings.Join(s.Sanitizer.Tools, ", ")+")", cond, c)
+}
+
+// coredumpStep is the GPU core dump pass: when the reproducer failed, the crashed (else first
+// failing) test rerun alone with the driver's core dump on exception, each attempt bounded by
+// its share of the step's timeout. It runs apart from the sanitizer: a sanitizer step that
+// failed (its timeout, compute-sanitizer missing) must not skip it, so its condition is
+// !cancelled() rather than the implicit success().
+func (b *builder) coredumpStep() workflow.Step {
+	s := b.s
+	d := s.Coredump
+	c := newCommand(stepBinary, "coredump").out().flag("--python", s.Reproducer.Python).
+		intFlag("--attempts", d.Attempts).flag("--timeout", fmt.Sprintf("%dm", max(1, (d.TimeoutMinutes-1)/d.Attempts))).
+		intFlag("--max-size-mb", d.MaxSizeMB)
+	c.repeated("--pytest-arg", s.Reproducer.PytestArgs)
+	for _, e := range s.Reproducer.Env {
+		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
+	}
+	st := b.oneCommandStep("GPU core dump", workflow.And(workflow.Not(workflow.Cancelled()),
+		workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))), c)
+	st.TimeoutMinutes = workflow.Minutes{N: d.TimeoutMinutes}
+	return st
+}
+
+// healthStep records the GPUs' health at the end of the job and compares it with the identity
+// step's snapshot, whatever happened before.
+func (b *builder) healthStep() workflow.Step {
+	st := b.oneCommandStep("Runner health after the run", workflow.Always(),
+		newCommand(stepBinary, "health").out().flag("--name", "after"))
+	st.TimeoutMinutes = workflow.Minutes{N: healthTimeoutMinutes}
+	return st
+}
+
+// gateStep is the tmate gate: with detach, the step before the reproducer that opens the
+// session and returns; otherwise the blocking gate at the end (--wait when a session was
+// opened before).
+func (b *builder) gateStep(detach bool) workflow.Step {
+	t := b.s.Tmate
+	c := newCommand(stepBinary, "gate").out()
+	b.tmateTimeoutFlag(c, "--timeout-minutes")
+	c.flag("--continue-file", t.ContinueFile)
+	if t.ConnectTimeoutMinutes > 0 {
+		c.intFlag("--connect-timeout-minutes", t.ConnectTimeoutMinutes)
+	}
+	if !t.LimitsToActor() {
+		c.boolFlag("--limit-actor=false")
+	}
+	if srv := t.Server; srv != nil {
+		c.flag("--server-host", srv.Host).intFlag("--server-port", srv.Port)
+		if srv.RSAFingerprint != "" {
+			c.flag("--server-rsa-fingerprint", srv.RSAFingerprint)
+		}
+		if srv.ED25519Fingerprint != "" {
+			c.flag("--server-ed25519-fingerprint", srv.ED25519Fingerprint)
+		}
+	}
+	var sc script
+	step := workflow.Step{}
+	switch {
+	case detach:
+		c.boolFlag("--detach")
+		step.Name = "Open the tmate session"
+		step.TimeoutMinutes = workflow.Minutes{N: detachTimeoutMinutes}
+		// A session that cannot start (no SSH keys, no tmate) must not skip the reproducer
+		// and the upload; the gate at the end tries again and says why.
+		step.ContinueOnError = true
+		step.If = b.gateOnPullRequest()
+	default:
+		if t.Placement == "before" {
+			c.boolFlag("--wait")
+			step.Name = "Wait in the tmate session"
+		} else {
+			step.Name = "tmate gate"
+		}
+		// After a failed step too, but never in a cancelled run: a cancel must free the
+		// runner, not open a session.
+		step.If = workflow.Not(workflow.Cancelled())
+		if pr := b.gateOnPullRequest(); pr != "" {
+			step.If = workflow.And(step.If, pr)
+		}
+		step.TimeoutMinutes = b.gateStepTimeout()
+	}
+	sc.add(c.exec())
+	// The gate reads the actor's public SSH keys from the API; the token lifts the rate limit.
+	sc.env = append(sc.env, workflow.EnvVar{Name: "GITHUB_TOKEN", Value: workflow.Github("token").String()})
+	return runStep(step, &sc)
+}
+
+// gateOnPullRequest is the gate steps' condition on the event: a run the pull_request trigger
+// started (each push to the pull request; nobody waits on it) opens no session unless the
+// spec asks (tmate.on_pull_request); "" when any run may open one.
+func (b *builder) gateOnPullRequest() workflow.Expr {
+	if b.s.Triggers.PullRequest == nil || b.s.Tmate.OnPullRequest {
+		return ""
+	}
+	return workflow.Ne(workflow.Github("event_name"), workflow.Lit("pull_request"))
+}
+
+// gateStepTimeout bounds the blocking gate step a few minutes above the session timeout:
+// the stage step's gate_timeout_minutes output when the timeout is an input (the value is
+// only known at run time), else the number.
+func (b *builder) gateStepTimeout() workflow.Minutes {
+	fallback := b.tmateDefaultMinutes() + gateMarginMinutes
+	if b.s.Tmate.TimeoutInput == "" {
+		return workflow.Minutes{N: fallback}
+	}
+	return workflow.Minutes{Expr: workflow.FromJSON(workflow.Default(
+		workflow.StepOutput(StageStepID, "gate_timeout_minutes"), strconv.Itoa(fallback)))}
+}
+
+func (b *builder) uploadStep(name string) workflow.Step {
+	return workflow.Step{
+		Name: name,
+		If:   uploadCondition,
+		Uses: UploadArtifact.Uses(),
+		With: workflow.With{
+			{Key: "name", Value: workflow.Str(b.artifactName())},
+			{Key: "path", Value: workflow.Str(evidencePath)},
+			{Key: "overwrite", Value: workflow.Bool(true)},
+			{Key: "if-no-files-found", Value: workflow.Str("warn")},
+		},
+	}
+}
+
+// reportJob downloads every runner's artifact and writes `debugflow report --compare` to the
+// run's summary.
+func (b *builder) reportJob() (workflow.Job, error) {
+	s := b.s
+	steps := []workflow.Step{}
+	if s.StepBinary.Delivery == spec.DeliveryPath {
+		// debugflow-step is built from the checkout.
+		steps = append(steps, b.checkoutStep())
+	}
+	steps = append(steps,
+		workflow.Step{
+			Name: "Download artifacts",
+			Uses: DownloadArtifact.Uses(),
+			With: workflow.With{
+				{Key: "pattern", Value: workflow.Str(s.Artifact.Name + "-*")},
+				{Key: "path", Value: workflow.Str(reportDownloadDir)},
+			},
+		},
+	)
+	// The report job runs on reportRunner, an x64 runner, whatever the debug jobs' arch.
+	install, err := b.stepBinarySteps(spec.ArchX64)
+	if err != nil {
+		return workflow.Job{}, err
+	}
+	steps = append(steps, install...)
+	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
+	for _, r := range s.Runners {
+		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
+	}
+	c.shell(`>> "$GITHUB_STEP_SUMMARY"`)
+	steps = append(steps, b.oneCommandStep("Compare runners", "", c))
+	return workflow.Job{
+		ID:             ReportJobID,
+		Name:           "Compare runners",
+		Needs:          workflow.Needs{DebugJobID},
+		If:             workflow.Always(),
+		RunsOn:         workflow.RunsOn{reportRunner},
+		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
+		Permissions:    workflow.ContentsRead(),
+		Steps:          steps,
+	}, nil
+}
+
+// oneCommandStep is a bash step running one command, with the env the command needs. The
+// command replaces the shell (exec): the runner stops a step on its timeout or a cancel by
+// signalling the step's shell process only (SIGINT, SIGTERM 7.5 s later, SIGKILL 2.5 s after
+// that), and a bash that forked debugflow-step would never pass the signal on.
+func (b *builder) oneCommandStep(name string, cond workflow.Expr, c *shellCommand) workflow.Step {
+	var sc script
+	sc.add(c.exec())
+	return runStep(workflow.Step{Name: name, If: cond}, &sc)
+}
+
+// runStep completes st as a bash step running sc (bash -eo pipefail: a failing command in a
+// pipe fails the step) with sc's env after st's own.
+func runStep(st workflow.Step, sc *script) workflow.Step {
+	st.Env = append(st.Env, sc.env...)
+	st.Shell = "bash"
+	st.Run = sc.String()
+	return st
+}
+
+func toEnv(env spec.Env) workflow.Env {
+	out := make(workflow.Env, len(env))
+	for i, e := range env {
+		out[i] = workflow.EnvVar{Name: e.Name, Value: e.Value}
+	}
+	return out
+}

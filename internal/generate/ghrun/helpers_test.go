@@ -1,0 +1,134 @@
+package ghrun
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"io/fs"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+)
+
+// testToken looks like a real token so a leak would be easy to spot.
+const testToken = "ghp_TESTtoken0123456789SECRETvalue"
+
+var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// sleeper records waits instead of sleeping, and honours cancellation.
+type sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waits = append(s.waits, d)
+	return nil
+}
+
+func (s *sleeper) Waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+const wfFile = "debug_cuda_repro.yml"
+
+// testWorkflow mirrors the default spec's inputs plus one of each other type.
+func testWorkflow() Workflow {
+	return Workflow{File: wfFile, Inputs: []InputDef{
+		{Name: "quadrants_ref", Type: InputString, Default: "main", Description: "ref to build"},
+		{Name: "tmate_timeout_minutes", Type: InputNumber, Default: "30"},
+		{Name: "reproduce_count", Type: InputNumber, Default: "50"},
+		{Name: "sanitizer_tool", Type: InputChoice, Default: "memcheck", Options: []string{"memcheck", "racecheck", "initcheck"}},
+		{Name: "open_tmate", Type: InputBoolean, Default: "true"},
+		{Name: DispatchIDInput, Type: InputString},
+	}}
+}
+
+func inputNames(w Workflow) []string {
+	var out []string
+	for _, in := range w.Inputs {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+// newServer starts the fake GitHub with the debug workflow on branch debug/t4.
+func newServer(t *testing.T, artifacts ...ghtest.ArtifactFile) *ghtest.Server {
+	t.Helper()
+	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv.AddBranch("debug/t4")
+	srv.AddWorkflow(ghtest.Workflow{
+		File: wfFile, Name: "Debug CUDA repro", Inputs: inputNames(testWorkflow()),
+		RunName: "debug CUDA repro [{dispatch_id}]", Artifacts: artifacts,
+	})
+	return srv
+}
+
+var testRepo = Repo{Owner: "acme", Name: "kernels"}
+
+func newTestClient(t *testing.T, srv *ghtest.Server) (*Client, *sleeper) {
+	t.Helper()
+	sl := &sleeper{}
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: srv.URL(), Sleep: sl.Sleep, Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sl
+}
+
+type zipEntry struct {
+	Name string
+	Body string
+	Mode fs.FileMode // 0: regular 0644
+}
+
+func makeZip(t testing.TB, entries ...zipEntry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate}
+		mode := e.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h.SetMode(mode)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.Body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// evidenceZip is a small artifact like the debug workflow uploads.
+func evidenceZip(t testing.TB, failed int) []byte {
+	return makeZip(t,
+		zipEntry{Name: "reproducer_summary.json", Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
+		zipEntry{Name: "dmesg/", Mode: fs.ModeDir | 0o755},
+		zipEntry{Name: "dmesg/dmesg_start.log", Body: "[    0.000000] Linux version 6.8\n"},
+		zipEntry{Name: "run_reproducer.sh", Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
+	)
+}
+
+// ghtestRun is a finished successful run of file on branch.
+func ghtestRun(file, branch string) ghtest.Run {
+	return ghtest.Run{WorkflowFile: file, Branch: branch, Name: "Debug CUDA repro", DisplayTitle: "debug CUDA repro [manual]",
+		Frames: ghtest.DefaultFrames(fixedNow.Add(-2*time.Minute), "success")[3:]}
+}

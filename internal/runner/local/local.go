@@ -1,0 +1,425 @@
+// Package local runs the debug sequence of a spec on the current machine, with the same steps/
+// code the generated workflow runs on a CI runner: optional install and build (one shell per
+// stage, then its exports), the smoke test, identity and dmesg snapshot, reproducer with live
+// progress, sanitizer on the failed tests, core dump pass, health snapshot, Xid summary and the
+// verdict.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/runner/jobmark"
+	"github.com/debugflow/debugflow/internal/runner/jobsetup"
+	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/steps"
+)
+
+// Exit codes of `debugflow local`: those of `debugflow-step verdict`, so a script treats a local
+// run and a CI run alike. When pytest's sweep ran, its own exit code (0 all passed, 1 tests
+// failed: reproduced, 2..5 pytest's trouble codes, 128+n a signal killed it).
+const (
+	ExitNotReproduced = 0
+	ExitReproduced    = 1
+	// ExitSetupFailed: the reproducer could not run (no interpreter, pytest or plugin; pytest
+	// could not collect or select the tests).
+	ExitSetupFailed = steps.ExitSetupFailed
+	ExitCancelled   = 130
+)
+
+// Options configures one local run.
+type Options struct {
+	Spec *spec.Spec
+	// Out is the artifact directory (default the spec's artifact.dir). When it already holds
+	// files (an earlier run's evidence), the run goes to the first free Out/run-N instead.
+	Out string
+	// Count overrides the repeat count (0: the count input's default, else reproducer.count).
+	Count int
+	// Workers overrides reproducer.workers (pytest-xdist's -n) when not nil.
+	Workers *int
+	// StopOnFirstFailure stops pytest at the first failing or crashing test (so does the
+	// spec's reproducer.stop_on_first_failure).
+	StopOnFirstFailure bool
+	// FullSweep runs every repetition even when the spec stops at the first failure (the
+	// workflow's full_sweep input), e.g. to measure a crash rate.
+	FullSweep bool
+	// Install runs the spec's install commands, then its install exports, first.
+	Install bool
+	// Build runs the spec's build commands, then its build exports (after the install).
+	Build bool
+	// Python overrides reproducer.python.
+	Python string
+	// Verbose streams pytest's own output instead of the progress line.
+	Verbose bool
+	// Dir is the project checkout where pytest runs ("" = current directory).
+	Dir string
+	// Env is the step runner's seam to the machine (nil: steps.NewEnv()).
+	Env *steps.Env
+	// Stdout receives progress and the verdict; IsTTY draws an updating line and colour.
+	Stdout io.Writer
+	IsTTY  bool
+	// ProgressEvery is the period of the plain progress lines in a pipe (default 10s).
+	ProgressEvery time.Duration
+	// DmesgSource replaces the kernel log (tests).
+	DmesgSource string
+	// Sanitizer is an explicit compute-sanitizer path ("" = search).
+	Sanitizer string
+
+	// minute is how long a minute of the setup's timeout_minutes lasts (0: a minute; tests).
+	minute time.Duration
+}
+
+// Result is what a local run found.
+type Result struct {
+	// Verdict is nil when the run stopped before it had any evidence (no usable interpreter).
+	Verdict   *report.Verdict
+	Cancelled bool
+	// SetupFailed is set when the reproducer could not run; SetupCause says why.
+	SetupFailed bool
+	SetupCause  string
+	// Out is the folder this run's evidence went to ("" when none was written).
+	Out      string
+	ExitCode int
+}
+
+// Run executes the sequence: the spec's install and build (each only when asked for), the
+// interpreter check, the smoke test and pytest's collection (a broken setup ends the run in
+// seconds, with its cause), then the identity, the reproducer, the sanitizer, the core dump
+// pass, the health snapshot after the run and the Xid summary. A cancelled ctx (Ctrl-C) stops
+// the build's or the reproducer's process tree; the evidence gathered so far is still
+// summarised and printed.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	s := opts.Spec
+	if s == nil {
+		return nil, errors.New("local: no spec")
+	}
+	if opts.FullSweep && opts.StopOnFirstFailure {
+		return nil, errors.New("--full-sweep and --stop-on-first-failure contradict each other: give one of them")
+	}
+	if opts.Out == "" {
+		opts.Out = s.Artifact.Dir
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 10 * time.Second
+	}
+	python := s.Reproducer.Python
+	if opts.Python != "" {
+		python = opts.Python
+	}
+	count, err := repeatCount(s, opts.Count)
+	if err != nil {
+		return nil, err
+	}
+	workers := s.Reproducer.Workers
+	if opts.Workers != nil {
+		if *opts.Workers < 0 {
+			return nil, fmt.Errorf("--workers must be at least 0 (got %d)", *opts.Workers)
+		}
+		workers = *opts.Workers
+	}
+	env := opts.Env
+	if env == nil {
+		env = steps.NewEnv()
+	}
+	out := opts.Stdout
+	// Every step sees the job's environment, as on a runner: this machine's, the spec's env:
+	// and what the install and build exported.
+	job := jobsetup.NewJob(env.Environ(), s.Env)
+	// The verbs' own chatter (and, under GitHub Actions, their workflow commands) goes nowhere:
+	// their evidence is in the files and we print a summary line.
+	quiet := *job.StepEnv(env)
+	section := func(title string) { fmt.Fprintf(out, "==> %s\n", title) }
+
+	setup := &jobsetup.Runner{Env: env, Job: job, Dir: opts.Dir, Out: out, Minute: opts.minute}
+	failed, build, err := runSetup(ctx, s, opts, setup)
+	if failed != nil || err != nil {
+		return failed, err
+	}
+
+	// The interpreter first: without pytest and its plugins nothing below is worth its time.
+	section("interpreter " + python)
+	if _, err := steps.CheckReproducerPython(ctx, &quiet, python); err != nil {
+		var se *steps.SetupError
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(out, "    cancelled")
+			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
+		case errors.As(err, &se):
+			fmt.Fprintf(out, "    setup failed: %s\n", se.Cause)
+			return &Result{SetupFailed: true, SetupCause: se.Cause, ExitCode: ExitSetupFailed}, nil
+		}
+		return nil, err
+	}
+	fmt.Fprintln(out, "    has pytest, pytest-xdist and pytest-repeat")
+
+	dir, earlier, err := runFolder(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	if earlier {
+		fmt.Fprintf(out, "    %s holds an earlier run's evidence: this run writes to %s\n", opts.Out, dir)
+	}
+	opts.Out = dir
+	// The folder is this run's own (new, or empty): its marker says so, as the workflow's
+	// init step writes one (docs/step-runner.md#where-the-evidence-lives).
+	if err := jobmark.Write(dir, jobmark.FromEnv(env.Getenv, env.Now())); err != nil {
+		return nil, err
+	}
+	if build != nil {
+		// The build's times and the compiler cache's answer, as the workflow records them:
+		// `debugflow report` shows them, and --compare across runs.
+		if err := steps.WriteBuildRecord(opts.Out, build); err != nil {
+			return nil, err
+		}
+	}
+
+	// The smoke test before the sweep, as in the workflow: a build that cannot even initialise
+	// stops here, and its reproducer summary makes the verdict "setup failed".
+	var rep *steps.ReproducerResult
+	if s.Smoke.SmokeEnabled() {
+		smokeEnv := quiet
+		if opts.Verbose {
+			smokeEnv.Stdout = out
+		}
+		failed, err := setup.Smoke(ctx, &smokeEnv, s.Smoke, opts.Out)
+		switch {
+		case errors.Is(err, jobsetup.ErrCancelled):
+			fmt.Fprintln(out, "    cancelled")
+			return &Result{Cancelled: true, Out: opts.Out, ExitCode: ExitCancelled}, nil
+		case err != nil:
+			return nil, err
+		case failed:
+			if rep, err = steps.LoadReproducerResult(opts.Out); err != nil {
+				return nil, fmt.Errorf("smoke test: %w", err)
+			}
+		}
+	}
+
+	repOpts := steps.ReproduceOptions{
+		Out: opts.Out,
+		ReproducerFlags: steps.ReproducerFlags{
+			Python: python, Workers: workers, Count: count, Select: s.Reproducer.Select,
+			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Reproducer.Env), Paths: s.Reproducer.Paths,
+		},
+		StopOnFirstFailure: (opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure) && !opts.FullSweep,
+		DmesgSource:        opts.DmesgSource,
+		Dir:                opts.Dir,
+		ProgressInterval:   -1, // we draw our own
+	}
+	if rep == nil {
+		section("pytest collection check")
+		var preErr error
+		rep, preErr = steps.Preflight(ctx, &quiet, repOpts)
+		if rep == nil && preErr != nil {
+			return nil, fmt.Errorf("collection check: %w", preErr)
+		}
+		if rep == nil {
+			fmt.Fprintf(out, "    collected without error (%s)\n", filepath.Join(opts.Out, steps.PreflightLog))
+			if rep, err = identityAndSweep(ctx, &quiet, s, opts, repOpts, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res := &Result{Out: opts.Out, Cancelled: rep.Cancelled || ctx.Err() != nil,
+		SetupFailed: rep.SetupFailed, SetupCause: rep.SetupCause}
+
+	// After Ctrl-C the remaining steps still run, on a context of their own, so what was
+	// gathered is summarised; only the long ones (the sanitizer, the core dump pass, the health
+	// snapshot's nvidia-smi) are skipped.
+	finish := context.WithoutCancel(ctx)
+	switch {
+	case res.SetupFailed:
+		fmt.Fprintf(out, "    setup failed: %s\n", rep.SetupCause)
+	case res.Cancelled:
+		fmt.Fprintln(out, "    cancelled: skipping the sanitizer, the core dump pass and the health snapshot, writing what was gathered")
+	default:
+		if s.Sanitizer.SanitizerEnabled() {
+			section("compute-sanitizer on the failed tests")
+			sanitize(ctx, &quiet, s, opts, python, out)
+		}
+		if s.Coredump.Enabled {
+			section("GPU core dump pass")
+			coredump(ctx, &quiet, s, opts, python, rep, out)
+		}
+		section("GPU health after the run")
+		health(ctx, &quiet, opts.Out, out)
+	}
+	if !res.SetupFailed {
+		section("dmesg and Xid summary")
+		if _, err := steps.RunXid(finish, &quiet, steps.XidOptions{Out: opts.Out, Source: opts.DmesgSource}); err != nil {
+			fmt.Fprintf(out, "    xid summary failed: %v\n", err)
+		}
+	}
+
+	v, err := report.Load(opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("reading the evidence in %s: %w", opts.Out, err)
+	}
+	res.Verdict = v
+	v.Run.Local = true // the verdict speaks of this machine
+	fmt.Fprintln(out)
+	if err := v.WriteText(out, opts.IsTTY); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, opts.Out)
+	switch {
+	case res.Cancelled:
+		res.ExitCode = ExitCancelled
+	case res.SetupFailed:
+		res.ExitCode = ExitSetupFailed
+	default:
+		res.ExitCode = rep.ExitCode // pytest's own: 0 passed, 1 reproduced, 2..5 its trouble codes
+	}
+	return res, nil
+}
+
+// identityAndSweep records the machine (identity, the first dmesg snapshot, the GPU health
+// before) and runs the reproducer with live progress.
+func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts Options, repOpts steps.ReproduceOptions, out io.Writer) (*steps.ReproducerResult, error) {
+	fmt.Fprintln(out, "==> system identity and first dmesg snapshot")
+	if err := steps.RunIdentity(ctx, quiet, steps.IdentityOptions{Out: opts.Out, Python: repOpts.Python,
+		DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
+	fmt.Fprintf(out, "    GPU health before the run: %s\n", healthLine(opts.Out, steps.HealthBefore))
+
+	how := ""
+	switch {
+	case repOpts.StopOnFirstFailure:
+		how = ", stopping at the first failure"
+	case s.Reproducer.StopOnFirstFailure:
+		how = ", full sweep"
+	}
+	fmt.Fprintf(out, "==> reproducer: %d workers x %d repeats of %s%s\n", repOpts.Workers, repOpts.Count, strings.Join(s.Reproducer.Paths, " "), how)
+	progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
+	repEnv := *quiet
+	if opts.Verbose {
+		repEnv.Stdout = out
+	}
+	repOpts.SkipPreflight = true
+	if !opts.Verbose {
+		repOpts.Progress = progress.Update
+	}
+	rep, err := steps.RunReproduce(ctx, &repEnv, repOpts)
+	progress.Done()
+	if rep == nil {
+		if err == nil {
+			err = errors.New("the reproducer returned no result")
+		}
+		return nil, fmt.Errorf("reproducer: %w", err)
+	}
+	return rep, nil
+}
+
+// runFolder picks the folder a run writes to: out itself when it is missing or empty, else the
+// first free out/run-N (N from 2), so an earlier run's evidence is never overwritten. earlier
+// says the second case.
+func runFolder(out string) (dir string, earlier bool, err error) {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return out, false, mkdir(out)
+	case err != nil:
+		return "", false, fmt.Errorf("evidence folder %s: %w", out, err)
+	case len(entries) == 0:
+		return out, false, nil
+	}
+	for n := 2; ; n++ {
+		dir := filepath.Join(out, fmt.Sprintf("run-%d", n))
+		if err := os.Mkdir(dir, 0o755); err == nil {
+			return dir, true, nil
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", false, fmt.Errorf("creating %s: %w", dir, err)
+		}
+	}
+}
+
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return nil
+}
+
+// repeatCount is --count, else the default of the count input, else reproducer.count.
+func repeatCount(s *spec.Spec, override int) (int, error) {
+	if override < 0 {
+		return 0, fmt.Errorf("--count must be at least 1 (got %d)", override)
+	}
+	if override > 0 {
+		return override, nil
+	}
+	if name := s.Reproducer.CountInput; name != "" {
+		if in, ok := s.Input(name); ok && in.Default != "" {
+			var n int
+			if _, err := fmt.Sscan(in.Default, &n); err == nil && n > 0 {
+				return n, nil
+			}
+		}
+	}
+	return s.Reproducer.Count, nil
+}
+
+// envPairs turns the workflow env and the reproducer env into KEY=VALUE pairs, in order.
+func envPairs(lists ...spec.Env) []string {
+	var pairs []string
+	for _, l := range lists {
+		for _, v := range l {
+			pairs = append(pairs, v.Name+"="+v.Value)
+		}
+	}
+	return pairs
+}
+
+// sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
+// reported (and recorded for the verdict, as the workflow's step does), not fatal.
+func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
+	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
+		Out: opts.Out,
+		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, Tools: s.Sanitizer.Tools, LeakCheck: s.Sanitizer.LeakCheck,
+			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
+		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
+	})
+	var notFound *steps.SanitizerNotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		fmt.Fprintf(out, "    skipped: not available on this machine (%v)\n", err)
+	case err != nil:
+		fmt.Fprintf(out, "    sanitizer failed: %v\n", err)
+	case res == nil:
+		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
+	default:
+		for _, r := range append([]*steps.SanitizerResult{res}, res.More...) {
+			tool := s.Sanitizer.Tool
+			if len(r.Command) > 0 {
+				tool = sanitizerTool(r.Command)
+			}
+			fmt.Fprintf(out, "    %d test(s) under %s: %d finding(s)\n", len(r.Tests), tool, r.Findings)
+		}
+	}
+}
+
+// sanitizerTool is the --tool of a compute-sanitizer command line.
+func sanitizerTool(argv []string) string {
+	for i, a := range argv {
+		if a == "--tool" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+		if t, ok := strings.CutPrefix(a, "--tool="); ok {
+			return t
+		}
+	}
+	return "memcheck"
+}

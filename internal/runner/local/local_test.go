@@ -1,0 +1,374 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/steps"
+)
+
+// The GPU programs are the step runner's doubles (same flags and output formats as the real
+// ones); they are built once per test run.
+var doublesDir string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("LOCAL_TEST_CHILD") == "1" {
+		os.Exit(childMain())
+	}
+	dir, err := os.MkdirTemp("", "local-doubles-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	doublesDir = dir
+	for _, name := range []string{"compute-sanitizer", "nvidia-smi", "dmesg", "cuda-gdb"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), "../../../steps/testdata/doubles/"+name).CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "building the %s double: %v\n%s", name, err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testSpec is a spec for the suite in testdata/suite, 2 workers x 4 repeats.
+func testSpec(t testing.TB, python string) *spec.Spec {
+	src := fmt.Sprintf(`runners: [gpu-t4-4-core]
+reproducer:
+  paths: [test_ndarray.py]
+  workers: 2
+  count: 4
+  python: %s
+sanitizer:
+  max_tests: 2
+artifact:
+  name: local_artifacts
+`, python)
+	s, err := spec.Parse("local.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testEnv is the machine as local mode sees it: PATH with the doubles first, a fake kernel log.
+func testEnv(t testing.TB, dmesgFile string, extra ...string) *steps.Env {
+	env := steps.NewEnv()
+	path := doublesDir + ":" + os.Getenv("PATH")
+	vars := map[string]string{"PATH": path, "FAKE_DMESG_FILE": dmesgFile, "FAKE_SANITIZER_MODE": "access-at", "CI": "", "GITHUB_ACTIONS": ""}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	env.Getenv = func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	env.Environ = func() []string {
+		out := []string{}
+		for _, kv := range os.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			if _, ok := vars[k]; !ok {
+				out = append(out, kv)
+			}
+		}
+		for k, v := range vars {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
+	env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
+	return env
+}
+
+func copySuite(t testing.TB) string {
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/suite/test_ndarray.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "test_ndarray.py"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLocalEndToEnd(t *testing.T) {
+	python := testenv.PytestPython(t)
+	suite := copySuite(t)
+	out := filepath.Join(t.TempDir(), "evidence")
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	if err := os.WriteFile(dmesg, []byte("[Wed Dec  2 10:40:00 2026] Linux version 6.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	env := testEnv(t, dmesg)
+	// The verbs' workflow commands would reach the same terminal as the progress: none may.
+	env.Action = githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(env.Getenv))
+	res, err := Run(context.Background(), Options{
+		Spec: testSpec(t, python), Out: out, Dir: suite, Env: env,
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	if res.ExitCode != ExitReproduced || res.Cancelled {
+		t.Errorf("exit code %d cancelled %v, want %d", res.ExitCode, res.Cancelled, ExitReproduced)
+	}
+	for _, want := range []string{
+		"==> reproducer: 2 workers x 4 repeats of test_ndarray.py",
+		"failed", "crashed workers", // the progress line
+		"==> compute-sanitizer on the failed tests",
+		"test_ndarray.py::test_grad[cuda]", // the base id in the verdict
+		"31",                               // the Xid code
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if workflowCommand.MatchString(text) {
+		t.Errorf("a GitHub workflow command on a terminal:\n%s", text)
+	}
+	for _, f := range []string{"system_identity.txt", "dmesg_start.log", "preflight.log", "reproducer.log", "reproducer_summary.json",
+		"sanitizer.log", "sanitizer_summary.txt", "xid_summary.txt"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	v := res.Verdict
+	if v.Reproducer == nil || len(v.Reproducer.CrashedWorkers) != 1 {
+		t.Fatalf("want one crashed worker in the verdict, got %+v", v.Reproducer)
+	}
+	if got := v.Reproducer.FailedBaseTests; len(got) != 1 || got[0] != "test_ndarray.py::test_grad[cuda]" {
+		t.Errorf("failed base tests = %v", got)
+	}
+	if v.Xid == nil || v.Xid.Counts[31] != 1 {
+		t.Errorf("want one Xid 31, got %+v", v.Xid)
+	}
+	if v.Sanitizer == nil || len(v.Sanitizer.Errors) == 0 {
+		t.Errorf("want sanitizer findings from the double, got %+v", v.Sanitizer)
+	}
+}
+
+func TestLocalNotReproducedWithoutSanitizer(t *testing.T) {
+	python := testenv.PytestPython(t)
+	suite := copySuite(t)
+	s := testSpec(t, python)
+	s.Reproducer.Select = "cpu" // the cpu variant never fails
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	os.WriteFile(dmesg, nil, 0o644)
+	env := testEnv(t, dmesg)
+	// No compute-sanitizer anywhere: only the other doubles and the system PATH.
+	bare := t.TempDir()
+	for _, n := range []string{"nvidia-smi", "dmesg"} {
+		os.Symlink(filepath.Join(doublesDir, n), filepath.Join(bare, n))
+	}
+	path := bare + ":/usr/bin:/bin"
+	env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: suite, Env: env,
+		Stdout: &stdout, DmesgSource: dmesg, Sanitizer: filepath.Join(bare, "compute-sanitizer")})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	if res.ExitCode != ExitNotReproduced {
+		t.Errorf("exit code %d, want 0:\n%s", res.ExitCode, stdout.String())
+	}
+	if res.Verdict.Reproduced() {
+		t.Errorf("verdict says reproduced:\n%s", stdout.String())
+	}
+	// As in the workflow, the sanitizer runs only on failures: nothing failed, so its absence
+	// does not matter.
+	if strings.Contains(stdout.String(), "not available on this machine (compute-sanitizer") {
+		t.Errorf("the missing sanitizer is reported for a run with nothing to sanitize:\n%s", stdout.String())
+	}
+}
+
+// TestLocalSanitizerNotAvailable: a reproduced run on a machine without compute-sanitizer says
+// so in the sanitizer pass and in the verdict, never "sanitizer.log missing".
+func TestLocalSanitizerNotAvailable(t *testing.T) {
+	t.Parallel()
+	python := testenv.PytestPython(t)
+	s := testSpec(t, python)
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	os.WriteFile(dmesg, nil, 0o644)
+	env := testEnv(t, dmesg)
+	bare := t.TempDir()
+	for _, n := range []string{"nvidia-smi", "dmesg"} {
+		os.Symlink(filepath.Join(doublesDir, n), filepath.Join(bare, n))
+	}
+	path := bare + ":/usr/bin:/bin"
+	env.LookPath = func(file string) (string, error) { return steps.LookPathIn(path, file) }
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: copySuite(t), Env: env,
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, Sanitizer: filepath.Join(bare, "compute-sanitizer")})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	for _, want := range []string{
+		"==> compute-sanitizer on the failed tests\n    skipped: not available on this machine (compute-sanitizer: --sanitizer " + bare + "/compute-sanitizer is not an executable file)\n",
+		"\nSanitizer:      compute-sanitizer not available on this machine (compute-sanitizer: --sanitizer ",
+	} {
+		if res.ExitCode != ExitReproduced || !strings.Contains(text, want) {
+			t.Errorf("exit %d; output lacks %q:\n%s", res.ExitCode, want, text)
+		}
+	}
+}
+
+func TestRepeatCount(t *testing.T) {
+	s := spec.Default()
+	tests := []struct {
+		override, want int
+		wantErr        bool
+	}{{0, 50, false}, {7, 7, false}, {-1, 0, true}}
+	for _, tt := range tests {
+		got, err := repeatCount(s, tt.override)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("repeatCount(%d) = %d, %v; want %d", tt.override, got, err, tt.want)
+		}
+	}
+	s.Reproducer.CountInput = ""
+	s.Reproducer.Count = 9
+	if got, _ := repeatCount(s, 0); got != 9 {
+		t.Errorf("without a count input want reproducer.count 9, got %d", got)
+	}
+}
+
+// TestLocalSIGINTLeavesNoProcess runs local mode in a child process (this test binary, re-run),
+// interrupts it mid-run like Ctrl-C and checks the verdict is still printed and that no pytest
+// process of the run survives.
+func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
+	python := testenv.PytestPython(t)
+	suite := copySuite(t)
+	out := filepath.Join(t.TempDir(), "evidence")
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	os.WriteFile(dmesg, nil, 0o644)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "LOCAL_TEST_CHILD=1", "LOCAL_SUITE_SLOW=1", "LOCAL_PYTHON="+python,
+		"LOCAL_SUITE="+suite, "LOCAL_OUT="+out, "LOCAL_DMESG="+dmesg, "LOCAL_DOUBLES="+doublesDir)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until pytest is running the slow test, then interrupt.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(pytestPIDs(suite)) < 3 && time.Now().Before(deadline) { // the controller and 2 workers
+		time.Sleep(200 * time.Millisecond)
+	}
+	if len(pytestPIDs(suite)) == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("pytest never started:\n%s", stdout.String())
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("local mode did not stop within 30s of SIGINT:\n%s", stdout.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitCancelled {
+		t.Errorf("exit code %d, want %d:\n%s", code, ExitCancelled, stdout.String())
+	}
+	if pids := pytestPIDs(suite); len(pids) > 0 {
+		t.Errorf("pytest processes survived SIGINT: %v", pids)
+	}
+	text := stdout.String()
+	for _, want := range []string{"cancelled", "skipping the sanitizer"} {
+		if !strings.Contains(strings.ToLower(text), want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "reproducer_summary.json")); err != nil {
+		t.Errorf("no reproducer summary after SIGINT: %v", err)
+	}
+}
+
+// childMain is local mode as `debugflow local` runs it: signals cancel the context.
+func childMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doublesDir = os.Getenv("LOCAL_DOUBLES")
+	t := &testing.T{}
+	s := testSpec(t, os.Getenv("LOCAL_PYTHON"))
+	s.Reproducer.Select = "slow"
+	build := os.Getenv("LOCAL_CHILD_SCENARIO") == "build"
+	if build {
+		s = buildChildSpec(os.Getenv("LOCAL_PYTHON"))
+	}
+	res, err := Run(ctx, Options{Spec: s, Out: os.Getenv("LOCAL_OUT"), Dir: os.Getenv("LOCAL_SUITE"), Build: build,
+		Env: testEnv(t, os.Getenv("LOCAL_DMESG")), Stdout: os.Stdout, DmesgSource: os.Getenv("LOCAL_DMESG")})
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	return res.ExitCode
+}
+
+// pytestPIDs lists live processes running in dir, the suite's private copy: the pytest
+// controller and its xdist workers (whose command line is a bare "python -c ...").
+func pytestPIDs(dir string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			continue // gone, or a zombie: already dead
+		}
+		if processCwdIs(e.Name(), dir) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func processCwdIs(pid, dir string) bool {
+	cwd, err := os.Readlink(filepath.Join("/proc", pid, "cwd"))
+	return err == nil && cwd == dir
+}
+
+func TestProgressPrinter(t *testing.T) {
+	var pipe bytes.Buffer
+	p := newProgressPrinter(&pipe, false, time.Hour)
+	p.Update(steps.Progress{Done: 1, Total: 8})                          // first line: printed
+	p.Update(steps.Progress{Done: 2, Total: 8})                          // within the interval: quiet
+	p.Update(steps.Progress{Done: 3, Total: 8, Failures: 1})             // a new failure: printed
+	p.Update(steps.Progress{Done: 8, Total: 8, Failures: 1, Crashes: 1}) // a new crash: printed
+	p.Done()                                                             // the same figures: not repeated
+	want := "    1/8 tests  0 failed  0 crashed workers  0s\n" +
+		"    3/8 tests  1 failed  0 crashed workers  0s\n" +
+		"    8/8 tests  1 failed  1 crashed workers  0s\n"
+	if pipe.String() != want {
+		t.Errorf("pipe output:\n%s\nwant:\n%s", pipe.String(), want)
+	}
+	var tty bytes.Buffer
+	p = newProgressPrinter(&tty, true, time.Hour)
+	p.Update(steps.Progress{Done: 1, Total: 2})
+	p.Update(steps.Progress{Done: 2, Total: 2})
+	p.Done()
+	if got := tty.String(); strings.Count(got, "\r\033[K") != 2 || !strings.HasSuffix(got, "2/2 tests  0 failed  0 crashed workers  0s\n") {
+		t.Errorf("terminal output %q: want one line redrawn in place", got)
+	}
+}
