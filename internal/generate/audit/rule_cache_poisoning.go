@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
 	"strings"
 )
@@ -135,10 +135,10 @@ var publisherActions = []string{
 }
 
 // releaseBranch matches branch names conventionally built into releases.
-var releaseBranch = regexp.MustCompile(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
+var releaseBranch = lazyre.New(`(?i)^(release|releases|rel)([-/_.].*)?$|^v?\d+\.\d+(\.[x\d*]+)?$`)
 
 // releaseJobName matches the id or name of a job that builds what is released.
-var releaseJobName = regexp.MustCompile(`(?i)publish|release|deploy|upload|dist\b|wheels?\b`)
+var releaseJobName = lazyre.New(`(?i)publish|release|deploy|upload|dist\b|wheels?\b`)
 
 // buildsArtifacts reports whether the job uploads an artifact, publishes, or is named for it.
 func buildsArtifacts(j *jobNode) bool {

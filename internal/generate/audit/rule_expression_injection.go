@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -119,7 +119,7 @@ func compact(s string) string {
 
 // outsideData matches code that reads data from outside the workflow's own files: the
 // network, git history, the event payload, GitHub's API, an expression.
-var outsideData = regexp.MustCompile(`\b(gh|hub|curl|wget|git|jq|cat|http|https|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests|urllib|fetch|octokit)\b|GITHUB_EVENT_PATH|GITHUB_HEAD_REF|GITHUB_REF|\$\{\{`)
+var outsideData = lazyre.New(`\b(gh|hub|curl|wget|git|jq|cat|http|https|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests|urllib|fetch|octokit)\b|GITHUB_EVENT_PATH|GITHUB_HEAD_REF|GITHUB_REF|\$\{\{`)
 
 // ownComputation reports whether path is the output of an earlier run: step of the same job
 // whose code reads nothing from outside (no network, git, event payload, expression, and no

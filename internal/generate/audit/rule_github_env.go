@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 )
 
@@ -101,7 +101,7 @@ func (r *githubEnv) VisitStep(s *stepNode) {
 // Python's os.environ["GITHUB_ENV"] / os.getenv, Node's process.env.GITHUB_ENV, PowerShell's
 // $env:GITHUB_ENV, Ruby's ENV["GITHUB_ENV"]. (A shell redirection is matched by envFileWrite,
 // which knows a literal echo from a computed one.)
-var envFileProgramWrite = regexp.MustCompile(`(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\s*\(\s*|getenv\s*\(\s*|ENV\s*\[\s*)["'](GITHUB_(?:ENV|PATH))["']|process\.env(?:\.|\[["'])(GITHUB_(?:ENV|PATH))\b|\$env:(GITHUB_(?:ENV|PATH))\b`)
+var envFileProgramWrite = lazyre.New(`(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenv\s*\(\s*|getenv\s*\(\s*|ENV\s*\[\s*)["'](GITHUB_(?:ENV|PATH))["']|process\.env(?:\.|\[["'])(GITHUB_(?:ENV|PATH))\b|\$env:(GITHUB_(?:ENV|PATH))\b`)
 
 // envFileWrite returns which environment file the command writes (through a redirection
 // or tee / Out-File / Add-Content), the offset of that file's name, and whether the

@@ -2,20 +2,20 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 )
 
 // fullSHA is a full Git commit SHA-1: the only ref that cannot be moved.
-var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var fullSHA = lazyre.New(`^[0-9a-fA-F]{40}$`)
 
 // abbreviatedSHA is a hex ref that is not a full SHA.
-var abbreviatedSHA = regexp.MustCompile(`^[0-9a-fA-F]{7,39}$`)
+var abbreviatedSHA = lazyre.New(`^[0-9a-fA-F]{7,39}$`)
 
 // dockerDigest is an image reference pinned by content digest.
-var dockerDigest = regexp.MustCompile(`@sha256:[0-9a-fA-F]{64}$`)
+var dockerDigest = lazyre.New(`@sha256:[0-9a-fA-F]{64}$`)
 
 // localActionPrefix marks actions in the same repository, which are pinned by
 // the commit being run.

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
 	"strings"
 
@@ -36,7 +36,7 @@ var githubHostedLabels = []string{
 // with the config file's self-hosted-labels (or the spec's runners).
 //
 // https://docs.github.com/en/actions/using-github-hosted-runners/using-larger-runners/about-larger-runners
-var largerRunnerLabel = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[-_.]\d+-?cores?$`)
+var largerRunnerLabel = lazyre.New(`^[a-z0-9][a-z0-9._-]*[-_.]\d+-?cores?$`)
 
 // ephemeralRunnerPrefixes name the labels of runner services that, like GitHub's own, start
 // a fresh machine for every job and throw it away after: Depot, Namespace, Blacksmith,

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 )
 
@@ -10,19 +10,19 @@ import (
 // variable: `gh variable set NAME`, a REST call to .../actions/variables, and the octokit
 // methods github-script calls. The first group is the variable's name when the match holds
 // it.
-var variableWrites = []*regexp.Regexp{
-	regexp.MustCompile(`\bgh\s+variable\s+set\s+(?:-\S+\s+(?:[^-\s]\S*\s+)?)*([A-Za-z_][A-Za-z0-9_]*)`),
-	regexp.MustCompile(`/actions/variables/([A-Za-z_][A-Za-z0-9_]*)`),
-	regexp.MustCompile(`/actions/variables\b()`),
-	regexp.MustCompile(`\.(?:create|update)(?:Repo|Org|Environment)Variable\s*\(()`),
+var variableWrites = []*lazyre.Regexp{
+	lazyre.New(`\bgh\s+variable\s+set\s+(?:-\S+\s+(?:[^-\s]\S*\s+)?)*([A-Za-z_][A-Za-z0-9_]*)`),
+	lazyre.New(`/actions/variables/([A-Za-z_][A-Za-z0-9_]*)`),
+	lazyre.New(`/actions/variables\b()`),
+	lazyre.New(`\.(?:create|update)(?:Repo|Org|Environment)Variable\s*\(()`),
 }
 
 // variableNameField finds the name in a REST body or an octokit call: name=NAME,
 // "name": "NAME", name: 'NAME'.
-var variableNameField = regexp.MustCompile(`["']?\bname["']?\s*[=:]\s*["']?([A-Za-z_][A-Za-z0-9_]*)`)
+var variableNameField = lazyre.New(`["']?\bname["']?\s*[=:]\s*["']?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // shellVariable matches $NAME and ${NAME} in shell code, process.env.NAME in JavaScript.
-var shellVariable = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)|process\.env\.([A-Za-z_][A-Za-z0-9_]*)`)
+var shellVariable = lazyre.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)|process\.env\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // taintedVariable follows attacker-controlled text stored in a configuration variable:
 // a step that writes variable NAME from the event payload, an input, a branch name or an

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -28,10 +28,10 @@ var prHeadContexts = [][]string{
 }
 
 // pullRef matches a pull request ref written out: refs/pull/123/merge, pull/${{ ... }}/head.
-var pullRef = regexp.MustCompile(`(^|[^A-Za-z0-9_])pull/(\$\{\{[^}]*\}\}|[^/\s]+)/(head|merge)\b`)
+var pullRef = lazyre.New(`(^|[^A-Za-z0-9_])pull/(\$\{\{[^}]*\}\}|[^/\s]+)/(head|merge)\b`)
 
 // prCheckoutCommands fetch or check out a pull request in a script.
-var prCheckoutCommands = regexp.MustCompile(`\bgh\s+pr\s+checkout\b|\bhub\s+pr\s+checkout\b`)
+var prCheckoutCommands = lazyre.New(`\bgh\s+pr\s+checkout\b|\bhub\s+pr\s+checkout\b`)
 
 // artifactDownloadActions fetch artifacts, possibly those of another run.
 var artifactDownloadActions = map[string]bool{
@@ -129,7 +129,7 @@ func prCodeReference(v ast.Node) string {
 
 // headLookup matches code that finds a pull request's head: `gh pr view --json headRefOid`,
 // the pulls API, `.head.sha` / `.head.ref` of its answer, refs/pull/N/head.
-var headLookup = regexp.MustCompile(`(?i)head_?ref(name|oid)?\b|head\.(sha|ref)\b|head_sha|\bpulls\.get\b|gh\s+pr\s+view|/pulls/|refs/pull/`)
+var headLookup = lazyre.New(`(?i)head_?ref(name|oid)?\b|head\.(sha|ref)\b|head_sha|\bpulls\.get\b|gh\s+pr\s+view|/pulls/|refs/pull/`)
 
 // indirectPRReference says which pull request code a checkout input names through one hop:
 // an env: variable set from the pull request's head, or the output of an earlier step of the

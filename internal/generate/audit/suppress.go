@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"regexp"
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
 	"strings"
 )
@@ -12,7 +12,7 @@ import (
 //
 // or, on a line of its own, on the next line that is not a comment. The reason is
 // required: a comment without one suppresses nothing, so every silenced finding says why.
-var suppressionComment = regexp.MustCompile(`#\s*debugflow:\s*ignore\[([^\]]*)\]([^\n]*)`)
+var suppressionComment = lazyre.New(`#\s*debugflow:\s*ignore\[([^\]]*)\]([^\n]*)`)
 
 // suppression is one ignore comment.
 type suppression struct {
