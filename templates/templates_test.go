@@ -3,7 +3,7 @@ package templates
 import (
 	"bytes"
 	"errors"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,8 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // oddParams exercises every optional flag and every value that needs shell quoting.
 func oddParams() StageParams {
@@ -120,22 +118,8 @@ func TestRenderGolden(t *testing.T) {
 				if !bytes.Equal(got, again) {
 					t.Fatal("two renders of the same parameters differ")
 				}
-				golden := filepath.Join("testdata", "golden", set.name, name)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if diff := cmp.Diff(string(want), string(got)); diff != "" {
-					t.Errorf("%s differs from %s (-want +got):\n%s", name, golden, diff)
-				}
+				goldenPath := filepath.Join("testdata", "golden", set.name, name)
+				golden.Check(t, goldenPath, got)
 			})
 		}
 	}

@@ -2,8 +2,7 @@ package workflow
 
 import (
 	"bytes"
-	"flag"
-	"os"
+	goldenfile "github.com/debugflow/debugflow/internal/testenv/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,29 +12,15 @@ import (
 	"github.com/rhysd/actionlint"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
-
 var testHeader = Header{
 	Spec:       "debugflow.yaml",
 	Regenerate: "debugflow generate --spec debugflow.yaml -o .github/workflows/debug_cuda_repro.yml",
 }
 
-// golden compares got with testdata/name, or rewrites the file with -update.
+// golden compares got with testdata/name (go test -update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestMarshalGolden(t *testing.T) {

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/err/*.out from the current findings")
 
 // TestOK walks testdata/ok: every workflow there must have no finding.
 func TestOK(t *testing.T) {
@@ -61,20 +59,7 @@ func TestErr(t *testing.T) {
 			for _, fd := range findings {
 				got = append(got, fd.String())
 			}
-			golden := strings.TrimSuffix(f, ".yaml") + ".out"
-			if *update {
-				if err := os.WriteFile(golden, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			want := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("findings differ from %s (-want +got):\n%s", golden, diff)
-			}
+			golden.CheckString(t, strings.TrimSuffix(f, ".yaml")+".out", strings.Join(got, "\n")+"\n")
 			assertPositionsPointAtSource(t, content, findings)
 		})
 	}

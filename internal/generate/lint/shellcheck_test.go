@@ -1,7 +1,7 @@
 package lint
 
 import (
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,8 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rhysd/actionlint"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // actionlintFindings lints content with actionlint's own shellcheck rule
 // (one shellcheck process per run: script, exe as the executable), the way
@@ -118,19 +116,7 @@ func TestShellcheckMapping(t *testing.T) {
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	golden.CheckString(t, filepath.Join("testdata", name), got)
 }
 
 // writeExecutable writes an executable shell script named name into dir.

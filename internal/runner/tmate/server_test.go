@@ -1,13 +1,10 @@
 package tmate
 
 import (
-	"flag"
-	"os"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func TestServerConfigGolden(t *testing.T) {
 	tests := []struct {
@@ -26,19 +23,7 @@ func TestServerConfigGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := serverConfig(tc.o)
-			golden := filepath.Join("testdata", "golden", tc.name+".conf")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("serverConfig:\n%s\nwant (%s):\n%s", got, golden, want)
-			}
+			golden.CheckString(t, filepath.Join("testdata", "golden", tc.name+".conf"), got)
 		})
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func marshal(t testing.TB, v any) []byte {
 	t.Helper()
@@ -28,18 +26,7 @@ func marshal(t testing.TB, v any) []byte {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./parse/nvsmi -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, path, got)
 }
 
 // TestGolden parses every testdata/*.txt as nvidia-smi -q output and every testdata/*.csv as

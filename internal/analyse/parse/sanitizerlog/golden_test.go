@@ -3,16 +3,12 @@ package sanitizerlog
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // fixtures lists testdata/*.log.
 func fixtures(t testing.TB) []string {
@@ -72,20 +68,5 @@ func TestGolden(t *testing.T) {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, path, got)
 }

@@ -3,7 +3,7 @@ package workerlog
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,8 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func parseFile(t testing.TB, name string) *Log {
 	t.Helper()
@@ -46,19 +44,7 @@ func TestGolden(t *testing.T) {
 			if err := enc.Encode(parseFile(t, name)); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".jsonl")+".json")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", golden, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".jsonl")+".json"), buf.Bytes())
 		})
 	}
 }

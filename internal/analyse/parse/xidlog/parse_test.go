@@ -3,7 +3,7 @@ package xidlog
 import (
 	"bufio"
 	"bytes"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func pid(n int) *int { return &n }
 
@@ -354,23 +352,7 @@ func TestWriteTextGolden(t *testing.T) {
 			if err := s.WriteText(&buf); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "golden", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("golden %s mismatch (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), buf.Bytes())
 		})
 	}
 }
