@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/gitcmd"
 	"github.com/debugflow/debugflow/internal/limits"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -157,6 +157,5 @@ func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) 
 
 // gitOutput runs git in the current folder and returns its trimmed stdout.
 func gitOutput(ctx context.Context, args ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, "git", args...).Output()
-	return strings.TrimSpace(string(out)), err
+	return gitcmd.Output(ctx, "", args...)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/gitcmd"
 	"io"
 	"os/exec"
 	"strings"
@@ -19,20 +20,7 @@ type Git struct {
 }
 
 func (g Git) run(ctx context.Context, args ...string) (string, error) {
-	if g.Dir != "" {
-		args = append([]string{"-C", g.Dir}, args...)
-	}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return strings.TrimSpace(stdout.String()), nil
+	return gitcmd.Output(ctx, g.Dir, args...)
 }
 
 // TopLevel is the repository's top folder.
