@@ -389,7 +389,8 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
 		Out: opts.Out,
 		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, Tools: s.Sanitizer.Tools, LeakCheck: s.Sanitizer.LeakCheck,
-			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
+			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args},
+		Sanitizer: opts.Sanitizer,
 		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
 	})
 	var notFound *steps.SanitizerNotFoundError
