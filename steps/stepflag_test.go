@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
@@ -44,11 +42,7 @@ func roundTrip(t *testing.T, o reflect.Value) (reflect.Value, []string, error) {
 	}
 	argv := stepflag.Argv(args)
 	back := reflect.New(o.Type())
-	fs := pflag.NewFlagSet("roundtrip", pflag.ContinueOnError)
-	if err := stepflag.Register(fs, back.Interface()); err != nil {
-		return reflect.Value{}, argv, err
-	}
-	if err := fs.Parse(argv); err != nil {
+	if _, err := stepflag.Parse(back.Interface(), argv); err != nil {
 		return reflect.Value{}, argv, err
 	}
 	return back.Elem(), argv, nil
@@ -70,8 +64,7 @@ func TestEveryStepFlagRoundTrips(t *testing.T) {
 			t.Errorf("%s: %s has no flags", verb.Name, typ)
 		}
 		base := reflect.New(typ)
-		fs := pflag.NewFlagSet(verb.Name, pflag.ContinueOnError)
-		if err := stepflag.Register(fs, base.Interface()); err != nil {
+		if _, err := stepflag.Parse(base.Interface(), nil); err != nil {
 			t.Fatalf("%s: %v", verb.Name, err)
 		}
 		all := reflect.New(typ).Elem()

@@ -15,7 +15,6 @@ import (
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/pflag"
 )
 
 // The reference workflow, revision 3 (testdata/seed/debug_cuda_max_reducer.v3.yml), as the
@@ -332,12 +331,11 @@ func generateDefault(t *testing.T) *defaultRun {
 		t.Fatalf("the stage step line %q does not call stage", args)
 	}
 	var o steps.StageOptions
-	fs := pflag.NewFlagSet("stage", pflag.ContinueOnError)
-	stepflag.MustRegister(fs, &o)
-	if err := fs.Parse(args[1:]); err != nil {
+	paths, err := stepflag.Parse(&o, args[1:])
+	if err != nil {
 		t.Fatalf("the stage step line %q does not parse: %v", args, err)
 	}
-	o.Paths = fs.Args()
+	o.Paths = paths
 	if _, err := steps.RunStage(env, o); err != nil {
 		t.Fatalf("the stage step line %q failed: %v\n%s", args, err, stdout.String())
 	}

@@ -18,6 +18,7 @@ package stepflag
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -202,6 +203,22 @@ func Register(fs *pflag.FlagSet, opts any) error {
 		}
 	}
 	return nil
+}
+
+// Parse reads argv (flags and positional arguments, as a process gets them) into the options
+// struct opts points to, starting from the defaults, and returns the positional arguments.
+// debugflow-step's verbs parse through cobra; tests and tools that hold a generated command
+// line use Parse.
+func Parse(opts any, argv []string) ([]string, error) {
+	fs := pflag.NewFlagSet("stepflag", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := Register(fs, opts); err != nil {
+		return nil, err
+	}
+	if err := fs.Parse(argv); err != nil {
+		return nil, err
+	}
+	return fs.Args(), nil
 }
 
 // MustRegister is Register for the verbs' own structs, whose tags the tests check: a bad tag
