@@ -41,6 +41,7 @@ type Field struct {
 	Type reflect.Type
 
 	index []int
+	def   reflect.Value // the parsed default
 }
 
 // Flag is the flag as Args writes it: -k for a shorthand, else --name.
@@ -110,9 +111,11 @@ func walk(t reflect.Type, index []int, prefix string, out *[]Field, seen map[str
 		if len(f.Short) > 1 {
 			return fmt.Errorf("field %s: shorthand %q is longer than one letter", goName, f.Short)
 		}
-		if _, err := parseDefault(f); err != nil {
+		def, err := parseDefault(f)
+		if err != nil {
 			return fmt.Errorf("field %s: %w", goName, err)
 		}
+		f.def = def
 		*out = append(*out, f)
 	}
 	return nil
@@ -183,7 +186,7 @@ func Register(fs *pflag.FlagSet, opts any) error {
 		return err
 	}
 	for _, f := range fields {
-		def, _ := parseDefault(f)
+		def := f.def
 		p := v.FieldByIndex(f.index).Addr().Interface()
 		switch p := p.(type) {
 		case *time.Duration:
@@ -370,8 +373,7 @@ func Args(opts any, overrides ...Override) ([]Arg, error) {
 			}
 			continue
 		}
-		def, _ := parseDefault(f)
-		if !f.Always && !(over && o.keep) && reflect.DeepEqual(normal(fv), normal(def)) {
+		if !f.Always && !(over && o.keep) && reflect.DeepEqual(normal(fv), normal(f.def)) {
 			continue
 		}
 		out = append(out, literal(base, fv)...)
