@@ -67,12 +67,13 @@ type Timing struct {
 
 // TimerOptions configures `debugflow-step timer`.
 type TimerOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)"`
 	// Start and Stop name the timer to start or to stop (one of them).
-	Start, Stop string
+	Start string `flag:"start" usage:"start the timer NAME (install, build)"`
+	Stop  string `flag:"stop" usage:"stop the timer NAME"`
 	// PID is the process whose CPU time is measured: the shell running the step's script
 	// (default: the parent of debugflow-step).
-	PID int
+	PID int `flag:"-"`
 }
 
 // RunTimer is `debugflow-step timer`: --start NAME records the time in timings.json,
@@ -192,9 +193,9 @@ func unixSeconds(t time.Time) float64 {
 // CompilerCacheOptions configures `debugflow-step compiler-cache`.
 type CompilerCacheOptions struct {
 	// Tool is ccache or sccache.
-	Tool string
+	Tool string `flag:"tool" usage:"ccache or sccache"`
 	// Dir is the cache folder; a leading ~/ is the home folder.
-	Dir string
+	Dir string `flag:"dir" usage:"the cache folder (absolute or under ~/)"`
 }
 
 // CompilerCacheEnv is the environment that points tool at its cache folder dir (~/ expanded
@@ -368,9 +369,11 @@ type CompilerRecord struct {
 type BuildRecordOptions struct {
 	// Cache are NAME=CACHE_HIT pairs (actions/cache's cache-hit output), Keys NAME=KEY (its
 	// cache-primary-key) and Restored NAME=KEY (its cache-matched-key).
-	Cache, Keys, Restored []string
+	Cache    []string `flag:"cache" usage:"with --after-build: NAME=CACHE_HIT, actions/cache's cache-hit output of cache NAME (repeatable)"`
+	Keys     []string `flag:"cache-key" usage:"with --after-build: NAME=KEY, the key cache NAME looked for (cache-primary-key)"`
+	Restored []string `flag:"cache-restored" usage:"with --after-build: NAME=KEY, the key of the entry cache NAME restored (cache-matched-key; empty: none)"`
 	// Compiler is the compiler cache tool (ccache or sccache; "" for none).
-	Compiler string
+	Compiler string `flag:"compiler" usage:"with --after-build: the compiler cache tool (ccache: its statistics since the compiler-cache step)"`
 }
 
 // Empty reports whether nothing but the timings is to be recorded.

@@ -12,12 +12,14 @@ import (
 // the run in seconds instead of after the build.
 type CheckInputsOptions struct {
 	// Count is the repeat count as the workflow input gave it; CountInput names that input.
-	Count, CountInput string
+	Count      string `flag:"count" usage:"the repeat count (a whole number from 1 to 100000)"`
+	CountInput string `flag:"count-input" usage:"the workflow input the count comes from, for messages"`
 	// TmateTimeout is the gate timeout in minutes; TmateTimeoutInput names its input.
-	TmateTimeout, TmateTimeoutInput string
+	TmateTimeout      string `flag:"tmate-timeout-minutes" usage:"the tmate timeout (1..360 minutes)"`
+	TmateTimeoutInput string `flag:"tmate-timeout-input" usage:"the workflow input the timeout comes from, for messages"`
 	// TmateMaxMinutes is the longest timeout the workflow allows (its tmate.max_minutes, which
 	// fits in the job timeout); 0 means the gate's own limit.
-	TmateMaxMinutes int
+	TmateMaxMinutes int `flag:"tmate-max-minutes" default:"360" usage:"the longest tmate timeout the workflow allows (its job timeout leaves room for)"`
 }
 
 // RunCheckInputs is `debugflow-step check-inputs`. Every problem is reported at once (exit 2).

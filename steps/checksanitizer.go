@@ -15,7 +15,7 @@ const sanitizerVersionTimeout = 60 * time.Second
 // CheckSanitizerOptions configures `debugflow-step check-sanitizer`.
 type CheckSanitizerOptions struct {
 	// Sanitizer is an explicit compute-sanitizer path (default: search like sanitize).
-	Sanitizer string
+	Sanitizer string `flag:"sanitizer" usage:"compute-sanitizer path (default: search like sanitize)"`
 }
 
 // RunCheckSanitizer is `debugflow-step check-sanitizer`: right after the install step, it

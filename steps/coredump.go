@@ -50,23 +50,25 @@ const (
 
 // CoredumpOptions configures `debugflow-step coredump`.
 type CoredumpOptions struct {
-	Out    string
-	Python string
+	Out    string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
+	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter that has pytest"`
 	// Test is the node id to rerun; "" takes the reproducer's: the test a worker crashed in
 	// first, else the first failing test (pytest-repeat's suffix removed).
-	Test string
+	Test string `flag:"test" usage:"node id to rerun (default: the reproducer's crashed, else first failing, test)"`
 	// Attempts is how many times the test is rerun until one run dumps (the bug may be
 	// intermittent); Timeout bounds each run.
-	Attempts int
-	Timeout  time.Duration
-	// MaxBytes caps the dump kept in the artifact; a bigger one is deleted.
-	MaxBytes int64
+	Attempts int           `flag:"attempts" default:"3" emit:"always" usage:"reruns until one dumps"`
+	Timeout  time.Duration `flag:"timeout" default:"10m0s" emit:"always" usage:"bound of each rerun"`
+	// MaxSizeMB caps the dump kept in the artifact in MB (the flag); MaxBytes, when set,
+	// in bytes instead. A bigger dump is deleted.
+	MaxSizeMB int   `flag:"max-size-mb" default:"512" emit:"always" usage:"largest dump kept in the artifact (MB); a bigger one is deleted"`
+	MaxBytes  int64 `flag:"-"`
 	// CudaGDB is an explicit cuda-gdb ("" = search $PATH and /usr/local/cuda*/bin).
-	CudaGDB    string
-	PytestArgs []string
-	Env        []string
+	CudaGDB    string   `flag:"cuda-gdb" usage:"cuda-gdb path (default: $PATH, /usr/local/cuda*/bin)"`
+	PytestArgs []string `flag:"pytest-arg" usage:"extra pytest argument (repeatable)"`
+	Env        []string `flag:"env" usage:"KEY=VALUE added to pytest's environment (repeatable)"`
 	// Dir is pytest's working directory ("" = ours).
-	Dir string
+	Dir string `flag:"-"`
 }
 
 // CoredumpResult is coredump_summary.json.
@@ -106,6 +108,9 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultCoredumpTimeout
+	}
+	if opts.MaxBytes == 0 && opts.MaxSizeMB > 0 {
+		opts.MaxBytes = int64(opts.MaxSizeMB) << 20
 	}
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultCoredumpMaxBytes

@@ -118,20 +118,6 @@ func TestCoredump(t *testing.T) {
 	}
 }
 
-// TestCoredumpFlags checks the verb's usage errors.
-func TestCoredumpFlags(t *testing.T) {
-	te := newTestEnv(t, nil)
-	for _, args := range [][]string{
-		{"coredump", "--out", t.TempDir(), "--max-size-mb", "0"},
-		{"coredump", "--out", t.TempDir(), "--attempts", "0"},
-		{"coredump", "--out", t.TempDir(), "--env", "NOEQUALS"},
-	} {
-		if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), args); code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
-		}
-	}
-}
-
 // TestCoredumpGenerationFlags checks the flags against the driver API's bits
 // (CUCoredumpGenerationFlags): they must add up to CU_COREDUMP_LIGHTWEIGHT_FLAGS (47), the
 // lightweight dump, and leave out skip_abort (16): the host process still aborts, so the

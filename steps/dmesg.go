@@ -39,15 +39,15 @@ const (
 // DmesgOptions configures one kernel-log snapshot.
 type DmesgOptions struct {
 	// Out is the artifact directory.
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)"`
 	// Name names the snapshot: dmesg_NAME.log.
-	Name string
+	Name string `flag:"name" usage:"snapshot name: writes dmesg_NAME.log"`
 	// Source, when set, is a file read instead of the kernel log (tests,
 	// or a log copied from elsewhere).
-	Source string
+	Source string `flag:"source" usage:"read this file instead of the kernel log"`
 	// Since names the earlier snapshot to compare with; empty means the
 	// most recent one recorded before this one.
-	Since string
+	Since string `flag:"since" usage:"count new lines since this snapshot (default: the previous one)"`
 }
 
 // Snapshot is one captured kernel log.

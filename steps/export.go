@@ -22,13 +22,13 @@ var envNameRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // ExportOptions configures `debugflow-step export`.
 type ExportOptions struct {
 	// Name is the variable to set, e.g. LLVM_DIR.
-	Name string
-	// Command runs under bash -eo pipefail; what it prints on stdout (one line) is the value.
-	Command string
+	Name string `flag:"name" usage:"the variable to set"`
 	// Path, when set, puts <value>/<Path> on PATH for the later steps ("." for the value).
-	Path string
+	Path string `flag:"path" usage:"also put <value>/<path> on PATH (. for the value itself)"`
+	// Command runs under bash -eo pipefail; what it prints on stdout (one line) is the value.
+	Command string `flag:"command" usage:"shell command (bash -eo pipefail) that prints the value as one line"`
 	// Dir is the command's working directory ("" = ours: on a runner, the step's).
-	Dir string
+	Dir string `flag:"-"`
 }
 
 // RunExport is `debugflow-step export`: it runs the command, checks that it printed one

@@ -42,12 +42,12 @@ func HealthCSVFile(name string) string { return "gpu_health_" + name + ".csv" }
 
 // HealthOptions configures `debugflow-step health`.
 type HealthOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
 	// Name names the snapshot: gpu_health_NAME.txt and .csv.
-	Name string
+	Name string `flag:"name" default:"after" emit:"always" usage:"snapshot name: writes gpu_health_NAME.txt and gpu_health_NAME.csv"`
 	// Since is the earlier snapshot to compare with ("" for none; the verb defaults it to
 	// "before" for any other name).
-	Since string
+	Since string `flag:"since" usage:"compare with this earlier snapshot (default before; \"\" for none)"`
 }
 
 // HealthResult is one snapshot and, with Since, what changed since the earlier one.

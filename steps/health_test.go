@@ -195,20 +195,23 @@ func TestHealthDegrades(t *testing.T) {
 	})
 }
 
-// TestHealthVerbDefaultsSince runs the verb through the command tree: --name after compares
-// with before by default.
+// TestHealthVerbDefaultsSince runs the built debugflow-step: --name after compares with
+// before by default.
 func TestHealthVerbDefaultsSince(t *testing.T) {
-	te, state := healthEnv(t, nil)
+	state := filepath.Join(t.TempDir(), "gpu_state")
+	writeFile(t, state, "")
+	env := []string{"PATH=" + binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_STATE=" + state}
 	out := t.TempDir()
-	if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), []string{"health", "--out", out, "--name", "before"}); code != 0 {
-		t.Fatalf("health --name before exit %d: %s", code, te.stderr)
+	if r := runStep(t, out, env, "health", "--out", out, "--name", "before"); r.code != 0 {
+		t.Fatalf("health --name before exit %d: %s", r.code, r.stderr)
 	}
 	writeFile(t, state, "retired_sbe=2\n")
-	if code := Execute(context.Background(), te.Env, NewRootCmd(te.Env), []string{"health", "--out", out}); code != 0 {
-		t.Fatalf("health exit %d: %s", code, te.stderr)
+	r := runStep(t, out, env, "health", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("health exit %d: %s", r.code, r.stderr)
 	}
-	if !strings.Contains(te.stdout.String(), "health: before to after: GPU-5f0e4c7a: retired pages (single bit) 1 -> 2") {
-		t.Errorf("%s", te.stdout)
+	if !strings.Contains(r.stdout, "health: before to after: GPU-5f0e4c7a: retired pages (single bit) 1 -> 2") {
+		t.Errorf("%s", r.stdout)
 	}
 	if _, err := os.Stat(filepath.Join(out, HealthCSVFile(HealthAfter))); err != nil {
 		t.Error(err)

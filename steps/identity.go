@@ -15,18 +15,18 @@ import (
 // IdentityOptions configures `debugflow-step identity`.
 type IdentityOptions struct {
 	// Out is the artifact directory.
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
 	// Python is the interpreter used for the Python version, pip freeze and
 	// the libcuda device-attribute probe.
-	Python string
+	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter for version, pip freeze and the libcuda attribute probe"`
 	// DmesgSource replaces the kernel log for the "start" snapshot (tests).
-	DmesgSource string
+	DmesgSource string `flag:"dmesg-source" usage:"read this file instead of the kernel log"`
 	// Sanitizer is an explicit compute-sanitizer path (default: search).
-	Sanitizer string
+	Sanitizer string `flag:"sanitizer" usage:"compute-sanitizer path (default: search)"`
 	// AfterBuild appends only the toolchain sections (compute-sanitizer, Python, pip freeze)
 	// as they are after the install and build steps, and takes no dmesg snapshot. The first
 	// identity runs before anything is installed, so its kernel-log baseline comes first.
-	AfterBuild bool
+	AfterBuild bool `flag:"after-build" usage:"append compute-sanitizer, Python and pip freeze as they are after the install and build steps (no dmesg snapshot), and the build record (build.json): the timers' install and build times and the flags below"`
 	// Record is what the caches gave the install and build (with AfterBuild): written with
 	// the timings to build.json and to system_identity.txt.
 	Record BuildRecordOptions

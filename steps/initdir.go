@@ -17,13 +17,13 @@ const EvidenceEnv = "DEBUGFLOW_OUT"
 // InitOptions configures `debugflow-step init`.
 type InitOptions struct {
 	// Root is where a fresh folder of the job's own is created (the runner's $RUNNER_TEMP).
-	Root string
+	Root string `flag:"root" usage:"create a fresh folder of this job's own under DIR (the runner's $RUNNER_TEMP)"`
 	// Out, instead of Root, is a folder the caller names: it is emptied and becomes the job's.
-	Out string
+	Out string `flag:"out" usage:"use DIR, emptied, instead of a fresh folder"`
 	// Link, when set, is a symbolic link made to point at the folder (/tmp/repro, the
 	// folder the reference workflow's users know). An existing folder or file there is left
 	// alone: it may be another job's.
-	Link string
+	Link string `flag:"link" usage:"make this path a symbolic link to the folder (an existing folder there is left alone)"`
 }
 
 // RunInit is `debugflow-step init`, the job's first step: it makes the evidence folder the

@@ -144,12 +144,13 @@ func TestSanitizeLadderFlags(t *testing.T) {
 		FailedBaseTests: []string{filepath.Join(w.suite, "test_repro.py") + "::test_x[cuda]"}}); err != nil {
 		t.Fatal(err)
 	}
-	code := Execute(context.Background(), w.te.Env, NewRootCmd(w.te.Env), []string{"sanitize", "--out", w.out, "--python", w.py,
-		"--tool", "racecheck", "--tool", "initcheck"})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, w.te.stderr)
+	// The built debugflow-step, with the test environment as its whole environment.
+	r := runStep(t, "", w.te.Environ(), "sanitize", "--out", w.out, "--python", w.py,
+		"--tool", "racecheck", "--tool", "initcheck")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if outs := terminalOutputs(w.te.stdout.String()); outs["ladder"] != "racecheck:1,initcheck:0" {
+	if outs := terminalOutputs(r.stdout); outs["ladder"] != "racecheck:1,initcheck:0" {
 		t.Errorf("outputs %v", outs)
 	}
 	// racecheck is first: it writes sanitizer.log.

@@ -6,26 +6,35 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 )
 
 // RefInfoOptions configures `debugflow-step ref-info`.
 type RefInfoOptions struct {
-	Out string
-	refinfo.Info
+	Out string `flag:"out" default:"/tmp/repro" emit:"always" usage:"artifact directory (created if missing)"`
+	// Name, Ref, Commit, Runner, Round and Rounds are ref.json's fields (refinfo.Info).
+	Name   string `flag:"name" usage:"the experiment's name for the ref (letters, digits, '.', '_', '-')"`
+	Ref    string `flag:"ref" usage:"the ref as given (branch, tag or commit)"`
+	Commit string `flag:"commit" usage:"the commit checked out (default: git rev-parse HEAD in --dir)"`
+	Runner string `flag:"runner" usage:"the runner label"`
+	Round  int    `flag:"round" usage:"round of a sequential experiment (0: a single sweep)"`
+	Rounds int    `flag:"rounds" usage:"planned rounds of the sequential experiment (0: a single sweep)"`
 	// Dir is the checkout whose HEAD commit is recorded ("" = the current directory).
-	Dir string
+	Dir string `flag:"dir" usage:"checkout whose HEAD is recorded (default: the current directory)"`
+}
+
+// Info is the ref.json the options describe.
+func (o RefInfoOptions) Info() refinfo.Info {
+	return refinfo.Info{Name: o.Name, Ref: o.Ref, Commit: o.Commit, Runner: o.Runner, Round: o.Round, Rounds: o.Rounds}
 }
 
 // RunRefInfo is `debugflow-step ref-info`: it records which ref (and commit) this job of an
 // experiment workflow measured, so the report can group artifact folders by ref and runner.
 func RunRefInfo(ctx context.Context, env *Env, opts RefInfoOptions) error {
-	if err := opts.Info.Validate(); err != nil {
+	r := opts.Info()
+	if err := r.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	r := opts.Info
 	if r.Commit == "" {
 		args := []string{"rev-parse", "HEAD"}
 		if opts.Dir != "" {
@@ -50,27 +59,4 @@ func RunRefInfo(ctx context.Context, env *Env, opts RefInfoOptions) error {
 	}
 	fmt.Fprintln(env.Stdout)
 	return nil
-}
-
-func newCmdRefInfo(env *Env) *cobra.Command {
-	var o RefInfoOptions
-	cmd := &cobra.Command{
-		Use:   "ref-info",
-		Short: "Write ref.json: which ref, commit and runner this job of an experiment measured",
-		Example: `  # in a job of the experiment workflow, after the checkout
-  debugflow-step ref-info --out /tmp/repro --name "$REF_NAME" --ref "$REF" --runner "$RUNNER" \
-    --round "$ROUND" --rounds "$ROUNDS"`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return RunRefInfo(cmd.Context(), env, o) },
-	}
-	f := cmd.Flags()
-	addOut(f, &o.Out)
-	f.StringVar(&o.Name, "name", "", "the experiment's name for the ref (letters, digits, '.', '_', '-')")
-	f.StringVar(&o.Ref, "ref", "", "the ref as given (branch, tag or commit)")
-	f.StringVar(&o.Commit, "commit", "", "the commit checked out (default: git rev-parse HEAD in --dir)")
-	f.StringVar(&o.Runner, "runner", "", "the runner label")
-	f.IntVar(&o.Round, "round", 0, "round of a sequential experiment (0: a single sweep)")
-	f.IntVar(&o.Rounds, "rounds", 0, "planned rounds of the sequential experiment (0: a single sweep)")
-	f.StringVar(&o.Dir, "dir", "", "checkout whose HEAD is recorded (default: the current directory)")
-	return cmd
 }

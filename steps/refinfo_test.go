@@ -29,10 +29,10 @@ func TestRefInfoRecordsCommit(t *testing.T) {
 
 	out := t.TempDir()
 	path, _ := exec.LookPath("git")
-	code, te := execute(t, map[string]string{"PATH": filepath.Dir(path)}, "ref-info", "--out", out, "--name", "pin",
+	r := runStep(t, out, []string{"PATH=" + filepath.Dir(path)}, "ref-info", "--out", out, "--name", "pin",
 		"--ref", "duburcqa/turing_stream_pin_experiment", "--runner", "gpu-t4-4-core", "--round", "2", "--rounds", "8", "--dir", repo)
-	if code != 0 {
-		t.Fatalf("exit %d: %s %s", code, te.stdout, te.stderr)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
 	got, err := refinfo.Load(out)
 	if err != nil {
@@ -42,18 +42,18 @@ func TestRefInfoRecordsCommit(t *testing.T) {
 	if *got != want {
 		t.Errorf("ref.json = %+v, want %+v", *got, want)
 	}
-	if !strings.Contains(te.stdout.String(), "round 2 of 8") {
-		t.Errorf("stdout %q", te.stdout)
+	if !strings.Contains(r.stdout, "round 2 of 8") {
+		t.Errorf("stdout %q", r.stdout)
 	}
 }
 
 // Bad values are usage errors and nothing is written.
 func TestRefInfoRejects(t *testing.T) {
 	out := t.TempDir()
-	code, te := execute(t, map[string]string{"PATH": t.TempDir()}, "ref-info", "--out", out, "--commit", "abc",
+	r := runStep(t, out, []string{"PATH=" + t.TempDir()}, "ref-info", "--out", out, "--commit", "abc",
 		"--name", "a/b", "--ref", "main", "--runner", "r", "--round", "3")
-	if code != 2 || !strings.Contains(te.stderr.String(), `name "a/b"`) || !strings.Contains(te.stderr.String(), "round 3 of 0") {
-		t.Errorf("exit %d, stderr %q", code, te.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, `name "a/b"`) || !strings.Contains(r.stderr, "round 3 of 0") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := refinfo.Load(out); err == nil {
 		t.Error("ref.json written despite the error")

@@ -39,19 +39,19 @@ const (
 // ReproducerFlags are the flags shared by stage and reproduce.
 type ReproducerFlags struct {
 	// Python is the interpreter that runs pytest (default python3).
-	Python string
+	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter that has pytest, pytest-xdist and pytest-repeat"`
 	// Workers is pytest-xdist's -n.
-	Workers int
+	Workers int `flag:"workers" default:"8" emit:"always" usage:"pytest-xdist workers (-n)"`
 	// Count is pytest-repeat's --count.
-	Count int
+	Count int `flag:"count" default:"50" emit:"always" usage:"pytest-repeat repetitions of every test (--count)"`
 	// Select is pytest's -k expression ("" for none).
-	Select string
+	Select string `flag:"select" short:"k" usage:"pytest -k expression"`
 	// PytestArgs are appended to the pytest command line.
-	PytestArgs []string
+	PytestArgs []string `flag:"pytest-arg" usage:"extra pytest argument (repeatable)"`
 	// Env are KEY=VALUE pairs added to pytest's environment.
-	Env []string
+	Env []string `flag:"env" usage:"KEY=VALUE added to pytest's environment (repeatable)"`
 	// Paths are the test paths (positional arguments).
-	Paths []string
+	Paths []string `flag:"-"`
 }
 
 // validate checks values a shell script would only discover at run time.
@@ -101,27 +101,27 @@ func (p Progress) String() string {
 
 // ReproduceOptions configures `debugflow-step reproduce`.
 type ReproduceOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" emit:"always" usage:"artifact directory (created if missing)"`
 	ReproducerFlags
 	// StopOnFirstFailure terminates pytest's process group at the first
 	// FAILED/ERROR result or worker crash.
-	StopOnFirstFailure bool
+	StopOnFirstFailure bool `flag:"stop-on-first-failure" usage:"terminate pytest at the first failing test or crashed worker"`
 	// Grace is the SIGTERM→SIGKILL delay when stopping early (default 10s).
-	Grace time.Duration
+	Grace time.Duration `flag:"grace" default:"10s" usage:"SIGTERM to SIGKILL delay when stopping pytest early"`
 	// DmesgSource replaces the kernel log for the after_reproducer
 	// snapshot (tests).
-	DmesgSource string
+	DmesgSource string `flag:"dmesg-source" usage:"read this file instead of the kernel log"`
 	// Dir is pytest's working directory ("" = ours).
-	Dir string
+	Dir string `flag:"-"`
 	// Progress, when set, is called from the output reader after every
 	// result (keep it quick). `debugflow local` renders it.
-	Progress func(Progress)
+	Progress func(Progress) `flag:"-"`
 	// ProgressInterval is the period of the plain progress line printed
 	// when $CI is set (default 30s; <0 disables).
-	ProgressInterval time.Duration
+	ProgressInterval time.Duration `flag:"-"`
 	// SkipPreflight skips the collection check, for a caller that ran
 	// Preflight itself (`debugflow local`).
-	SkipPreflight bool
+	SkipPreflight bool `flag:"-"`
 }
 
 // ReproducerResult is reproducer_summary.json.

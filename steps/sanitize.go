@@ -50,20 +50,18 @@ const SanitizerErrorExitCode = 99
 type SanitizerFlags struct {
 	// Tool is compute-sanitizer's --tool (memcheck, racecheck, initcheck, synccheck): the first
 	// tool of the ladder.
-	Tool string
+	Tool string `flag:"-"`
 	// Tools is the ladder: each tool runs in turn over the same tests, with its own log and
 	// summary. Empty means [Tool]; normalize makes Tool == Tools[0].
-	Tools []string
+	Tools []string `flag:"tool" default:"memcheck" emit:"always" usage:"compute-sanitizer tool: memcheck, racecheck, initcheck or synccheck; repeat it for a ladder, each tool in turn over the same tests"`
 	// LeakCheck adds --leak-check full to the memcheck run.
-	LeakCheck bool
+	LeakCheck bool `flag:"leak-check" usage:"memcheck with --leak-check full (device memory never freed)"`
 	// PrintLimit is --print-limit (0: unlimited).
-	PrintLimit int
+	PrintLimit int `flag:"print-limit" default:"100" emit:"always" usage:"compute-sanitizer --print-limit (0 = unlimited)"`
 	// MaxTests caps how many failing tests run under the sanitizer (0: all).
-	MaxTests int
+	MaxTests int `flag:"max-tests" default:"5" emit:"always" usage:"run at most this many failing tests under the sanitizer (0 = all)"`
 	// SanitizerArgs are extra compute-sanitizer arguments.
-	SanitizerArgs []string
-	// Sanitizer is an explicit compute-sanitizer path ("" = search).
-	Sanitizer string
+	SanitizerArgs []string `flag:"sanitizer-arg" usage:"extra compute-sanitizer argument (repeatable)"`
 }
 
 // normalize makes Tools the ladder and Tool its first tool.
@@ -111,23 +109,25 @@ const (
 
 // SanitizeOptions configures `debugflow-step sanitize`.
 type SanitizeOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" emit:"always" usage:"artifact directory (created if missing)"`
 	SanitizerFlags
+	// Sanitizer is an explicit compute-sanitizer path ("" = search).
+	Sanitizer string `flag:"sanitizer" usage:"compute-sanitizer path (default: $PATH, /usr/local/cuda*/bin, /usr/bin, /usr/lib/nvidia-cuda-toolkit/bin)"`
 	// Python runs pytest under the sanitizer (default python3).
-	Python string
+	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter that has pytest and pytest-xdist"`
 	// When is "failed" (run only the tests the reproducer saw fail, skip
 	// otherwise) or "always" (fall back to Paths/Select once).
-	When string
+	When string `flag:"when" default:"failed" emit:"always" usage:"failed: only when the reproducer saw failures; always: else run PATH... -k EXPR"`
 	// Paths and Select are the fallback selection for --when always.
-	Paths  []string
-	Select string
+	Paths  []string `flag:"-"`
+	Select string   `flag:"select" short:"k" usage:"pytest -k expression for --when always"`
 	// PytestArgs are appended to pytest's command line and Env to its
 	// environment, like the reproducer's --pytest-arg and --env (the
 	// suite may need the same settings to be collected).
-	PytestArgs []string
-	Env        []string
+	PytestArgs []string `flag:"pytest-arg" usage:"extra pytest argument (repeatable)"`
+	Env        []string `flag:"env" usage:"KEY=VALUE added to pytest's environment (repeatable)"`
 	// Dir is pytest's working directory ("" = ours).
-	Dir string
+	Dir string `flag:"-"`
 }
 
 // SanitizerResult is one tool's sanitizer_summary.json: how the run was made plus the parsed

@@ -22,16 +22,16 @@ const smokeTailLines = 20
 
 // SmokeOptions configures `debugflow-step smoke`.
 type SmokeOptions struct {
-	Out string
-	// Command is the check, run with bash -eo pipefail in Dir.
-	Command string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)"`
 	// Log is the file in Out that gets the output (default smoke.log).
-	Log string
+	Log string `flag:"log" default:"smoke.log" emit:"always" usage:"file in DIR that gets the output"`
+	// Command is the check, run with bash -eo pipefail in Dir.
+	Command string `flag:"command" usage:"shell command (bash -eo pipefail) that checks the build"`
 	// Dir is the command's working directory ("" = ours: on a runner, the step's).
-	Dir string
+	Dir string `flag:"-"`
 	// Timeout ends the check as a failure ("timed out"), as the step's timeout-minutes does on
 	// a runner (0: none; the verb leaves it to the runner). Local runs set it.
-	Timeout time.Duration
+	Timeout time.Duration `flag:"-"`
 }
 
 // errSmokeTimeout is the cause of the smoke test's context when SmokeOptions.Timeout ended it.

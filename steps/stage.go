@@ -19,35 +19,39 @@ const (
 
 // StageOptions configures `debugflow-step stage`.
 type StageOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" emit:"always" usage:"artifact directory (created if missing)"`
 	ReproducerFlags
+	// StopOnFirstFailure comes right after the reproducer's flags: the generated stage and
+	// reproduce lines read alike.
+	StopOnFirstFailure bool `flag:"stop-on-first-failure" usage:"make run_reproducer.sh stop at the first failure"`
 	SanitizerFlags
-	StopOnFirstFailure bool
 	// StepBinary is the debugflow-step the scripts call.
-	StepBinary     string
-	StandaloneFile string
-	StandaloneTest string
-	ContinueFiles  []string
+	StepBinary     string `flag:"step-binary" usage:"debugflow-step the scripts call (default: this executable)"`
+	StandaloneFile string `flag:"standalone-file" usage:"test file repro_standalone.py imports"`
+	StandaloneTest string `flag:"standalone-test" usage:"test function repro_standalone.py calls in a loop"`
+	// StandaloneScript and StandaloneCode are the other two things repro_standalone.py can run.
+	StandaloneScript string   `flag:"standalone-script" usage:"Python file of the checkout repro_standalone.py runs (instead of --standalone-file/--standalone-test)"`
+	StandaloneCode   string   `flag:"standalone-code" usage:"Python code repro_standalone.py runs as written"`
+	ContinueFiles    []string `flag:"continue-file" usage:"file whose creation releases the tmate gate (repeatable)"`
 	// TmateTimeoutMinutes is the raw flag value, validated as an integer
 	// in 1..360 (it comes from a workflow input through env:).
-	TmateTimeoutMinutes string
+	TmateTimeoutMinutes string `flag:"tmate-timeout-minutes" default:"60" usage:"minutes the tmate gate holds the job (1..360)"`
 	// TmateMaxMinutes is the longest session a run may ask for (the spec's tmate.max_minutes;
 	// 0: MaxTmateTimeoutMinutes).
-	TmateMaxMinutes int
-	RebuildDir      string
-	Artifact        string
+	TmateMaxMinutes int    `flag:"tmate-max-minutes" default:"360" usage:"the longest tmate timeout a run may ask for"`
+	RebuildDir      string `flag:"rebuild-dir" usage:"glob of the CMake build directory for rebuilds"`
+	Artifact        string `flag:"artifact" default:"debug_cuda_repro_artifacts" usage:"artifact name the directory is uploaded under"`
 	// Exports name the variables of this step's environment the staged files set (the spec's
 	// env, the variables earlier steps exported, PATH).
-	Exports []string
+	Exports []string `flag:"export" usage:"variable of this step's environment the staged files set (repeatable; PATH is prepended)"`
 	// Workspace is the checkout the scripts run in ("": $GITHUB_WORKSPACE, else the current
 	// directory).
-	Workspace string
-	// StandaloneScript and StandaloneCode are the other two things repro_standalone.py can run.
-	StandaloneScript, StandaloneCode string
+	Workspace string `flag:"workspace" usage:"checkout the scripts run in (default $GITHUB_WORKSPACE, else the current directory)"`
 	// Iterate are the README's lines for trying a fix.
-	Iterate []string
+	Iterate []string `flag:"iterate" usage:"shell lines of the README's recipe for trying a fix (repeatable; a value may hold several lines)"`
 	// SmokeCommand and SmokeLog are the workflow's build check and its log, for the README.
-	SmokeCommand, SmokeLog string
+	SmokeCommand string `flag:"smoke-command" usage:"the workflow's build check, shown in the README"`
+	SmokeLog     string `flag:"smoke-log" usage:"file in DIR the build check wrote"`
 }
 
 // ParseTmateTimeout validates --tmate-timeout-minutes.

@@ -18,10 +18,10 @@ const DefaultArtifactName = "debug_cuda_repro_artifacts"
 
 // SummaryOptions configures `debugflow-step summary`.
 type SummaryOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
 	// Artifact is the name the directory is uploaded under, linked from
 	// the Markdown.
-	Artifact string
+	Artifact string `flag:"artifact" default:"debug_cuda_repro_artifacts" usage:"artifact name the directory is uploaded under"`
 }
 
 // RunSummary is `debugflow-step summary`: the verdict Markdown goes to

@@ -9,7 +9,7 @@ import (
 
 // VerdictOptions configures `debugflow-step verdict`.
 type VerdictOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
 }
 
 // RunVerdict is `debugflow-step verdict`: it prints one line saying why and

@@ -17,9 +17,9 @@ const XidSummary = "xid_summary.txt"
 
 // XidOptions configures `debugflow-step xid`.
 type XidOptions struct {
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
 	// Source replaces the kernel log (tests).
-	Source string
+	Source string `flag:"source" usage:"read this file instead of the kernel log"`
 }
 
 // RunXid is `debugflow-step xid`: it takes the "final" snapshot, decodes

@@ -167,7 +167,7 @@ func TestReportJobLineRuns(t *testing.T) {
 	var out bytes.Buffer
 	env := steps.NewEnv()
 	env.Stdout, env.Stderr = &out, &out
-	code := steps.Execute(context.Background(), env, newRoot(env), args)
+	code := execute(context.Background(), env, newRoot(env), args)
 	if code != 0 || !strings.Contains(out.String(), "gpu-t4-4-core") || !strings.Contains(out.String(), "gpu-a10g-4-core") {
 		t.Errorf("report job line %q: exit %d:\n%s", strings.Join(args, " "), code, out.String())
 	}

@@ -23,14 +23,14 @@ import (
 func main() {
 	env := steps.NewEnv()
 	ctx, stop := steps.SignalContext(context.Background())
-	code := steps.Execute(ctx, env, newRoot(env), os.Args[1:])
+	code := execute(ctx, env, newRoot(env), os.Args[1:])
 	stop()
 	os.Exit(code)
 }
 
 // newRoot is debugflow-step with every verb and --version.
 func newRoot(env *steps.Env) *cobra.Command {
-	root := steps.NewRootCmd(env)
+	root := newStepRoot(env)
 	root.AddCommand(tmate.NewCmdGate(), report.NewCmdReport())
 	info := version.Get()
 	root.Version = info.String()

@@ -28,9 +28,9 @@ func TestGateExitCodesThroughTheBinary(t *testing.T) {
 			var out bytes.Buffer
 			env := steps.NewEnv()
 			env.Stdout, env.Stderr = &out, &out
-			root := steps.NewRootCmd(env)
+			root := newStepRoot(env)
 			root.AddCommand(tmate.NewCmdGate())
-			code := steps.Execute(context.Background(), env, root, tt.args)
+			code := execute(context.Background(), env, root, tt.args)
 			if code != tt.code || !strings.Contains(out.String(), tt.want) {
 				t.Errorf("exit %d (want %d), output lacks %q?\n%s", code, tt.code, tt.want, out.String())
 			}
@@ -39,7 +39,7 @@ func TestGateExitCodesThroughTheBinary(t *testing.T) {
 }
 
 func TestEveryVerbHelpHasExamples(t *testing.T) {
-	root := steps.NewRootCmd(steps.NewEnv())
+	root := newStepRoot(steps.NewEnv())
 	root.AddCommand(tmate.NewCmdGate())
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -57,14 +57,14 @@ func TestVersionAndReportVerb(t *testing.T) {
 	var out bytes.Buffer
 	env := steps.NewEnv()
 	env.Stdout, env.Stderr = &out, &out
-	if code := steps.Execute(context.Background(), env, newRoot(env), []string{"--version"}); code != 0 ||
+	if code := execute(context.Background(), env, newRoot(env), []string{"--version"}); code != 0 ||
 		!strings.HasPrefix(out.String(), "debugflow-step ") || !strings.Contains(out.String(), "built with go") {
 		t.Errorf("--version: exit %d:\n%s", code, out.String())
 	}
 	// The matrix's report job runs `debugflow-step report --compare`: a missing folder is a
 	// usage error there as in `debugflow report`.
 	out.Reset()
-	code := steps.Execute(context.Background(), env, newRoot(env), []string{"report", "--compare", t.TempDir() + "/missing-a", t.TempDir() + "/missing-b"})
+	code := execute(context.Background(), env, newRoot(env), []string{"report", "--compare", t.TempDir() + "/missing-a", t.TempDir() + "/missing-b"})
 	if code == 0 || !strings.Contains(out.String(), "missing-a") {
 		t.Errorf("report of missing folders: exit %d:\n%s", code, out.String())
 	}

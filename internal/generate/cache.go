@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepflag"
 	"github.com/debugflow/debugflow/workflow"
 )
 
@@ -203,30 +205,46 @@ func (b *builder) compilerCacheStep() workflow.Step {
 	c := b.s.Cache.Compiler
 	// The folder goes through env: a ~/ in a quoted word of the script reads as a mistake
 	// (shellcheck SC2088); debugflow-step expands it.
+	o := steps.CompilerCacheOptions{Tool: c.Tool, Dir: c.Dir}
 	return b.oneCommandStep("Use the compiler cache", "",
-		newCommand(stepBinary, "compiler-cache").flag("--tool", c.Tool).flagViaEnv("--dir", "COMPILER_CACHE_DIR", c.Dir))
+		newCommand(stepBinary, "compiler-cache").mustOptions(&o, stepflag.ThroughEnv(&o.Dir, "COMPILER_CACHE_DIR")))
 }
 
 // recordFlags add what the restores found and the compiler cache tool to the record step.
-func (b *builder) recordFlags(c *shellCommand) {
+func (b *builder) recordFlags(c *shellCommand, o *steps.IdentityOptions) {
+	// Each cache's three values stay together (cache, key, restored), so the flags are
+	// written here in that order; their names come from the options struct.
+	cache, key, restored := mustFlagOf(o, &o.Record.Cache), mustFlagOf(o, &o.Record.Keys), mustFlagOf(o, &o.Record.Restored)
 	for _, n := range b.s.Cache.Names() {
 		id, env := CacheStepID(n), "CACHE_"+strings.ToUpper(n)
-		c.flagEnv("--cache", env+"_HIT", n+"="+workflow.StepOutput(id, "cache-hit").String())
-		c.flagEnv("--cache-key", env+"_KEY", n+"="+workflow.StepOutput(id, "cache-primary-key").String())
-		c.flagEnv("--cache-restored", env+"_RESTORED", n+"="+workflow.StepOutput(id, "cache-matched-key").String())
+		c.flagEnv(cache, env+"_HIT", n+"="+workflow.StepOutput(id, "cache-hit").String())
+		c.flagEnv(key, env+"_KEY", n+"="+workflow.StepOutput(id, "cache-primary-key").String())
+		c.flagEnv(restored, env+"_RESTORED", n+"="+workflow.StepOutput(id, "cache-matched-key").String())
 	}
 	if b.compilerCached() {
-		c.flag("--compiler", b.s.Cache.Compiler.Tool)
+		rec := steps.BuildRecordOptions{Compiler: b.s.Cache.Compiler.Tool}
+		c.mustOptions(&rec)
 	}
+}
+
+// mustFlagOf is the flag of field, a pointer into the options struct opts points to.
+func mustFlagOf(opts, field any) string {
+	name, err := stepflag.FlagOf(opts, field)
+	if err != nil {
+		panic(err)
+	}
+	return name
 }
 
 // timed wraps a step's script in `debugflow-step timer` lines: the record has its wall time.
 func (b *builder) timed(sc *script, name string, body func(*script) error) error {
-	sc.add(newCommand(stepBinary, "timer").out().flag("--start", name))
+	start := steps.TimerOptions{Start: name}
+	sc.add(newCommand(stepBinary, "timer").mustOptions(&start, outFlag(&start.Out)))
 	if err := body(sc); err != nil {
 		return err
 	}
-	sc.add(newCommand(stepBinary, "timer").out().flag("--stop", name))
+	stop := steps.TimerOptions{Stop: name}
+	sc.add(newCommand(stepBinary, "timer").mustOptions(&stop, outFlag(&stop.Out)))
 	return nil
 }
 

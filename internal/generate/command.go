@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/steps/stepflag"
 	"github.com/debugflow/debugflow/workflow"
 )
 
@@ -90,6 +91,50 @@ func (c *shellCommand) code(path, name, envName, value string) error {
 func (c *shellCommand) out() *shellCommand {
 	c.groups = append(c.groups, `--out "$`+EvidenceEnv+`"`)
 	return c
+}
+
+// options adds the flags of a verb's options struct (opts points to it) as package stepflag
+// writes them: the names, defaults and order come from the struct's tags, never from strings
+// of this package. overrides say which fields take an expression, code or shell text.
+func (c *shellCommand) options(opts any, overrides ...stepflag.Override) error {
+	args, err := stepflag.Args(opts, overrides...)
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	for _, a := range args {
+		switch {
+		case a.Kind == stepflag.Shell:
+			c.groups = append(c.groups, a.Flag+" "+a.Value)
+		case a.Kind == stepflag.Code && a.Path != "":
+			if err := c.code(a.Path, a.Flag, a.Env, a.Value); err != nil {
+				return fmt.Errorf("generate: %w", err)
+			}
+		case a.Kind == stepflag.Code:
+			c.flagViaEnv(a.Flag, a.Env, a.Value)
+		case a.NoValue:
+			c.boolFlag(a.Flag)
+		case a.Eq:
+			c.flagEnvEq(a.Flag, a.Env, a.Value)
+		default:
+			c.flagEnv(a.Flag, a.Env, a.Value)
+		}
+	}
+	return nil
+}
+
+// mustOptions is options for a line whose overrides hold no code: only a programming error
+// (an override of a field that is no flag) fails, and the generator's tests run every line.
+func (c *shellCommand) mustOptions(opts any, overrides ...stepflag.Override) *shellCommand {
+	if err := c.options(opts, overrides...); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// outFlag writes a verb's --out as the job's evidence folder, which the init step made and
+// handed to the later steps.
+func outFlag(out *string) stepflag.Override {
+	return stepflag.WithShell(out, `"$`+EvidenceEnv+`"`)
 }
 
 // exec makes the command replace the shell that runs it (`exec debugflow-step ...`), so the

@@ -13,6 +13,7 @@ import (
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepflag"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -325,9 +326,17 @@ func generateDefault(t *testing.T) *defaultRun {
 		}
 		return kv
 	}
-	root := steps.NewRootCmd(env)
-	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	// The verb's own flags (stepflag, as debugflow-step registers them) parse the line.
+	if len(args) == 0 || args[0] != "stage" {
+		t.Fatalf("the stage step line %q does not call stage", args)
+	}
+	var o steps.StageOptions
+	paths, err := stepflag.Parse(&o, args[1:])
+	if err != nil {
+		t.Fatalf("the stage step line %q does not parse: %v", args, err)
+	}
+	o.Paths = paths
+	if _, err := steps.RunStage(env, o); err != nil {
 		t.Fatalf("the stage step line %q failed: %v\n%s", args, err, stdout.String())
 	}
 	for _, name := range []string{"run_reproducer.sh", "run_sanitizer.sh", "repro_standalone.py", "env.sh", "README.md"} {

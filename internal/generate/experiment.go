@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepflag"
 	"github.com/debugflow/debugflow/workflow"
 )
 
@@ -250,13 +252,7 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 	// ref.json first, as soon as debugflow-step is there: a ref that fails to install, build or
 	// pass the smoke test still has a folder the report names by ref and runner.
 	round := workflow.Default(workflow.Input(ExperimentRoundInput), "0").String()
-	refInfo := newCommand(stepBinary, "ref-info").out().
-		flagEnv("--name", envRefName, refField("name").String()).
-		flagEnv("--ref", envRef, refField("ref").String()).
-		flagEnv("--runner", envRunner, workflow.Matrix(MatrixAxis).String()).
-		flagEnv("--round", envRound, round).
-		flagEnv("--rounds", envRounds, workflow.Default(workflow.Input(ExperimentRoundsInput), "0").String())
-	steps = append(steps, b.oneCommandStep("Record the ref", "", refInfo))
+	steps = append(steps, b.oneCommandStep("Record the ref", "", refInfoCommand(round)))
 	if st, ok := b.checkInputsStep(); ok {
 		steps = append(steps, st)
 	}
@@ -291,10 +287,8 @@ func (b *builder) experimentJob() (workflow.Job, error) {
 		{Name: "DEBUGFLOW_EXPERIMENT_ROUND", Value: round},
 	}, repro.Env...)
 	steps = append(steps, repro,
-		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
-			newCommand(stepBinary, "xid").out()),
-		b.oneCommandStep("Job summary", workflow.Always(),
-			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.experimentArtifactName())),
+		b.oneCommandStep("dmesg and Xid summary", workflow.Always(), xidCommand()),
+		b.oneCommandStep("Job summary", workflow.Always(), b.summaryCommand(b.experimentArtifactName())),
 		workflow.Step{
 			Name: "Upload artifacts",
 			If:   uploadCondition,
@@ -372,4 +366,16 @@ func (b *builder) experimentReportJob() (workflow.Job, error) {
 		Permissions:    workflow.ContentsRead(),
 		Steps:          steps,
 	}, nil
+}
+
+// refInfoCommand records the matrix leg's ref, runner and round (ref.json): every value is
+// an expression of the matrix or the inputs, through env.
+func refInfoCommand(round string) *shellCommand {
+	var o steps.RefInfoOptions
+	return newCommand(stepBinary, "ref-info").mustOptions(&o, outFlag(&o.Out),
+		stepflag.WithExpr(&o.Name, envRefName, refField("name").String()),
+		stepflag.WithExpr(&o.Ref, envRef, refField("ref").String()),
+		stepflag.WithExpr(&o.Runner, envRunner, workflow.Matrix(MatrixAxis).String()),
+		stepflag.WithExpr(&o.Round, envRound, round),
+		stepflag.WithExpr(&o.Rounds, envRounds, workflow.Default(workflow.Input(ExperimentRoundsInput), "0").String()))
 }

@@ -17,6 +17,9 @@ import (
 
 	"github.com/debugflow/debugflow/internal/generate/audit"
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepflag"
+	"github.com/debugflow/debugflow/steps/stepspec"
 	"github.com/debugflow/debugflow/workflow"
 )
 
@@ -371,17 +374,14 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	}
 	steps = append(steps, b.healthStep())
 	steps = append(steps,
-		b.oneCommandStep("dmesg and Xid summary", workflow.Always(),
-			newCommand(stepBinary, "xid").out()),
-		b.oneCommandStep("Job summary", workflow.Always(),
-			newCommand(stepBinary, "summary").out().flagEnv("--artifact", envArtifactName, b.artifactName())),
+		b.oneCommandStep("dmesg and Xid summary", workflow.Always(), xidCommand()),
+		b.oneCommandStep("Job summary", workflow.Always(), b.summaryCommand(b.artifactName())),
 		b.uploadStep("Upload artifacts"),
 	)
 	if gate {
 		steps = append(steps, b.gateStep(false), b.uploadStep("Upload artifacts after the tmate session"))
 	}
-	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(),
-		newCommand(stepBinary, "verdict").out()))
+	steps = append(steps, b.oneCommandStep("Verdict", workflow.Always(), verdictCommand()))
 	job.Steps = steps
 	if s.Cache.CacheEnabled() {
 		if err := checkReadOnly(job); err != nil {
@@ -438,18 +438,17 @@ func (b *builder) setupGoStep() workflow.Step {
 // when no such input exists.
 func (b *builder) checkInputsStep() (workflow.Step, bool) {
 	s := b.s
-	c := newCommand(stepBinary, "check-inputs")
-	ok := false
-	if name := s.Reproducer.CountInput; name != "" {
-		c.flagEnv("--count", envReproduceCount, b.inputValue(name, strconv.Itoa(s.Reproducer.Count))).flag("--count-input", name)
-		ok = true
+	o := stepspec.CheckInputs(s)
+	var over []stepflag.Override
+	if o.CountInput != "" {
+		over = append(over, stepflag.WithExpr(&o.Count, envReproduceCount, b.inputValue(o.CountInput, strconv.Itoa(s.Reproducer.Count))))
 	}
-	if name := s.Tmate.TimeoutInput; name != "" && s.Tmate.GateEnabled() {
-		c.flagEnv("--tmate-timeout-minutes", envTmateTimeout, b.inputValue(name, strconv.Itoa(s.Tmate.TimeoutMinutes))).flag("--tmate-timeout-input", name)
-		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
-		ok = true
+	if o.TmateTimeoutInput != "" {
+		over = append(over, stepflag.WithExpr(&o.TmateTimeout, envTmateTimeout, b.inputValue(o.TmateTimeoutInput, strconv.Itoa(s.Tmate.TimeoutMinutes))),
+			stepflag.Keep(&o.TmateMaxMinutes))
 	}
-	return b.oneCommandStep("Check the inputs", "", c), ok
+	c := newCommand(stepBinary, "check-inputs").mustOptions(&o, over...)
+	return b.oneCommandStep("Check the inputs", "", c), len(over) > 0
 }
 
 // evidencePath is the job's evidence folder for an action's with: (the upload).
@@ -465,18 +464,22 @@ var uploadCondition = workflow.And(workflow.Always(), workflow.Ne(workflow.Expr(
 // run one agent per GPU: a fixed folder would mix jobs), job.json naming the run in it,
 // $DEBUGFLOW_OUT for the later steps, and the spec's artifact.dir (/tmp/repro) a link to it.
 func (b *builder) initStep() workflow.Step {
+	o := stepspec.Init(b.s)
 	return b.oneCommandStep("Evidence folder", "",
-		newCommand(stepBinary, "init").shell(`--root "$RUNNER_TEMP"`).flag("--link", b.s.Artifact.Dir))
+		newCommand(stepBinary, "init").mustOptions(&o, stepflag.WithShell(&o.Root, `"$RUNNER_TEMP"`)))
 }
 
 func (b *builder) identityStep() workflow.Step {
+	o := stepspec.Identity(b.s)
 	return b.oneCommandStep("System identity and dmesg snapshot", "",
-		newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python))
+		newCommand(stepBinary, "identity").mustOptions(&o, outFlag(&o.Out)))
 }
 
 func (b *builder) toolchainStep() workflow.Step {
-	c := newCommand(stepBinary, "identity").out().flag("--python", b.s.Reproducer.Python).boolFlag("--after-build")
-	b.recordFlags(c)
+	o := stepspec.Identity(b.s)
+	o.AfterBuild = true
+	c := newCommand(stepBinary, "identity").mustOptions(&o, outFlag(&o.Out))
+	b.recordFlags(c, &o)
 	return b.oneCommandStep("Record the installed toolchain", "", c)
 }
 
@@ -542,9 +545,10 @@ func (b *builder) smokeStep() (st workflow.Step, ok bool, err error) {
 	if !sm.SmokeEnabled() {
 		return st, false, nil
 	}
-	c := newCommand(stepBinary, "smoke").out().flag("--log", sm.Log)
-	if err := c.code("smoke.command", "--command", envSmokeCommand, sm.Command); err != nil {
-		return st, true, fmt.Errorf("generate: %w", err)
+	o := stepspec.Smoke(b.s)
+	c := newCommand(stepBinary, "smoke")
+	if err := c.options(&o, outFlag(&o.Out), stepflag.AsCode(&o.Command, envSmokeCommand, "smoke.command")); err != nil {
+		return st, true, err
 	}
 	st = b.oneCommandStep("Smoke test", "", c)
 	st.TimeoutMinutes = workflow.Minutes{N: sm.TimeoutMinutes}
@@ -555,65 +559,31 @@ func (b *builder) smokeStep() (st workflow.Step, ok bool, err error) {
 // through $GITHUB_ENV (and $GITHUB_PATH), which only a later step reads, so they come last.
 func exportLines(sc *script, path string, exports []spec.Export) error {
 	for i, e := range exports {
-		c := newCommand(stepBinary, "export").flag("--name", e.Name)
-		if e.Path != "" {
-			c.flag("--path", e.Path)
-		}
-		if err := c.code(fmt.Sprintf("%s[%d].command", path, i), "--command", e.Name+"_COMMAND", e.Command); err != nil {
-			return fmt.Errorf("generate: %w", err)
+		o := steps.ExportOptions{Name: e.Name, Path: e.Path, Command: e.Command}
+		c := newCommand(stepBinary, "export")
+		if err := c.options(&o, stepflag.AsCode(&o.Command, e.Name+"_COMMAND", fmt.Sprintf("%s[%d].command", path, i))); err != nil {
+			return err
 		}
 		sc.add(c)
 	}
 	return nil
 }
 
-// exportNames are the variables the staged files set: the workflow env, the exported
-// variables, and PATH (the runner puts $GITHUB_PATH additions and the set-up actions there).
-func (b *builder) exportNames() []string {
-	var names []string
-	for _, e := range b.s.Env {
-		names = append(names, e.Name)
-	}
-	for _, e := range b.s.Exports() {
-		names = append(names, e.Name)
-	}
-	return append(names, "PATH")
-}
-
-// reproducerFlags are the flags stage and reproduce share.
-func (b *builder) reproducerFlags(c *shellCommand) {
+// reproducerOverrides are the expressions of the reproducer's flags (stage and reproduce):
+// the count from its input, and the stop at the first failure unless the full-sweep input
+// is set.
+func (b *builder) reproducerOverrides(f *steps.ReproducerFlags, stop *bool) []stepflag.Override {
 	r := b.s.Reproducer
-	c.flag("--python", r.Python).intFlag("--workers", r.Workers)
+	var over []stepflag.Override
 	if r.CountInput != "" {
-		c.flagEnv("--count", envReproduceCount, b.inputValue(r.CountInput, strconv.Itoa(r.Count)))
-	} else {
-		c.intFlag("--count", r.Count)
+		over = append(over, stepflag.WithExpr(&f.Count, envReproduceCount, b.inputValue(r.CountInput, strconv.Itoa(r.Count))))
 	}
-	if r.Select != "" {
-		c.flagEnv("-k", "DEBUGFLOW_SELECT", r.Select)
-	}
-	c.repeated("--pytest-arg", r.PytestArgs)
-	for _, e := range r.Env {
-		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
-	}
-	switch {
-	case r.StopOnFirstFailure && r.FullSweepInput != "":
+	if r.StopOnFirstFailure && r.FullSweepInput != "" {
 		// A run that sets the boolean input sweeps fully; without inputs (a pull request)
 		// !inputs.x is true: stop at the first failure.
-		c.flagEnvEq("--stop-on-first-failure", envStopOnFailure, workflow.Not(workflow.Input(r.FullSweepInput)).String())
-	case r.StopOnFirstFailure:
-		c.boolFlag("--stop-on-first-failure")
+		over = append(over, stepflag.WithExpr(stop, envStopOnFailure, workflow.Not(workflow.Input(r.FullSweepInput)).String()))
 	}
-}
-
-func (b *builder) sanitizerFlags(c *shellCommand) {
-	z := b.s.Sanitizer
-	c.repeated("--tool", z.Tools)
-	if z.LeakCheck {
-		c.boolFlag("--leak-check")
-	}
-	c.intFlag("--print-limit", z.PrintLimit).intFlag("--max-tests", z.MaxTests)
-	c.repeated("--sanitizer-arg", z.Args)
+	return over
 }
 
 // tmateDefaultMinutes is the gate timeout when the run has no inputs.
@@ -625,6 +595,16 @@ func (b *builder) tmateDefaultMinutes() int {
 		}
 	}
 	return t.TimeoutMinutes
+}
+
+// tmateTimeoutOverride writes the stage's gate timeout from the input through env, or keeps
+// the spec's number even when it is the flag's default.
+func (b *builder) tmateTimeoutOverride(field *string) stepflag.Override {
+	t := b.s.Tmate
+	if t.TimeoutInput != "" {
+		return stepflag.WithExpr(field, envTmateTimeout, b.inputValue(t.TimeoutInput, strconv.Itoa(t.TimeoutMinutes)))
+	}
+	return stepflag.Keep(field)
 }
 
 // tmateTimeoutFlag adds the gate timeout: from the input through env, or the spec's number.
@@ -639,44 +619,22 @@ func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
 
 func (b *builder) stageStep() (workflow.Step, error) {
 	s := b.s
-	c := newCommand(stepBinary, "stage").out()
-	b.reproducerFlags(c)
-	b.sanitizerFlags(c)
-	st := s.Reproducer.Standalone
-	switch {
-	case st.File != "":
-		c.flag("--standalone-file", st.File).flag("--standalone-test", st.Test)
-	case st.Script != "":
-		c.flag("--standalone-script", st.Script)
-	case st.Code != "":
+	o := stepspec.Stage(s)
+	over := append(b.reproducerOverrides(&o.ReproducerFlags, &o.StopOnFirstFailure), outFlag(&o.Out),
+		stepflag.WithExpr(&o.Artifact, envArtifactName, b.artifactName()),
 		// Many lines of code: through the step's env: (a YAML block), not the command line.
-		if err := c.code("reproducer.standalone.code", "--standalone-code", envStandaloneCode, st.Code); err != nil {
-			return workflow.Step{}, fmt.Errorf("generate: %w", err)
-		}
-	}
-	if s.Tmate.GateEnabled() {
-		c.flag("--continue-file", s.Tmate.ContinueFile)
-		b.tmateTimeoutFlag(c, "--tmate-timeout-minutes")
-		c.intFlag("--tmate-max-minutes", s.Tmate.MaxMinutes)
-	}
-	if s.Reproducer.RebuildDir != "" {
-		c.flag("--rebuild-dir", s.Reproducer.RebuildDir)
-	}
-	c.flagEnv("--artifact", envArtifactName, b.artifactName())
-	c.repeated("--export", b.exportNames())
-	if len(s.Build.Iterate) > 0 {
+		stepflag.AsCode(&o.StandaloneCode, envStandaloneCode, "reproducer.standalone.code"),
 		// One line per line of the recipe, in one YAML block.
-		if err := c.code("build.iterate", "--iterate", envIterate, strings.Join(s.Build.Iterate, "\n")); err != nil {
-			return workflow.Step{}, fmt.Errorf("generate: %w", err)
-		}
+		stepflag.AsCode(&o.Iterate, envIterate, "build.iterate"),
+		stepflag.AsCode(&o.SmokeCommand, envSmokeCommand, "smoke.command"))
+	if s.Tmate.GateEnabled() {
+		over = append(over, b.tmateTimeoutOverride(&o.TmateTimeoutMinutes), stepflag.Keep(&o.TmateMaxMinutes))
 	}
-	if s.Smoke.SmokeEnabled() {
-		if err := c.code("smoke.command", "--smoke-command", envSmokeCommand, s.Smoke.Command); err != nil {
-			return workflow.Step{}, fmt.Errorf("generate: %w", err)
-		}
-		c.flag("--smoke-log", s.Smoke.Log)
+	c := newCommand(stepBinary, "stage")
+	if err := c.options(&o, over...); err != nil {
+		return workflow.Step{}, err
 	}
-	c.args(s.Reproducer.Paths...)
+	c.args(o.Paths...)
 	step := b.oneCommandStep("Stage helper scripts", "", c)
 	step.ID = StageStepID
 	return step, nil
@@ -684,9 +642,10 @@ func (b *builder) stageStep() (workflow.Step, error) {
 
 func (b *builder) reproduceStep() workflow.Step {
 	s := b.s
-	c := newCommand(stepBinary, "reproduce").out()
-	b.reproducerFlags(c)
-	c.args(s.Reproducer.Paths...)
+	o := stepspec.Reproduce(s)
+	over := append(b.reproducerOverrides(&o.ReproducerFlags, &o.StopOnFirstFailure), outFlag(&o.Out))
+	c := newCommand(stepBinary, "reproduce").mustOptions(&o, over...)
+	c.args(o.Paths...)
 	st := b.oneCommandStep("Reproduce", "", c)
 	st.ID = ReproduceStepID
 	st.TimeoutMinutes = workflow.Minutes{N: s.Reproducer.TimeoutMinutes}
@@ -695,16 +654,12 @@ func (b *builder) reproduceStep() workflow.Step {
 
 func (b *builder) sanitizeStep() workflow.Step {
 	s := b.s
-	c := newCommand(stepBinary, "sanitize").out()
-	b.sanitizerFlags(c)
-	c.flag("--python", s.Reproducer.Python).flag("--when", s.Sanitizer.When)
+	o := stepspec.Sanitize(s)
+	c := newCommand(stepBinary, "sanitize").mustOptions(&o, outFlag(&o.Out))
 	var cond workflow.Expr
-	if s.Sanitizer.When == "always" {
+	if o.When == steps.WhenAlways {
 		// Run the selection itself when the reproducer saw no failure.
-		if s.Reproducer.Select != "" {
-			c.flagEnv("-k", "DEBUGFLOW_SELECT", s.Reproducer.Select)
-		}
-		c.args(s.Reproducer.Paths...)
+		c.args(o.Paths...)
 	} else {
 		cond = workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))
 	}
@@ -717,15 +672,9 @@ func (b *builder) sanitizeStep() workflow.Step {
 // failed (its timeout, compute-sanitizer missing) must not skip it, so its condition is
 // !cancelled() rather than the implicit success().
 func (b *builder) coredumpStep() workflow.Step {
-	s := b.s
-	d := s.Coredump
-	c := newCommand(stepBinary, "coredump").out().flag("--python", s.Reproducer.Python).
-		intFlag("--attempts", d.Attempts).flag("--timeout", fmt.Sprintf("%dm", max(1, (d.TimeoutMinutes-1)/d.Attempts))).
-		intFlag("--max-size-mb", d.MaxSizeMB)
-	c.repeated("--pytest-arg", s.Reproducer.PytestArgs)
-	for _, e := range s.Reproducer.Env {
-		c.flagEnv("--env", "DEBUGFLOW_ENV", e.Name+"="+e.Value)
-	}
+	d := b.s.Coredump
+	o := stepspec.Coredump(b.s)
+	c := newCommand(stepBinary, "coredump").mustOptions(&o, outFlag(&o.Out))
 	st := b.oneCommandStep("GPU core dump", workflow.And(workflow.Not(workflow.Cancelled()),
 		workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))), c)
 	st.TimeoutMinutes = workflow.Minutes{N: d.TimeoutMinutes}
@@ -735,8 +684,10 @@ func (b *builder) coredumpStep() workflow.Step {
 // healthStep records the GPUs' health at the end of the job and compares it with the identity
 // step's snapshot, whatever happened before.
 func (b *builder) healthStep() workflow.Step {
-	st := b.oneCommandStep("Runner health after the run", workflow.Always(),
-		newCommand(stepBinary, "health").out().flag("--name", "after"))
+	o := stepspec.Health()
+	// The verb compares with "before" by default.
+	c := newCommand(stepBinary, "health").mustOptions(&o, outFlag(&o.Out), stepflag.Omit(&o.Since))
+	st := b.oneCommandStep("Runner health after the run", workflow.Always(), c)
 	st.TimeoutMinutes = workflow.Minutes{N: healthTimeoutMinutes}
 	return st
 }
@@ -816,6 +767,24 @@ func (b *builder) gateStepTimeout() workflow.Minutes {
 	}
 	return workflow.Minutes{Expr: workflow.FromJSON(workflow.Default(
 		workflow.StepOutput(StageStepID, "gate_timeout_minutes"), strconv.Itoa(fallback)))}
+}
+
+// summaryCommand is `debugflow-step summary` naming the artifact (an expression in a matrix).
+func (b *builder) summaryCommand(artifact string) *shellCommand {
+	o := stepspec.Summary(b.s)
+	return newCommand(stepBinary, "summary").mustOptions(&o, outFlag(&o.Out), stepflag.WithExpr(&o.Artifact, envArtifactName, artifact))
+}
+
+// xidCommand takes the final kernel log snapshot.
+func xidCommand() *shellCommand {
+	var o steps.XidOptions
+	return newCommand(stepBinary, "xid").mustOptions(&o, outFlag(&o.Out))
+}
+
+// verdictCommand exits with the reproducer's code.
+func verdictCommand() *shellCommand {
+	var o steps.VerdictOptions
+	return newCommand(stepBinary, "verdict").mustOptions(&o, outFlag(&o.Out))
 }
 
 func (b *builder) uploadStep(name string) workflow.Step {

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepspec"
 )
 
 // The evidence passes after the sweep, with the code of the workflow's verbs: the GPU core dump
@@ -32,14 +32,10 @@ func coredump(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 		fmt.Fprintf(out, "    skipped: not available on this machine (no NVIDIA GPU: %s)\n", why)
 		return
 	}
-	d := s.Coredump
-	res, err := steps.RunCoredump(ctx, env, steps.CoredumpOptions{
-		Out: opts.Out, Python: python, Attempts: d.Attempts,
-		// Each attempt gets its share of the step's minutes, as in the workflow.
-		Timeout:    time.Duration(max(1, (d.TimeoutMinutes-1)/max(1, d.Attempts))) * time.Minute,
-		MaxBytes:   int64(d.MaxSizeMB) << 20,
-		PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Reproducer.Env), Dir: opts.Dir,
-	})
+	// The workflow's coredump step (stepspec: each attempt gets its share of the minutes).
+	o := stepspec.Coredump(s)
+	o.Out, o.Python, o.Dir = opts.Out, python, opts.Dir
+	res, err := steps.RunCoredump(ctx, env, o)
 	switch {
 	case res == nil && err != nil:
 		fmt.Fprintf(out, "    core dump pass failed: %v\n", err)
@@ -61,7 +57,9 @@ func coredump(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 
 // health takes the snapshot after the run and compares it with the one identity took before.
 func health(ctx context.Context, env *steps.Env, dir string, out io.Writer) {
-	res, err := steps.RunHealth(ctx, env, steps.HealthOptions{Out: dir, Name: steps.HealthAfter, Since: steps.HealthBefore})
+	o := stepspec.Health()
+	o.Out = dir
+	res, err := steps.RunHealth(ctx, env, o)
 	switch {
 	case err != nil:
 		fmt.Fprintf(out, "    health snapshot failed: %v\n", err)

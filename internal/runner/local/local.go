@@ -21,6 +21,7 @@ import (
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepspec"
 )
 
 // Exit codes of `debugflow local`: those of `debugflow-step verdict`, so a script treats a local
@@ -206,17 +207,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 
-	repOpts := steps.ReproduceOptions{
-		Out: opts.Out,
-		ReproducerFlags: steps.ReproducerFlags{
-			Python: python, Workers: workers, Count: count, Select: s.Reproducer.Select,
-			PytestArgs: s.Reproducer.PytestArgs, Env: envPairs(s.Reproducer.Env), Paths: s.Reproducer.Paths,
-		},
-		StopOnFirstFailure: (opts.StopOnFirstFailure || s.Reproducer.StopOnFirstFailure) && !opts.FullSweep,
-		DmesgSource:        opts.DmesgSource,
-		Dir:                opts.Dir,
-		ProgressInterval:   -1, // we draw our own
-	}
+	// The workflow's reproduce step (stepspec), with this run's overrides.
+	repOpts := stepspec.Reproduce(s)
+	repOpts.Out, repOpts.Python, repOpts.Workers, repOpts.Count = opts.Out, python, workers, count
+	repOpts.StopOnFirstFailure = (opts.StopOnFirstFailure || repOpts.StopOnFirstFailure) && !opts.FullSweep
+	repOpts.DmesgSource, repOpts.Dir = opts.DmesgSource, opts.Dir
+	repOpts.ProgressInterval = -1 // we draw our own
 	if rep == nil {
 		section("pytest collection check")
 		var preErr error
@@ -288,8 +284,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // before) and runs the reproducer with live progress.
 func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts Options, repOpts steps.ReproduceOptions, out io.Writer) (*steps.ReproducerResult, error) {
 	fmt.Fprintln(out, "==> system identity and first dmesg snapshot")
-	if err := steps.RunIdentity(ctx, quiet, steps.IdentityOptions{Out: opts.Out, Python: repOpts.Python,
-		DmesgSource: opts.DmesgSource, Sanitizer: opts.Sanitizer}); err != nil && ctx.Err() == nil {
+	idOpts := stepspec.Identity(s)
+	idOpts.Out, idOpts.Python, idOpts.DmesgSource, idOpts.Sanitizer = opts.Out, repOpts.Python, opts.DmesgSource, opts.Sanitizer
+	if err := steps.RunIdentity(ctx, quiet, idOpts); err != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("identity: %w", err)
 	}
 	fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
@@ -361,37 +358,15 @@ func repeatCount(s *spec.Spec, override int) (int, error) {
 	if override > 0 {
 		return override, nil
 	}
-	if name := s.Reproducer.CountInput; name != "" {
-		if in, ok := s.Input(name); ok && in.Default != "" {
-			var n int
-			if _, err := fmt.Sscan(in.Default, &n); err == nil && n > 0 {
-				return n, nil
-			}
-		}
-	}
-	return s.Reproducer.Count, nil
-}
-
-// envPairs turns the workflow env and the reproducer env into KEY=VALUE pairs, in order.
-func envPairs(lists ...spec.Env) []string {
-	var pairs []string
-	for _, l := range lists {
-		for _, v := range l {
-			pairs = append(pairs, v.Name+"="+v.Value)
-		}
-	}
-	return pairs
+	return stepspec.Count(s), nil
 }
 
 // sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
 // reported (and recorded for the verdict, as the workflow's step does), not fatal.
 func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
-	res, err := steps.RunSanitize(ctx, env, steps.SanitizeOptions{
-		Out: opts.Out,
-		SanitizerFlags: steps.SanitizerFlags{Tool: s.Sanitizer.Tool, Tools: s.Sanitizer.Tools, LeakCheck: s.Sanitizer.LeakCheck,
-			PrintLimit: s.Sanitizer.PrintLimit, MaxTests: s.Sanitizer.MaxTests, SanitizerArgs: s.Sanitizer.Args, Sanitizer: opts.Sanitizer},
-		Python: python, When: s.Sanitizer.When, Paths: s.Reproducer.Paths, Select: s.Reproducer.Select, Dir: opts.Dir,
-	})
+	o := stepspec.Sanitize(s)
+	o.Out, o.Sanitizer, o.Python, o.Dir = opts.Out, opts.Sanitizer, python, opts.Dir
+	res, err := steps.RunSanitize(ctx, env, o)
 	var notFound *steps.SanitizerNotFoundError
 	switch {
 	case errors.As(err, &notFound):

@@ -18,6 +18,7 @@ import (
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepspec"
 )
 
 // LocalRunner is the runner label of folders made on this machine.
@@ -290,17 +291,16 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	if t.venv != "" {
 		python = filepath.Join(t.venv, "bin", "python") // the interpreter above, with what the ref installed
 	}
-	pairs := append(envPairs(s.Reproducer.Env), EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
-	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, s.Reproducer.Workers, sw.Count, strings.Join(s.Reproducer.Paths, " "))
+	// The workflow's reproducer flags (stepspec) with the experiment's count, every
+	// repetition run (no stop at the first failure: a rate needs the whole sweep), and the
+	// ref and round in the environment.
+	o := steps.ReproduceOptions{ReproducerFlags: stepspec.Reproducer(s)}
+	o.Out, o.Python, o.Count = out, python, sw.Count
+	o.Env = append(o.Env, EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
+	o.DmesgSource, o.Dir, o.ProgressInterval = l.DmesgSource, t.dir, -1
+	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, o.Workers, o.Count, strings.Join(o.Paths, " "))
 	start := time.Now()
-	res, err := steps.RunReproduce(ctx, quiet, steps.ReproduceOptions{
-		Out: out,
-		ReproducerFlags: steps.ReproducerFlags{Python: python, Workers: s.Reproducer.Workers, Count: sw.Count,
-			Select: s.Reproducer.Select, PytestArgs: s.Reproducer.PytestArgs, Env: pairs, Paths: s.Reproducer.Paths},
-		DmesgSource:      l.DmesgSource,
-		Dir:              t.dir,
-		ProgressInterval: -1,
-	})
+	res, err := steps.RunReproduce(ctx, quiet, o)
 	if err != nil {
 		return Artifact{}, fmt.Errorf("reproducer of %s: %w", r, err)
 	}
@@ -364,17 +364,6 @@ func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
 // git runs git in dir and returns its trimmed stdout.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return gitcmd.Output(ctx, dir, args...)
-}
-
-// envPairs turns env lists into KEY=VALUE pairs, in order.
-func envPairs(lists ...spec.Env) []string {
-	var pairs []string
-	for _, l := range lists {
-		for _, v := range l {
-			pairs = append(pairs, v.Name+"="+v.Value)
-		}
-	}
-	return pairs
 }
 
 // tail returns the last n lines of a file, indented, for an error message.

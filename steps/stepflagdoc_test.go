@@ -1,0 +1,92 @@
+package steps_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/steps"
+	"github.com/debugflow/debugflow/steps/stepflag"
+)
+
+var update = flag.Bool("update", false, "rewrite ../docs/step-flags.md from the options structs")
+
+const stepFlagsDoc = "../docs/step-flags.md"
+
+// stepFlagsReference renders every verb's flags from its options struct, the way gh renders
+// its manual from its commands.
+func stepFlagsReference(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# debugflow-step flags\n\n")
+	b.WriteString("<!-- Generated from the options structs of package steps (their flag tags) by\n")
+	b.WriteString("     go test ./steps -run TestStepFlagsReference -update. Do not edit. -->\n\n")
+	b.WriteString("Every flag of every `debugflow-step` verb whose options live in package `steps`, from the\n")
+	b.WriteString("struct tags that also register the flags and write the generated workflows' command lines\n")
+	b.WriteString("(see [design.md](design.md#adding-a-step-flag)). *Always written*: the generated workflow\n")
+	b.WriteString("writes the flag even when it holds its default. The `gate` and `report` verbs have their\n")
+	b.WriteString("own packages: `debugflow-step gate --help`, `debugflow-step report --help`.\n")
+	for _, verb := range steps.Verbs {
+		fields, err := stepflag.Fields(reflect.TypeOf(verb.Options))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", verb.Name)
+		fmt.Fprintf(&b, "Options: `steps.%s`.\n\n", reflect.TypeOf(verb.Options).Name())
+		b.WriteString("| flag | type | default | always written | meaning |\n|---|---|---|---|---|\n")
+		for _, f := range fields {
+			name := "`--" + f.Name + "`"
+			if f.Short != "" {
+				name = "`-" + f.Short + "`, " + name
+			}
+			def := ""
+			if f.Default != "" {
+				def = "`" + f.Default + "`"
+			}
+			always := ""
+			if f.Always {
+				always = "yes"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, typeName(f.Type), def, always, cell(f.Usage))
+		}
+	}
+	return b.String()
+}
+
+func typeName(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
+		return "duration"
+	case t.Kind() == reflect.Slice:
+		return t.Elem().Kind().String() + ", repeatable"
+	}
+	return t.Kind().String()
+}
+
+// cell makes text safe in a Markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// TestStepFlagsReference keeps docs/step-flags.md the rendering of the options structs: it
+// fails when a flag changed and the page did not (run with -update to rewrite it).
+func TestStepFlagsReference(t *testing.T) {
+	want := stepFlagsReference(t)
+	if *update {
+		if err := os.WriteFile(stepFlagsDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(stepFlagsDoc)
+	if err != nil {
+		t.Fatalf("%v (create it: go test ./steps -run TestStepFlagsReference -update)", err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is stale: go test ./steps -run TestStepFlagsReference -update", stepFlagsDoc)
+	}
+}
