@@ -23,13 +23,20 @@ import (
 // candidate failures or more baseline failures never leave it), and takes the p-value as the
 // largest probability of that region over every baseline rate on the null's boundary
 // pc = pb + diff, where a monotone region's probability is largest. The largest probability is
-// found on a grid of 160 baseline rates, denser near the ends, then refined by a golden-section
+// found on a grid of 97 baseline rates, denser near the ends, then refined by a golden-section
 // search around the best grid point: an exact test up to that maximisation, never an
 // asymptotic approximation (the normal statistic only orders the tables).
 //
 // The p-value is 1 when the observed difference is on the null's side of diff (no evidence).
 // diff must be in (−1, 1).
 func DifferenceTest(cand, base Counts, diff float64, alt Alternative) (float64, error) {
+	return DifferenceTestBelow(cand, base, diff, alt, math.Inf(1))
+}
+
+// DifferenceTestBelow is DifferenceTest for a decision at level: the maximisation stops as soon
+// as a probability reaches level, and the p-value returned then is only a lower bound (at least
+// level: the test does not reject). Below level it is DifferenceTest's p-value.
+func DifferenceTestBelow(cand, base Counts, diff float64, alt Alternative, level float64) (float64, error) {
 	if err := checkCounts(cand.Failures, cand.Trials); err != nil {
 		return 0, err
 	}
@@ -41,16 +48,17 @@ func DifferenceTest(cand, base Counts, diff float64, alt Alternative) (float64, 
 	}
 	switch alt {
 	case Less:
-		return differenceLess(cand, base, diff), nil
+		return differenceLess(cand, base, diff, level), nil
 	case Greater:
 		// pc − pb ≤ diff is pb − pc ≥ −diff: the same test with the arms swapped.
-		return differenceLess(base, cand, -diff), nil
+		return differenceLess(base, cand, -diff, level), nil
 	}
 	return 0, fmt.Errorf("stats: unknown alternative %d", alt)
 }
 
-// differenceLess tests the null pc − pb ≥ d against pc − pb < d.
-func differenceLess(cand, base Counts, d float64) float64 {
+// differenceLess tests the null pc − pb ≥ d against pc − pb < d, stopping once a probability
+// reaches stop.
+func differenceLess(cand, base Counts, d, stop float64) float64 {
 	nc, nb := cand.Trials, base.Trials
 	if nc == 0 || nb == 0 {
 		return 1
@@ -87,15 +95,18 @@ func differenceLess(cand, base Counts, d float64) float64 {
 		return 1
 	}
 	lo, hi := math.Max(0, -d), math.Min(1, 1-d)
+	var bBuf, cdf []float64
 	prob := func(pb float64) float64 {
 		pb = math.Min(math.Max(pb, lo), hi)
 		pc := math.Min(math.Max(pb+d, 0), 1)
-		bFrom, bPMF := binomialWindow(nb, pb)
-		cFrom, cPMF := binomialWindow(nc, pc)
-		// Cumulative candidate probabilities over the window.
-		cdf := make([]float64, len(cPMF))
+		var bFrom, cFrom int
+		var bPMF []float64
+		bFrom, bPMF = binomialWindow(bBuf, nb, pb)
+		bBuf = bPMF
+		// Cumulative candidate probabilities over the window, in place.
+		cFrom, cdf = binomialWindow(cdf, nc, pc)
 		var s float64
-		for i, p := range cPMF {
+		for i, p := range cdf {
 			s += p
 			cdf[i] = s
 		}
@@ -112,7 +123,7 @@ func differenceLess(cand, base Counts, d float64) float64 {
 		}
 		return math.Min(total, 1)
 	}
-	const grid = 160
+	const grid = 96
 	best, bestAt := -1.0, 0
 	at := func(g int) float64 {
 		// Denser near both ends, where a rare failure's probabilities change fastest.
@@ -120,9 +131,22 @@ func differenceLess(cand, base Counts, d float64) float64 {
 		u = 0.5 - 0.5*math.Cos(math.Pi*u)
 		return lo + (hi-lo)*u
 	}
-	for g := 0; g <= grid; g++ {
+	// The grid point nearest the arms' pooled rate first: where the data are, the probability
+	// is most often largest, and a decision can stop there.
+	pooled := float64(cand.Failures+base.Failures) / float64(nc+nb)
+	first := 0
+	for g := 1; g <= grid; g++ {
+		if math.Abs(at(g)-pooled) < math.Abs(at(first)-pooled) {
+			first = g
+		}
+	}
+	for i := 0; i <= grid; i++ {
+		g := (first + i) % (grid + 1)
 		if p := prob(at(g)); p > best {
 			best, bestAt = p, g
+			if best >= stop {
+				return min(best, 1)
+			}
 		}
 	}
 	// Golden-section search between the best grid point's neighbours.
@@ -145,52 +169,74 @@ func differenceLess(cand, base Counts, d float64) float64 {
 }
 
 // binomialWindow is the probabilities of Binomial(n, p) from the returned first count on,
-// over the counts whose probability is above 1e-16 of the mode's (the rest cannot move a
-// p-value).
-func binomialWindow(n int, p float64) (int, []float64) {
+// over the counts whose probability is above 1e-15 of the mode's (the rest cannot move a
+// p-value), written into buf (grown when short).
+func binomialWindow(buf []float64, n int, p float64) (int, []float64) {
+	buf = buf[:0]
 	switch {
 	case p <= 0:
-		return 0, []float64{1}
+		return 0, append(buf, 1)
 	case p >= 1:
-		return n, []float64{1}
+		return n, append(buf, 1)
 	}
-	mode := int(math.Floor(float64(n+1) * p))
-	mode = min(max(mode, 0), n)
+	mode := min(max(int(math.Floor(float64(n+1)*p)), 0), n)
 	logMode := logChoose(n, mode) + float64(mode)*math.Log(p) + float64(n-mode)*math.Log1p(-p)
 	odds := p / (1 - p)
-	const cut = 1e-16
-	// Downwards: pmf(k-1) = pmf(k) * k / ((n-k+1) odds).
-	var down []float64
-	for w, x := 1.0, mode; x > 0; x-- {
-		w *= float64(x) / (float64(n-x+1) * odds)
-		if w < cut {
+	const cut = 1e-15
+	// Down from the mode, pmf(x-1) = pmf(x) x / ((n-x+1) odds), to the window's first count.
+	from, w := mode, 1.0
+	for from > 0 {
+		next := w * float64(from) / (float64(n-from+1) * odds)
+		if next < cut {
 			break
 		}
-		down = append(down, w)
+		from, w = from-1, next
 	}
-	var up []float64
-	for w, x := 1.0, mode; x < n; x++ {
-		w *= float64(n-x) * odds / float64(x+1)
-		if w < cut {
-			break
-		}
-		up = append(up, w)
-	}
+	// Up from there: pmf(x+1) = pmf(x) (n-x) odds / (x+1).
 	scale := math.Exp(logMode)
-	out := make([]float64, 0, len(down)+1+len(up))
-	for i := len(down) - 1; i >= 0; i-- {
-		out = append(out, down[i]*scale)
+	for x := from; ; x++ {
+		buf = append(buf, w*scale)
+		if x == n {
+			break
+		}
+		w *= float64(n-x) * odds / float64(x+1)
+		if x >= mode && w < cut {
+			break
+		}
 	}
-	out = append(out, scale)
-	for _, w := range up {
-		out = append(out, w*scale)
-	}
-	return mode - len(down), out
+	return from, buf
 }
 
 // restrictedMLE is the baseline rate that maximises the likelihood of xc/nc and xb/nb under
-// pc = pb + d: the root of the log-likelihood's derivative, which decreases in pb, by bisection.
+// pc = pb + d: the closed form of Farrington and Manning (1990) for the root of a cubic, or,
+// where that is numerically lost (a double root), the root of the log-likelihood's
+// derivative, which decreases in pb, by bisection.
 func restrictedMLE(xc, nc, xb, nb int, d float64) float64 {
+	lo, hi := math.Max(0, -d), math.Min(1, 1-d)
+	p1, p2 := float64(xc)/float64(nc), float64(xb)/float64(nb)
+	theta := float64(nb) / float64(nc)
+	a := 1 + theta
+	b := -(1 + theta + p1 + theta*p2 + d*(theta+2))
+	c := d*d + d*(2*p1+theta+1) + p1 + theta*p2
+	e := -p1 * d * (1 + d)
+	v := b*b*b/(27*a*a*a) - b*c/(6*a*a) + e/(2*a)
+	u := math.Sqrt(b*b/(9*a*a) - c/(3*a))
+	if v < 0 {
+		u = -u
+	}
+	if u != 0 {
+		ratio := math.Max(-1, math.Min(1, v/(u*u*u)))
+		w := (math.Pi + math.Acos(ratio)) / 3
+		pc := 2*u*math.Cos(w) - b/(3*a)
+		if pb := pc - d; pb >= lo-1e-9 && pb <= hi+1e-9 && !math.IsNaN(pb) {
+			return math.Min(math.Max(pb, lo), hi)
+		}
+	}
+	return restrictedMLEBisect(xc, nc, xb, nb, d)
+}
+
+// restrictedMLEBisect is restrictedMLE by bisection on the log-likelihood's derivative.
+func restrictedMLEBisect(xc, nc, xb, nb int, d float64) float64 {
 	lo, hi := math.Max(0, -d), math.Min(1, 1-d)
 	slope := func(pb float64) float64 {
 		pc := pb + d

@@ -112,3 +112,44 @@ func TestDifferenceTestZeroFailures(t *testing.T) {
 		}
 	}
 }
+
+// The closed form of the restricted maximum-likelihood rate is the root the bisection finds.
+func TestRestrictedMLEClosedForm(t *testing.T) {
+	for _, tc := range []struct {
+		xc, nc, xb, nb int
+		d              float64
+	}{{0, 100, 0, 100, 0.02}, {3, 100, 7, 120, 0.02}, {40, 50, 10, 50, -0.1}, {50, 50, 50, 50, 0.05}, {0, 30, 30, 30, -0.3}, {12, 400, 6, 400, 0.02}, {5, 40, 5, 25, -0.15}} {
+		got := restrictedMLE(tc.xc, tc.nc, tc.xb, tc.nb, tc.d)
+		want := restrictedMLEBisect(tc.xc, tc.nc, tc.xb, tc.nb, tc.d)
+		if math.Abs(got-want) > 1e-7 {
+			t.Errorf("%+v: closed form %v, bisection %v", tc, got, want)
+		}
+	}
+}
+
+func BenchmarkDifferenceTest(b *testing.B) {
+	for b.Loop() {
+		DifferenceTest(Counts{Failures: 8, Trials: 400}, Counts{Failures: 8, Trials: 400}, 0.02, Less)
+	}
+}
+
+// DifferenceTestBelow decides as DifferenceTest does at its level: the same p-value below it,
+// a lower bound at or above it.
+func TestDifferenceTestBelowDecidesTheSame(t *testing.T) {
+	for xc := 0; xc <= 12; xc += 3 {
+		for xb := 0; xb <= 12; xb += 2 {
+			for _, alt := range []Alternative{Less, Greater} {
+				c, b := Counts{xc, 300}, Counts{xb, 300}
+				diff := 0.02
+				if alt == Greater {
+					diff = -0.02
+				}
+				p, _ := DifferenceTest(c, b, diff, alt)
+				q, _ := DifferenceTestBelow(c, b, diff, alt, 0.025)
+				if (p < 0.025) != (q < 0.025) || (p < 0.025 && p != q) || q > p {
+					t.Errorf("%v vs %v, %v: exact %v, at 2.5%% %v", c, b, alt, p, q)
+				}
+			}
+		}
+	}
+}

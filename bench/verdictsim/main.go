@@ -60,7 +60,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "## Experiment verdicts (%d runs per cell, %s confidence, margin [%g, %g] in odds)\n\n", *runs, experiment.Percent(rule.Confidence), rule.MinEffect, rule.Margin())
+		fmt.Fprintf(out, "## Experiment verdicts (%d runs per cell, %s confidence, no-change margin [%g, %g] in odds or ±%s)\n\n", *runs, experiment.Percent(rule.Confidence), rule.MinEffect, rule.Margin(), rule.PointsWord())
 		WriteExperimentTable(out, rule, cells)
 		if err := writeSweeps(out, rule); err != nil {
 			return err
