@@ -239,8 +239,12 @@ func (c *Comparison) explain(r Row) string {
 		pts := c.Rule.PointsWord()
 		switch d.Within {
 		case WithinAbsolute:
-			return fmt.Sprintf("the rates are within ±%s of each other: the data exclude both an improvement and a worsening by %s or more (two one-sided exact tests on the difference, %s < %s each)",
+			s := fmt.Sprintf("the rates are within ±%s of each other: the data exclude both an improvement and a worsening by %s or more (two one-sided exact tests on the difference, %s < %s each)",
 				pts, pts, pIs(d.PNoChange), lvl)
+			if base, ok := c.baseline(r); ok && base.Counts.Failures == 0 && r.Counts.Failures == 0 {
+				s += "; neither ever failed: the bug did not reproduce"
+			}
+			return s
 		case WithinEither:
 			return fmt.Sprintf("the data exclude both an improvement by a %s of the odds and %s, and a worsening by a %s and %s (one-sided tests, %s < %s each)",
 				effectNoun(c.Rule.MinEffect), pts, growthNoun(c.Rule.Margin()), pts, pIs(d.PNoChange), lvl)
@@ -255,6 +259,23 @@ func (c *Comparison) explain(r Row) string {
 		s += fmt.Sprintf("; if the rates hold, about %d more repetitions (%d trials) decide it", n, d.MoreTrials)
 	}
 	return s
+}
+
+// baseline is the baseline row r was judged against: the one on r's runner, else the only one.
+func (c *Comparison) baseline(r Row) (Row, bool) {
+	var bases []Row
+	for _, b := range c.Rows {
+		if b.Decision == nil {
+			if b.Runner == r.Runner {
+				return b, true
+			}
+			bases = append(bases, b)
+		}
+	}
+	if len(bases) == 1 {
+		return bases[0], true
+	}
+	return Row{}, false
 }
 
 // growthNoun names the upper equivalence margin: "doubling" for 2.

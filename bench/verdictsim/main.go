@@ -86,8 +86,9 @@ func writeSweeps(out io.Writer, rule experiment.Rule) error {
 	fmt.Fprintf(out, "\nSmallest single sweep (repetitions per ref) giving the right verdict with probability 95%%, exact:\n\n")
 	fmt.Fprintf(out, "| baseline → candidate | verdict | repetitions per ref |\n|---|---|---|\n")
 	for _, sc := range []Scenario{
-		{"", 0.2, 0, experiment.Fixed}, {"", 0.05, 0, experiment.Fixed},
+		{"", 0.2, 0, experiment.Fixed}, {"", 0.1, 0, experiment.Fixed}, {"", 0.05, 0, experiment.Fixed},
 		{"", 0.2, 0.2, experiment.NoChange}, {"", 0.1, 0.2, experiment.Worse}, {"", 0.2, 0.1, experiment.Improved},
+		{"", 0, 0, experiment.NoChange}, {"", 0.01, 0.01, experiment.NoChange},
 	} {
 		n, err := rule.SmallestSweep(sc.Base, sc.Cand, sc.Expected, 0.95, 4000)
 		if err != nil {
