@@ -68,7 +68,10 @@ func (r Rule) Validate() error {
 // one direction to reject a true null at some look, so at most one direction's share can be
 // spent on a candidate that is in fact no better (improved, fixed) and the other's on one
 // that is no worse (worse), or on one outside the margin (no change): together at most
-// 1-Confidence, however early the rounds stop.
+// 1-Confidence, however early the rounds stop. With an absolute margin a wrong "no change" at
+// the corner where a truth is on both margins' edges can come from either of two tests of one
+// side, so the levels alone bound it by twice that share; bench/verdictsim measures it there
+// (docs/experiment.md).
 func (r Rule) Level(rounds int) (float64, error) {
 	return stats.PocockLevel(max(rounds, 1), (1-r.Confidence)/2)
 }
