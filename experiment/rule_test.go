@@ -220,3 +220,58 @@ func TestSmallestSweep(t *testing.T) {
 		t.Errorf("at %d: %v, at %d: %v", n, at, n-1, before)
 	}
 }
+
+// A "no change" says which margin showed it, in the verdict cell and the line under the
+// table: the odds on both sides, the difference on both, or one each (with a 5-point margin,
+// 10/400 against 6/400 excludes an improvement by the odds and a worsening by the
+// difference). Without an absolute margin 4/400 on both sides is inconclusive.
+func TestNoChangeNamesItsMargin(t *testing.T) {
+	c := func(x, n int) stats.Counts { return stats.Counts{Failures: x, Trials: n} }
+	wide := Rule{Confidence: 0.95, MinEffect: 0.5, AbsMargin: 0.05}
+	oddsOnly := Rule{Confidence: 0.95, MinEffect: 0.5}
+	for _, tc := range []struct {
+		rule       Rule
+		cand, base stats.Counts
+		within     Within
+		cell, why  string
+	}{
+		{DefaultRule, c(40, 200), c(38, 200), WithinRatio, "no change: within a factor of 2", "exclude both a halving and a doubling of the odds"},
+		{DefaultRule, c(4, 400), c(4, 400), WithinAbsolute, "no change: within ±2 points", "the rates are within ±2 points of each other"},
+		{wide, c(10, 400), c(6, 400), WithinEither, "no change: within a factor of 2 or ±5 points", "an improvement by a halving of the odds and 5 points"},
+		{oddsOnly, c(4, 400), c(4, 400), "", "inconclusive", "not yet told apart"},
+	} {
+		d, err := tc.rule.Decide(tc.cand, tc.base, 0.025)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Within != tc.within {
+			t.Errorf("%v vs %v: within %q, want %q (%+v)", tc.cand, tc.base, d.Within, tc.within, d)
+		}
+		row := Row{Ref: "fix", Counts: tc.cand, Decision: &d}
+		cmp := &Comparison{Baseline: "baseline", Rule: tc.rule, Level: 0.025, Rows: []Row{{Ref: "baseline", Counts: tc.base}, row}}
+		if got := row.VerdictText(); !strings.HasPrefix(got, tc.cell) {
+			t.Errorf("%v vs %v: cell %q, want %q", tc.cand, tc.base, got, tc.cell)
+		}
+		if got := cmp.explain(row); !strings.Contains(got, tc.why) {
+			t.Errorf("%v vs %v: %q, want %q", tc.cand, tc.base, got, tc.why)
+		}
+	}
+}
+
+// "No change" is wrong only outside both margins, a truth on an edge counting as outside.
+func TestWrongNoChangeNeedsBothMargins(t *testing.T) {
+	for _, tc := range []struct {
+		pb, pc float64
+		wrong  bool
+	}{
+		{0, 0.01, false}, {0, 0.02, true}, {0.02, 0.04, true}, {0.04, 0.02, true}, {0.01, 0.025, false},
+		{0.1, 0.2, true}, {0.2, 0.3, false}, {0.2, 0.1, true}, {0.5, 0.5, false},
+	} {
+		if got := DefaultRule.WrongVerdict(NoChange, tc.pb, tc.pc); got != tc.wrong {
+			t.Errorf("%v -> %v: wrong %v, want %v", tc.pb, tc.pc, got, tc.wrong)
+		}
+	}
+	if !(Rule{Confidence: 0.95, MinEffect: 0.5}).WrongVerdict(NoChange, 0, 0.01) {
+		t.Error("without an absolute margin, 0 -> 0.01 (odds ratio infinite) is not no change")
+	}
+}
