@@ -17,8 +17,12 @@ type Scenario struct {
 }
 
 // ExperimentScenarios are the rows of the experiment table: equal rates, a halving, a
-// doubling and 2.5 times the rate, and a candidate that never fails.
+// doubling and 2.5 times the rate, a candidate that never fails, and near zero, where the
+// absolute margin (±2 points by default) decides: differences of one and one and a half
+// margins, either way (0.02 → 0.04 and 0.04 → 0.02 are on both margins' edges at once).
 var ExperimentScenarios = []Scenario{
+	{"equal", 0, 0, experiment.NoChange},
+	{"equal", 0.01, 0.01, experiment.NoChange},
 	{"equal", 0.02, 0.02, experiment.NoChange},
 	{"equal", 0.05, 0.05, experiment.NoChange},
 	{"equal", 0.1, 0.1, experiment.NoChange},
@@ -36,6 +40,12 @@ var ExperimentScenarios = []Scenario{
 	{"ratio 2.5", 0.2, 0.5, experiment.Worse},
 	{"never fails", 0.2, 0, experiment.Fixed},
 	{"never fails", 0.05, 0, experiment.Fixed},
+	{"+δ", 0, 0.02, experiment.Worse},
+	{"+δ", 0.02, 0.04, experiment.Worse},
+	{"−δ", 0.04, 0.02, experiment.Improved},
+	{"+1.5δ", 0, 0.03, experiment.Worse},
+	{"+1.5δ", 0.01, 0.04, experiment.Worse},
+	{"−1.5δ", 0.04, 0.01, experiment.Improved},
 }
 
 // ExperimentDesigns are the designs compared, all with a budget of 400 repetitions per ref:

@@ -1,7 +1,8 @@
 // Command verdictsim measures how often debugflow's verdicts are wrong, by simulation: the
-// experiment rule's operating characteristics (equal rates, a halving, a doubling, 2.5 times
-// the rate, a candidate that never fails; one sweep of 400 repetitions per ref or 2, 4, 16
-// looks within the same budget) and the noisy bisection's calibration (16, 64 and 256
+// experiment rule's operating characteristics (equal rates 0 to 0.5, a halving, a doubling,
+// 2.5 times the rate, a candidate that never fails, differences of one and one and a half
+// absolute margins near zero; one sweep of 400 repetitions per ref or 2, 4, 16 looks within
+// the same budget) and the noisy bisection's calibration (16, 64 and 256
 // commits; failure rates 0.05 to 1 added at the first bad commit; a background flake of 0 or
 // 0.02 at every commit; 5 or 50 repetitions per step) next to a git-bayesect-style search.
 // docs/experiment.md and docs/bisect.md quote its tables.
@@ -60,7 +61,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "## Experiment verdicts (%d runs per cell, %s confidence, margin [%g, %g] in odds)\n\n", *runs, experiment.Percent(rule.Confidence), rule.MinEffect, rule.Margin())
+		fmt.Fprintf(out, "## Experiment verdicts (%d runs per cell, %s confidence, no-change margin [%g, %g] in odds or ±%s)\n\n", *runs, experiment.Percent(rule.Confidence), rule.MinEffect, rule.Margin(), rule.PointsWord())
 		WriteExperimentTable(out, rule, cells)
 		if err := writeSweeps(out, rule); err != nil {
 			return err
@@ -81,19 +82,32 @@ func run(args []string, out io.Writer) error {
 }
 
 // writeSweeps prints the smallest single sweeps that decide with probability 95%, the fixed
-// design the sequential one competes with.
+// design the sequential one competes with; for "fixed", also at one-sided 5% (confidence 0.90
+// split in two), the level of the rule before the error was split between both directions,
+// which issue 21's figures use.
 func writeSweeps(out io.Writer, rule experiment.Rule) error {
 	fmt.Fprintf(out, "\nSmallest single sweep (repetitions per ref) giving the right verdict with probability 95%%, exact:\n\n")
-	fmt.Fprintf(out, "| baseline → candidate | verdict | repetitions per ref |\n|---|---|---|\n")
+	fmt.Fprintf(out, "| baseline → candidate | verdict | repetitions per ref | at one-sided 5%% |\n|---|---|---|---|\n")
+	earlier := rule
+	earlier.Confidence = 0.90
 	for _, sc := range []Scenario{
-		{"", 0.2, 0, experiment.Fixed}, {"", 0.05, 0, experiment.Fixed},
+		{"", 0.2, 0, experiment.Fixed}, {"", 0.1, 0, experiment.Fixed}, {"", 0.05, 0, experiment.Fixed},
 		{"", 0.2, 0.2, experiment.NoChange}, {"", 0.1, 0.2, experiment.Worse}, {"", 0.2, 0.1, experiment.Improved},
+		{"", 0, 0, experiment.NoChange}, {"", 0.01, 0.01, experiment.NoChange},
 	} {
 		n, err := rule.SmallestSweep(sc.Base, sc.Cand, sc.Expected, 0.95, 4000)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "| %g → %g | %s | %d |\n", sc.Base, sc.Cand, sc.Expected, n)
+		at5 := "-"
+		if sc.Expected == experiment.Fixed {
+			m, err := earlier.SmallestSweep(sc.Base, sc.Cand, sc.Expected, 0.95, 4000)
+			if err != nil {
+				return err
+			}
+			at5 = fmt.Sprint(m)
+		}
+		fmt.Fprintf(out, "| %g → %g | %s | %d | %s |\n", sc.Base, sc.Cand, sc.Expected, n, at5)
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
 )
 
 // The program runs and prints the bisection table for a narrowed grid (the full one takes
@@ -18,5 +21,53 @@ func TestRunPrintsTheBisectTable(t *testing.T) {
 	}
 	if err := run([]string{"-only", "nothing"}, &out); err == nil {
 		t.Error("-only nothing accepted")
+	}
+}
+
+// The experiment table's bounds on a fast subset, from a fixed seed, with the table's 2,000
+// runs per cell: the near-zero cells where the absolute margin decides (equal rates 0 to 2%,
+// differences of one and one and a half margins, the corners where both margins' edges
+// meet) and the doublings, in every design. Every cell's wrong verdicts stay within
+// 1 − confidence (plus three standard errors of the simulation), a doubling or a difference
+// of a margin or more is "no change" at most 1 − confidence of the time, and the printed
+// table has a row per cell.
+func TestExperimentTableBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	rule := experiment.DefaultRule
+	var scenarios []Scenario
+	for _, sc := range ExperimentScenarios {
+		if max(sc.Base, sc.Cand) <= 0.04 || sc.Name == "ratio 2" {
+			scenarios = append(scenarios, sc)
+		}
+	}
+	if len(scenarios) < 12 {
+		t.Fatalf("subset of %d scenarios", len(scenarios))
+	}
+	const runs = 2000
+	cells, err := RunExperiments(rule, scenarios, ExperimentDesigns, runs, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha := 1 - rule.Confidence
+	tol := alpha*runs + 3*math.Sqrt(runs*alpha*(1-alpha))
+	for _, c := range cells {
+		sc, oc := c.Scenario, c.OC
+		if float64(oc.Wrong) > tol {
+			t.Errorf("%v -> %v, K=%d: %d of %d verdicts wrong %v", sc.Base, sc.Cand, c.Design.Rounds, oc.Wrong, runs, oc.Verdicts)
+		}
+		outside := (sc.Cand >= 2*sc.Base || sc.Cand <= sc.Base/2) && math.Abs(sc.Cand-sc.Base) >= rule.AbsMargin-1e-12
+		if outside && float64(oc.Verdicts[experiment.NoChange]) > alpha*runs {
+			t.Errorf("%v -> %v, K=%d: no change %d of %d times", sc.Base, sc.Cand, c.Design.Rounds, oc.Verdicts[experiment.NoChange], runs)
+		}
+		if sc.Base == 0 && sc.Cand == 0 && oc.Verdicts[experiment.NoChange] != runs {
+			t.Errorf("never failing on both sides, K=%d: %v", c.Design.Rounds, oc.Verdicts)
+		}
+	}
+	var out strings.Builder
+	WriteExperimentTable(&out, rule, cells)
+	if got := strings.Count(out.String(), "\n| "); got != len(cells) {
+		t.Errorf("%d table lines for %d cells:\n%s", got, len(cells), out.String())
 	}
 }

@@ -36,6 +36,7 @@ type experimentOptions struct {
 	MaxTime       time.Duration
 	Confidence    float64
 	MinEffect     float64
+	AbsMargin     float64
 	Out           string
 	JSON          bool
 	Python        string
@@ -113,6 +114,7 @@ func addExperimentCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Wri
 	f.DurationVar(&o.MaxTime, "max-time", 0, "with --until-decided: start no round that would end after this (e.g. 2h)")
 	f.Float64Var(&o.Confidence, "confidence", experiment.DefaultRule.Confidence, "1 - the accepted chance of a wrong verdict")
 	f.Float64Var(&o.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "the odds ratio a fix must reach (0.5: it at least halves the odds of failing)")
+	f.Float64Var(&o.AbsMargin, "abs-margin", experiment.DefaultRule.AbsMargin, "\"no change\" also holds with the rates within this difference (0.02: ±2 points; for rates near zero); 0 for none")
 	f.StringVar(&o.Out, "out", "", "folder for every run's artifacts and the result (default ./experiment-<time>; must be new or empty)")
 	f.BoolVar(&o.JSON, "json", false, `print {"baseline", "rows": [...]} on stdout (progress goes to stderr)`)
 	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
@@ -186,7 +188,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, coun
 		return usage(fmt.Errorf("--out %s is not empty: every experiment gets a folder of its own", o.Out))
 	}
 	ropts := rounds.Options{Baseline: base, Candidates: cands, Count: o.Count, UntilDecided: o.UntilDecided,
-		MaxCount: o.MaxCount, MaxTime: o.MaxTime, Rule: experiment.Rule{Confidence: o.Confidence, MinEffect: o.MinEffect},
+		MaxCount: o.MaxCount, MaxTime: o.MaxTime, Rule: experiment.Rule{Confidence: o.Confidence, MinEffect: o.MinEffect, AbsMargin: o.AbsMargin},
 		Out: o.Out, Log: stderr}
 	if err := ropts.Rule.Validate(); err != nil {
 		return usage(err)

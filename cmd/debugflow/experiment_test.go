@@ -49,6 +49,7 @@ type experimentJSON struct {
 		CI95             [2]float64 `json:"ci95"`
 		PValue           *float64   `json:"p_value"`
 		Verdict          string     `json:"verdict"`
+		NoChangeWithin   *string    `json:"no_change_within"`
 		MoreTrialsNeeded *int       `json:"more_trials_needed"`
 	} `json:"rows"`
 }
@@ -560,5 +561,61 @@ func TestExperimentLocalUntilDecidedCatchesAWorseCandidate(t *testing.T) {
 	rounds := reRound.FindAllStringSubmatch(stderr, -1)
 	if len(rounds) < 2 || strings.Contains(stderr, "no change") {
 		t.Errorf("want no \"no change\" in any of %d rounds:\n%s", len(rounds), stderr)
+	}
+}
+
+// Near zero rates the absolute margin decides: a baseline and a candidate that never fail
+// are "no change: within ±2 points" after a sweep of 150 repetitions (the suite's two tests,
+// 300 trials per ref: the exact test's p = 0.0069 < 2.5% on both sides), with a note that the
+// bug did not reproduce, and the same pair
+// after 25 repetitions (50 trials) stays inconclusive, says the baseline never failed and
+// how many more repetitions would show no change.
+func TestExperimentLocalNoChangeWithinTheAbsoluteMargin(t *testing.T) {
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0, "same": 0})
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	writeFile(t, specPath, testenv.FlakySpec(py))
+	for _, tc := range []struct {
+		count, code        int
+		verdict, cell, why string
+	}{
+		{150, 0, "no change", "no change: within ±2 points", "the rates are within ±2 points of each other"},
+		{25, 1, "inconclusive", "inconclusive: about", "the baseline never failed in 50 trials"},
+	} {
+		t.Run(strconv.Itoa(tc.count), func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "exp")
+			code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
+				"--baseline", "base", "--candidate", "same", "--count", strconv.Itoa(tc.count), "--out", out)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tc.cell) || !strings.Contains(stdout, "same on local: "+tc.verdict+": "+tc.why) ||
+				!strings.Contains(stdout, "or the rates within ±2 points") {
+				t.Errorf("want %q and %q:\n%s", tc.cell, tc.why, stdout)
+			}
+			if (tc.verdict == "no change") != strings.Contains(stdout, "neither ever failed: the bug did not reproduce") {
+				t.Errorf("want the note that neither failed with no change only:\n%s", stdout)
+			}
+			var got experimentJSON
+			data, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Rows) != 2 || got.Rows[1].Verdict != tc.verdict || got.Rows[0].Failures != 0 || got.Rows[1].Failures != 0 ||
+				got.Rows[1].Trials != 2*tc.count {
+				t.Fatalf("rows %+v", got.Rows)
+			}
+			if within := got.Rows[1].NoChangeWithin; (tc.verdict == "no change") != (within != nil && *within == "absolute") {
+				t.Errorf("no_change_within %v", within)
+			}
+			if (tc.verdict == "inconclusive") != (got.Rows[1].MoreTrialsNeeded != nil) {
+				t.Errorf("more_trials_needed %v", got.Rows[1].MoreTrialsNeeded)
+			}
+		})
 	}
 }

@@ -139,7 +139,7 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			base, ok = &baseRows[0], true
 		}
 		if !ok {
-			row.Decision = &Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1, MoreTrials: -1,
+			row.Decision = &Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1, PAboveAbs: 1, PBelowAbs: 1, MoreTrials: -1,
 				Why: fmt.Sprintf("the baseline did not run on %s", orDash(row.Runner))}
 			continue
 		}

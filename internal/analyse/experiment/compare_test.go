@@ -114,7 +114,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "no_change_within", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
 	for _, row := range shape.Rows {
 		var keys []string
 		for k := range row {

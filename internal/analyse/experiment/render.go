@@ -17,8 +17,8 @@ import (
 
 // jsonComparison is the --json shape:
 // {"baseline", "rows": [{"ref", "runner", "trials", "failures", "rate", "ci95": [lo, hi],
-// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "more_trials_needed",
-// "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}]}.
+// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "no_change_within",
+// "more_trials_needed", "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}]}.
 type jsonComparison struct {
 	Baseline string    `json:"baseline"`
 	Rows     []jsonRow `json:"rows"`
@@ -36,6 +36,10 @@ type jsonRow struct {
 	// the baseline's rows and when either side has no trials (no test ran).
 	PValue  *float64 `json:"p_value"`
 	Verdict Verdict  `json:"verdict"`
+	// NoChangeWithin is the margin a "no change" was shown within: "ratio" (the odds),
+	// "absolute" (the difference of the rates), "ratio or absolute" (one on each side); null
+	// for the other verdicts.
+	NoChangeWithin *Within `json:"no_change_within"`
 	// MoreTrialsNeeded is set for an inconclusive row when a projection at the measured rates
 	// decides it: the trials (per arm) still needed.
 	MoreTrialsNeeded *int `json:"more_trials_needed"`
@@ -81,6 +85,10 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 				p := d.PLess
 				jr.PValue = &p
 			}
+			if d.Verdict == NoChange {
+				w := d.Within
+				jr.NoChangeWithin = &w
+			}
 			if d.Verdict == Inconclusive && d.MoreTrials >= 0 {
 				n := d.MoreTrials
 				jr.MoreTrialsNeeded = &n
@@ -101,10 +109,13 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-// VerdictText is the verdict cell: "fixed", or "inconclusive: about 120 more repetitions
-// needed".
+// VerdictText is the verdict cell: "fixed", "no change: within ±2 points", or "inconclusive:
+// about 120 more repetitions needed".
 func (r Row) VerdictText() string {
 	v := r.Verdict()
+	if v == NoChange && r.Decision.WithinText != "" {
+		return string(v) + ": " + r.Decision.WithinText
+	}
 	if v != Inconclusive {
 		return string(v)
 	}
@@ -192,6 +203,9 @@ func interval(lo, hi float64) string { return percent(lo) + " – " + percent(hi
 func (c *Comparison) ruleLine() string {
 	s := fmt.Sprintf("%g%% confidence for every verdict together; a fix must at least %s the odds of failing, no change keeps them within %g to %g times",
 		100*c.Rule.Confidence, effectWord(c.Rule.MinEffect), c.Rule.MinEffect, c.Rule.Margin())
+	if c.Rule.AbsMargin > 0 {
+		s += " or the rates within ±" + c.Rule.PointsWord()
+	}
 	if c.Rounds > 1 {
 		s += fmt.Sprintf("; round %d of at most %d, every test at the one-sided level %s (Pocock, half the error to each direction)", c.Round, c.Rounds, percent(c.Level))
 	} else {
@@ -222,6 +236,19 @@ func (c *Comparison) explain(r Row) string {
 	case Improved:
 		return fmt.Sprintf("fails significantly less often than %s (%s < %s) but still fails", c.Baseline, pIs(d.PLess), lvl)
 	case NoChange:
+		pts := c.Rule.PointsWord()
+		switch d.Within {
+		case WithinAbsolute:
+			s := fmt.Sprintf("the rates are within ±%s of each other: the data exclude both an improvement and a worsening by %s or more (two one-sided exact tests on the difference, %s < %s each)",
+				pts, pts, pIs(d.PNoChange), lvl)
+			if base, ok := c.baseline(r); ok && base.Counts.Failures == 0 && r.Counts.Failures == 0 {
+				s += "; neither ever failed: the bug did not reproduce"
+			}
+			return s
+		case WithinEither:
+			return fmt.Sprintf("the data exclude both an improvement by a %s of the odds and %s, and a worsening by a %s and %s (one-sided tests, %s < %s each)",
+				effectNoun(c.Rule.MinEffect), pts, growthNoun(c.Rule.Margin()), pts, pIs(d.PNoChange), lvl)
+		}
 		return fmt.Sprintf("the data exclude both a %s and a %s of the odds of failing (two one-sided tests, %s < %s each)",
 			effectNoun(c.Rule.MinEffect), growthNoun(c.Rule.Margin()), pIs(d.PNoChange), lvl)
 	case Worse:
@@ -232,6 +259,23 @@ func (c *Comparison) explain(r Row) string {
 		s += fmt.Sprintf("; if the rates hold, about %d more repetitions (%d trials) decide it", n, d.MoreTrials)
 	}
 	return s
+}
+
+// baseline is the baseline row r was judged against: the one on r's runner, else the only one.
+func (c *Comparison) baseline(r Row) (Row, bool) {
+	var bases []Row
+	for _, b := range c.Rows {
+		if b.Decision == nil {
+			if b.Runner == r.Runner {
+				return b, true
+			}
+			bases = append(bases, b)
+		}
+	}
+	if len(bases) == 1 {
+		return bases[0], true
+	}
+	return Row{}, false
 }
 
 // growthNoun names the upper equivalence margin: "doubling" for 2.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/debugflow/debugflow/internal/analyse/stats"
 )
@@ -35,10 +36,17 @@ type Rule struct {
 	// failures about the rate). It is also the equivalence margin of "no change", on both
 	// sides: odds within [MinEffect, 1/MinEffect] times the baseline's ([1/2, 2]).
 	MinEffect float64
+	// AbsMargin is the absolute margin of "no change" in failure rate (0.02: within ±2
+	// percentage points), for rates near zero, where no amount of data shows a ratio within
+	// the odds margin. "No change" holds when the odds are within [MinEffect, 1/MinEffect]
+	// times the baseline's or the rates are within ±AbsMargin of each other; 0 leaves only the
+	// odds margin.
+	AbsMargin float64
 }
 
-// DefaultRule is 95% confidence, a fix halves the odds of failing.
-var DefaultRule = Rule{Confidence: 0.95, MinEffect: 0.5}
+// DefaultRule is 95% confidence, a fix halves the odds of failing, "no change" within a
+// factor of 2 in odds or ±2 points.
+var DefaultRule = Rule{Confidence: 0.95, MinEffect: 0.5, AbsMargin: 0.02}
 
 // Validate checks the thresholds.
 func (r Rule) Validate() error {
@@ -47,6 +55,9 @@ func (r Rule) Validate() error {
 	}
 	if !(r.MinEffect > 0 && r.MinEffect < 1) {
 		return fmt.Errorf("minimum effect %v: want an odds ratio in (0, 1), such as 0.5 (a fix halves the odds of failing)", r.MinEffect)
+	}
+	if !(r.AbsMargin >= 0 && r.AbsMargin < 0.5) {
+		return fmt.Errorf("absolute margin %v: want a difference of rates in [0, 0.5), such as 0.02 (no change within ±2 points), or 0 for none", r.AbsMargin)
 	}
 	return nil
 }
@@ -57,7 +68,10 @@ func (r Rule) Validate() error {
 // one direction to reject a true null at some look, so at most one direction's share can be
 // spent on a candidate that is in fact no better (improved, fixed) and the other's on one
 // that is no worse (worse), or on one outside the margin (no change): together at most
-// 1-Confidence, however early the rounds stop.
+// 1-Confidence, however early the rounds stop. With an absolute margin a wrong "no change" at
+// the corner where a truth is on both margins' edges can come from either of two tests of one
+// side, so the levels alone bound it by twice that share; bench/verdictsim measures it there
+// (docs/experiment.md).
 func (r Rule) Level(rounds int) (float64, error) {
 	return stats.PocockLevel(max(rounds, 1), (1-r.Confidence)/2)
 }
@@ -75,6 +89,15 @@ type Decision struct {
 	// "below 1/MinEffect times" (PBelowMargin): both must reject for "no change".
 	PLess, PGreater, PFixed, PNoChange float64
 	PAboveMargin, PBelowMargin         float64
+	// PAboveAbs and PBelowAbs are the absolute margin's one-sided tests (exact unconditional,
+	// stats.DifferenceTest): "the candidate's rate is above the baseline's minus AbsMargin"
+	// and "below it plus AbsMargin"; 1 when not run (no absolute margin, or not needed), a
+	// lower bound when not below the level (stats.DifferenceTestBelow stops there).
+	PAboveAbs, PBelowAbs float64
+	// Within says which margin showed "no change" (empty for other verdicts), WithinText how
+	// the verdict cell says it ("within ±2 points").
+	Within     Within
+	WithinText string
 	// MoreTrials is about how many more trials per arm would decide it, if the measured rates
 	// hold; -1 when unknown (no projection decides within maxProjection trials, or the
 	// baseline never failed).
@@ -84,6 +107,17 @@ type Decision struct {
 	// NoTrials is set when an arm has no trials: no test ran, so there is no p-value.
 	NoTrials bool
 }
+
+// Within is the margin a "no change" verdict was shown within.
+type Within string
+
+// The margins: the odds ratio's, the absolute difference's, or the odds ratio's on one side
+// and the difference's on the other.
+const (
+	WithinRatio    Within = "ratio"
+	WithinAbsolute Within = "absolute"
+	WithinEither   Within = "ratio or absolute"
+)
 
 // maxProjection bounds the search for the trials still needed.
 const maxProjection = 2_000_000
@@ -100,6 +134,13 @@ const maxProjection = 2_000_000
 //     MinEffect, "greater") and a worsening as large as its inverse (odds ratio 1/MinEffect,
 //     "less"), two one-sided tests each at level (PNoChange < level): no change;
 //  7. otherwise inconclusive, with the trials still needed.
+//
+// With an absolute margin, each side of "no change" is also excluded when the difference of
+// the rates is (an improvement by more than AbsMargin, a worsening by more than AbsMargin,
+// stats.DifferenceTest at level): "no change" holds when both sides are excluded, each by
+// either margin. The absolute margin also decides where the odds cannot: a baseline that
+// never failed (step 3) or a candidate that never failed but is not yet fixed (step 4) is "no
+// change" when both sides of the absolute margin are excluded.
 func (r Rule) Decide(cand, base stats.Counts, level float64) (Decision, error) {
 	d, err := r.decide(cand, base, level)
 	if err != nil || d.Verdict != Inconclusive || d.MoreTrials < 0 {
@@ -111,7 +152,7 @@ func (r Rule) Decide(cand, base stats.Counts, level float64) (Decision, error) {
 
 // decide is Decide without the projection; MoreTrials is 0 unless it is known to be -1.
 func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
-	d := Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1}
+	d := Decision{Verdict: Inconclusive, PLess: 1, PGreater: 1, PFixed: 1, PNoChange: 1, PAboveMargin: 1, PBelowMargin: 1, PAboveAbs: 1, PBelowAbs: 1}
 	if cand.Trials == 0 || base.Trials == 0 {
 		d.MoreTrials = -1
 		d.Why = "no trials yet"
@@ -133,15 +174,57 @@ func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
 		return d, err
 	}
 	d.PNoChange = max(d.PAboveMargin, d.PBelowMargin)
+	// The absolute margin's tests, only where they can change the verdict (each costs a
+	// maximisation): not after "worse", and on a side the odds margin already excludes only
+	// when an arm never failed (where the odds cannot decide).
+	if r.AbsMargin > 0 && !(d.PGreater < level) {
+		zero := cand.Failures == 0 || base.Failures == 0
+		if zero || !(d.PAboveMargin < level) {
+			if d.PAboveAbs, err = stats.DifferenceTestBelow(cand, base, -r.AbsMargin, stats.Greater, level); err != nil {
+				return d, err
+			}
+		}
+		if zero || !(d.PBelowMargin < level) {
+			if d.PBelowAbs, err = stats.DifferenceTestBelow(cand, base, r.AbsMargin, stats.Less, level); err != nil {
+				return d, err
+			}
+		}
+	}
+	// Each side of the margin is excluded by the odds or by the difference.
+	above, below := min(d.PAboveMargin, d.PAboveAbs), min(d.PBelowMargin, d.PBelowAbs)
+	absNoChange := max(d.PAboveAbs, d.PBelowAbs) < level
+	noChange := func() {
+		d.Verdict = NoChange
+		d.PNoChange = max(above, below)
+		switch {
+		case d.PAboveMargin < level && d.PBelowMargin < level:
+			d.Within = WithinRatio
+		case absNoChange:
+			d.Within = WithinAbsolute
+			d.PNoChange = max(d.PAboveAbs, d.PBelowAbs)
+		default:
+			d.Within = WithinEither
+		}
+		d.WithinText = r.WithinText(d.Within)
+	}
 	switch {
 	case d.PGreater < level:
 		d.Verdict = Worse
+	case base.Failures == 0 && absNoChange:
+		noChange()
 	case base.Failures == 0:
-		d.MoreTrials = -1
 		ub, _ := stats.UpperBound(0, base.Trials, r.Confidence)
 		d.Why = fmt.Sprintf("the baseline never failed in %d trials (its rate is below %s): make sure the bug reproduces on it first", base.Trials, percent(ub))
+		if r.AbsMargin > 0 {
+			// More trials can still show the rates within the absolute margin.
+			d.Why += fmt.Sprintf(", or run more to show no change within ±%s", r.PointsWord())
+		} else {
+			d.MoreTrials = -1
+		}
 	case cand.Failures == 0 && d.PFixed < level:
 		d.Verdict = Fixed
+	case cand.Failures == 0 && absNoChange:
+		noChange()
 	case cand.Failures == 0:
 		d.Why = "no failure yet, too few trials to call it fixed"
 	case cand.Failures == cand.Trials && base.Failures == base.Trials:
@@ -150,16 +233,55 @@ func (r Rule) decide(cand, base stats.Counts, level float64) (Decision, error) {
 		d.Why = "every trial failed on both: there are no odds to compare (it does not look like a fix)"
 	case d.PLess < level:
 		d.Verdict = Improved
-	case d.PNoChange < level:
-		d.Verdict = NoChange
-	case d.PAboveMargin < level:
-		d.Why = fmt.Sprintf("an improvement is excluded, but not yet a worsening as large as %s the odds", timesWord(r.Margin()))
-	case d.PBelowMargin < level:
-		d.Why = fmt.Sprintf("a worsening is excluded, but not yet an improvement as large as %s the odds", timesWord(r.MinEffect))
+	case above < level && below < level:
+		noChange()
+	case above < level:
+		d.Why = fmt.Sprintf("an improvement is excluded, but not yet a worsening as large as %s", r.worseningWords())
+	case below < level:
+		d.Why = fmt.Sprintf("a worsening is excluded, but not yet an improvement as large as %s", r.improvementWords())
 	default:
 		d.Why = "the rates are not yet told apart"
 	}
 	return d, nil
+}
+
+// worseningWords names the upper side of the margin: "twice the odds", or "twice the odds and
+// 2 points" with an absolute margin.
+func (r Rule) worseningWords() string {
+	s := timesWord(r.Margin()) + " the odds"
+	if r.AbsMargin > 0 {
+		s += " and " + r.PointsWord()
+	}
+	return s
+}
+
+func (r Rule) improvementWords() string {
+	s := timesWord(r.MinEffect) + " the odds"
+	if r.AbsMargin > 0 {
+		s += " and " + r.PointsWord()
+	}
+	return s
+}
+
+// PointsWord is the absolute margin in percentage points: "2 points", "0.5 points".
+func (r Rule) PointsWord() string {
+	return fmt.Sprintf("%s points", strconv.FormatFloat(100*r.AbsMargin, 'g', 6, 64))
+}
+
+// WithinText is how the verdict cell names the margin of a "no change": "within a factor of
+// 2", "within ±2 points", "within a factor of 2 or ±2 points".
+func (r Rule) WithinText(w Within) string {
+	factor := fmt.Sprintf("within a factor of %g", r.Margin())
+	points := "within ±" + r.PointsWord()
+	switch w {
+	case WithinRatio:
+		return factor
+	case WithinAbsolute:
+		return points
+	case WithinEither:
+		return factor + " or " + points[len("within "):]
+	}
+	return ""
 }
 
 // project is about how many more trials per arm decide the comparison if both arms keep

@@ -30,7 +30,17 @@ func TestDecideVerdicts(t *testing.T) {
 		{"same rate, few trials", c(4, 20), c(4, 20), Inconclusive, true, "not yet told apart"},
 		{"fails more", c(30, 100), c(10, 100), Worse, false, ""},
 		{"fails where the baseline never did", c(12, 50), c(0, 50), Worse, false, ""},
-		{"baseline never fails", c(0, 50), c(0, 50), Inconclusive, false, "baseline never failed"},
+		// Neither ever fails: too few trials to show the rates within ±2 points (about 200
+		// each are needed at 2.5%), then no change within the absolute margin.
+		{"baseline never fails", c(0, 50), c(0, 50), Inconclusive, true, "baseline never failed"},
+		{"neither fails, many trials", c(0, 300), c(0, 300), NoChange, false, ""},
+		// 1% on both sides: the odds cannot be shown within a factor of 2 with 400 trials, the
+		// difference within 2 points can.
+		{"1% on both sides", c(4, 400), c(4, 400), NoChange, false, ""},
+		{"2% on both sides, too few", c(8, 400), c(8, 400), Inconclusive, true, "not yet told apart"},
+		// A candidate that never fails against a rare baseline failure: not fixed (a halving
+		// is not excluded), but within 2 points.
+		{"never fails against 0.5%", c(0, 400), c(2, 400), NoChange, false, ""},
 		{"no candidate trials", c(0, 0), c(5, 50), Inconclusive, false, "no trials"},
 		{"every trial fails in both", c(50, 50), c(50, 50), Inconclusive, false, "every trial failed on both"},
 	}
@@ -45,6 +55,9 @@ func TestDecideVerdicts(t *testing.T) {
 			}
 			if tt.more != (d.MoreTrials > 0) {
 				t.Errorf("MoreTrials = %d, want a projection: %v", d.MoreTrials, tt.more)
+			}
+			if tt.want == NoChange && d.PNoChange >= 0.025 {
+				t.Errorf("no change with p = %v", d.PNoChange)
 			}
 			if !strings.Contains(d.Why, tt.why) {
 				t.Errorf("Why = %q, want %q", d.Why, tt.why)
@@ -82,7 +95,7 @@ func TestProjectionIsExact(t *testing.T) {
 }
 
 func TestRuleValidateAndLevel(t *testing.T) {
-	for _, bad := range []Rule{{0.4, 0.5}, {1, 0.5}, {0.95, 0}, {0.95, 1}, {0.95, 1.5}} {
+	for _, bad := range []Rule{{0.4, 0.5, 0}, {1, 0.5, 0}, {0.95, 0, 0}, {0.95, 1, 0}, {0.95, 1.5, 0}, {0.95, 0.5, -0.01}, {0.95, 0.5, 0.5}} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v accepted", bad)
 		}
@@ -120,6 +133,10 @@ func TestVerdictErrorRates(t *testing.T) {
 		pairs = append(pairs, pair{p, 2 * p}, pair{2 * p, p}, pair{p, 2.5 * p})
 	}
 	pairs = append(pairs, pair{0.08, 0.2}, pair{0.2, 0})
+	// Near zero, where the absolute margin (±2 points) decides: equal rates of 0 and 1%,
+	// differences of one margin (0.02 -> 0.04 and back are on both margins' edges at once)
+	// and of one and a half.
+	pairs = append(pairs, pair{0, 0}, pair{0.01, 0.01}, pair{0, 0.02}, pair{0.02, 0.04}, pair{0.04, 0.02}, pair{0, 0.03}, pair{0.01, 0.04}, pair{0.04, 0.01})
 	// The bound holds for the true chance; a simulated share scatters around it by its
 	// binomial sampling error (0.49 points at 5% in 2000 runs): allow three of those.
 	tol := alpha*runs + 3*math.Sqrt(runs*alpha*(1-alpha))
@@ -140,7 +157,7 @@ func TestVerdictErrorRates(t *testing.T) {
 			if float64(got.Wrong) > tol {
 				t.Errorf("%v -> %v, %d looks: %d of %d verdicts wrong (%v), more than %v", pr.pb, pr.pc, d.Rounds, got.Wrong, runs, got.Verdicts, alpha)
 			}
-			if pr.pc >= 2*pr.pb && float64(got.Verdicts[NoChange]) > alpha*runs {
+			if pr.pc >= 2*pr.pb && pr.pc > pr.pb && float64(got.Verdicts[NoChange]) > alpha*runs {
 				t.Errorf("%v -> %v, %d looks: no change %d of %d times", pr.pb, pr.pc, d.Rounds, got.Verdicts[NoChange], runs)
 			}
 		}
@@ -160,6 +177,17 @@ func TestVerdictErrorRates(t *testing.T) {
 		if nc := oc[[2]float64{0.3, 0.3}][d.Rounds].Verdicts[NoChange]; nc < runs*90/100 {
 			t.Errorf("%d looks: 30%% both: no change %d of %d", d.Rounds, nc, runs)
 		}
+	}
+	// Near zero the absolute margin makes "no change" reachable: a candidate and a baseline
+	// that never fail are "no change" in every design; at 1% on both sides a single sweep of
+	// 400 says so about a third of the time (the odds margin alone: never).
+	for _, d := range designs {
+		if nc := oc[[2]float64{0, 0}][d.Rounds].Verdicts[NoChange]; nc != runs {
+			t.Errorf("%d looks: never failing on both sides: no change %d of %d", d.Rounds, nc, runs)
+		}
+	}
+	if nc := oc[[2]float64{0.01, 0.01}][1].Verdicts[NoChange]; nc < runs/4 {
+		t.Errorf("1%% on both sides, one sweep of 400: no change %d of %d", nc, runs)
 	}
 	// The rounds stop early: 16 looks of 25 use fewer repetitions than one sweep of 400.
 	if m := oc[[2]float64{0.2, 0.2}][16].MeanReps; m > 350 {
@@ -190,5 +218,60 @@ func TestSmallestSweep(t *testing.T) {
 	}
 	if at, before := chance(n), chance(n-1); at < 0.95 || before >= 0.95 {
 		t.Errorf("at %d: %v, at %d: %v", n, at, n-1, before)
+	}
+}
+
+// A "no change" says which margin showed it, in the verdict cell and the line under the
+// table: the odds on both sides, the difference on both, or one each (with a 5-point margin,
+// 10/400 against 6/400 excludes an improvement by the odds and a worsening by the
+// difference). Without an absolute margin 4/400 on both sides is inconclusive.
+func TestNoChangeNamesItsMargin(t *testing.T) {
+	c := func(x, n int) stats.Counts { return stats.Counts{Failures: x, Trials: n} }
+	wide := Rule{Confidence: 0.95, MinEffect: 0.5, AbsMargin: 0.05}
+	oddsOnly := Rule{Confidence: 0.95, MinEffect: 0.5}
+	for _, tc := range []struct {
+		rule       Rule
+		cand, base stats.Counts
+		within     Within
+		cell, why  string
+	}{
+		{DefaultRule, c(40, 200), c(38, 200), WithinRatio, "no change: within a factor of 2", "exclude both a halving and a doubling of the odds"},
+		{DefaultRule, c(4, 400), c(4, 400), WithinAbsolute, "no change: within ±2 points", "the rates are within ±2 points of each other"},
+		{wide, c(10, 400), c(6, 400), WithinEither, "no change: within a factor of 2 or ±5 points", "an improvement by a halving of the odds and 5 points"},
+		{oddsOnly, c(4, 400), c(4, 400), "", "inconclusive", "not yet told apart"},
+	} {
+		d, err := tc.rule.Decide(tc.cand, tc.base, 0.025)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Within != tc.within {
+			t.Errorf("%v vs %v: within %q, want %q (%+v)", tc.cand, tc.base, d.Within, tc.within, d)
+		}
+		row := Row{Ref: "fix", Counts: tc.cand, Decision: &d}
+		cmp := &Comparison{Baseline: "baseline", Rule: tc.rule, Level: 0.025, Rows: []Row{{Ref: "baseline", Counts: tc.base}, row}}
+		if got := row.VerdictText(); !strings.HasPrefix(got, tc.cell) {
+			t.Errorf("%v vs %v: cell %q, want %q", tc.cand, tc.base, got, tc.cell)
+		}
+		if got := cmp.explain(row); !strings.Contains(got, tc.why) {
+			t.Errorf("%v vs %v: %q, want %q", tc.cand, tc.base, got, tc.why)
+		}
+	}
+}
+
+// "No change" is wrong only outside both margins, a truth on an edge counting as outside.
+func TestWrongNoChangeNeedsBothMargins(t *testing.T) {
+	for _, tc := range []struct {
+		pb, pc float64
+		wrong  bool
+	}{
+		{0, 0.01, false}, {0, 0.02, true}, {0.02, 0.04, true}, {0.04, 0.02, true}, {0.01, 0.025, false},
+		{0.1, 0.2, true}, {0.2, 0.3, false}, {0.2, 0.1, true}, {0.5, 0.5, false},
+	} {
+		if got := DefaultRule.WrongVerdict(NoChange, tc.pb, tc.pc); got != tc.wrong {
+			t.Errorf("%v -> %v: wrong %v, want %v", tc.pb, tc.pc, got, tc.wrong)
+		}
+	}
+	if !(Rule{Confidence: 0.95, MinEffect: 0.5}).WrongVerdict(NoChange, 0, 0.01) {
+		t.Error("without an absolute margin, 0 -> 0.01 (odds ratio infinite) is not no change")
 	}
 }

@@ -38,7 +38,10 @@ func (o OC) Decided() int { return o.Runs - o.Verdicts[Inconclusive] }
 //   - worse is wrong unless the candidate fails more often;
 //   - improved is wrong unless it fails less often; fixed unless it fails less often than the
 //     minimum effect (it claims the data exclude even that);
-//   - no change is wrong when the true odds ratio is outside the margin (a halving, a doubling).
+//   - no change is wrong when the true odds ratio is outside the margin (a halving, a doubling)
+//     and, with an absolute margin, so is the difference of the rates (by AbsMargin or more).
+//
+// A truth on a margin's edge counts as outside it: the tests guarantee nothing there.
 func (r Rule) WrongVerdict(v Verdict, pb, pc float64) bool {
 	or := trueOddsRatio(pc, pb)
 	switch v {
@@ -49,7 +52,12 @@ func (r Rule) WrongVerdict(v Verdict, pb, pc float64) bool {
 	case Fixed:
 		return !(or < r.MinEffect)
 	case NoChange:
-		return or <= r.MinEffect || or >= r.Margin()
+		outsideOdds := or <= r.MinEffect || or >= r.Margin()
+		if r.AbsMargin <= 0 {
+			return outsideOdds
+		}
+		// A hair of tolerance: 0.04 - 0.02 is 0.02 in decimal, not quite in binary.
+		return outsideOdds && math.Abs(pc-pb) >= r.AbsMargin-1e-12
 	}
 	return false
 }

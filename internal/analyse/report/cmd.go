@@ -44,9 +44,10 @@ type Options struct {
 	Artifact string
 	// Baseline, with Compare, makes it an experiment across refs: the baseline's folder or ref
 	// name; every other ref is judged against it (docs/experiment.md). Confidence and
-	// MinEffect are the verdict rule's thresholds.
-	Baseline              string
-	Confidence, MinEffect float64
+	// MinEffect are the verdict rule's thresholds, AbsMargin its absolute margin of "no
+	// change" (all three zero: experiment.DefaultRule).
+	Baseline                         string
+	Confidence, MinEffect, AbsMargin float64
 	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
 	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
 	// and including its first '-'.
@@ -150,6 +151,7 @@ func newCmdReport(opts *Options) *cobra.Command {
 	f.StringVar(&opts.Baseline, "baseline", "", "with --compare: the baseline `DIR` (or ref name) of an experiment across refs; adds crash rates, intervals, p-values and verdicts (docs/experiment.md)")
 	f.Float64Var(&opts.Confidence, "confidence", experiment.DefaultRule.Confidence, "with --baseline: the verdict rule's confidence")
 	f.Float64Var(&opts.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "with --baseline: the odds ratio a fix must reach (0.5: it halves the odds of failing)")
+	f.Float64Var(&opts.AbsMargin, "abs-margin", experiment.DefaultRule.AbsMargin, "with --baseline: \"no change\" also holds with the rates within this difference (0.02: ±2 points); 0 for none")
 	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
 }
@@ -180,8 +182,8 @@ func RunReport(ctx context.Context, opts *Options) error {
 		return &ExitError{Code: ExitUsage, Err: errors.New("report requires at least 1 artifact directory")}
 	}
 	if opts.Baseline != "" {
-		if opts.Confidence == 0 && opts.MinEffect == 0 {
-			opts.Confidence, opts.MinEffect = experiment.DefaultRule.Confidence, experiment.DefaultRule.MinEffect
+		if opts.Confidence == 0 && opts.MinEffect == 0 && opts.AbsMargin == 0 {
+			opts.Confidence, opts.MinEffect, opts.AbsMargin = experiment.DefaultRule.Confidence, experiment.DefaultRule.MinEffect, experiment.DefaultRule.AbsMargin
 		}
 		return runBaselineCompare(ctx, opts)
 	}

@@ -53,7 +53,7 @@ func runBaselineCompare(ctx context.Context, opts *Options) error {
 		}
 		fmt.Fprintf(opts.Stderr, "debugflow: %s\n", strings.Join(failed, "\ndebugflow: "))
 	}
-	rule := experiment.Rule{Confidence: opts.Confidence, MinEffect: opts.MinEffect}
+	rule := experiment.Rule{Confidence: opts.Confidence, MinEffect: opts.MinEffect, AbsMargin: opts.AbsMargin}
 	if err := rule.Validate(); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
