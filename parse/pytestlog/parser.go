@@ -121,10 +121,13 @@ func Parse(r io.Reader) (Result, error) {
 func ParseIn(r io.Reader, dir string) (Result, error) {
 	p := NewParser()
 	p.SetInvocationDir(dir)
-	if err := lines.Each(r, maxLineBytes, "pytest log", func(line string) { p.Line(line) }); err != nil {
-		return p.Result(), err
-	}
-	return p.Result(), nil
+	// Most lines are printed output or passing results: quick takes them without a copy.
+	err := lines.EachBytes(r, maxLineBytes, "pytest log", markBlock, func(line []byte, m *blockMarks) {
+		if !p.quick(line, m) {
+			p.Line(string(line))
+		}
+	})
+	return p.Result(), err
 }
 
 // Line feeds one line (without its trailing newline) and returns the most
