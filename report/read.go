@@ -1,10 +1,12 @@
 package report
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"syscall"
 
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -108,13 +110,43 @@ type textCounter struct {
 func (t *textCounter) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.total += int64(n)
-	// A table and a branch-free sum: the byte-by-byte switch was 43% of reading a sanitizer log.
-	var c int64
-	for _, b := range p[:n] {
-		c += int64(binaryControlTable[b])
-	}
-	t.controls += c
+	t.controls += countControls(p[:n])
 	return n, err
+}
+
+// countControls counts the bytes of b that isBinaryControl names, eight bytes at a time, with no
+// branch per byte: for each byte of a word, the high bit of a mask says whether it is under
+// 0x20, in the allowed 0x07-0x0d, escape or DEL, and the counts are popcounts. Each byte's test
+// adds at most 0x7f+0x7f, so no carry crosses into the next byte. The byte-by-byte switch was
+// 43% of reading a sanitizer log (0.6-0.8 GB/s), a 256-entry table 1.3-1.6 GB/s.
+func countControls(b []byte) int64 {
+	var c int
+	for len(b) >= 8 {
+		c += bits.OnesCount64(controlMask(binary.LittleEndian.Uint64(b)))
+		b = b[8:]
+	}
+	for _, v := range b {
+		c += int(binaryControlTable[v])
+	}
+	return int64(c)
+}
+
+// controlMask sets the high bit of each byte of x that isBinaryControl names. (lo + 0x80-n)
+// sets a byte's high bit when its low seven bits are n or more.
+func controlMask(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		low7  = 0x7f * ones
+		highs = 0x80 * ones
+	)
+	lo := x & low7
+	under20 := ^(lo + (0x80-0x20)*ones | x) & highs               // ASCII, under 0x20
+	allowed := (lo + (0x80-0x07)*ones) &^ (lo + (0x80-0x0e)*ones) // bell ... carriage return
+	esc := x ^ 0x1b*ones
+	esc = ^((esc & low7) + low7 | esc)
+	del := x ^ 0x7f*ones
+	del = ^((del & low7) + low7 | del)
+	return (under20&^(allowed|esc) | del) & highs
 }
 
 // binaryControlTable is isBinaryControl for every byte, 1 or 0.
