@@ -134,3 +134,22 @@ func FuzzQuickMatchesLine(f *testing.F) {
 		sameAsByLine(t, "in a report", "=== test session starts ===\n=== FAILURES ===\n___ test_x ___\n"+log)
 	})
 }
+
+// containsAround agrees with bytes.Contains, at the edges of the block too.
+func TestContainsAround(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"node down", "rashed", "w", "ww", "node", " down", "hh", "x", "\n", "ode down", "nod", "ras", "hed"}
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got := containsAround([]byte(s), "node down", 'w'); got != strings.Contains(s, "node down") {
+			t.Fatalf("containsAround(%q, node down) = %v", s, got)
+		}
+		if got := containsAround([]byte(s), "rashed", 'h'); got != strings.Contains(s, "rashed") {
+			t.Fatalf("containsAround(%q, rashed) = %v", s, got)
+		}
+	}
+}
