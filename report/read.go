@@ -114,13 +114,24 @@ func (t *textCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countControls counts the bytes of b that isBinaryControl names, eight bytes at a time, with no
-// branch per byte: for each byte of a word, the high bit of a mask says whether it is under
-// 0x20, in the allowed 0x07-0x0d, escape or DEL, and the counts are popcounts. Each byte's test
-// adds at most 0x7f+0x7f, so no carry crosses into the next byte. The byte-by-byte switch was
+// countControls counts the bytes of b that isBinaryControl names, with no branch per byte: for
+// each byte of a word, the high bit of a mask says whether it is one (controlMask), and the
+// count is a popcount. Most 32-byte runs of a log hold no byte under 0x20 and no DEL (a line
+// ends every 80-150 bytes) and are passed after a cheaper test. The byte-by-byte switch was
 // 43% of reading a sanitizer log (0.6-0.8 GB/s), a 256-entry table 1.3-1.6 GB/s.
 func countControls(b []byte) int64 {
 	var c int
+	for len(b) >= 32 {
+		x0 := binary.LittleEndian.Uint64(b)
+		x1 := binary.LittleEndian.Uint64(b[8:])
+		x2 := binary.LittleEndian.Uint64(b[16:])
+		x3 := binary.LittleEndian.Uint64(b[24:])
+		if mayHoldControl(x0)|mayHoldControl(x1)|mayHoldControl(x2)|mayHoldControl(x3) != 0 {
+			c += bits.OnesCount64(controlMask(x0)) + bits.OnesCount64(controlMask(x1)) +
+				bits.OnesCount64(controlMask(x2)) + bits.OnesCount64(controlMask(x3))
+		}
+		b = b[32:]
+	}
 	for len(b) >= 8 {
 		c += bits.OnesCount64(controlMask(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
@@ -129,6 +140,14 @@ func countControls(b []byte) int64 {
 		c += int(binaryControlTable[v])
 	}
 	return int64(c)
+}
+
+// mayHoldControl is not zero when a byte of x is under 0x20 or is DEL (exact as to whether one
+// is; which bit is set is not: a borrow runs on above the byte that sets one).
+func mayHoldControl(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	d := x ^ 0x7f*ones
+	return ((x-0x20*ones)&^x | (d-ones)&^d) & (0x80 * ones)
 }
 
 // controlMask sets the high bit of each byte of x that isBinaryControl names. (lo + 0x80-n)
