@@ -302,7 +302,7 @@ func (p *Parser) plain(s string) Event {
 		return ev
 	}
 	if node, rest := splitNodeID(s); looksLikeNodeID(node) {
-		if m := reVerboseTail.FindStringSubmatch(rest); m != nil {
+		if m := mayBeVerboseTail(rest); m != nil {
 			if o, ok := outcomeWords[m[1]]; ok {
 				return p.result(o, node, "")
 			}
@@ -322,7 +322,7 @@ func (p *Parser) plain(s string) Event {
 		// "F"; progress letters only appear before the report sections.
 		return Event{}
 	}
-	if m := reBareResult.FindStringSubmatch(s); m != nil {
+	if m := mayBeBareResult(s); m != nil {
 		if o, ok := outcomeWords[m[1]]; ok {
 			node := p.lastStarted
 			p.lastStarted = ""
@@ -400,12 +400,12 @@ func (p *Parser) header(s string) (Event, bool) {
 			return Event{Kind: EventCollected}, true
 		}
 	}
-	if m := reCreated.FindStringSubmatch(s); m != nil {
+	if m := findIfPrefix(reCreated, s, "created: "); m != nil {
 		p.workers = atoiCount(m[1])
 		p.headerSeen = true
 		return Event{}, true
 	}
-	if m := reWorkersItems.FindStringSubmatch(s); m != nil {
+	if m := findIfDigit(reWorkersItems, s); m != nil {
 		p.workers = atoiCount(m[1])
 		p.collected = atoiCount(m[2])
 		p.headerSeen = true
@@ -446,6 +446,9 @@ func (p *Parser) statusLine(s string) Event {
 // bare "F" or "." elsewhere is text, not a test (random text is not a failing run).
 func (p *Parser) letters(s string) Event {
 	if !p.headerSeen {
+		return Event{}
+	}
+	if !mayBeLetters(s) {
 		return Event{}
 	}
 	m := reLetters.FindStringSubmatch(s)

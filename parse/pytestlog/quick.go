@@ -3,6 +3,8 @@ package pytestlog
 import (
 	"bytes"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/lazyre"
 )
 
 // Reading a whole log (Parse) spends its time on lines that mean nothing to the parser (a
@@ -235,7 +237,7 @@ func containsDotPy(s []byte) bool {
 
 // mayBeLetters reports whether reLetters could match s: a run of progress letters at the
 // start, or after the first word and one space, that ends s or is followed by a blank.
-func mayBeLetters(s []byte) bool {
+func mayBeLetters[T ~string | ~[]byte](s T) bool {
 	run := func(i int) bool {
 		j := i
 		for j < len(s) && isProgressLetter(s[j]) {
@@ -246,8 +248,8 @@ func mayBeLetters(s []byte) bool {
 	if run(0) {
 		return true
 	}
-	for i, c := range s {
-		if isRESpace(c) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; isRESpace(c) {
 			return c == ' ' && i > 0 && run(i+1)
 		}
 	}
@@ -299,4 +301,41 @@ func trimASCIISpace(b []byte) (s []byte, ok bool) {
 // isASCIISpace is the ASCII part of unicode.IsSpace (strings.TrimSpace's set).
 func isASCIISpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// Cheap tests before the anchored patterns of Line's path, which every line that quick leaves
+// (and every line the step runner feeds) would otherwise run: each pattern needs its literal
+// start, so a line without it cannot match.
+
+// findIfPrefix is re.FindStringSubmatch(s) for a pattern that starts with prefix.
+func findIfPrefix(re *lazyre.Regexp, s, prefix string) []string {
+	if !strings.HasPrefix(s, prefix) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}
+
+// findIfDigit is re.FindStringSubmatch(s) for a pattern that starts with a digit.
+func findIfDigit(re *lazyre.Regexp, s string) []string {
+	if s == "" || !isDigit(s[0]) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}
+
+// mayBeVerboseTail is reVerboseTail.FindStringSubmatch(rest): the tail starts with "<- " or an
+// upper-case letter.
+func mayBeVerboseTail(rest string) []string {
+	if rest == "" || rest[0] != '<' && (rest[0] < 'A' || rest[0] > 'Z') {
+		return nil
+	}
+	return reVerboseTail.FindStringSubmatch(rest)
+}
+
+// mayBeBareResult is reBareResult.FindStringSubmatch(s): s starts with an upper-case letter.
+func mayBeBareResult(s string) []string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return nil
+	}
+	return reBareResult.FindStringSubmatch(s)
 }

@@ -153,3 +153,48 @@ func TestContainsAround(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseByLine is BenchmarkParse's anchor: the same log read as Parse read it before
+// quick, every line copied and fed to Line.
+func BenchmarkParseByLine(b *testing.B) {
+	log := benchLog()
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := parseByLine(strings.NewReader(log))
+		if err != nil || !r.Complete || r.Failed != 2 {
+			b.Fatalf("unexpected result %+v, %v", r, err)
+		}
+	}
+}
+
+// The cheap tests before Line's patterns never hide a match: each guarded call gives what the
+// pattern gives, on every line shape and random pieces of them.
+func TestPatternGuards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"created: ", "debugflow: ", "rootdir is \"t\" under the working directory", "2", " workers [3 items]",
+		"2/2 workers", "<- b.py ", "PASSED", "FAILED", " (reason)", "  [ 50%]", "..F", "sx", "t.py", " ", "\t", "x", "[", "]", "E"}
+	inputs := append([]string(nil), lineShapes...)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, s := range inputs {
+		check := func(name string, got, want []string) {
+			if !cmp.Equal(got, want) {
+				t.Fatalf("%s(%q) = %q, the pattern gives %q", name, s, got, want)
+			}
+		}
+		check("findIfPrefix created", findIfPrefix(reCreated, s, "created: "), reCreated.FindStringSubmatch(s))
+		check("findIfPrefix debugflow", findIfPrefix(reRootPrefix, s, "debugflow: "), reRootPrefix.FindStringSubmatch(s))
+		check("findIfDigit", findIfDigit(reWorkersItems, s), reWorkersItems.FindStringSubmatch(s))
+		check("mayBeVerboseTail", mayBeVerboseTail(s), reVerboseTail.FindStringSubmatch(s))
+		check("mayBeBareResult", mayBeBareResult(s), reBareResult.FindStringSubmatch(s))
+		if reLetters.MatchString(s) && !mayBeLetters(s) {
+			t.Fatalf("mayBeLetters(%q) is false, reLetters matches", s)
+		}
+	}
+}

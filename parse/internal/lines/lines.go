@@ -70,13 +70,10 @@ type readBlock[M any] struct {
 func EachBytes[M any](r io.Reader, maxLen int, what string, scan func([]byte) M, fn func(line []byte, mark *M)) error {
 	size := max(BlockSize, maxLen+1)
 	free := make(chan []byte, blocksAhead+1)
-	for range blocksAhead + 1 {
-		free <- make([]byte, size)
-	}
 	blocks := make(chan readBlock[M], blocksAhead)
 	done := make(chan struct{})
 	defer close(done)
-	go readBlocks(r, scan, free, blocks, done)
+	go readBlocks(r, size, scan, free, blocks, done)
 
 	var carry []byte // the start of a line that continues in the next block
 	skipping := false
@@ -138,16 +135,27 @@ func EachBytes[M any](r io.Reader, maxLen int, what string, scan func([]byte) M,
 	return nil
 }
 
-// readBlocks fills the free buffers from r, scans them and sends them on, until a read error
-// (io.EOF at the end) or done.
-func readBlocks[M any](r io.Reader, scan func([]byte) M, free chan []byte, blocks chan<- readBlock[M], done <-chan struct{}) {
+// readBlocks fills buffers of size bytes from r, scans them and sends them on, until a read
+// error (io.EOF at the end) or done. It makes a buffer when none is free, up to blocksAhead+1
+// (a short log needs one).
+func readBlocks[M any](r io.Reader, size int, scan func([]byte) M, free chan []byte, blocks chan<- readBlock[M], done <-chan struct{}) {
 	defer close(blocks)
+	made := 0
 	for {
 		var buf []byte
 		select {
 		case buf = <-free:
-		case <-done:
-			return
+		default:
+			if made <= blocksAhead {
+				buf = make([]byte, size)
+				made++
+				break
+			}
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
 		}
 		n, err, empty := 0, error(nil), 0
 		for n < len(buf) && err == nil {
