@@ -48,11 +48,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "generator seed")
 	debugflow := fs.String("debugflow", "", "debugflow binary to time (default: build ./cmd/debugflow)")
 	strict := fs.Bool("strict", false, "fail when the report takes more than 4× grep's wall time")
+	grepName := fs.String("grep", "grep", "the grep to time (without one the report's figures are printed alone)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 || *runs < 1 || *size < 1 {
-		return errors.New("usage: reportspeed [-size BYTES] [-runs N] [-seed N] [-debugflow BIN] [-strict]")
+		return errors.New("usage: reportspeed [-size BYTES] [-runs N] [-seed N] [-debugflow BIN] [-grep GREP] [-strict]")
 	}
 	work, err := os.MkdirTemp("", "reportspeed.")
 	if err != nil {
@@ -88,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	grep, grepErr := exec.LookPath("grep")
+	grep, grepErr := exec.LookPath(*grepName)
 	var g, r measure
 	var grepOut string
 	for range *runs {

@@ -25,6 +25,20 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out.String())
 		}
 	}
+
+	// Without grep the report's figures are printed alone, and the run still checks the crash.
+	out.Reset()
+	if err := run([]string{"-size", "1000000", "-runs", "1", "-grep", "no-such-grep-here"}, &out, &errOut); err != nil {
+		t.Fatalf("run without grep: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	for _, want := range []string{"grep not found", "peak RSS (MiB)", "the crash of gw0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("without grep: no %q in:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "ratio") {
+		t.Errorf("a ratio printed without grep:\n%s", out.String())
+	}
 }
 
 func TestCheckReport(t *testing.T) {
