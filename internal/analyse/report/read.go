@@ -1,10 +1,12 @@
 package report
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"syscall"
 
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -108,13 +110,62 @@ type textCounter struct {
 func (t *textCounter) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.total += int64(n)
-	// A table and a branch-free sum: the byte-by-byte switch was 43% of reading a sanitizer log.
-	var c int64
-	for _, b := range p[:n] {
-		c += int64(binaryControlTable[b])
-	}
-	t.controls += c
+	t.controls += countControls(p[:n])
 	return n, err
+}
+
+// countControls counts the bytes of b that isBinaryControl names, with no branch per byte: for
+// each byte of a word, the high bit of a mask says whether it is one (controlMask), and the
+// count is a popcount. Most 32-byte runs of a log hold no byte under 0x20 and no DEL (a line
+// ends every 80-150 bytes) and are passed after a cheaper test. The byte-by-byte switch was
+// 43% of reading a sanitizer log (0.6-0.8 GB/s), a 256-entry table 1.3-1.6 GB/s.
+func countControls(b []byte) int64 {
+	var c int
+	for len(b) >= 32 {
+		x0 := binary.LittleEndian.Uint64(b)
+		x1 := binary.LittleEndian.Uint64(b[8:])
+		x2 := binary.LittleEndian.Uint64(b[16:])
+		x3 := binary.LittleEndian.Uint64(b[24:])
+		if mayHoldControl(x0)|mayHoldControl(x1)|mayHoldControl(x2)|mayHoldControl(x3) != 0 {
+			c += bits.OnesCount64(controlMask(x0)) + bits.OnesCount64(controlMask(x1)) +
+				bits.OnesCount64(controlMask(x2)) + bits.OnesCount64(controlMask(x3))
+		}
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		c += bits.OnesCount64(controlMask(binary.LittleEndian.Uint64(b)))
+		b = b[8:]
+	}
+	for _, v := range b {
+		c += int(binaryControlTable[v])
+	}
+	return int64(c)
+}
+
+// mayHoldControl is not zero when a byte of x is under 0x20 or is DEL (exact as to whether one
+// is; which bit is set is not: a borrow runs on above the byte that sets one).
+func mayHoldControl(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	d := x ^ 0x7f*ones
+	return ((x-0x20*ones)&^x | (d-ones)&^d) & (0x80 * ones)
+}
+
+// controlMask sets the high bit of each byte of x that isBinaryControl names. (lo + 0x80-n)
+// sets a byte's high bit when its low seven bits are n or more.
+func controlMask(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		low7  = 0x7f * ones
+		highs = 0x80 * ones
+	)
+	lo := x & low7
+	under20 := ^(lo + (0x80-0x20)*ones | x) & highs               // ASCII, under 0x20
+	allowed := (lo + (0x80-0x07)*ones) &^ (lo + (0x80-0x0e)*ones) // bell ... carriage return
+	esc := x ^ 0x1b*ones
+	esc = ^((esc & low7) + low7 | esc)
+	del := x ^ 0x7f*ones
+	del = ^((del & low7) + low7 | del)
+	return (under20&^(allowed|esc) | del) & highs
 }
 
 // binaryControlTable is isBinaryControl for every byte, 1 or 0.

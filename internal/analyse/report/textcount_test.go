@@ -55,3 +55,34 @@ func BenchmarkTextCounterSwitch(b *testing.B) {
 		}
 	}
 }
+
+// countControls agrees with isBinaryControl on every byte at every position of a word.
+func TestCountControlsEveryByte(t *testing.T) {
+	for b := range 256 {
+		for pos := range 8 {
+			word := bytes.Repeat([]byte{'a'}, 11)
+			word[pos] = byte(b)
+			word[pos+3] = byte(255 - b)
+			var want int64
+			for _, c := range word {
+				if isBinaryControl(c) {
+					want++
+				}
+			}
+			if got := countControls(word); got != want {
+				t.Fatalf("byte %#x at %d: %d controls, want %d", b, pos, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkTextCounterPytest is the count over a pytest -v log: long lines, few controls.
+func BenchmarkTextCounterPytest(b *testing.B) {
+	data := bytes.Repeat([]byte("[gw1] [ 50%] PASSED tests/python/test_ad_ndarray.py::test_reduce[vulkan-795-50] \n"+
+		"step 19 loss 0.0312 grad-norm 1.7e-03\n[Quadrants] Starting on arch=cuda, device 30\n"), 1<<13)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tc := &textCounter{r: bytes.NewReader(data)}
+		io.Copy(io.Discard, tc)
+	}
+}

@@ -121,10 +121,13 @@ func Parse(r io.Reader) (Result, error) {
 func ParseIn(r io.Reader, dir string) (Result, error) {
 	p := NewParser()
 	p.SetInvocationDir(dir)
-	if err := lines.Each(r, maxLineBytes, "pytest log", func(line string) { p.Line(line) }); err != nil {
-		return p.Result(), err
-	}
-	return p.Result(), nil
+	// Most lines are printed output or passing results: quick takes them without a copy.
+	err := lines.EachBytes(r, maxLineBytes, "pytest log", markBlock, func(line []byte, m *blockMarks) {
+		if !p.quick(line, m) {
+			p.Line(string(line))
+		}
+	})
+	return p.Result(), err
 }
 
 // Line feeds one line (without its trailing newline) and returns the most
@@ -299,7 +302,7 @@ func (p *Parser) plain(s string) Event {
 		return ev
 	}
 	if node, rest := splitNodeID(s); looksLikeNodeID(node) {
-		if m := reVerboseTail.FindStringSubmatch(rest); m != nil {
+		if m := mayBeVerboseTail(rest); m != nil {
 			if o, ok := outcomeWords[m[1]]; ok {
 				return p.result(o, node, "")
 			}
@@ -319,7 +322,7 @@ func (p *Parser) plain(s string) Event {
 		// "F"; progress letters only appear before the report sections.
 		return Event{}
 	}
-	if m := reBareResult.FindStringSubmatch(s); m != nil {
+	if m := mayBeBareResult(s); m != nil {
 		if o, ok := outcomeWords[m[1]]; ok {
 			node := p.lastStarted
 			p.lastStarted = ""
@@ -397,12 +400,12 @@ func (p *Parser) header(s string) (Event, bool) {
 			return Event{Kind: EventCollected}, true
 		}
 	}
-	if m := reCreated.FindStringSubmatch(s); m != nil {
+	if m := findIfPrefix(reCreated, s, "created: "); m != nil {
 		p.workers = atoiCount(m[1])
 		p.headerSeen = true
 		return Event{}, true
 	}
-	if m := reWorkersItems.FindStringSubmatch(s); m != nil {
+	if m := findIfDigit(reWorkersItems, s); m != nil {
 		p.workers = atoiCount(m[1])
 		p.collected = atoiCount(m[2])
 		p.headerSeen = true
@@ -443,6 +446,9 @@ func (p *Parser) statusLine(s string) Event {
 // bare "F" or "." elsewhere is text, not a test (random text is not a failing run).
 func (p *Parser) letters(s string) Event {
 	if !p.headerSeen {
+		return Event{}
+	}
+	if !mayBeLetters(s) {
 		return Event{}
 	}
 	m := reLetters.FindStringSubmatch(s)

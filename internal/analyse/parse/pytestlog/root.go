@@ -30,7 +30,7 @@ func (p *Parser) rootHeader(s string) bool {
 		}
 		return true
 	}
-	if m := reRootPrefix.FindStringSubmatch(s); m != nil {
+	if m := findIfPrefix(reRootPrefix, s, "debugflow: "); m != nil {
 		if v, err := strconv.Unquote(m[1]); err == nil {
 			p.learnRoot(v)
 		}
