@@ -1,31 +1,27 @@
 package steps
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/ccache"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // The files of the build record in the artifact directory (docs/cache.md).
 const (
 	// TimingsFile holds the start and end of the timed steps (timer).
-	TimingsFile = "timings.json"
+	TimingsFile = evidencefiles.Timings
 	// BuildRecordFile is the build's wall time and what the caches gave it (identity
 	// --after-build): what `debugflow report` shows.
-	BuildRecordFile = "build.json"
+	BuildRecordFile = evidencefiles.BuildRecordFile
 )
 
 // The timed steps and the compiler cache tools, as the generated workflow names them.
@@ -50,20 +46,8 @@ const (
 // timerNameRe is a timer name: it becomes a JSON key and a word of the record.
 var timerNameRe = lazyre.New(`^[a-z][a-z0-9_-]{0,31}$`)
 
-// Timing is one timed step: Unix seconds of its start and end, and the seconds between; and
-// the CPU time of the step's shell and what it waited for (its commands: make, the compiler),
-// which a busy machine does not inflate as it does the wall time.
-type Timing struct {
-	Start   float64  `json:"start"`
-	End     *float64 `json:"end"`
-	Seconds *float64 `json:"seconds"`
-	// CPUStart is the shell's CPU seconds at the start and CPUPID the shell; CPUSeconds those
-	// spent until the stop (null when /proc could not be read, or the stop ran under another
-	// process: bash -c runs its last command in its own place).
-	CPUStart   *float64 `json:"cpu_start,omitempty"`
-	CPUPID     int      `json:"cpu_pid,omitempty"`
-	CPUSeconds *float64 `json:"cpu_seconds"`
-}
+// Timing is one timed step of timings.json (package evidencefiles owns it).
+type Timing = evidencefiles.Timing
 
 // TimerOptions configures `debugflow-step timer`.
 type TimerOptions struct {
@@ -110,7 +94,7 @@ func RunTimer(env *Env, opts TimerOptions) error {
 		}
 		timings[name] = t
 		fmt.Fprintf(env.Stdout, "timer %s started\n", name)
-		return writeJSON(path, timings)
+		return evidencefiles.WriteTimings(opts.Out, timings)
 	}
 	t, ok := timings[name]
 	if !ok {
@@ -126,7 +110,7 @@ func RunTimer(env *Env, opts TimerOptions) error {
 	}
 	timings[name] = t
 	fmt.Fprintln(env.Stdout, line)
-	return writeJSON(path, timings)
+	return evidencefiles.WriteTimings(opts.Out, timings)
 }
 
 // shellCPU reads the CPU seconds of process pid and the children it waited for.
@@ -139,52 +123,7 @@ func shellCPU(env *Env, pid int) (float64, bool) {
 }
 
 // ReadTimings reads timings.json of dir; a missing file is no timings.
-func ReadTimings(dir string) (map[string]Timing, error) {
-	b, err := readSmall(filepath.Join(dir, TimingsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Timing{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	timings := map[string]Timing{}
-	if err := json.Unmarshal(b, &timings); err != nil {
-		return nil, fmt.Errorf("%s: not valid JSON: %w", TimingsFile, err)
-	}
-	return timings, nil
-}
-
-// readSmall reads a small file of the artifact directory (at most 1 MiB).
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(&limitedReader{f: f, n: 1 << 20}); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	return b.Bytes(), nil
-}
-
-// limitedReader reads at most n bytes and fails beyond them.
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("larger than 1 MiB")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
-}
+func ReadTimings(dir string) (map[string]Timing, error) { return evidencefiles.LoadTimings(dir) }
 
 func unixSeconds(t time.Time) float64 {
 	return math.Round(float64(t.UnixNano())/1e6) / 1000
@@ -329,41 +268,12 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// BuildRecord is build.json: the install and build wall times, what each cache restored and
-// what the compiler cache answered.
-type BuildRecord struct {
-	// InstallSeconds and Seconds are the install and build steps' wall times (null when a
-	// step was not timed); CPUSeconds is the CPU time of the build's commands.
-	InstallSeconds *float64 `json:"install_seconds"`
-	Seconds        *float64 `json:"seconds"`
-	CPUSeconds     *float64 `json:"cpu_seconds"`
-	// Cache is each cache's state after its restore: hit, partial or miss.
-	Cache map[string]string `json:"cache"`
-	// Keys are the keys the restores looked for, Restored the keys of the entries they
-	// restored (an older one for partial).
-	Keys     map[string]string `json:"keys"`
-	Restored map[string]string `json:"restored"`
-	// Compiler is what the compiler cache answered during the build (null without one).
-	Compiler *CompilerRecord `json:"compiler"`
-	// Event and Ref are the run's GITHUB_EVENT_NAME and GITHUB_REF: GitHub scopes caches by
-	// ref, so a cache a pull_request run saved (refs/pull/N/merge) is not one a dispatch on the
-	// branch can restore, and the report says so when a cache missed.
-	Event string `json:"event,omitempty"`
-	Ref   string `json:"ref,omitempty"`
-}
-
-// CompilerRecord is the compiler cache's share of the build.
-type CompilerRecord struct {
-	Tool string `json:"tool"`
-	Dir  string `json:"dir"`
-	// Measured is false when the tool's statistics could not be read (sccache, whose server
-	// the build owns; ccache not found); Hits and Misses are then 0.
-	Measured bool  `json:"measured"`
-	Hits     int64 `json:"hits"`
-	Misses   int64 `json:"misses"`
-	// Note says why the statistics are missing ("" when measured).
-	Note string `json:"note"`
-}
+// BuildRecord is build.json and CompilerRecord its compiler cache's share (package
+// evidencefiles owns them).
+type (
+	BuildRecord    = evidencefiles.BuildRecord
+	CompilerRecord = evidencefiles.CompilerRecord
+)
 
 // BuildRecordOptions are the flags of `identity --after-build` that make the build record.
 type BuildRecordOptions struct {
@@ -474,55 +384,6 @@ func CompilerStats(ctx context.Context, env *Env, tool string) *CompilerRecord {
 	return c
 }
 
-// Lines renders the record for system_identity.txt and the step log.
-func (r *BuildRecord) Lines() []string {
-	var out []string
-	secs := func(p *float64) string {
-		if p == nil {
-			return "not timed"
-		}
-		return fmt.Sprintf("%.1f s", *p)
-	}
-	build := "build: " + secs(r.Seconds)
-	if r.CPUSeconds != nil {
-		build += fmt.Sprintf(" (CPU %.1f s)", *r.CPUSeconds)
-	}
-	out = append(out, "install: "+secs(r.InstallSeconds), build)
-	names := make([]string, 0, len(r.Cache))
-	for n := range r.Cache {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return cacheOrder(names[i]) < cacheOrder(names[j]) })
-	for _, n := range names {
-		line := fmt.Sprintf("cache %s: %s", n, r.Cache[n])
-		if k := r.Keys[n]; k != "" {
-			line += " (key " + k
-			if rk := r.Restored[n]; rk != "" && rk != k {
-				line += ", restored " + rk
-			}
-			line += ")"
-		}
-		out = append(out, line)
-	}
-	if c := r.Compiler; c != nil {
-		line := fmt.Sprintf("%s in %s: ", c.Tool, c.Dir)
-		if c.Measured {
-			line += fmt.Sprintf("%d hits, %d misses", c.Hits, c.Misses)
-		} else {
-			line += c.Note
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
-func cacheOrder(name string) int {
-	if i := slices.Index([]string{"toolchain", "pip", "compiler"}, name); i >= 0 {
-		return i
-	}
-	return 3
-}
-
 // recordBuild writes build.json and returns the lines for system_identity.txt; nothing when
 // there is nothing to record (no timer ran and no cache or compiler is named).
 func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOptions) ([]string, error) {
@@ -533,7 +394,7 @@ func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOpti
 	if err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, BuildRecordFile), rec); err != nil {
+	if err := evidencefiles.WriteBuildRecord(dir, rec); err != nil {
 		return nil, err
 	}
 	return rec.Lines(), nil
@@ -541,5 +402,5 @@ func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOpti
 
 // WriteBuildRecord writes rec as dir's build.json (`debugflow local` records its own build).
 func WriteBuildRecord(dir string, rec *BuildRecord) error {
-	return writeJSON(filepath.Join(dir, BuildRecordFile), rec)
+	return evidencefiles.WriteBuildRecord(dir, rec)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // The GPU core dump pass: one failing test rerun alone with the driver's core dump on
@@ -25,11 +26,11 @@ import (
 
 // Files written by coredump.
 const (
-	CoredumpLog     = "coredump.log"
-	CoredumpGDBLog  = "coredump_gdb.log"
-	CoredumpSummary = "coredump_summary.json"
+	CoredumpLog     = evidencefiles.CoredumpLog
+	CoredumpGDBLog  = evidencefiles.CoredumpGDBLog
+	CoredumpSummary = evidencefiles.CoredumpSummary
 	// CoredumpPrefix starts the name of the dump kept in the artifact directory.
-	CoredumpPrefix = "cuda_coredump_"
+	CoredumpPrefix = evidencefiles.CoredumpPrefix
 )
 
 // CoredumpGenerationFlags makes the dump lightweight: no global, shared, local or constant bank
@@ -71,30 +72,8 @@ type CoredumpOptions struct {
 	Dir string `flag:"-"`
 }
 
-// CoredumpResult is coredump_summary.json.
-type CoredumpResult struct {
-	Test     string `json:"test"`
-	Attempts int    `json:"attempts"`
-	// Dumped is set when a run wrote a GPU core dump.
-	Dumped bool `json:"dumped"`
-	// Dump is the dump's file name in the artifact directory ("" when none was kept).
-	Dump      string `json:"dump"`
-	DumpBytes int64  `json:"dump_bytes"`
-	MaxBytes  int64  `json:"max_bytes"`
-	// CudaGDB is the cuda-gdb that read the dump ("" when none was found).
-	CudaGDB string `json:"cuda_gdb"`
-	// Note says what is missing and why, in one line ("" when the dump was read).
-	Note string `json:"note"`
-	// Summary is the one-line verdict of the dump; Report the parsed details (from cuda-gdb,
-	// filled from the driver's progress lines).
-	Summary string          `json:"summary"`
-	Report  *cudagdb.Report `json:"report"`
-	// Cancelled is set when a signal ended the pass.
-	Cancelled bool `json:"cancelled"`
-	// NoTests says why the rerun's pytest ran no test ("pytest exit code 4: ..."): then no dump
-	// says nothing about the bug.
-	NoTests string `json:"no_tests,omitempty"`
-}
+// CoredumpResult is coredump_summary.json (package evidencefiles owns it).
+type CoredumpResult = evidencefiles.CoredumpResult
 
 // RunCoredump is `debugflow-step coredump`. A pass that finds nothing (no failing test, no
 // dump, no cuda-gdb) writes its summary with a Note and exits 0: it is evidence, never a reason
@@ -410,7 +389,7 @@ func finishCoredump(env *Env, out string, res *CoredumpResult) error {
 	if res.Report != nil {
 		res.Summary = res.Report.Summary()
 	}
-	if err := writeJSON(filepath.Join(out, CoredumpSummary), res); err != nil {
+	if err := evidencefiles.WriteCoredumpSummary(out, res); err != nil {
 		return err
 	}
 	if res.Summary != "" {

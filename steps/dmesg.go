@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/atomicfile"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io/fs"
 	"os"
@@ -31,7 +32,7 @@ import (
 //  4. no usable timestamp → everything.
 
 const (
-	dmesgStateFile = "dmesg_state.json"
+	dmesgStateFile = evidencefiles.DmesgState
 	anchorLines    = 5
 	dmesgTimeout   = 30 * time.Second
 )
@@ -285,7 +286,7 @@ func TakeSnapshot(ctx context.Context, env *Env, opts DmesgOptions) (*Snapshot, 
 	snap.New, snap.Method = newLinesSince(base, snap.Lines)
 
 	taken := env.Now()
-	file := "dmesg_" + opts.Name + ".log"
+	file := evidencefiles.DmesgLog(opts.Name)
 	if err := writeSnapshotFile(filepath.Join(opts.Out, file), snap, taken); err != nil {
 		return nil, err
 	}

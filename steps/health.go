@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // Runner health snapshots: nvidia-smi -q and --query-gpu CSV, at the start of the job
@@ -35,10 +36,10 @@ const HealthNote = "# debugflow: "
 
 // HealthQueryFile and HealthCSVFile are the files of snapshot name: the -q text and the
 // --query-gpu CSV.
-func HealthQueryFile(name string) string { return "gpu_health_" + name + ".txt" }
+func HealthQueryFile(name string) string { return evidencefiles.HealthQuery(name) }
 
 // HealthCSVFile is the --query-gpu CSV of snapshot name.
-func HealthCSVFile(name string) string { return "gpu_health_" + name + ".csv" }
+func HealthCSVFile(name string) string { return evidencefiles.HealthCSV(name) }
 
 // HealthOptions configures `debugflow-step health`.
 type HealthOptions struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	dfversion "github.com/debugflow/debugflow/internal/version"
 )
 
@@ -105,7 +106,7 @@ func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
 	if opts.Python == "" {
 		opts.Python = "python3"
 	}
-	path := filepath.Join(opts.Out, "system_identity.txt")
+	path := filepath.Join(opts.Out, evidencefiles.SystemIdentity)
 	if opts.AfterBuild {
 		return appendToolchain(ctx, env, opts, path)
 	}

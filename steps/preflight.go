@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 )
 
 // PreflightLog is the output of the reproducer's collection check, in the artifact directory.
-const PreflightLog = "preflight.log"
+const PreflightLog = evidencefiles.PreflightLog
 
 const (
 	// interpreterCheckTimeout bounds "can this interpreter import pytest".

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,14 +14,15 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
-// Files written by reproduce.
+// Files written by reproduce (package evidencefiles owns their names).
 const (
-	ReproducerLog     = "reproducer.log"
-	ReproducerSummary = "reproducer_summary.json"
-	XidAddedLog       = "xid_added.log"
+	ReproducerLog     = evidencefiles.ReproducerLog
+	ReproducerSummary = evidencefiles.ReproducerSummary
+	XidAddedLog       = evidencefiles.XidAddedLog
 )
 
 const (
@@ -124,45 +124,8 @@ type ReproduceOptions struct {
 	SkipPreflight bool `flag:"-"`
 }
 
-// ReproducerResult is reproducer_summary.json.
-type ReproducerResult struct {
-	Command    []string `json:"command"`
-	ExitCode   int      `json:"exit_code"`
-	Reproduced bool     `json:"reproduced"`
-	Cancelled  bool     `json:"cancelled"`
-	// Status is the run in one word: "stopped" (a signal ended it: the runner's step timeout
-	// or a cancel; StopSignal names it), "setup_failed", "reproduced", "not_reproduced" or
-	// "error" (pytest failed without failing tests).
-	Status       string `json:"status"`
-	StopSignal   string `json:"stop_signal,omitempty"`
-	StoppedEarly bool   `json:"stopped_early"`
-	StopReason   string `json:"stop_reason,omitempty"`
-	// SetupFailed is set when the preflight found the sweep could not test anything (no
-	// usable interpreter, a collection error, nothing selected): pytest's sweep never ran and
-	// ExitCode is ExitSetupFailed. SetupCause says why in one line.
-	SetupFailed     bool     `json:"setup_failed"`
-	SetupCause      string   `json:"setup_cause"`
-	PytestSignal    string   `json:"pytest_signal,omitempty"`
-	Count           int      `json:"count"`
-	Workers         int      `json:"workers"`
-	Select          string   `json:"select,omitempty"`
-	Paths           []string `json:"paths"`
-	DurationSeconds float64  `json:"duration_seconds"`
-	Collected       int      `json:"collected"`
-	Passed          int      `json:"passed"`
-	Failed          int      `json:"failed"`
-	Errors          int      `json:"errors"`
-	Skipped         int      `json:"skipped"`
-	Complete        bool     `json:"complete"`
-	NoTestsRan      bool     `json:"no_tests_ran"`
-	CrashedWorkers  []string `json:"crashed_workers"`
-	// Crashes pairs each crashed worker with the test it was running.
-	Crashes         []pytestlog.Crash `json:"crashes"`
-	FailedTests     []string          `json:"failed_tests"`
-	FailedBaseTests []string          `json:"failed_base_tests"`
-	// StepVersion is the debugflow-step that wrote the file (`debugflow-step --version`).
-	StepVersion string `json:"step_version"`
-}
+// ReproducerResult is reproducer_summary.json (package evidencefiles owns it).
+type ReproducerResult = evidencefiles.ReproducerResult
 
 // pytestCommand is the argv of the reproducer (without the interpreter
 // resolution, which is shown as given).
@@ -308,7 +271,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	// Evidence collection must survive the cancellation that ended pytest.
 	evCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*dmesgTimeout)
 	defer cancel()
-	if err := res.writeSummary(opts.Out); err != nil {
+	if err := evidencefiles.WriteReproducerSummary(opts.Out, res); err != nil {
 		return res, err
 	}
 	if err := writeXidAdded(evCtx, env, opts.Out, opts.DmesgSource); err != nil {
@@ -419,7 +382,7 @@ func beforeSweep(opts ReproduceOptions, argv []string, duration time.Duration) *
 func setupFailed(env *Env, opts ReproduceOptions, argv []string, start time.Time, se *SetupError, pf *preflightResult) (*ReproducerResult, error) {
 	res := beforeSweep(opts, argv, env.Now().Sub(start))
 	res.ExitCode, res.SetupFailed, res.SetupCause = ExitSetupFailed, true, se.Cause
-	if err := res.writeSummary(opts.Out); err != nil {
+	if err := evidencefiles.WriteReproducerSummary(opts.Out, res); err != nil {
 		return res, err
 	}
 	if pf != nil && len(pf.Output) > 0 {
@@ -444,7 +407,7 @@ func setupFailed(env *Env, opts ReproduceOptions, argv []string, start time.Time
 func cancelledBeforeSweep(ctx context.Context, env *Env, opts ReproduceOptions, argv []string, start time.Time) (*ReproducerResult, error) {
 	res := beforeSweep(opts, argv, env.Now().Sub(start))
 	res.Cancelled, res.ExitCode = true, cancelExitCode(ctx)
-	if err := res.writeSummary(opts.Out); err != nil {
+	if err := evidencefiles.WriteReproducerSummary(opts.Out, res); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(env.Stdout, "reproducer: cancelled before pytest started (exit code %d)\n", res.ExitCode)
@@ -679,35 +642,6 @@ func xidReport(snap *Snapshot) (text string, n int, err error) {
 	return b.String(), len(raw), nil
 }
 
-// writeSummary sets r's status and writes it as dir/reproducer_summary.json.
-func (r *ReproducerResult) writeSummary(dir string) error {
-	r.Status, r.StopSignal = r.status()
-	return writeJSON(filepath.Join(dir, ReproducerSummary), r)
-}
-
-// status is Status and StopSignal as the other fields say.
-func (r *ReproducerResult) status() (string, string) {
-	switch {
-	case r.Cancelled:
-		switch r.ExitCode {
-		case 128 + 2:
-			return "stopped", "SIGINT"
-		case 128 + 15:
-			return "stopped", "SIGTERM"
-		case 128 + 1:
-			return "stopped", "SIGHUP"
-		}
-		return "stopped", ""
-	case r.SetupFailed:
-		return "setup_failed", ""
-	case r.Reproduced:
-		return "reproduced", ""
-	case r.ExitCode == 0:
-		return "not_reproduced", ""
-	}
-	return "error", ""
-}
-
 // writeJSON writes v as indented JSON atomically.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -717,21 +651,10 @@ func writeJSON(path string, v any) error {
 	return atomicWrite(path, append(b, '\n'))
 }
 
-// LoadReproducerResult reads reproducer_summary.json from dir. The error
-// wraps fs.ErrNotExist when the reproducer never ran.
+// LoadReproducerResult reads reproducer_summary.json from dir, bounded. The error wraps
+// fs.ErrNotExist when the reproducer never ran.
 func LoadReproducerResult(dir string) (*ReproducerResult, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ReproducerSummary))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s not found in %s (did the reproducer run?): %w", ReproducerSummary, dir, err)
-		}
-		return nil, fmt.Errorf("read %s: %w", ReproducerSummary, err)
-	}
-	var r ReproducerResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", filepath.Join(dir, ReproducerSummary), err)
-	}
-	return &r, nil
+	return evidencefiles.LoadReproducerSummary(dir)
 }
 
 func nonNil[T any](s []T) []T {

@@ -14,14 +14,15 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // Files written by sanitize for the first tool of the ladder; every further tool T writes
 // sanitizer_T.log, sanitizer_T_summary.txt and sanitizer_T_summary.json (SanitizerFiles).
 const (
-	SanitizerLog         = "sanitizer.log"
-	SanitizerSummaryText = "sanitizer_summary.txt"
-	SanitizerSummaryJSON = "sanitizer_summary.json"
+	SanitizerLog         = evidencefiles.SanitizerLog
+	SanitizerSummaryText = evidencefiles.SanitizerSummaryText
+	SanitizerSummaryJSON = evidencefiles.SanitizerSummaryJSON
 )
 
 // SanitizerTools are compute-sanitizer's tools, in the order a ladder usually climbs them.
@@ -30,10 +31,7 @@ var SanitizerTools = []string{"memcheck", "racecheck", "initcheck", "synccheck"}
 // SanitizerFiles are the log, text summary and JSON summary of tool: the historical names for
 // the first tool of the ladder, sanitizer_TOOL* for the others.
 func SanitizerFiles(tool string, first bool) (log, text, json string) {
-	if first {
-		return SanitizerLog, SanitizerSummaryText, SanitizerSummaryJSON
-	}
-	return "sanitizer_" + tool + ".log", "sanitizer_" + tool + "_summary.txt", "sanitizer_" + tool + "_summary.json"
+	return evidencefiles.SanitizerFiles(tool, first)
 }
 
 // coreDumpVars are the driver's GPU core dump switches: the sanitizer run clears them (a dump
@@ -130,27 +128,8 @@ type SanitizeOptions struct {
 	Dir string `flag:"-"`
 }
 
-// SanitizerResult is one tool's sanitizer_summary.json: how the run was made plus the parsed
-// report (its fields inline).
-type SanitizerResult struct {
-	Command []string `json:"command"`
-	// Log is the log file of this tool.
-	Log string `json:"log"`
-	// Ladder is every tool of the run in order (in the first tool's summary only).
-	Ladder []string `json:"ladder,omitempty"`
-	// More are the results of the ladder's further tools, in order (each in its own file).
-	More []*SanitizerResult `json:"-"`
-	// Selection is "failed" when the tests came from the reproducer,
-	// "paths" when --when always ran the command-line selection.
-	Selection string   `json:"selection"`
-	Tests     []string `json:"tests"`
-	// Dropped are failing tests left out by --max-tests.
-	Dropped   []string `json:"dropped_tests"`
-	ExitCode  int      `json:"exit_code"`
-	Cancelled bool     `json:"cancelled"`
-	Findings  int      `json:"findings"`
-	*sanitizerlog.Report
-}
+// SanitizerResult is one tool's sanitizer_summary.json (package evidencefiles owns it).
+type SanitizerResult = evidencefiles.SanitizerResult
 
 // sanitizerTargets picks the tests to run: the reproducer's failing base
 // ids (capped), or the command-line selection with --when always. skip is
@@ -253,8 +232,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if err != nil {
 		// The report says "compute-sanitizer not available on this runner" and why, instead of
 		// only "sanitizer.log missing"; the step still fails: the spec asked for the sanitizer.
-		if werr := writeJSON(filepath.Join(opts.Out, SanitizerSummaryJSON), map[string]any{
-			"ladder": opts.Tools, "not_available": err.Error()}); werr != nil {
+		if werr := evidencefiles.WriteSanitizerUnavailable(opts.Out, opts.Tools, err.Error()); werr != nil {
 			env.warnf("%v", werr)
 		}
 		return nil, err
@@ -464,7 +442,7 @@ func writeSanitizerSummaries(dir, tool string, first bool, res *SanitizerResult)
 	if err := os.WriteFile(filepath.Join(dir, textName), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", textName, err)
 	}
-	return writeJSON(filepath.Join(dir, jsonName), res)
+	return evidencefiles.WriteSanitizerSummary(dir, jsonName, res)
 }
 
 func printSanitizer(env *Env, res *SanitizerResult) {

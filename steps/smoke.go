@@ -130,7 +130,7 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		CrashedWorkers: []string{}, Crashes: []pytestlog.Crash{}, FailedTests: []string{}, FailedBaseTests: []string{},
 		StepVersion: version.Get().String(),
 	}
-	if err := summary.writeSummary(opts.Out); err != nil {
+	if err := evidencefiles.WriteReproducerSummary(opts.Out, summary); err != nil {
 		return err
 	}
 	return &ExitError{Code: ExitSetupFailed, Err: fmt.Errorf("smoke: `%s` %s after %s: %s; the job stops before the reproducer (output in %s)",

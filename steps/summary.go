@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 
 	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/runner/jobmark"
 )
 
 // SummaryMarkdown is the file written by the summary verb.
-const SummaryMarkdown = "summary.md"
+const SummaryMarkdown = evidencefiles.SummaryMarkdown
 
 // DefaultArtifactName is the upload name of the artifact directory in the
 // reference workflow.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 func TestVerdict(t *testing.T) {
@@ -32,7 +34,7 @@ func TestVerdict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			if tt.summary != nil {
-				if err := tt.summary.writeSummary(out); err != nil {
+				if err := evidencefiles.WriteReproducerSummary(out, tt.summary); err != nil {
 					t.Fatal(err)
 				}
 			}

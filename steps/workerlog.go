@@ -3,6 +3,7 @@ package steps
 import (
 	_ "embed"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +12,7 @@ import (
 
 // WorkerLog is the worker record the reproducer writes into the artifact directory: one JSON
 // line per pytest process start and per test start and finish (parse/workerlog reads it).
-const WorkerLog = "workers.jsonl"
+const WorkerLog = evidencefiles.WorkerLog
 
 // workerLogModule is the plugin's module name, loaded with -p.
 const workerLogModule = "debugflow_worker_log"

@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // XidSummary is the file written by the xid verb.
-const XidSummary = "xid_summary.txt"
+const XidSummary = evidencefiles.XidSummary
 
 // XidOptions configures `debugflow-step xid`.
 type XidOptions struct {

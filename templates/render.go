@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 //go:embed files/*.tmpl
@@ -24,11 +26,11 @@ type file struct {
 // staged lists the files Stage writes, in order. Scripts are executable so they run as
 // ./run_reproducer.sh inside the tmate session.
 var staged = []file{
-	{"run_reproducer.sh", 0o755},
-	{"run_sanitizer.sh", 0o755},
-	{"repro_standalone.py", 0o755},
-	{"env.sh", 0o644},
-	{"README.md", 0o644},
+	{evidencefiles.RunReproducerScript, 0o755},
+	{evidencefiles.RunSanitizerScript, 0o755},
+	{evidencefiles.StandaloneScript, 0o755},
+	{evidencefiles.EnvScript, 0o644},
+	{evidencefiles.ReadmeFile, 0o644},
 }
 
 // Names returns the names of the files Stage writes, in the order it writes them.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/experiment/rounds"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
@@ -236,10 +237,10 @@ func printExperiment(res *rounds.Result, o *experimentOptions, stdout, stderr io
 	if err := c.WriteJSON(&js); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(o.Out, "experiment.json"), []byte(js.String()), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, evidencefiles.ExperimentJSON), []byte(js.String()), 0o644); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(o.Out, "experiment.md"), []byte(c.Markdown()), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, evidencefiles.ExperimentMarkdown), []byte(c.Markdown()), 0o644); err != nil {
 		return err
 	}
 	if o.JSON {

@@ -2,7 +2,6 @@ package bisect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +15,9 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
-	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/internal/runner/refrun"
 	"github.com/debugflow/debugflow/steps"
 )
@@ -248,7 +247,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // (setup failed: the tests do not exist or cannot be collected at this commit), or that ran
 // none, skips the commit; otherwise the trials per test (package experiment counts them).
 func readStep(ctx context.Context, dir string) (StepResult, error) {
-	sum, err := readSummary(dir)
+	sum, err := evidencefiles.LoadReproducerSummary(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return StepResult{Outcome: Skipped, Reason: "the reproducer did not run at this commit (no " + steps.ReproducerSummary + ": the build or the install failed?)"}, nil
@@ -268,38 +267,6 @@ func readStep(ctx context.Context, dir string) (StepResult, error) {
 		return StepResult{Outcome: Skipped, Reason: fmt.Sprintf("no test ran at this commit (pytest exit code %d)", sum.ExitCode)}, nil
 	}
 	return StepResult{Outcome: Observed, Tests: obs.Tests, Warnings: obs.Warnings}, nil
-}
-
-// stepSummary is what bisect needs from reproducer_summary.json.
-type stepSummary struct {
-	ExitCode    int    `json:"exit_code"`
-	Cancelled   bool   `json:"cancelled"`
-	SetupFailed bool   `json:"setup_failed"`
-	SetupCause  string `json:"setup_cause"`
-}
-
-const maxSummaryBytes = 16 << 20
-
-// readSummary reads reproducer_summary.json, bounded and regular files only (a downloaded
-// folder may hold anything).
-func readSummary(dir string) (stepSummary, error) {
-	var s stepSummary
-	f, _, err := readfile.Open(filepath.Join(dir, steps.ReproducerSummary))
-	if err != nil {
-		return s, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
-	switch {
-	case err != nil:
-		return s, fmt.Errorf("read %s: %w", steps.ReproducerSummary, err)
-	case len(b) > maxSummaryBytes:
-		return s, fmt.Errorf("%s is larger than %d bytes", steps.ReproducerSummary, maxSummaryBytes)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("parse %s in %s: %w", steps.ReproducerSummary, dir, err)
-	}
-	return s, nil
 }
 
 // SyncWriter serialises writes to w: the session's lines and the watchers of the runs in

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
@@ -66,7 +66,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	default:
 		return nil, err
 	}
-	sum, err := loadSummary(dir)
+	sum, err := evidencefiles.LoadReproducerSummary(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the repeat count is unknown: %w", dir, err)
 	}
@@ -115,13 +115,13 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 // gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the
 // one before; none when neither was taken): which physical GPU the trials ran on.
 func gpuUUIDs(ctx context.Context, dir string) []string {
-	for _, name := range []string{"gpu_health_after", "gpu_health_before"} {
+	for _, name := range []string{evidencefiles.HealthAfter, evidencefiles.HealthBefore} {
 		var q, c nvsmi.Snapshot
-		if f, _, err := readfile.Open(filepath.Join(dir, name+".txt")); err == nil {
+		if f, _, err := readfile.Open(filepath.Join(dir, evidencefiles.HealthQuery(name))); err == nil {
 			q, _ = nvsmi.ParseQuery(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
 			f.Close()
 		}
-		if f, _, err := readfile.Open(filepath.Join(dir, name+".csv")); err == nil {
+		if f, _, err := readfile.Open(filepath.Join(dir, evidencefiles.HealthCSV(name))); err == nil {
 			c, _ = nvsmi.ParseCSV(readfile.WithContext(ctx, io.LimitReader(f, maxHealthBytes)))
 			f.Close()
 		}
@@ -140,46 +140,12 @@ func gpuUUIDs(ctx context.Context, dir string) []string {
 
 // The reproduce step's files (docs/design.md).
 const (
-	reproducerLog     = "reproducer.log"
-	reproducerSummary = "reproducer_summary.json"
-	maxSummaryBytes   = 16 << 20
+	reproducerLog     = evidencefiles.ReproducerLog
+	reproducerSummary = evidencefiles.ReproducerSummary
 	maxLogBytes       = 128 << 20 // trials are counted in the first 128 MiB of reproducer.log
 	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
 	maxHealthBytes = 8 << 20
 )
-
-// summary is the part of reproducer_summary.json an experiment needs.
-type summary struct {
-	Count        int    `json:"count"`
-	ExitCode     int    `json:"exit_code"`
-	Cancelled    bool   `json:"cancelled"`
-	StoppedEarly bool   `json:"stopped_early"`
-	Complete     bool   `json:"complete"`
-	NoTestsRan   bool   `json:"no_tests_ran"`
-	SetupFailed  bool   `json:"setup_failed"`
-	SetupCause   string `json:"setup_cause"`
-}
-
-// loadSummary reads reproducer_summary.json, bounded (it lists the failed ids).
-func loadSummary(dir string) (summary, error) {
-	var s summary
-	f, _, err := readfile.Open(filepath.Join(dir, reproducerSummary))
-	if err != nil {
-		return s, fmt.Errorf("%s: %w", reproducerSummary, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
-	switch {
-	case err != nil:
-		return s, fmt.Errorf("read %s: %w", reproducerSummary, err)
-	case len(b) > maxSummaryBytes:
-		return s, fmt.Errorf("%s is larger than %d bytes", reproducerSummary, maxSummaryBytes)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("parse %s: %w", reproducerSummary, err)
-	}
-	return s, nil
-}
 
 // label is how a folder without ref.json is named in messages.
 func (o *Observation) label() string {

@@ -16,12 +16,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // File is the file's name in an artifact folder.
-const File = "ref.json"
+const File = evidencefiles.RefInfo
 
 // maxBytes bounds the read of a ref.json.
 const maxBytes = 64 << 10

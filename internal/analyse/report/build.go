@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"math"
 	"sort"
@@ -10,7 +11,7 @@ import (
 
 // BuildRecord is the build record of the step runner (identity --after-build): the install
 // and build wall times and what the caches gave them (docs/cache.md).
-const BuildRecord = "build.json"
+const BuildRecord = evidencefiles.BuildRecordFile
 
 // Build is the build's wall time and what the caches gave it: `"build"` in `--json`.
 type Build struct {
@@ -55,16 +56,7 @@ const maxRecordCaches = 16
 // loadBuild reads build.json; what a hostile or damaged record holds beyond the shape is
 // dropped with a note.
 func (v *loader) loadBuild(name string) error {
-	var raw struct {
-		Seconds        *float64          `json:"seconds"`
-		InstallSeconds *float64          `json:"install_seconds"`
-		CPUSeconds     *float64          `json:"cpu_seconds"`
-		Cache          map[string]string `json:"cache"`
-		Restored       map[string]string `json:"restored"`
-		Compiler       *BuildCompiler    `json:"compiler"`
-		Event          string            `json:"event"`
-		Ref            string            `json:"ref"`
-	}
+	var raw evidencefiles.BuildRecord
 	ok, err := v.readJSON(name, &raw)
 	if err != nil || !ok {
 		return err
@@ -98,12 +90,12 @@ func (v *loader) loadBuild(name string) error {
 			b.Restored[n] = clip(r, 512)
 		}
 	}
-	if c := raw.Compiler; c != nil {
+	if r := raw.Compiler; r != nil {
+		c := &BuildCompiler{Tool: clip(r.Tool, 64), Measured: r.Measured, Hits: r.Hits, Misses: r.Misses, Note: clip(r.Note, 512)}
 		if c.Hits < 0 || c.Misses < 0 {
 			v.note("%s: negative compiler cache counts dropped", name)
 			c.Measured, c.Hits, c.Misses = false, 0, 0
 		}
-		c.Tool, c.Note = clip(c.Tool, 64), clip(c.Note, 512)
 		b.Compiler = c
 	}
 	if eventRe.MatchString(raw.Event) {

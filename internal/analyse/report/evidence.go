@@ -11,19 +11,20 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // The artifact files of the deeper evidence: the worker record, the sanitizer ladder's further
 // tools, the GPU core dump pass and the runner health snapshots.
 const (
-	WorkerLog           = "workers.jsonl"
-	SanitizerSummary    = "sanitizer_summary.json"
-	CoredumpSummary     = "coredump_summary.json"
-	CoredumpGDBLog      = "coredump_gdb.log"
-	CoredumpLog         = "coredump.log"
-	healthBefore        = "before"
-	healthAfter         = "after"
+	WorkerLog           = evidencefiles.WorkerLog
+	SanitizerSummary    = evidencefiles.SanitizerSummaryJSON
+	CoredumpSummary     = evidencefiles.CoredumpSummary
+	CoredumpGDBLog      = evidencefiles.CoredumpGDBLog
+	CoredumpLog         = evidencefiles.CoredumpLog
+	healthBefore        = evidencefiles.HealthBefore
+	healthAfter         = evidencefiles.HealthAfter
 	healthNote          = "# debugflow: "
 	notAvailableRunner  = "not available on this runner"
 	maxTimelineTests    = 5000
@@ -32,11 +33,14 @@ const (
 )
 
 // SanitizerLogOf is the log of a ladder tool after the first (the first writes sanitizer.log).
-func SanitizerLogOf(tool string) string { return "sanitizer_" + tool + ".log" }
+func SanitizerLogOf(tool string) string {
+	log, _, _ := evidencefiles.SanitizerFiles(tool, false)
+	return log
+}
 
 // HealthFiles are the -q text and the CSV of health snapshot name.
 func HealthFiles(name string) (query, csv string) {
-	return "gpu_health_" + name + ".txt", "gpu_health_" + name + ".csv"
+	return evidencefiles.HealthQuery(name), evidencefiles.HealthCSV(name)
 }
 
 // Timeline is which tests each pytest process ran, in order, when workers crashed and which
@@ -174,10 +178,7 @@ func (v *loader) loadEvidence(have map[string]bool) error {
 func (v *loader) loadLadder(have map[string]bool) error {
 	var ladder []string
 	if have[SanitizerSummary] {
-		var s struct {
-			Ladder       []string `json:"ladder"`
-			NotAvailable string   `json:"not_available"`
-		}
+		var s evidencefiles.SanitizerResult
 		if ok, err := v.readJSON(SanitizerSummary, &s); err != nil {
 			return err
 		} else if ok {
@@ -239,7 +240,8 @@ func (v *loader) loadLadder(have map[string]bool) error {
 // evidenceInputs are the files of the deeper evidence Load reads when present.
 var evidenceInputs = []string{WorkerLog, SanitizerSummary, CoredumpSummary, CoredumpGDBLog, CoredumpLog,
 	SanitizerLogOf("memcheck"), SanitizerLogOf("racecheck"), SanitizerLogOf("initcheck"), SanitizerLogOf("synccheck"),
-	"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv", BuildRecord}
+	evidencefiles.HealthQuery(healthBefore), evidencefiles.HealthCSV(healthBefore),
+	evidencefiles.HealthQuery(healthAfter), evidencefiles.HealthCSV(healthAfter), BuildRecord}
 
 // readJSON decodes a small JSON file of the step runner (bounded like reproducer_summary.json);
 // a file that cannot be read or decoded is skipped with the reason.
@@ -430,21 +432,10 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// coredumpFile is the part of coredump_summary.json the verdict uses.
-type coredumpFile struct {
-	Test      string `json:"test"`
-	Attempts  int    `json:"attempts"`
-	Dumped    bool   `json:"dumped"`
-	Dump      string `json:"dump"`
-	DumpBytes int64  `json:"dump_bytes"`
-	CudaGDB   string `json:"cuda_gdb"`
-	Note      string `json:"note"`
-}
-
 // loadCoredump reads the core dump pass: its summary for what ran, cuda-gdb's output and the
 // driver's progress lines (coredump.log) for the facts.
 func (v *loader) loadCoredump(have map[string]bool) error {
-	var f coredumpFile
+	var f evidencefiles.CoredumpResult
 	if have[CoredumpSummary] {
 		if _, err := v.readJSON(CoredumpSummary, &f); err != nil {
 			return err

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"math"
 	"strconv"
 	"strings"
@@ -173,7 +174,7 @@ func (v *Verdict) runnerLine() string {
 func (v *Verdict) gpuLines() []string {
 	h := v.Health
 	if h == nil {
-		return []string{"not recorded (" + v.absent("gpu_health_before.txt") + ")"}
+		return []string{"not recorded (" + v.absent(evidencefiles.HealthQuery(healthBefore)) + ")"}
 	}
 	snap, note := h.After, h.AfterNote
 	if snap == nil || len(snap.GPUs) == 0 {

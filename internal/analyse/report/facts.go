@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func (v *Verdict) xidAbsent() string {
 		return "kernel log " + notAvailableRunner + " (" + why + ")"
 	}
 	for _, s := range v.Run.Skipped {
-		if s.Name == XidAddedLog || strings.HasPrefix(s.Name, "dmesg_") {
+		if s.Name == XidAddedLog || strings.HasPrefix(s.Name, evidencefiles.DmesgPrefix) {
 			return "unknown (" + s.Name + " skipped)"
 		}
 	}

@@ -17,21 +17,23 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
 // The artifact files a verdict is built from (docs/design.md, "Files in the artifact directory").
+// Package evidencefiles owns their names.
 const (
-	ReproducerLog     = "reproducer.log"
-	ReproducerSummary = "reproducer_summary.json"
-	SanitizerLog      = "sanitizer.log"
-	XidAddedLog       = "xid_added.log"
+	ReproducerLog     = evidencefiles.ReproducerLog
+	ReproducerSummary = evidencefiles.ReproducerSummary
+	SanitizerLog      = evidencefiles.SanitizerLog
+	XidAddedLog       = evidencefiles.XidAddedLog
 	// PreflightLog is the output of the reproducer's collection check (pytest --collect-only).
-	PreflightLog  = "preflight.log"
-	DmesgStartLog = "dmesg_start.log"
-	dmesgFinalLog = "dmesg_final.log"
+	PreflightLog = evidencefiles.PreflightLog
 	// DmesgGlob matches the kernel log snapshots (dmesg_start.log, dmesg_final.log, ...).
-	DmesgGlob = "dmesg_*.log"
+	DmesgGlob     = evidencefiles.DmesgGlob
+	DmesgStartLog = evidencefiles.DmesgStartLog
+	dmesgFinalLog = evidencefiles.DmesgFinalLog
 )
 
 // inputs names the files Load looks for, for the error message of an empty directory.
@@ -43,7 +45,7 @@ var ErrNoInputs = errors.New("no artifact files")
 // StagedHelpers are the files the stage step writes for a person who reruns the failure
 // (debugflow-step stage), as the summary names them; a folder holds them only when its job
 // staged them (the experiment's jobs do not).
-var StagedHelpers = []string{"README.md", "run_reproducer.sh", "run_sanitizer.sh"}
+var StagedHelpers = []string{evidencefiles.ReadmeFile, evidencefiles.RunReproducerScript, evidencefiles.RunSanitizerScript}
 
 // Load reads the artifact directory dir and builds its verdict with DefaultLimits; see
 // LoadContext.
@@ -290,36 +292,6 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 // about 60 bytes).
 const maxStepVersion = 200
 
-// summaryFile is the part of reproducer_summary.json the verdict uses.
-type summaryFile struct {
-	Command         []string  `json:"command"`
-	ExitCode        *int      `json:"exit_code"`
-	Reproduced      bool      `json:"reproduced"`
-	Cancelled       bool      `json:"cancelled"`
-	StopSignal      string    `json:"stop_signal"`
-	StoppedEarly    bool      `json:"stopped_early"`
-	SetupFailed     bool      `json:"setup_failed"`
-	SetupCause      string    `json:"setup_cause"`
-	Count           int       `json:"count"`
-	Workers         int       `json:"workers"`
-	DurationSeconds float64   `json:"duration_seconds"`
-	Passed          int       `json:"passed"`
-	Failed          int       `json:"failed"`
-	Errors          int       `json:"errors"`
-	Skipped         int       `json:"skipped"`
-	Complete        bool      `json:"complete"`
-	CrashedWorkers  []string  `json:"crashed_workers"`
-	Crashes         []crashJS `json:"crashes"`
-	FailedTests     []string  `json:"failed_tests"`
-	FailedBaseTests []string  `json:"failed_base_tests"`
-	StepVersion     string    `json:"step_version"`
-}
-
-type crashJS struct {
-	Worker string `json:"worker"`
-	NodeID string `json:"node_id"`
-}
-
 // loadSummary reads reproducer_summary.json into v.Run and returns its reproducer section, used
 // when reproducer.log is missing or skipped. A summary that is not a regular file, is larger
 // than Limits.SummaryBytes or is not valid JSON is skipped.
@@ -334,7 +306,7 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 		v.skip(name, fmt.Errorf("%s, over the %s limit", sizeText(st.Size()), sizeText(v.limits.SummaryBytes)))
 		return nil, nil
 	}
-	var s summaryFile
+	var s evidencefiles.ReproducerResult
 	err = json.NewDecoder(readfile.WithContext(v.ctx, io.LimitReader(f, v.limits.SummaryBytes))).Decode(&s)
 	if cerr := v.cancelled(name); cerr != nil {
 		return nil, cerr
@@ -354,9 +326,11 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	}
 	v.Run.HasSummary = true
 	v.Run.Command = s.Command
-	v.Run.ExitCode = s.ExitCode
-	if s.ExitCode != nil && *s.ExitCode < 0 {
-		v.note("%s: exit_code %d is negative: ignored", name, *s.ExitCode)
+	if s.HasExitCode() {
+		v.Run.ExitCode = &s.ExitCode
+	}
+	if s.HasExitCode() && s.ExitCode < 0 {
+		v.note("%s: exit_code %d is negative: ignored", name, s.ExitCode)
 		v.Run.ExitCode = nil
 	}
 	v.Run.ReproducedBySummary = s.Reproduced

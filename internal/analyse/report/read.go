@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"syscall"
 
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
@@ -26,8 +27,9 @@ type Limits struct {
 	SummaryBytes int64
 }
 
-// DefaultLimits are the limits of `debugflow report` and of the summary step.
-var DefaultLimits = Limits{SummaryBytes: 32 << 20}
+// DefaultLimits are the limits of `debugflow report` and of the summary step: a JSON file of
+// the folder is read up to the bound every other reader of it has.
+var DefaultLimits = Limits{SummaryBytes: evidencefiles.MaxJSONBytes}
 
 // maxSnapshots is the most dmesg_*.log snapshots Load compares; a folder with more is
 // hostile or broken, and the ones beyond are skipped with a note.

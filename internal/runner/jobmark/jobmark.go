@@ -20,16 +20,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // File is the marker's name in an evidence folder.
-const File = "job.json"
+const File = evidencefiles.JobMarker
 
 // LeftoverDir is the subfolder the files another job left behind are moved to: out of the
 // way of every reader, still in the artifact for whoever wants to look.
-const LeftoverDir = "leftover"
+const LeftoverDir = evidencefiles.LeftoverDir
 
 // maxBytes bounds the read of a job.json.
 const maxBytes = 64 << 10

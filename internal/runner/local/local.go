@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/runner/jobmark"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
 	"github.com/debugflow/debugflow/internal/spec"
@@ -289,7 +290,7 @@ func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts 
 	if err := steps.RunIdentity(ctx, quiet, idOpts); err != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("identity: %w", err)
 	}
-	fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, "system_identity.txt"))
+	fmt.Fprintf(out, "    wrote %s\n", filepath.Join(opts.Out, evidencefiles.SystemIdentity))
 	fmt.Fprintf(out, "    GPU health before the run: %s\n", healthLine(opts.Out, steps.HealthBefore))
 
 	how := ""

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/textsafe"
@@ -191,7 +192,7 @@ func (e *SetupError) ExitCode() int { return steps.ExitSetupFailed }
 
 // SetupLog is the file of a ref's folder that receives its install and build commands and
 // their output.
-const SetupLog = "setup.log"
+const SetupLog = evidencefiles.SetupLog
 
 // setup runs the spec's install and build in the worktree as the workflow's steps do (package
 // jobsetup), then its smoke test. The commands and their output go to out/setup.log (and to

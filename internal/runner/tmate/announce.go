@@ -2,6 +2,7 @@ package tmate
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // TextFile is the name, in the output directory, of the human-readable
 // record of the session: SSH command, access, times and end reason.
-const TextFile = "tmate.txt"
+const TextFile = evidencefiles.TmateText
 
 // clockFormat prints deadlines the way a user compares them with a clock.
 const clockFormat = "15:04:05 MST"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"io"
 	"io/fs"
 	"os"
@@ -14,7 +15,7 @@ import (
 // StateFile is the name, in the output directory, of the record that --detach
 // leaves for --wait (the blocking gate writes it too while it runs, so that an
 // operator can find the socket).
-const StateFile = "tmate_state.json"
+const StateFile = evidencefiles.TmateState
 
 // stateVersion changes when the state layout does; another version is stale.
 const stateVersion = 1

@@ -1,0 +1,92 @@
+package evidencefiles
+
+// The files of the evidence folder, by name (Files says who writes and reads each).
+const (
+	// JobMarker makes the folder one job's own (package jobmark).
+	JobMarker = "job.json"
+	// LeftoverDir receives the files another job left in the folder (package jobmark).
+	LeftoverDir = "leftover"
+	// Timings holds the start and end of the timed steps (timer).
+	Timings = "timings.json"
+	// BuildRecordFile is the build's wall time and what the caches gave it (identity
+	// --after-build): what `debugflow report` shows.
+	BuildRecordFile     = "build.json"
+	SystemIdentity      = "system_identity.txt"
+	ReadmeFile          = "README.md"
+	EnvScript           = "env.sh"
+	RunReproducerScript = "run_reproducer.sh"
+	RunSanitizerScript  = "run_sanitizer.sh"
+	StandaloneScript    = "repro_standalone.py"
+	// SetupLog receives a ref's install and build commands in a local experiment (refrun).
+	SetupLog = "setup.log"
+	// TmateText and TmateState are the gate's (package tmate).
+	TmateText  = "tmate.txt"
+	TmateState = "tmate_state.json"
+	// PreflightLog is the output of the reproducer's collection check (pytest --collect-only).
+	PreflightLog      = "preflight.log"
+	ReproducerLog     = "reproducer.log"
+	ReproducerSummary = "reproducer_summary.json"
+	// WorkerLog is the worker record (package workerlog parses it).
+	WorkerLog   = "workers.jsonl"
+	XidAddedLog = "xid_added.log"
+	XidSummary  = "xid_summary.txt"
+	// The first sanitizer tool's files; every further tool's are SanitizerFiles(tool, false).
+	SanitizerLog         = "sanitizer.log"
+	SanitizerSummaryText = "sanitizer_summary.txt"
+	SanitizerSummaryJSON = "sanitizer_summary.json"
+	CoredumpLog          = "coredump.log"
+	CoredumpGDBLog       = "coredump_gdb.log"
+	CoredumpSummary      = "coredump_summary.json"
+	// CoredumpPrefix starts the name of a GPU core dump kept in the folder.
+	CoredumpPrefix      = "cuda_coredump_"
+	SummaryMarkdown     = "summary.md"
+	StepSummaryMarkdown = "step_summary.md"
+	// RefInfo says which ref an experiment's folder measured (package refinfo).
+	RefInfo            = "ref.json"
+	ExperimentJSON     = "experiment.json"
+	ExperimentMarkdown = "experiment.md"
+	// DmesgState keeps the dmesg snapshots' marks (the dmesg verb's own).
+	DmesgState = "dmesg_state.json"
+	// DmesgGlob matches the kernel log snapshots (dmesg_start.log, dmesg_final.log, ...).
+	DmesgGlob = "dmesg_*.log"
+)
+
+// The dmesg snapshots every debug job takes, and the health snapshots.
+const (
+	DmesgStart           = "start"
+	DmesgAfterReproducer = "after_reproducer"
+	DmesgFinal           = "final"
+	HealthBefore         = "before"
+	HealthAfter          = "after"
+)
+
+// The kernel log snapshots before the reproducer and at the end of the job.
+const (
+	DmesgStartLog = DmesgPrefix + DmesgStart + ".log"
+	DmesgFinalLog = DmesgPrefix + DmesgFinal + ".log"
+)
+
+// DmesgPrefix starts the name of every kernel log snapshot (and of the snapshots' state).
+const DmesgPrefix = "dmesg_"
+
+// DmesgLog is the kernel log snapshot name: dmesg_NAME.log.
+func DmesgLog(name string) string { return DmesgPrefix + name + ".log" }
+
+// HealthQuery is the `nvidia-smi -q` text of health snapshot name.
+func HealthQuery(name string) string { return "gpu_health_" + name + ".txt" }
+
+// HealthCSV is the `nvidia-smi --query-gpu` CSV of health snapshot name.
+func HealthCSV(name string) string { return "gpu_health_" + name + ".csv" }
+
+// SanitizerFiles are the log, text summary and JSON summary of tool: the historical names for
+// the first tool of the ladder, sanitizer_TOOL* for the others.
+func SanitizerFiles(tool string, first bool) (log, text, json string) {
+	if first {
+		return SanitizerLog, SanitizerSummaryText, SanitizerSummaryJSON
+	}
+	return sanitizerLog(tool), sanitizerText(tool), sanitizerJSON(tool)
+}
+
+func sanitizerLog(tool string) string  { return "sanitizer_" + tool + ".log" }
+func sanitizerText(tool string) string { return "sanitizer_" + tool + "_summary.txt" }
+func sanitizerJSON(tool string) string { return "sanitizer_" + tool + "_summary.json" }

@@ -1,0 +1,116 @@
+package evidencefiles
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+)
+
+// ReproducerResult is reproducer_summary.json: what the reproduce step ran and found. The
+// reproduce and smoke steps write it; the sanitize, coredump and verdict steps, the report,
+// the experiment and bisect read it.
+type ReproducerResult struct {
+	Command    []string `json:"command"`
+	ExitCode   int      `json:"exit_code"`
+	Reproduced bool     `json:"reproduced"`
+	Cancelled  bool     `json:"cancelled"`
+	// Status is the run in one word: "stopped" (a signal ended it: the runner's step timeout
+	// or a cancel; StopSignal names it), "setup_failed", "reproduced", "not_reproduced" or
+	// "error" (pytest failed without failing tests). WriteReproducerSummary sets it.
+	Status       string `json:"status"`
+	StopSignal   string `json:"stop_signal,omitempty"`
+	StoppedEarly bool   `json:"stopped_early"`
+	StopReason   string `json:"stop_reason,omitempty"`
+	// SetupFailed is set when the preflight found the sweep could not test anything (no
+	// usable interpreter, a collection error, nothing selected): pytest's sweep never ran and
+	// ExitCode is 6 (setup failed). SetupCause says why in one line.
+	SetupFailed     bool     `json:"setup_failed"`
+	SetupCause      string   `json:"setup_cause"`
+	PytestSignal    string   `json:"pytest_signal,omitempty"`
+	Count           int      `json:"count"`
+	Workers         int      `json:"workers"`
+	Select          string   `json:"select,omitempty"`
+	Paths           []string `json:"paths"`
+	DurationSeconds float64  `json:"duration_seconds"`
+	Collected       int      `json:"collected"`
+	Passed          int      `json:"passed"`
+	Failed          int      `json:"failed"`
+	Errors          int      `json:"errors"`
+	Skipped         int      `json:"skipped"`
+	Complete        bool     `json:"complete"`
+	NoTestsRan      bool     `json:"no_tests_ran"`
+	CrashedWorkers  []string `json:"crashed_workers"`
+	// Crashes pairs each crashed worker with the test it was running.
+	Crashes         []pytestlog.Crash `json:"crashes"`
+	FailedTests     []string          `json:"failed_tests"`
+	FailedBaseTests []string          `json:"failed_base_tests"`
+	// StepVersion is the debugflow-step that wrote the file (`debugflow-step --version`).
+	StepVersion string `json:"step_version"`
+
+	// hasExitCode is whether the file read had an exit_code (a file from elsewhere may not).
+	hasExitCode bool
+}
+
+// HasExitCode reports whether the file s was decoded from had an exit_code; a summary built in
+// memory has one.
+func (s *ReproducerResult) HasExitCode() bool { return s.hasExitCode }
+
+// UnmarshalJSON decodes the file and notes whether it had an exit_code.
+func (s *ReproducerResult) UnmarshalJSON(b []byte) error {
+	type plain ReproducerResult
+	w := struct {
+		*plain
+		ExitCode *int `json:"exit_code"`
+	}{plain: (*plain)(s)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	s.ExitCode, s.hasExitCode = 0, w.ExitCode != nil
+	if w.ExitCode != nil {
+		s.ExitCode = *w.ExitCode
+	}
+	return nil
+}
+
+// RunStatus is Status and StopSignal as the other fields say.
+func (s *ReproducerResult) RunStatus() (status, signal string) {
+	switch {
+	case s.Cancelled:
+		switch s.ExitCode {
+		case 128 + 2:
+			return "stopped", "SIGINT"
+		case 128 + 15:
+			return "stopped", "SIGTERM"
+		case 128 + 1:
+			return "stopped", "SIGHUP"
+		}
+		return "stopped", ""
+	case s.SetupFailed:
+		return "setup_failed", ""
+	case s.Reproduced:
+		return "reproduced", ""
+	case s.ExitCode == 0:
+		return "not_reproduced", ""
+	}
+	return "error", ""
+}
+
+// WriteReproducerSummary sets s's Status and StopSignal and writes dir/reproducer_summary.json.
+func WriteReproducerSummary(dir string, s *ReproducerResult) error {
+	s.Status, s.StopSignal = s.RunStatus()
+	return writeJSON(dir, ReproducerSummary, s)
+}
+
+// LoadReproducerSummary reads dir/reproducer_summary.json, bounded (MaxJSONBytes). The error
+// wraps fs.ErrNotExist when the reproducer never ran.
+func LoadReproducerSummary(dir string) (*ReproducerResult, error) {
+	var s ReproducerResult
+	if err := loadJSON(dir, ReproducerSummary, &s); err != nil {
+		if notFound(err) {
+			return nil, fmt.Errorf("%s not found in %s (did the reproducer run?): %w", ReproducerSummary, dir, err)
+		}
+		return nil, err
+	}
+	return &s, nil
+}

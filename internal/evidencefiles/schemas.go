@@ -1,0 +1,238 @@
+package evidencefiles
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+)
+
+// SanitizerResult is one tool's sanitizer_summary.json (sanitizer_TOOL_summary.json for the
+// ladder's further tools): how the run was made plus the parsed report (its fields inline).
+// When no compute-sanitizer was found, the file holds only Ladder and NotAvailable
+// (WriteSanitizerUnavailable).
+type SanitizerResult struct {
+	Command []string `json:"command"`
+	// Log is the log file of this tool.
+	Log string `json:"log"`
+	// Ladder is every tool of the run in order (in the first tool's summary only).
+	Ladder []string `json:"ladder,omitempty"`
+	// More are the results of the ladder's further tools, in order (each in its own file).
+	More []*SanitizerResult `json:"-"`
+	// Selection is "failed" when the tests came from the reproducer,
+	// "paths" when --when always ran the command-line selection.
+	Selection string   `json:"selection"`
+	Tests     []string `json:"tests"`
+	// Dropped are failing tests left out by --max-tests.
+	Dropped   []string `json:"dropped_tests"`
+	ExitCode  int      `json:"exit_code"`
+	Cancelled bool     `json:"cancelled"`
+	Findings  int      `json:"findings"`
+	// NotAvailable says why no tool ran: no compute-sanitizer was found (then it is the only
+	// field with Ladder).
+	NotAvailable string `json:"not_available,omitempty"`
+	*sanitizerlog.Report
+}
+
+// WriteSanitizerSummary writes res as dir/name (SanitizerFiles gives the name of each tool's).
+func WriteSanitizerSummary(dir, name string, res *SanitizerResult) error {
+	return writeJSON(dir, name, res)
+}
+
+// WriteSanitizerUnavailable writes the first tool's summary when no compute-sanitizer was
+// found: the ladder asked for and why none ran, nothing else.
+func WriteSanitizerUnavailable(dir string, ladder []string, why string) error {
+	return writeJSON(dir, SanitizerSummaryJSON, struct {
+		Ladder       []string `json:"ladder"`
+		NotAvailable string   `json:"not_available"`
+	}{ladder, why})
+}
+
+// LoadSanitizerSummary reads dir/name, bounded (MaxJSONBytes).
+func LoadSanitizerSummary(dir, name string) (*SanitizerResult, error) {
+	var s SanitizerResult
+	if err := loadJSON(dir, name, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// CoredumpResult is coredump_summary.json.
+type CoredumpResult struct {
+	Test     string `json:"test"`
+	Attempts int    `json:"attempts"`
+	// Dumped is set when a run wrote a GPU core dump.
+	Dumped bool `json:"dumped"`
+	// Dump is the dump's file name in the artifact directory ("" when none was kept).
+	Dump      string `json:"dump"`
+	DumpBytes int64  `json:"dump_bytes"`
+	MaxBytes  int64  `json:"max_bytes"`
+	// CudaGDB is the cuda-gdb that read the dump ("" when none was found).
+	CudaGDB string `json:"cuda_gdb"`
+	// Note says what is missing and why, in one line ("" when the dump was read).
+	Note string `json:"note"`
+	// Summary is the one-line verdict of the dump; Report the parsed details (from cuda-gdb,
+	// filled from the driver's progress lines).
+	Summary string          `json:"summary"`
+	Report  *cudagdb.Report `json:"report"`
+	// Cancelled is set when a signal ended the pass.
+	Cancelled bool `json:"cancelled"`
+	// NoTests says why the rerun's pytest ran no test ("pytest exit code 4: ..."): then no dump
+	// says nothing about the bug.
+	NoTests string `json:"no_tests,omitempty"`
+}
+
+// WriteCoredumpSummary writes dir/coredump_summary.json.
+func WriteCoredumpSummary(dir string, res *CoredumpResult) error {
+	return writeJSON(dir, CoredumpSummary, res)
+}
+
+// LoadCoredumpSummary reads dir/coredump_summary.json, bounded (MaxJSONBytes).
+func LoadCoredumpSummary(dir string) (*CoredumpResult, error) {
+	var c CoredumpResult
+	if err := loadJSON(dir, CoredumpSummary, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Timing is one timed step of timings.json: Unix seconds of its start and end, and the seconds
+// between; and the CPU time of the step's shell and what it waited for (its commands: make,
+// the compiler), which a busy machine does not inflate as it does the wall time.
+type Timing struct {
+	Start   float64  `json:"start"`
+	End     *float64 `json:"end"`
+	Seconds *float64 `json:"seconds"`
+	// CPUStart is the shell's CPU seconds at the start and CPUPID the shell; CPUSeconds those
+	// spent until the stop (null when /proc could not be read, or the stop ran under another
+	// process: bash -c runs its last command in its own place).
+	CPUStart   *float64 `json:"cpu_start,omitempty"`
+	CPUPID     int      `json:"cpu_pid,omitempty"`
+	CPUSeconds *float64 `json:"cpu_seconds"`
+}
+
+// maxTimingsBytes bounds timings.json: a handful of timers.
+const maxTimingsBytes = 1 << 20
+
+// LoadTimings reads dir/timings.json, the timers by name; a missing file is no timings.
+func LoadTimings(dir string) (map[string]Timing, error) {
+	timings := map[string]Timing{}
+	err := loadJSONMax(dir, Timings, maxTimingsBytes, &timings)
+	var syntax *parseError
+	switch {
+	case notFound(err):
+		return map[string]Timing{}, nil
+	case errors.As(err, &syntax):
+		return nil, fmt.Errorf("%s: not valid JSON: %w", Timings, syntax.err)
+	case err != nil:
+		return nil, err
+	}
+	return timings, nil
+}
+
+// WriteTimings writes dir/timings.json.
+func WriteTimings(dir string, timings map[string]Timing) error {
+	return writeJSON(dir, Timings, timings)
+}
+
+// BuildRecord is build.json: the install and build wall times, what each cache restored and
+// what the compiler cache answered.
+type BuildRecord struct {
+	// InstallSeconds and Seconds are the install and build steps' wall times (null when a
+	// step was not timed); CPUSeconds is the CPU time of the build's commands.
+	InstallSeconds *float64 `json:"install_seconds"`
+	Seconds        *float64 `json:"seconds"`
+	CPUSeconds     *float64 `json:"cpu_seconds"`
+	// Cache is each cache's state after its restore: hit, partial or miss.
+	Cache map[string]string `json:"cache"`
+	// Keys are the keys the restores looked for, Restored the keys of the entries they
+	// restored (an older one for partial).
+	Keys     map[string]string `json:"keys"`
+	Restored map[string]string `json:"restored"`
+	// Compiler is what the compiler cache answered during the build (null without one).
+	Compiler *CompilerRecord `json:"compiler"`
+	// Event and Ref are the run's GITHUB_EVENT_NAME and GITHUB_REF: GitHub scopes caches by
+	// ref, so a cache a pull_request run saved (refs/pull/N/merge) is not one a dispatch on the
+	// branch can restore, and the report says so when a cache missed.
+	Event string `json:"event,omitempty"`
+	Ref   string `json:"ref,omitempty"`
+}
+
+// CompilerRecord is the compiler cache's share of the build.
+type CompilerRecord struct {
+	Tool string `json:"tool"`
+	Dir  string `json:"dir"`
+	// Measured is false when the tool's statistics could not be read (sccache, whose server
+	// the build owns; ccache not found); Hits and Misses are then 0.
+	Measured bool  `json:"measured"`
+	Hits     int64 `json:"hits"`
+	Misses   int64 `json:"misses"`
+	// Note says why the statistics are missing ("" when measured).
+	Note string `json:"note"`
+}
+
+// WriteBuildRecord writes dir/build.json.
+func WriteBuildRecord(dir string, rec *BuildRecord) error {
+	return writeJSON(dir, BuildRecordFile, rec)
+}
+
+// LoadBuildRecord reads dir/build.json, bounded (MaxJSONBytes).
+func LoadBuildRecord(dir string) (*BuildRecord, error) {
+	var r BuildRecord
+	if err := loadJSON(dir, BuildRecordFile, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Lines renders the record for system_identity.txt and the step log.
+func (r *BuildRecord) Lines() []string {
+	var out []string
+	secs := func(p *float64) string {
+		if p == nil {
+			return "not timed"
+		}
+		return fmt.Sprintf("%.1f s", *p)
+	}
+	build := "build: " + secs(r.Seconds)
+	if r.CPUSeconds != nil {
+		build += fmt.Sprintf(" (CPU %.1f s)", *r.CPUSeconds)
+	}
+	out = append(out, "install: "+secs(r.InstallSeconds), build)
+	names := make([]string, 0, len(r.Cache))
+	for n := range r.Cache {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return cacheOrder(names[i]) < cacheOrder(names[j]) })
+	for _, n := range names {
+		line := fmt.Sprintf("cache %s: %s", n, r.Cache[n])
+		if k := r.Keys[n]; k != "" {
+			line += " (key " + k
+			if rk := r.Restored[n]; rk != "" && rk != k {
+				line += ", restored " + rk
+			}
+			line += ")"
+		}
+		out = append(out, line)
+	}
+	if c := r.Compiler; c != nil {
+		line := fmt.Sprintf("%s in %s: ", c.Tool, c.Dir)
+		if c.Measured {
+			line += fmt.Sprintf("%d hits, %d misses", c.Hits, c.Misses)
+		} else {
+			line += c.Note
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func cacheOrder(name string) int {
+	if i := slices.Index([]string{"toolchain", "pip", "compiler"}, name); i >= 0 {
+		return i
+	}
+	return 3
+}
