@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
@@ -29,7 +30,14 @@ Typical session on a debug branch:
   debugflow report ./evidence
   debugflow enable && git commit -am "debug: done"   # safe to merge: nothing debugflow added is left`
 
+// newRootCmd is debugflow with every command, writing to stdout and stderr.
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	return newRoot(factory.New(nil, stdout, stderr))
+}
+
+// newRoot is debugflow with every command, wired to f.
+func newRoot(f *factory.Factory) *cobra.Command {
+	stdout, stderr := f.Stdout(), f.Stderr()
 	root := &cobra.Command{
 		Use:           "debugflow",
 		Short:         "Generate and drive GitHub Actions debug workflows for CI-only GPU bugs",
@@ -42,6 +50,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	sp := &specSource{Stderr: stderr}
+	wireGitHub(f, sp)
 	root.AddCommand(
 		newGenerateCmd(sp, stdout),
 		newInitCmd(stdout),
@@ -49,11 +58,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newAuditCmd(stdout),
 	)
 	addSiblingCmds(root, sp)
-	addGitHubCmds(root, sp, stdout, stderr)
+	addGitHubCmds(root, f)
 	root.AddCommand(report.NewCmdReport())
 	addLocalCmd(root, sp, stdout, stderr)
-	addExperimentCmd(root, sp, stdout, stderr)
-	addBisectCmd(root, sp, stdout, stderr)
+	addExperimentCmd(root, sp, f)
+	addBisectCmd(root, sp, f)
 	addVersion(root, stdout)
 	root.AddCommand(newBundleCmd(sp, stdout, stderr))
 	for _, c := range root.Commands() {
