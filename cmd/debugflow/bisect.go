@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
@@ -91,7 +90,7 @@ const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: disp
   debugflow bisect log
   debugflow bisect reset`
 
-func addBisectCmd(root *cobra.Command, sp *specSource, fac *factory.Factory) {
+func addBisectCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 	stdout := fac.Stdout()
 	o := &bisectOptions{}
 	cmd := &cobra.Command{
@@ -138,7 +137,7 @@ func statePath(ctx context.Context, dir string) (string, error) {
 	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
 }
 
-func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, fac *factory.Factory) error {
+func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, fac *ghcmd.Factory) error {
 	stdout, stderr := fac.Stdout(), fac.Stderr()
 	changed := cmd.Flags().Changed
 	path, err := statePath(ctx, o.Checkout)

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/experiment/rounds"
 	"github.com/debugflow/debugflow/internal/exitcode"
@@ -89,7 +88,7 @@ const experimentExample = `  # does the pin branch fix the crash seen on efd3f69
   # write the experiment workflow (commit and push it before dispatching)
   debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml`
 
-func addExperimentCmd(root *cobra.Command, sp *specSource, fac *factory.Factory) {
+func addExperimentCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 	stdout := fac.Stdout()
 	o := &experimentOptions{}
 	cmd := &cobra.Command{
@@ -141,7 +140,7 @@ func specCount(s *spec.Spec) int {
 	return s.Reproducer.Count
 }
 
-func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, fac *factory.Factory) error {
+func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, fac *ghcmd.Factory) error {
 	stdout, stderr := fac.Stdout(), fac.Stderr()
 	usage := func(err error) error { return &exitcode.Error{Code: exitUsage, Err: err} }
 	if o.Baseline == "" {

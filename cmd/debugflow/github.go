@@ -14,8 +14,8 @@ import (
 
 	"github.com/debugflow/debugflow/cmd/debugflow/dispatch"
 	"github.com/debugflow/debugflow/cmd/debugflow/download"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/debugflow/watch"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/spec"
@@ -25,7 +25,7 @@ import (
 // wireGitHub fills the GitHub side of the factory from the spec and the report: the debug
 // workflow dispatch checks inputs against, the verdict download prints, the branch dispatch
 // runs on, and the checks made here before a dispatch. It runs before any command is built.
-func wireGitHub(f *factory.Factory, sp *specSource) {
+func wireGitHub(f *ghcmd.Factory, sp *specSource) {
 	f.Workflow = func() (ghrun.Workflow, error) {
 		s, _, err := sp.load()
 		if err != nil {
@@ -63,7 +63,7 @@ func wireGitHub(f *factory.Factory, sp *specSource) {
 }
 
 // addGitHubCmds adds dispatch, watch and download.
-func addGitHubCmds(root *cobra.Command, f *factory.Factory) {
+func addGitHubCmds(root *cobra.Command, f *ghcmd.Factory) {
 	root.AddCommand(dispatch.NewCmdDispatch(f, nil), watch.NewCmdWatch(f, nil), download.NewCmdDownload(f, nil))
 }
 

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
-	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -50,7 +51,8 @@ func newRoot(f *factory.Factory) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	sp := &specSource{Stderr: stderr}
-	wireGitHub(f, sp)
+	gh := ghcmd.NewFactory(f)
+	wireGitHub(gh, sp)
 	root.AddCommand(
 		newGenerateCmd(sp, stdout),
 		newInitCmd(stdout),
@@ -58,11 +60,11 @@ func newRoot(f *factory.Factory) *cobra.Command {
 		newAuditCmd(stdout),
 	)
 	addSiblingCmds(root, sp)
-	addGitHubCmds(root, f)
-	root.AddCommand(report.NewCmdReport())
+	addGitHubCmds(root, gh)
+	root.AddCommand(reportcmd.NewCmdReport(f, nil))
 	addLocalCmd(root, sp, stdout, stderr)
-	addExperimentCmd(root, sp, f)
-	addBisectCmd(root, sp, f)
+	addExperimentCmd(root, sp, gh)
+	addBisectCmd(root, sp, gh)
 	addVersion(root, stdout)
 	root.AddCommand(newBundleCmd(sp, stdout, stderr))
 	for _, c := range root.Commands() {

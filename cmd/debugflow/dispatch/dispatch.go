@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
@@ -22,7 +21,7 @@ type DispatchOptions struct {
 
 // NewCmdDispatch returns `debugflow dispatch`. runF replaces the behaviour (tests check the
 // flag parsing with it); nil runs ghrun.RunDispatch.
-func NewCmdDispatch(f *factory.Factory, runF func(*DispatchOptions) error) *cobra.Command {
+func NewCmdDispatch(f *ghcmd.Factory, runF func(*DispatchOptions) error) *cobra.Command {
 	opts := &DispatchOptions{GitHub: f.GitHub()}
 	opts.StdinHint = time.Second
 	cmd := &cobra.Command{

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -94,7 +94,7 @@ func TestDispatchUsageErrors(t *testing.T) {
 		name   string
 		args   []string
 		env    map[string]string // overrides; "" deletes
-		modify func(*factory.Factory)
+		modify func(*ghcmd.Factory)
 		want   string
 	}{
 		{name: "unknown input", args: []string{"-f", "count=5", "-f", "open_tmate=maybe"}, want: `unknown input "count"`},
@@ -103,23 +103,23 @@ func TestDispatchUsageErrors(t *testing.T) {
 		{name: "positional argument", args: []string{"reproduce_count=5"}, want: "inputs go in -f name=value"},
 		{name: "no token", env: map[string]string{ghrun.EnvGHToken: ""}, want: "no GitHub token for the API at GITHUB_API_URL"},
 		{name: "bad API URL", env: map[string]string{ghrun.EnvAPIURL: "ghe.example.com"}, want: "GITHUB_API_URL"},
-		{name: "no remote", modify: func(f *factory.Factory) {
+		{name: "no remote", modify: func(f *ghcmd.Factory) {
 			f.GitRemote = func(context.Context) (string, error) { return "", errors.New("not a git repository") }
 		}, want: "pass -R OWNER/REPO"},
 		{name: "bad -R", args: []string{"-R", "acme"}, want: "expected OWNER/REPO"},
-		{name: "detached HEAD", modify: func(f *factory.Factory) {
+		{name: "detached HEAD", modify: func(f *ghcmd.Factory) {
 			f.GitBranch = func(context.Context) (string, error) { return "", errors.New("HEAD is not on a branch") }
 		}, want: "pass --ref BRANCH"},
-		{name: "spec does not load", modify: func(f *factory.Factory) {
+		{name: "spec does not load", modify: func(f *ghcmd.Factory) {
 			f.Workflow = func() (ghrun.Workflow, error) {
 				return ghrun.Workflow{}, errors.New("debugflow.yaml:3:1: unknown field")
 			}
 		}, want: "load the debug spec: debugflow.yaml:3:1"},
 		{name: "bad interval", args: []string{"--watch", "--interval", "0s"}, want: `invalid argument "0s" for "--interval" flag: "0s": the interval must be positive`},
 		{name: "unknown --json field", args: []string{"--json", "runId,bogus"}, want: "--json: unknown field \"bogus\"; the fields are:\n  dispatchId\n  foundBy"},
-		{name: "bad stdin JSON", modify: func(f *factory.Factory) { f.IO.In = strings.NewReader("reproduce_count=5") },
+		{name: "bad stdin JSON", modify: func(f *ghcmd.Factory) { f.IO.In = strings.NewReader("reproduce_count=5") },
 			want: "stdin: not a JSON object (with no -f or -F, the inputs are read from stdin as a JSON object"},
-		{name: "stdin JSON checked against the spec", modify: func(f *factory.Factory) { f.IO.In = strings.NewReader(`{"reproduce_count": "lots", "repro_count": 1}`) },
+		{name: "stdin JSON checked against the spec", modify: func(f *ghcmd.Factory) { f.IO.In = strings.NewReader(`{"reproduce_count": "lots", "repro_count": 1}`) },
 			want: `input "reproduce_count" must be a number`},
 		{name: "-F file missing", args: []string{"-F", "quadrants_ref=@/nonexistent/ref.txt"}, want: "-F quadrants_ref=@/nonexistent/ref.txt: open /nonexistent/ref.txt"},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/pflag"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
@@ -19,7 +20,7 @@ import (
 func parse(t *testing.T, args ...string) (*DispatchOptions, error) {
 	t.Helper()
 	var got *DispatchOptions
-	cmd := NewCmdDispatch(&factory.Factory{}, func(o *DispatchOptions) error { got = o; return nil })
+	cmd := NewCmdDispatch(&ghcmd.Factory{Factory: &factory.Factory{}}, func(o *DispatchOptions) error { got = o; return nil })
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
@@ -69,7 +70,7 @@ func TestJSONForms(t *testing.T) {
 
 // Every flag has a usage line, and the help shows the gh conventions with examples.
 func TestHelpDocumentsEveryFlag(t *testing.T) {
-	cmd := NewCmdDispatch(&factory.Factory{}, nil)
+	cmd := NewCmdDispatch(&ghcmd.Factory{Factory: &factory.Factory{}}, nil)
 	var help strings.Builder
 	cmd.SetOut(&help)
 	cmd.SetArgs([]string{"--help"})

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
@@ -20,7 +19,7 @@ type DownloadOptions struct {
 
 // NewCmdDownload returns `debugflow download`. runF replaces the behaviour (tests check the
 // flag parsing with it); nil runs ghrun.RunDownload.
-func NewCmdDownload(f *factory.Factory, runF func(*DownloadOptions) error) *cobra.Command {
+func NewCmdDownload(f *ghcmd.Factory, runF func(*DownloadOptions) error) *cobra.Command {
 	opts := &DownloadOptions{GitHub: f.GitHub()}
 	cmd := &cobra.Command{
 		Use:   "download [RUN_ID|RUN_URL|--latest] [-n NAME]... [-p PATTERN]... [-D DIR]",

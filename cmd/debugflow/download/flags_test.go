@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
@@ -14,7 +15,7 @@ import (
 func parse(t *testing.T, args ...string) *DownloadOptions {
 	t.Helper()
 	var got *DownloadOptions
-	cmd := NewCmdDownload(&factory.Factory{}, func(o *DownloadOptions) error { got = o; return nil })
+	cmd := NewCmdDownload(&ghcmd.Factory{Factory: &factory.Factory{}}, func(o *DownloadOptions) error { got = o; return nil })
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestDefaults(t *testing.T) {
 
 // Every flag has a usage line, and the help shows the gh conventions with examples.
 func TestHelpDocumentsEveryFlag(t *testing.T) {
-	cmd := NewCmdDownload(&factory.Factory{}, nil)
+	cmd := NewCmdDownload(&ghcmd.Factory{Factory: &factory.Factory{}}, nil)
 	var help strings.Builder
 	cmd.SetOut(&help)
 	cmd.SetArgs([]string{"--help"})

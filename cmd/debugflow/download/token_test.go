@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -20,7 +20,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 	tests := []struct {
 		name     string
 		setup    func(*ghtest.Server, *harness)
-		cmd      func(*factory.Factory) *cobra.Command
+		cmd      func(*ghcmd.Factory) *cobra.Command
 		args     []string
 		wantEcho bool // the server echoed the token, so *** must show where it was
 	}{

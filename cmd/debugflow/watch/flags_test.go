@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
@@ -25,7 +26,7 @@ func TestCommandFlags(t *testing.T) {
 		{[]string{"1"}, ghrun.DefaultWatchInterval},
 	} {
 		var got *WatchOptions
-		cmd := NewCmdWatch(&factory.Factory{}, func(o *WatchOptions) error { got = o; return nil })
+		cmd := NewCmdWatch(&ghcmd.Factory{Factory: &factory.Factory{}}, func(o *WatchOptions) error { got = o; return nil })
 		cmd.SetArgs(tt.args)
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%q: %v", tt.args, err)
@@ -35,7 +36,7 @@ func TestCommandFlags(t *testing.T) {
 		}
 	}
 	var got *WatchOptions
-	cmd := NewCmdWatch(&factory.Factory{}, func(o *WatchOptions) error { got = o; return nil })
+	cmd := NewCmdWatch(&ghcmd.Factory{Factory: &factory.Factory{}}, func(o *WatchOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--latest", "-b", "debug/t4", "-R", "acme/kernels", "--hostname", "h.example"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestCommandFlags(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 	for _, bad := range []string{"0", "-3", "0s", "5x", "-1s", "100000"} {
-		cmd := NewCmdWatch(&factory.Factory{}, func(*WatchOptions) error { return nil })
+		cmd := NewCmdWatch(&ghcmd.Factory{Factory: &factory.Factory{}}, func(*WatchOptions) error { return nil })
 		cmd.SetArgs([]string{"1", "-i", bad})
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)
@@ -57,7 +58,7 @@ func TestCommandFlags(t *testing.T) {
 
 // Every flag has a usage line, and the help shows the gh conventions with examples.
 func TestHelpDocumentsEveryFlag(t *testing.T) {
-	cmd := NewCmdWatch(&factory.Factory{}, nil)
+	cmd := NewCmdWatch(&ghcmd.Factory{Factory: &factory.Factory{}}, nil)
 	var help strings.Builder
 	cmd.SetOut(&help)
 	cmd.SetArgs([]string{"--help"})

@@ -3,8 +3,8 @@ package watch
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 )
 
 // The shared fakes under the names the tests had in package ghrun.
@@ -31,4 +31,4 @@ type (
 )
 
 // watchCmd is the command as debugflow's root adds it.
-func watchCmd(f *factory.Factory) *cobra.Command { return NewCmdWatch(f, nil) }
+func watchCmd(f *ghcmd.Factory) *cobra.Command { return NewCmdWatch(f, nil) }

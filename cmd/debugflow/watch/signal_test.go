@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
@@ -45,12 +46,12 @@ func watchHelper() int {
 	}()
 	srv := ghtest.New(&cl, "acme", "kernels", testToken)
 	id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: []ghtest.Frame{{Status: "in_progress"}}})
-	f := &factory.Factory{
+	f := &ghcmd.Factory{Factory: &factory.Factory{
 		IO: factory.IOStreams{Out: os.Stdout, ErrOut: os.Stderr},
 		Getenv: func(k string) string {
 			return map[string]string{ghrun.EnvGHToken: testToken, ghrun.EnvAPIURL: srv.URL()}[k]
 		},
-	}
+	}}
 	cmd := NewCmdWatch(f, nil)
 	cmd.SilenceErrors = true
 	cmd.SetArgs([]string{fmt.Sprint(id), "-R", "acme/kernels", "--interval", "50ms"})

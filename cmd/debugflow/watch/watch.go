@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
@@ -20,7 +19,7 @@ type WatchOptions struct {
 
 // NewCmdWatch returns `debugflow watch`. runF replaces the behaviour (tests check the flag
 // parsing with it); nil runs ghrun.RunWatch.
-func NewCmdWatch(f *factory.Factory, runF func(*WatchOptions) error) *cobra.Command {
+func NewCmdWatch(f *ghcmd.Factory, runF func(*WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{GitHub: f.GitHub()}
 	cmd := &cobra.Command{
 		Use:   "watch [RUN_ID|RUN_URL|--latest] [-i SECONDS]",

@@ -1,8 +1,12 @@
 // Package factory is the one place the commands of both binaries get the outside world from:
-// the standard streams, the environment, the working folder, the clock, HTTP, git and the
-// GitHub side (package ghrun's Env). A command's constructor takes a *Factory (cli/cli style,
-// NewCmdX(f, runF)); tests build one with buffers, a map for the environment and fakes, and
-// never touch the process's own.
+// the standard streams, the environment, the working folder, the clock and HTTP. A command's
+// constructor takes a *Factory (cli/cli style, NewCmdX(f, runF)); tests build one with
+// buffers, a map for the environment and fakes, and never touch the process's own.
+//
+// debugflow's GitHub commands take a ghcmd.Factory (cmd/debugflow/internal/ghcmd): this
+// factory plus git, gh and the spec's workflow, from which it builds package ghrun's Env. It
+// is a separate type so that debugflow-step, which shares this package for gate and report,
+// does not link the GitHub client (TestStepBinaryDoesNotLinkGoGitHub).
 package factory
 
 import (
@@ -10,10 +14,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sync"
 	"time"
-
-	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
 // IOStreams are the command's standard streams.
@@ -40,25 +41,10 @@ type Factory struct {
 	Now        func() time.Time    // nil: time.Now
 	// Sleep waits between retries and polls (nil: a timer that the context stops).
 	Sleep func(context.Context, time.Duration) error
-
-	// The GitHub side: how the debug workflow looks (from the spec), how an extracted
-	// artifact folder is reported, where the token comes from when the environment has none,
-	// what git says about the current repository, and the checks dispatch makes here before
-	// any request. See ghrun.Env for each.
-	Workflow    func() (ghrun.Workflow, error)
-	Report      func(dir string, w io.Writer) error
-	TokenFromGH ghrun.TokenSource
-	GitRemote   func(ctx context.Context) (string, error)
-	GitBranch   func(ctx context.Context) (string, error)
-	Preflight   func(ctx context.Context, ref string, fromBranch bool) error
-
-	ghOnce sync.Once
-	gh     *ghrun.Env
 }
 
-// New returns a Factory wired to this process: the environment, the given streams (a
-// terminal, unless TERM=dumb, gets updating displays), gh for a token, git in the current
-// folder. A nil stream is the process's own.
+// New returns a Factory wired to this process: the environment and the given streams (a
+// terminal, unless TERM=dumb, gets updating displays). A nil stream is the process's own.
 func New(in io.Reader, out, errOut io.Writer) *Factory {
 	if in == nil {
 		in = os.Stdin
@@ -69,16 +55,12 @@ func New(in io.Reader, out, errOut io.Writer) *Factory {
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	git := ghrun.Git{}
 	return &Factory{
 		IO: IOStreams{
 			In: in, Out: out, ErrOut: errOut,
 			IsTTY: charDevice(out) && charDevice(errOut) && os.Getenv("TERM") != "dumb",
 		},
-		Getenv:      os.Getenv,
-		TokenFromGH: ghrun.GHCLI{}.Token,
-		GitRemote:   git.Origin,
-		GitBranch:   git.Branch,
+		Getenv: os.Getenv,
 	}
 }
 
@@ -103,31 +85,6 @@ func (f *Factory) Stdout() io.Writer { return orDiscard(f.IO.Out) }
 
 // Stderr is the error stream, never nil.
 func (f *Factory) Stderr() io.Writer { return orDiscard(f.IO.ErrOut) }
-
-// GitHub is the GitHub side's environment, built from the factory's fields at the first call
-// and the same afterwards: the tokens it learns to mask stay learnt for the command's life.
-func (f *Factory) GitHub() *ghrun.Env {
-	f.ghOnce.Do(func() {
-		f.gh = &ghrun.Env{
-			Workflow:    f.Workflow,
-			Report:      f.Report,
-			Getenv:      f.Env,
-			HTTPClient:  f.HTTPClient,
-			Stdin:       f.IO.In,
-			StdinIsTTY:  f.IO.StdinIsTTY,
-			Stdout:      f.Stdout(),
-			Stderr:      f.Stderr(),
-			IsTTY:       f.IO.IsTTY,
-			TokenFromGH: f.TokenFromGH,
-			GitRemote:   f.GitRemote,
-			GitBranch:   f.GitBranch,
-			Preflight:   f.Preflight,
-			Sleep:       f.Sleep,
-			Now:         f.Now,
-		}
-	})
-	return f.gh
-}
 
 // IsTerminal reports whether w is a terminal: a character device other than /dev/null.
 func IsTerminal(w any) bool {

@@ -2,7 +2,6 @@ package factory
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 func TestNew(t *testing.T) {
 	var out, errOut bytes.Buffer
 	f := New(strings.NewReader("{}"), &out, &errOut)
-	if f.Getenv == nil || f.GitRemote == nil || f.GitBranch == nil || f.TokenFromGH == nil || f.IO.In == nil {
+	if f.Getenv == nil || f.IO.In == nil || f.IO.Out != &out || f.IO.ErrOut != &errOut {
 		t.Fatalf("unset fields: %+v", f)
 	}
 	if f.IO.IsTTY {
@@ -22,24 +21,10 @@ func TestNew(t *testing.T) {
 	}
 }
 
-// TestGitHub: the GitHub environment carries the factory's seams, and is the same at every
-// call, so the secrets it learns stay learnt.
-func TestGitHub(t *testing.T) {
-	var out bytes.Buffer
-	branch := func(context.Context) (string, error) { return "debug/t4", nil }
-	f := &Factory{IO: IOStreams{Out: &out, IsTTY: true}, Getenv: func(k string) string { return "v-" + k }, GitBranch: branch}
-	gh := f.GitHub()
-	if gh != f.GitHub() {
-		t.Error("GitHub() built twice")
-	}
-	if gh.Stdout != &out || gh.Stderr == nil || !gh.IsTTY || gh.Getenv("X") != "v-X" {
-		t.Errorf("env %+v", gh)
-	}
-	if b, _ := gh.GitBranch(context.Background()); b != "debug/t4" {
-		t.Errorf("GitBranch = %q", b)
-	}
-	if f.Env("Y") != "v-Y" || (&Factory{}).Dir() != "." {
-		t.Error("Env or Dir")
+func TestEnvAndDir(t *testing.T) {
+	f := &Factory{Getenv: func(k string) string { return "v-" + k }}
+	if f.Env("Y") != "v-Y" || f.Dir() != "." || f.Stdout() == nil || f.Stderr() == nil {
+		t.Error("Env, Dir or the streams' fallbacks")
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
@@ -164,7 +165,7 @@ func FakeReport(dir string, w io.Writer) error {
 // Harness is a factory wired to a fake GitHub: the token and the API URL in Env, stdout and
 // stderr in Out and Err, the origin remote on github.com, the branch debug/t4.
 type Harness struct {
-	F        *factory.Factory
+	F        *ghcmd.Factory
 	Env      map[string]string
 	Out, Err bytes.Buffer
 	Sleeper  *Sleeper
@@ -173,21 +174,23 @@ type Harness struct {
 // NewHarness returns a Harness talking to srv. Change F's fields before Run.
 func NewHarness(t *testing.T, srv *ghtest.Server) *Harness {
 	h := &Harness{Env: map[string]string{ghrun.EnvGHToken: Token, ghrun.EnvAPIURL: srv.URL()}, Sleeper: &Sleeper{}}
-	h.F = &factory.Factory{
-		IO:        factory.IOStreams{Out: &h.Out, ErrOut: &h.Err},
+	h.F = &ghcmd.Factory{
+		Factory: &factory.Factory{
+			IO:     factory.IOStreams{Out: &h.Out, ErrOut: &h.Err},
+			Getenv: func(k string) string { return h.Env[k] },
+			Sleep:  h.Sleeper.Sleep,
+			Now:    func() time.Time { return FixedNow },
+		},
 		Workflow:  func() (ghrun.Workflow, error) { return Workflow(), nil },
 		Report:    FakeReport,
-		Getenv:    func(k string) string { return h.Env[k] },
 		GitRemote: func(context.Context) (string, error) { return "git@github.com:acme/kernels.git", nil },
 		GitBranch: func(context.Context) (string, error) { return "debug/t4", nil },
-		Sleep:     h.Sleeper.Sleep,
-		Now:       func() time.Time { return FixedNow },
 	}
 	return h
 }
 
 // Run executes the command newCmd builds with args, the way debugflow's main does.
-func (h *Harness) Run(newCmd func(*factory.Factory) *cobra.Command, args ...string) error {
+func (h *Harness) Run(newCmd func(*ghcmd.Factory) *cobra.Command, args ...string) error {
 	cmd := newCmd(h.F)
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
