@@ -59,7 +59,7 @@ func newRoot(f *factory.Factory) *cobra.Command {
 		newValidateCmd(sp, stdout),
 		newAuditCmd(stdout),
 	)
-	addSiblingCmds(root, sp)
+	addSiblingCmds(root, sp, f)
 	addGitHubCmds(root, gh)
 	root.AddCommand(reportcmd.NewCmdReport(f, nil))
 	addLocalCmd(root, sp, stdout, stderr)

@@ -19,8 +19,8 @@ import (
 
 // Env is what the GitHub commands (dispatch, watch, download, and the GitHub side of
 // experiment and bisect) need from the outside world, so tests replace each piece. The CLI
-// builds it from its factory (cmd/internal/factory): Workflow from the spec, Report from
-// the report package.
+// builds it from its factory (ghcmd.Factory, cmd/debugflow/internal/ghcmd): Workflow from
+// the spec, Report from the report package.
 type Env struct {
 	// Workflow returns the debug workflow: its file name and declared inputs.
 	Workflow func() (Workflow, error)
