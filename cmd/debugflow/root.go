@@ -38,7 +38,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // newRoot is debugflow with every command, wired to f.
 func newRoot(f *factory.Factory) *cobra.Command {
-	stdout, stderr := f.Stdout(), f.Stderr()
+	stderr := f.Stderr()
 	root := &cobra.Command{
 		Use:           "debugflow",
 		Short:         "Generate and drive GitHub Actions debug workflows for CI-only GPU bugs",
@@ -54,19 +54,19 @@ func newRoot(f *factory.Factory) *cobra.Command {
 	gh := ghcmd.NewFactory(f)
 	wireGitHub(gh, sp)
 	root.AddCommand(
-		newGenerateCmd(sp, stdout),
-		newInitCmd(stdout),
-		newValidateCmd(sp, stdout),
-		newAuditCmd(stdout),
+		newGenerateCmd(f, sp, nil),
+		newInitCmd(f),
+		newValidateCmd(f, sp, nil),
+		newAuditCmd(f, nil),
 	)
 	addSiblingCmds(root, sp, f)
 	addGitHubCmds(root, gh)
 	root.AddCommand(reportcmd.NewCmdReport(f, nil))
-	addLocalCmd(root, sp, stdout, stderr)
+	addLocalCmd(root, sp, f)
 	addExperimentCmd(root, sp, gh)
 	addBisectCmd(root, sp, gh)
-	addVersion(root, stdout)
-	root.AddCommand(newBundleCmd(sp, stdout, stderr))
+	addVersion(root, f)
+	root.AddCommand(newBundleCmd(f, sp, nil))
 	for _, c := range root.Commands() {
 		// Every command, including those that set their own (dispatch, watch, download):
 		// an unknown flag names the one meant.
