@@ -80,27 +80,11 @@ func (f *Factory) Dir() string {
 	return f.WorkDir
 }
 
-// Stdout and Stderr are the output streams, never nil.
+// Stdout is the output stream, never nil.
 func (f *Factory) Stdout() io.Writer { return orDiscard(f.IO.Out) }
 
 // Stderr is the error stream, never nil.
 func (f *Factory) Stderr() io.Writer { return orDiscard(f.IO.ErrOut) }
-
-// IsTerminal reports whether w is a terminal: a character device other than /dev/null.
-func IsTerminal(w any) bool {
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
-		return false
-	}
-	return true
-}
 
 // charDevice reports a stream that is a character device (a terminal, or /dev/null).
 func charDevice(w any) bool {

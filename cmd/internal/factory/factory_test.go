@@ -21,20 +21,21 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func TestEnvAndDir(t *testing.T) {
-	f := &Factory{Getenv: func(k string) string { return "v-" + k }}
-	if f.Env("Y") != "v-Y" || f.Dir() != "." || f.Stdout() == nil || f.Stderr() == nil {
-		t.Error("Env, Dir or the streams' fallbacks")
-	}
-}
-
-func TestIsTerminal(t *testing.T) {
-	null, err := os.Open(os.DevNull)
+// TestIsTTY: only character devices are terminals; a buffer never is.
+func TestIsTTY(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer null.Close()
-	if IsTerminal(null) || IsTerminal(&bytes.Buffer{}) {
-		t.Error("/dev/null or a buffer is a terminal")
+	if !charDevice(null) || charDevice(&bytes.Buffer{}) {
+		t.Error("charDevice: /dev/null is one, a buffer is not")
+	}
+}
+
+func TestEnvAndDir(t *testing.T) {
+	f := &Factory{Getenv: func(k string) string { return "v-" + k }}
+	if f.Env("Y") != "v-Y" || f.Dir() != "." || f.Stdout() == nil || f.Stderr() == nil {
+		t.Error("Env, Dir or the streams' fallbacks")
 	}
 }

@@ -31,11 +31,5 @@ func (f *Env) Streams() (stdout, stderr io.Writer) { return f.streams() }
 // Finish masks the tokens in err and makes sure it carries an exit code (nil stays nil).
 func (f *Env) Finish(err error) error { return finish(f, err) }
 
-// Interrupted turns an error that a cancellation of ctx caused into an ExitInterrupted error
-// that says what was left (what); any other error is returned as is.
-func Interrupted(ctx context.Context, err error, what string) error {
-	return interrupted(ctx, err, what)
-}
-
 // UsageError makes err exit with ExitUsage.
 func UsageError(err error) error { return usageError(err) }
