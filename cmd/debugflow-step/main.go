@@ -13,9 +13,10 @@ import (
 
 	// Catches SIGINT and SIGTERM while the other packages initialise: steps.SignalContext
 	// takes what it caught, so a step cancelled at once still says it was cancelled.
-	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
+	"github.com/debugflow/debugflow/cmd/internal/tmatecmd"
 	_ "github.com/debugflow/debugflow/internal/earlysignal"
-	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/steps"
 )
@@ -31,9 +32,17 @@ func main() {
 // newRoot is debugflow-step with every verb and --version.
 func newRoot(env *steps.Env) *cobra.Command {
 	root := newStepRoot(env)
-	root.AddCommand(tmate.NewCmdGate(), report.NewCmdReport())
+	root.AddCommand(tmatecmd.NewCmdGate(stepFactory(env), nil), reportcmd.NewCmdReport(stepFactory(env), nil))
 	info := version.Get()
 	root.Version = info.String()
 	root.SetVersionTemplate(info.Text("debugflow-step"))
 	return root
+}
+
+// stepFactory is the factory of the verbs that debugflow-step shares with debugflow (gate,
+// report): the step environment's streams and variables.
+func stepFactory(env *steps.Env) *factory.Factory {
+	f := factory.New(os.Stdin, env.Stdout, env.Stderr)
+	f.Getenv = env.Getenv
+	return f
 }

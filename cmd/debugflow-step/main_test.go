@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/spf13/cobra"
 )
@@ -28,8 +27,7 @@ func TestGateExitCodesThroughTheBinary(t *testing.T) {
 			var out bytes.Buffer
 			env := steps.NewEnv()
 			env.Stdout, env.Stderr = &out, &out
-			root := newStepRoot(env)
-			root.AddCommand(tmate.NewCmdGate())
+			root := newRoot(env)
 			code := execute(context.Background(), env, root, tt.args)
 			if code != tt.code || !strings.Contains(out.String(), tt.want) {
 				t.Errorf("exit %d (want %d), output lacks %q?\n%s", code, tt.code, tt.want, out.String())
@@ -39,8 +37,7 @@ func TestGateExitCodesThroughTheBinary(t *testing.T) {
 }
 
 func TestEveryVerbHelpHasExamples(t *testing.T) {
-	root := newStepRoot(steps.NewEnv())
-	root.AddCommand(tmate.NewCmdGate())
+	root := newRoot(steps.NewEnv())
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && c != root && c.Name() != "help" && c.Name() != "completion" && c.Example == "" {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+
 	"context"
 	"errors"
 	"fmt"
@@ -38,8 +40,9 @@ type auditOptions struct {
 // auditFormats are the values of --format.
 var auditFormats = []string{"text", "json", "sarif"}
 
-func newAuditCmd(stdout io.Writer) *cobra.Command {
-	o := auditOptions{Stdout: stdout}
+// newAuditCmd returns `debugflow audit`; runF nil runs runAudit.
+func newAuditCmd(f *factory.Factory, runF func(*auditOptions) error) *cobra.Command {
+	o := auditOptions{Stdout: f.Stdout()}
 	cmd := &cobra.Command{
 		Use:   "audit FILE...",
 		Short: "Security audit of GitHub Actions workflows and composite actions",
@@ -49,7 +52,10 @@ func newAuditCmd(stdout io.Writer) *cobra.Command {
   debugflow audit --format sarif .github/workflows/*.yml > audit.sarif`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Files, o.Stderr = args, cmd.ErrOrStderr()
+			o.Files, o.Stderr = args, f.Stderr()
+			if runF != nil {
+				return runF(&o)
+			}
 			return runAudit(cmd.Context(), o)
 		},
 	}

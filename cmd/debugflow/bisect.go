@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
@@ -89,7 +90,8 @@ const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: disp
   debugflow bisect log
   debugflow bisect reset`
 
-func addBisectCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
+func addBisectCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
+	stdout := fac.Stdout()
 	o := &bisectOptions{}
 	cmd := &cobra.Command{
 		Use:     "bisect --good REF --bad REF [--local] [--count N] [--confidence P] [--max-steps N] [--parallel K] | --resume",
@@ -98,7 +100,7 @@ func addBisectCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer)
 		Example: bisectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBisect(cmd.Context(), cmd, o, sp, stdout, stderr)
+			return runBisect(cmd.Context(), cmd, o, sp, fac)
 		},
 	}
 	f := cmd.Flags()
@@ -119,7 +121,7 @@ func addBisectCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer)
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
 	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	cmd.PersistentFlags().StringVar(&o.Checkout, "checkout", "", "the git checkout to bisect in (default: the current directory)")
-	o.Repo.AddFlags(f)
+	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
 	cmd.AddCommand(newBisectLogCmd(o, stdout), newBisectResetCmd(o, stdout))
@@ -135,7 +137,8 @@ func statePath(ctx context.Context, dir string) (string, error) {
 	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
 }
 
-func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, stdout, stderr io.Writer) error {
+func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, fac *ghcmd.Factory) error {
+	stdout, stderr := fac.Stdout(), fac.Stderr()
 	changed := cmd.Flags().Changed
 	path, err := statePath(ctx, o.Checkout)
 	if err != nil {
@@ -189,8 +192,7 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *sp
 		local := &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: log, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
 		runner, closeRunner = &bisect.LocalRunner{Local: local}, local.Close
 	} else {
-		f := ghrun.NewFactory(nil, nil)
-		f.Stdout, f.Stderr = stdout, stderr
+		f := fac.GitHub()
 		stdout, stderr = f.Streams()
 		log, finish = bisect.SyncWriter(stderr), f.Finish
 		if !changed("repo") && set.GitHub != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+
 	"context"
 	"errors"
 	"fmt"
@@ -146,7 +148,8 @@ type bundleOptions struct {
 	Remove bool
 }
 
-func newBundleCmd(sp *specSource, stdout, stderr io.Writer) *cobra.Command {
+// newBundleCmd returns `debugflow bundle`; runF nil runs runBundle.
+func newBundleCmd(f *factory.Factory, sp *specSource, runF func(*bundleOptions) error) *cobra.Command {
 	opts := &bundleOptions{}
 	cmd := &cobra.Command{
 		Use:   "bundle [--spec FILE] [--root DIR] [--check | --remove]",
@@ -170,7 +173,10 @@ generated workflow pins. 'debugflow enable' removes the bundle too.`,
 			if !cmd.Flags().Changed("root") {
 				opts.Root = stepbin.WorkTreeTop()
 			}
-			return runBundle(cmd.Context(), opts, stdout, stderr)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBundle(cmd.Context(), opts, f.Stdout(), f.Stderr())
 		},
 	}
 	cmd.Flags().StringVar(&opts.Root, "root", "", "root of the debug branch (default: the top of the git work tree, else the current directory)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/experiment/rounds"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
@@ -89,7 +90,8 @@ const experimentExample = `  # does the pin branch fix the crash seen on efd3f69
   # write the experiment workflow (commit and push it before dispatching)
   debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml`
 
-func addExperimentCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
+func addExperimentCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
+	stdout := fac.Stdout()
 	o := &experimentOptions{}
 	cmd := &cobra.Command{
 		Use:     "experiment --baseline [NAME=]REF --candidate [NAME=]REF... [--local] [--count N] [--until-decided]",
@@ -102,7 +104,7 @@ func addExperimentCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Wri
 			if err != nil {
 				return err
 			}
-			return runExperiment(cmd.Context(), o, s, cmd.Flags().Changed("count"), stdout, stderr)
+			return runExperiment(cmd.Context(), o, s, cmd.Flags().Changed("count"), fac)
 		},
 	}
 	f := cmd.Flags()
@@ -122,7 +124,7 @@ func addExperimentCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Wri
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
 	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	f.StringVar(&o.Checkout, "checkout", "", "with --local: the git checkout that has the refs (default: the current directory)")
-	o.Repo.AddFlags(f)
+	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
 	cmd.AddCommand(newExperimentWorkflowCmd(sp, stdout))
@@ -141,7 +143,8 @@ func specCount(s *spec.Spec) int {
 	return s.Reproducer.Count
 }
 
-func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, stdout, stderr io.Writer) error {
+func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, fac *ghcmd.Factory) error {
+	stdout, stderr := fac.Stdout(), fac.Stderr()
 	usage := func(err error) error { return &exitcode.Error{Code: exitUsage, Err: err} }
 	if o.Baseline == "" {
 		return usage(errors.New("--baseline [NAME=]REF is required"))
@@ -198,8 +201,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, coun
 	if o.Local {
 		ropts.Runner = &refrun.Local{Spec: s, Repo: o.Checkout, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
 	} else {
-		f := ghrun.NewFactory(nil, nil)
-		f.Stdout, f.Stderr = stdout, stderr
+		f := fac.GitHub()
 		stdout, stderr = f.Streams()
 		ropts.Log = stderr
 		finish = f.Finish
@@ -288,7 +290,7 @@ func shellWord(s string) string {
 }
 
 // githubRunner connects to the repository and describes the experiment workflow.
-func githubRunner(ctx context.Context, f *ghrun.Factory, o *experimentOptions, s *spec.Spec, log io.Writer) (*refrun.GitHub, error) {
+func githubRunner(ctx context.Context, f *ghrun.Env, o *experimentOptions, s *spec.Spec, log io.Writer) (*refrun.GitHub, error) {
 	if o.Interval <= 0 {
 		return nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("--interval must be positive, got %s", o.Interval)}
 	}

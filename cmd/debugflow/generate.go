@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+
 	"bytes"
 	"context"
 	_ "embed"
@@ -38,8 +40,9 @@ type generateOptions struct {
 	Ctx    context.Context
 }
 
-func newGenerateCmd(sp *specSource, stdout io.Writer) *cobra.Command {
-	opts := &generateOptions{Stdout: stdout}
+// newGenerateCmd returns `debugflow generate`; runF nil runs runGenerate.
+func newGenerateCmd(f *factory.Factory, sp *specSource, runF func(*generateOptions) error) *cobra.Command {
+	opts := &generateOptions{Stdout: f.Stdout()}
 	cmd := &cobra.Command{
 		Use:   "generate [--spec FILE] [-o FILE|-] [--check]",
 		Short: "Write the debug workflow of a spec (validated with actionlint and the audit)",
@@ -75,7 +78,10 @@ checksum. See docs/release.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = sp
-			opts.Stderr, opts.Ctx = cmd.ErrOrStderr(), cmd.Context()
+			opts.Stderr, opts.Ctx = f.Stderr(), cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
 			return runGenerate(opts)
 		},
 	}
@@ -344,7 +350,8 @@ func specFlag(specName string) string {
 //go:embed minimal.yaml
 var minimalSpec []byte
 
-func newInitCmd(stdout io.Writer) *cobra.Command {
+func newInitCmd(f *factory.Factory) *cobra.Command {
+	stdout := f.Stdout()
 	var force, minimal bool
 	var output string
 	cmd := &cobra.Command{
@@ -396,8 +403,9 @@ type validateOptions struct {
 	Stdout    io.Writer
 }
 
-func newValidateCmd(sp *specSource, stdout io.Writer) *cobra.Command {
-	opts := &validateOptions{Stdout: stdout}
+// newValidateCmd returns `debugflow validate`; runF nil runs runValidate.
+func newValidateCmd(f *factory.Factory, sp *specSource, runF func(*validateOptions) error) *cobra.Command {
+	opts := &validateOptions{Stdout: f.Stdout()}
 	cmd := &cobra.Command{
 		Use:   "validate [--spec FILE] [FILE...]",
 		Short: "Check specs and workflows: strict spec load, actionlint and the security audit",
@@ -430,6 +438,9 @@ or a --spec that does not load.`,
 			opts.Files = args
 			opts.Spec = sp
 			opts.SpecGiven = cmd.Flags().Changed("spec")
+			if runF != nil {
+				return runF(opts)
+			}
 			return runValidate(cmd.Context(), opts)
 		},
 	}

@@ -12,31 +12,34 @@ import (
 
 	"github.com/debugflow/debugflow/internal/exitcode"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/dispatch"
+	"github.com/debugflow/debugflow/cmd/debugflow/download"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/watch"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 )
 
-// addGitHubCmds wires dispatch, watch and download to the spec and the report.
-func addGitHubCmds(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
-	f := ghrun.NewFactory(
-		func() (ghrun.Workflow, error) {
-			s, _, err := sp.load()
-			if err != nil {
-				return ghrun.Workflow{}, err
-			}
-			return dispatchWorkflow(s), nil
-		},
-		func(dir string, w io.Writer) error {
-			v, err := report.Load(dir)
-			if err != nil {
-				return err
-			}
-			return v.WriteText(w, false)
-		},
-	)
-	f.Stdout, f.Stderr = stdout, stderr
+// wireGitHub fills the GitHub side of the factory from the spec and the report: the debug
+// workflow dispatch checks inputs against, the verdict download prints, the branch dispatch
+// runs on, and the checks made here before a dispatch. It runs before any command is built.
+func wireGitHub(f *ghcmd.Factory, sp *specSource) {
+	f.Workflow = func() (ghrun.Workflow, error) {
+		s, _, err := sp.load()
+		if err != nil {
+			return ghrun.Workflow{}, err
+		}
+		return dispatchWorkflow(s), nil
+	}
+	f.Report = func(dir string, w io.Writer) error {
+		v, err := report.Load(dir)
+		if err != nil {
+			return err
+		}
+		return v.WriteText(w, false)
+	}
 	// Without --ref, dispatch uses the current branch; on a detached HEAD (a CI checkout, say)
 	// the spec's debug branch is the next best answer.
 	gitBranch := f.GitBranch
@@ -57,7 +60,11 @@ func addGitHubCmds(root *cobra.Command, sp *specSource, stdout, stderr io.Writer
 		}
 		return dispatchPreflight(ctx, s, specName, ref)
 	}
-	root.AddCommand(ghrun.NewCmdDispatch(f), ghrun.NewCmdWatch(f), ghrun.NewCmdDownload(f))
+}
+
+// addGitHubCmds adds dispatch, watch and download.
+func addGitHubCmds(root *cobra.Command, f *ghcmd.Factory) {
+	root.AddCommand(dispatch.NewCmdDispatch(f, nil), watch.NewCmdWatch(f, nil), download.NewCmdDownload(f, nil))
 }
 
 // dispatchWorkflow is what `debugflow dispatch` needs to know of the generated workflow: its

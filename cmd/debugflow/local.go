@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+
 	"io"
 	"os"
 
@@ -26,7 +28,8 @@ type localOptions struct {
 	Sanitizer          string
 }
 
-func addLocalCmd(root *cobra.Command, sp *specSource, stdout, stderr io.Writer) {
+func addLocalCmd(root *cobra.Command, sp *specSource, fac *factory.Factory) {
+	stdout := fac.Stdout()
 	opts := &localOptions{}
 	cmd := &cobra.Command{
 		Use:   "local [--spec FILE] [--out DIR] [--count N] [--workers N] [--stop-on-first-failure | --full-sweep] [--install] [--build]",

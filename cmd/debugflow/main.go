@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
@@ -67,7 +68,7 @@ func interruptContext() (context.Context, func()) {
 
 // run executes one command line and returns the exit code; tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	root := newRoot(factory.New(stdin, stdout, stderr))
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

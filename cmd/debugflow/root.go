@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -29,7 +31,14 @@ Typical session on a debug branch:
   debugflow report ./evidence
   debugflow enable && git commit -am "debug: done"   # safe to merge: nothing debugflow added is left`
 
+// newRootCmd is debugflow with every command, writing to stdout and stderr.
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	return newRoot(factory.New(nil, stdout, stderr))
+}
+
+// newRoot is debugflow with every command, wired to f.
+func newRoot(f *factory.Factory) *cobra.Command {
+	stderr := f.Stderr()
 	root := &cobra.Command{
 		Use:           "debugflow",
 		Short:         "Generate and drive GitHub Actions debug workflows for CI-only GPU bugs",
@@ -42,20 +51,22 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	sp := &specSource{Stderr: stderr}
+	gh := ghcmd.NewFactory(f)
+	wireGitHub(gh, sp)
 	root.AddCommand(
-		newGenerateCmd(sp, stdout),
-		newInitCmd(stdout),
-		newValidateCmd(sp, stdout),
-		newAuditCmd(stdout),
+		newGenerateCmd(f, sp, nil),
+		newInitCmd(f),
+		newValidateCmd(f, sp, nil),
+		newAuditCmd(f, nil),
 	)
-	addSiblingCmds(root, sp)
-	addGitHubCmds(root, sp, stdout, stderr)
-	root.AddCommand(report.NewCmdReport())
-	addLocalCmd(root, sp, stdout, stderr)
-	addExperimentCmd(root, sp, stdout, stderr)
-	addBisectCmd(root, sp, stdout, stderr)
-	addVersion(root, stdout)
-	root.AddCommand(newBundleCmd(sp, stdout, stderr))
+	addSiblingCmds(root, sp, f)
+	addGitHubCmds(root, gh)
+	root.AddCommand(reportcmd.NewCmdReport(f, nil))
+	addLocalCmd(root, sp, f)
+	addExperimentCmd(root, sp, gh)
+	addBisectCmd(root, sp, gh)
+	addVersion(root, f)
+	root.AddCommand(newBundleCmd(f, sp, nil))
 	for _, c := range root.Commands() {
 		// Every command, including those that set their own (dispatch, watch, download):
 		// an unknown flag names the one meant.

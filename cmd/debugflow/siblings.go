@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	disablecmd "github.com/debugflow/debugflow/cmd/debugflow/disable"
+	enablecmd "github.com/debugflow/debugflow/cmd/debugflow/enable"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/siblings"
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
@@ -17,8 +20,8 @@ import (
 
 // addSiblingCmds wires disable and enable; disable always keeps the spec's own workflow, and
 // enable leaves a branch that is safe to merge: the workflows back, and nothing debugflow added.
-func addSiblingCmds(root *cobra.Command, sp *specSource) {
-	disable := siblings.NewCmdDisable()
+func addSiblingCmds(root *cobra.Command, sp *specSource, f *factory.Factory) {
+	disable := disablecmd.NewCmdDisable(f, nil)
 	disable.PreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := workflowsDirAtTop(cmd); err != nil {
 			return err
@@ -49,7 +52,7 @@ func addSiblingCmds(root *cobra.Command, sp *specSource) {
   debugflow disable --dir path/to/repo/.github/workflows`
 	disable.Long += "\n\nThe workflow of the spec (--spec, else debugflow.yaml here or at the top of the git work tree, else the default) is always kept. " +
 		"Without --dir, the workflows directory is the one at the top of the git work tree, from any folder of it."
-	enable := siblings.NewCmdEnable()
+	enable := enablecmd.NewCmdEnable(f, nil)
 	enableRemovesAdded(enable, sp)
 	root.AddCommand(disable, enable)
 }

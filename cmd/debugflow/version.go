@@ -1,9 +1,10 @@
 package main
 
 import (
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // addVersion gives the root command --version and adds `debugflow version`.
-func addVersion(root *cobra.Command, stdout io.Writer) {
+func addVersion(root *cobra.Command, f *factory.Factory) {
+	stdout := f.Stdout()
 	info := version.Get()
 	root.Version = info.String()
 	root.SetVersionTemplate(info.Text("debugflow"))

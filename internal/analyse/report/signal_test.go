@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // reportChild is cmd/debugflow's main reduced to the report command: the same signal
-// handling and exit codes.
+// handling and exit codes (the command line read by parseArgs, as reportcmd would).
 func reportChild(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -49,9 +49,10 @@ func reportChild(args []string) int {
 			return LoadFS(ctx, hangFS{}, dir, DefaultLimits)
 		}
 	}
-	cmd := newCmdReport(opts)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
+	err := parseArgs(opts, args)
+	if err == nil {
+		err = RunReport(ctx, opts)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "debugflow:", err)
 	}

@@ -159,10 +159,7 @@ func TestTokenGoesOnlyToItsHost(t *testing.T) {
 		ghes        = "ghe.corp.example"
 		blobHost    = "productionresultssa0.blob.core.windows.net"
 	)
-	type cmdFn = func(*Factory) interface {
-		SetArgs([]string)
-		ExecuteContext(context.Context) error
-	}
+	type cmdFn = func(*Env) *testCmd
 	tests := []struct {
 		name     string
 		env      map[string]string
@@ -254,7 +251,7 @@ func TestTokenGoesOnlyToItsHost(t *testing.T) {
 				w.routes[blobHost] = enterprise.BlobSrv
 			}
 			var out, errOut bytes.Buffer
-			f := &Factory{
+			f := &Env{
 				Workflow:   func() (Workflow, error) { return testWorkflow(), nil },
 				Report:     fakeReport,
 				Getenv:     func(k string) string { return tt.env[k] },

@@ -6,7 +6,8 @@
 // It is a thin layer over github.com/google/go-github/v60: every call takes a
 // context, every request goes through a retrying transport (bounded backoff on
 // 5xx and rate limits, never on other 4xx), and every GitHub error is turned
-// into a sentence that says what to do next. The cobra commands (dispatch,
-// watch, download) take a Factory so tests inject the environment, the HTTP
-// client, git and the writers, in the style of cli/cli.
+// into a sentence that says what to do next. RunDispatch, RunWatch and
+// RunDownload are the commands' behaviour; they take an Env so tests inject the
+// environment, the HTTP client, git and the writers. The cobra wiring is in
+// cmd/debugflow/dispatch, watch and download (cli/cli style).
 package ghrun

@@ -303,7 +303,7 @@ func TestDownloadIdleTimeout(t *testing.T) {
 	}
 }
 
-// TestDownloadCommandIdleTimeoutFlag: the flag reaches the download.
+// TestDownloadCommandIdleTimeoutFlag: --idle-timeout reaches the download.
 func TestDownloadCommandIdleTimeoutFlag(t *testing.T) {
 	zipData := evidenceZip(t, 1)
 	srv := newServer(t)

@@ -3,7 +3,6 @@ package ghrun
 import (
 	"bytes"
 	"context"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -50,36 +49,6 @@ func TestWatchShowsServerTextVisibly(t *testing.T) {
 		}
 		if !strings.Contains(got, `PR title\x1b]0;PWNED`) {
 			t.Errorf("tty=%v: the title is not shown escaped:\n%s", tty, got)
-		}
-	}
-}
-
-// TestDownloadShowsArtifactNamesVisibly: an artifact's name comes from the workflow (a matrix
-// value) and the server; the progress lines, the folder names and the report headings show it
-// with its control characters escaped.
-func TestDownloadShowsArtifactNamesVisibly(t *testing.T) {
-	const evil = "\x1b]0;PWNED\a\x1b[2J\u202e"
-	for _, tty := range []bool{false, true} {
-		srv := newServer(t)
-		srv.HTMLBase = "https://github.com/" + evil
-		id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
-		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence" + evil, Zip: evidenceZip(t, 5)})
-		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: evidenceZip(t, 1)})
-		h := newHarness(t, srv)
-		h.f.IsTTY = tty
-		h.f.Report = func(dir string, w io.Writer) error { _, err := io.WriteString(w, "verdict\n"); return err }
-		if err := h.run(downloadCmd, "--latest", "-D", t.TempDir()); err != nil {
-			t.Fatal(err)
-		}
-		own := regexp.MustCompile(`\r\x1b\[K`)
-		for name, s := range map[string]string{"stdout": h.out.String(), "stderr": h.err.String()} {
-			got := own.ReplaceAllString(s, "")
-			if strings.ContainsAny(got, "\x1b\a\u202e") {
-				t.Errorf("tty=%v: %s holds raw control characters:\n%q", tty, name, got)
-			}
-		}
-		if !strings.Contains(h.out.String(), `evidence\x1b]0;PWNED\x07`) {
-			t.Errorf("tty=%v: the folder heading does not show the name escaped:\n%s", tty, h.out.String())
 		}
 	}
 }

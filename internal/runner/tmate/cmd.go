@@ -3,13 +3,6 @@ package tmate
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/sethvargo/go-githubactions"
-	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/internal/exitcode"
 )
@@ -36,91 +29,11 @@ func exitError(err error) error {
 	return &ExitCodeError{Code: ExitFailure, Err: err}
 }
 
-const gateLong = `Open a tmate session on this runner and keep the job alive until you free it.
-
-By default only the public SSH keys of $GITHUB_ACTOR (fetched from the GitHub
-API, GITHUB_TOKEN and GITHUB_API_URL honoured) can attach. tmate is taken from
-PATH or installed with apt-get (through sudo -n when not root).
-
-The SSH command is printed as a notice, written to the step summary and
-repeated every 30 s with the time left. The gate ends, killing the session, at
-the first of:
-  continue-file    a continue file exists: run "touch /tmp/continue" in the
-                   tmate shell (/continue and $GITHUB_WORKSPACE/continue work too)
-  session-ended    the tmate session ended (e.g. you exited its last shell)
-  timeout          --timeout-minutes elapsed (counted from the gate's start,
-                   installing tmate included; with --wait from the --detach start)
-  connect-timeout  nobody attached within --connect-timeout-minutes
-  signal           SIGTERM or SIGINT (job cancelled)
-It prints which one, writes tmate.txt in --out and sets the output end_reason.
-
---detach opens the session and returns at once (state in --out/tmate_state.json);
-a later "gate --wait" step waits for that session with the same end conditions
-and the deadline recorded by --detach. Without state, --wait opens a
-session like the blocking gate.
-
-Exit status: 0 when an end condition ended the gate (or --detach returned),
-1 on errors, 2 on bad flags or inputs.`
-
-const gateExample = `  # blocking gate at the end of the job; the input reaches the step via env:
-  debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES"
-
-  # open the session before the reproducer, wait for it at the end
-  debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --detach
-  debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES" --wait
-
-  # give up after 10 minutes if nobody attached; anyone with the link may attach
-  debugflow-step gate --timeout-minutes 30 --connect-timeout-minutes 10 --limit-actor=false
-
-  # self-hosted tmate server
-  debugflow-step gate --timeout-minutes 30 --server-host tmate.example.com --server-port 2222 \
-      --server-ed25519-fingerprint SHA256:abc...`
-
-// NewCmdGate returns the `gate` subcommand of debugflow-step. SIGTERM and
-// SIGINT kill the session cleanly (end reason "signal", exit 0). Errors it
-// returns are *ExitCodeError: 2 for usage errors, 1 for the rest.
-func NewCmdGate() *cobra.Command {
-	var o Options
-	cmd := &cobra.Command{
-		Use:     "gate --out DIR --timeout-minutes N [flags]",
-		Short:   "Open a tmate session and hold the job until it is freed",
-		Long:    gateLong,
-		Example: gateExample,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("gate takes no arguments, got %q", args)}
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cmd.SilenceUsage = true
-			parent := cmd.Context()
-			if parent == nil {
-				parent = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			o.Action = githubactions.New(githubactions.WithWriter(o.Stdout), githubactions.WithGetenv(os.Getenv))
-			_, err := Run(ctx, o)
-			return exitError(err)
-		},
-	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitCodeError{Code: ExitUsage, Err: err}
-	})
-	f := cmd.Flags()
-	f.StringVar(&o.Out, "out", DefaultOut, "artifact directory for tmate.txt and tmate_state.json (created if missing)")
-	f.StringVar(&o.TimeoutMinutes, "timeout-minutes", "", "end the session after this many minutes, an integer 1..360 (required)")
-	f.StringVar(&o.ConnectTimeoutMinutes, "connect-timeout-minutes", "", "end the session if nobody attached within this many minutes (0 or empty: off)")
-	f.BoolVar(&o.LimitActor, "limit-actor", true, "allow only the public SSH keys of $GITHUB_ACTOR to attach")
-	f.StringArrayVar(&o.ContinueFiles, "continue-file", []string{DefaultContinueFile}, "file whose creation frees the job (repeatable); /continue and $GITHUB_WORKSPACE/continue are always honoured")
-	f.BoolVar(&o.Detach, "detach", false, "open the session and return at once; a later --wait step waits for it")
-	f.BoolVar(&o.Wait, "wait", false, "wait for the session opened by --detach (or open one when there is none)")
-	f.StringVar(&o.ServerHost, "server-host", "", "self-hosted tmate server host")
-	f.IntVar(&o.ServerPort, "server-port", 0, "self-hosted tmate server SSH port (default 22 with --server-host)")
-	f.StringVar(&o.ServerRSAFingerprint, "server-rsa-fingerprint", "", "self-hosted tmate server RSA host key fingerprint (SHA256:...)")
-	f.StringVar(&o.ServerED25519Fingerprint, "server-ed25519-fingerprint", "", "self-hosted tmate server ED25519 host key fingerprint (SHA256:...)")
-	f.StringVar(&o.TmatePath, "tmate", "", "tmate binary (default: look it up on PATH, install it with apt-get when missing)")
-	return cmd
+// RunGate is the gate command's behaviour (debugflow-step gate, wired in cmd/internal/tmatecmd):
+// Run, its error classified as the command exits: *ExitCodeError 2 for bad flags or inputs, 1
+// for the rest. Cancelling ctx (SIGTERM, SIGINT) kills the session cleanly: end reason
+// "signal", a nil error.
+func RunGate(ctx context.Context, o Options) error {
+	_, err := Run(ctx, o)
+	return exitError(err)
 }

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,14 +56,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runGateCLI is what a debugflow-step main does with the gate command: run
-// it and turn its error into the exit code it carries.
+// runGateCLI is what debugflow-step does with `gate ARGS` (cmd/internal/tmatecmd): the
+// options from the command line, SIGTERM and SIGINT cancelling, RunGate, its error on stderr
+// and its exit code. The command line is read by parseGateArgs, not cobra: tmatecmd's tests
+// check the flag parsing and help, these the behaviour.
 func runGateCLI(args []string, stdout, stderr io.Writer) int {
-	cmd := NewCmdGate()
-	cmd.SetArgs(args)
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	if err := cmd.Execute(); err != nil {
+	o, err := parseGateArgs(args)
+	if err == nil {
+		o.Stdout, o.Stderr = stdout, stderr
+		o.Action = githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(os.Getenv))
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+		err = RunGate(ctx, o)
+		stop()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "Error:", err)
 		var ec interface{ ExitCode() int }
 		if errors.As(err, &ec) {
 			return ec.ExitCode()
@@ -69,6 +78,48 @@ func runGateCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseGateArgs reads the gate flags the tests use, with the command's defaults.
+func parseGateArgs(args []string) (Options, error) {
+	o := Options{Out: DefaultOut, LimitActor: true, ContinueFiles: []string{DefaultContinueFile}}
+	continueSet := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "--detach":
+			o.Detach = true
+			continue
+		case "--wait":
+			o.Wait = true
+			continue
+		}
+		if i+1 >= len(args) {
+			return o, &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%s needs a value", a)}
+		}
+		v := args[i+1]
+		i++
+		switch a {
+		case "--out":
+			o.Out = v
+		case "--timeout-minutes":
+			o.TimeoutMinutes = v
+		case "--connect-timeout-minutes":
+			o.ConnectTimeoutMinutes = v
+		case "--continue-file":
+			if !continueSet {
+				o.ContinueFiles, continueSet = nil, true
+			}
+			o.ContinueFiles = append(o.ContinueFiles, v)
+		case "--server-host":
+			o.ServerHost = v
+		case "--tmate":
+			o.TmatePath = v
+		default:
+			return o, &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("parseGateArgs does not know %s", a)}
+		}
+	}
+	return o, nil
 }
 
 func tmateDouble() string { return filepath.Join(doubleDir, "tmate") }

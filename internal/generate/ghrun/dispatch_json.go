@@ -8,33 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 )
 
-// intervalValue is a poll interval given as whole seconds, like gh run watch
-// -i 5, or as a Go duration (500ms, 1m30s).
-type intervalValue struct{ d *time.Duration }
-
-func newIntervalValue(d *time.Duration, def time.Duration) *intervalValue {
-	*d = def
-	return &intervalValue{d: d}
-}
-
-func (v *intervalValue) String() string { return v.d.String() }
-func (v *intervalValue) Type() string   { return "seconds|duration" }
-
-func (v *intervalValue) Set(s string) error {
-	s = strings.TrimSpace(s)
-	d, err := parseInterval(s)
-	if err != nil {
-		return err
-	}
-	*v.d = d
-	return nil
-}
-
-func parseInterval(s string) (time.Duration, error) {
+// ParseInterval reads a poll interval given as whole seconds, like gh run watch -i 5, or as
+// a Go duration (500ms, 1m30s); it is positive and at most a day.
+func ParseInterval(s string) (time.Duration, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n <= 0 || n > int64(24*time.Hour/time.Second) {
 			return 0, fmt.Errorf("%q: the interval must be from 1 second to a day", s)
@@ -51,11 +29,6 @@ func parseInterval(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// addIntervalFlag declares a poll interval flag (shorthand may be empty).
-func addIntervalFlag(fl *pflag.FlagSet, d *time.Duration, name, shorthand, usage string) {
-	fl.VarP(newIntervalValue(d, DefaultWatchInterval), name, shorthand, usage)
-}
-
 // Fields dispatch --json can print, with gh's camelCase names; run_id and
 // html_url are the names bare --json has always printed.
 var dispatchJSONFields = map[string]func(dispatchResult) any{
@@ -70,8 +43,8 @@ var dispatchJSONFields = map[string]func(dispatchResult) any{
 	"html_url":   func(r dispatchResult) any { return r.Run.HTMLURL },
 }
 
-// bareJSONFields is what --json without a field list prints.
-const bareJSONFields = "run_id,html_url"
+// BareJSONFields is what --json without a field list prints.
+const BareJSONFields = "run_id,html_url"
 
 // dispatchResult is what --json fields are taken from.
 type dispatchResult struct {

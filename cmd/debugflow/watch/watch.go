@@ -1,27 +1,26 @@
-package ghrun
+// Package watch is `debugflow watch`: follow a run's jobs and steps until it completes. The
+// behaviour is ghrun.RunWatch; this package is its flags and help.
+package watch
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
-// watchCmdOptions are the watch command's flags.
-type watchCmdOptions struct {
-	f *Factory
-	repoFlags
-	runSelector
-	Interval   time.Duration
-	ExitStatus bool // accepted for gh compatibility: the exit status is always the run's
+// WatchOptions are the parsed flags and the GitHub environment of one watch.
+type WatchOptions struct {
+	GitHub *ghrun.Env
+	ghrun.WatchRunOptions
 }
 
-// NewCmdWatch returns `debugflow watch`.
-func NewCmdWatch(f *Factory) *cobra.Command { return newCmdWatch(f, nil) }
-
-func newCmdWatch(f *Factory, runF func(context.Context, *watchCmdOptions) error) *cobra.Command {
-	opts := &watchCmdOptions{f: f}
+// NewCmdWatch returns `debugflow watch`. runF replaces the behaviour (tests check the flag
+// parsing with it); nil runs ghrun.RunWatch.
+func NewCmdWatch(f *ghcmd.Factory, runF func(*WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{GitHub: f.GitHub()}
 	cmd := &cobra.Command{
 		Use:   "watch [RUN_ID|RUN_URL|--latest] [-i SECONDS]",
 		Short: "Follow a run's jobs and steps until it completes",
@@ -45,41 +44,26 @@ continues on GitHub.`,
 
   # a gh habit works as is; the exit status says how the run ended
   debugflow watch 123456789 --exit-status && echo passed`,
-		Args: maxOneArg,
+		Args: ghcmd.MaxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Arg = args[0]
 			}
-			return runCommand(cmd, f, func(ctx context.Context) error {
-				if runF != nil {
-					return runF(ctx, opts)
-				}
-				return runWatch(ctx, opts)
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return ghcmd.Run(cmd, opts.GitHub, func(ctx context.Context) error { return runWatch(ctx, opts) })
 		},
 	}
-	usageFlagErrors(cmd)
+	ghcmd.UsageFlagErrors(cmd)
 	fl := cmd.Flags()
-	opts.repoFlags.addFlags(fl)
-	opts.runSelector.addFlags(fl, "watch")
-	addIntervalFlag(fl, &opts.Interval, "interval", "i", "time between polls: whole seconds (5) or a duration (500ms, 1m)")
+	ghcmd.AddRepoFlags(fl, &opts.RepoFlags)
+	ghcmd.AddRunFlags(fl, &opts.RunSelector, "watch")
+	ghcmd.AddIntervalFlag(fl, &opts.Interval, "interval", "i", "time between polls: whole seconds (5) or a duration (500ms, 1m)")
 	fl.BoolVar(&opts.ExitStatus, "exit-status", false, "exit 1 unless the run succeeds (always on; accepted for gh compatibility)")
 	return cmd
 }
 
-func runWatch(ctx context.Context, opts *watchCmdOptions) error {
-	f := opts.f
-	stdout, stderr := f.streams()
-	if opts.Interval <= 0 {
-		return usageError(fmt.Errorf("--interval must be positive, got %s", opts.Interval))
-	}
-	repo, client, run, err := f.resolveRun(ctx, opts.repoFlags, opts.runSelector, stderr)
-	if err != nil {
-		return interrupted(ctx, err, "stopped before watching")
-	}
-	concl, err := client.Watch(ctx, repo, run.ID, WatchOptions{Interval: opts.Interval, Out: stdout, IsTTY: f.IsTTY, Now: f.Now})
-	if err != nil {
-		return interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub", run.ID))
-	}
-	return conclusionError(concl, run)
+func runWatch(ctx context.Context, opts *WatchOptions) error {
+	return ghrun.RunWatch(ctx, opts.GitHub, &opts.WatchRunOptions)
 }

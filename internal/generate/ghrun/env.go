@@ -15,14 +15,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/spf13/pflag"
 )
 
-// Factory carries what the commands need from the outside world, so tests
-// replace each piece (cli/cli style). The lead fills Workflow from the spec
-// and Report from the report package.
-type Factory struct {
+// Env is what the GitHub commands (dispatch, watch, download, and the GitHub side of
+// experiment and bisect) need from the outside world, so tests replace each piece. The CLI
+// builds it from its factory (ghcmd.Factory, cmd/debugflow/internal/ghcmd): Workflow from
+// the spec, Report from the report package.
+type Env struct {
 	// Workflow returns the debug workflow: its file name and declared inputs.
 	Workflow func() (Workflow, error)
 	// Report writes the verdict for an extracted artifact folder.
@@ -55,23 +54,6 @@ type Factory struct {
 
 	secretsOnce sync.Once
 	secretList  *secretSet
-}
-
-// NewFactory returns a Factory wired to this process: environment, standard
-// streams (a terminal gets updating displays), git in the current directory.
-func NewFactory(workflow func() (Workflow, error), report func(dir string, w io.Writer) error) *Factory {
-	git := Git{}
-	return &Factory{
-		Workflow:    workflow,
-		Report:      report,
-		Getenv:      os.Getenv,
-		Stdout:      os.Stdout,
-		Stderr:      os.Stderr,
-		IsTTY:       isTerminal(os.Stdout) && isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb",
-		TokenFromGH: GHCLI{}.Token,
-		GitRemote:   git.Origin,
-		GitBranch:   git.Branch,
-	}
 }
 
 // isTerminalReader reports a reader that is a terminal (only an *os.File can be).
@@ -138,15 +120,15 @@ func (g Git) Branch(ctx context.Context) (string, error) {
 	return out, nil
 }
 
-func (f *Factory) getenv(k string) string {
+func (f *Env) getenv(k string) string {
 	if f.Getenv == nil {
 		return os.Getenv(k)
 	}
 	return f.Getenv(k)
 }
 
-func (f *Factory) stdout() io.Writer { return orDiscard(f.Stdout) }
-func (f *Factory) stderr() io.Writer { return orDiscard(f.Stderr) }
+func (f *Env) stdout() io.Writer { return orDiscard(f.Stdout) }
+func (f *Env) stderr() io.Writer { return orDiscard(f.Stderr) }
 
 func orDiscard(w io.Writer) io.Writer {
 	if w == nil {
@@ -158,7 +140,7 @@ func orDiscard(w io.Writer) io.Writer {
 // secrets is what the commands must never print: every token variable's
 // value, credentials in GH_HOST, the secret parts of GITHUB_API_URL, and
 // whatever the commands add (a token from gh, credentials in -R or a remote).
-func (f *Factory) secrets() *secretSet {
+func (f *Env) secrets() *secretSet {
 	f.secretsOnce.Do(func() {
 		f.secretList = &secretSet{}
 		for _, name := range tokenEnvs {
@@ -173,25 +155,20 @@ func (f *Factory) secrets() *secretSet {
 }
 
 // streams returns stdout and stderr with the secrets masked.
-func (f *Factory) streams() (io.Writer, io.Writer) {
+func (f *Env) streams() (io.Writer, io.Writer) {
 	s := f.secrets()
 	return newRedactWriter(f.stdout(), s), newRedactWriter(f.stderr(), s)
 }
 
-// repoFlags are the flags every command shares to say where the repository is.
-type repoFlags struct {
+// RepoFlags are where the repository is, as every GitHub command takes it (-R, --hostname:
+// the cobra wiring declares them in cmd/debugflow/internal/ghcmd).
+type RepoFlags struct {
 	Repo     string // -R [HOST/]OWNER/REPO
 	Hostname string // --hostname
 	// Recorded is a repository written down by an earlier run (the bisection state), used
 	// without -R. A file decides it, not the user, so like the origin remote its host must be
 	// github.com, the configured host or GITHUB_API_URL's: it cannot send a token elsewhere.
 	Recorded, RecordedIn string
-}
-
-// addFlags declares -R and --hostname, the same for every command.
-func (r *repoFlags) addFlags(fl *pflag.FlagSet) {
-	fl.StringVarP(&r.Repo, "repo", "R", "", "repository as [HOST/]OWNER/REPO or its URL (default: the origin remote, when it is on github.com or $GH_HOST)")
-	fl.StringVar(&r.Hostname, "hostname", "", "GitHub host of -R OWNER/REPO or of the origin remote (default: $GH_HOST, else github.com)")
 }
 
 // resolve finds the repository and the GitHub host whose API the client
@@ -202,7 +179,7 @@ func (r *repoFlags) addFlags(fl *pflag.FlagSet) {
 // it is on github.com, on the configured host (--hostname or GH_HOST), or on
 // the host of GITHUB_API_URL: a remote anywhere else (GitLab, a mirror, an
 // unknown server) is refused, because the token would go to it.
-func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, error) {
+func (f *Env) resolve(ctx context.Context, flags RepoFlags) (Repo, string, error) {
 	configured, source := strings.TrimSpace(flags.Hostname), "--hostname"
 	if configured == "" {
 		configured, source = strings.TrimSpace(f.getenv(EnvGHHost)), EnvGHHost
@@ -272,7 +249,7 @@ func (f *Factory) resolve(ctx context.Context, flags repoFlags) (Repo, string, e
 // resolveRecorded resolves flags.Recorded: OWNER/REPO is on the configured host (else
 // github.com); HOST/OWNER/REPO only when HOST is github.com, the configured host or
 // GITHUB_API_URL's.
-func (f *Factory) resolveRecorded(flags repoFlags, configured, source string) (Repo, string, error) {
+func (f *Env) resolveRecorded(flags RepoFlags, configured, source string) (Repo, string, error) {
 	f.secrets().add(userinfoSecrets(flags.Recorded)...)
 	r, err := ParseRepo(flags.Recorded)
 	if err != nil {
@@ -303,7 +280,7 @@ func (f *Factory) resolveRecorded(flags repoFlags, configured, source string) (R
 // the named host would be silently ignored and its token sent elsewhere (an Actions runner of
 // a GitHub Enterprise Server sets GITHUB_API_URL; -R github.com/OWNER/REPO there must not send
 // a github.com token to it). An API URL on this machine (a local proxy) serves any host.
-func (f *Factory) checkAPIServes(host string, named bool) error {
+func (f *Env) checkAPIServes(host string, named bool) error {
 	api := strings.TrimSpace(f.getenv(EnvAPIURL))
 	if !named || api == "" {
 		return nil
@@ -317,7 +294,7 @@ func (f *Factory) checkAPIServes(host string, named bool) error {
 }
 
 // apiHostIs reports whether GITHUB_API_URL is set and serves host.
-func (f *Factory) apiHostIs(host string) bool {
+func (f *Env) apiHostIs(host string) bool {
 	api := strings.TrimSpace(f.getenv(EnvAPIURL))
 	if api == "" {
 		return false
@@ -372,7 +349,7 @@ func userinfoSecrets(s string) []string {
 
 // client builds the API client for host; a missing token or a bad host or
 // API URL is a usage error. The client's secrets join the factory's.
-func (f *Factory) client(ctx context.Context, host string, log io.Writer) (*Client, error) {
+func (f *Env) client(ctx context.Context, host string, log io.Writer) (*Client, error) {
 	c, err := NewClient(ClientOptions{
 		Host:        host,
 		HTTPClient:  f.HTTPClient,
@@ -393,7 +370,7 @@ func (f *Factory) client(ctx context.Context, host string, log io.Writer) (*Clie
 	return c, nil
 }
 
-func (f *Factory) now() time.Time {
+func (f *Env) now() time.Time {
 	if f.Now != nil {
 		return f.Now()
 	}

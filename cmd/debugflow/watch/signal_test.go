@@ -1,4 +1,4 @@
-package ghrun
+package watch
 
 import (
 	"bufio"
@@ -12,11 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
-const helperEnv = "GHRUN_WATCH_HELPER"
+const helperEnv = "DEBUGFLOW_WATCH_HELPER"
 
 // TestMain lets the test binary play `debugflow watch` in a child process, so
 // a real SIGINT can be sent to it.
@@ -43,21 +46,20 @@ func watchHelper() int {
 	}()
 	srv := ghtest.New(&cl, "acme", "kernels", testToken)
 	id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: []ghtest.Frame{{Status: "in_progress"}}})
-	f := &Factory{
+	f := &ghcmd.Factory{Factory: &factory.Factory{
+		IO: factory.IOStreams{Out: os.Stdout, ErrOut: os.Stderr},
 		Getenv: func(k string) string {
-			return map[string]string{EnvGHToken: testToken, EnvAPIURL: srv.URL()}[k]
+			return map[string]string{ghrun.EnvGHToken: testToken, ghrun.EnvAPIURL: srv.URL()}[k]
 		},
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-	}
-	cmd := NewCmdWatch(f)
+	}}
+	cmd := NewCmdWatch(f, nil)
 	cmd.SilenceErrors = true
 	cmd.SetArgs([]string{fmt.Sprint(id), "-R", "acme/kernels", "--interval", "50ms"})
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	return ExitCode(err)
+	return ghrun.ExitCode(err)
 }
 
 func TestWatchInterruptedByRealSignal(t *testing.T) {
@@ -108,8 +110,8 @@ func TestWatchInterruptedByRealSignal(t *testing.T) {
 		t.Fatal("watch did not stop within 10s of SIGINT")
 	}
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != ExitInterrupted {
-		t.Fatalf("exit = %v, want status %d\nstderr: %s", err, ExitInterrupted, stderr.String())
+	if !errors.As(err, &exit) || exit.ExitCode() != ghrun.ExitInterrupted {
+		t.Fatalf("exit = %v, want status %d\nstderr: %s", err, ghrun.ExitInterrupted, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupted: stopped watching; run ") || !strings.Contains(stderr.String(), "continues on GitHub") {
 		t.Errorf("stderr = %q", stderr.String())

@@ -5,26 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-
-	"github.com/spf13/cobra"
-
-	"github.com/spf13/pflag"
 )
 
-// runCommand runs fn with a context that Ctrl-C (SIGINT) and SIGTERM cancel,
-// and turns its error into an *ExitError with the tokens masked.
-func runCommand(cmd *cobra.Command, f *Factory, fn func(context.Context) error) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return finish(f, fn(ctx))
-}
-
 // finish masks the tokens in err and makes sure it carries an exit code.
-func finish(f *Factory, err error) error {
+func finish(f *Env, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -45,41 +30,15 @@ func interrupted(ctx context.Context, err error, what string) error {
 	return err
 }
 
-// usageFlagErrors makes flag and argument errors exit with ExitUsage.
-func usageFlagErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	cmd.SilenceUsage = true
-}
-
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError(fmt.Errorf("unexpected arguments %q: inputs go in -f name=value", args))
-	}
-	return nil
-}
-
-func maxOneArg(_ *cobra.Command, args []string) error {
-	if len(args) > 1 {
-		return usageError(fmt.Errorf("expected at most one RUN_ID, got %d arguments", len(args)))
-	}
-	return nil
-}
-
-// runSelector is the RUN_ID | --latest choice of watch and download.
-type runSelector struct {
-	Arg    string
-	Latest bool
-	Branch string
-}
-
-// addFlags declares --latest and --branch; verb says what the command does with the run.
-func (r *runSelector) addFlags(fl *pflag.FlagSet, verb string) {
-	fl.BoolVar(&r.Latest, "latest", false, verb+" the newest run of the debug workflow")
-	fl.StringVarP(&r.Branch, "branch", "b", "", "with --latest: only runs on this branch")
+// RunSelector is the RUN_ID | --latest choice of watch and download.
+type RunSelector struct {
+	Arg    string // a run id or a run URL
+	Latest bool   // the newest run of the debug workflow
+	Branch string // with Latest: only runs on this branch
 }
 
 // resolveRun finds the repository and the run id the user means.
-func (f *Factory) resolveRun(ctx context.Context, flags repoFlags, sel runSelector, log io.Writer) (Repo, *Client, RunRef, error) {
+func (f *Env) resolveRun(ctx context.Context, flags RepoFlags, sel RunSelector, log io.Writer) (Repo, *Client, RunRef, error) {
 	var run RunRef
 	switch {
 	case sel.Arg != "" && sel.Latest:
@@ -147,7 +106,7 @@ func conclusionError(c Conclusion, run RunRef) error {
 
 // reportDirs prints the verdict of each extracted folder; a report that fails
 // is said and makes the result a failure, the others still print.
-func (f *Factory) reportDirs(dirs []string, stdout, stderr io.Writer) error {
+func (f *Env) reportDirs(dirs []string, stdout, stderr io.Writer) error {
 	if f.Report == nil {
 		for _, d := range dirs {
 			fmt.Fprintf(stdout, "artifact extracted into %s\n", shown(d))

@@ -1,0 +1,199 @@
+// Package ghcmdtest is what the tests of dispatch, watch and download share: a fake GitHub
+// (package ghtest) with the debug workflow, a factory wired to it with buffers for the
+// streams, a clock that stands still and a sleeper that only records, and small artifacts.
+package ghcmdtest
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+)
+
+// Token looks like a real token so a leak would be easy to spot.
+const Token = "ghp_TESTtoken0123456789SECRETvalue"
+
+// WorkflowFile is the debug workflow's file.
+const WorkflowFile = "debug_cuda_repro.yml"
+
+// FixedNow is the tests' clock.
+var FixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Sleeper records waits instead of sleeping, and honours cancellation.
+type Sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+// Sleep records d.
+func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waits = append(s.waits, d)
+	return nil
+}
+
+// Waits are the waits so far.
+func (s *Sleeper) Waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+// Workflow mirrors the default spec's inputs plus one of each other type.
+func Workflow() ghrun.Workflow {
+	return ghrun.Workflow{File: WorkflowFile, Inputs: []ghrun.InputDef{
+		{Name: "quadrants_ref", Type: ghrun.InputString, Default: "main", Description: "ref to build"},
+		{Name: "tmate_timeout_minutes", Type: ghrun.InputNumber, Default: "30"},
+		{Name: "reproduce_count", Type: ghrun.InputNumber, Default: "50"},
+		{Name: "sanitizer_tool", Type: ghrun.InputChoice, Default: "memcheck", Options: []string{"memcheck", "racecheck", "initcheck"}},
+		{Name: "open_tmate", Type: ghrun.InputBoolean, Default: "true"},
+		{Name: ghrun.DispatchIDInput, Type: ghrun.InputString},
+	}}
+}
+
+// InputNames are the names of w's inputs.
+func InputNames(w ghrun.Workflow) []string {
+	var out []string
+	for _, in := range w.Inputs {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+// NewServer starts the fake GitHub with the debug workflow on branch debug/t4.
+func NewServer(t *testing.T, artifacts ...ghtest.ArtifactFile) *ghtest.Server {
+	t.Helper()
+	srv := ghtest.New(t, "acme", "kernels", Token)
+	srv.AddBranch("debug/t4")
+	srv.AddWorkflow(ghtest.Workflow{
+		File: WorkflowFile, Name: "Debug CUDA repro", Inputs: InputNames(Workflow()),
+		RunName: "debug CUDA repro [{dispatch_id}]", Artifacts: artifacts,
+	})
+	return srv
+}
+
+// ZipEntry is one entry of MakeZip.
+type ZipEntry struct {
+	Name string
+	Body string
+	Mode fs.FileMode // 0: regular 0644
+}
+
+// MakeZip is a zip archive of entries.
+func MakeZip(t testing.TB, entries ...ZipEntry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate}
+		mode := e.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h.SetMode(mode)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.Body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// EvidenceZip is a small artifact like the debug workflow uploads.
+func EvidenceZip(t testing.TB, failed int) []byte {
+	return MakeZip(t,
+		ZipEntry{Name: "reproducer_summary.json", Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
+		ZipEntry{Name: "dmesg/", Mode: fs.ModeDir | 0o755},
+		ZipEntry{Name: "dmesg/dmesg_start.log", Body: "[    0.000000] Linux version 6.8\n"},
+		ZipEntry{Name: "run_reproducer.sh", Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
+	)
+}
+
+// FinishedRun is a finished successful run of file on branch.
+func FinishedRun(file, branch string) ghtest.Run {
+	return ghtest.Run{WorkflowFile: file, Branch: branch, Name: "Debug CUDA repro", DisplayTitle: "debug CUDA repro [manual]",
+		Frames: ghtest.DefaultFrames(FixedNow.Add(-2*time.Minute), "success")[3:]}
+}
+
+// Itoa64 is n in decimal.
+func Itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// FakeReport stands in for report.Load + WriteText: it reads the reproducer summary, so a
+// report proves the artifact was really extracted.
+func FakeReport(dir string, w io.Writer) error {
+	b, err := os.ReadFile(filepath.Join(dir, "reproducer_summary.json"))
+	if err != nil {
+		return fmt.Errorf("no reproducer summary: %w", err)
+	}
+	var s struct {
+		Reproduced bool `json:"reproduced"`
+		Failed     int  `json:"failed"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "verdict for %s: reproduced=%v failed=%d\n", filepath.Base(dir), s.Reproduced, s.Failed)
+	return nil
+}
+
+// Harness is a factory wired to a fake GitHub: the token and the API URL in Env, stdout and
+// stderr in Out and Err, the origin remote on github.com, the branch debug/t4.
+type Harness struct {
+	F        *ghcmd.Factory
+	Env      map[string]string
+	Out, Err bytes.Buffer
+	Sleeper  *Sleeper
+}
+
+// NewHarness returns a Harness talking to srv. Change F's fields before Run.
+func NewHarness(t *testing.T, srv *ghtest.Server) *Harness {
+	h := &Harness{Env: map[string]string{ghrun.EnvGHToken: Token, ghrun.EnvAPIURL: srv.URL()}, Sleeper: &Sleeper{}}
+	h.F = &ghcmd.Factory{
+		Factory: &factory.Factory{
+			IO:     factory.IOStreams{Out: &h.Out, ErrOut: &h.Err},
+			Getenv: func(k string) string { return h.Env[k] },
+			Sleep:  h.Sleeper.Sleep,
+			Now:    func() time.Time { return FixedNow },
+		},
+		Workflow:  func() (ghrun.Workflow, error) { return Workflow(), nil },
+		Report:    FakeReport,
+		GitRemote: func(context.Context) (string, error) { return "git@github.com:acme/kernels.git", nil },
+		GitBranch: func(context.Context) (string, error) { return "debug/t4", nil },
+	}
+	return h
+}
+
+// Run executes the command newCmd builds with args, the way debugflow's main does.
+func (h *Harness) Run(newCmd func(*ghcmd.Factory) *cobra.Command, args ...string) error {
+	cmd := newCmd(h.F)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs(args)
+	return cmd.ExecuteContext(context.Background())
+}
