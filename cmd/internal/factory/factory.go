@@ -1,5 +1,5 @@
 // Package factory is the one place the commands of both binaries get the outside world from:
-// the standard streams, the environment, the working folder, the clock and HTTP. A command's
+// the standard streams, the environment, the working folder and the clock. A command's
 // constructor takes a *Factory (cli/cli style, NewCmdX(f, runF)); tests build one with
 // buffers, a map for the environment and fakes, and never touch the process's own.
 //
@@ -12,7 +12,6 @@ package factory
 import (
 	"context"
 	"io"
-	"net/http"
 	"os"
 	"time"
 )
@@ -35,10 +34,9 @@ type IOStreams struct {
 type Factory struct {
 	IO IOStreams
 
-	Getenv     func(string) string // nil: os.Getenv
-	WorkDir    string              // "": the current folder
-	HTTPClient *http.Client        // nil: a default client
-	Now        func() time.Time    // nil: time.Now
+	Getenv  func(string) string // nil: os.Getenv
+	WorkDir string              // "": the current folder
+	Now     func() time.Time    // nil: time.Now
 	// Sleep waits between retries and polls (nil: a timer that the context stops).
 	Sleep func(context.Context, time.Duration) error
 }

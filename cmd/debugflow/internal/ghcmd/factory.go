@@ -3,6 +3,7 @@ package ghcmd
 import (
 	"context"
 	"io"
+	"net/http"
 	"sync"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
@@ -11,7 +12,7 @@ import (
 
 // Factory is the factory of debugflow's GitHub commands (dispatch, watch, download, and the
 // GitHub side of experiment and bisect): the shared factory (streams, environment, clock,
-// HTTP) and what only they use. Every field may be nil (see ghrun.Env for each).
+// working folder) and what only they use, the HTTP client among them. Every field may be nil (see ghrun.Env for each).
 type Factory struct {
 	*factory.Factory
 
@@ -26,6 +27,10 @@ type Factory struct {
 	GitBranch func(ctx context.Context) (string, error)
 	// Preflight checks here what dispatch can check before any request.
 	Preflight func(ctx context.Context, ref string, fromBranch bool) error
+	// HTTPClient talks to GitHub (nil: a default client). It is here, not in the shared
+	// factory, so that debugflow-step, whose gate has a client of its own, links net/http
+	// only there.
+	HTTPClient *http.Client
 
 	once sync.Once
 	env  *ghrun.Env
