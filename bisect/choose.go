@@ -28,7 +28,9 @@ const Good = -1
 
 // Choose picks the next k commits to run, each with trials trials, given the steps already
 // in flight (pending, which may repeat commits) and the commits that cannot be run (skip).
-// Commits are candidate indices, or Good for the good commit. It maximises the expected
+// Commits are candidate indices, or Good for the good commit. One step with none in flight is
+// the commit whose failure count is expected to tell the most (chooseByCounts). Otherwise it
+// maximises the expected
 // information, in bits, that the pass/fail outcomes (a step fails when at least one of its
 // trials fails) carry about the first bad commit (or no change): the first pick is the single
 // most informative step; each further one is the commit that adds the most to the joint
@@ -53,6 +55,9 @@ func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([
 		}
 		chosen = append(chosen, j+1)
 	}
+	if k == 1 && len(pending) == 0 {
+		return p.chooseByCounts(trials, skip)
+	}
 	t := newInfoTable(p, trials, k+len(pending))
 	cands := p.candidates(skip, 1<<(k+len(pending)))
 	var picks []int
@@ -74,6 +79,24 @@ func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([
 	}
 	slices.Sort(picks)
 	return picks, info / math.Ln2, nil
+}
+
+// chooseByCounts is Choose for one step with none in flight: the commit whose number of
+// failures (not only whether one failed) is expected to tell the most. At low rates with many
+// trials per step nearly every step has a failure, bad commit or not, and only the count
+// tells them apart (countInformation).
+func (p *Posterior) chooseByCounts(trials int, skip func(int) bool) ([]int, float64, error) {
+	info := p.countInformation(trials)
+	best := -1
+	for h, v := range info {
+		if (skip == nil || !skip(h-1)) && (best < 0 || v > info[best]+1e-12) {
+			best = h
+		}
+	}
+	if best < 0 || info[best] < MinInformation*math.Ln2 {
+		return nil, 0, nil
+	}
+	return []int{best - 1}, info[best] / math.Ln2, nil
 }
 
 // Information is the expected information, in bits, that steps at the given commits
@@ -324,4 +347,61 @@ func lchoose(n, k int) float64 {
 	b, _ := math.Lgamma(float64(k + 1))
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
+}
+
+// countInformation is, for every extended commit j (0 the good one, i+1 candidate i), the
+// expected information (nats) that one step of trials trials at j carries about the first bad
+// commit when its outcome is the number of failures, not only whether one failed: under
+// hypothesis h that count is beta-binomial, with the bad rate's posterior under h where j is
+// bad (h <= j) and the background's where it is good. Prefix sums over h make it O(N trials).
+func (p *Posterior) countInformation(trials int) []float64 {
+	N := len(p.w)
+	T := trials
+	// pmf fills q with the beta-binomial distribution of the failures in T trials at rate ~ Beta(a, b).
+	pmf := func(q []float64, a, b float64) {
+		q[0] = math.Exp(stats.LogBeta(a, b+float64(T)) - stats.LogBeta(a, b))
+		for f := 0; f < T; f++ {
+			q[f+1] = q[f] * float64(T-f) / float64(f+1) * (a + float64(f)) / (b + float64(T-f-1))
+		}
+	}
+	ent := func(q []float64) float64 {
+		var h float64
+		for _, v := range q {
+			if v > 0 {
+				h -= v * math.Log(v)
+			}
+		}
+		return h
+	}
+	q := make([]float64, T+1)
+	// bad[f] accumulates w_h P(f | h, j bad) over h <= j; good[j][f] is the same over h > j.
+	good := make([][]float64, N+1)
+	goodEnt := make([]float64, N+1)
+	good[N] = make([]float64, T+1)
+	for h := N - 1; h >= 0; h-- {
+		good[h] = slices.Clone(good[h+1])
+		pmf(q, p.galpha[h], p.gbeta[h])
+		for f, v := range q {
+			good[h][f] += p.w[h] * v
+		}
+		goodEnt[h] = goodEnt[h+1] + p.w[h]*ent(q)
+	}
+	out := make([]float64, N)
+	bad := make([]float64, T+1)
+	var badEnt float64
+	for j := range N {
+		pmf(q, p.alpha[j], p.beta[j])
+		for f, v := range q {
+			bad[f] += p.w[j] * v
+		}
+		badEnt += p.w[j] * ent(q)
+		var marg float64
+		for f := range bad {
+			if v := bad[f] + good[j+1][f]; v > 0 {
+				marg -= v * math.Log(v)
+			}
+		}
+		out[j] = max(marg-badEnt-goodEnt[j+1], 0)
+	}
+	return out
 }
