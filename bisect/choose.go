@@ -353,55 +353,62 @@ func lchoose(n, k int) float64 {
 // expected information (nats) that one step of trials trials at j carries about the first bad
 // commit when its outcome is the number of failures, not only whether one failed: under
 // hypothesis h that count is beta-binomial, with the bad rate's posterior under h where j is
-// bad (h <= j) and the background's where it is good. Prefix sums over h make it O(N trials).
+// bad (h <= j) and the background's where it is good. Running sums over h make it O(N trials)
+// in time and O(trials) in memory.
 func (p *Posterior) countInformation(trials int) []float64 {
 	N := len(p.w)
 	T := trials
-	// pmf fills q with the beta-binomial distribution of the failures in T trials at rate ~ Beta(a, b).
-	pmf := func(q []float64, a, b float64) {
-		q[0] = math.Exp(stats.LogBeta(a, b+float64(T)) - stats.LogBeta(a, b))
-		for f := 0; f < T; f++ {
-			q[f+1] = q[f] * float64(T-f) / float64(f+1) * (a + float64(f)) / (b + float64(T-f-1))
-		}
-	}
-	ent := func(q []float64) float64 {
+	// pmf fills q with the beta-binomial distribution of the failures in T trials at a rate
+	// ~ Beta(a, b), in logs first (a large a or T underflows the chance of no failure) and
+	// returns its entropy.
+	pmf := func(q []float64, a, b float64) float64 {
+		l := stats.LogBeta(a, b+float64(T)) - stats.LogBeta(a, b)
 		var h float64
-		for _, v := range q {
-			if v > 0 {
-				h -= v * math.Log(v)
+		for f := 0; f <= T; f++ {
+			if f > 0 {
+				l += math.Log(float64(T-f+1)/float64(f)) + math.Log((a+float64(f-1))/(b+float64(T-f)))
+			}
+			q[f] = math.Exp(l)
+			if q[f] > 0 {
+				h -= q[f] * l
 			}
 		}
 		return h
 	}
 	q := make([]float64, T+1)
-	// bad[f] accumulates w_h P(f | h, j bad) over h <= j; good[j][f] is the same over h > j.
-	good := make([][]float64, N+1)
-	goodEnt := make([]float64, N+1)
-	good[N] = make([]float64, T+1)
-	for h := N - 1; h >= 0; h-- {
-		good[h] = slices.Clone(good[h+1])
-		pmf(q, p.galpha[h], p.gbeta[h])
+	// bad[f] sums w_h P(f | h, j bad) over h <= j, goodBelow[f] the background's over h <= j:
+	// the background's sum over h > j is goodAll[f] - goodBelow[f].
+	bad := make([]float64, T+1)
+	goodAll := make([]float64, T+1)
+	goodBelow := make([]float64, T+1)
+	goodEnt := make([]float64, N) // entropy of the count at good commits under h, weighted
+	var goodEntAll float64
+	for h := range N {
+		goodEnt[h] = p.w[h] * pmf(q, p.galpha[h], p.gbeta[h])
+		goodEntAll += goodEnt[h]
 		for f, v := range q {
-			good[h][f] += p.w[h] * v
+			goodAll[f] += p.w[h] * v
 		}
-		goodEnt[h] = goodEnt[h+1] + p.w[h]*ent(q)
 	}
 	out := make([]float64, N)
-	bad := make([]float64, T+1)
-	var badEnt float64
+	var badEnt, goodEntBelow float64
 	for j := range N {
-		pmf(q, p.alpha[j], p.beta[j])
+		badEnt += p.w[j] * pmf(q, p.alpha[j], p.beta[j])
 		for f, v := range q {
 			bad[f] += p.w[j] * v
 		}
-		badEnt += p.w[j] * ent(q)
+		pmf(q, p.galpha[j], p.gbeta[j])
+		for f, v := range q {
+			goodBelow[f] += p.w[j] * v
+		}
+		goodEntBelow += goodEnt[j]
 		var marg float64
 		for f := range bad {
-			if v := bad[f] + good[j+1][f]; v > 0 {
+			if v := bad[f] + max(goodAll[f]-goodBelow[f], 0); v > 0 {
 				marg -= v * math.Log(v)
 			}
 		}
-		out[j] = max(marg-badEnt-goodEnt[j+1], 0)
+		out[j] = max(marg-badEnt-max(goodEntAll-goodEntBelow, 0), 0)
 	}
 	return out
 }
