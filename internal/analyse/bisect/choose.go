@@ -28,7 +28,9 @@ const Good = -1
 
 // Choose picks the next k commits to run, each with trials trials, given the steps already
 // in flight (pending, which may repeat commits) and the commits that cannot be run (skip).
-// Commits are candidate indices, or Good for the good commit. It maximises the expected
+// Commits are candidate indices, or Good for the good commit. One step with none in flight is
+// the commit whose failure count is expected to tell the most (chooseByCounts). Otherwise it
+// maximises the expected
 // information, in bits, that the pass/fail outcomes (a step fails when at least one of its
 // trials fails) carry about the first bad commit (or no change): the first pick is the single
 // most informative step; each further one is the commit that adds the most to the joint
@@ -53,6 +55,9 @@ func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([
 		}
 		chosen = append(chosen, j+1)
 	}
+	if k == 1 && len(pending) == 0 {
+		return p.chooseByCounts(trials, skip)
+	}
 	t := newInfoTable(p, trials, k+len(pending))
 	cands := p.candidates(skip, 1<<(k+len(pending)))
 	var picks []int
@@ -74,6 +79,24 @@ func (p *Posterior) Choose(k, trials int, pending []int, skip func(int) bool) ([
 	}
 	slices.Sort(picks)
 	return picks, info / math.Ln2, nil
+}
+
+// chooseByCounts is Choose for one step with none in flight: the commit whose number of
+// failures (not only whether one failed) is expected to tell the most. At low rates with many
+// trials per step nearly every step has a failure, bad commit or not, and only the count
+// tells them apart (countInformation).
+func (p *Posterior) chooseByCounts(trials int, skip func(int) bool) ([]int, float64, error) {
+	info := p.countInformation(trials)
+	best := -1
+	for h, v := range info {
+		if (skip == nil || !skip(h-1)) && (best < 0 || v > info[best]+1e-12) {
+			best = h
+		}
+	}
+	if best < 0 || info[best] < MinInformation*math.Ln2 {
+		return nil, 0, nil
+	}
+	return []int{best - 1}, info[best] / math.Ln2, nil
 }
 
 // Information is the expected information, in bits, that steps at the given commits
@@ -324,4 +347,68 @@ func lchoose(n, k int) float64 {
 	b, _ := math.Lgamma(float64(k + 1))
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
+}
+
+// countInformation is, for every extended commit j (0 the good one, i+1 candidate i), the
+// expected information (nats) that one step of trials trials at j carries about the first bad
+// commit when its outcome is the number of failures, not only whether one failed: under
+// hypothesis h that count is beta-binomial, with the bad rate's posterior under h where j is
+// bad (h <= j) and the background's where it is good. Running sums over h make it O(N trials)
+// in time and O(trials) in memory.
+func (p *Posterior) countInformation(trials int) []float64 {
+	N := len(p.w)
+	T := trials
+	// pmf fills q with the beta-binomial distribution of the failures in T trials at a rate
+	// ~ Beta(a, b), in logs first (a large a or T underflows the chance of no failure) and
+	// returns its entropy.
+	pmf := func(q []float64, a, b float64) float64 {
+		l := stats.LogBeta(a, b+float64(T)) - stats.LogBeta(a, b)
+		var h float64
+		for f := 0; f <= T; f++ {
+			if f > 0 {
+				l += math.Log(float64(T-f+1)/float64(f)) + math.Log((a+float64(f-1))/(b+float64(T-f)))
+			}
+			q[f] = math.Exp(l)
+			if q[f] > 0 {
+				h -= q[f] * l
+			}
+		}
+		return h
+	}
+	q := make([]float64, T+1)
+	// bad[f] sums w_h P(f | h, j bad) over h <= j, goodBelow[f] the background's over h <= j:
+	// the background's sum over h > j is goodAll[f] - goodBelow[f].
+	bad := make([]float64, T+1)
+	goodAll := make([]float64, T+1)
+	goodBelow := make([]float64, T+1)
+	goodEnt := make([]float64, N) // entropy of the count at good commits under h, weighted
+	var goodEntAll float64
+	for h := range N {
+		goodEnt[h] = p.w[h] * pmf(q, p.galpha[h], p.gbeta[h])
+		goodEntAll += goodEnt[h]
+		for f, v := range q {
+			goodAll[f] += p.w[h] * v
+		}
+	}
+	out := make([]float64, N)
+	var badEnt, goodEntBelow float64
+	for j := range N {
+		badEnt += p.w[j] * pmf(q, p.alpha[j], p.beta[j])
+		for f, v := range q {
+			bad[f] += p.w[j] * v
+		}
+		pmf(q, p.galpha[j], p.gbeta[j])
+		for f, v := range q {
+			goodBelow[f] += p.w[j] * v
+		}
+		goodEntBelow += goodEnt[j]
+		var marg float64
+		for f := range bad {
+			if v := bad[f] + max(goodAll[f]-goodBelow[f], 0); v > 0 {
+				marg -= v * math.Log(v)
+			}
+		}
+		out[j] = max(marg-badEnt-max(goodEntAll-goodEntBelow, 0), 0)
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/analyse/stats"
 )
 
 // quadrature integrates f(theta) times the Beta(a, b) prior density over [0, 1] by the
@@ -129,13 +131,13 @@ func TestPosteriorBasics(t *testing.T) {
 		t.Errorf("RatesAt(3) = %v, %v: want about 0.3 and 0.002", bad, bg)
 	}
 	// Every commit, the good one too, fails 1 in 25: that is background, no commit is the
-	// first bad one.
+	// first bad one (no change is at least twice as likely as any commit).
 	flat := make([]Counts, 8)
 	for i := range flat {
 		flat[i] = Counts{Failures: 2, Trials: 50}
 	}
 	p, _ = m.Posterior(Counts{Failures: 2, Trials: 50}, flat)
-	if _, v := p.Leader(); v > 0.5 || p.NoChange < 0.3 {
+	if _, v := p.Leader(); v > 0.5 || p.NoChange < 2*v {
 		t.Errorf("the same rate everywhere: leader at %.3f, no change %.3f (%v)", v, p.NoChange, p.P)
 	}
 	// A background of 1 in 25 everywhere and 9 in 25 from commit 5 on: commit 5.
@@ -389,5 +391,66 @@ func BenchmarkPosterior(b *testing.B) {
 		if _, err := DefaultModel.Posterior(Counts{}, obs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// countInformation against the definition, summed term by term: the information of a step's
+// failure count is the entropy of its marginal distribution less the mean entropy under each
+// hypothesis, the count beta-binomial with the rate posterior of the side the commit is on.
+// Also with counts so large that the chance of no failure underflows (1000 trials at a
+// commit failing most of them): the information stays finite and the bad end tells nothing.
+func TestCountInformation(t *testing.T) {
+	bb := func(f, n int, a, b float64) float64 {
+		return math.Exp(lchoose(n, f) + stats.LogBeta(a+float64(f), b+float64(n-f)) - stats.LogBeta(a, b))
+	}
+	obs := []Counts{{Trials: 20}, {Failures: 1, Trials: 10}, {}, {Failures: 4, Trials: 10}, {}, {Failures: 9, Trials: 20}}
+	p, err := DefaultModel.Posterior(Counts{Failures: 1, Trials: 30}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, trials := range []int{1, 5, 25} {
+		got := p.countInformation(trials)
+		for j := range p.w {
+			marg := make([]float64, trials+1)
+			var cond float64
+			for h, w := range p.w {
+				a, b := p.galpha[h], p.gbeta[h]
+				if h <= j {
+					a, b = p.alpha[h], p.beta[h]
+				}
+				for f := range marg {
+					q := bb(f, trials, a, b)
+					marg[f] += w * q
+					if q > 0 {
+						cond -= w * q * math.Log(q)
+					}
+				}
+			}
+			want := -cond
+			for _, v := range marg {
+				if v > 0 {
+					want -= v * math.Log(v)
+				}
+			}
+			if math.Abs(got[j]-want) > 1e-9 {
+				t.Errorf("%d trials at extended commit %d: %.12f nats, the definition gives %.12f", trials, j, got[j], want)
+			}
+		}
+	}
+	obs = []Counts{{Trials: 1000}, {}, {Failures: 900, Trials: 1000}}
+	p, _ = DefaultModel.Posterior(Counts{}, obs)
+	info := p.countInformation(1000)
+	for j, v := range info {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			t.Errorf("1000 trials at extended commit %d: %v nats", j, v)
+		}
+	}
+	// Candidate 1, never run, is the first bad commit or not about equally likely: running
+	// it tells nearly all of a bit (ln 2 nats); the bad end tells nothing.
+	if info[2] < 0.6 || info[len(info)-1] > 1e-3 {
+		t.Errorf("1000 trials: the commit in between tells %.4f nats, the bad end %.4f", info[2], info[len(info)-1])
+	}
+	if picks, bits, err := p.Choose(1, 1000, nil, nil); err != nil || len(picks) != 1 || picks[0] != 1 || bits < 0.85 {
+		t.Errorf("Choose(1, 1000 trials) = %v, %.4f bits, %v", picks, bits, err)
 	}
 }
