@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"io"
 	"io/fs"
 	"os"
@@ -128,10 +129,10 @@ func MakeZip(t testing.TB, entries ...ZipEntry) []byte {
 // EvidenceZip is a small artifact like the debug workflow uploads.
 func EvidenceZip(t testing.TB, failed int) []byte {
 	return MakeZip(t,
-		ZipEntry{Name: "reproducer_summary.json", Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
+		ZipEntry{Name: evidencefiles.ReproducerSummary, Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
 		ZipEntry{Name: "dmesg/", Mode: fs.ModeDir | 0o755},
 		ZipEntry{Name: "dmesg/dmesg_start.log", Body: "[    0.000000] Linux version 6.8\n"},
-		ZipEntry{Name: "run_reproducer.sh", Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
+		ZipEntry{Name: evidencefiles.RunReproducerScript, Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
 	)
 }
 
@@ -147,7 +148,7 @@ func Itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 // FakeReport stands in for report.Load + WriteText: it reads the reproducer summary, so a
 // report proves the artifact was really extracted.
 func FakeReport(dir string, w io.Writer) error {
-	b, err := os.ReadFile(filepath.Join(dir, "reproducer_summary.json"))
+	b, err := os.ReadFile(filepath.Join(dir, evidencefiles.ReproducerSummary))
 	if err != nil {
 		return fmt.Errorf("no reproducer summary: %w", err)
 	}
