@@ -1,9 +1,8 @@
 package steps_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,8 +11,6 @@ import (
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
-
-var update = flag.Bool("update", false, "rewrite ../docs/step-flags.md from the options structs")
 
 const stepFlagsDoc = "../docs/step-flags.md"
 
@@ -75,18 +72,5 @@ func cell(s string) string {
 // TestStepFlagsReference keeps docs/step-flags.md the rendering of the options structs: it
 // fails when a flag changed and the page did not (run with -update to rewrite it).
 func TestStepFlagsReference(t *testing.T) {
-	want := stepFlagsReference(t)
-	if *update {
-		if err := os.WriteFile(stepFlagsDoc, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(stepFlagsDoc)
-	if err != nil {
-		t.Fatalf("%v (create it: go test ./steps -run TestStepFlagsReference -update)", err)
-	}
-	if string(got) != want {
-		t.Errorf("%s is stale: go test ./steps -run TestStepFlagsReference -update", stepFlagsDoc)
-	}
+	golden.CheckString(t, stepFlagsDoc, stepFlagsReference(t))
 }

@@ -1,7 +1,7 @@
 package generate
 
 import (
-	"os"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +11,6 @@ import (
 	"github.com/debugflow/debugflow/internal/generate/lint"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/goccy/go-yaml"
-	"github.com/google/go-cmp/cmp"
 )
 
 // experimentGoldens maps each whole-output case to its experiment workflow's golden file.
@@ -24,19 +23,7 @@ func TestExperimentGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", experimentGoldens[tc.name])
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", experimentGoldens[tc.name]), got)
 		})
 	}
 }

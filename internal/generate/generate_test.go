@@ -2,9 +2,8 @@ package generate
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,8 +16,6 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.yml")
 
 // matrixSpec is testdata/matrix.yaml: two runners, tmate before the reproducer, no number
 // inputs, sanitizer always, a self-hosted tmate server, the step binary built from a path.
@@ -52,19 +49,7 @@ func TestGenerateGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), got)
 			again, err := Generate(tc.spec, tc.specPath)
 			if err != nil || !bytes.Equal(got, again) {
 				t.Errorf("second Generate differs (err %v)", err)

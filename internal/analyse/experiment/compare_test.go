@@ -102,9 +102,9 @@ func TestCompareGolden(t *testing.T) {
 	if err := c.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.txt", text.String())
-	golden(t, "compare.md", c.Markdown())
-	golden(t, "compare.json", js.String())
+	checkGolden(t, "compare.txt", text.String())
+	checkGolden(t, "compare.md", c.Markdown())
+	checkGolden(t, "compare.json", js.String())
 
 	// The JSON shape is exactly the documented one.
 	var shape struct {

@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +11,6 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fakeRun writes an artifact folder as the reproduce step and ref-info leave it: for every
 // test, count repetitions, failing at the listed repetition numbers (1-based); a negative
@@ -107,22 +105,8 @@ func every(k, n int) []int {
 	return out
 }
 
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/name, rewriting it with -update.
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		write(t, path, got)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", name, want, got)
-	}
+	golden.CheckString(t, filepath.Join("testdata", name), got)
 }

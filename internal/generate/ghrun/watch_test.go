@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,23 +17,9 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // watchServer returns a server whose clock is fixed, with one run scripted by frames.
@@ -64,7 +49,7 @@ func TestWatchPipe(t *testing.T) {
 	if strings.Contains(out.String(), "\x1b[") {
 		t.Error("escape codes in pipe output")
 	}
-	golden(t, "watch_pipe.golden", out.Bytes())
+	checkGolden(t, "watch_pipe.golden", out.Bytes())
 }
 
 func TestWatchTerminal(t *testing.T) {
@@ -75,7 +60,7 @@ func TestWatchTerminal(t *testing.T) {
 	if err != nil || concl != ConclusionSuccess {
 		t.Fatalf("%q %v", concl, err)
 	}
-	golden(t, "watch_tty.golden", out.Bytes())
+	checkGolden(t, "watch_tty.golden", out.Bytes())
 	// Each redraw moves up over exactly the lines of the block before it.
 	s := out.String()
 	if n := strings.Count(s, "\x1b[J"); n != 3 {

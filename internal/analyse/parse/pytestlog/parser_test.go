@@ -1,9 +1,8 @@
 package pytestlog
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // facts are the fields each fixture asserts by hand; the golden JSON pins
 // the rest of the Result.
@@ -231,23 +228,7 @@ func checkGolden(t *testing.T, file string, r Result) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", strings.TrimSuffix(file, ".txt")+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("golden %s mismatch (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(file, ".txt")+".json"), got)
 }
 
 func TestShortSummaryEntries(t *testing.T) {
