@@ -72,10 +72,13 @@ func Sanitizer(s *spec.Spec) steps.SanitizerFlags {
 }
 
 // Sanitize is `debugflow-step sanitize`. The selection (paths, -k) is given only with when:
-// always, the only case that reads it.
+// always, the only case that reads it. The failing tests run with the reproducer's pytest
+// arguments and environment, as in the sweep and the core dump pass: a test that needs them to
+// fail would otherwise pass under the sanitizer and read as clean.
 func Sanitize(s *spec.Spec) steps.SanitizeOptions {
 	o := stepflag.Defaults[steps.SanitizeOptions]()
 	o.SanitizerFlags, o.Python, o.When = Sanitizer(s), s.Reproducer.Python, s.Sanitizer.When
+	o.PytestArgs, o.Env = s.Reproducer.PytestArgs, EnvPairs(s.Reproducer.Env)
 	if o.When == steps.WhenAlways {
 		o.Paths, o.Select = s.Reproducer.Paths, s.Reproducer.Select
 	}

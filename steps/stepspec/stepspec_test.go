@@ -2,6 +2,7 @@ package stepspec
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -214,5 +215,28 @@ func mutate(t *testing.T, v reflect.Value) {
 		v.Set(n)
 	default:
 		t.Fatalf("no mutation for %s", v.Type())
+	}
+}
+
+// TestEveryPytestRunGetsTheReproducersArgsAndEnv: the sweep, the sanitizer's rerun and the
+// core dump pass run the same tests; a pytest argument or variable the spec gives the
+// reproducer reaches all three (the sanitizer once ran the failing tests without them).
+func TestEveryPytestRunGetsTheReproducersArgsAndEnv(t *testing.T) {
+	s := spec.Default()
+	s.Reproducer.PytestArgs = []string{"-p", "no:randomly"}
+	s.Reproducer.Env = spec.Env{{Name: "QD_DEBUG", Value: "1"}}
+	wantEnv := []string{"QD_DEBUG=1"}
+	rep, san, core := Reproduce(s), Sanitize(s), Coredump(s)
+	for _, run := range []struct {
+		name      string
+		args, env []string
+	}{
+		{"reproduce", rep.PytestArgs, rep.Env},
+		{"sanitize", san.PytestArgs, san.Env},
+		{"coredump", core.PytestArgs, core.Env},
+	} {
+		if !slices.Equal(run.args, s.Reproducer.PytestArgs) || !slices.Equal(run.env, wantEnv) {
+			t.Errorf("%s: pytest args %q, env %q; want %q and %q", run.name, run.args, run.env, s.Reproducer.PytestArgs, wantEnv)
+		}
 	}
 }
