@@ -330,42 +330,17 @@ func (b *builder) refCheckoutStep(ref workflow.Expr) workflow.Step {
 // experimentReportJob downloads every job's artifact and writes the comparison to the run's
 // summary; the baseline is the first entry of the refs input.
 func (b *builder) experimentReportJob() (workflow.Job, error) {
-	s := b.s
 	firstRef := workflow.FromJSON(workflow.Input(ExperimentRefsInput)) + "[0]"
-	steps := []workflow.Step{}
-	if s.StepBinary.Delivery == spec.DeliveryPath {
-		steps = append(steps, b.refCheckoutStep(firstRef+".ref"))
+	var checkout *workflow.Step
+	if b.s.StepBinary.Delivery == spec.DeliveryPath {
+		st := b.refCheckoutStep(firstRef + ".ref")
+		checkout = &st
 	}
-	steps = append(steps,
-		workflow.Step{
-			Name: "Download artifacts",
-			Uses: DownloadArtifact.Uses(),
-			With: workflow.With{
-				{Key: "pattern", Value: workflow.Str(s.Artifact.Name + "-*")},
-				{Key: "path", Value: workflow.Str(reportDownloadDir)},
-			},
-		},
-	)
-	// The report job runs on reportRunner, an x64 runner, whatever the experiment jobs' arch.
-	install, err := b.stepBinarySteps(spec.ArchX64)
-	if err != nil {
-		return workflow.Job{}, err
-	}
-	steps = append(steps, install...)
 	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").
 		flagEnv("--baseline", envBase, (firstRef + ".name").String()).
-		shell(reportDownloadDir + "/*/").shell(`>> "$GITHUB_STEP_SUMMARY"`)
-	steps = append(steps, b.oneCommandStep("Compare refs", "", c))
-	return workflow.Job{
-		ID:             ExperimentReportJobID,
-		Name:           "Compare refs",
-		Needs:          workflow.Needs{ExperimentJobID},
-		If:             workflow.And(workflow.Always(), dispatchOnly),
-		RunsOn:         workflow.RunsOn{reportRunner},
-		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
-		Permissions:    workflow.ContentsRead(),
-		Steps:          steps,
-	}, nil
+		shell(reportDownloadDir + "/*/")
+	return b.compareJob(compareJob{id: ExperimentReportJobID, name: "Compare refs", needs: ExperimentJobID,
+		cond: workflow.And(workflow.Always(), dispatchOnly), checkout: checkout, report: c})
 }
 
 // refInfoCommand records the matrix leg's ref, runner and round (ref.json): every value is

@@ -805,38 +805,56 @@ func (b *builder) uploadStep(name string) workflow.Step {
 // run's summary.
 func (b *builder) reportJob() (workflow.Job, error) {
 	s := b.s
-	steps := []workflow.Step{}
+	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
+	for _, r := range s.Runners {
+		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
+	}
+	var checkout *workflow.Step
 	if s.StepBinary.Delivery == spec.DeliveryPath {
 		// debugflow-step is built from the checkout.
-		steps = append(steps, b.checkoutStep())
+		st := b.checkoutStep()
+		checkout = &st
 	}
-	steps = append(steps,
-		workflow.Step{
-			Name: "Download artifacts",
-			Uses: DownloadArtifact.Uses(),
-			With: workflow.With{
-				{Key: "pattern", Value: workflow.Str(s.Artifact.Name + "-*")},
-				{Key: "path", Value: workflow.Str(reportDownloadDir)},
-			},
+	return b.compareJob(compareJob{id: ReportJobID, name: "Compare runners", needs: DebugJobID,
+		cond: workflow.Always(), checkout: checkout, report: c})
+}
+
+// compareJob is what a report job differs in: the debug workflow's compares runners, the
+// experiment workflow's refs.
+type compareJob struct {
+	id, name, needs string
+	cond            workflow.Expr
+	checkout        *workflow.Step // for a step binary built from the checkout; nil otherwise
+	report          *shellCommand  // debugflow-step report ..., its output appended to the summary
+}
+
+// compareJob downloads every job's artifact on an x64 runner, whatever the debug jobs' arch,
+// installs debugflow-step and writes its report to the run's summary.
+func (b *builder) compareJob(j compareJob) (workflow.Job, error) {
+	var steps []workflow.Step
+	if j.checkout != nil {
+		steps = append(steps, *j.checkout)
+	}
+	steps = append(steps, workflow.Step{
+		Name: "Download artifacts",
+		Uses: DownloadArtifact.Uses(),
+		With: workflow.With{
+			{Key: "pattern", Value: workflow.Str(b.s.Artifact.Name + "-*")},
+			{Key: "path", Value: workflow.Str(reportDownloadDir)},
 		},
-	)
-	// The report job runs on reportRunner, an x64 runner, whatever the debug jobs' arch.
+	})
 	install, err := b.stepBinarySteps(spec.ArchX64)
 	if err != nil {
 		return workflow.Job{}, err
 	}
 	steps = append(steps, install...)
-	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
-	for _, r := range s.Runners {
-		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
-	}
-	c.shell(`>> "$GITHUB_STEP_SUMMARY"`)
-	steps = append(steps, b.oneCommandStep("Compare runners", "", c))
+	j.report.shell(`>> "$GITHUB_STEP_SUMMARY"`)
+	steps = append(steps, b.oneCommandStep(j.name, "", j.report))
 	return workflow.Job{
-		ID:             ReportJobID,
-		Name:           "Compare runners",
-		Needs:          workflow.Needs{DebugJobID},
-		If:             workflow.Always(),
+		ID:             j.id,
+		Name:           j.name,
+		Needs:          workflow.Needs{j.needs},
+		If:             j.cond,
 		RunsOn:         workflow.RunsOn{reportRunner},
 		TimeoutMinutes: workflow.Minutes{N: reportTimeoutMinutes},
 		Permissions:    workflow.ContentsRead(),
