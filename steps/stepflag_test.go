@@ -2,6 +2,7 @@ package steps_test
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"reflect"
 	"slices"
 	"testing"
@@ -53,7 +54,8 @@ func roundTrip(t *testing.T, o reflect.Value) (reflect.Value, []string, error) {
 // the struct must come back equal. A field without a flag tag, of a type stepflag cannot
 // write, or that does not survive the trip fails here, named.
 func TestEveryStepFlagRoundTrips(t *testing.T) {
-	for _, verb := range steps.Verbs {
+	// The gate's options live in package tmate; their tags are the same contract.
+	for _, verb := range append(slices.Clone(steps.Verbs), steps.Verb{Name: "gate", Options: tmate.Options{}}) {
 		typ := reflect.TypeOf(verb.Options)
 		fields, err := stepflag.Fields(typ)
 		if err != nil {
@@ -145,6 +147,9 @@ func TestStepFlagDefaultsMatchConstants(t *testing.T) {
 		{"coredump --attempts", stepflag.Defaults[steps.CoredumpOptions]().Attempts, steps.DefaultCoredumpAttempts},
 		{"coredump --timeout", stepflag.Defaults[steps.CoredumpOptions]().Timeout, steps.DefaultCoredumpTimeout},
 		{"coredump --max-size-mb", int64(stepflag.Defaults[steps.CoredumpOptions]().MaxSizeMB) << 20, int64(steps.DefaultCoredumpMaxBytes)},
+		{"gate --out", stepflag.Defaults[tmate.Options]().Out, tmate.DefaultOut},
+		{"gate --continue-file", stepflag.Defaults[tmate.Options]().ContinueFiles, []string{tmate.DefaultContinueFile}},
+		{"gate --limit-actor", stepflag.Defaults[tmate.Options]().LimitActor, true},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {

@@ -25,8 +25,8 @@ func stepFlagsReference(t *testing.T) string {
 	b.WriteString("Every flag of every `debugflow-step` verb whose options live in package `steps`, from the\n")
 	b.WriteString("struct tags that also register the flags and write the generated workflows' command lines\n")
 	b.WriteString("(see [design.md](design.md#adding-a-step-flag)). *Always written*: the generated workflow\n")
-	b.WriteString("writes the flag even when it holds its default. The `gate` and `report` verbs have their\n")
-	b.WriteString("own packages: `debugflow-step gate --help`, `debugflow-step report --help`.\n")
+	b.WriteString("writes the flag even when it holds its default. The `gate` (options in package `tmate`,\n")
+	b.WriteString("same tags) and `report` verbs are in [step-cli.md](step-cli.md).\n")
 	for _, verb := range steps.Verbs {
 		fields, err := stepflag.Fields(reflect.TypeOf(verb.Options))
 		if err != nil {

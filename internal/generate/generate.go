@@ -607,16 +607,6 @@ func (b *builder) tmateTimeoutOverride(field *string) stepflag.Override {
 	return stepflag.Keep(field)
 }
 
-// tmateTimeoutFlag adds the gate timeout: from the input through env, or the spec's number.
-func (b *builder) tmateTimeoutFlag(c *shellCommand, flag string) {
-	t := b.s.Tmate
-	if t.TimeoutInput != "" {
-		c.flagEnv(flag, envTmateTimeout, b.inputValue(t.TimeoutInput, strconv.Itoa(t.TimeoutMinutes)))
-		return
-	}
-	c.intFlag(flag, t.TimeoutMinutes)
-}
-
 func (b *builder) stageStep() (workflow.Step, error) {
 	s := b.s
 	o := stepspec.Stage(s)
@@ -697,29 +687,23 @@ func (b *builder) healthStep() workflow.Step {
 // opened before).
 func (b *builder) gateStep(detach bool) workflow.Step {
 	t := b.s.Tmate
-	c := newCommand(stepBinary, "gate").out()
-	b.tmateTimeoutFlag(c, "--timeout-minutes")
-	c.flag("--continue-file", t.ContinueFile)
-	if t.ConnectTimeoutMinutes > 0 {
-		c.intFlag("--connect-timeout-minutes", t.ConnectTimeoutMinutes)
+	o := stepspec.Gate(b.s)
+	o.Detach = detach
+	o.Wait = !detach && t.Placement == "before"
+	over := []stepflag.Override{outFlag(&o.Out), stepflag.Keep(&o.ContinueFiles)}
+	if t.TimeoutInput != "" {
+		over = append(over, stepflag.WithExpr(&o.TimeoutMinutes, envTmateTimeout, b.inputValue(t.TimeoutInput, o.TimeoutMinutes)))
+	} else {
+		over = append(over, stepflag.Keep(&o.TimeoutMinutes))
 	}
-	if !t.LimitsToActor() {
-		c.boolFlag("--limit-actor=false")
+	if t.Server != nil {
+		over = append(over, stepflag.Keep(&o.ServerPort))
 	}
-	if srv := t.Server; srv != nil {
-		c.flag("--server-host", srv.Host).intFlag("--server-port", srv.Port)
-		if srv.RSAFingerprint != "" {
-			c.flag("--server-rsa-fingerprint", srv.RSAFingerprint)
-		}
-		if srv.ED25519Fingerprint != "" {
-			c.flag("--server-ed25519-fingerprint", srv.ED25519Fingerprint)
-		}
-	}
+	c := newCommand(stepBinary, "gate").mustOptions(&o, over...)
 	var sc script
 	step := workflow.Step{}
 	switch {
 	case detach:
-		c.boolFlag("--detach")
 		step.Name = "Open the tmate session"
 		step.TimeoutMinutes = workflow.Minutes{N: detachTimeoutMinutes}
 		// A session that cannot start (no SSH keys, no tmate) must not skip the reproducer
@@ -727,8 +711,7 @@ func (b *builder) gateStep(detach bool) workflow.Step {
 		step.ContinueOnError = true
 		step.If = b.gateOnPullRequest()
 	default:
-		if t.Placement == "before" {
-			c.boolFlag("--wait")
+		if o.Wait {
 			step.Name = "Wait in the tmate session"
 		} else {
 			step.Name = "tmate gate"

@@ -10,6 +10,7 @@
 package stepspec
 
 import (
+	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"strconv"
 	"strings"
 	"time"
@@ -190,6 +191,24 @@ func Stage(s *spec.Spec) steps.StageOptions {
 	}
 	if s.Smoke.SmokeEnabled() {
 		o.SmokeCommand, o.SmokeLog = s.Smoke.Command, s.Smoke.Log
+	}
+	return o
+}
+
+// Gate is `debugflow-step gate` (the tmate session) without --detach or --wait, which say
+// where the step stands in the job.
+func Gate(s *spec.Spec) tmate.Options {
+	t := s.Tmate
+	o := stepflag.Defaults[tmate.Options]()
+	o.TimeoutMinutes = strconv.Itoa(t.TimeoutMinutes)
+	o.ContinueFiles = []string{t.ContinueFile}
+	if t.ConnectTimeoutMinutes > 0 {
+		o.ConnectTimeoutMinutes = strconv.Itoa(t.ConnectTimeoutMinutes)
+	}
+	o.LimitActor = t.LimitsToActor()
+	if srv := t.Server; srv != nil {
+		o.ServerHost, o.ServerPort = srv.Host, srv.Port
+		o.ServerRSAFingerprint, o.ServerED25519Fingerprint = srv.RSAFingerprint, srv.ED25519Fingerprint
 	}
 	return o
 }

@@ -5,6 +5,7 @@ package tmatecmd
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/steps/stepflag"
 	"os/signal"
 	"syscall"
 
@@ -91,18 +92,8 @@ func NewCmdGate(f *factory.Factory, runF func(*tmate.Options) error) *cobra.Comm
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &tmate.ExitCodeError{Code: tmate.ExitUsage, Err: err}
 	})
-	fl := cmd.Flags()
-	fl.StringVar(&o.Out, "out", tmate.DefaultOut, "artifact directory for tmate.txt and tmate_state.json (created if missing)")
-	fl.StringVar(&o.TimeoutMinutes, "timeout-minutes", "", "end the session after this many minutes, an integer 1..360 (required)")
-	fl.StringVar(&o.ConnectTimeoutMinutes, "connect-timeout-minutes", "", "end the session if nobody attached within this many minutes (0 or empty: off)")
-	fl.BoolVar(&o.LimitActor, "limit-actor", true, "allow only the public SSH keys of $GITHUB_ACTOR to attach")
-	fl.StringArrayVar(&o.ContinueFiles, "continue-file", []string{tmate.DefaultContinueFile}, "file whose creation frees the job (repeatable); /continue and $GITHUB_WORKSPACE/continue are always honoured")
-	fl.BoolVar(&o.Detach, "detach", false, "open the session and return at once; a later --wait step waits for it")
-	fl.BoolVar(&o.Wait, "wait", false, "wait for the session opened by --detach (or open one when there is none)")
-	fl.StringVar(&o.ServerHost, "server-host", "", "self-hosted tmate server host")
-	fl.IntVar(&o.ServerPort, "server-port", 0, "self-hosted tmate server SSH port (default 22 with --server-host)")
-	fl.StringVar(&o.ServerRSAFingerprint, "server-rsa-fingerprint", "", "self-hosted tmate server RSA host key fingerprint (SHA256:...)")
-	fl.StringVar(&o.ServerED25519Fingerprint, "server-ed25519-fingerprint", "", "self-hosted tmate server ED25519 host key fingerprint (SHA256:...)")
-	fl.StringVar(&o.TmatePath, "tmate", "", "tmate binary (default: look it up on PATH, install it with apt-get when missing)")
+	// The flags, their defaults and help come from tmate.Options' tags, which also write the
+	// generated workflow's gate lines.
+	stepflag.MustRegister(cmd.Flags(), o)
 	return cmd
 }

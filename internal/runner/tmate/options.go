@@ -61,70 +61,78 @@ const (
 // Options configures [Run]. Zero values select the documented defaults; the
 // environment is read only through Getenv.
 type Options struct {
+	// The flags of `debugflow-step gate`, in the order the generated workflow writes them: the
+	// tags give both the gate's flags and the generated command line (package stepflag).
+
 	// Out is the artifact directory (tmate.txt, tmate_state.json); created if
 	// missing. Default /tmp/repro.
-	Out string
+	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory for tmate.txt and tmate_state.json (created if missing)"`
 	// TimeoutMinutes is the gate's timeout as given by the user (it reaches the
 	// step through env:), validated as an integer 1..360.
-	TimeoutMinutes string
-	// ConnectTimeoutMinutes, when not empty or "0", ends the gate if nobody has
-	// attached (tmate_num_clients stayed 0) within that many minutes (1..360).
-	ConnectTimeoutMinutes string
-	// LimitActor restricts access to the public SSH keys of Actor. When false
-	// anyone with the SSH command or web URL can attach, and the gate says so.
-	LimitActor bool
+	TimeoutMinutes string `flag:"timeout-minutes" usage:"end the session after this many minutes, an integer 1..360 (required)"`
 	// ContinueFiles are the files whose appearance frees the job. Default
 	// /tmp/continue. /continue and $GITHUB_WORKSPACE/continue are always
 	// honoured as well.
-	ContinueFiles []string
-
-	// Detach opens the session, records it in Out/tmate_state.json and
-	// returns EndDetached at once. Wait picks such a session up (or starts a
-	// new one when there is none) and waits for an end condition.
-	Detach, Wait bool
+	ContinueFiles []string `flag:"continue-file" default:"/tmp/continue" usage:"file whose creation frees the job (repeatable); /continue and $GITHUB_WORKSPACE/continue are always honoured"`
+	// ConnectTimeoutMinutes, when not empty or "0", ends the gate if nobody has
+	// attached (tmate_num_clients stayed 0) within that many minutes (1..360).
+	ConnectTimeoutMinutes string `flag:"connect-timeout-minutes" usage:"end the session if nobody attached within this many minutes (0 or empty: off)"`
+	// LimitActor restricts access to the public SSH keys of Actor. When false
+	// anyone with the SSH command or web URL can attach, and the gate says so.
+	LimitActor bool `flag:"limit-actor" default:"true" usage:"allow only the public SSH keys of $GITHUB_ACTOR to attach"`
 
 	// ServerHost, ServerPort and the fingerprints select a self-hosted tmate
 	// server (written to a tmate config file passed with -f). ServerPort
 	// defaults to 22; at least one fingerprint is required with a host.
-	ServerHost                                     string
-	ServerPort                                     int
-	ServerRSAFingerprint, ServerED25519Fingerprint string
+	ServerHost               string `flag:"server-host" usage:"self-hosted tmate server host"`
+	ServerPort               int    `flag:"server-port" usage:"self-hosted tmate server SSH port (default 22 with --server-host)"`
+	ServerRSAFingerprint     string `flag:"server-rsa-fingerprint" usage:"self-hosted tmate server RSA host key fingerprint (SHA256:...)"`
+	ServerED25519Fingerprint string `flag:"server-ed25519-fingerprint" usage:"self-hosted tmate server ED25519 host key fingerprint (SHA256:...)"`
+
+	// Detach opens the session, records it in Out/tmate_state.json and
+	// returns EndDetached at once. Wait picks such a session up (or starts a
+	// new one when there is none) and waits for an end condition.
+	Detach bool `flag:"detach" usage:"open the session and return at once; a later --wait step waits for it"`
+	Wait   bool `flag:"wait" usage:"wait for the session opened by --detach (or open one when there is none)"`
+
+	// TmatePath is the tmate binary; "" looks it up on PATH and installs it
+	// with apt-get when missing.
+	TmatePath string `flag:"tmate" usage:"tmate binary (default: look it up on PATH, install it with apt-get when missing)"`
+
+	// What follows is set in Go, never from the command line.
 
 	// Actor, Token, APIURL and Workspace default from GITHUB_ACTOR,
 	// GITHUB_TOKEN, GITHUB_API_URL and GITHUB_WORKSPACE. The token is only sent
 	// to the API, never printed.
-	Actor, Token, APIURL, Workspace string
+	Actor, Token, APIURL, Workspace string `flag:"-"`
 
-	// TmatePath is the tmate binary; "" looks it up on PATH and installs it
-	// with apt-get when missing.
-	TmatePath string
 	// HTTPClient is used for the GitHub API; nil means a client with a 30 s
 	// timeout.
-	HTTPClient *http.Client
+	HTTPClient *http.Client `flag:"-"`
 	// Action writes notices, warnings, the step summary and the end_reason
 	// output. nil means githubactions.New writing to Stdout with Getenv.
-	Action *githubactions.Action
+	Action *githubactions.Action `flag:"-"`
 
 	// Stdout receives the gate's log lines, Stderr the output of apt-get.
-	Stdout, Stderr io.Writer
+	Stdout, Stderr io.Writer `flag:"-"`
 	// Getenv reads the environment; default os.Getenv.
-	Getenv func(string) string
+	Getenv func(string) string `flag:"-"`
 	// Now is the clock; default time.Now.
-	Now func() time.Time
+	Now func() time.Time `flag:"-"`
 	// PollInterval is how often the end conditions are checked (default 1 s;
 	// the gate never sleeps past a deadline regardless).
-	PollInterval time.Duration
+	PollInterval time.Duration `flag:"-"`
 	// AnnounceInterval is how often the SSH command and the time left are
 	// printed again (default 30 s).
-	AnnounceInterval time.Duration
+	AnnounceInterval time.Duration `flag:"-"`
 	// Minute is how long one minute of TimeoutMinutes and
 	// ConnectTimeoutMinutes lasts; zero means time.Minute. Tests shrink it.
-	Minute time.Duration
+	Minute time.Duration `flag:"-"`
 
 	// Runner runs tmate, apt-get, sudo and ssh-keygen; default ExecRunner.
-	Runner CommandRunner
+	Runner CommandRunner `flag:"-"`
 	// Home is where the client SSH keys tmate needs are created when missing; default $HOME.
-	Home string
+	Home string `flag:"-"`
 }
 
 // withDefaults returns a copy of o with every zero field filled in.
