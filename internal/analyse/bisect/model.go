@@ -137,8 +137,8 @@ type Verdict struct {
 	// Lead is the most likely first bad commit and Posterior its probability.
 	Lead      int
 	Posterior float64
-	// BadLow is the lower end of the failure rate's credible interval at 1-0.4(1-confidence)
-	// (the 0.2(1-confidence) quantile of its posterior) under Lead, BackgroundHigh the upper end
+	// BadLow is the lower end of the failure rate's credible interval (its stopTail quantile)
+	// under Lead, BackgroundHigh the upper end
 	// of the background rate's: the two rates least separated that the data still allow.
 	BadLow, BackgroundHigh float64
 	// Separated: BadLow is above BackgroundHigh, so the change stands out of the background.
@@ -153,18 +153,19 @@ type Verdict struct {
 
 // Decide applies the stop rule: the leader must hold the confidence of the belief, and keep
 // it when the bad and the background rates are set to the closest values the data allow (the
-// ends of their credible intervals at 1-0.4(1-confidence), 98% at a confidence of 0.95).
-// While those bounds overlap, the evidence cannot separate the change from the background,
-// and nothing is decided. The width is set by simulation (bench/verdictsim, docs/bisect.md):
-// the posterior alone, or bounds at the confidence (95% intervals), named a wrong commit in 10
-// to 50% of the few bisections that decided at rates of 0.05 to 0.1 with steps of 5 (early
-// clusters of failures make the bad rate look high, so a few clean steps look like proof that
-// a commit is good); 97% intervals still 6 to 8% on 64 commits, 98% intervals are what
-// docs/bisect.md's table shows. Each step wider costs trials everywhere else.
+// ends of their credible intervals, stopTail). While those bounds overlap, the evidence cannot
+// separate the change from the background, and nothing is decided. The width is set by
+// simulation (bench/verdictsim, docs/bisect.md): the posterior alone, or bounds at the
+// confidence (95% intervals), named a wrong commit in 10 to 50% of the few bisections that
+// decided at rates of 0.05 to 0.1 with steps of 5 (early clusters of failures make the bad
+// rate look high, so a few clean steps look like proof that a commit is good); 97% intervals
+// still 6 to 8% on 64 commits; 98% intervals on every range still 11 to 50% of the 2 to 9
+// bisections of 2,000 that decided on 256 commits with steps of 5. Each step wider costs
+// trials everywhere else.
 func (p *Posterior) Decide(confidence float64) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1
-	tail := stopTail * (1 - confidence)
+	tail := stopTail(len(p.P), confidence)
 	d := Verdict{Lead: lead, Posterior: v,
 		BadLow:         stats.BetaQuantile(tail, p.alpha[h], p.beta[h]),
 		BackgroundHigh: stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])}
@@ -282,6 +283,19 @@ func (p *Posterior) RatesAt(i int) (bad, background float64) {
 	return p.alpha[h] / (p.alpha[h] + p.beta[h]), p.galpha[h] / (p.galpha[h] + p.gbeta[h])
 }
 
-// stopTail is the share of 1-confidence in each tail of the stop rule's credible intervals
-// (Decide): 0.2, intervals at 98% for a confidence of 0.95.
-const stopTail = 0.2
+// stopTail is the probability in each tail of the stop rule's credible intervals (Decide) on a
+// range of n commits: (1-confidence) times 0.8/ceil(log2 n), at most 0.2. A bisection answers
+// about log2 n questions (is the change before or after this commit?), and a cluster of
+// failures or a clean run that misleads any one of them names a wrong commit, so the error the
+// bounds allow is shared among them, as PlainBisection shares its confidence among its answers.
+// Up to 16 commits that is 0.2(1-confidence), intervals at 98% for a confidence of 0.95, the
+// width the smaller ranges need; 64 commits 98.7%, 256 commits 99%: with 98% on every range,
+// 256 commits with steps of 5 at rates of 0.05 to 0.1 named a wrong commit in 1 of 2 to 2 of 6
+// of the few bisections that decided (docs/bisect.md, "Calibration").
+func stopTail(n int, confidence float64) float64 {
+	share := 0.2
+	if n > 16 {
+		share = 0.8 / math.Ceil(math.Log2(float64(n)))
+	}
+	return share * (1 - confidence)
+}

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,8 +40,9 @@ func simSummary(t *testing.T, base Simulation, seeds int) (meanTrials, meanSteps
 // times the trials of a plain bisection that is told the true rate and assumes that good
 // commits never fail (the two assumptions the model does without: bench/verdictsim shows the
 // plain one's answers going wrong once good commits flake). 1.85 on 16 commits (1.3 on 64) is
-// what the stop rule's 98% bounds of both rates cost (Posterior.Decide): a cluster of early
-// failures must not pass for a high rate, which is what kept low rates calibrated.
+// what the stop rule's bounds of both rates cost (Posterior.Decide: 98%, 98.7% on 64
+// commits): a cluster of early failures must not pass for a high rate, which is what kept low
+// rates calibrated.
 func TestSimulationAgainstPlainBisection(t *testing.T) {
 	t.Parallel()
 	for _, commits := range []int{16, 64} {
@@ -259,5 +261,40 @@ func TestPlainBisection(t *testing.T) {
 	}
 	if wrong > 16 { // 5% of 320
 		t.Errorf("plain bisection wrong %d times in 320", wrong)
+	}
+}
+
+// Two bisections of 256 commits with steps of 5 at a rate of 0.1 (one over a background of
+// 0.02) whose histories mislead: a cluster of failures right after a commit that stays clean
+// by luck for 35 to 40 trials. With the stop rule's bounds at 98% on every range they decided
+// on a wrong commit (95 and 57) at a posterior of 0.994 and 0.999; the bounds shared among the
+// 8 halvings of 256 commits (99%) leave them undecided or right. (A third, commit 81 clean
+// 55 trials at commit 188, still decides 189: no bound short of refusing to decide on such
+// ranges rules out every history that misleads.) And the share is 98% up to 16 commits,
+// narrower beyond.
+func TestStopRuleBoundsOnLongRanges(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		firstBad   int
+		background float64
+		seed       uint64
+	}{{88, 0.02, 3000609}, {10, 0, 2001757}} {
+		s := Simulation{Commits: 256, FirstBad: c.firstBad, Rate: 0.1, Background: c.background, Count: 5,
+			Confidence: 0.95, MaxSteps: 30, Model: DefaultModel, Seed: c.seed}
+		res, err := s.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Decided && res.Found != c.firstBad {
+			t.Errorf("seed %d: decided on commit %d at %.4f, the first bad one is %d", c.seed, res.Found, res.Posterior, c.firstBad)
+		}
+	}
+	for _, c := range []struct {
+		n    int
+		want float64
+	}{{1, 0.01}, {16, 0.01}, {17, 0.008}, {64, 0.05 * 0.8 / 6}, {256, 0.005}} {
+		if got := stopTail(c.n, 0.95); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("stopTail(%d, 0.95) = %v, want %v", c.n, got, c.want)
+		}
 	}
 }
