@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,8 +15,6 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestStateRoundTrip(t *testing.T) {
 	st := fakeState(t, 5, defaultSettings(), Counts{Failures: 3, Trials: 40})
@@ -179,26 +177,10 @@ func FuzzDecodeState(f *testing.F) {
 	})
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // The report (text and JSON) and the story of a fixed bisection: a skipped commit, a failed
@@ -224,9 +206,9 @@ func TestReportAndStoryGolden(t *testing.T) {
 	if err := st.WriteStory(&story); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt", text.Bytes())
-	golden(t, "report.json", js.Bytes())
-	golden(t, "story.txt", story.Bytes())
+	checkGolden(t, "report.txt", text.Bytes())
+	checkGolden(t, "report.json", js.Bytes())
+	checkGolden(t, "story.txt", story.Bytes())
 	// The JSON has the fields the issue names.
 	var m map[string]any
 	json.Unmarshal(js.Bytes(), &m)
