@@ -1,14 +1,9 @@
 package dispatch
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -17,51 +12,20 @@ import (
 // with servers that echo the token back, and checks no output shows it.
 func TestTokenNeverPrinted(t *testing.T) {
 	echo := `{"message":"Bad credentials: Bearer ` + testToken + `"}`
-	tests := []struct {
-		name     string
-		setup    func(*ghtest.Server, *harness)
-		cmd      func(*ghcmd.Factory) *cobra.Command
-		args     []string
-		wantEcho bool // the server echoed the token, so *** must show where it was
-	}{
-		{name: "dispatch --json succeeds", cmd: dispatchCmd, args: []string{"--json", "--watch", "--download", "DIR"}},
-		{name: "dispatch 401 echo", cmd: dispatchCmd, wantEcho: true,
-			setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 401, Body: echo}) }},
-		{name: "dispatch 403 echo", cmd: dispatchCmd, wantEcho: true,
-			setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 403, Body: echo}) }},
-		{name: "dispatch 422 echo", cmd: dispatchCmd, args: []string{"--json"}, wantEcho: true,
-			setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 422, Body: echo}) }},
-		{name: "token only in GITHUB_TOKEN", cmd: dispatchCmd, wantEcho: true,
-			setup: func(s *ghtest.Server, h *harness) {
+	tests := []ghcmdtest.TokenCase{
+		{Name: "dispatch --json succeeds", Cmd: dispatchCmd, Args: []string{"--json", "--watch", "--download", "DIR"}},
+		{Name: "dispatch 401 echo", Cmd: dispatchCmd, WantEcho: true,
+			Setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 401, Body: echo}) }},
+		{Name: "dispatch 403 echo", Cmd: dispatchCmd, WantEcho: true,
+			Setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 403, Body: echo}) }},
+		{Name: "dispatch 422 echo", Cmd: dispatchCmd, Args: []string{"--json"}, WantEcho: true,
+			Setup: func(s *ghtest.Server, _ *harness) { s.Fail(ghtest.Fault{Path: "/dispatches", Status: 422, Body: echo}) }},
+		{Name: "token only in GITHUB_TOKEN", Cmd: dispatchCmd, WantEcho: true,
+			Setup: func(s *ghtest.Server, h *harness) {
 				h.Env[ghrun.EnvGHToken] = ""
 				h.Env[ghrun.EnvGitHubToken] = testToken
 				s.Fail(ghtest.Fault{Path: "/dispatches", Status: 401, Body: echo})
 			}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
-			h := newHarness(t, srv)
-			if tt.setup != nil {
-				tt.setup(srv, h)
-			}
-			args := append([]string(nil), tt.args...)
-			for i, a := range args {
-				if a == "DIR" {
-					args[i] = filepath.Join(t.TempDir(), "out")
-				}
-			}
-			err := h.Run(tt.cmd, args...)
-			all := h.Out.String() + h.Err.String() + fmt.Sprint(err)
-			if strings.Contains(all, testToken) {
-				t.Fatalf("the token was printed:\nstdout: %s\nstderr: %s\nerr: %v", h.Out.String(), h.Err.String(), err)
-			}
-			if tt.wantEcho && !strings.Contains(all, "***") {
-				t.Errorf("the echoed token was not masked (or not echoed):\n%s", all)
-			}
-			if len(all) < 20 {
-				t.Errorf("suspiciously little output: %q", all)
-			}
-		})
-	}
+	ghcmdtest.CheckTokenNeverPrinted(t, tests)
 }

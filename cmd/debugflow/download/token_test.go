@@ -1,14 +1,9 @@
 package download
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -17,47 +12,16 @@ import (
 // with servers that echo the token back, and checks no output shows it.
 func TestTokenNeverPrinted(t *testing.T) {
 	echo := `{"message":"Bad credentials: Bearer ` + testToken + `"}`
-	tests := []struct {
-		name     string
-		setup    func(*ghtest.Server, *harness)
-		cmd      func(*ghcmd.Factory) *cobra.Command
-		args     []string
-		wantEcho bool // the server echoed the token, so *** must show where it was
-	}{
-		{name: "download with retries and an echo", cmd: downloadCmd, args: []string{"--latest", "-D", "DIR"},
-			setup: func(s *ghtest.Server, _ *harness) {
+	tests := []ghcmdtest.TokenCase{
+		{Name: "download with retries and an echo", Cmd: downloadCmd, Args: []string{"--latest", "-D", "DIR"},
+			Setup: func(s *ghtest.Server, _ *harness) {
 				id := s.AddRun(ghtestRun(wfFile, "main"))
 				s.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
 				s.Fail(ghtest.Fault{Path: "/artifacts", Status: 503, Times: 2})
 				s.Fail(ghtest.Fault{Path: "/zip", Status: 403, Body: echo})
 			}},
-		{name: "token in GITHUB_API_URL", cmd: downloadCmd, args: []string{"1"},
-			setup: func(s *ghtest.Server, h *harness) { h.Env[ghrun.EnvAPIURL] = "http://x:" + testToken + "@127.0.0.1:1/" }},
+		{Name: "token in GITHUB_API_URL", Cmd: downloadCmd, Args: []string{"1"},
+			Setup: func(s *ghtest.Server, h *harness) { h.Env[ghrun.EnvAPIURL] = "http://x:" + testToken + "@127.0.0.1:1/" }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
-			h := newHarness(t, srv)
-			if tt.setup != nil {
-				tt.setup(srv, h)
-			}
-			args := append([]string(nil), tt.args...)
-			for i, a := range args {
-				if a == "DIR" {
-					args[i] = filepath.Join(t.TempDir(), "out")
-				}
-			}
-			err := h.Run(tt.cmd, args...)
-			all := h.Out.String() + h.Err.String() + fmt.Sprint(err)
-			if strings.Contains(all, testToken) {
-				t.Fatalf("the token was printed:\nstdout: %s\nstderr: %s\nerr: %v", h.Out.String(), h.Err.String(), err)
-			}
-			if tt.wantEcho && !strings.Contains(all, "***") {
-				t.Errorf("the echoed token was not masked (or not echoed):\n%s", all)
-			}
-			if len(all) < 20 {
-				t.Errorf("suspiciously little output: %q", all)
-			}
-		})
-	}
+	ghcmdtest.CheckTokenNeverPrinted(t, tests)
 }

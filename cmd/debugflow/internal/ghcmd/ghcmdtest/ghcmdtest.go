@@ -9,12 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -197,4 +198,47 @@ func (h *Harness) Run(newCmd func(*ghcmd.Factory) *cobra.Command, args ...string
 	cmd.SetErr(io.Discard)
 	cmd.SetArgs(args)
 	return cmd.ExecuteContext(context.Background())
+}
+
+// TokenCase is one command line of a command's TestTokenNeverPrinted.
+type TokenCase struct {
+	Name  string
+	Setup func(*ghtest.Server, *Harness) // the server's faults and runs, the environment
+	Cmd   func(*ghcmd.Factory) *cobra.Command
+	Args  []string // "DIR" stands for a new folder
+	// WantEcho: the server echoed the token, so *** must show where it was.
+	WantEcho bool
+}
+
+// CheckTokenNeverPrinted runs every case against a fake GitHub holding one evidence artifact
+// and fails when the token shows anywhere in the output or the error, when an echoed token is
+// not masked, or when the command said almost nothing (a test that checks silence proves
+// nothing).
+func CheckTokenNeverPrinted(t *testing.T, cases []TokenCase) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			srv := NewServer(t, ghtest.ArtifactFile{Name: "evidence", Zip: EvidenceZip(t, 1)})
+			h := NewHarness(t, srv)
+			if tt.Setup != nil {
+				tt.Setup(srv, h)
+			}
+			args := append([]string(nil), tt.Args...)
+			for i, a := range args {
+				if a == "DIR" {
+					args[i] = filepath.Join(t.TempDir(), "out")
+				}
+			}
+			err := h.Run(tt.Cmd, args...)
+			all := h.Out.String() + h.Err.String() + fmt.Sprint(err)
+			if strings.Contains(all, Token) {
+				t.Fatalf("the token was printed:\nstdout: %s\nstderr: %s\nerr: %v", h.Out.String(), h.Err.String(), err)
+			}
+			if tt.WantEcho && !strings.Contains(all, "***") {
+				t.Errorf("the echoed token was not masked (or not echoed):\n%s", all)
+			}
+			if len(all) < 20 {
+				t.Errorf("suspiciously little output: %q", all)
+			}
+		})
+	}
 }
