@@ -1,101 +1,27 @@
 package disable
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/siblingstest"
 	"github.com/debugflow/debugflow/internal/generate/siblings"
 )
 
-// execute runs the command on a factory whose stdout is a buffer.
-func execute(runF func(*DisableOptions) error, args ...string) (string, error) {
-	var out bytes.Buffer
-	cmd := NewCmdDisable(&factory.Factory{IO: factory.IOStreams{Out: &out, ErrOut: &out}}, runF)
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	err := cmd.Execute()
-	return out.String(), err
+// TestDisable: the flags fill siblings.Options, --all (enable's) and stray arguments are
+// refused, a dry run renames through siblings.Disable, the help says what disable does.
+func TestDisable(t *testing.T) {
+	siblingstest.Check(t, siblingstest.Command[DisableOptions]{
+		New:     NewCmdDisable,
+		Options: func(o *DisableOptions) siblings.Options { return o.Options },
+		Flags: []siblingstest.FlagCase{
+			{Name: "defaults", Want: siblings.Options{Dir: siblings.DefaultDir}},
+			{Name: "all flags", Args: []string{"--dir", "x/wf", "--keep", "debug.yml", "--keep", "debug-*.yaml", "--dry-run"},
+				Want: siblings.Options{Dir: "x/wf", Keep: []string{"debug.yml", "debug-*.yaml"}, DryRun: true}},
+			{Name: "keep with a comma stays one glob", Args: []string{"--keep", "{a,b}.yml"},
+				Want: siblings.Options{Dir: siblings.DefaultDir, Keep: []string{"{a,b}.yml"}}},
+		},
+		Rejected:  [][]string{{"stray"}, {"--all"}}, // disable has no --all
+		HelpWants: []string{"Examples:", "debugflow disable", "--dry-run", "--dir", "nothing changes", siblings.ManifestName, "git add", "stay disabled"},
+		RunWant:   "1 would rename",
+	})
 }
-
-// TestFlags checks the command fills siblings.Options from flags (cli/cli style: the run
-// function is replaced), with the factory's stdout.
-func TestFlags(t *testing.T) {
-	for _, tt := range flagCases {
-		t.Run(tt.name, func(t *testing.T) {
-			var got *DisableOptions
-			if _, err := execute(func(o *DisableOptions) error { got = o; return nil }, tt.args...); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got.Options, cmpopts.IgnoreFields(siblings.Options{}, "Out"), cmpopts.IgnoreUnexported(siblings.Options{})); diff != "" {
-				t.Errorf("options (-want +got):\n%s", diff)
-			}
-			if got.Out == nil {
-				t.Error("Out not set from the factory")
-			}
-		})
-	}
-}
-
-func TestRejectsArgsAndUnknownFlags(t *testing.T) {
-	for _, args := range rejected {
-		if _, err := execute(func(*DisableOptions) error { t.Error("ran"); return nil }, args...); err == nil {
-			t.Errorf("%v: want an error", args)
-		}
-	}
-}
-
-// TestRuns: without runF the command renames through siblings.Disable and prints its table on the
-// factory's stdout.
-func TestRuns(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "wf")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	if err := os.WriteFile(filepath.Join(dir, "ci.yml"), []byte("on: push\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := execute(nil, "--dir", dir, "--dry-run")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, runWant) {
-		t.Errorf("stdout:\n%s", out)
-	}
-}
-
-var flagCases = []struct {
-	name string
-	args []string
-	want siblings.Options
-}{
-	{"defaults", nil, siblings.Options{Dir: siblings.DefaultDir}},
-	{"all flags", []string{"--dir", "x/wf", "--keep", "debug.yml", "--keep", "debug-*.yaml", "--dry-run"},
-		siblings.Options{Dir: "x/wf", Keep: []string{"debug.yml", "debug-*.yaml"}, DryRun: true}},
-	{"keep with a comma stays one glob", []string{"--keep", "{a,b}.yml"}, siblings.Options{Dir: siblings.DefaultDir, Keep: []string{"{a,b}.yml"}}},
-}
-
-var rejected = [][]string{{"stray"}, {"--all"}} // disable has no --all
-
-func TestHelp(t *testing.T) {
-	help, err := execute(nil, "--help")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Examples:", "debugflow disable", "--dry-run", "--dir", "nothing changes", siblings.ManifestName, "git add", "stay disabled"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("disable --help lacks %q:\n%s", want, help)
-		}
-	}
-}
-
-// runWant is what a dry run on a folder with ci.yml says.
-const runWant = "1 would rename"
