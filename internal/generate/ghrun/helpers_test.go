@@ -1,11 +1,7 @@
 package ghrun
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"io/fs"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -86,46 +82,12 @@ func newTestClient(t *testing.T, srv *ghtest.Server) (*Client, *sleeper) {
 	return c, sl
 }
 
-type zipEntry struct {
-	Name string
-	Body string
-	Mode fs.FileMode // 0: regular 0644
-}
+type zipEntry = ghtest.ZipEntry
 
-func makeZip(t testing.TB, entries ...zipEntry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate}
-		mode := e.Mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		h.SetMode(mode)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(e.Body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// evidenceZip is a small artifact like the debug workflow uploads.
-func evidenceZip(t testing.TB, failed int) []byte {
-	return makeZip(t,
-		zipEntry{Name: "reproducer_summary.json", Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
-		zipEntry{Name: "dmesg/", Mode: fs.ModeDir | 0o755},
-		zipEntry{Name: "dmesg/dmesg_start.log", Body: "[    0.000000] Linux version 6.8\n"},
-		zipEntry{Name: "run_reproducer.sh", Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
-	)
-}
+var (
+	makeZip     = ghtest.MakeZip
+	evidenceZip = ghtest.EvidenceZip
+)
 
 // ghtestRun is a finished successful run of file on branch.
 func ghtestRun(file, branch string) ghtest.Run {

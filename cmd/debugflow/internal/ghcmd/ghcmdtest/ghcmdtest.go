@@ -4,13 +4,11 @@
 package ghcmdtest
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,48 +92,13 @@ func NewServer(t *testing.T, artifacts ...ghtest.ArtifactFile) *ghtest.Server {
 	return srv
 }
 
-// ZipEntry is one entry of MakeZip.
-type ZipEntry struct {
-	Name string
-	Body string
-	Mode fs.FileMode // 0: regular 0644
-}
+// The artifact builders are ghtest's, shared with package ghrun's own tests.
+type ZipEntry = ghtest.ZipEntry
 
-// MakeZip is a zip archive of entries.
-func MakeZip(t testing.TB, entries ...ZipEntry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate}
-		mode := e.Mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		h.SetMode(mode)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(e.Body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// EvidenceZip is a small artifact like the debug workflow uploads.
-func EvidenceZip(t testing.TB, failed int) []byte {
-	return MakeZip(t,
-		ZipEntry{Name: evidencefiles.ReproducerSummary, Body: `{"exit_code":1,"reproduced":true,"failed":` + strconv.Itoa(failed) + `}`},
-		ZipEntry{Name: "dmesg/", Mode: fs.ModeDir | 0o755},
-		ZipEntry{Name: "dmesg/dmesg_start.log", Body: "[    0.000000] Linux version 6.8\n"},
-		ZipEntry{Name: evidencefiles.RunReproducerScript, Body: "#!/bin/sh\nexec python3 -m pytest\n", Mode: 0o755},
-	)
-}
+var (
+	MakeZip     = ghtest.MakeZip
+	EvidenceZip = ghtest.EvidenceZip
+)
 
 // FinishedRun is a finished successful run of file on branch.
 func FinishedRun(file, branch string) ghtest.Run {
