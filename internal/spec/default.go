@@ -3,6 +3,8 @@ package spec
 import (
 	_ "embed"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -50,49 +52,25 @@ func applyDefaults(s *Spec, idx *positions) {
 			*dst = v
 		}
 	}
-	setStr("workflow.file", &s.Workflow.File, "debugflow.yml")
+	// The plain defaults are the `default:` tags of the spec's fields (spec.go): a field and its
+	// default are written in one place. What depends on other fields follows.
+	applyTagDefaults(reflect.ValueOf(s).Elem(), "", idx)
 	if !idx.has("workflow.name") {
 		s.Workflow.Name = "Debug " + strings.Join(s.Runners, ", ")
 	}
-	setInt("timeout_minutes", &s.TimeoutMinutes, 360)
 	if !idx.has("triggers") {
 		s.Triggers.WorkflowDispatch = true
 	}
-	setStr("checkout.submodules", &s.Checkout.Submodules, "false")
-	setInt("checkout.fetch_depth", &s.Checkout.FetchDepth, 1)
-	setStr("setup.python", &s.Setup.Python, "3.12")
-	setStr("setup.go", &s.Setup.Go, "1.26")
-	setInt("install.timeout_minutes", &s.Install.TimeoutMinutes, 30)
-	setInt("build.timeout_minutes", &s.Build.TimeoutMinutes, 60)
-	setStr("smoke.log", &s.Smoke.Log, "smoke.log")
-	setInt("smoke.timeout_minutes", &s.Smoke.TimeoutMinutes, 10)
-	setInt("reproducer.timeout_minutes", &s.Reproducer.TimeoutMinutes, 120)
 	if !idx.has("reproducer.stop_on_first_failure") {
 		s.Reproducer.StopOnFirstFailure = true
 	}
-	setInt("reproducer.workers", &s.Reproducer.Workers, 8)
-	setInt("reproducer.count", &s.Reproducer.Count, 50)
-	setStr("reproducer.python", &s.Reproducer.Python, "python")
-	setStr("reproducer.rebuild_dir", &s.Reproducer.RebuildDir, "build")
 	if !idx.has("sanitizer.tools") {
 		setStr("sanitizer.tool", &s.Sanitizer.Tool, "memcheck")
 		s.Sanitizer.Tools = []string{s.Sanitizer.Tool}
 	} else if !idx.has("sanitizer.tool") && len(s.Sanitizer.Tools) > 0 {
 		s.Sanitizer.Tool = s.Sanitizer.Tools[0]
 	}
-	setInt("coredump.attempts", &s.Coredump.Attempts, 3)
-	setInt("coredump.max_size_mb", &s.Coredump.MaxSizeMB, 512)
-	setInt("coredump.timeout_minutes", &s.Coredump.TimeoutMinutes, 20)
-	setInt("sanitizer.print_limit", &s.Sanitizer.PrintLimit, 100)
-	setInt("sanitizer.max_tests", &s.Sanitizer.MaxTests, 5)
-	setInt("sanitizer.timeout_minutes", &s.Sanitizer.TimeoutMinutes, 30)
-	setStr("sanitizer.when", &s.Sanitizer.When, "failed")
-	setInt("tmate.timeout_minutes", &s.Tmate.TimeoutMinutes, 60)
 	setInt("tmate.connect_timeout_minutes", &s.Tmate.ConnectTimeoutMinutes, DefaultConnectMinutes)
-	setStr("tmate.placement", &s.Tmate.Placement, "after")
-	setStr("tmate.continue_file", &s.Tmate.ContinueFile, "/tmp/continue")
-	setStr("artifact.name", &s.Artifact.Name, "debugflow_artifacts")
-	setStr("artifact.dir", &s.Artifact.Dir, "/tmp/repro")
 	if !idx.has("tmate.max_minutes") && s.Tmate.GateEnabled() {
 		// What the job timeout leaves after the steps; validation rejects a room smaller than
 		// the default timeout, naming the numbers to change.
@@ -106,5 +84,43 @@ func applyDefaults(s *Spec, idx *positions) {
 	if s.StepBinary.Delivery == "" && s.StepBinary.Path != "" {
 		// A path says how: build it from the checkout.
 		s.StepBinary.Delivery = DeliveryPath
+	}
+}
+
+// applyTagDefaults sets every field of v (a struct, at the spec path prefix) that has a
+// `default:` tag and is absent from the file: a string only while it is empty, an int
+// always; struct fields are walked with their yaml names as the path.
+func applyTagDefaults(v reflect.Value, prefix string, idx *positions) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		path := prefix + name
+		fv := v.Field(i)
+		if f.Type.Kind() == reflect.Struct {
+			applyTagDefaults(fv, path+".", idx)
+			continue
+		}
+		def, ok := f.Tag.Lookup("default")
+		if !ok || idx.has(path) {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			if fv.String() == "" {
+				fv.SetString(def)
+			}
+		case reflect.Int:
+			n, err := strconv.Atoi(def)
+			if err != nil {
+				panic(fmt.Sprintf("spec: field %s: default %q is not a whole number", path, def)) // a tag of this package: covered by its tests
+			}
+			fv.SetInt(int64(n))
+		default:
+			panic(fmt.Sprintf("spec: field %s: a default tag on a %s", path, fv.Kind()))
+		}
 	}
 }

@@ -12,7 +12,7 @@ type Spec struct {
 	// one job per label and a final cross-runner report job.
 	Runners []string `yaml:"runners"`
 	// TimeoutMinutes is the job's timeout-minutes (GitHub's backstop for the whole job).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"360"`
 	// Triggers are the events that start the workflow.
 	Triggers Triggers `yaml:"triggers"`
 	// Inputs are the workflow_dispatch inputs, in order. debugflow adds an optional
@@ -51,7 +51,7 @@ type Spec struct {
 // Workflow names the generated workflow.
 type Workflow struct {
 	// File is the workflow file name under .github/workflows, e.g. debug_cuda_repro.yml.
-	File string `yaml:"file"`
+	File string `yaml:"file" default:"debugflow.yml"`
 	// Name is the workflow title shown in the Actions tab.
 	Name string `yaml:"name"`
 	// Branch is the throw-away debug branch the workflow lives on (used in messages and by
@@ -105,17 +105,17 @@ type Checkout struct {
 	// run has no inputs. Empty checks out the commit that triggered the run.
 	RefInput string `yaml:"ref_input"`
 	// Submodules is actions/checkout's submodules: "true", "false" or "recursive".
-	Submodules string `yaml:"submodules"`
+	Submodules string `yaml:"submodules" default:"false"`
 	// FetchDepth is actions/checkout's fetch-depth (0 means all history).
-	FetchDepth int `yaml:"fetch_depth"`
+	FetchDepth int `yaml:"fetch_depth" default:"1"`
 }
 
 // Setup is the toolchain set-up.
 type Setup struct {
 	// Python is the Python version for actions/setup-python ("3.10": quote it in YAML).
-	Python string `yaml:"python"`
+	Python string `yaml:"python" default:"3.12"`
 	// Go is the Go version used to install the step binary.
-	Go string `yaml:"go"`
+	Go string `yaml:"go" default:"1.26"`
 }
 
 // Install lists system packages and commands run before the build.
@@ -128,7 +128,7 @@ type Install struct {
 	// the staged scripts and the tmate shell.
 	Exports []Export `yaml:"exports"`
 	// TimeoutMinutes bounds the install step (timeout-minutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"30"`
 }
 
 // Build is the build of the project under test.
@@ -143,7 +143,7 @@ type Build struct {
 	// reproducer.rebuild_dir.
 	Iterate []string `yaml:"iterate"`
 	// TimeoutMinutes bounds the build step (timeout-minutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"60"`
 }
 
 // Export is a variable whose value is the output of a command: written to $GITHUB_ENV for the
@@ -165,9 +165,9 @@ type Smoke struct {
 	// Command is a shell command (bash -eo pipefail); empty: no smoke step.
 	Command string `yaml:"command"`
 	// Log is the file in the artifact directory that gets the output (default smoke.log).
-	Log string `yaml:"log"`
+	Log string `yaml:"log" default:"smoke.log"`
 	// TimeoutMinutes bounds the smoke step (timeout-minutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"10"`
 }
 
 // Reproducer is the pytest run that hammers the failing tests.
@@ -177,9 +177,9 @@ type Reproducer struct {
 	// Select is pytest's -k expression.
 	Select string `yaml:"select"`
 	// Workers is pytest-xdist's -n.
-	Workers int `yaml:"workers"`
+	Workers int `yaml:"workers" default:"8"`
 	// Count is pytest-repeat's --count when CountInput is empty.
-	Count int `yaml:"count"`
+	Count int `yaml:"count" default:"50"`
 	// CountInput names the number input that overrides Count.
 	CountInput string `yaml:"count_input"`
 	// PytestArgs are extra pytest arguments (--tb=long -ra -v are always passed).
@@ -187,7 +187,7 @@ type Reproducer struct {
 	// Env is extra environment for pytest, in order.
 	Env Env `yaml:"env"`
 	// Python is the interpreter on the runner that has pytest installed.
-	Python string `yaml:"python"`
+	Python string `yaml:"python" default:"python"`
 	// StopOnFirstFailure stops the whole run at the first failing or crashing test (default
 	// true: a reproduced crash needs no more repetitions).
 	StopOnFirstFailure bool `yaml:"stop_on_first_failure"`
@@ -195,11 +195,11 @@ type Reproducer struct {
 	// repetition instead of stopping at the first failure, e.g. to measure a crash rate.
 	FullSweepInput string `yaml:"full_sweep_input"`
 	// TimeoutMinutes bounds the reproduce step (timeout-minutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"120"`
 	// Standalone is what the staged repro_standalone.py runs (for py-spy).
 	Standalone Standalone `yaml:"standalone"`
 	// RebuildDir is where `cmake --build .` rebuilds inside the tmate session.
-	RebuildDir string `yaml:"rebuild_dir"`
+	RebuildDir string `yaml:"rebuild_dir" default:"build"`
 }
 
 // Standalone is what repro_standalone.py runs, one of: a test function of a test file (File
@@ -225,17 +225,17 @@ type Sanitizer struct {
 	// LeakCheck adds --leak-check full to the memcheck run.
 	LeakCheck bool `yaml:"leak_check"`
 	// PrintLimit is --print-limit (0 means unlimited).
-	PrintLimit int `yaml:"print_limit"`
+	PrintLimit int `yaml:"print_limit" default:"100"`
 	// MaxTests caps how many failed tests run under the sanitizer.
-	MaxTests int `yaml:"max_tests"`
+	MaxTests int `yaml:"max_tests" default:"5"`
 	// When is "failed" (only when the reproducer failed) or "always".
-	When string `yaml:"when"`
+	When string `yaml:"when" default:"failed"`
 	// Args are extra compute-sanitizer arguments.
 	Args []string `yaml:"args"`
 	// Enabled turns the sanitizer step off when false.
 	Enabled *bool `yaml:"enabled"`
 	// TimeoutMinutes bounds the sanitizer step (timeout-minutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"30"`
 }
 
 // Coredump is the GPU core dump pass (docs/evidence.md): after the sanitizer, the test a worker
@@ -245,11 +245,11 @@ type Coredump struct {
 	// Enabled emits the step (default false).
 	Enabled bool `yaml:"enabled"`
 	// Attempts is how many reruns may be needed for one to dump (default 3).
-	Attempts int `yaml:"attempts"`
+	Attempts int `yaml:"attempts" default:"3"`
 	// MaxSizeMB caps the dump kept in the artifact; a bigger one is deleted (default 512).
-	MaxSizeMB int `yaml:"max_size_mb"`
+	MaxSizeMB int `yaml:"max_size_mb" default:"512"`
 	// TimeoutMinutes bounds the step (timeout-minutes; default 20).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"20"`
 }
 
 // Tmate is the interactive gate.
@@ -259,7 +259,7 @@ type Tmate struct {
 	// TimeoutInput names the number input holding the gate timeout in minutes.
 	TimeoutInput string `yaml:"timeout_input"`
 	// TimeoutMinutes is the gate timeout, and the default of TimeoutInput (1 to MaxMinutes).
-	TimeoutMinutes int `yaml:"timeout_minutes"`
+	TimeoutMinutes int `yaml:"timeout_minutes" default:"60"`
 	// MaxMinutes is the longest timeout a run may ask for through TimeoutInput; it must fit in
 	// the job timeout after the other steps (default: what the job timeout leaves, at most 360).
 	MaxMinutes int `yaml:"max_minutes"`
@@ -271,11 +271,11 @@ type Tmate struct {
 	OnPullRequest bool `yaml:"on_pull_request"`
 	// Placement is "after" (a blocking gate at the end) or "before" (open the session before
 	// the reproducer, keep the job alive at the end).
-	Placement string `yaml:"placement"`
+	Placement string `yaml:"placement" default:"after"`
 	// LimitToActor lets only the SSH keys of the user who started the run attach.
 	LimitToActor *bool `yaml:"limit_to_actor"`
 	// ContinueFile frees the job when it exists.
-	ContinueFile string `yaml:"continue_file"`
+	ContinueFile string `yaml:"continue_file" default:"/tmp/continue"`
 	// Server is an optional self-hosted tmate server.
 	Server *TmateServer `yaml:"server"`
 }
@@ -290,8 +290,8 @@ type TmateServer struct {
 
 // Artifact is the uploaded evidence.
 type Artifact struct {
-	Name string `yaml:"name"`
-	Dir  string `yaml:"dir"`
+	Name string `yaml:"name" default:"debugflow_artifacts"`
+	Dir  string `yaml:"dir" default:"/tmp/repro"`
 }
 
 // StepBinary says how debugflow-step reaches the runner (docs/release.md).

@@ -3,8 +3,10 @@ package spec
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -245,5 +247,38 @@ func BenchmarkParseDefault(b *testing.B) {
 		if _, err := Parse("default.yaml", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEveryDefaultTagIsApplied: a spec that writes none of the tagged fields gets each
+// field's `default:` tag (and a tag that is not a value of its field would panic here first).
+func TestEveryDefaultTagIsApplied(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "ok", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v reflect.Value, path string) int
+	walk = func(v reflect.Value, path string) int {
+		n := 0
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if f.Type.Kind() == reflect.Struct {
+				n += walk(v.Field(i), path+name+".")
+				continue
+			}
+			def, ok := f.Tag.Lookup("default")
+			if !ok {
+				continue
+			}
+			n++
+			if got := fmt.Sprint(v.Field(i).Interface()); got != def {
+				t.Errorf("%s%s = %q, want its default %q", path, name, got, def)
+			}
+		}
+		return n
+	}
+	if n := walk(reflect.ValueOf(s).Elem(), ""); n < 20 {
+		t.Errorf("only %d fields have a default tag", n)
 	}
 }
