@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -29,14 +30,14 @@ func TestEndToEnd(t *testing.T) {
 		{ghtest.DispatchNoContent, "found by its dispatch_id"},
 	} {
 		t.Run(tt.how, func(t *testing.T) {
-			srv := ghtest.New(t, "acme", "kernels", testToken)
+			srv := ghtest.New(t, "acme", "kernels", ghcmdtest.Token)
 			srv.Mode = tt.mode
 			srv.AddBranch("debug/t4")
-			srv.AddWorkflow(ghtest.Workflow{File: wfFile, Name: "Debug CUDA repro", Inputs: inputNames(testWorkflow()),
+			srv.AddWorkflow(ghtest.Workflow{File: ghcmdtest.WorkflowFile, Name: "Debug CUDA repro", Inputs: ghcmdtest.InputNames(ghcmdtest.Workflow()),
 				RunName: "debug CUDA repro [{dispatch_id}]", VisibleAfterLists: 1,
-				Frames:    ghtest.DefaultFrames(fixedNow.Add(-time.Minute), "failure"),
-				Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: evidenceZip(t, 7)}}})
-			h := newHarness(t, srv)
+				Frames:    ghtest.DefaultFrames(ghcmdtest.FixedNow.Add(-time.Minute), "failure"),
+				Artifacts: []ghtest.ArtifactFile{{Name: "debug_cuda_repro_artifacts", Zip: ghcmdtest.EvidenceZip(t, 7)}}})
+			h := ghcmdtest.NewHarness(t, srv)
 			dir := filepath.Join(t.TempDir(), "evidence")
 
 			err := h.Run(dispatchCmd, "-f", "reproduce_count=100", "--download", dir, "--interval", "2s")
@@ -49,18 +50,18 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("%d runs", len(runs))
 			}
 			run := runs[0]
-			url := "https://github.com/acme/kernels/actions/runs/" + itoa64(run.ID)
+			url := "https://github.com/acme/kernels/actions/runs/" + ghcmdtest.Itoa64(run.ID)
 			if run.Branch != "debug/t4" || run.Inputs["reproduce_count"] != "100" {
 				t.Errorf("dispatched %+v", run)
 			}
 			stdout, stderr := h.Out.String(), h.Err.String()
 			for _, want := range []string{url + "\n", "TMATE GATE OPEN", `step 3 "Run reproducer" failure`,
-				"run " + itoa64(run.ID) + " completed: failure", "verdict for evidence: reproduced=true failed=7"} {
+				"run " + ghcmdtest.Itoa64(run.ID) + " completed: failure", "verdict for evidence: reproduced=true failed=7"} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, stdout)
 				}
 			}
-			for _, want := range []string{"dispatched " + wfFile + " on acme/kernels@debug/t4: run " + itoa64(run.ID) + " (" + tt.how + ")",
+			for _, want := range []string{"dispatched " + ghcmdtest.WorkflowFile + " on acme/kernels@debug/t4: run " + ghcmdtest.Itoa64(run.ID) + " (" + tt.how + ")",
 				`downloaded "debug_cuda_repro_artifacts"`} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -74,8 +75,8 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestDispatchJSON(t *testing.T) {
-	srv := newServer(t)
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	h := ghcmdtest.NewHarness(t, srv)
 	if err := h.Run(dispatchCmd, "--json", "--watch", "--interval", "1s"); err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +126,8 @@ func TestDispatchUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t)
-			h := newHarness(t, srv)
+			srv := ghcmdtest.NewServer(t)
+			h := ghcmdtest.NewHarness(t, srv)
 			for k, v := range tt.env {
 				h.Env[k] = v
 			}
@@ -189,8 +190,8 @@ func TestDispatchInputSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t)
-			h := newHarness(t, srv)
+			srv := ghcmdtest.NewServer(t)
+			h := ghcmdtest.NewHarness(t, srv)
 			h.F.IO.In, h.F.IO.StdinIsTTY = tt.stdin, tt.stdinTTY
 			if err := h.Run(dispatchCmd, tt.args...); err != nil {
 				t.Fatalf("%v\n%s", err, h.Err.String())
@@ -226,8 +227,8 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 // A stdin that stays open and silent gets a hint, and Ctrl-C still works:
 // nothing is dispatched.
 func TestDispatchWaitingOnStdin(t *testing.T) {
-	srv := newServer(t)
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	h := ghcmdtest.NewHarness(t, srv)
 	r, w := io.Pipe()
 	t.Cleanup(func() { w.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -251,8 +252,8 @@ func TestDispatchWaitingOnStdin(t *testing.T) {
 }
 
 func TestDispatchJSONFields(t *testing.T) {
-	srv := newServer(t)
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	h := ghcmdtest.NewHarness(t, srv)
 	if err := h.Run(dispatchCmd, "--json", "runId,url,workflow,ref,repository,dispatchId,foundBy", "--watch", "-r", "main"); err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +262,8 @@ func TestDispatchJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(h.Out.String()), &got); err != nil {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, h.Out.String())
 	}
-	want := map[string]any{"runId": float64(run.ID), "url": "https://github.com/acme/kernels/actions/runs/" + itoa64(run.ID),
-		"workflow": wfFile, "ref": "main", "repository": "acme/kernels", "dispatchId": run.Inputs[ghrun.DispatchIDInput], "foundBy": ghrun.FoundRunDetails}
+	want := map[string]any{"runId": float64(run.ID), "url": "https://github.com/acme/kernels/actions/runs/" + ghcmdtest.Itoa64(run.ID),
+		"workflow": ghcmdtest.WorkflowFile, "ref": "main", "repository": "acme/kernels", "dispatchId": run.Inputs[ghrun.DispatchIDInput], "foundBy": ghrun.FoundRunDetails}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
@@ -276,8 +277,8 @@ func TestDispatchJSONFields(t *testing.T) {
 	}
 
 	// An unknown field is refused before anything is sent.
-	srv2 := newServer(t)
-	h2 := newHarness(t, srv2)
+	srv2 := ghcmdtest.NewServer(t)
+	h2 := ghcmdtest.NewHarness(t, srv2)
 	err := h2.Run(dispatchCmd, "--json", "id")
 	if ghrun.ExitCode(err) != ghrun.ExitUsage || !strings.Contains(err.Error(), "  runId\n  run_id\n  url") || len(srv2.Requests()) != 0 {
 		t.Fatalf("err = %v, %d requests", err, len(srv2.Requests()))
@@ -287,8 +288,8 @@ func TestDispatchJSONFields(t *testing.T) {
 // TestRunDispatchDirect calls the engine's run function without cobra, as experiment and
 // bisect may.
 func TestRunDispatchDirect(t *testing.T) {
-	srv := newServer(t)
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	h := ghcmdtest.NewHarness(t, srv)
 	err := ghrun.RunDispatch(context.Background(), h.F.GitHub(), &ghrun.DispatchOptions{RepoFlags: ghrun.RepoFlags{Repo: "acme/kernels"}, Ref: "main",
 		RawFields: []string{"open_tmate=false"}, Interval: time.Second})
 	if err != nil {
@@ -298,7 +299,7 @@ func TestRunDispatchDirect(t *testing.T) {
 	if len(runs) != 1 || runs[0].Branch != "main" || runs[0].Inputs["open_tmate"] != "false" {
 		t.Fatalf("runs %+v", runs)
 	}
-	if h.Out.String() != "https://github.com/acme/kernels/actions/runs/"+itoa64(runs[0].ID)+"\n" {
+	if h.Out.String() != "https://github.com/acme/kernels/actions/runs/"+ghcmdtest.Itoa64(runs[0].ID)+"\n" {
 		t.Errorf("stdout %q: want just the run URL", h.Out.String())
 	}
 }

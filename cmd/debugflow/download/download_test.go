@@ -10,16 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
 
 func TestDownloadCommand(t *testing.T) {
-	srv := newServer(t)
-	id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
-	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: evidenceZip(t, 5)})
-	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: makeZip(t, zipEntry{Name: "system_identity.txt", Body: "A10G"})})
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	id := srv.AddRun(ghcmdtest.FinishedRun(ghcmdtest.WorkflowFile, "debug/t4"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: ghcmdtest.EvidenceZip(t, 5)})
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: ghcmdtest.MakeZip(t, ghcmdtest.ZipEntry{Name: "system_identity.txt", Body: "A10G"})})
+	h := ghcmdtest.NewHarness(t, srv)
 	dir := t.TempDir()
 	err := h.Run(downloadCmd, "--latest", "-D", dir)
 	// One report fails (no reproducer summary in the a10g artifact), the other still prints.
@@ -32,12 +33,12 @@ func TestDownloadCommand(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, h.Out.String())
 		}
 	}
-	if !strings.Contains(h.Err.String(), "latest run of "+wfFile+": "+itoa64(id)) {
+	if !strings.Contains(h.Err.String(), "latest run of "+ghcmdtest.WorkflowFile+": "+ghcmdtest.Itoa64(id)) {
 		t.Errorf("stderr:\n%s", h.Err.String())
 	}
 
 	for _, args := range [][]string{{"1", "--max-size", "lots"}, {"1", "--max-files", "0"}, {}} {
-		h := newHarness(t, srv)
+		h := ghcmdtest.NewHarness(t, srv)
 		if err := h.Run(downloadCmd, args...); ghrun.ExitCode(err) != ghrun.ExitUsage {
 			t.Errorf("download %q: err = %v, want a usage error", args, err)
 		}
@@ -66,14 +67,14 @@ func TestDownloadSelection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t)
-			id := srv.AddRun(ghtestRun(wfFile, "main"))
+			srv := ghcmdtest.NewServer(t)
+			id := srv.AddRun(ghcmdtest.FinishedRun(ghcmdtest.WorkflowFile, "main"))
 			for _, n := range names {
-				srv.AddArtifact(id, ghtest.ArtifactFile{Name: n, Zip: evidenceZip(t, 1), Expired: strings.HasSuffix(n, "-old")})
+				srv.AddArtifact(id, ghtest.ArtifactFile{Name: n, Zip: ghcmdtest.EvidenceZip(t, 1), Expired: strings.HasSuffix(n, "-old")})
 			}
-			h := newHarness(t, srv)
+			h := ghcmdtest.NewHarness(t, srv)
 			dir := filepath.Join(t.TempDir(), "out")
-			err := h.Run(downloadCmd, append([]string{itoa64(id), "-D", dir}, tt.args...)...)
+			err := h.Run(downloadCmd, append([]string{ghcmdtest.Itoa64(id), "-D", dir}, tt.args...)...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -104,19 +105,19 @@ func TestDownloadSelection(t *testing.T) {
 
 // Without -D, the folder is debugflow-run-<RUN_ID> in the current folder, and the output says so.
 func TestDownloadDefaultFolder(t *testing.T) {
-	srv := newServer(t)
-	id := srv.AddRun(ghtestRun(wfFile, "main"))
-	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: evidenceZip(t, 1)})
-	h := newHarness(t, srv)
+	srv := ghcmdtest.NewServer(t)
+	id := srv.AddRun(ghcmdtest.FinishedRun(ghcmdtest.WorkflowFile, "main"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence", Zip: ghcmdtest.EvidenceZip(t, 1)})
+	h := ghcmdtest.NewHarness(t, srv)
 	t.Chdir(t.TempDir())
-	if err := h.Run(downloadCmd, itoa64(id)); err != nil {
+	if err := h.Run(downloadCmd, ghcmdtest.Itoa64(id)); err != nil {
 		t.Fatal(err)
 	}
-	want := "debugflow-run-" + itoa64(id)
+	want := "debugflow-run-" + ghcmdtest.Itoa64(id)
 	if _, err := os.Stat(filepath.Join(want, "reproducer_summary.json")); err != nil {
 		t.Errorf("not extracted into ./%s: %v", want, err)
 	}
-	if !strings.Contains(h.Err.String(), "downloading into "+want+" (the default for run "+itoa64(id)+"; choose another folder with -D)") {
+	if !strings.Contains(h.Err.String(), "downloading into "+want+" (the default for run "+ghcmdtest.Itoa64(id)+"; choose another folder with -D)") {
 		t.Errorf("stderr does not name the folder:\n%s", h.Err.String())
 	}
 }
@@ -127,12 +128,12 @@ func TestDownloadDefaultFolder(t *testing.T) {
 func TestDownloadShowsArtifactNamesVisibly(t *testing.T) {
 	const evil = "\x1b]0;PWNED\a\x1b[2J\u202e"
 	for _, tty := range []bool{false, true} {
-		srv := newServer(t)
+		srv := ghcmdtest.NewServer(t)
 		srv.HTMLBase = "https://github.com/" + evil
-		id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
-		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence" + evil, Zip: evidenceZip(t, 5)})
-		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: evidenceZip(t, 1)})
-		h := newHarness(t, srv)
+		id := srv.AddRun(ghcmdtest.FinishedRun(ghcmdtest.WorkflowFile, "debug/t4"))
+		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence" + evil, Zip: ghcmdtest.EvidenceZip(t, 5)})
+		srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: ghcmdtest.EvidenceZip(t, 1)})
+		h := ghcmdtest.NewHarness(t, srv)
 		h.F.IO.IsTTY = tty
 		h.F.Report = func(dir string, w io.Writer) error { _, err := io.WriteString(w, "verdict\n"); return err }
 		if err := h.Run(downloadCmd, "--latest", "-D", t.TempDir()); err != nil {

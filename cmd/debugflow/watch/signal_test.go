@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
@@ -44,12 +45,12 @@ func watchHelper() int {
 			f()
 		}
 	}()
-	srv := ghtest.New(&cl, "acme", "kernels", testToken)
-	id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: []ghtest.Frame{{Status: "in_progress"}}})
+	srv := ghtest.New(&cl, "acme", "kernels", ghcmdtest.Token)
+	id := srv.AddRun(ghtest.Run{WorkflowFile: ghcmdtest.WorkflowFile, Branch: "main", Frames: []ghtest.Frame{{Status: "in_progress"}}})
 	f := &ghcmd.Factory{Factory: &factory.Factory{
 		IO: factory.IOStreams{Out: os.Stdout, ErrOut: os.Stderr},
 		Getenv: func(k string) string {
-			return map[string]string{ghrun.EnvGHToken: testToken, ghrun.EnvAPIURL: srv.URL()}[k]
+			return map[string]string{ghrun.EnvGHToken: ghcmdtest.Token, ghrun.EnvAPIURL: srv.URL()}[k]
 		},
 	}}
 	cmd := NewCmdWatch(f, nil)

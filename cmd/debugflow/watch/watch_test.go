@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd/ghcmdtest"
 	"slices"
 	"strings"
 	"testing"
@@ -17,20 +18,20 @@ func TestWatchCommand(t *testing.T) {
 		args       func(id int64) []string
 		wantCode   int
 	}{
-		{name: "success by id", conclusion: "success", args: func(id int64) []string { return []string{itoa64(id)} }, wantCode: 0},
+		{name: "success by id", conclusion: "success", args: func(id int64) []string { return []string{ghcmdtest.Itoa64(id)} }, wantCode: 0},
 		{name: "failure by URL", conclusion: "failure", args: func(id int64) []string {
-			return []string{"https://github.com/acme/kernels/actions/runs/" + itoa64(id)}
+			return []string{"https://github.com/acme/kernels/actions/runs/" + ghcmdtest.Itoa64(id)}
 		}, wantCode: 1},
 		{name: "cancelled, latest", conclusion: "cancelled", args: func(int64) []string { return []string{"--latest"} }, wantCode: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t)
-			id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "debug/t4", Frames: ghtest.DefaultFrames(fixedNow, tt.conclusion)})
-			h := newHarness(t, srv)
+			srv := ghcmdtest.NewServer(t)
+			id := srv.AddRun(ghtest.Run{WorkflowFile: ghcmdtest.WorkflowFile, Branch: "debug/t4", Frames: ghtest.DefaultFrames(ghcmdtest.FixedNow, tt.conclusion)})
+			h := ghcmdtest.NewHarness(t, srv)
 			h.F.GitRemote = nil // the repo must come from the URL or be found without git
 			args := tt.args(id)
-			if args[0] != "https://github.com/acme/kernels/actions/runs/"+itoa64(id) {
+			if args[0] != "https://github.com/acme/kernels/actions/runs/"+ghcmdtest.Itoa64(id) {
 				args = append(args, "-R", "acme/kernels")
 			}
 			err := h.Run(watchCmd, append(args, "-i", "1s")...)
@@ -43,8 +44,8 @@ func TestWatchCommand(t *testing.T) {
 		})
 	}
 	for _, args := range [][]string{{}, {"1", "--latest"}, {"1", "2"}, {"abc"}, {"1", "--interval", "-1s"}} {
-		srv := newServer(t)
-		h := newHarness(t, srv)
+		srv := ghcmdtest.NewServer(t)
+		h := ghcmdtest.NewHarness(t, srv)
 		if err := h.Run(watchCmd, args...); ghrun.ExitCode(err) != ghrun.ExitUsage {
 			t.Errorf("watch %q: err = %v (code %d), want a usage error", args, err, ghrun.ExitCode(err))
 		}
@@ -53,10 +54,10 @@ func TestWatchCommand(t *testing.T) {
 
 // watch -i 5 waits 5 seconds between polls, as gh does.
 func TestWatchIntervalSeconds(t *testing.T) {
-	srv := newServer(t)
-	id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: ghtest.DefaultFrames(fixedNow, "success")})
-	h := newHarness(t, srv)
-	if err := h.Run(watchCmd, itoa64(id), "-R", "acme/kernels", "-i", "5", "--exit-status"); err != nil {
+	srv := ghcmdtest.NewServer(t)
+	id := srv.AddRun(ghtest.Run{WorkflowFile: ghcmdtest.WorkflowFile, Branch: "main", Frames: ghtest.DefaultFrames(ghcmdtest.FixedNow, "success")})
+	h := ghcmdtest.NewHarness(t, srv)
+	if err := h.Run(watchCmd, ghcmdtest.Itoa64(id), "-R", "acme/kernels", "-i", "5", "--exit-status"); err != nil {
 		t.Fatal(err)
 	}
 	waits := h.Sleeper.Waits()
