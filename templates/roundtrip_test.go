@@ -143,9 +143,11 @@ func checkShellRoundTrip(t *testing.T, p StageParams, v, dir string) {
 	if _, err := Stage(p); err != nil {
 		t.Fatal(err)
 	}
-	run := exec.Command(filepath.Join(p.Out, "run_reproducer.sh"), "3")
-	run.Dir, run.Env = dir, []string{"PATH=/usr/bin:/bin", "RECORD=" + record}
-	if out, err := run.CombinedOutput(); err != nil {
+	if _, out, err := combinedOutput(func() *exec.Cmd {
+		run := exec.Command(filepath.Join(p.Out, "run_reproducer.sh"), "3")
+		run.Dir, run.Env = dir, []string{"PATH=/usr/bin:/bin", "RECORD=" + record}
+		return run
+	}); err != nil {
 		t.Fatalf("run_reproducer.sh: %v\n%s", err, out)
 	}
 	b, err := os.ReadFile(record)

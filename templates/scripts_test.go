@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -48,14 +50,17 @@ func runScript(t *testing.T, p StageParams, script string, env []string, args ..
 		stepPath = filepath.Join(binDir, stepPath)
 	}
 	record := installFakeStep(t, stepPath)
-	cmd := exec.Command(filepath.Join(p.Out, script), args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append([]string{
-		"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"FAKE_STEP_RECORD=" + record,
-		"HOME=" + os.Getenv("HOME"),
-	}, env...)
-	out, err := cmd.CombinedOutput()
+	dir := t.TempDir()
+	cmd, out, err := combinedOutput(func() *exec.Cmd {
+		cmd := exec.Command(filepath.Join(p.Out, script), args...)
+		cmd.Dir = dir
+		cmd.Env = append([]string{
+			"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+			"FAKE_STEP_RECORD=" + record,
+			"HOME=" + os.Getenv("HOME"),
+		}, env...)
+		return cmd
+	})
 	run := scriptRun{out: string(out), cwd: cmd.Dir}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
@@ -217,5 +222,21 @@ func TestRunSanitizerArgv(t *testing.T) {
 				t.Errorf("argv (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// combinedOutput runs the command newCmd builds, and builds and runs it again while the kernel
+// says the script just written is busy: another parallel test's fork can hold its write
+// descriptor open for a moment (ETXTBSY, golang.org/issue/22315), which says nothing about
+// the script.
+func combinedOutput(newCmd func() *exec.Cmd) (*exec.Cmd, []byte, error) {
+	for i := 0; ; i++ {
+		cmd := newCmd()
+		out, err := cmd.CombinedOutput()
+		if errors.Is(err, syscall.ETXTBSY) && i < 100 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		return cmd, out, err
 	}
 }
