@@ -1,42 +1,21 @@
 package ghrun
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
 
-// testToken looks like a real token so a leak would be easy to spot.
-const testToken = "ghp_TESTtoken0123456789SECRETvalue"
+// The shared fakes (ghtest), under this package's names.
+const (
+	testToken = ghtest.Token
+	wfFile    = ghtest.WorkflowFile
+)
 
-var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var fixedNow = ghtest.FixedNow
 
-// sleeper records waits instead of sleeping, and honours cancellation.
-type sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return nil
-}
-
-func (s *sleeper) Waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
-
-const wfFile = "debug_cuda_repro.yml"
+type sleeper = ghtest.Sleeper
 
 // testWorkflow mirrors the default spec's inputs plus one of each other type.
 func testWorkflow() Workflow {

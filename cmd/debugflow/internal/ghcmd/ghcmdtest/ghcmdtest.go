@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,38 +25,17 @@ import (
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
 
-// Token looks like a real token so a leak would be easy to spot.
-const Token = "ghp_TESTtoken0123456789SECRETvalue"
-
-// WorkflowFile is the debug workflow's file.
-const WorkflowFile = "debug_cuda_repro.yml"
+// The fakes every GitHub test shares are ghtest's (package ghrun's own tests use them too).
+const (
+	Token        = ghtest.Token
+	WorkflowFile = ghtest.WorkflowFile
+)
 
 // FixedNow is the tests' clock.
-var FixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var FixedNow = ghtest.FixedNow
 
 // Sleeper records waits instead of sleeping, and honours cancellation.
-type Sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-// Sleep records d.
-func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return nil
-}
-
-// Waits are the waits so far.
-func (s *Sleeper) Waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
+type Sleeper = ghtest.Sleeper
 
 // Workflow mirrors the default spec's inputs plus one of each other type.
 func Workflow() ghrun.Workflow {
