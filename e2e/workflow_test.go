@@ -1103,14 +1103,7 @@ func setInputDefault(t *testing.T, s *spec.Spec, name, value string) {
 	t.Fatalf("the default spec has no input %q", name)
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+var readFile = testenv.ReadFile
 
 // copyDir copies the regular files under src to dst.
 func copyDir(t *testing.T, src, dst string) {

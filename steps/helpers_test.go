@@ -158,24 +158,11 @@ func terminalOutputs(stdout string) map[string]string {
 	return out
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// writeFile and readFile are testenv's.
+var (
+	writeFile = testenv.WriteFile
+	readFile  = testenv.ReadFile
+)
 
 // copySuite copies testdata/pysuite/NAME into a temp dir so pytest's cache
 // and __pycache__ never land in testdata.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
@@ -201,24 +201,11 @@ func writeJSON(t *testing.T, path string, v any) {
 	writeFile(t, path, string(b))
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// writeFile and readFile are testenv's.
+var (
+	writeFile = testenv.WriteFile
+	readFile  = testenv.ReadFile
+)
 
 // readOutputs reads a $GITHUB_OUTPUT file written by githubactions.SetOutput.
 func readOutputs(t *testing.T, path string) map[string]string {

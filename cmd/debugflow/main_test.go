@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // runCLI runs one debugflow command line in dir and returns its exit code and output.
@@ -24,15 +25,8 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string) {
 	return code, out.String()
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile is testenv's.
+var writeFile = testenv.WriteFile
 
 func TestGenerateDefaultToStdout(t *testing.T) {
 	code, out := runCLI(t, t.TempDir(), "generate")

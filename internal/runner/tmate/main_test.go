@@ -335,14 +335,7 @@ func touch(t *testing.T, path string) {
 	}
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+var readFile = testenv.ReadFile
 
 func exists(path string) bool {
 	_, err := os.Stat(path)
