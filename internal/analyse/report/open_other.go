@@ -5,16 +5,12 @@ package report
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
-// dirFS is os.DirFS for artifact directories: a path that is not a regular file or a
-// directory is refused before it is opened (opening a named pipe can block).
-type dirFS string
-
-// Open opens name under the directory.
+// Open opens name under the directory, refusing a path that is not a regular file or a
+// directory before opening it (opening a named pipe can block).
 func (d dirFS) Open(name string) (fs.File, error) {
 	path, err := d.path("open", name)
 	if err != nil {
@@ -28,40 +24,4 @@ func (d dirFS) Open(name string) (fs.File, error) {
 		return nil, &readfile.NotRegularError{Kind: readfile.Kind(st.Mode())}
 	}
 	return os.Open(path)
-}
-
-// path is name under the directory, or an error for a name fs.ValidPath refuses.
-func (d dirFS) path(op, name string) (string, error) {
-	if !fs.ValidPath(name) {
-		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	return filepath.Join(string(d), filepath.FromSlash(name)), nil
-}
-
-// ReadLink returns the target of the symbolic link name, to say where a dangling one points.
-func (d dirFS) ReadLink(name string) (string, error) {
-	path, err := d.path("readlink", name)
-	if err != nil {
-		return "", err
-	}
-	return os.Readlink(path)
-}
-
-// Lstat describes name without following a symbolic link.
-func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
-	path, err := d.path("lstat", name)
-	if err != nil {
-		return nil, err
-	}
-	return os.Lstat(path)
-}
-
-// Stat describes name, following symbolic links, without opening it: opening a device can
-// have effects of its own (a watchdog, a tape drive), so a non-regular file is refused unopened.
-func (d dirFS) Stat(name string) (fs.FileInfo, error) {
-	path, err := d.path("stat", name)
-	if err != nil {
-		return nil, err
-	}
-	return os.Stat(path)
 }
