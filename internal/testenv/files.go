@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,4 +26,20 @@ func ReadFile(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// ParseFile opens path and returns what parse makes of it, or fails the test: the parsers'
+// tests read their fixtures through it.
+func ParseFile[T any](t testing.TB, path string, parse func(io.Reader) (T, error)) T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := parse(f)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	return v
 }

@@ -4,6 +4,8 @@
 package golden
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -42,4 +44,18 @@ func Check(t testing.TB, path string, got []byte) {
 func CheckString(t testing.TB, path, got string) {
 	t.Helper()
 	Check(t, path, []byte(got))
+}
+
+// CheckJSON is Check for v as indented JSON (two spaces, no HTML escapes, a final newline), the
+// shape of every JSON golden file.
+func CheckJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	Check(t, path, buf.Bytes())
 }

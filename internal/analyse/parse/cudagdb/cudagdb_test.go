@@ -1,27 +1,16 @@
 package cudagdb
 
 import (
-	"bytes"
-	"encoding/json"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 )
 
 func parseFile(t testing.TB, name string) Report {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return testenv.ParseFile(t, filepath.Join("testdata", name), Parse)
 }
 
 // TestGolden parses every testdata/*.txt and compares the report with testdata/golden.
@@ -33,18 +22,11 @@ func TestGolden(t *testing.T) {
 	for _, path := range files {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
 			rep := parseFile(t, name)
-			if err := enc.Encode(struct {
+			golden.CheckJSON(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".txt")+".json"), struct {
 				Report
 				Summary string `json:"summary"`
-			}{rep, rep.Summary()}); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".txt")+".json"), buf.Bytes())
+			}{rep, rep.Summary()})
 		})
 	}
 }

@@ -2,7 +2,6 @@ package nvsmi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
@@ -12,22 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func marshal(t testing.TB, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	golden.Check(t, path, got)
-}
 
 // TestGolden parses every testdata/*.txt as nvidia-smi -q output and every testdata/*.csv as
 // --query-gpu CSV and compares the snapshot with testdata/golden/<file>.json.
@@ -58,7 +41,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("testdata", "golden", filepath.Base(path)+".json"), marshal(t, s))
+			golden.CheckJSON(t, filepath.Join("testdata", "golden", filepath.Base(path)+".json"), s)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package pytestlog
 
 import (
-	"encoding/json"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -208,27 +208,12 @@ func TestParseFixtures(t *testing.T) {
 }
 
 func parseFile(t *testing.T, path string) Result {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := Parse(f)
-	if err != nil {
-		t.Fatalf("Parse(%s): %v", path, err)
-	}
-	return r
+	return testenv.ParseFile(t, path, Parse)
 }
 
 func checkGolden(t *testing.T, file string, r Result) {
 	t.Helper()
-	got, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(file, ".txt")+".json"), got)
+	golden.CheckJSON(t, filepath.Join("testdata", "golden", strings.TrimSuffix(file, ".txt")+".json"), r)
 }
 
 func TestShortSummaryEntries(t *testing.T) {

@@ -3,11 +3,12 @@ package sanitizerlog
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 )
 
 // fixtures lists testdata/*.log.
@@ -24,17 +25,7 @@ func fixtures(t testing.TB) []string {
 }
 
 func parseFile(t testing.TB, path string) *Report {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := Parse(f)
-	if err != nil {
-		t.Fatalf("Parse(%s): %v", path, err)
-	}
-	return rep
+	return testenv.ParseFile(t, path, Parse)
 }
 
 func marshalReport(t testing.TB, rep *Report) []byte {
@@ -60,13 +51,8 @@ func TestGolden(t *testing.T) {
 			if err := rep.WriteText(&text); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("testdata", "golden", name+".json"), marshalReport(t, rep))
-			checkGolden(t, filepath.Join("testdata", "golden", name+".txt"), text.Bytes())
+			golden.CheckJSON(t, filepath.Join("testdata", "golden", name+".json"), rep)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), text.Bytes())
 		})
 	}
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	golden.Check(t, path, got)
 }

@@ -1,31 +1,19 @@
 package workerlog
 
 import (
-	"bytes"
-	"encoding/json"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
 func parseFile(t testing.TB, name string) *Log {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return testenv.ParseFile(t, filepath.Join("testdata", name), Parse)
 }
 
 // TestGolden parses every testdata/*.jsonl and compares the log with testdata/golden.
@@ -37,14 +25,7 @@ func TestGolden(t *testing.T) {
 	for _, path := range files {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(parseFile(t, name)); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".jsonl")+".json"), buf.Bytes())
+			golden.CheckJSON(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".jsonl")+".json"), parseFile(t, name))
 		})
 	}
 }

@@ -3,12 +3,13 @@ package xidlog
 import (
 	"bufio"
 	"bytes"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -382,17 +383,7 @@ func TestTriage(t *testing.T) {
 }
 
 func parseFile(t *testing.T, name string) Summary {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "logs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := Parse(f)
-	if err != nil {
-		t.Fatalf("Parse(%s): %v", name, err)
-	}
-	return s
+	return testenv.ParseFile(t, filepath.Join("testdata", "logs", name), Parse)
 }
 
 func readLines(t *testing.T, name string) []string {
