@@ -4,12 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow-step/checkinputs"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/checksanitizer"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/compilercache"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/coredump"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/dmesg"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/export"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/health"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/identity"
+	initcmd "github.com/debugflow/debugflow/cmd/debugflow-step/init"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/refinfo"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/reproduce"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/sanitize"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/smoke"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/stage"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/summary"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/timer"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/verdict"
+	"github.com/debugflow/debugflow/cmd/debugflow-step/xid"
 	"github.com/debugflow/debugflow/steps"
-	"github.com/debugflow/debugflow/steps/stepflag"
 )
 
 // newStepRoot builds the debugflow-step command tree around env. The gate
@@ -33,24 +49,24 @@ func newStepRoot(env *steps.Env) *cobra.Command {
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &steps.UsageError{Err: err} })
 	root.AddCommand(
-		newCmdInit(env),
-		newCmdCheckInputs(env),
-		newCmdIdentity(env),
-		newCmdExport(env),
-		newCmdCheckSanitizer(env),
-		newCmdSmoke(env),
-		newCmdDmesg(env),
-		newCmdStage(env),
-		newCmdReproduce(env),
-		newCmdSanitize(env),
-		newCmdXid(env),
-		newCmdSummary(env),
-		newCmdVerdict(env),
-		newCmdRefInfo(env),
-		newCmdHealth(env),
-		newCmdCoredump(env),
-		newCmdTimer(env),
-		newCmdCompilerCache(env),
+		initcmd.NewCmdInit(env),
+		checkinputs.NewCmdCheckInputs(env),
+		identity.NewCmdIdentity(env),
+		export.NewCmdExport(env),
+		checksanitizer.NewCmdCheckSanitizer(env),
+		smoke.NewCmdSmoke(env),
+		dmesg.NewCmdDmesg(env),
+		stage.NewCmdStage(env),
+		reproduce.NewCmdReproduce(env),
+		sanitize.NewCmdSanitize(env),
+		xid.NewCmdXid(env),
+		summary.NewCmdSummary(env),
+		verdict.NewCmdVerdict(env),
+		refinfo.NewCmdRefInfo(env),
+		health.NewCmdHealth(env),
+		coredump.NewCmdCoredump(env),
+		timer.NewCmdTimer(env),
+		compilercache.NewCmdCompilerCache(env),
 	)
 	return root
 }
@@ -94,365 +110,4 @@ func markRun(c *cobra.Command, ran *bool) {
 	for _, sub := range c.Commands() {
 		markRun(sub, ran)
 	}
-}
-
-// usagef is a usage error (exit code 2).
-func usagef(format string, args ...any) error {
-	return &steps.UsageError{Err: fmt.Errorf(format, args...)}
-}
-
-// noArgs is cobra.NoArgs as a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
-	}
-	return nil
-}
-
-func newCmdInit(env *steps.Env) *cobra.Command {
-	var o steps.InitOptions
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Make the job's evidence folder, fresh and its own, and hand it to the later steps as $" + steps.EvidenceEnv,
-		Example: `  # first step of the job: a folder under the runner's own temporary folder
-  debugflow-step init --root "$RUNNER_TEMP" --link /tmp/repro
-  # a folder of your choice, emptied
-  debugflow-step init --out ./evidence`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := steps.RunInit(env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdCheckInputs(env *steps.Env) *cobra.Command {
-	var o steps.CheckInputsOptions
-	cmd := &cobra.Command{
-		Use:   "check-inputs",
-		Short: "Check the workflow inputs the later steps parse, before anything is installed or built",
-		Example: `  debugflow-step check-inputs --count "$REPRODUCE_COUNT" --count-input reproduce_count \
-    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" --tmate-timeout-input tmate_timeout_minutes`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunCheckInputs(env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdIdentity(env *steps.Env) *cobra.Command {
-	var o steps.IdentityOptions
-	cmd := &cobra.Command{
-		Use:   "identity",
-		Short: "Write system_identity.txt and take the dmesg snapshot \"start\"",
-		Example: `  # first step of the job, before anything is installed
-  debugflow-step identity --out /tmp/repro --python python
-  # after the install and build steps: add the sanitizer version and pip freeze
-  debugflow-step identity --out /tmp/repro --python python --after-build`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return steps.RunIdentity(cmd.Context(), env, o)
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdTimer(env *steps.Env) *cobra.Command {
-	var o steps.TimerOptions
-	cmd := &cobra.Command{
-		Use:   "timer (--start NAME | --stop NAME)",
-		Short: "Time a step: the first and last line of the install and build steps (timings.json)",
-		Long: "timer --start NAME records the time in DIR/timings.json; timer --stop NAME the end and the\n" +
-			"seconds since the start. identity --after-build puts the install and build times in\n" +
-			"build.json and system_identity.txt, and the report shows them.",
-		Example: `  debugflow-step timer --out /tmp/repro --start build
-  make -j8
-  debugflow-step timer --out /tmp/repro --stop build`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunTimer(env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdCompilerCache(env *steps.Env) *cobra.Command {
-	var o steps.CompilerCacheOptions
-	cmd := &cobra.Command{
-		Use:   "compiler-cache --tool ccache|sccache --dir DIR",
-		Short: "Point the build at the compiler cache folder (CCACHE_DIR or SCCACHE_DIR for the later steps)",
-		Long: "compiler-cache creates DIR (~/ is the home folder) and writes CCACHE_DIR (and CCACHE_BASEDIR, the\n" +
-			"workspace, so the checkout's absolute paths stay out of the hashes) or SCCACHE_DIR to $GITHUB_ENV;\n" +
-			"for ccache it zeroes the statistics, so identity --after-build --compiler ccache reads the\n" +
-			"build's own hits and misses. Without $GITHUB_ENV it prints export lines.",
-		Example: `  # after the cache restore, before the build
-  debugflow-step compiler-cache --tool ccache --dir ~/.cache/ccache`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunCompilerCache(cmd.Context(), env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdDmesg(env *steps.Env) *cobra.Command {
-	parent := &cobra.Command{
-		Use:   "dmesg",
-		Short: "Kernel log snapshots",
-		Args:  noArgs,
-	}
-	var o steps.DmesgOptions
-	snap := &cobra.Command{
-		Use:   "snapshot --name NAME",
-		Short: "Save dmesg_NAME.log and print how many lines are new since the previous snapshot",
-		Example: `  debugflow-step dmesg snapshot --out /tmp/repro --name before_rerun
-  # tests: read a file instead of the kernel log
-  debugflow-step dmesg snapshot --out /tmp/repro --name t1 --source ./kern.log`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Name == "" {
-				return usagef("--name is required")
-			}
-			return steps.RunDmesgSnapshot(cmd.Context(), env, o)
-		},
-	}
-	stepflag.MustRegister(snap.Flags(), &o)
-	parent.AddCommand(snap)
-	return parent
-}
-
-func newCmdStage(env *steps.Env) *cobra.Command {
-	var o steps.StageOptions
-	cmd := &cobra.Command{
-		Use:   "stage [flags] PATH...",
-		Short: "Write run_reproducer.sh, run_sanitizer.sh, repro_standalone.py, env.sh and README.md into DIR",
-		Example: `  debugflow-step stage --out /tmp/repro --python python --workers 8 --count 50 -k cuda \
-    --tool memcheck --standalone-file tests/python/test_ad_ndarray.py --standalone-test test_ad_fibonacci \
-    --tmate-timeout-minutes "$TMATE_TIMEOUT_MINUTES" tests/python/test_ad_ndarray.py
-  # carry the job's environment into the tmate shell, with a recipe for trying a fix
-  debugflow-step stage --export CUDA_LAUNCH_BLOCKING --export BUILD_DIR --export PATH \
-    --iterate 'cd "$BUILD_DIR" && cmake --build . -j && cd -' --smoke-command 'python -c "import mypkg"' tests/`,
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Paths = args
-			if o.StepBinary == "" {
-				o.StepBinary = "debugflow-step"
-				if exe, err := os.Executable(); err == nil {
-					o.StepBinary = exe
-				}
-			}
-			_, err := steps.RunStage(env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdExport(env *steps.Env) *cobra.Command {
-	var o steps.ExportOptions
-	cmd := &cobra.Command{
-		Use:   "export --name NAME --command CMD [--path SUBDIR]",
-		Short: "Set a variable for the later steps from a command's output ($GITHUB_ENV, $GITHUB_PATH)",
-		Example: `  # LLVM_DIR for the later steps, and $LLVM_DIR/bin on their PATH
-  debugflow-step export --name LLVM_DIR --path bin --command 'python download_llvm.py | tail -n 1'
-  debugflow-step export --name BUILD_DIR --command 'ls -d "$PWD"/_skbuild/*/cmake-build | head -n 1'`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunExport(cmd.Context(), env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdCheckSanitizer(env *steps.Env) *cobra.Command {
-	var o steps.CheckSanitizerOptions
-	cmd := &cobra.Command{
-		Use:   "check-sanitizer",
-		Short: "Fail fast when compute-sanitizer is missing; print its version",
-		Example: `  # right after the step that installs nvidia-cuda-toolkit
-  debugflow-step check-sanitizer`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunCheckSanitizer(cmd.Context(), env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdSmoke(env *steps.Env) *cobra.Command {
-	var o steps.SmokeOptions
-	cmd := &cobra.Command{
-		Use:   "smoke --command CMD [--log FILE]",
-		Short: "Check the build before the sweep; on failure stop the job with the reason in the step summary",
-		Example: `  debugflow-step smoke --out /tmp/repro --log cuda_init.log \
-    --command 'python -c "import quadrants as qd; qd.init(arch=qd.cuda, enable_fallback=False)"'`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunSmoke(cmd.Context(), env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdReproduce(env *steps.Env) *cobra.Command {
-	var o steps.ReproduceOptions
-	cmd := &cobra.Command{
-		Use:   "reproduce [flags] PATH...",
-		Short: "Run the pytest reproducer, stream reproducer.log, write reproducer_summary.json and xid_added.log",
-		Long: `Run the pytest reproducer: PY -m pytest -n W --count C PATH... -k EXPR --tb=long -ra -v [args].
-
-First the preflight: pytest --collect-only with the same arguments, environment and directory
-(preflight.log). When it shows the sweep cannot test anything (the interpreter lacks pytest or
-a plugin, a conftest.py or test module cannot be imported, -k or the paths select nothing) the
-step stops within seconds, names the cause (the missing module and the package to install, or
-which of -k and the paths selected nothing), records setup_failed in reproducer_summary.json and
-exits 6. A cancelled step (SIGTERM, SIGINT) kills pytest's whole process tree, writes the summary
-with "cancelled" and exits 143 or 130.`,
-		Example: `  debugflow-step reproduce --out /tmp/repro --python python --workers 8 --count "$REPRODUCE_COUNT" -k cuda tests/python/test_ad_ndarray.py
-  # stop at the first failing or crashing test, extra pytest arguments
-  debugflow-step reproduce --stop-on-first-failure --pytest-arg=-x --env CUDA_LAUNCH_BLOCKING=1 tests/`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Paths = args
-			_, err := steps.RunReproduce(cmd.Context(), env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdSanitize(env *steps.Env) *cobra.Command {
-	var o steps.SanitizeOptions
-	cmd := &cobra.Command{
-		Use:   "sanitize [flags] [PATH... -k EXPR]",
-		Short: "Run the reproducer's failing tests under compute-sanitizer, one tool or a ladder of them",
-		Example: `  # the tests the reproducer saw fail, once each, under memcheck
-  debugflow-step sanitize --out /tmp/repro --tool memcheck --print-limit 100 --max-tests 5 --python python
-  # run a selection even when nothing failed
-  debugflow-step sanitize --when always --tool racecheck tests/python/test_ad_ndarray.py -k cuda
-  # a ladder: memcheck with its leak check, then racecheck and initcheck, over the same failed tests
-  debugflow-step sanitize --tool memcheck --leak-check --tool racecheck --tool initcheck`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Paths = args
-			_, err := steps.RunSanitize(cmd.Context(), env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdXid(env *steps.Env) *cobra.Command {
-	var o steps.XidOptions
-	cmd := &cobra.Command{
-		Use:     "xid",
-		Short:   "Take the final dmesg snapshot and write xid_summary.txt",
-		Example: `  debugflow-step xid --out /tmp/repro`,
-		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := steps.RunXid(cmd.Context(), env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdSummary(env *steps.Env) *cobra.Command {
-	var o steps.SummaryOptions
-	cmd := &cobra.Command{
-		Use:     "summary",
-		Short:   "Write the verdict Markdown to $GITHUB_STEP_SUMMARY (stdout when unset) and DIR/summary.md",
-		Example: `  debugflow-step summary --out /tmp/repro --artifact debug_cuda_repro_artifacts`,
-		Args:    noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return steps.RunSummary(env, o)
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdVerdict(env *steps.Env) *cobra.Command {
-	var o steps.VerdictOptions
-	cmd := &cobra.Command{
-		Use:   "verdict",
-		Short: "Exit with the reproducer's pytest exit code (6 when the setup failed, 1 when it never ran)",
-		Example: `  # last step of the job: red when the bug reproduced
-  debugflow-step verdict --out /tmp/repro`,
-		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return steps.RunVerdict(env, o)
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdHealth(env *steps.Env) *cobra.Command {
-	var o steps.HealthOptions
-	cmd := &cobra.Command{
-		Use:   "health --name NAME",
-		Short: "Record the GPUs' health (nvidia-smi -q and --query-gpu CSV) and compare it with an earlier snapshot",
-		Long: "Writes gpu_health_NAME.txt (nvidia-smi -q) and gpu_health_NAME.csv (nvidia-smi --query-gpu) and\n" +
-			"prints each GPU's UUID, serial, driver, ECC counts, retired pages, remapped rows, clock event\n" +
-			"reasons and temperature. With --since (default: before) it prints what changed: a counter that\n" +
-			"grew, a pending retirement or remap, another GPU make the runner suspect (output suspect=true).\n" +
-			"identity takes the \"before\" snapshot. A runner without nvidia-smi gets a note, never a failure.",
-		Example: `  # last steps of the job: the health after the run, compared with identity's "before"
-  debugflow-step health --out /tmp/repro --name after`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Since == "" && !cmd.Flags().Changed("since") && o.Name != steps.HealthBefore {
-				o.Since = steps.HealthBefore
-			}
-			_, err := steps.RunHealth(cmd.Context(), env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdCoredump(env *steps.Env) *cobra.Command {
-	var o steps.CoredumpOptions
-	cmd := &cobra.Command{
-		Use:   "coredump",
-		Short: "Rerun one failing test with the GPU core dump on exception and summarise the dump with cuda-gdb",
-		Long: "Reruns the test a worker crashed in (else the first failing test) alone, with\n" +
-			"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 and a lightweight dump (CUDA_COREDUMP_GENERATION_FLAGS\n" +
-			"skips every memory image), up to --attempts times until one run dumps. The dump is kept in\n" +
-			"DIR when it fits --max-size-mb; cuda-gdb, when present, opens it in batch mode\n" +
-			"(coredump_gdb.log) for the faulting kernel, block, thread and PC. Writes coredump.log and\n" +
-			"coredump_summary.json; sets outputs dumped and summary. Finding nothing is not a failure.",
-		Example: `  debugflow-step coredump --out /tmp/repro --python python
-  # a given test, five tries, a 64 MB cap
-  debugflow-step coredump --test "tests/test_ad.py::test_fib[cuda]" --attempts 5 --max-size-mb 64`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.MaxSizeMB < 1 {
-				return usagef("--max-size-mb must be at least 1, got %d", o.MaxSizeMB)
-			}
-			if o.Attempts < 1 {
-				return usagef("--attempts must be at least 1, got %d", o.Attempts)
-			}
-			_, err := steps.RunCoredump(cmd.Context(), env, o)
-			return err
-		},
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
-}
-
-func newCmdRefInfo(env *steps.Env) *cobra.Command {
-	var o steps.RefInfoOptions
-	cmd := &cobra.Command{
-		Use:   "ref-info",
-		Short: "Write ref.json: which ref, commit and runner this job of an experiment measured",
-		Example: `  # in a job of the experiment workflow, after the checkout
-  debugflow-step ref-info --out /tmp/repro --name "$REF_NAME" --ref "$REF" --runner "$RUNNER" \
-    --round "$ROUND" --rounds "$ROUNDS"`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return steps.RunRefInfo(cmd.Context(), env, o) },
-	}
-	stepflag.MustRegister(cmd.Flags(), &o)
-	return cmd
 }
