@@ -20,16 +20,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strings"
+
+	"github.com/debugflow/debugflow/bench/internal/genlog"
 )
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "genpytestlog:", err)
-		os.Exit(1)
-	}
-}
+func main() { genlog.Main("genpytestlog", run) }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("genpytestlog", flag.ContinueOnError)
@@ -47,20 +43,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *crashAt < 0 {
 		*crashAt = *size / 2
 	}
-	f, err := os.Create(*out)
+	var st Stats
+	err := genlog.WriteFile(*out, func(w *bufio.Writer) (err error) {
+		st, err = Generate(w, *size, *crashAt, *seed)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	st, err := Generate(w, *size, *crashAt, *seed)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
 	}
 	_, err = fmt.Fprintln(stdout, st)
 	return err

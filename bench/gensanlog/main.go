@@ -17,16 +17,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strings"
+
+	"github.com/debugflow/debugflow/bench/internal/genlog"
 )
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "gensanlog:", err)
-		os.Exit(1)
-	}
-}
+func main() { genlog.Main("gensanlog", run) }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gensanlog", flag.ContinueOnError)
@@ -40,20 +36,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return errors.New("usage: gensanlog [-size BYTES] [-seed N] -o FILE")
 	}
-	f, err := os.Create(*out)
+	var st stats
+	err := genlog.WriteFile(*out, func(w *bufio.Writer) (err error) {
+		st, err = generate(w, *size, *seed)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	st, err := generate(w, *size, *seed)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
 	}
 	_, err = fmt.Fprintf(stdout, "bytes=%d lines=%d access_records=%d api_records=%d invalid_global_lines=%d\n",
 		st.bytes, st.lines, st.access, st.api, st.invalidGlobal)
