@@ -1,7 +1,8 @@
-// Package stepflag derives debugflow-step's command line from the options structs of package
-// steps: the same struct tags give the pflag registration of a verb (its flags, defaults and
-// help) and the argv the generator writes for a value of the struct, so a flag's name,
-// default and usage are written once.
+// Package stepflag derives debugflow-step's command line from the options structs of its
+// verbs (package steps', tmate.Options of the gate, report.Options of the report): the same
+// struct tags give the pflag registration of a verb (its flags, defaults and help) and the argv
+// the generator writes for a value of the struct, so a flag's name, default and usage are
+// written once.
 //
 // Tags of an options field:
 //
