@@ -2,15 +2,25 @@ package steps_test
 
 import (
 	"fmt"
-	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/internal/analyse/experiment"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
+
+// sharedVerbs are the debugflow-step verbs whose options live outside package steps, under
+// the same tag contract: the gate's (package tmate) and the report's (package report, shared
+// with debugflow report).
+var sharedVerbs = []steps.Verb{{Name: "gate", Options: tmate.Options{}}, {Name: "report", Options: report.Options{}}}
+
+// allVerbs are every verb of debugflow-step: package steps' and the shared ones.
+func allVerbs() []steps.Verb { return append(slices.Clone(steps.Verbs), sharedVerbs...) }
 
 // sample returns a value of t that differs from def, for field name.
 func sample(t reflect.Type, def reflect.Value, name string) (reflect.Value, error) {
@@ -25,6 +35,9 @@ func sample(t reflect.Type, def reflect.Value, name string) (reflect.Value, erro
 		v.SetBool(!def.Bool())
 	case t.Kind() == reflect.Int, t.Kind() == reflect.Int64:
 		v.SetInt(def.Int() + 7)
+	case t.Kind() == reflect.Float64:
+		// A third has no short decimal: the argv must hold the text that parses back exactly.
+		v.SetFloat(def.Float() + 1.0/3)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		// Two values, the second starting with a dash (written --flag=-x).
 		v.Set(reflect.ValueOf([]string{name + "=1", "-x " + name}))
@@ -54,8 +67,7 @@ func roundTrip(t *testing.T, o reflect.Value) (reflect.Value, []string, error) {
 // the struct must come back equal. A field without a flag tag, of a type stepflag cannot
 // write, or that does not survive the trip fails here, named.
 func TestEveryStepFlagRoundTrips(t *testing.T) {
-	// The gate's options live in package tmate; their tags are the same contract.
-	for _, verb := range append(slices.Clone(steps.Verbs), steps.Verb{Name: "gate", Options: tmate.Options{}}) {
+	for _, verb := range allVerbs() {
 		typ := reflect.TypeOf(verb.Options)
 		fields, err := stepflag.Fields(typ)
 		if err != nil {
@@ -150,6 +162,9 @@ func TestStepFlagDefaultsMatchConstants(t *testing.T) {
 		{"gate --out", stepflag.Defaults[tmate.Options]().Out, tmate.DefaultOut},
 		{"gate --continue-file", stepflag.Defaults[tmate.Options]().ContinueFiles, []string{tmate.DefaultContinueFile}},
 		{"gate --limit-actor", stepflag.Defaults[tmate.Options]().LimitActor, true},
+		{"report --confidence", stepflag.Defaults[report.Options]().Confidence, experiment.DefaultRule.Confidence},
+		{"report --min-effect", stepflag.Defaults[report.Options]().MinEffect, experiment.DefaultRule.MinEffect},
+		{"report --abs-margin", stepflag.Defaults[report.Options]().AbsMargin, experiment.DefaultRule.AbsMargin},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {

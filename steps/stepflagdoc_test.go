@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
 
@@ -20,20 +19,21 @@ func stepFlagsReference(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("# debugflow-step flags\n\n")
-	b.WriteString("<!-- Generated from the options structs of package steps (their flag tags) by\n")
+	b.WriteString("<!-- Generated from the options structs of the verbs (their flag tags) by\n")
 	b.WriteString("     go test ./steps -run TestStepFlagsReference -update. Do not edit. -->\n\n")
-	b.WriteString("Every flag of every `debugflow-step` verb whose options live in package `steps`, from the\n")
-	b.WriteString("struct tags that also register the flags and write the generated workflows' command lines\n")
-	b.WriteString("(see [design.md](design.md#adding-a-step-flag)). *Always written*: the generated workflow\n")
-	b.WriteString("writes the flag even when it holds its default. The `gate` (options in package `tmate`,\n")
-	b.WriteString("same tags) and `report` verbs are in [step-cli.md](step-cli.md).\n")
-	for _, verb := range steps.Verbs {
+	b.WriteString("Every flag of every `debugflow-step` verb, from the struct tags that also register the\n")
+	b.WriteString("flags and write the generated workflows' command lines (see\n")
+	b.WriteString("[design.md](design.md#adding-a-step-flag)). *Always written*: the generated workflow\n")
+	b.WriteString("writes the flag even when it holds its default. The options of `gate` (package `tmate`) and\n")
+	b.WriteString("`report` (package `report`, shared with `debugflow report`) live outside package `steps`;\n")
+	b.WriteString("their help pages are in [step-cli.md](step-cli.md).\n")
+	for _, verb := range allVerbs() {
 		fields, err := stepflag.Fields(reflect.TypeOf(verb.Options))
 		if err != nil {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", verb.Name)
-		fmt.Fprintf(&b, "Options: `steps.%s`.\n\n", reflect.TypeOf(verb.Options).Name())
+		fmt.Fprintf(&b, "Options: `%s`.\n\n", reflect.TypeOf(verb.Options))
 		b.WriteString("| flag | type | default | always written | meaning |\n|---|---|---|---|---|\n")
 		for _, f := range fields {
 			name := "`--" + f.Name + "`"

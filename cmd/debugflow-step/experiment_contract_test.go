@@ -55,7 +55,7 @@ func TestExperimentStepLinesParse(t *testing.T) {
 				t.Errorf("%s: %q: arguments: %v", path, l.script, err)
 			}
 		}
-		for _, v := range []string{"check-inputs", "identity", "ref-info", "reproduce", "xid", "summary"} {
+		for _, v := range []string{"check-inputs", "identity", "ref-info", "reproduce", "xid", "summary", "report"} {
 			if !verbs[v] {
 				t.Errorf("%s: no step calls debugflow-step %s", path, v)
 			}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
@@ -336,8 +337,10 @@ func (b *builder) experimentReportJob() (workflow.Job, error) {
 		st := b.refCheckoutStep(firstRef + ".ref")
 		checkout = &st
 	}
-	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").
-		flagEnv("--baseline", envBase, (firstRef + ".name").String()).
+	o := stepflag.Defaults[report.Options]()
+	o.Compare, o.Markdown = true, true
+	// The folders are a glob of the download folder (one per matrix leg), expanded by bash.
+	c := reportCommand(&o, stepflag.WithExpr(&o.Baseline, envBase, (firstRef+".name").String())).
 		shell(reportDownloadDir + "/*/")
 	return b.compareJob(compareJob{id: ExperimentReportJobID, name: "Compare refs", needs: ExperimentJobID,
 		cond: workflow.And(workflow.Always(), dispatchOnly), checkout: checkout, report: c})

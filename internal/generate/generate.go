@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/generate/audit"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
@@ -788,10 +789,12 @@ func (b *builder) uploadStep(name string) workflow.Step {
 // run's summary.
 func (b *builder) reportJob() (workflow.Job, error) {
 	s := b.s
-	c := newCommand(stepBinary, "report").boolFlag("--compare").boolFlag("--markdown").flag("--artifact", s.Artifact.Name)
+	o := stepflag.Defaults[report.Options]()
+	o.Compare, o.Markdown, o.Artifact = true, true, s.Artifact.Name
 	for _, r := range s.Runners {
-		c.args(path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
+		o.Dirs = append(o.Dirs, path.Join(reportDownloadDir, s.Artifact.Name+"-"+r))
 	}
+	c := reportCommand(&o)
 	var checkout *workflow.Step
 	if s.StepBinary.Delivery == spec.DeliveryPath {
 		// debugflow-step is built from the checkout.
@@ -800,6 +803,13 @@ func (b *builder) reportJob() (workflow.Job, error) {
 	}
 	return b.compareJob(compareJob{id: ReportJobID, name: "Compare runners", needs: DebugJobID,
 		cond: workflow.Always(), checkout: checkout, report: c})
+}
+
+// reportCommand is `debugflow-step report` with the flags of o as package stepflag writes them
+// (report.Options' tags, which also register the verb's flags), then o.Dirs. overrides say
+// which flags take a workflow expression.
+func reportCommand(o *report.Options, overrides ...stepflag.Override) *shellCommand {
+	return newCommand(stepBinary, "report").mustOptions(o, overrides...).args(o.Dirs...)
 }
 
 // compareJob is what a report job differs in: the debug workflow's compares runners, the

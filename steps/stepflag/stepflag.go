@@ -1,7 +1,8 @@
-// Package stepflag derives debugflow-step's command line from the options structs of package
-// steps: the same struct tags give the pflag registration of a verb (its flags, defaults and
-// help) and the argv the generator writes for a value of the struct, so a flag's name,
-// default and usage are written once.
+// Package stepflag derives debugflow-step's command line from the options structs of its
+// verbs (package steps', tmate.Options of the gate, report.Options of the report): the same
+// struct tags give the pflag registration of a verb (its flags, defaults and help) and the argv
+// the generator writes for a value of the struct, so a flag's name, default and usage are
+// written once.
 //
 // Tags of an options field:
 //
@@ -13,7 +14,11 @@
 //
 // A struct-typed field (embedded or not, other than time.Duration) is inlined: its fields are
 // flags of the same verb. Every other field must carry a flag tag; Fields names one that does
-// not. Supported types: string, bool, int, int64, time.Duration and []string (repeatable).
+// not. Supported types: string, bool, int, int64, float64, time.Duration and []string
+// (repeatable).
+//
+// A usage text may name the flag's value in backquotes, as pflag reads it (the baseline `DIR`:
+// --baseline DIR in the help); such a tag is written as an interpreted string literal.
 package stepflag
 
 import (
@@ -155,12 +160,21 @@ func parseDefault(f Field) (reflect.Value, error) {
 			return v, fmt.Errorf("default %q: %w", d, err)
 		}
 		v.SetInt(n)
+	case f.Type.Kind() == reflect.Float64:
+		if d == "" {
+			return v, nil
+		}
+		x, err := strconv.ParseFloat(d, 64)
+		if err != nil {
+			return v, fmt.Errorf("default %q: %w", d, err)
+		}
+		v.SetFloat(x)
 	case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String:
 		if d != "" {
 			v.Set(reflect.ValueOf(strings.Split(d, ",")).Convert(f.Type))
 		}
 	default:
-		return v, fmt.Errorf("type %s is not supported (string, bool, int, int64, time.Duration, []string)", f.Type)
+		return v, fmt.Errorf("type %s is not supported (string, bool, int, int64, float64, time.Duration, []string)", f.Type)
 	}
 	return v, nil
 }
@@ -199,6 +213,8 @@ func Register(fs *pflag.FlagSet, opts any) error {
 			fs.IntVarP(p, f.Name, f.Short, int(def.Int()), f.Usage)
 		case *int64:
 			fs.Int64VarP(p, f.Name, f.Short, def.Int(), f.Usage)
+		case *float64:
+			fs.Float64VarP(p, f.Name, f.Short, def.Float(), f.Usage)
 		case *[]string:
 			fs.StringArrayVarP(p, f.Name, f.Short, def.Interface().([]string), f.Usage)
 		default:
@@ -410,6 +426,9 @@ func literal(base Arg, fv reflect.Value) []Arg {
 		}
 	case time.Duration:
 		base.Value = FormatDuration(x)
+	case float64:
+		// The shortest text that parses back to the same number (0.95, not 0.9500000000000001).
+		base.Value = strconv.FormatFloat(x, 'g', -1, 64)
 	default:
 		base.Value = fmt.Sprint(x)
 	}

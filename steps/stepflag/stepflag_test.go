@@ -22,6 +22,7 @@ type opts struct {
 	Stop    bool          `flag:"stop" usage:"stop early"`
 	On      bool          `flag:"on" default:"true" usage:"on by default"`
 	Grace   time.Duration `flag:"grace" default:"10s" usage:"delay"`
+	Ratio   float64       `flag:"ratio" default:"0.5" usage:"odds ratio"`
 	Tools   []string      `flag:"tool" default:"memcheck" usage:"tools"`
 	Code    string        `flag:"code" usage:"code"`
 	Lines   []string      `flag:"line" usage:"lines"`
@@ -31,10 +32,10 @@ type opts struct {
 
 func TestArgsWritesWhatDiffersInDeclarationOrder(t *testing.T) {
 	o := Defaults[opts]()
-	if o.Count != 50 || o.Grace != 10*time.Second || !slices.Equal(o.Tools, []string{"memcheck"}) || !o.On {
+	if o.Count != 50 || o.Grace != 10*time.Second || o.Ratio != 0.5 || !slices.Equal(o.Tools, []string{"memcheck"}) || !o.On {
 		t.Fatalf("Defaults = %+v", o)
 	}
-	o.Select, o.Stop, o.On, o.Grace = "cuda and not slow", true, false, 4*time.Minute
+	o.Select, o.Stop, o.On, o.Grace, o.Ratio = "cuda and not slow", true, false, 4*time.Minute, 0.95
 	o.Tools = []string{"racecheck", "initcheck"}
 	o.Lines = []string{"a", "b"}
 	o.Code = "echo ${{ x }}"
@@ -55,6 +56,7 @@ func TestArgsWritesWhatDiffersInDeclarationOrder(t *testing.T) {
 		"--stop||DEBUGFLOW_STOP",
 		"--on|false|DEBUGFLOW_ON",
 		"--grace|4m|DEBUGFLOW_GRACE",
+		"--ratio|0.95|DEBUGFLOW_RATIO",
 		"--tool|racecheck|DEBUGFLOW_TOOL",
 		"--tool|initcheck|DEBUGFLOW_TOOL",
 		"--line|a\nb|LINES",
@@ -69,7 +71,7 @@ func TestArgsWritesWhatDiffersInDeclarationOrder(t *testing.T) {
 
 func TestArgvParsesBack(t *testing.T) {
 	o := Defaults[opts]()
-	o.Select, o.On, o.Count = "-x", false, 7
+	o.Select, o.On, o.Count, o.Ratio = "-x", false, 7, -0.125
 	o.Lines = []string{"--weird", "two words"}
 	args, err := Args(&o)
 	if err != nil {
@@ -103,7 +105,7 @@ func TestFieldsNamesTheBadField(t *testing.T) {
 		N int `flag:"n"`
 	}
 	type badType struct {
-		F float64 `flag:"f" usage:"x"`
+		F complex128 `flag:"f" usage:"x"`
 	}
 	for _, tt := range []struct {
 		v    any
@@ -113,7 +115,7 @@ func TestFieldsNamesTheBadField(t *testing.T) {
 		{dup{}, "flag --a is already field A"},
 		{badDefault{}, `field N: default "many"`},
 		{noUsage{}, "has no usage tag"},
-		{badType{}, "float64 is not supported"},
+		{badType{}, "complex128 is not supported"},
 	} {
 		_, err := Fields(reflect.TypeOf(tt.v))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -145,5 +147,23 @@ func TestFormatDuration(t *testing.T) {
 		if back, err := time.ParseDuration(FormatDuration(d)); err != nil || back != d {
 			t.Errorf("%q parses to %v, %v", FormatDuration(d), back, err)
 		}
+	}
+}
+
+// TestUsageNamesTheValue: a backquoted word of the usage is the value's name in the help
+// (--baseline DIR), as pflag reads it, and the usage keeps it for the reference tables.
+func TestUsageNamesTheValue(t *testing.T) {
+	type named struct {
+		Base string "flag:\"baseline\" usage:\"the baseline `DIR` of the experiment\""
+	}
+	var o named
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	MustRegister(fs, &o)
+	name, usage := pflag.UnquoteUsage(fs.Lookup("baseline"))
+	if name != "DIR" || usage != "the baseline DIR of the experiment" {
+		t.Errorf("UnquoteUsage = %q, %q", name, usage)
+	}
+	if f, err := Fields(reflect.TypeOf(o)); err != nil || f[0].Usage != "the baseline `DIR` of the experiment" {
+		t.Errorf("Fields = %+v, %v", f, err)
 	}
 }

@@ -6,12 +6,13 @@ package reportcmd
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
-	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/steps/stepflag"
 )
 
 const reportLong = `Read an artifact directory of a debug run (downloaded with "debugflow download" or
@@ -68,8 +69,7 @@ func NewCmdReport(f *factory.Factory, runF func(*report.Options) error) *cobra.C
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
-			compare, _ := cmd.Flags().GetBool("compare")
-			compare = compare || cmd.Flags().Changed("baseline")
+			compare := opts.Compare || cmd.Flags().Changed(flagName(opts, &opts.Baseline))
 			switch {
 			case len(args) == 0:
 				return &report.ExitError{Code: report.ExitUsage, Err: errors.New("report requires at least 1 artifact directory (see --help)")}
@@ -88,16 +88,19 @@ func NewCmdReport(f *factory.Factory, runF func(*report.Options) error) *cobra.C
 			return report.RunReport(cmd.Context(), opts)
 		},
 	}
-	fl := cmd.Flags()
-	fl.BoolVar(&opts.JSON, "json", false, "print JSON (the shape of docs/design.md; an array of {runner, ...} with --compare)")
-	fl.BoolVar(&opts.Markdown, "markdown", false, "print the Markdown of the job summary instead of text")
-	fl.BoolVar(&opts.Compare, "compare", false, "compare several artifact directories, one per runner")
-	fl.StringVar(&opts.Artifact, "artifact", "", "artifact name to show in the Markdown (with --compare, also the prefix of the directory names)")
-	fl.StringVar(&opts.StripPrefix, "strip-prefix", "auto", "prefix removed from directory names to label runners with --compare (\"\" keeps the names)")
-	fl.StringVar(&opts.Baseline, "baseline", "", "with --compare: the baseline `DIR` (or ref name) of an experiment across refs; adds crash rates, intervals, p-values and verdicts (docs/experiment.md)")
-	fl.Float64Var(&opts.Confidence, "confidence", experiment.DefaultRule.Confidence, "with --baseline: the verdict rule's confidence")
-	fl.Float64Var(&opts.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "with --baseline: the odds ratio a fix must reach (0.5: it halves the odds of failing)")
-	fl.Float64Var(&opts.AbsMargin, "abs-margin", experiment.DefaultRule.AbsMargin, "with --baseline: \"no change\" also holds with the rates within this difference (0.02: ±2 points); 0 for none")
-	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
+	// The flags, their defaults and help come from report.Options' tags, which also write the
+	// generated workflows' report lines.
+	stepflag.MustRegister(cmd.Flags(), opts)
+	cmd.MarkFlagsMutuallyExclusive(flagName(opts, &opts.JSON), flagName(opts, &opts.Markdown))
 	return cmd
+}
+
+// flagName is the long name of the flag of field, a pointer into opts (json), so the wiring
+// names a flag by its field, never by a second copy of the name.
+func flagName(opts *report.Options, field any) string {
+	name, err := stepflag.FlagOf(opts, field)
+	if err != nil || !strings.HasPrefix(name, "--") {
+		panic(fmt.Sprintf("reportcmd: %v (%s)", err, name)) // a programming error; the tests build the command
+	}
+	return strings.TrimPrefix(name, "--")
 }

@@ -5,13 +5,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/steps/stepflag"
 )
 
 // execute runs the report command on a factory with buffers; runF nil runs the real report.
@@ -33,18 +38,51 @@ func TestFlags(t *testing.T) {
 	var got *report.Options
 	capture := func(o *report.Options) error { got = o; return nil }
 	if _, _, err := execute(t, capture, "--compare", "a", "b", "--markdown", "--artifact", "art", "--strip-prefix", "", "--baseline", "a",
-		"--confidence", "0.9", "--min-effect", "0.25"); err != nil {
+		"--confidence", "0.9", "--min-effect", "0.25", "--abs-margin", "0"); err != nil {
 		t.Fatal(err)
 	}
 	if !got.Compare || !got.Markdown || got.JSON || got.Artifact != "art" || got.StripPrefix != "" || got.Baseline != "a" ||
-		got.Confidence != 0.9 || got.MinEffect != 0.25 || strings.Join(got.Dirs, ",") != "a,b" || got.Stdout == nil || got.Getenv == nil {
+		got.Confidence != 0.9 || got.MinEffect != 0.25 || got.AbsMargin != 0 || strings.Join(got.Dirs, ",") != "a,b" || got.Stdout == nil || got.Getenv == nil {
 		t.Errorf("options %+v", got)
 	}
 	if _, _, err := execute(t, capture, "dir"); err != nil {
 		t.Fatal(err)
 	}
-	if got.StripPrefix != "auto" || got.Confidence != experiment.DefaultRule.Confidence || got.MinEffect != experiment.DefaultRule.MinEffect {
+	if got.StripPrefix != "auto" || got.Confidence != experiment.DefaultRule.Confidence || got.MinEffect != experiment.DefaultRule.MinEffect ||
+		got.AbsMargin != experiment.DefaultRule.AbsMargin || got.Compare || got.Baseline != "" {
 		t.Errorf("defaults %+v", got)
+	}
+	// --baseline alone compares several folders (an experiment is a comparison).
+	if _, _, err := execute(t, capture, "--baseline", "a", "a", "b"); err != nil || strings.Join(got.Dirs, ",") != "a,b" {
+		t.Errorf("--baseline without --compare: %v, dirs %q", err, got.Dirs)
+	}
+}
+
+// TestFlagsAreTheOptionsTags: the command registers exactly the flags of report.Options'
+// tags (package stepflag), with their defaults and help, in both binaries (they share this
+// command); none is registered by hand.
+func TestFlagsAreTheOptionsTags(t *testing.T) {
+	fields, err := stepflag.Fields(reflect.TypeOf(report.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := NewCmdReport(&factory.Factory{}, nil)
+	var registered []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { registered = append(registered, f.Name) })
+	var want []string
+	for _, f := range fields {
+		want = append(want, f.Name)
+		fl := cmd.Flags().Lookup(f.Name)
+		if fl == nil {
+			continue
+		}
+		if fl.Usage != f.Usage || fl.Shorthand != f.Short {
+			t.Errorf("--%s: usage %q, shorthand %q; the tag says %q, %q", f.Name, fl.Usage, fl.Shorthand, f.Usage, f.Short)
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(registered, want) {
+		t.Errorf("flags %v, report.Options' tags %v", registered, want)
 	}
 }
 

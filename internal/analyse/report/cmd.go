@@ -30,39 +30,48 @@ type ExitError = exitcode.Error
 
 // Options configures the report command (its cobra wiring is cmd/internal/reportcmd, shared
 // by debugflow and debugflow-step). Tests set the writers and the environment.
+//
+// The tags are the command's flags for package steps/stepflag: they register the flags of
+// both binaries and write the generated workflows' report lines (in declaration order:
+// --compare --markdown --artifact/--baseline, then the directories), so a flag's name, default
+// and help are written once. The defaults of the verdict rule's flags are
+// experiment.DefaultRule's (a test holds them equal).
 type Options struct {
-	// Dirs are the artifact directories (one, or several with Compare).
-	Dirs []string
-	// JSON prints the machine-readable shape instead of text.
-	JSON bool
-	// Markdown prints the Markdown of the step summary instead of text.
-	Markdown bool
+	// Dirs are the artifact directories (one, or several with Compare): the positional
+	// arguments.
+	Dirs []string `flag:"-"`
 	// Compare puts several directories side by side.
-	Compare bool
+	Compare bool `flag:"compare" usage:"compare several artifact directories, one per runner"`
+	// JSON prints the machine-readable shape instead of text.
+	JSON bool `flag:"json" usage:"print JSON (the shape of docs/design.md; an array of {runner, ...} with --compare)"`
+	// Markdown prints the Markdown of the step summary instead of text.
+	Markdown bool `flag:"markdown" usage:"print the Markdown of the job summary instead of text"`
 	// Artifact is the artifact name shown in the Markdown.
-	Artifact string
+	Artifact string `flag:"artifact" usage:"artifact name to show in the Markdown (with --compare, also the prefix of the directory names)"`
+	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
+	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
+	// and including its first '-'.
+	StripPrefix string `flag:"strip-prefix" default:"auto" usage:"prefix removed from directory names to label runners with --compare (\"\" keeps the names)"`
 	// Baseline, with Compare, makes it an experiment across refs: the baseline's folder or ref
 	// name; every other ref is judged against it (docs/experiment.md). Confidence and
 	// MinEffect are the verdict rule's thresholds, AbsMargin its absolute margin of "no
 	// change" (all three zero: experiment.DefaultRule).
-	Baseline                         string
-	Confidence, MinEffect, AbsMargin float64
-	// StripPrefix is removed from directory names to make runner labels; "auto" (the default)
-	// removes Artifact+"-" when every name starts with it, else the names' common prefix up to
-	// and including its first '-'.
-	StripPrefix string
+	Baseline   string  "flag:\"baseline\" usage:\"with --compare: the baseline `DIR` (or ref name) of an experiment across refs; adds crash rates, intervals, p-values and verdicts (docs/experiment.md)\""
+	Confidence float64 `flag:"confidence" default:"0.95" usage:"with --baseline: the verdict rule's confidence"`
+	MinEffect  float64 `flag:"min-effect" default:"0.5" usage:"with --baseline: the odds ratio a fix must reach (0.5: it halves the odds of failing)"`
+	AbsMargin  float64 `flag:"abs-margin" default:"0.02" usage:"with --baseline: \"no change\" also holds with the rates within this difference (0.02: ±2 points); 0 for none"`
 
-	Stdout io.Writer
-	Stderr io.Writer
+	Stdout io.Writer `flag:"-"`
+	Stderr io.Writer `flag:"-"`
 	// Getenv reads the environment (NO_COLOR); default os.Getenv.
-	Getenv func(string) string
+	Getenv func(string) string `flag:"-"`
 	// IsTerminal reports whether w is a terminal; default: a character device other than
 	// /dev/null.
-	IsTerminal func(w io.Writer) bool
+	IsTerminal func(w io.Writer) bool `flag:"-"`
 
 	// load reads one directory; default LoadContext. Tests stand in a file system whose reads
 	// hang.
-	load func(ctx context.Context, dir string) (*Verdict, error)
+	load func(ctx context.Context, dir string) (*Verdict, error) `flag:"-"`
 }
 
 // RunReport prints the verdict of opts.Dirs. It returns an *ExitError with ExitUnreadable when a
