@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/steps/stepflag"
@@ -39,12 +38,6 @@ func newCommand(words ...string) *shellCommand {
 	}
 	c.groups = append(c.groups, strings.Join(quoted, " "))
 	return c
-}
-
-// flag adds `name value`. A value with an expression goes through the env var named after
-// the flag (--rebuild-dir: DEBUGFLOW_REBUILD_DIR).
-func (c *shellCommand) flag(name, value string) *shellCommand {
-	return c.flagEnv(name, envNameFor(name), value)
 }
 
 // flagEnv adds `name value`, passing the value through envName when it holds an expression
@@ -144,12 +137,6 @@ func (c *shellCommand) exec() *shellCommand {
 	return c
 }
 
-// intFlag adds `name N`.
-func (c *shellCommand) intFlag(name string, n int) *shellCommand {
-	c.groups = append(c.groups, name+" "+strconv.Itoa(n))
-	return c
-}
-
 // boolFlag adds a flag without a value.
 func (c *shellCommand) boolFlag(name string) *shellCommand {
 	c.groups = append(c.groups, name)
@@ -160,14 +147,6 @@ func (c *shellCommand) boolFlag(name string) *shellCommand {
 // this package's constants such as "$(go env GOPATH)/bin/debugflow". Never pass spec values.
 func (c *shellCommand) shell(text string) *shellCommand {
 	c.groups = append(c.groups, text)
-	return c
-}
-
-// repeated adds `name value` once per value, in order.
-func (c *shellCommand) repeated(name string, values []string) *shellCommand {
-	for _, v := range values {
-		c.flag(name, v)
-	}
 	return c
 }
 
@@ -224,12 +203,6 @@ func (c *shellCommand) String() string {
 		line += len(g)
 	}
 	return b.String()
-}
-
-// envNameFor turns a flag into an env var name: --rebuild-dir is DEBUGFLOW_REBUILD_DIR.
-func envNameFor(flag string) string {
-	name := strings.ToUpper(strings.TrimLeft(flag, "-"))
-	return "DEBUGFLOW_" + strings.ReplaceAll(name, "-", "_")
 }
 
 // shellSafe are words the shell takes literally without quotes.

@@ -83,10 +83,13 @@ func FuzzShellQuote(f *testing.F) {
 // TestCommandWrapsAndKeepsWords builds a long command, checks the layout and that bash sees
 // exactly the intended words through the continuation lines, with expressions moved into env.
 func TestCommandWrapsAndKeepsWords(t *testing.T) {
-	c := newCommand("tool", "verb").flag("--out", "/tmp/repro").intFlag("--workers", 8).
-		flag("-k", "cuda and not slow").repeated("--pytest-arg", []string{"-p", "no:cacheprovider", "${{ inputs.extra }}"}).
-		flagEnv("--count", "REPRODUCE_COUNT", workflow.Default(workflow.Input("reproduce_count"), "50").String()).
-		boolFlag("--stop-on-first-failure").flag("--rebuild-dir", "_skbuild/*/cmake-build").
+	c := newCommand("tool", "verb").flagEnv("--out", "DEBUGFLOW_OUT", "/tmp/repro").flagEnv("--workers", "DEBUGFLOW_WORKERS", "8").
+		flagEnv("-k", "DEBUGFLOW_K", "cuda and not slow")
+	for _, v := range []string{"-p", "no:cacheprovider", "${{ inputs.extra }}"} {
+		c.flagEnv("--pytest-arg", "DEBUGFLOW_PYTEST_ARG", v)
+	}
+	c.flagEnv("--count", "REPRODUCE_COUNT", workflow.Default(workflow.Input("reproduce_count"), "50").String()).
+		boolFlag("--stop-on-first-failure").flagEnv("--rebuild-dir", "DEBUGFLOW_REBUILD_DIR", "_skbuild/*/cmake-build").
 		args("tests/a.py", "tests/with space.py", "tests/${{ inputs.more }}")
 	line := c.String()
 	lines := strings.Split(line, "\n")
@@ -127,7 +130,7 @@ func TestCommandWrapsAndKeepsWords(t *testing.T) {
 }
 
 func TestCommandShortStaysOnOneLine(t *testing.T) {
-	c := newCommand("debugflow-step", "verdict").flag("--out", "/tmp/repro")
+	c := newCommand("debugflow-step", "verdict").flagEnv("--out", "DEBUGFLOW_OUT", "/tmp/repro")
 	if got, want := c.String(), "debugflow-step verdict --out /tmp/repro"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
