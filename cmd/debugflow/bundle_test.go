@@ -13,29 +13,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/stepbundle"
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
-// fakeBuilder stands in for go build in the command tests: a real build is tested once
-// (TestGenerateBundlesTheSameVersion), the other tests need only stable bytes per arch.
-type fakeBuilder struct{ builds *int }
-
-func (f fakeBuilder) Build(_ context.Context, goarch string) ([]byte, error) {
-	if f.builds != nil {
-		*f.builds++
-	}
-	return []byte("#!/bin/sh\necho fake debugflow-step for linux/" + goarch + "\n"), nil
-}
-
-func (fakeBuilder) Describe() string { return "built by the test double" }
-
 // init, not TestMain: session_test.go's init runs this test binary as debugflow itself for
 // the pasted sessions, and that must not build real bundles either. Go runs the init
 // functions of a package's files in file name order, so this one comes first.
-func init() {
-	newBundleBuilder = func(version.Info) (stepbin.Builder, error) { return fakeBuilder{}, nil }
-}
+func init() { cmdtest.UseFakeBuilder() }
 
 func TestGenerateWritesAndChecksTheBundle(t *testing.T) {
 	dir := t.TempDir()
@@ -92,9 +79,9 @@ func TestGenerateWritesAndChecksTheBundle(t *testing.T) {
 
 func TestGenerateToStdoutNamesTheBundleCommand(t *testing.T) {
 	var builds int
-	old := newBundleBuilder
-	newBundleBuilder = func(version.Info) (stepbin.Builder, error) { return fakeBuilder{&builds}, nil }
-	t.Cleanup(func() { newBundleBuilder = old })
+	old := stepbundle.NewBuilder
+	stepbundle.NewBuilder = func(version.Info) (stepbin.Builder, error) { return cmdtest.FakeBuilder{Builds: &builds}, nil }
+	t.Cleanup(func() { stepbundle.NewBuilder = old })
 	dir := t.TempDir()
 	code, out := runCLI(t, dir, "generate")
 	if code != 0 || !strings.Contains(out, "was not written (the workflow went to stdout): write it with `debugflow bundle`") {
@@ -110,7 +97,7 @@ func TestGenerateToStdoutNamesTheBundleCommand(t *testing.T) {
 // install step after the wait for a GPU runner. generate says so while there is time to fix it.
 func TestGenerateWarnsWhenGitWouldNotCommitTheBundle(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	wf := filepath.Join(".github", "workflows", "debug_cuda_repro.yml")
 	bundle := filepath.Join(".github", "debugflow", "debugflow-step-linux-amd64")
 	if code, out := runCLI(t, dir, "generate", "-o", wf); code != 0 || strings.Contains(out, "warning:") {
@@ -149,9 +136,9 @@ func TestGenerateWarnsWhenGitWouldNotCommitTheBundle(t *testing.T) {
 
 func TestGenerateOtherDeliveriesBuildNothing(t *testing.T) {
 	var builds int
-	old := newBundleBuilder
-	newBundleBuilder = func(version.Info) (stepbin.Builder, error) { return fakeBuilder{&builds}, nil }
-	t.Cleanup(func() { newBundleBuilder = old })
+	old := stepbundle.NewBuilder
+	stepbundle.NewBuilder = func(version.Info) (stepbin.Builder, error) { return cmdtest.FakeBuilder{Builds: &builds}, nil }
+	t.Cleanup(func() { stepbundle.NewBuilder = old })
 	sum := strings.Repeat("c3", 32)
 	tests := []struct {
 		name, stepBinary string
@@ -306,9 +293,9 @@ func TestGenerateBundlesTheSameVersion(t *testing.T) {
 // would refuse.
 func TestValidateResolvesTheStepBinary(t *testing.T) {
 	var builds int
-	old := newBundleBuilder
-	newBundleBuilder = func(version.Info) (stepbin.Builder, error) { return fakeBuilder{&builds}, nil }
-	t.Cleanup(func() { newBundleBuilder = old })
+	old := stepbundle.NewBuilder
+	stepbundle.NewBuilder = func(version.Info) (stepbin.Builder, error) { return cmdtest.FakeBuilder{Builds: &builds}, nil }
+	t.Cleanup(func() { stepbundle.NewBuilder = old })
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "ok.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\n")
 	writeFile(t, filepath.Join(dir, "unknown.yaml"), "runners: [gpu]\nreproducer: {paths: [t]}\nstep_binary: {delivery: release, version: v0.1.0}\n")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/testenv"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 )
 
 // TestLocalCommand drives `debugflow local` as a user does, with real pytest: its exit codes
@@ -129,7 +131,7 @@ artifact:
 func TestLocalFromASubfolderRunsAtTheTop(t *testing.T) {
 	py := testenv.PytestPython(t)
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	out := filepath.Join(dir, "evidence")
 	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf("runners: [gpu]\nreproducer:\n  paths: [tests/test_x.py]\n  workers: 0\n  count: 2\n  python: %s\nartifact:\n  dir: %s\n", py, out))
 	writeFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x():\n    pass\n")

@@ -25,6 +25,15 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string) {
 	return code, out.String()
 }
 
+// runCLISplit runs one command line without changing directory and returns the exit code,
+// stdout and stderr apart.
+func runCLISplit(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
 // writeFile is testenv's.
 var writeFile = testenv.WriteFile
 

@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 )
 
 // init --minimal writes a short spec that validates clean (shellcheck included) and generates;
 // from a subfolder, init writes at the top of the work tree, where the other commands look.
 func TestInitMinimal(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	sub := filepath.Join(dir, "tests")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 )
 
 // gitCommitAll commits the whole tree of dir.
@@ -24,7 +26,7 @@ func gitCommitAll(t *testing.T, dir string) {
 // tree (as git and gh find their configuration), never the embedded default in silence.
 func TestSpecIsFoundAtTheGitTopLevel(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	writeFile(t, filepath.Join(dir, "debugflow.yaml"), "runners: [gpu-a10g]\nreproducer: {paths: [tests]}\nworkflow: {file: debug_cuda_repro.yml}\n")
 	sub := filepath.Join(dir, "tests", "python")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -55,7 +57,7 @@ func TestSpecIsFoundAtTheGitTopLevel(t *testing.T) {
 // asked for with --default-spec.
 func TestEmbeddedDefaultIsLoudUnlessAskedFor(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	sub := filepath.Join(dir, "tests")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestEnableLeavesABranchSafeToMerge(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		t.Run(map[bool]string{false: "default", true: "--keep"}[keep], func(t *testing.T) {
 			dir := t.TempDir()
-			gitRepo(t, dir)
+			cmdtest.GitRepo(t, dir)
 			writeFile(t, filepath.Join(dir, ".github", "workflows", "ci.yml"), "on: push\n")
 			writeFile(t, filepath.Join(dir, "tests", "t.py"), "")
 			if code, out := runCLI(t, dir, "init"); code != 0 {

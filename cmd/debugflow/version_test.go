@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/version"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 )
 
 func TestVersionCommand(t *testing.T) {
@@ -23,7 +25,7 @@ func TestVersionCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Version != want.Version || got.Platform != want.Platform {
 		t.Errorf("version --json: exit %d, %v:\n%s", code, err, out)
 	}
-	if code, out := runCLI(t, "", "version", "extra"); code != exitUsage {
-		t.Errorf("version extra: exit %d, want %d:\n%s", code, exitUsage, out)
+	if code, out := runCLI(t, "", "version", "extra"); code != cmdutil.ExitUsage {
+		t.Errorf("version extra: exit %d, want %d:\n%s", code, cmdutil.ExitUsage, out)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package bisect
 
 import (
 	"archive/zip"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/generate"
@@ -84,9 +85,9 @@ func TestBisectGitHub(t *testing.T) {
 		}
 	}
 	// The experiment workflow is on the branch (its content is the fake API's business).
-	writeFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
+	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
-	writeFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
+	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
 	s, err := spec.Load(specPath)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestBisectGitHub(t *testing.T) {
 	var mu sync.Mutex
 	dispatches := 0
 	var badInputs []string
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
 		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
@@ -149,7 +150,7 @@ func TestBisectGitHub(t *testing.T) {
 			return []ghtest.ArtifactFile{{Name: name, Zip: stepZip(t, info, count, r)}}
 		},
 	})
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	t.Chdir(dir)
@@ -164,7 +165,7 @@ func TestBisectGitHub(t *testing.T) {
 		cancel()
 	}()
 	var out1, err1 bytes.Buffer
-	code := run(ctx, args, strings.NewReader(""), &out1, &err1)
+	code := cmdtest.Execute(ctx, commands, args, strings.NewReader(""), &out1, &err1)
 	cancel()
 	if code != 130 || !strings.Contains(err1.String(), "--resume") {
 		t.Fatalf("interrupted session: exit %d\n%s\n%s", code, out1.String(), err1.String())
@@ -198,7 +199,7 @@ func TestBisectGitHub(t *testing.T) {
 	if got.FirstBad != ids[firstBad] || got.Posterior < 0.95 {
 		t.Fatalf("first bad %s at %.3f, want %s (change %d)\n%s", got.FirstBad, got.Posterior, ids[firstBad], firstBad, stderr)
 	}
-	if strings.Contains(stdout+stderr+out1.String()+err1.String(), testToken) {
+	if strings.Contains(stdout+stderr+out1.String()+err1.String(), cmdtest.TestToken) {
 		t.Error("the token was printed")
 	}
 	// The runs in flight at Ctrl-C were waited for, not dispatched again: every dispatch is
@@ -274,8 +275,8 @@ func TestBisectResumeRefusesARecordedForeignHost(t *testing.T) {
 	if err := st.Save(filepath.Join(dir, bisect.StateDir, bisect.StateFile)); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GH_ENTERPRISE_TOKEN", testToken)
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_ENTERPRISE_TOKEN", cmdtest.TestToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GH_HOST", "")
 	t.Setenv("GITHUB_API_URL", "")
 	t.Chdir(dir)

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"archive/zip"
@@ -16,6 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/analyse/stats"
@@ -28,14 +34,27 @@ import (
 	"github.com/goccy/go-yaml"
 )
 
+// commands are what these tests run: experiment, and report to read its folders again.
+func commands(f *ghcmd.Factory, sp *specsource.Source) []*cobra.Command {
+	cmd := NewCmdExperiment(f, sp, nil)
+	sp.AddFlags(cmd)
+	return []*cobra.Command{cmd, reportcmd.NewCmdReport(f.Factory, nil)}
+}
+
 // runCLISplit runs one command line without changing directory and returns the exit code,
 // stdout and stderr apart.
 func runCLISplit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
+	return cmdtest.RunSplit(t, commands, args...)
 }
+
+// runCLI runs one command line in dir and returns the exit code and the output.
+func runCLI(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	return cmdtest.Run(t, commands, dir, args...)
+}
+
+func init() { cmdtest.UseFakeBuilder() }
 
 // experimentJSON is the --json shape.
 type experimentJSON struct {
@@ -77,7 +96,7 @@ func TestExperimentLocalUntilDecided(t *testing.T) {
 	repo := t.TempDir()
 	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.2, "fix": 0, "noop": 0.2})
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakySpec(py))
+	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
 	for _, tc := range []struct{ candidate, verdict string }{{"fix", "fixed"}, {"noop", "no change"}} {
 		t.Run(tc.candidate, func(t *testing.T) {
 			t.Parallel()
@@ -176,7 +195,7 @@ func TestExperimentRereadGlobMatchesFoldersOnly(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"experiment.json", "experiment.md", "round-1/notes.txt"} {
-		writeFile(t, filepath.Join(out, f), "{}\n")
+		testenv.WriteFile(t, filepath.Join(out, f), "{}\n")
 	}
 	for _, tc := range []struct {
 		rounds bool
@@ -206,7 +225,7 @@ func TestExperimentRereadGlobMatchesFoldersOnly(t *testing.T) {
 
 func TestExperimentUsageErrors(t *testing.T) {
 	full := t.TempDir()
-	writeFile(t, filepath.Join(full, "x"), "")
+	testenv.WriteFile(t, filepath.Join(full, "x"), "")
 	tests := []struct {
 		name string
 		args []string
@@ -270,7 +289,7 @@ func TestExperimentLocalWorseCountsEveryTrial(t *testing.T) {
 	rates := map[string]float64{"base": 0.2, "worse": 0.6}
 	testenv.FlakyRepo(t, repo, rates)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakySpec(py))
+	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
 	out := filepath.Join(t.TempDir(), "exp")
 	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
 		"--baseline", "base", "--candidate", "worse", "--count", "100", "--out", out, "--json")
@@ -339,11 +358,11 @@ func artifactZip(t *testing.T, info refinfo.Info, count int) []byte {
 // download, and the aggregated verdict.
 func TestExperimentGitHub(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	// The experiment workflow is on the branch (its content is the fake API's business).
-	writeFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
+	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(dir, "debugflow.yaml")
-	writeFile(t, specPath, `runners: [gpu-t4-4-core, gpu-a10g-4-core]
+	testenv.WriteFile(t, specPath, `runners: [gpu-t4-4-core, gpu-a10g-4-core]
 reproducer:
   paths: [t.py]
 artifact:
@@ -367,7 +386,7 @@ artifact:
 			required = append(required, in.Name)
 		}
 	}
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
 		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
@@ -392,7 +411,7 @@ artifact:
 			return arts
 		},
 	})
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	out := filepath.Join(dir, "exp")
@@ -420,7 +439,7 @@ artifact:
 			t.Errorf("run %d on %s of %s", i+1, r.Branch, r.WorkflowFile)
 		}
 	}
-	if strings.Contains(stdout, testToken) {
+	if strings.Contains(stdout, cmdtest.TestToken) {
 		t.Error("the token was printed")
 	}
 	js := stdout[strings.Index(stdout, "{\n"):]
@@ -451,8 +470,7 @@ artifact:
 
 // The committed example experiment workflow is what the generator writes.
 func TestExperimentExampleIsCurrent(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	t.Chdir(root)
+	t.Chdir(cmdtest.RepoRoot(t))
 	code, out, _ := runCLISplit(t, "experiment", "workflow", "--spec", "examples/debugflow.yaml", "-o", "examples/debug_cuda_repro_experiment.yml", "--check")
 	if code != 0 {
 		t.Errorf("examples/debug_cuda_repro_experiment.yml is stale (run: go run ./cmd/debugflow experiment workflow --spec examples/debugflow.yaml -o examples/debug_cuda_repro_experiment.yml):\n%s", out)
@@ -463,7 +481,7 @@ func TestExperimentExampleIsCurrent(t *testing.T) {
 // job's env (the glob included) in a folder laid out as download-artifact leaves it, gives
 // arguments this CLI runs to a comparison with the verdicts.
 func TestExperimentReportJobLineRuns(t *testing.T) {
-	data, err := os.ReadFile(examplePath(t, "debug_cuda_repro_experiment.yml"))
+	data, err := os.ReadFile(filepath.Join(cmdtest.RepoRoot(t), "examples", "debug_cuda_repro_experiment.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +513,7 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 	if !ok || !strings.HasPrefix(line, "debugflow-step report ") {
 		t.Fatalf("compare step %q", script)
 	}
-	s, err := spec.Load(examplePath(t, "debugflow.yaml"))
+	s, err := spec.Load(filepath.Join(cmdtest.RepoRoot(t), "examples", "debugflow.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +531,7 @@ func TestExperimentReportJobLineRuns(t *testing.T) {
 				var b bytes.Buffer
 				b.ReadFrom(rc)
 				rc.Close()
-				writeFile(t, filepath.Join(art, f.Name), b.String())
+				testenv.WriteFile(t, filepath.Join(art, f.Name), b.String())
 			}
 		}
 	}
@@ -543,7 +561,7 @@ func TestExperimentLocalUntilDecidedCatchesAWorseCandidate(t *testing.T) {
 	repo := t.TempDir()
 	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.08, "worse": 0.2})
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakySpec(py))
+	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
 	out := filepath.Join(t.TempDir(), "exp")
 	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
 		"--baseline", "base", "--candidate", "worse", "--count", "25", "--until-decided", "--max-count", "400",
@@ -575,7 +593,7 @@ func TestExperimentLocalNoChangeWithinTheAbsoluteMargin(t *testing.T) {
 	repo := t.TempDir()
 	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0, "same": 0})
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakySpec(py))
+	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
 	for _, tc := range []struct {
 		count, code        int
 		verdict, cell, why string

@@ -1,11 +1,12 @@
-package main
+// Package experiment is `debugflow experiment`: crash rates of refs with exact intervals and
+// a verdict per candidate, on GitHub or on this machine, and `debugflow experiment workflow`,
+// the workflow it dispatches.
+package experiment
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/atomicfile"
-	"github.com/debugflow/debugflow/internal/limits"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,21 +15,25 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/experimentgh"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/stepbundle"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/workflowcheck"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/experiment/rounds"
+	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
-	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/runner/refrun"
 	"github.com/debugflow/debugflow/internal/spec"
-	"github.com/debugflow/debugflow/internal/version"
 )
 
-// experimentOptions are the flags of `debugflow experiment`.
-type experimentOptions struct {
+// ExperimentOptions are the flags of `debugflow experiment`.
+type ExperimentOptions struct {
 	Baseline      string
 	Candidates    []string
 	Local         bool
@@ -45,10 +50,13 @@ type experimentOptions struct {
 	KeepWorktrees bool
 	Verbose       bool
 	Checkout      string
-	// GitHub
-	Repo     ghrun.RepoFlags
-	Ref      string
-	Interval time.Duration
+	// GitHub: the repository, the branch dispatched on, the poll interval
+	experimentgh.Options
+
+	Spec     *specsource.Source
+	CountSet bool // --count was given
+	Factory  *ghcmd.Factory
+	Ctx      context.Context
 }
 
 const experimentLong = `Does the candidate fix make the crash go away? Run the spec's reproducer as a full sweep
@@ -90,9 +98,11 @@ const experimentExample = `  # does the pin branch fix the crash seen on efd3f69
   # write the experiment workflow (commit and push it before dispatching)
   debugflow experiment workflow -o .github/workflows/debug_cuda_repro_experiment.yml`
 
-func addExperimentCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
+// NewCmdExperiment returns `debugflow experiment` and its `workflow` subcommand; runF nil runs
+// runExperiment.
+func NewCmdExperiment(fac *ghcmd.Factory, sp *specsource.Source, runF func(*ExperimentOptions) error) *cobra.Command {
 	stdout := fac.Stdout()
-	o := &experimentOptions{}
+	o := &ExperimentOptions{Factory: fac}
 	cmd := &cobra.Command{
 		Use:     "experiment --baseline [NAME=]REF --candidate [NAME=]REF... [--local] [--count N] [--until-decided]",
 		Short:   "Does the fix fix it? Crash rates of refs with exact intervals and a verdict per candidate",
@@ -100,11 +110,11 @@ func addExperimentCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 		Example: experimentExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, _, err := sp.load()
-			if err != nil {
-				return err
+			o.Spec, o.CountSet, o.Ctx = sp, cmd.Flags().Changed("count"), cmd.Context()
+			if runF != nil {
+				return runF(o)
 			}
-			return runExperiment(cmd.Context(), o, s, cmd.Flags().Changed("count"), fac)
+			return runExperiment(o)
 		},
 	}
 	f := cmd.Flags()
@@ -127,25 +137,18 @@ func addExperimentCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
-	cmd.AddCommand(newExperimentWorkflowCmd(sp, stdout))
-	root.AddCommand(cmd)
+	cmd.AddCommand(newWorkflowCmd(sp, stdout))
+	return cmd
 }
 
-// specCount is the debug workflow's default count: the count input's default, else
-// reproducer.count.
-func specCount(s *spec.Spec) int {
-	if in, ok := s.Input(s.Reproducer.CountInput); ok && s.Reproducer.CountInput != "" {
-		var n int
-		if _, err := fmt.Sscan(in.Default, &n); err == nil && n > 0 {
-			return n
-		}
+func runExperiment(o *ExperimentOptions) error {
+	ctx, countSet, fac := o.Ctx, o.CountSet, o.Factory
+	s, _, err := o.Spec.Load()
+	if err != nil {
+		return err
 	}
-	return s.Reproducer.Count
-}
-
-func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, countSet bool, fac *ghcmd.Factory) error {
 	stdout, stderr := fac.Stdout(), fac.Stderr()
-	usage := func(err error) error { return &exitcode.Error{Code: exitUsage, Err: err} }
+	usage := func(err error) error { return &exitcode.Error{Code: cmdutil.ExitUsage, Err: err} }
 	if o.Baseline == "" {
 		return usage(errors.New("--baseline [NAME=]REF is required"))
 	}
@@ -171,7 +174,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, coun
 		return usage(fmt.Errorf("--count must be at least 1 (got %d)", o.Count))
 	}
 	if o.Count == 0 {
-		o.Count = specCount(s)
+		o.Count = specsource.DefaultCount(s)
 	}
 	if !o.Local && (o.Python != "" || o.KeepWorktrees || o.Checkout != "") {
 		return usage(errors.New("--python, --keep-worktrees and --checkout go with --local"))
@@ -205,7 +208,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, coun
 		stdout, stderr = f.Streams()
 		ropts.Log = stderr
 		finish = f.Finish
-		runner, err := githubRunner(ctx, f, o, s, stderr)
+		runner, err := experimentgh.Runner(ctx, f, o.Options, s, stderr)
 		if err != nil {
 			return finish(err)
 		}
@@ -226,14 +229,14 @@ func runExperiment(ctx context.Context, o *experimentOptions, s *spec.Spec, coun
 	case runErr != nil:
 		return finish(runErr)
 	case !res.Comparison.Decided():
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided (%s)", res.Stop)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided (%s)", res.Stop)}
 	}
 	return nil
 }
 
 // printExperiment prints the comparison (text or JSON) and keeps experiment.json and
 // experiment.md next to the folders.
-func printExperiment(res *rounds.Result, o *experimentOptions, stdout, stderr io.Writer) error {
+func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io.Writer) error {
 	c := res.Comparison
 	var js strings.Builder
 	if err := c.WriteJSON(&js); err != nil {
@@ -289,75 +292,8 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// githubRunner connects to the repository and describes the experiment workflow.
-func githubRunner(ctx context.Context, f *ghrun.Env, o *experimentOptions, s *spec.Spec, log io.Writer) (*refrun.GitHub, error) {
-	if o.Interval <= 0 {
-		return nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("--interval must be positive, got %s", o.Interval)}
-	}
-	wf, err := experimentDispatchWorkflow(s)
-	if err != nil {
-		return nil, err
-	}
-	repo, client, err := f.Connect(ctx, o.Repo, log)
-	if err != nil {
-		return nil, err
-	}
-	ref := o.Ref
-	if ref == "" {
-		if ref, err = f.GitBranch(ctx); err != nil {
-			if s.Workflow.Branch == "" {
-				return nil, &exitcode.Error{Code: exitUsage, Err: fmt.Errorf("no --ref and %v: pass --ref BRANCH", err)}
-			}
-			ref = s.Workflow.Branch
-		}
-	}
-	// The experiment workflow is a second file: say it is missing before anything is sent,
-	// here when ref is the current branch, and at ref on GitHub when the API shows the file.
-	if branch, err := gitOutput(ctx, "symbolic-ref", "--short", "HEAD"); err == nil && branch == ref {
-		if top, err := gitOutput(ctx, "rev-parse", "--show-toplevel"); err == nil {
-			path := relToCwd(filepath.Join(top, ".github", "workflows", wf.File))
-			if !fileExists(path) {
-				return nil, &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%s is not here: write it with `debugflow experiment workflow -o %s`, commit and push it, then run the experiment again; nothing was dispatched", path, path)}
-			}
-		}
-	}
-	var names []string
-	for _, in := range wf.Inputs {
-		names = append(names, in.Name)
-	}
-	if err := client.CheckWorkflowAtRef(ctx, repo, wf, ref, names); err != nil {
-		return nil, &exitcode.Error{Code: exitFindings, Err: err}
-	}
-	return &refrun.GitHub{Client: client, Repo: repo, Workflow: wf, Ref: ref, Runners: s.Runners,
-		Log: log, IsTTY: f.IsTTY, Interval: o.Interval}, nil
-}
-
-// experimentDispatchWorkflow is the experiment workflow's file and inputs, as generated.
-func experimentDispatchWorkflow(s *spec.Spec) (ghrun.Workflow, error) {
-	// Only the inputs are read: the step binary is resolved without building a bundle.
-	resolved := *s
-	if _, err := stepbin.Resolve(context.Background(), &resolved, stepbin.Options{Self: version.Get(), NoBuild: true, ExtraArchs: []string{spec.ArchX64}}); err != nil {
-		return ghrun.Workflow{}, err
-	}
-	w, err := generate.ExperimentWorkflow(&resolved)
-	if err != nil {
-		return ghrun.Workflow{}, err
-	}
-	wf := ghrun.Workflow{File: generate.ExperimentFile(s)}
-	ranges := map[string]*ghrun.IntRange{
-		generate.ExperimentCountInput:  {Min: 1, Max: limits.MaxRepeatCount, Why: "the pytest-repeat count"},
-		generate.ExperimentRoundInput:  {Min: 0, Why: "the round"},
-		generate.ExperimentRoundsInput: {Min: 0, Why: "the planned rounds"},
-	}
-	for _, in := range w.On.WorkflowDispatch.Inputs {
-		wf.Inputs = append(wf.Inputs, ghrun.InputDef{Name: in.Name, Type: ghrun.InputType(in.Type), Required: in.Required,
-			Default: in.Default.String(), Options: in.Options, Description: in.Description, Range: ranges[in.Name]})
-	}
-	return wf, nil
-}
-
-// newExperimentWorkflowCmd is `debugflow experiment workflow`.
-func newExperimentWorkflowCmd(sp *specSource, stdout io.Writer) *cobra.Command {
+// newWorkflowCmd is `debugflow experiment workflow`.
+func newWorkflowCmd(sp *specsource.Source, stdout io.Writer) *cobra.Command {
 	var output string
 	var check, force bool
 	cmd := &cobra.Command{
@@ -373,7 +309,7 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
   debugflow experiment workflow --spec debugflow.yaml --check -o .github/workflows/debug_cuda_repro_experiment.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, specName, err := sp.load()
+			s, specName, err := sp.Load()
 			if err != nil {
 				return err
 			}
@@ -382,11 +318,11 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 				out = filepath.Join(".github", "workflows", generate.ExperimentFile(s))
 			}
 			// The report job runs on an x64 runner whatever step_binary.arch says.
-			plan, err := resolveStepBinary(cmd.Context(), s, cmd.ErrOrStderr(), spec.ArchX64)
+			plan, err := stepbundle.Resolve(cmd.Context(), s, cmd.ErrOrStderr(), spec.ArchX64)
 			if err != nil {
 				return err
 			}
-			data, err := generate.GenerateExperiment(s, headerName(specName), headerOutput(out))
+			data, err := generate.GenerateExperiment(s, specsource.HeaderName(specName), specsource.HeaderOutput(out))
 			if err != nil {
 				return fmt.Errorf("generating the experiment workflow: %w", err)
 			}
@@ -394,17 +330,17 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 			if name == "-" {
 				name = generate.ExperimentFile(s)
 			}
-			n, err := reportFindings(name, data, s.Runners, stdout, generate.AuditOptions(s)...)
+			n, err := workflowcheck.Report(name, data, s.Runners, stdout, generate.AuditOptions(s)...)
 			if err != nil {
 				return err
 			}
 			if n > 0 {
-				return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("refusing to write a workflow with %d finding(s)", n)}
+				return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("refusing to write a workflow with %d finding(s)", n)}
 			}
 			switch {
 			case check:
-				stale := checkStale("experiment workflow", out, data, specName, stdout)
-				if err := finishBundle(plan, out, true, stdout, cmd.ErrOrStderr()); err != nil {
+				stale := workflowcheck.CheckStale("experiment workflow", out, data, specName, stdout)
+				if err := stepbundle.Finish(plan, out, true, stdout, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 				return stale
@@ -412,11 +348,11 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 				if _, err := stdout.Write(data); err != nil {
 					return err
 				}
-				return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
+				return stepbundle.Finish(plan, out, false, stdout, cmd.ErrOrStderr())
 			}
 			if !force {
 				// As generate: never replace the workflow of another spec, or a hand-written file.
-				if err := checkOverwrite(out, specName); err != nil {
+				if err := workflowcheck.CheckOverwrite(out, specName); err != nil {
 					return err
 				}
 			}
@@ -424,10 +360,10 @@ Like generate, it refuses to write a workflow actionlint or the audit find fault
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s from %s\n", out, specName)
-			return finishBundle(plan, out, false, stdout, cmd.ErrOrStderr())
+			return stepbundle.Finish(plan, out, false, stdout, cmd.ErrOrStderr())
 		},
 	}
-	sp.addSpecFlags(cmd)
+	sp.AddFlags(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "file to write, or - for stdout")
 	cmd.Flags().BoolVar(&check, "check", false, "compare with the file on disk instead of writing; exit 1 with a diff when stale")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite a workflow generated from another spec, or not by debugflow")

@@ -1,23 +1,26 @@
-package main
+// Package local is `debugflow local`: the debug sequence of a spec on this machine, with the
+// runner's own step code (package internal/runner/local).
+package local
 
 import (
-	"github.com/debugflow/debugflow/cmd/internal/factory"
-
+	"context"
 	"io"
-	"os"
 
-	"github.com/debugflow/debugflow/internal/generate/stepbin"
-	"github.com/debugflow/debugflow/internal/runner/local"
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/runner/local"
 )
 
-// localOptions are the flags of `debugflow local`.
-type localOptions struct {
+// LocalOptions are the flags of `debugflow local`.
+type LocalOptions struct {
 	Out                string
 	Count              int
-	Workers            int
+	WorkersFlag        int
 	StopOnFirstFailure bool
 	FullSweep          bool
 	Install            bool
@@ -26,11 +29,16 @@ type localOptions struct {
 	Verbose            bool
 	Dir                string
 	Sanitizer          string
+
+	Spec    *specsource.Source
+	Workers *int // --workers when given, else nil: the spec's
+	Stdout  io.Writer
+	Ctx     context.Context
 }
 
-func addLocalCmd(root *cobra.Command, sp *specSource, fac *factory.Factory) {
-	stdout := fac.Stdout()
-	opts := &localOptions{}
+// NewCmdLocal returns `debugflow local`; runF nil runs runLocal.
+func NewCmdLocal(fac *factory.Factory, sp *specsource.Source, runF func(*LocalOptions) error) *cobra.Command {
+	opts := &LocalOptions{Stdout: fac.Stdout()}
 	cmd := &cobra.Command{
 		Use:   "local [--spec FILE] [--out DIR] [--count N] [--workers N] [--stop-on-first-failure | --full-sweep] [--install] [--build]",
 		Short: "Run the debug sequence of a spec on this machine (your own GPU box)",
@@ -84,45 +92,33 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.FullSweep && opts.StopOnFirstFailure {
-				return usageErrorf("--full-sweep and --stop-on-first-failure contradict each other: give one of them")
+				return cmdutil.UsageErrorf("--full-sweep and --stop-on-first-failure contradict each other: give one of them")
 			}
 			if cmd.Flags().Changed("count") && opts.Count < 1 {
-				return usageErrorf("--count must be at least 1 (got %d)", opts.Count)
+				return cmdutil.UsageErrorf("--count must be at least 1 (got %d)", opts.Count)
 			}
-			var workers *int
 			if cmd.Flags().Changed("workers") {
-				if opts.Workers < 0 {
-					return usageErrorf("--workers must be at least 0 (got %d; 0 runs the tests without xdist workers)", opts.Workers)
+				if opts.WorkersFlag < 0 {
+					return cmdutil.UsageErrorf("--workers must be at least 0 (got %d; 0 runs the tests without xdist workers)", opts.WorkersFlag)
 				}
-				workers = &opts.Workers
-			}
-			s, _, err := sp.load()
-			if err != nil {
-				return err
+				opts.Workers = &opts.WorkersFlag
 			}
 			if top := stepbin.WorkTreeTop(); top != "" && !cmd.Flags().Changed("dir") {
 				// The spec's paths are the checkout's, as the workflow runs them from its root:
 				// from tests/, run at the top of the work tree, where the spec was found.
-				opts.Dir = relToCwd(top)
+				opts.Dir = cmdutil.RelToCwd(top)
 			}
-			res, err := local.Run(cmd.Context(), local.Options{
-				Spec: s, Out: opts.Out, Count: opts.Count, Workers: workers, StopOnFirstFailure: opts.StopOnFirstFailure,
-				FullSweep: opts.FullSweep, Install: opts.Install, Build: opts.Build, Python: opts.Python, Verbose: opts.Verbose, Dir: opts.Dir, Sanitizer: opts.Sanitizer,
-				Stdout: stdout, IsTTY: isTerminal(stdout),
-			})
-			if err != nil {
-				return err
+			opts.Spec, opts.Ctx = sp, cmd.Context()
+			if runF != nil {
+				return runF(opts)
 			}
-			if res.ExitCode != 0 {
-				return &exitcode.Error{Code: res.ExitCode, Err: errSilent}
-			}
-			return nil
+			return runLocal(opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Out, "out", "", "artifact directory (default the spec's artifact.dir, /tmp/repro); an earlier run's is kept: DIR/run-N")
 	f.IntVar(&opts.Count, "count", 0, "repeat count (default the count input's default, else reproducer.count)")
-	f.IntVar(&opts.Workers, "workers", 0, "pytest-xdist workers, -n (default reproducer.workers)")
+	f.IntVar(&opts.WorkersFlag, "workers", 0, "pytest-xdist workers, -n (default reproducer.workers)")
 	f.BoolVar(&opts.StopOnFirstFailure, "stop-on-first-failure", false, "stop pytest at the first failing or crashing test (the spec's default)")
 	f.BoolVar(&opts.FullSweep, "full-sweep", false, "run every repetition even when the spec stops at the first failure")
 	f.BoolVar(&opts.Install, "install", false, "run the spec's install commands and exports first (never apt or lines that need root)")
@@ -131,15 +127,24 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 	f.BoolVar(&opts.Verbose, "verbose", false, "stream pytest's output instead of the progress line")
 	f.StringVar(&opts.Dir, "dir", "", "project checkout to run in (default: the top of the git work tree holding the current directory, else the current directory)")
 	f.StringVar(&opts.Sanitizer, "sanitizer", "", "compute-sanitizer to use (default: $PATH, /usr/local/cuda*/bin, Debian's toolkit paths)")
-	root.AddCommand(cmd)
+	return cmd
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+func runLocal(opts *LocalOptions) error {
+	s, _, err := opts.Spec.Load()
+	if err != nil {
+		return err
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	res, err := local.Run(opts.Ctx, local.Options{
+		Spec: s, Out: opts.Out, Count: opts.Count, Workers: opts.Workers, StopOnFirstFailure: opts.StopOnFirstFailure,
+		FullSweep: opts.FullSweep, Install: opts.Install, Build: opts.Build, Python: opts.Python, Verbose: opts.Verbose, Dir: opts.Dir, Sanitizer: opts.Sanitizer,
+		Stdout: opts.Stdout, IsTTY: cmdutil.IsTerminal(opts.Stdout),
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return &exitcode.Error{Code: res.ExitCode, Err: cmdutil.ErrSilent}
+	}
+	return nil
 }

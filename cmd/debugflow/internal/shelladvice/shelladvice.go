@@ -1,10 +1,13 @@
-package main
+// Package shelladvice checks the shell commands of a spec, and the run: scripts of a workflow,
+// with shellcheck as advice, never as a refusal.
+package shelladvice
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/generate/lint"
 	"github.com/debugflow/debugflow/internal/spec"
 )
@@ -22,8 +25,8 @@ var shellFixes = map[int]string{
 	2046: "quote the $(...) if it is one word",
 }
 
-// specShellCommands lists the spec's shell commands with their field paths.
-func specShellCommands(s *spec.Spec) (paths, commands []string) {
+// shellCommands lists the spec's shell commands with their field paths.
+func shellCommands(s *spec.Spec) (paths, commands []string) {
 	add := func(path, cmd string) {
 		if strings.TrimSpace(cmd) != "" {
 			paths, commands = append(paths, path), append(commands, cmd)
@@ -47,12 +50,12 @@ func specShellCommands(s *spec.Spec) (paths, commands []string) {
 	return paths, commands
 }
 
-// specShellAdvice checks the spec's shell commands with shellcheck and writes each comment
+// Spec checks the spec's shell commands with shellcheck and writes each comment
 // at the spec's file:line and field, with the fix; it returns how many it wrote. When
 // shellcheck is not installed it says so in one line: not run is not "no findings". all
 // includes the info and style levels (validate); generate shows warnings and errors only.
-func specShellAdvice(s *spec.Spec, specName string, w io.Writer, all bool) int {
-	paths, commands := specShellCommands(s)
+func Spec(s *spec.Spec, specName string, w io.Writer, all bool) int {
+	paths, commands := shellCommands(s)
 	if len(commands) == 0 {
 		return 0
 	}
@@ -67,7 +70,7 @@ func specShellAdvice(s *spec.Spec, specName string, w io.Writer, all bool) int {
 	}
 	var data []byte
 	file := specName
-	if specName == embeddedSpecName {
+	if specName == specsource.EmbeddedName {
 		data, file = spec.DefaultYAML(), "(embedded default spec)"
 	} else if d, err := spec.ReadFile(specName); err == nil {
 		data = d
@@ -96,9 +99,9 @@ func specShellAdvice(s *spec.Spec, specName string, w io.Writer, all bool) int {
 	return n
 }
 
-// workflowShellAdvice is shellcheck on a workflow's run: scripts, as advice with the workflow's
+// Workflow is shellcheck on a workflow's run: scripts, as advice with the workflow's
 // positions (a hand-written workflow given to validate); never counted as a finding.
-func workflowShellAdvice(name string, data []byte, labels []string) []string {
+func Workflow(name string, data []byte, labels []string) []string {
 	lf, err := lint.Workflow(name, data, lint.Options{SelfHostedLabels: labels})
 	if err != nil {
 		return nil

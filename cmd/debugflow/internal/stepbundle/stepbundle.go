@@ -1,8 +1,9 @@
-package main
+// Package stepbundle is how debugflow-step reaches the runner for generate, experiment
+// workflow and bundle: the delivery chosen and said on stderr, the bundled binaries built,
+// written next to the workflow, compared (--check) and removed (bundle --remove, enable).
+package stepbundle
 
 import (
-	"github.com/debugflow/debugflow/cmd/internal/factory"
-
 	"context"
 	"errors"
 	"fmt"
@@ -13,39 +14,38 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
-
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
-// newBundleBuilder makes the builder of bundled step binaries; tests replace it. nil is
+// NewBuilder makes the builder of bundled step binaries; tests replace it. nil is
 // the real one: go build from debugflow's own source, with the binaries of this executable
 // kept in the step binary cache (stepbin.OpenCache).
-var newBundleBuilder func(self version.Info) (stepbin.Builder, error)
+var NewBuilder func(self version.Info) (stepbin.Builder, error)
 
-// resolveStepBinary chooses how debugflow-step reaches the runner, builds a bundle when that
+// Resolve chooses how debugflow-step reaches the runner, builds a bundle when that
 // is the choice, pins the checksums in s, and says on stderr what it chose and why, before
 // building.
 // extraArchs are runner architectures pinned besides the spec's (stepbin.Options.ExtraArchs).
-func resolveStepBinary(ctx context.Context, s *spec.Spec, stderr io.Writer, extraArchs ...string) (*stepbin.Plan, error) {
-	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: newBundleBuilder,
+func Resolve(ctx context.Context, s *spec.Spec, stderr io.Writer, extraArchs ...string) (*stepbin.Plan, error) {
+	plan, err := stepbin.Resolve(ctx, s, stepbin.Options{Self: version.Get(), NewBuilder: NewBuilder,
 		CacheDir: os.Getenv("DEBUGFLOW_STEP_CACHE"), ExtraArchs: extraArchs, Log: stderr})
 	var be *stepbin.BuildError
 	switch {
 	case errors.As(err, &be):
-		return nil, &exitcode.Error{Code: exitFindings, Err: err}
+		return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: err}
 	case err != nil:
-		return nil, &exitcode.Error{Code: exitUsage, Err: err}
+		return nil, &exitcode.Error{Code: cmdutil.ExitUsage, Err: err}
 	}
 	return plan, nil
 }
 
-// finishBundle writes the bundle next to the workflow written to out (check: compares it);
+// Finish writes the bundle next to the workflow written to out (check: compares it);
 // it does nothing for the other deliveries.
-func finishBundle(plan *stepbin.Plan, out string, check bool, stdout, stderr io.Writer) error {
+func Finish(plan *stepbin.Plan, out string, check bool, stdout, stderr io.Writer) error {
 	if plan.Delivery != spec.DeliveryBundle {
 		return nil
 	}
@@ -61,15 +61,16 @@ func finishBundle(plan *stepbin.Plan, out string, check bool, stdout, stderr io.
 		}
 		if len(problems) > 0 {
 			fmt.Fprintf(stdout, "the bundled debugflow-step is stale; rewrite it with: debugflow generate -o %s (or debugflow bundle)\n", out)
-			return errFindings
+			return cmdutil.ErrFindings
 		}
 		fmt.Fprintf(stdout, "the bundled debugflow-step is up to date (%s)\n", bundleList(root, plan))
 		return nil
 	}
-	return writeBundle(plan, root, stdout, stderr)
+	return Write(plan, root, stdout, stderr)
 }
 
-func writeBundle(plan *stepbin.Plan, root string, stdout, stderr io.Writer) error {
+// Write writes the bundled binaries of plan under root and says what git would do with them.
+func Write(plan *stepbin.Plan, root string, stdout, stderr io.Writer) error {
 	written, removed, err := stepbin.Write(root, plan.Files)
 	for _, p := range removed {
 		fmt.Fprintf(stdout, "removed %s (a bundle for another architecture)\n", p)
@@ -140,81 +141,9 @@ func bundleList(root string, plan *stepbin.Plan) string {
 	return strings.Join(names, ", ")
 }
 
-// bundleOptions are the flags of `debugflow bundle`.
-type bundleOptions struct {
-	Spec   *specSource
-	Root   string
-	Check  bool
-	Remove bool
-}
-
-// newBundleCmd returns `debugflow bundle`; runF nil runs runBundle.
-func newBundleCmd(f *factory.Factory, sp *specSource, runF func(*bundleOptions) error) *cobra.Command {
-	opts := &bundleOptions{}
-	cmd := &cobra.Command{
-		Use:   "bundle [--spec FILE] [--root DIR] [--check | --remove]",
-		Short: "Write the debugflow-step binary a bundle workflow verifies and runs",
-		Long: `Build debugflow-step for the runner (static, linux, step_binary.arch: x64 or arm64, plus x64
-for a matrix's report job) from the source this debugflow was built from, and write it to
-step_binary.dir (default .github/debugflow) under --root (default: the top of the git work tree
-holding the current directory, else the current directory).
-
-'debugflow generate -o FILE' already does this when the spec's step binary is bundled (the
-default for a debugflow that is not a release); use bundle after 'generate -o -', or to
-check (--check, exit 1 when stale) or remove (--remove) the bundle. The build is
-reproducible: the same debugflow and Go toolchain write the same bytes, whose SHA-256 the
-generated workflow pins. 'debugflow enable' removes the bundle too.`,
-		Example: `  debugflow generate -o - > .github/workflows/debug.yml && debugflow bundle
-  debugflow bundle --check
-  debugflow bundle --remove`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Spec = sp
-			if !cmd.Flags().Changed("root") {
-				opts.Root = stepbin.WorkTreeTop()
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runBundle(cmd.Context(), opts, f.Stdout(), f.Stderr())
-		},
-	}
-	cmd.Flags().StringVar(&opts.Root, "root", "", "root of the debug branch (default: the top of the git work tree, else the current directory)")
-	cmd.Flags().BoolVar(&opts.Check, "check", false, "compare the bundle on disk with what this debugflow builds; exit 1 when stale")
-	cmd.Flags().BoolVar(&opts.Remove, "remove", false, "delete the bundle (what debugflow enable does)")
-	cmd.MarkFlagsMutuallyExclusive("check", "remove")
-	return cmd
-}
-
-func runBundle(ctx context.Context, opts *bundleOptions, stdout, stderr io.Writer) error {
-	s, _, err := opts.Spec.load()
-	if err != nil {
-		return err
-	}
-	if opts.Remove {
-		return removeBundle(opts.Root, s.StepBinary.Dir, false, stdout)
-	}
-	if d := s.StepBinary.Delivery; d != "" && d != spec.DeliveryBundle {
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("the spec's step binary comes from %s (step_binary.delivery): there is nothing to bundle", d)}
-	}
-	// An empty delivery is resolved as generate does, so the line on stderr gives the real
-	// reason ("is not a release ...", not "in the spec").
-	plan, err := resolveStepBinary(ctx, s, stderr)
-	if err != nil {
-		return err
-	}
-	if plan.Delivery != spec.DeliveryBundle {
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("the workflows of this debugflow get debugflow-step from %s, not a bundle: there is nothing to bundle", plan.Delivery)}
-	}
-	if opts.Check {
-		return finishBundle(plan, filepath.Join(opts.Root, ".github", "workflows", "x.yml"), true, stdout, stderr)
-	}
-	return writeBundle(plan, opts.Root, stdout, stderr)
-}
-
-// removeBundle deletes the bundled binaries from dir under root and, inside a git work tree,
+// Remove deletes the bundled binaries from dir under root and, inside a git work tree,
 // stages their removal; dryRun only says what it would remove.
-func removeBundle(root, dir string, dryRun bool, stdout io.Writer) error {
+func Remove(root, dir string, dryRun bool, stdout io.Writer) error {
 	if dryRun {
 		for _, p := range stepbin.Bundled(root, dir) {
 			fmt.Fprintf(stdout, "would remove the bundled %s\n", p)

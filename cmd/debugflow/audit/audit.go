@@ -1,8 +1,7 @@
-package main
+// Package audit is `debugflow audit`: the security audit of workflows and composite actions.
+package audit
 
 import (
-	"github.com/debugflow/debugflow/cmd/internal/factory"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/audit"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/internal/version"
@@ -23,8 +24,8 @@ import (
 // path to a huge or endless file must not exhaust memory.
 const maxWorkflowBytes = 8 << 20
 
-// auditOptions is what `debugflow audit` runs with.
-type auditOptions struct {
+// AuditOptions is what `debugflow audit` runs with.
+type AuditOptions struct {
 	Files []string
 	// AllowWrite are the scopes a workflow may grant write access to (a release workflow's
 	// contents: write); by default none.
@@ -40,9 +41,9 @@ type auditOptions struct {
 // auditFormats are the values of --format.
 var auditFormats = []string{"text", "json", "sarif"}
 
-// newAuditCmd returns `debugflow audit`; runF nil runs runAudit.
-func newAuditCmd(f *factory.Factory, runF func(*auditOptions) error) *cobra.Command {
-	o := auditOptions{Stdout: f.Stdout()}
+// NewCmdAudit returns `debugflow audit`; runF nil runs runAudit.
+func NewCmdAudit(f *factory.Factory, runF func(*AuditOptions) error) *cobra.Command {
+	o := AuditOptions{Stdout: f.Stdout()}
 	cmd := &cobra.Command{
 		Use:   "audit FILE...",
 		Short: "Security audit of GitHub Actions workflows and composite actions",
@@ -93,11 +94,11 @@ func loadAuditConfig(name string) (*audit.Config, error) {
 	}
 	data, err := readWorkflowFile(name)
 	if err != nil {
-		return nil, usageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
+		return nil, cmdutil.UsageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
 	}
 	c, err := audit.ParseConfig(data)
 	if err != nil {
-		return nil, usageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
+		return nil, cmdutil.UsageErrorf("config %s: %s", textsafe.Visible(name), textsafe.Visible(err.Error()))
 	}
 	return c, nil
 }
@@ -105,12 +106,12 @@ func loadAuditConfig(name string) (*audit.Config, error) {
 // runAudit audits every file, printing findings as it goes (text) or all at the end (json,
 // sarif). A file that cannot be read or parsed is reported on Stderr and the others are
 // still audited; that outcome exits 2, since the audit is incomplete, ahead of findings (1).
-func runAudit(ctx context.Context, o auditOptions) error {
+func runAudit(ctx context.Context, o AuditOptions) error {
 	if o.Format == "" {
 		o.Format = "text"
 	}
 	if !slices.Contains(auditFormats, o.Format) {
-		return usageErrorf("--format %s: want one of %s", textsafe.Visible(o.Format), strings.Join(auditFormats, ", "))
+		return cmdutil.UsageErrorf("--format %s: want one of %s", textsafe.Visible(o.Format), strings.Join(auditFormats, ", "))
 	}
 	cfg, err := loadAuditConfig(o.Config)
 	if err != nil {
@@ -131,7 +132,7 @@ func runAudit(ctx context.Context, o auditOptions) error {
 			continue
 		}
 		opts := append(cfg.Options(path), audit.WithAllowedWriteScopes(o.AllowWrite...))
-		findings, err := interruptible(ctx, func() ([]audit.Finding, error) {
+		findings, err := cmdutil.Interruptible(ctx, func() ([]audit.Finding, error) {
 			return audit.Workflow(path, data, opts...)
 		})
 		if ctx.Err() != nil {
@@ -165,12 +166,12 @@ func runAudit(ctx context.Context, o auditOptions) error {
 		if total > 0 && text {
 			fmt.Fprintf(o.Stdout, "%d finding(s)\n", total)
 		}
-		return usageErrorf("%d of %d file(s) could not be audited", failed, len(o.Files))
+		return cmdutil.UsageErrorf("%d of %d file(s) could not be audited", failed, len(o.Files))
 	case total > 0:
 		if text {
 			fmt.Fprintf(o.Stdout, "%d finding(s)\n", total)
 		}
-		return errFindings
+		return cmdutil.ErrFindings
 	}
 	if text {
 		fmt.Fprintf(o.Stdout, "%d file(s): no findings\n", len(o.Files))

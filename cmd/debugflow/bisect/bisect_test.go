@@ -1,4 +1,4 @@
-package main
+package bisect
 
 import (
 	"encoding/json"
@@ -10,10 +10,30 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
+
+// commands are what these tests run: bisect, as the root adds it.
+func commands(f *ghcmd.Factory, sp *specsource.Source) []*cobra.Command {
+	cmd := NewCmdBisect(f, sp, nil)
+	sp.AddFlags(cmd)
+	return []*cobra.Command{cmd}
+}
+
+// runCLISplit runs one command line without changing directory and returns the exit code,
+// stdout and stderr apart.
+func runCLISplit(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return cmdtest.RunSplit(t, commands, args...)
+}
 
 // bisectJSON is the --json shape the issue asks for (and a few more fields).
 type bisectJSON struct {
@@ -130,7 +150,7 @@ func TestBisectLocalFindsAFlakyRegression(t *testing.T) {
 	repo := t.TempDir()
 	ids := flakyRegression(t, repo)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
 		"--good", ids[0], "--bad", "main", "--bad-seen", "9/30", "--json")
 	if code != 0 {
@@ -215,7 +235,7 @@ func TestBisectLocalOnlyGoodAndBad(t *testing.T) {
 	repo := t.TempDir()
 	ids := flakyRegression(t, repo)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec(py, 5))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
 		"--good", ids[0], "--bad", "main", "--json")
 	if code != 0 {
@@ -257,7 +277,7 @@ func TestBisectLocalDeterministicLikeGitBisect(t *testing.T) {
 		t.Fatalf("git bisect found %s, want %s", gitFirst, ids[6])
 	}
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 10))
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec(py, 10))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
 		"--good", ids[0], "--bad", "main", "--bad-seen", "10/10", "--json")
 	if code != 0 {
@@ -293,7 +313,7 @@ func TestBisectLocalSkips(t *testing.T) {
 	}
 	ids := testenv.FlakyHistory(t, repo, hist)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
-	writeFile(t, specPath, testenv.FlakyBisectSpec(py, 4))
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec(py, 4))
 	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
 		"--good", ids[0], "--bad", "main", "--bad-seen", "1/1", "--max-steps", "8", "--json")
 	got := decodeBisect(t, stdout)
@@ -355,7 +375,7 @@ func TestBisectUsageErrors(t *testing.T) {
 	}
 	// A damaged state file is reported, not overwritten.
 	state := filepath.Join(repo, bisect.StateDir, bisect.StateFile)
-	writeFile(t, state, `{"version": 1, "commits": "nope"}`)
+	testenv.WriteFile(t, state, `{"version": 1, "commits": "nope"}`)
 	if code, _, stderr := runCLISplit(t, "bisect", "--checkout", repo, "--resume"); code != 1 || !strings.Contains(stderr, "is damaged") {
 		t.Errorf("damaged state: exit %d %s", code, stderr)
 	}
@@ -364,5 +384,25 @@ func TestBisectUsageErrors(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(state); !strings.Contains(string(b), `"nope"`) {
 		t.Error("the damaged state was overwritten")
+	}
+}
+
+// A finished bisection is not "under way": starting another says it is finished.
+func TestBisectFinishedIsNotUnderWay(t *testing.T) {
+	dir := t.TempDir()
+	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}})
+	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 10, MaxSteps: 10, Parallel: 1, Model: bisect.DefaultModel}
+	commits := []bisect.Commit{{Commit: ids[1], Subject: "change 1"}, {Commit: ids[2], Subject: "change 2"}}
+	st, err := bisect.NewState(bisect.RefCommit{Ref: ids[0], Commit: ids[0]}, bisect.RefCommit{Ref: "main", Commit: ids[2]}, commits, set, bisect.Counts{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Stop = bisect.StopDecided
+	if err := st.Save(filepath.Join(dir, bisect.StateDir, bisect.StateFile)); err != nil {
+		t.Fatal(err)
+	}
+	code, out := cmdtest.Run(t, commands, dir, "bisect", "--good", ids[0], "--bad", ids[2], "--local")
+	if code != 2 || !strings.Contains(out, "a finished bisection is recorded in") || strings.Contains(out, "under way") {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

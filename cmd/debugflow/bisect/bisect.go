@@ -1,4 +1,6 @@
-package main
+// Package bisect is `debugflow bisect`: the commit that introduced an intermittent failure,
+// with a stated confidence, and its `log` and `reset`.
+package bisect
 
 import (
 	"context"
@@ -12,7 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/experimentgh"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
@@ -20,8 +25,8 @@ import (
 	"github.com/debugflow/debugflow/internal/spec"
 )
 
-// bisectOptions are the flags of `debugflow bisect`.
-type bisectOptions struct {
+// BisectOptions are the flags of `debugflow bisect`.
+type BisectOptions struct {
 	Good, Bad  string
 	Local      bool
 	Resume     bool
@@ -39,10 +44,13 @@ type bisectOptions struct {
 	KeepWorktrees bool
 	Verbose       bool
 	Checkout      string
-	// GitHub
-	Repo     ghrun.RepoFlags
-	Ref      string
-	Interval time.Duration
+	// GitHub: the repository, the branch dispatched on, the poll interval
+	experimentgh.Options
+
+	Spec    *specsource.Source
+	Changed func(flag string) bool // whether a flag was given (--resume keeps the settings)
+	Factory *ghcmd.Factory
+	Ctx     context.Context
 }
 
 // bisectDefaultMaxSteps bounds a bisection without --max-steps.
@@ -90,9 +98,11 @@ const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: disp
   debugflow bisect log
   debugflow bisect reset`
 
-func addBisectCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
+// NewCmdBisect returns `debugflow bisect` and its `log` and `reset` subcommands; runF nil runs
+// runBisect.
+func NewCmdBisect(fac *ghcmd.Factory, sp *specsource.Source, runF func(*BisectOptions) error) *cobra.Command {
 	stdout := fac.Stdout()
-	o := &bisectOptions{}
+	o := &BisectOptions{Factory: fac}
 	cmd := &cobra.Command{
 		Use:     "bisect --good REF --bad REF [--local] [--count N] [--confidence P] [--max-steps N] [--parallel K] | --resume",
 		Short:   "Find the commit that introduced an intermittent failure, with a stated confidence",
@@ -100,7 +110,11 @@ func addBisectCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 		Example: bisectExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBisect(cmd.Context(), cmd, o, sp, fac)
+			o.Spec, o.Changed, o.Ctx = sp, cmd.Flags().Changed, cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return runBisect(o)
 		},
 	}
 	f := cmd.Flags()
@@ -124,22 +138,22 @@ func addBisectCmd(root *cobra.Command, sp *specSource, fac *ghcmd.Factory) {
 	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
-	cmd.AddCommand(newBisectLogCmd(o, stdout), newBisectResetCmd(o, stdout))
-	root.AddCommand(cmd)
+	cmd.AddCommand(newLogCmd(o, stdout), newResetCmd(o, stdout))
+	return cmd
 }
 
 // statePath is .debugflow/bisect.json at the top of the repository that holds dir.
 func statePath(ctx context.Context, dir string) (string, error) {
 	top, err := bisect.Git{Dir: dir}.TopLevel(ctx)
 	if err != nil {
-		return "", &exitcode.Error{Code: exitUsage, Err: err}
+		return "", &exitcode.Error{Code: cmdutil.ExitUsage, Err: err}
 	}
 	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
 }
 
-func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *specSource, fac *ghcmd.Factory) error {
+func runBisect(o *BisectOptions) error {
+	ctx, sp, fac, changed := o.Ctx, o.Spec, o.Factory, o.Changed
 	stdout, stderr := fac.Stdout(), fac.Stderr()
-	changed := cmd.Flags().Changed
 	path, err := statePath(ctx, o.Checkout)
 	if err != nil {
 		return err
@@ -154,25 +168,25 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *sp
 		set = st.Settings
 		if sp.Path == "" && !sp.Default {
 			// The spec the bisection began with, named as the state recorded it.
-			sp = &specSource{Path: set.Spec, Stderr: sp.Stderr}
+			sp = &specsource.Source{Path: set.Spec, Stderr: sp.Stderr}
 		}
 	} else {
 		if o.Good == "" || o.Bad == "" {
-			return usageErrorf("--good REF and --bad REF are required (or --resume)")
+			return cmdutil.UsageErrorf("--good REF and --bad REF are required (or --resume)")
 		}
 		if _, err := os.Stat(path); err == nil {
 			if old, err := bisect.ReadState(path); err == nil && old.Stop == bisect.StopDecided {
-				return usageErrorf("a finished bisection is recorded in %s: see it with `debugflow bisect log`, then forget it with `debugflow bisect reset` to start another (--resume only reports it again)", path)
+				return cmdutil.UsageErrorf("a finished bisection is recorded in %s: see it with `debugflow bisect log`, then forget it with `debugflow bisect reset` to start another (--resume only reports it again)", path)
 			}
-			return usageErrorf("a bisection is under way (%s): continue it with --resume, see it with `debugflow bisect log`, or forget it with `debugflow bisect reset`", path)
+			return cmdutil.UsageErrorf("a bisection is under way (%s): continue it with --resume, see it with `debugflow bisect log`, or forget it with `debugflow bisect reset`", path)
 		}
 		if o.BadSeen != "" {
 			if seen, err = bisect.ParseCounts(o.BadSeen); err != nil {
-				return usageErrorf("--bad-seen %v", err)
+				return cmdutil.UsageErrorf("--bad-seen %v", err)
 			}
 		}
 	}
-	s, specName, err := sp.load()
+	s, specName, err := sp.Load()
 	if err != nil {
 		return err
 	}
@@ -202,7 +216,7 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *sp
 		if o.Ref == "" && set.GitHub != nil {
 			o.Ref = set.GitHub.Ref
 		}
-		gh, err := githubRunner(ctx, f, &experimentOptions{Repo: o.Repo, Ref: o.Ref, Interval: o.Interval}, s, log)
+		gh, err := experimentgh.Runner(ctx, f, o.Options, s, log)
 		if err != nil {
 			return finish(err)
 		}
@@ -240,27 +254,27 @@ func runBisect(ctx context.Context, cmd *cobra.Command, o *bisectOptions, sp *sp
 	case runErr != nil:
 		return finish(runErr)
 	case !rep.Decided && rep.Stop == bisect.StopNothing:
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)}
 	case !rep.Decided:
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)}
 	}
 	return nil
 }
 
 // resumeState reads the state of the bisection under way and applies what may change
 // between sessions: the budget, the stop rule, the parallelism, the retries.
-func resumeState(path string, o *bisectOptions, changed func(string) bool) (*bisect.State, error) {
+func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bisect.State, error) {
 	for _, name := range []string{"good", "bad", "local", "count", "bad-seen", "runner"} {
 		if changed(name) {
-			return nil, usageErrorf("--%s is a setting of the bisection under way: --resume keeps them (start a new one after `debugflow bisect reset`)", name)
+			return nil, cmdutil.UsageErrorf("--%s is a setting of the bisection under way: --resume keeps them (start a new one after `debugflow bisect reset`)", name)
 		}
 	}
 	st, err := bisect.ReadState(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usageErrorf("no bisection to resume (%s does not exist): start one with --good and --bad", path)
+			return nil, cmdutil.UsageErrorf("no bisection to resume (%s does not exist): start one with --good and --bad", path)
 		}
-		return nil, &exitcode.Error{Code: exitFindings, Err: fmt.Errorf("%w (`debugflow bisect reset` starts over)", err)}
+		return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("%w (`debugflow bisect reset` starts over)", err)}
 	}
 	if changed("max-steps") {
 		st.Settings.MaxSteps = o.MaxSteps
@@ -281,16 +295,16 @@ func resumeState(path string, o *bisectOptions, changed func(string) bool) (*bis
 }
 
 // newBisectSettings are a new bisection's settings from the flags.
-func newBisectSettings(o *bisectOptions, s *spec.Spec, specName string) bisect.Settings {
+func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.Settings {
 	set := bisect.Settings{Mode: bisect.ModeGitHub, Confidence: o.Confidence, Count: o.Count, MaxSteps: o.MaxSteps,
 		MaxRunnerSeconds: o.MaxTime.Seconds(), Parallel: o.Parallel, Retries: o.Retries, Model: bisect.DefaultModel, Runner: o.Runner}
 	if o.Local {
 		set.Mode = bisect.ModeLocal
 	}
 	if set.Count == 0 {
-		set.Count = specCount(s)
+		set.Count = specsource.DefaultCount(s)
 	}
-	if specName != embeddedSpecName {
+	if specName != specsource.EmbeddedName {
 		if abs, err := filepath.Abs(specName); err == nil {
 			set.Spec = abs
 		}
@@ -299,14 +313,14 @@ func newBisectSettings(o *bisectOptions, s *spec.Spec, specName string) bisect.S
 }
 
 // newBisectState resolves the range and makes the state (the session writes it).
-func newBisectState(ctx context.Context, o *bisectOptions, set bisect.Settings, seen bisect.Counts, repoDir, path string) (*bisect.State, error) {
+func newBisectState(ctx context.Context, o *BisectOptions, set bisect.Settings, seen bisect.Counts, repoDir, path string) (*bisect.State, error) {
 	good, bad, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, o.Good, o.Bad)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, cmdutil.UsageErrorf("%v", err)
 	}
 	st, err := bisect.NewState(good, bad, commits, set, seen, time.Now())
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, cmdutil.UsageErrorf("%v", err)
 	}
 	// The folder keeps itself out of git.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -325,42 +339,42 @@ func newBisectState(ctx context.Context, o *bisectOptions, set bisect.Settings, 
 func checkBisectSettings(set bisect.Settings) error {
 	switch {
 	case !(set.Confidence >= 0.5 && set.Confidence < 1):
-		return usageErrorf("--confidence %v: want a probability in [0.5, 1), such as 0.95", set.Confidence)
+		return cmdutil.UsageErrorf("--confidence %v: want a probability in [0.5, 1), such as 0.95", set.Confidence)
 	case set.Count < 1:
-		return usageErrorf("--count must be at least 1 (got %d)", set.Count)
+		return cmdutil.UsageErrorf("--count must be at least 1 (got %d)", set.Count)
 	case set.MaxSteps < 1:
-		return usageErrorf("--max-steps must be at least 1 (got %d)", set.MaxSteps)
+		return cmdutil.UsageErrorf("--max-steps must be at least 1 (got %d)", set.MaxSteps)
 	case set.MaxRunnerSeconds < 0:
-		return usageErrorf("--max-time must be positive")
+		return cmdutil.UsageErrorf("--max-time must be positive")
 	case set.Parallel < 1 || set.Parallel > bisect.MaxParallel:
-		return usageErrorf("--parallel %d: want 1 to %d", set.Parallel, bisect.MaxParallel)
+		return cmdutil.UsageErrorf("--parallel %d: want 1 to %d", set.Parallel, bisect.MaxParallel)
 	case set.Retries < 0:
-		return usageErrorf("--retries must be 0 or more")
+		return cmdutil.UsageErrorf("--retries must be 0 or more")
 	}
 	return nil
 }
 
 // checkBisectFlags checks the settings and the flags against the mode (new or resumed).
-func checkBisectFlags(o *bisectOptions, set bisect.Settings) error {
+func checkBisectFlags(o *BisectOptions, set bisect.Settings) error {
 	if err := checkBisectSettings(set); err != nil {
 		return err
 	}
 	local := set.Mode == bisect.ModeLocal
 	switch {
 	case !local && (o.Python != "" || o.KeepWorktrees || o.Verbose):
-		return usageErrorf("--python, --keep-worktrees and --verbose go with --local")
+		return cmdutil.UsageErrorf("--python, --keep-worktrees and --verbose go with --local")
 	case local && set.Parallel > 1:
-		return usageErrorf("--parallel needs runners: on this machine the steps run one at a time")
+		return cmdutil.UsageErrorf("--parallel needs runners: on this machine the steps run one at a time")
 	case local && set.Runner != "":
-		return usageErrorf("--runner goes with GitHub steps (this machine's folders are all \"local\")")
+		return cmdutil.UsageErrorf("--runner goes with GitHub steps (this machine's folders are all \"local\")")
 	case o.Interval <= 0:
-		return usageErrorf("--interval must be positive, got %s", o.Interval)
+		return cmdutil.UsageErrorf("--interval must be positive, got %s", o.Interval)
 	}
 	return nil
 }
 
-// newBisectLogCmd is `debugflow bisect log`.
-func newBisectLogCmd(o *bisectOptions, stdout io.Writer) *cobra.Command {
+// newLogCmd is `debugflow bisect log`.
+func newLogCmd(o *BisectOptions, stdout io.Writer) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "log [--json]",
@@ -379,10 +393,10 @@ steps still in flight, and where it stands now. --json prints the same report as
 			}
 			st, err := bisect.ReadState(path)
 			if errors.Is(err, fs.ErrNotExist) {
-				return usageErrorf("no bisection here (%s does not exist)", path)
+				return cmdutil.UsageErrorf("no bisection here (%s does not exist)", path)
 			}
 			if err != nil {
-				return &exitcode.Error{Code: exitFindings, Err: err}
+				return &exitcode.Error{Code: cmdutil.ExitFindings, Err: err}
 			}
 			if !asJSON {
 				return st.WriteStory(stdout)
@@ -398,8 +412,8 @@ steps still in flight, and where it stands now. --json prints the same report as
 	return cmd
 }
 
-// newBisectResetCmd is `debugflow bisect reset`.
-func newBisectResetCmd(o *bisectOptions, stdout io.Writer) *cobra.Command {
+// newResetCmd is `debugflow bisect reset`.
+func newResetCmd(o *BisectOptions, stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reset",
 		Short: "Forget the bisection: remove .debugflow/bisect.json and the steps' artifacts",
