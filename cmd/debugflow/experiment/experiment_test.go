@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
@@ -31,7 +32,6 @@ import (
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/internal/version"
-	"github.com/goccy/go-yaml"
 )
 
 // commands are what these tests run: experiment, and report to read its folders again.
@@ -635,5 +635,21 @@ func TestExperimentLocalNoChangeWithinTheAbsoluteMargin(t *testing.T) {
 				t.Errorf("more_trials_needed %v", got.Rows[1].MoreTrialsNeeded)
 			}
 		})
+	}
+}
+
+// experiment workflow, like generate, never replaces the workflow of another spec.
+func TestExperimentWorkflowNeverOverwritesAnotherSpecs(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFile(t, filepath.Join(dir, "debugflow.yaml"), "runners: [gpu-a10g]\nreproducer: {paths: [tests]}\nworkflow: {file: debug_cuda_repro.yml}\n")
+	out := filepath.Join(".github", "workflows", "debug_cuda_repro_experiment.yml")
+	if code, o := runCLI(t, dir, "experiment", "workflow", "-o", out); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, o)
+	}
+	if code, o := runCLI(t, "", "experiment", "workflow", "--default-spec", "-o", out); code != 1 || !strings.Contains(o, "was generated from debugflow.yaml, not from the embedded default spec") {
+		t.Errorf("exit %d, want 1:\n%s", code, o)
+	}
+	if code, o := runCLI(t, "", "experiment", "workflow", "--default-spec", "--force", "-o", out); code != 0 {
+		t.Errorf("--force: exit %d:\n%s", code, o)
 	}
 }

@@ -62,7 +62,7 @@ func RunSplit(t *testing.T, build Build, args ...string) (int, string, string) {
 }
 
 // FakeBuilder stands in for go build in the command tests: a real build is tested once
-// (debugflow's TestGenerateBundlesTheSameVersion), the other tests need only stable bytes per
+// (TestGenerateBundlesTheSameVersion of package generate), the other tests need only stable bytes per
 // arch. Builds, when set, counts the builds.
 type FakeBuilder struct{ Builds *int }
 

@@ -1,4 +1,4 @@
-package main
+package local
 
 import (
 	"fmt"
@@ -7,10 +7,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/internal/testenv"
+	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/internal/testenv"
 )
+
+// commands are what these tests run: local, as the root adds it.
+func commands(f *ghcmd.Factory, sp *specsource.Source) []*cobra.Command {
+	cmd := NewCmdLocal(f.Factory, sp, nil)
+	sp.AddFlags(cmd)
+	return []*cobra.Command{cmd}
+}
+
+// runCLI runs one command line in dir and returns the exit code and the output.
+func runCLI(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	return cmdtest.Run(t, commands, dir, args...)
+}
 
 // TestLocalCommand drives `debugflow local` as a user does, with real pytest: its exit codes
 // are those `debugflow-step verdict` documents (6 when the setup failed, 2 for bad flags), and
@@ -19,7 +35,7 @@ func TestLocalCommand(t *testing.T) {
 	py := testenv.PytestPython(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "evidence")
-	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf(`runners: [gpu-t4-4-core]
+	testenv.WriteFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf(`runners: [gpu-t4-4-core]
 reproducer:
   paths: [tests/test_ndarray.py]
   select: cuda
@@ -29,8 +45,8 @@ reproducer:
 artifact:
   dir: %s
 `, py, out))
-	writeFile(t, filepath.Join(dir, "tests", "test_ndarray.py"), "import pytest\n\n\n@pytest.mark.parametrize('arch', ['cpu', 'cuda'])\ndef test_grad(arch):\n    pass\n")
-	writeFile(t, filepath.Join(dir, "tests", "conftest.py"), "import pytest_rerunfailures\n")
+	testenv.WriteFile(t, filepath.Join(dir, "tests", "test_ndarray.py"), "import pytest\n\n\n@pytest.mark.parametrize('arch', ['cpu', 'cuda'])\ndef test_grad(arch):\n    pass\n")
+	testenv.WriteFile(t, filepath.Join(dir, "tests", "conftest.py"), "import pytest_rerunfailures\n")
 	tests := []struct {
 		name string
 		args []string
@@ -73,12 +89,12 @@ func TestLocalCommandSetupFlags(t *testing.T) {
 	dir := t.TempDir()
 	bin := t.TempDir()
 	calls := filepath.Join(t.TempDir(), "sudo-calls")
-	writeFile(t, filepath.Join(bin, "sudo"), "#!/bin/sh\necho \"sudo $*\" >> '"+calls+"'\nexit 97\n")
+	testenv.WriteFile(t, filepath.Join(bin, "sudo"), "#!/bin/sh\necho \"sudo $*\" >> '"+calls+"'\nexit 97\n")
 	if err := os.Chmod(filepath.Join(bin, "sudo"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf(`runners: [gpu-t4-4-core]
+	testenv.WriteFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf(`runners: [gpu-t4-4-core]
 install:
   commands: ["sudo ldconfig", "echo i > installed.txt"]
 build:
@@ -99,7 +115,7 @@ sanitizer:
 artifact:
   dir: %s
 `, py, filepath.Join(dir, "evidence")))
-	writeFile(t, filepath.Join(dir, "tests", "test_built.py"), "import os\n\n\ndef test_built():\n    assert os.environ.get('BUILT') == 'cuda'\n")
+	testenv.WriteFile(t, filepath.Join(dir, "tests", "test_built.py"), "import os\n\n\ndef test_built():\n    assert os.environ.get('BUILT') == 'cuda'\n")
 	code, text := runCLI(t, dir, "local", "--build", "--full-sweep")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, text)
@@ -133,8 +149,8 @@ func TestLocalFromASubfolderRunsAtTheTop(t *testing.T) {
 	dir := t.TempDir()
 	cmdtest.GitRepo(t, dir)
 	out := filepath.Join(dir, "evidence")
-	writeFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf("runners: [gpu]\nreproducer:\n  paths: [tests/test_x.py]\n  workers: 0\n  count: 2\n  python: %s\nartifact:\n  dir: %s\n", py, out))
-	writeFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x():\n    pass\n")
+	testenv.WriteFile(t, filepath.Join(dir, "debugflow.yaml"), fmt.Sprintf("runners: [gpu]\nreproducer:\n  paths: [tests/test_x.py]\n  workers: 0\n  count: 2\n  python: %s\nartifact:\n  dir: %s\n", py, out))
+	testenv.WriteFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x():\n    pass\n")
 	code, text := runCLI(t, filepath.Join(dir, "tests"), "local")
 	if code != 0 || !strings.Contains(text, "Reproduced:     no") || strings.Contains(text, "WARNING") {
 		t.Errorf("exit %d, want 0 and the spec's tests run:\n%s", code, text)
