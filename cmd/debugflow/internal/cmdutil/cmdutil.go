@@ -70,7 +70,7 @@ func ExitCode(err error) int {
 	switch {
 	case errors.As(err, &coded):
 		return coded.ExitCode()
-	case IsUsageError(err):
+	case isUsageError(err):
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ghrun.ExitInterrupted
@@ -78,8 +78,8 @@ func ExitCode(err error) int {
 	return ExitFindings
 }
 
-// IsUsageError recognises cobra's own argument errors, which it does not type.
-func IsUsageError(err error) bool {
+// isUsageError recognises cobra's own argument errors, which it does not type.
+func isUsageError(err error) bool {
 	var ee *exitcode.Error
 	if errors.As(err, &ee) {
 		return ee.Code == ExitUsage

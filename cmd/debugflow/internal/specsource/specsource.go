@@ -34,14 +34,14 @@ type Source struct {
 	noted   bool      // that line was written (a command may load the spec twice)
 }
 
-// FlagUsage is the help of --spec.
-const FlagUsage = "read the spec from `FILE` (default: debugflow.yaml here, else at the top of the git work tree, else the embedded default with a warning)"
+// flagUsage is the help of --spec.
+const flagUsage = "read the spec from `FILE` (default: debugflow.yaml here, else at the top of the git work tree, else the embedded default with a warning)"
 
 const defaultFlagUsage = "use the embedded default spec (the reference CUDA T4 project) on purpose, whatever debugflow.yaml exists"
 
 // AddFlags adds --spec and --default-spec to a spec-reading command.
 func (sp *Source) AddFlags(c *cobra.Command) {
-	c.Flags().StringVar(&sp.Path, "spec", "", FlagUsage)
+	c.Flags().StringVar(&sp.Path, "spec", "", flagUsage)
 	c.Flags().BoolVar(&sp.Default, "default-spec", false, defaultFlagUsage)
 	c.MarkFlagsMutuallyExclusive("spec", "default-spec")
 }
