@@ -32,8 +32,11 @@ func runCLISplit(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// writeFile is testenv's.
-var writeFile = testenv.WriteFile
+// writeFile and mustRead are testenv's.
+var (
+	writeFile = testenv.WriteFile
+	mustRead  = testenv.ReadFile
+)
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
@@ -110,15 +113,6 @@ func examplePath(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // A shellcheck finding in a spec command is advice at the spec's file:line and field with the
