@@ -20,7 +20,7 @@ import (
 type LocalOptions struct {
 	Out                string
 	Count              int
-	WorkersFlag        int
+	WorkersFlag        int // --workers as parsed; Workers below is what the run uses
 	StopOnFirstFailure bool
 	FullSweep          bool
 	Install            bool
