@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,17 +78,4 @@ func BenchmarkGenerateColdProcess(b *testing.B) {
 			generate(b, releaseDir)
 		}
 	})
-}
-
-// BenchmarkGenerateInProcess is the same work without process start-up.
-func BenchmarkGenerateInProcess(b *testing.B) {
-	s, name, err := (&specSource{Default: true}).load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := renderChecked(s, name, "-", io.Discard); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

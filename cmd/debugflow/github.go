@@ -3,31 +3,27 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/gitcmd"
-	"github.com/debugflow/debugflow/internal/limits"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/debugflow/debugflow/internal/exitcode"
-
-	"github.com/debugflow/debugflow/cmd/debugflow/dispatch"
-	"github.com/debugflow/debugflow/cmd/debugflow/download"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/debugflow/watch"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/limits"
 	"github.com/debugflow/debugflow/internal/spec"
-	"github.com/spf13/cobra"
 )
 
 // wireGitHub fills the GitHub side of the factory from the spec and the report: the debug
 // workflow dispatch checks inputs against, the verdict download prints, the branch dispatch
 // runs on, and the checks made here before a dispatch. It runs before any command is built.
-func wireGitHub(f *ghcmd.Factory, sp *specSource) {
+func wireGitHub(f *ghcmd.Factory, sp *specsource.Source) {
 	f.Workflow = func() (ghrun.Workflow, error) {
-		s, _, err := sp.load()
+		s, _, err := sp.Load()
 		if err != nil {
 			return ghrun.Workflow{}, err
 		}
@@ -48,23 +44,18 @@ func wireGitHub(f *ghcmd.Factory, sp *specSource) {
 		if err == nil {
 			return branch, nil
 		}
-		if s, _, serr := sp.load(); serr == nil && s.Workflow.Branch != "" {
+		if s, _, serr := sp.Load(); serr == nil && s.Workflow.Branch != "" {
 			return s.Workflow.Branch, nil
 		}
 		return "", err
 	}
 	f.Preflight = func(ctx context.Context, ref string, _ bool) error {
-		s, specName, err := sp.load()
+		s, specName, err := sp.Load()
 		if err != nil {
 			return err
 		}
 		return dispatchPreflight(ctx, s, specName, ref)
 	}
-}
-
-// addGitHubCmds adds dispatch, watch and download.
-func addGitHubCmds(root *cobra.Command, f *ghcmd.Factory) {
-	root.AddCommand(dispatch.NewCmdDispatch(f, nil), watch.NewCmdWatch(f, nil), download.NewCmdDownload(f, nil))
 }
 
 // dispatchWorkflow is what `debugflow dispatch` needs to know of the generated workflow: its
@@ -104,31 +95,31 @@ func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 // the branch is pushed to its upstream. Outside a git work tree, or with --ref naming another
 // branch, the local files say nothing about what GitHub runs: nothing is checked.
 func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) error {
-	branch, err := gitOutput(ctx, "symbolic-ref", "--short", "HEAD")
+	branch, err := cmdutil.GitOutput(ctx, "symbolic-ref", "--short", "HEAD")
 	if err != nil || branch != ref {
 		return nil
 	}
-	top, err := gitOutput(ctx, "rev-parse", "--show-toplevel")
+	top, err := cmdutil.GitOutput(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil
 	}
 	rel := filepath.Join(".github", "workflows", s.Workflow.File)
-	path := relToCwd(filepath.Join(top, rel))
+	path := cmdutil.RelToCwd(filepath.Join(top, rel))
 	refuse := func(format string, args ...any) error {
-		return &exitcode.Error{Code: exitFindings, Err: fmt.Errorf(format+"; nothing was dispatched", args...)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf(format+"; nothing was dispatched", args...)}
 	}
-	regenerate := fmt.Sprintf("debugflow generate %s-o %s", specFlag(specName), path)
-	data, err := readBounded(path, maxValidateBytes)
+	regenerate := fmt.Sprintf("debugflow generate %s-o %s", specsource.Flag(specName), path)
+	data, err := cmdutil.ReadBounded(path, cmdutil.MaxFileBytes)
 	if err != nil {
 		return refuse("%s (workflow.file of %s) is not here: generate it (%s), commit and push it", path, specName, regenerate)
 	}
-	want := headerName(specName)
+	want := specsource.HeaderName(specName)
 	if want == "" {
-		want = embeddedSpecName
+		want = specsource.EmbeddedName
 	}
-	if got, ok := headerSpec(data); ok && got != want {
+	if got, ok := specsource.HeaderSpec(data); ok && got != want {
 		return refuse("%s was generated from %s, but this dispatch reads %s (inputs and defaults may differ): pass --spec %s, or regenerate it (%s --force)",
-			path, got, want, headerPath(got), regenerate)
+			path, got, want, specsource.HeaderPath(got), regenerate)
 	}
 	if declared, dispatchable, ok := ghrun.WorkflowDispatchInputs(data); ok {
 		var missing []string
@@ -146,23 +137,18 @@ func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) 
 		}
 	}
 	files := []string{path}
-	if specName != embeddedSpecName {
+	if specName != specsource.EmbeddedName {
 		files = append(files, specName)
 	}
-	if st, err := gitOutput(ctx, append([]string{"status", "--porcelain", "--"}, files...)...); err == nil && st != "" {
+	if st, err := cmdutil.GitOutput(ctx, append([]string{"status", "--porcelain", "--"}, files...)...); err == nil && st != "" {
 		return refuse("not committed (GitHub runs what is pushed):\n%s\ncommit and push them", st)
 	}
-	upstream, err := gitOutput(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	upstream, err := cmdutil.GitOutput(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 	if err != nil {
 		return refuse("branch %s has no upstream, so GitHub has not seen it: push it with git push -u origin HEAD", branch)
 	}
-	if n, err := gitOutput(ctx, "rev-list", "--count", "@{upstream}..HEAD"); err == nil && n != "0" {
+	if n, err := cmdutil.GitOutput(ctx, "rev-list", "--count", "@{upstream}..HEAD"); err == nil && n != "0" {
 		return refuse("branch %s has %s commit(s) that %s lacks: GitHub would run the older workflow; push them with git push", branch, n, upstream)
 	}
 	return nil
-}
-
-// gitOutput runs git in the current folder and returns its trimmed stdout.
-func gitOutput(ctx context.Context, args ...string) (string, error) {
-	return gitcmd.Output(ctx, "", args...)
 }

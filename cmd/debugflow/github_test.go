@@ -16,29 +16,16 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 )
-
-const testToken = "ghp_TESTTOKEN0123456789abcdefghijklmn"
-
-// gitRepo makes dir a git work tree on branch debug/t4 whose origin is acme/kernels.
-func gitRepo(t *testing.T, dir string) {
-	t.Helper()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "debug/t4"},
-		{"remote", "add", "origin", "https://github.com/acme/kernels.git"},
-	} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-}
 
 // pushedDebugBranch makes dir a debug branch as the session leaves it before dispatch: the
 // default workflow generated, committed and pushed (to a local bare repository standing for
 // github.com/acme/kernels) with an upstream.
 func pushedDebugBranch(t *testing.T, dir string) {
 	t.Helper()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	bare := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
 		t.Fatalf("git init --bare: %v\n%s", err, out)
@@ -85,7 +72,7 @@ func evidenceZip(t *testing.T) []byte {
 // The whole loop through the real wiring: the default spec's inputs, dispatch to a local fake
 // GitHub, watch to completion, download, and the real report package's verdict.
 func TestDispatchWatchDownloadReport(t *testing.T) {
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.Mode = ghtest.DispatchNoContent // the run is found through dispatch_id
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
@@ -97,7 +84,7 @@ func TestDispatchWatchDownloadReport(t *testing.T) {
 	})
 	dir := t.TempDir()
 	pushedDebugBranch(t, dir)
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	evidence := filepath.Join(dir, "evidence")
@@ -125,15 +112,15 @@ func TestDispatchWatchDownloadReport(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, testToken) {
+	if strings.Contains(out, cmdtest.TestToken) {
 		t.Error("the token appears in the output")
 	}
 }
 
 func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
 	dir := t.TempDir()
-	gitRepo(t, dir)
-	t.Setenv("GH_TOKEN", testToken)
+	cmdtest.GitRepo(t, dir)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_API_URL", "http://127.0.0.1:1/") // never reached: validation comes first
 	code, out := runCLI(t, dir, "dispatch", "-f", "reproduce_count=lots", "-f", "repro_count=5", "-f", "tmate_timeout_minutes=999")
 	if code != 2 {
@@ -149,19 +136,19 @@ func TestDispatchChecksInputsAgainstTheSpec(t *testing.T) {
 
 // On a detached HEAD, dispatch targets the spec's debug branch.
 func TestDispatchFallsBackToTheSpecBranch(t *testing.T) {
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/cuda-t4-repro") // the default spec's workflow.branch
 	srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug",
 		Inputs: []string{"quadrants_ref", "tmate_timeout_minutes", "reproduce_count", "dispatch_id"}})
 	dir := t.TempDir()
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	for _, args := range [][]string{{"commit", "-q", "--allow-empty", "-m", "x"}, {"checkout", "-q", "--detach"}} {
 		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	code, out := runCLI(t, dir, "dispatch")
 	if code != 0 {

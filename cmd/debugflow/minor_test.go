@@ -4,10 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/debugflow/debugflow/internal/analyse/bisect"
-	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // Exit codes and suggestions, as the help and the README state them.
@@ -35,25 +31,5 @@ func TestExitCodesAndSuggestions(t *testing.T) {
 				t.Errorf("exit %d (want %d), want %q, not %q:\n%s", code, tc.code, tc.want, tc.notWant, out)
 			}
 		})
-	}
-}
-
-// A finished bisection is not "under way": starting another says it is finished.
-func TestBisectFinishedIsNotUnderWay(t *testing.T) {
-	dir := t.TempDir()
-	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}})
-	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 10, MaxSteps: 10, Parallel: 1, Model: bisect.DefaultModel}
-	commits := []bisect.Commit{{Commit: ids[1], Subject: "change 1"}, {Commit: ids[2], Subject: "change 2"}}
-	st, err := bisect.NewState(bisect.RefCommit{Ref: ids[0], Commit: ids[0]}, bisect.RefCommit{Ref: "main", Commit: ids[2]}, commits, set, bisect.Counts{}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Stop = bisect.StopDecided
-	if err := st.Save(filepath.Join(dir, bisect.StateDir, bisect.StateFile)); err != nil {
-		t.Fatal(err)
-	}
-	code, out := runCLI(t, dir, "bisect", "--good", ids[0], "--bad", ids[2], "--local")
-	if code != 2 || !strings.Contains(out, "a finished bisection is recorded in") || strings.Contains(out, "under way") {
-		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

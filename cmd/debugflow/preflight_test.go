@@ -8,6 +8,8 @@ import (
 
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/spec"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 )
 
 // dispatch checks every local precondition before it sends anything: a run that cannot be
@@ -79,7 +81,7 @@ func TestDispatchChecksEverythingBeforeDispatching(t *testing.T) {
 			code: 2, want: "it must be a whole number from 1 to 120"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := ghtest.New(t, "acme", "kernels", testToken)
+			srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 			srv.AddBranch("debug/t4")
 			srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug", Inputs: tc.pushed})
 			dir := t.TempDir()
@@ -87,7 +89,7 @@ func TestDispatchChecksEverythingBeforeDispatching(t *testing.T) {
 			if tc.change != nil {
 				tc.change(t, dir)
 			}
-			t.Setenv("GH_TOKEN", testToken)
+			t.Setenv("GH_TOKEN", cmdtest.TestToken)
 			t.Setenv("GITHUB_TOKEN", "")
 			t.Setenv("GITHUB_API_URL", srv.URL())
 			code, out := runCLI(t, filepath.Join(dir), append([]string{"dispatch"}, tc.args...)...)
@@ -107,14 +109,14 @@ func TestDispatchChecksEverythingBeforeDispatching(t *testing.T) {
 // From a subfolder, dispatch reads the spec at the top of the work tree: its inputs, not the
 // embedded default's.
 func TestDispatchFromASubfolderUsesTheBranchSpec(t *testing.T) {
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{File: "debug_cuda_repro.yml", Name: "Debug", Inputs: []string{"project_ref", "dispatch_id"}})
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, spec.DefaultFile), "runners: [gpu]\nreproducer: {paths: [tests]}\nworkflow: {file: debug_cuda_repro.yml}\n"+
 		"inputs:\n  - {name: project_ref, type: string, description: ref}\n")
 	writeFile(t, filepath.Join(dir, "tests", "t.py"), "")
-	gitRepo(t, dir)
+	cmdtest.GitRepo(t, dir)
 	bare := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "--bare", bare}, {"-C", dir, "config", "url." + bare + ".pushInsteadOf", "https://github.com/acme/kernels.git"}} {
 		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
@@ -128,7 +130,7 @@ func TestDispatchFromASubfolderUsesTheBranchSpec(t *testing.T) {
 	if out, err := exec.Command("git", "-C", dir, "push", "-q", "-u", "origin", "HEAD").CombinedOutput(); err != nil {
 		t.Fatalf("git push: %v\n%s", err, out)
 	}
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	code, out := runCLI(t, filepath.Join(dir, "tests"), "dispatch", "-f", "project_ref=main")
@@ -145,11 +147,11 @@ func TestDispatchFromASubfolderUsesTheBranchSpec(t *testing.T) {
 
 // experiment refuses to dispatch when the experiment workflow was never written.
 func TestExperimentNeedsItsWorkflow(t *testing.T) {
-	srv := ghtest.New(t, "acme", "kernels", testToken)
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	dir := t.TempDir()
 	pushedDebugBranch(t, dir)
-	t.Setenv("GH_TOKEN", testToken)
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())
 	code, out := runCLI(t, dir, "experiment", "--baseline", "main", "--candidate", "fix", "--out", filepath.Join(t.TempDir(), "x"))

@@ -1,19 +1,32 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
-	"github.com/debugflow/debugflow/cmd/internal/factory"
-	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
-	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/debugflow/debugflow/internal/exitcode"
+	auditcmd "github.com/debugflow/debugflow/cmd/debugflow/audit"
+	bisectcmd "github.com/debugflow/debugflow/cmd/debugflow/bisect"
+	bundlecmd "github.com/debugflow/debugflow/cmd/debugflow/bundle"
+	"github.com/debugflow/debugflow/cmd/debugflow/dispatch"
+	"github.com/debugflow/debugflow/cmd/debugflow/download"
+	experimentcmd "github.com/debugflow/debugflow/cmd/debugflow/experiment"
+	generatecmd "github.com/debugflow/debugflow/cmd/debugflow/generate"
+	initcmd "github.com/debugflow/debugflow/cmd/debugflow/init"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	localcmd "github.com/debugflow/debugflow/cmd/debugflow/local"
+	validatecmd "github.com/debugflow/debugflow/cmd/debugflow/validate"
+	versioncmd "github.com/debugflow/debugflow/cmd/debugflow/version"
+	"github.com/debugflow/debugflow/cmd/debugflow/watch"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
+	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/internal/version"
 )
 
 const rootLong = `debugflow turns one typed spec (debugflow.yaml) into a throw-away GitHub Actions debug
@@ -47,32 +60,39 @@ func newRoot(f *factory.Factory) *cobra.Command {
 		SilenceErrors: true,
 	}
 	flagError := func(c *cobra.Command, err error) error {
-		return usageErrorf("%v%s (see `%s --help`)", err, flagSuggestion(c, err), c.CommandPath())
+		return cmdutil.UsageErrorf("%v%s (see `%s --help`)", err, flagSuggestion(c, err), c.CommandPath())
 	}
 	root.SetFlagErrorFunc(flagError)
-	sp := &specSource{Stderr: stderr}
+	sp := &specsource.Source{Stderr: stderr}
 	gh := ghcmd.NewFactory(f)
 	wireGitHub(gh, sp)
 	root.AddCommand(
-		newGenerateCmd(f, sp, nil),
-		newInitCmd(f),
-		newValidateCmd(f, sp, nil),
-		newAuditCmd(f, nil),
+		generatecmd.NewCmdGenerate(f, sp, nil),
+		initcmd.NewCmdInit(f, nil),
+		validatecmd.NewCmdValidate(f, sp, nil),
+		auditcmd.NewCmdAudit(f, nil),
 	)
 	addSiblingCmds(root, sp, f)
-	addGitHubCmds(root, gh)
-	root.AddCommand(reportcmd.NewCmdReport(f, nil))
-	addLocalCmd(root, sp, f)
-	addExperimentCmd(root, sp, gh)
-	addBisectCmd(root, sp, gh)
-	addVersion(root, f)
-	root.AddCommand(newBundleCmd(f, sp, nil))
+	root.AddCommand(
+		dispatch.NewCmdDispatch(gh, nil),
+		watch.NewCmdWatch(gh, nil),
+		download.NewCmdDownload(gh, nil),
+		reportcmd.NewCmdReport(f, nil),
+		localcmd.NewCmdLocal(f, sp, nil),
+		experimentcmd.NewCmdExperiment(gh, sp, nil),
+		bisectcmd.NewCmdBisect(gh, sp, nil),
+	)
+	// --version prints what `debugflow version` details.
+	info := version.Get()
+	root.Version = info.String()
+	root.SetVersionTemplate(info.Text("debugflow"))
+	root.AddCommand(versioncmd.NewCmdVersion(f, nil), bundlecmd.NewCmdBundle(f, sp, nil))
 	for _, c := range root.Commands() {
 		// Every command, including those that set their own (dispatch, watch, download):
 		// an unknown flag names the one meant.
 		c.SetFlagErrorFunc(flagError)
 		if slices.Contains(specCommands, c.Name()) {
-			sp.addSpecFlags(c)
+			sp.AddFlags(c)
 		}
 	}
 	return root
@@ -80,10 +100,8 @@ func newRoot(f *factory.Factory) *cobra.Command {
 
 // specCommands are the commands that read the spec (enable: for the bundle's folder), and so
 // the only ones with --spec: init writes a spec, audit and report read workflows and evidence,
-// and a flag they ignored would mislead. A new command that calls sp.load() must be listed here.
+// and a flag they ignored would mislead. A new command that calls sp.Load() must be listed here.
 var specCommands = []string{"generate", "validate", "disable", "enable", "dispatch", "watch", "download", "local", "experiment", "bundle", "bisect"}
-
-const specFlagUsage = "read the spec from `FILE` (default: debugflow.yaml here, else at the top of the git work tree, else the embedded default with a warning)"
 
 // flagSuggestion names the flag meant by an unknown one ("--wach": did you mean --watch?).
 func flagSuggestion(c *cobra.Command, err error) string {
@@ -98,20 +116,4 @@ func flagSuggestion(c *cobra.Command, err error) string {
 		return "; did you mean --" + s + "?"
 	}
 	return ""
-}
-
-// isUsageError recognises cobra's own argument errors, which it does not type.
-func isUsageError(err error) bool {
-	var ee *exitcode.Error
-	if errors.As(err, &ee) {
-		return ee.Code == exitUsage
-	}
-	msg := err.Error()
-	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
-		"accepts ", "if any flags in the group", "requires at least", "requires at most", "invalid argument"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }

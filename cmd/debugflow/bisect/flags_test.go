@@ -1,0 +1,48 @@
+package bisect
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/generate/ghrun"
+)
+
+// TestCommandFlags: with the run function replaced (cli/cli style), a command line fills
+// BisectOptions, Changed tells the flags given (what --resume may change), and nothing runs.
+func TestCommandFlags(t *testing.T) {
+	var out bytes.Buffer
+	f := &ghcmd.Factory{Factory: &factory.Factory{IO: factory.IOStreams{Out: &out, ErrOut: &out}}}
+	sp := &specsource.Source{Stderr: &out}
+	parse := func(args ...string) *BisectOptions {
+		t.Helper()
+		var got *BisectOptions
+		cmd := NewCmdBisect(f, sp, func(o *BisectOptions) error { got = o; return nil })
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	got := parse("--good", "v1.4", "--bad", "main", "--count", "50", "--bad-seen", "9/200", "--parallel", "3", "--max-steps", "20",
+		"--max-time", "6h", "--retries", "2", "--runner", "gpu", "--json", "--checkout", "repo", "-R", "acme/kernels", "--interval", "2s")
+	if got.Good != "v1.4" || got.Bad != "main" || got.Count != 50 || got.BadSeen != "9/200" || got.Parallel != 3 || got.MaxSteps != 20 ||
+		got.MaxTime != 6*time.Hour || got.Retries != 2 || got.Runner != "gpu" || !got.JSON || got.Checkout != "repo" ||
+		got.Repo.Repo != "acme/kernels" || got.Interval != 2*time.Second || got.Spec != sp || got.Factory != f || got.Ctx == nil {
+		t.Errorf("options %+v", got)
+	}
+	if !got.Changed("parallel") || got.Changed("confidence") {
+		t.Error("Changed does not tell the flags given")
+	}
+	got = parse("--resume")
+	if !got.Resume || got.Confidence != 0.95 || got.MaxSteps != bisectDefaultMaxSteps || got.Parallel != 1 || got.Retries != 1 ||
+		got.Interval != ghrun.DefaultWatchInterval {
+		t.Errorf("defaults %+v", got)
+	}
+	if out.Len() != 0 {
+		t.Errorf("bisect wrote with its run function replaced:\n%s", out.String())
+	}
+}
