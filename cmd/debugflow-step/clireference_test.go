@@ -5,11 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/debugflow/debugflow/internal/clidoc"
+	"github.com/debugflow/debugflow/cmd/internal/clidoc"
 	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"github.com/debugflow/debugflow/steps"
+	"github.com/spf13/cobra"
 )
 
 // TestCLIReference: docs/step-cli.md is debugflow-step's command tree (go test

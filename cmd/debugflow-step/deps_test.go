@@ -121,3 +121,30 @@ func dependencyTable(t *testing.T) map[string]map[string]bool {
 	}
 	return table
 }
+
+// TestCobraOnlyInCmd holds the CLI wiring to cmd/: no package outside it, tests included,
+// imports cobra, so an engine is called with an options struct and never parses a command line.
+// pflag is imported outside cmd/ by steps/stepflag alone: the flag contract registers the
+// options structs' flags on a FlagSet and writes the same flags as argv.
+func TestCobraOnlyInCmd(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	out, err := exec.Command(goTool, "list", "-test", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		pkg, _, _ = strings.Cut(pkg, " [") // a test variant: "pkg [pkg.test]"
+		if strings.HasPrefix(pkg, module+"cmd/") || !strings.HasPrefix(pkg, module) {
+			continue
+		}
+		for _, imp := range strings.Split(imports, ",") {
+			if imp == "github.com/spf13/cobra" || imp == "github.com/spf13/pflag" && pkg != module+"steps/stepflag" {
+				t.Errorf("%s imports %s: command-line wiring lives in cmd/", pkg, imp)
+			}
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/debugflow/debugflow/internal/clidoc"
+	"github.com/debugflow/debugflow/cmd/internal/clidoc"
 	"github.com/debugflow/debugflow/internal/testenv/golden"
 )
 
