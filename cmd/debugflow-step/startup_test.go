@@ -22,11 +22,16 @@ func TestEveryLazyPatternCompiles(t *testing.T) {
 
 // BenchmarkStartup measures one debugflow-step process (about fifteen per job) against its
 // anchor, a Go hello world built the same way, in one run: `go test -run '^$' -bench
-// Startup ./cmd/debugflow-step`. The target is at most twice the hello world.
+// Startup ./cmd/debugflow-step`. The target is at most twice the hello world. Both are built
+// static (CGO_ENABLED=0), as the bundle and the release deliver the step binary: a dynamic
+// build also pays the loader and libc's start-up (net links cgo by default).
 func BenchmarkStartup(b *testing.B) {
 	dir := b.TempDir()
 	step := filepath.Join(dir, "debugflow-step")
-	if out, err := exec.Command("go", "build", "-o", step, ".").CombinedOutput(); err != nil {
+	static := append(os.Environ(), "CGO_ENABLED=0")
+	build := exec.Command("go", "build", "-o", step, ".")
+	build.Env = static
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	hello := filepath.Join(dir, "hello")
@@ -36,8 +41,9 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
-	build := exec.Command("go", "build", "-o", hello, ".")
+	build = exec.Command("go", "build", "-o", hello, ".")
 	build.Dir = src
+	build.Env = static
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build hello: %v\n%s", err, out)
 	}
