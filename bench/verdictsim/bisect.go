@@ -19,10 +19,14 @@ type BisectCell struct {
 	// Results: runs, decided, wrong among decided, mean trials; the same for the
 	// git-bayesect-style search.
 	Runs, Decided, Wrong int
-	Trials               float64
-	BDecided, BWrong     int
-	BTrials              float64
-	Err                  error
+	// Hopeless: stopped undecided before the budget was spent (bisect.Outlook.Hopeless).
+	Hopeless int
+	// Trials are the trials that ran, whatever the end: a bisection that stops early
+	// counts what it ran, one that spends its budget the whole budget.
+	Trials           float64
+	BDecided, BWrong int
+	BTrials          float64
+	Err              error
 }
 
 // BisectGrid is the grid: 16, 64 and 256 commits; rates 0.05, 0.1, 0.3 and 1; a
@@ -68,6 +72,9 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 					}
 					c.Runs++
 					c.Trials += float64(res.Trials)
+					if res.Hopeless {
+						c.Hopeless++
+					}
 					if res.Decided {
 						c.Decided++
 						if res.Found != fb {
@@ -121,8 +128,8 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 // writeBisectHeader and writeBisectRow print the table as a Markdown table, a row per cell as
 // soon as it is done (the full grid takes a while).
 func writeBisectHeader(w io.Writer) {
-	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | stopped early | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
 func writeBisectRow(w io.Writer, c BisectCell) {
@@ -132,8 +139,8 @@ func writeBisectRow(w io.Writer, c BisectCell) {
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 	}
-	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
-		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), c.Trials/float64(c.Runs),
+	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
+		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), pct(c.Hopeless, c.Runs), c.Trials/float64(c.Runs),
 		pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
 	if f, ok := w.(interface{ Sync() error }); ok {
 		f.Sync()

@@ -334,7 +334,7 @@ func TestSingleCommit(t *testing.T) {
 	}
 	// Once the good commit passes 50 trials and the bad one fails 20 of 50, it is decided.
 	p, _ = DefaultModel.Posterior(Counts{Trials: 50}, []Counts{{Failures: 20, Trials: 50}})
-	if d := p.Decide(0.95); !d.Decided || d.Lead != 0 {
+	if d := p.Decide(0.95, 5); !d.Decided || d.Lead != 0 {
 		t.Errorf("Decide = %+v", d)
 	}
 }
