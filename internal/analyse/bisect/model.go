@@ -143,8 +143,8 @@ type Verdict struct {
 	BadLow, BackgroundHigh float64
 	// Separated: BadLow is above BackgroundHigh, so the change stands out of the background.
 	Separated bool
-	// Wide: a step is expected to fail at least once at a bad commit even at the rate's
-	// narrow lower bound, so the bounds are the wide ones (Decide).
+	// Wide: one step at a bad commit is expected to fail at least once even at a rate far
+	// below the learned one, so the bounds are the wide ones (Decide).
 	Wide bool
 	// Robust is Lead's probability were the rates exactly BadLow and BackgroundHigh: a
 	// decision needs it at the confidence too, so a cluster of early failures that makes
@@ -162,22 +162,27 @@ type Verdict struct {
 // alone, or bounds at the confidence (95% intervals) on every decision, named a wrong commit
 // in 10 to 50% of the few bisections that decided at rates of 0.05 to 0.1 with steps of 5
 // (early clusters of failures make the bad rate look high, so a few clean steps look like
-// proof that a commit is good). So the bounds are at stopTail (98% on up to 16 commits) while
-// a step is not expected to fail even once at a bad commit at the lower bound of its rate
-// (trials times BadLow below 1: a clean step there is weak evidence, and a run of them is
-// what misleads), and five times wider (90%) once it is: then a clean step is evidence at
-// the least favourable rate too, and the narrower bounds cost 15 to 25% more trials for
-// nothing (wrong among decided stayed at most 2% at rates of 0.05 and 0.1 with steps of 50).
+// proof that a commit is good). So the bounds are narrow, at stopTail (98% intervals on up to
+// 16 commits), unless one step at a bad commit is expected to fail at least once even at a
+// rate far below the learned one: trials times the rate's quantile at a tenth of stopTail
+// (its 0.1% quantile on 16 commits) at least 1. Then a clean step is evidence whatever the
+// rate, and the bounds are wideTail times wider (90% intervals on 16 commits): the narrow
+// ones cost 10 to 20% more trials with steps of 50 for nothing (wrong among decided at most
+// 3% with the wide ones). The switch's quantile is that far out because a cluster of
+// failures passes the rate's ordinary lower bound: with the 1% quantile, 4 failures in 5
+// trials looked like steps that always fail, and wide bounds named a wrong commit at a rate
+// of 0.1 with steps of 5 in 2 of the 41 bisections of 2,000 that decided (16 commits, a
+// background of 0.02), 1 of 10 on 64 commits.
 func (p *Posterior) Decide(confidence float64, trials int) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1
 	tail := stopTail(len(p.P), confidence)
-	d := Verdict{Lead: lead, Posterior: v, BadLow: stats.BetaQuantile(tail, p.alpha[h], p.beta[h])}
-	if float64(trials)*d.BadLow >= 1 {
+	d := Verdict{Lead: lead, Posterior: v}
+	if float64(trials)*stats.BetaQuantile(tail/switchTail, p.alpha[h], p.beta[h]) >= 1 {
 		tail *= wideTail
 		d.Wide = true
-		d.BadLow = stats.BetaQuantile(tail, p.alpha[h], p.beta[h])
 	}
+	d.BadLow = stats.BetaQuantile(tail, p.alpha[h], p.beta[h])
 	d.BackgroundHigh = stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])
 	d.Separated = d.BadLow > d.BackgroundHigh
 	if d.Separated {
@@ -187,10 +192,14 @@ func (p *Posterior) Decide(confidence float64, trials int) Verdict {
 	return d
 }
 
-// wideTail is how much wider Decide's bounds are once a step is expected to fail at least
-// once at a bad commit at the lower bound of the rate: 5 times stopTail, 90% intervals on
-// up to 16 commits for a confidence of 0.95.
-const wideTail = 5
+// wideTail is how much wider Decide's bounds are once a step at a bad commit is expected to
+// fail whatever the rate: 5 times stopTail, 90% intervals on up to 16 commits for a
+// confidence of 0.95. switchTail is how much further out in the tail the rate's lower bound
+// that decides it is: a tenth of stopTail.
+const (
+	wideTail   = 5
+	switchTail = 10
+)
 
 // fixedRates is the posterior over the extended commits (h = 0: no change) when the bad
 // commits fail at rate bad and the good ones at background, both known.
