@@ -347,6 +347,7 @@ func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
 	if rep.Decided || !strings.HasPrefix(rep.Stop, StopHopeless+": at a failure rate of about ") || len(r.started) < hopelessAfter || len(r.started) >= set.MaxSteps {
 		t.Fatalf("stop %q after %d runs, decided %v", rep.Stop, len(r.started), rep.Decided)
 	}
+	t.Logf("after %d steps: %s", len(r.started), rep.Stop)
 	var text bytes.Buffer
 	rep.WriteText(&text)
 	if !strings.Contains(text.String(), "Not decided ("+StopHopeless) || !strings.Contains(text.String(), "more trials") {
