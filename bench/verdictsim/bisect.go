@@ -47,8 +47,9 @@ func BisectGrid(maxSteps int) []BisectCell {
 
 // RunBisectCells simulates runs bisections per cell with debugflow's model and with a
 // git-bayesect-style search, the first bad commit drawn uniformly, the runs of each cell on
-// workers goroutines; done is called with each cell as it is finished, in order.
-func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect bool, done func(BisectCell)) {
+// workers goroutines; done is called with each cell as it is finished, in order. noEarlyStop
+// runs every bisection until it decides or spends its budget (bisect.Simulation.NoEarlyStop).
+func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect, noEarlyStop bool, done func(BisectCell)) {
 	for i := range cells {
 		c := &cells[i]
 		jobs := make(chan int)
@@ -60,7 +61,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 					rs := seed + uint64(i)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs}
+						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop}
 					res, err := sim.Run()
 					var b bisect.SimResult
 					if withBayesect {
@@ -104,7 +105,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 }
 
 // runBisect prints the calibration table.
-func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect bool, filter func(BisectCell) bool) error {
+func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect, noEarlyStop bool, filter func(BisectCell) bool) error {
 	const confidence = 0.95
 	for _, budget := range []int{30} {
 		var cells []BisectCell
@@ -115,7 +116,7 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 		}
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
 		writeBisectHeader(out)
-		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, func(c BisectCell) { writeBisectRow(out, c) })
+		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, func(c BisectCell) { writeBisectRow(out, c) })
 		for _, c := range cells {
 			if c.Err != nil {
 				return c.Err
