@@ -485,23 +485,23 @@ func TestDecideWidensTheBoundsForStepsThatShowFailures(t *testing.T) {
 	}
 }
 
-// The outlook: 10 steps of 5 at a rate of 0.05 learn too little for the 20 steps left (the
-// forecast needs more than three times as many), while a failure on every trial needs a
-// handful. Before hopelessAfter steps nothing is hopeless.
+// The outlook: 20 steps of 5 with 2 failures in 100 trials learn too little for the 10 steps
+// left (the forecast needs more than hopelessFactor times as many), while a failure on every
+// trial needs a handful. Before hopelessAfter steps nothing is hopeless.
 func TestOutlook(t *testing.T) {
 	low := make([]Counts, 16)
 	for _, j := range []int{2, 5, 7, 9, 11, 13} {
-		low[j] = Counts{Trials: 5}
+		low[j] = Counts{Trials: 10}
 	}
-	low[12] = Counts{Failures: 1, Trials: 10}
-	low[15] = Counts{Failures: 1, Trials: 10}
+	low[12] = Counts{Failures: 1, Trials: 20}
+	low[15] = Counts{Failures: 1, Trials: 20}
 	p, err := DefaultModel.Posterior(Counts{}, low)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := p.Outlook(5, 0.95)
-	if !o.Hopeless(10, 20) || o.Hopeless(hopelessAfter-1, 20) || o.Rate <= 0 || o.Rate > 0.5 || o.Trials != 5*o.Steps {
-		t.Errorf("rate 0.05: %+v; hopeless after 10 steps with 20 left: %v", o, o.Hopeless(10, 20))
+	if !o.Hopeless(20, 10) || o.Hopeless(hopelessAfter-1, 10) || o.Rate <= 0 || o.Rate > 0.1 || o.Trials != 5*o.Steps {
+		t.Errorf("rate 0.02: %+v; hopeless after 20 steps with 10 left: %v", o, o.Hopeless(20, 10))
 	}
 	high := make([]Counts, 16)
 	high[7] = Counts{Trials: 5}
