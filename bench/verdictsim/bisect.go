@@ -16,6 +16,9 @@ type BisectCell struct {
 	Background float64
 	Count      int
 	MaxSteps   int
+	// Grid is the cell's place in BisectGrid: its runs' seeds derive from it, so a narrowed
+	// table (-commits, -count) simulates the same histories as the full one.
+	Grid int
 	// Results: runs, decided, wrong among decided, mean trials; the same for the
 	// git-bayesect-style search.
 	Runs, Decided, Wrong int
@@ -37,7 +40,7 @@ func BisectGrid(maxSteps int) []BisectCell {
 		for _, r := range []float64{0.05, 0.1, 0.3, 1} {
 			for _, bg := range []float64{0, 0.02} {
 				for _, c := range []int{5, 50} {
-					cells = append(cells, BisectCell{Commits: n, Rate: r, Background: bg, Count: c, MaxSteps: maxSteps})
+					cells = append(cells, BisectCell{Commits: n, Rate: r, Background: bg, Count: c, MaxSteps: maxSteps, Grid: len(cells)})
 				}
 			}
 		}
@@ -58,7 +61,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 		for range max(workers, 1) {
 			wg.Go(func() {
 				for run := range jobs {
-					rs := seed + uint64(i)*1_000_003 + uint64(run)
+					rs := seed + uint64(c.Grid)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
 						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop}
