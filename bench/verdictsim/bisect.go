@@ -16,13 +16,20 @@ type BisectCell struct {
 	Background float64
 	Count      int
 	MaxSteps   int
+	// Grid is the cell's place in BisectGrid: its runs' seeds derive from it, so a narrowed
+	// table (-commits, -count) simulates the same histories as the full one.
+	Grid int
 	// Results: runs, decided, wrong among decided, mean trials; the same for the
 	// git-bayesect-style search.
 	Runs, Decided, Wrong int
-	Trials               float64
-	BDecided, BWrong     int
-	BTrials              float64
-	Err                  error
+	// Hopeless: stopped undecided before the budget was spent (bisect.Outlook.Hopeless).
+	Hopeless int
+	// Trials are the trials that ran, whatever the end: a bisection that stops early
+	// counts what it ran, one that spends its budget the whole budget.
+	Trials           float64
+	BDecided, BWrong int
+	BTrials          float64
+	Err              error
 }
 
 // BisectGrid is the grid: 16, 64 and 256 commits; rates 0.05, 0.1, 0.3 and 1; a
@@ -33,7 +40,7 @@ func BisectGrid(maxSteps int) []BisectCell {
 		for _, r := range []float64{0.05, 0.1, 0.3, 1} {
 			for _, bg := range []float64{0, 0.02} {
 				for _, c := range []int{5, 50} {
-					cells = append(cells, BisectCell{Commits: n, Rate: r, Background: bg, Count: c, MaxSteps: maxSteps})
+					cells = append(cells, BisectCell{Commits: n, Rate: r, Background: bg, Count: c, MaxSteps: maxSteps, Grid: len(cells)})
 				}
 			}
 		}
@@ -43,8 +50,9 @@ func BisectGrid(maxSteps int) []BisectCell {
 
 // RunBisectCells simulates runs bisections per cell with debugflow's model and with a
 // git-bayesect-style search, the first bad commit drawn uniformly, the runs of each cell on
-// workers goroutines; done is called with each cell as it is finished, in order.
-func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect bool, done func(BisectCell)) {
+// workers goroutines; done is called with each cell as it is finished, in order. noEarlyStop
+// runs every bisection until it decides or spends its budget (bisect.Simulation.NoEarlyStop).
+func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect, noEarlyStop bool, done func(BisectCell)) {
 	for i := range cells {
 		c := &cells[i]
 		jobs := make(chan int)
@@ -53,10 +61,10 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 		for range max(workers, 1) {
 			wg.Go(func() {
 				for run := range jobs {
-					rs := seed + uint64(i)*1_000_003 + uint64(run)
+					rs := seed + uint64(c.Grid)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs}
+						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop}
 					res, err := sim.Run()
 					var b bisect.SimResult
 					if withBayesect {
@@ -68,6 +76,9 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 					}
 					c.Runs++
 					c.Trials += float64(res.Trials)
+					if res.Hopeless {
+						c.Hopeless++
+					}
 					if res.Decided {
 						c.Decided++
 						if res.Found != fb {
@@ -97,7 +108,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 }
 
 // runBisect prints the calibration table.
-func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect bool, filter func(BisectCell) bool) error {
+func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect, noEarlyStop bool, filter func(BisectCell) bool) error {
 	const confidence = 0.95
 	for _, budget := range []int{30} {
 		var cells []BisectCell
@@ -108,7 +119,7 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 		}
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
 		writeBisectHeader(out)
-		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, func(c BisectCell) { writeBisectRow(out, c) })
+		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, func(c BisectCell) { writeBisectRow(out, c) })
 		for _, c := range cells {
 			if c.Err != nil {
 				return c.Err
@@ -121,8 +132,8 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 // writeBisectHeader and writeBisectRow print the table as a Markdown table, a row per cell as
 // soon as it is done (the full grid takes a while).
 func writeBisectHeader(w io.Writer) {
-	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | stopped early | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
 func writeBisectRow(w io.Writer, c BisectCell) {
@@ -132,8 +143,8 @@ func writeBisectRow(w io.Writer, c BisectCell) {
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 	}
-	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
-		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), c.Trials/float64(c.Runs),
+	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
+		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), pct(c.Hopeless, c.Runs), c.Trials/float64(c.Runs),
 		pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
 	if f, ok := w.(interface{ Sync() error }); ok {
 		f.Sync()

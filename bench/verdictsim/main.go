@@ -7,7 +7,7 @@
 // 0.02 at every commit; 5 or 50 repetitions per step) next to a git-bayesect-style search.
 // docs/experiment.md and docs/bisect.md quote its tables.
 //
-//	go run ./bench/verdictsim [-runs 2000] [-workers 2] [-only experiment|bisect] [-max-time 30m]
+//	go run ./bench/verdictsim [-runs 2000] [-workers 2] [-only experiment|bisect] [-commits 16] [-count 5] [-no-early-stop]
 package main
 
 import (
@@ -41,6 +41,7 @@ func run(args []string, out io.Writer) error {
 	fl.Float64Var(&model.BackgroundA, "background-a", model.BackgroundA, "the Beta prior of the background rate")
 	fl.Float64Var(&model.BackgroundB, "background-b", model.BackgroundB, "")
 	noBayesect := fl.Bool("no-bayesect", false, "skip the git-bayesect-style search")
+	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
 	commits := fl.Int("commits", 0, "only cells with this many commits")
 	count := fl.Int("count", 0, "only cells with this many repetitions per step")
 	if err := fl.Parse(args); err != nil {
@@ -73,7 +74,7 @@ func run(args []string, out io.Writer) error {
 		filter := func(c BisectCell) bool {
 			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count)
 		}
-		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, filter); err != nil {
+		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, *noEarlyStop, filter); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n(%s)\n", time.Since(start).Round(time.Second))

@@ -75,11 +75,12 @@ func TestExperimentTableBounds(t *testing.T) {
 
 // TestBisectTableBounds is the bisection table's 16-commit rows from a fixed seed with 150
 // runs per cell (the full table: docs/bisect.md). In every cell at most 5% of the decided
-// bisections name a wrong commit (1 - confidence). The mean trials are no more than the
-// git-bayesect-style search's where the table shows it (a failure on every trial; a 30% rate
-// with steps of 50) and at most 40% above it elsewhere: the stop rule that keeps the low
-// rates calibrated costs trials at the others, where the search stops earlier and is wrong
-// more often (docs/bisect.md, "Calibration").
+// bisections name a wrong commit (1 - confidence). The mean trials (those that ran: a
+// bisection that stops early because its budget cannot decide counts what it ran) are no more
+// than the git-bayesect-style search's in every cell but three, as in the table: a rate of
+// 0.05 with steps of 50 and no background, and a rate of 0.3 with steps of 5, where the stop
+// rule's narrow bounds cost trials the search does not spend (and the search is wrong more
+// often); there at most 35% more (docs/bisect.md, "Calibration").
 func TestBisectTableBounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -92,7 +93,7 @@ func TestBisectTableBounds(t *testing.T) {
 		}
 	}
 	var decided, wrong int
-	RunBisectCells(cells, runs, 2, 1, 0.95, bisect.DefaultModel, true, func(c BisectCell) {
+	RunBisectCells(cells, runs, 2, 1, 0.95, bisect.DefaultModel, true, false, func(c BisectCell) {
 		if c.Err != nil {
 			t.Fatal(c.Err)
 		}
@@ -103,9 +104,9 @@ func TestBisectTableBounds(t *testing.T) {
 		if 20*c.Wrong > c.Decided {
 			t.Errorf("rate %v, background %v, %d per step: %d wrong of %d decided, more than 5%%", c.Rate, c.Background, c.Count, c.Wrong, c.Decided)
 		}
-		limit := 1.4
-		if c.Rate == 1 || (c.Rate >= 0.3 && c.Count == 50) {
-			limit = 1
+		limit := 1.0
+		if (c.Rate == 0.05 && c.Count == 50 && c.Background == 0) || (c.Rate == 0.3 && c.Count == 5) {
+			limit = 1.35
 		}
 		if c.Trials > limit*c.BTrials {
 			t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, more than %.1f times the bayesect-style search's %.0f",

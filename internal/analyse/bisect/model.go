@@ -143,6 +143,9 @@ type Verdict struct {
 	BadLow, BackgroundHigh float64
 	// Separated: BadLow is above BackgroundHigh, so the change stands out of the background.
 	Separated bool
+	// Wide: one step at a bad commit is expected to fail at least once even at a rate far
+	// below the learned one, so the bounds are the wide ones (Decide).
+	Wide bool
 	// Robust is Lead's probability were the rates exactly BadLow and BackgroundHigh: a
 	// decision needs it at the confidence too, so a cluster of early failures that makes
 	// the bad rate look high cannot turn a few clean steps into proof that a commit is good.
@@ -151,24 +154,36 @@ type Verdict struct {
 	Decided bool
 }
 
-// Decide applies the stop rule: the leader must hold the confidence of the belief, and keep
-// it when the bad and the background rates are set to the closest values the data allow (the
-// ends of their credible intervals, stopTail). While those bounds overlap, the evidence cannot
-// separate the change from the background, and nothing is decided. The width is set by
-// simulation (bench/verdictsim, docs/bisect.md): the posterior alone, or bounds at the
-// confidence (95% intervals), named a wrong commit in 10 to 50% of the few bisections that
-// decided at rates of 0.05 to 0.1 with steps of 5 (early clusters of failures make the bad
-// rate look high, so a few clean steps look like proof that a commit is good); 97% intervals
-// still 6 to 8% on 64 commits; 98% intervals on every range still 11 to 50% of the 2 to 9
-// bisections of 2,000 that decided on 256 commits with steps of 5. Each step wider costs
-// trials everywhere else.
-func (p *Posterior) Decide(confidence float64) Verdict {
+// Decide applies the stop rule to steps of trials trials: the leader must hold the
+// confidence of the belief, and keep it when the bad and the background rates are set to the
+// closest values the data allow (the ends of their credible intervals). While those bounds
+// overlap, the evidence cannot separate the change from the background, and nothing is
+// decided. The width is set by simulation (bench/verdictsim, docs/bisect.md): the posterior
+// alone, or bounds at the confidence (95% intervals) on every decision, named a wrong commit
+// in 10 to 50% of the few bisections that decided at rates of 0.05 to 0.1 with steps of 5
+// (early clusters of failures make the bad rate look high, so a few clean steps look like
+// proof that a commit is good). So the bounds are narrow, at stopTail (98% intervals on up to
+// 16 commits), unless one step at a bad commit is expected to fail at least once even at a
+// rate far below the learned one: trials times the rate's quantile at a tenth of stopTail
+// (its 0.1% quantile on 16 commits) at least 1. Then a clean step is evidence whatever the
+// rate, and the bounds are wideTail times wider (90% intervals on 16 commits): the narrow
+// ones cost 10 to 20% more trials with steps of 50 for nothing (wrong among decided at most
+// 3% with the wide ones). The switch's quantile is that far out because a cluster of
+// failures passes the rate's ordinary lower bound: with the 1% quantile, 4 failures in 5
+// trials looked like steps that always fail, and wide bounds named a wrong commit at a rate
+// of 0.1 with steps of 5 in 2 of the 41 bisections of 2,000 that decided (16 commits, a
+// background of 0.02), 1 of 10 on 64 commits.
+func (p *Posterior) Decide(confidence float64, trials int) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1
 	tail := stopTail(len(p.P), confidence)
-	d := Verdict{Lead: lead, Posterior: v,
-		BadLow:         stats.BetaQuantile(tail, p.alpha[h], p.beta[h]),
-		BackgroundHigh: stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])}
+	d := Verdict{Lead: lead, Posterior: v}
+	if float64(trials)*stats.BetaQuantile(tail/switchTail, p.alpha[h], p.beta[h]) >= 1 {
+		tail *= wideTail
+		d.Wide = true
+	}
+	d.BadLow = stats.BetaQuantile(tail, p.alpha[h], p.beta[h])
+	d.BackgroundHigh = stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])
 	d.Separated = d.BadLow > d.BackgroundHigh
 	if d.Separated {
 		d.Robust = p.fixedRates(d.BadLow, d.BackgroundHigh)[h]
@@ -176,6 +191,15 @@ func (p *Posterior) Decide(confidence float64) Verdict {
 	d.Decided = v >= confidence && d.Separated && d.Robust >= confidence
 	return d
 }
+
+// wideTail is how much wider Decide's bounds are once a step at a bad commit is expected to
+// fail whatever the rate: 5 times stopTail, 90% intervals on up to 16 commits for a
+// confidence of 0.95. switchTail is how much further out in the tail the rate's lower bound
+// that decides it is: a tenth of stopTail.
+const (
+	wideTail   = 5
+	switchTail = 10
+)
 
 // fixedRates is the posterior over the extended commits (h = 0: no change) when the bad
 // commits fail at rate bad and the good ones at background, both known.

@@ -334,7 +334,7 @@ func TestSingleCommit(t *testing.T) {
 	}
 	// Once the good commit passes 50 trials and the bad one fails 20 of 50, it is decided.
 	p, _ = DefaultModel.Posterior(Counts{Trials: 50}, []Counts{{Failures: 20, Trials: 50}})
-	if d := p.Decide(0.95); !d.Decided || d.Lead != 0 {
+	if d := p.Decide(0.95, 5); !d.Decided || d.Lead != 0 {
 		t.Errorf("Decide = %+v", d)
 	}
 }
@@ -452,5 +452,69 @@ func TestCountInformation(t *testing.T) {
 	}
 	if picks, bits, err := p.Choose(1, 1000, nil, nil); err != nil || len(picks) != 1 || picks[0] != 1 || bits < 0.85 {
 		t.Errorf("Choose(1, 1000 trials) = %v, %.4f bits, %v", picks, bits, err)
+	}
+}
+
+// The stop rule's bounds depend on what one step can show: the same counts (8 failures in
+// 100 trials at each of two commits, 100 clean trials just before them) decide with steps of
+// 50, where a step at a bad commit is expected to fail at least once even at a rate far below
+// the learned one (the switch's bound, 0.04), and not with steps of 5, where a clean step is
+// weak evidence and the narrow bounds hold.
+func TestDecideWidensTheBoundsForStepsThatShowFailures(t *testing.T) {
+	obs := make([]Counts, 16)
+	obs[3] = Counts{Trials: 100}
+	obs[7] = Counts{Trials: 100}
+	obs[8] = Counts{Failures: 8, Trials: 100}
+	obs[11] = Counts{Failures: 8, Trials: 100}
+	p, err := DefaultModel.Posterior(Counts{}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, big := p.Decide(0.95, 5), p.Decide(0.95, 50)
+	if small.Wide || small.Decided || small.Robust >= 0.95 {
+		t.Errorf("steps of 5: %+v, want the narrow bounds and no decision", small)
+	}
+	if !big.Wide || !big.Decided || big.Lead != 8 {
+		t.Errorf("steps of 50: %+v, want the wide bounds and commit 8", big)
+	}
+	if !(big.BadLow > small.BadLow && big.BackgroundHigh < small.BackgroundHigh) {
+		t.Errorf("wide bounds [%v, %v] not inside the narrow ones [%v, %v]", big.BackgroundHigh, big.BadLow, small.BackgroundHigh, small.BadLow)
+	}
+	if lo := stats.BetaQuantile(stopTail(16, 0.95)/switchTail, 16.5, 185); 50*lo < 1 || 5*lo >= 1 {
+		t.Errorf("the switch's lower bound %v: the example no longer sits between the two step sizes", lo)
+	}
+}
+
+// The outlook: 20 steps of 5 with 2 failures in 100 trials learn too little for the 10 steps
+// left (the forecast needs more than hopelessFactor times as many), while a failure on every
+// trial needs a handful. Before hopelessAfter steps nothing is hopeless.
+func TestOutlook(t *testing.T) {
+	low := make([]Counts, 16)
+	for _, j := range []int{2, 5, 7, 9, 11, 13} {
+		low[j] = Counts{Trials: 10}
+	}
+	low[12] = Counts{Failures: 1, Trials: 20}
+	low[15] = Counts{Failures: 1, Trials: 20}
+	p, err := DefaultModel.Posterior(Counts{}, low)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.Outlook(5, 0.95)
+	if !o.Hopeless(20, 10) || o.Hopeless(hopelessAfter-1, 10) || o.Rate <= 0 || o.Rate > 0.1 || o.Trials != 5*o.Steps {
+		t.Errorf("rate 0.02: %+v; hopeless after 20 steps with 10 left: %v", o, o.Hopeless(20, 10))
+	}
+	high := make([]Counts, 16)
+	high[7] = Counts{Trials: 5}
+	high[11] = Counts{Failures: 5, Trials: 5}
+	p, _ = DefaultModel.Posterior(Counts{}, high)
+	if o := p.Outlook(5, 0.95); o.Hopeless(10, 5) || o.Steps > 5 || o.Rate < 0.5 {
+		t.Errorf("a failure on every trial: %+v", o)
+	}
+	// A decided posterior needs nothing more.
+	done := make([]Counts, 1)
+	done[0] = Counts{Failures: 20, Trials: 50}
+	p, _ = DefaultModel.Posterior(Counts{Trials: 50}, done)
+	if o := p.Outlook(5, 0.95); o.Steps != 0 || o.Hopeless(30, 0) {
+		t.Errorf("decided: %+v", o)
 	}
 }

@@ -99,7 +99,7 @@ type Candidate struct {
 
 // Report builds the report of the state and its posterior p (ComputePosterior).
 func (s *State) Report(p *Posterior) *Report {
-	d := p.Decide(s.Settings.Confidence)
+	d := p.Decide(s.Settings.Confidence, s.Settings.Count)
 	lead, v := d.Lead, d.Posterior
 	bad, bg := p.RatesAt(lead)
 	r := &Report{

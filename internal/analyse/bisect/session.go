@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"time"
@@ -75,7 +76,33 @@ const (
 	StopNothing     = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
 	StopInterrupted = "interrupted"
 	StopRunFailed   = "a run failed"
+	// StopHopeless begins the reason of a bisection that stopped because the budget left
+	// cannot plausibly decide it (Outlook.Hopeless); the rest says what it would take.
+	StopHopeless = "the budget left cannot decide it"
 )
+
+// hopeless is the stop reason when the budget left cannot plausibly decide the bisection
+// (Outlook.Hopeless), "" otherwise. The steps left are those of --max-steps, and with
+// --max-time those the runner time left allows at the steps' mean duration so far.
+func (st *State) hopeless(p *Posterior) string {
+	run := st.StepsRun()
+	left := st.Settings.MaxSteps - run
+	if limit := st.Settings.MaxRunnerSeconds; limit > 0 && run > 0 {
+		if used := st.RunnerSeconds(); used > 0 {
+			left = min(left, int((limit-used)/(used/float64(run))))
+		}
+	}
+	left = max(left, 0)
+	o := p.Outlook(st.Settings.Count, st.Settings.Confidence)
+	if !o.Hopeless(run, left) {
+		return ""
+	}
+	if math.IsInf(o.Steps, 0) {
+		return fmt.Sprintf("%s: no step is expected to tell anything more", StopHopeless)
+	}
+	return fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
+		StopHopeless, o.Rate, o.Trials, o.Steps, left)
+}
 
 // startTimeout bounds the start of a step (a dispatch), which Ctrl-C does not interrupt.
 const startTimeout = 2 * time.Minute
@@ -149,7 +176,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		return st.Report(p), err
 	}
 	for {
-		decided := p.Decide(st.Settings.Confidence).Decided
+		decided := p.Decide(st.Settings.Confidence, st.Settings.Count).Decided
 		budget := ""
 		switch {
 		case st.StepsRun() >= st.Settings.MaxSteps:
@@ -158,7 +185,11 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			budget = StopTime
 		}
 		_, _, nothing := st.Undecidable(p)
-		if !decided && !nothing && budget == "" && len(st.InFlight) < st.Settings.Parallel {
+		hopeless := ""
+		if !decided && !nothing && budget == "" {
+			hopeless = st.hopeless(p)
+		}
+		if !decided && !nothing && budget == "" && hopeless == "" && len(st.InFlight) < st.Settings.Parallel {
 			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
 			var pending []int
 			for _, f := range st.InFlight {
@@ -201,6 +232,8 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				return stop(budget, nil)
 			case nothing:
 				return stop(StopNothing, nil)
+			case hopeless != "":
+				return stop(hopeless, nil)
 			}
 		}
 		var w waited

@@ -330,6 +330,44 @@ func TestSessionBudgets(t *testing.T) {
 	}
 }
 
+// A failure in 20 trials with steps of 5 and a budget of 30 steps: after a few steps the
+// outlook needs several times the budget left, so the session stops undecided early and says
+// what deciding would take (the rate and the trials), instead of spending the budget on steps
+// that could hardly decide. --resume with a larger budget goes on.
+func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
+	set := defaultSettings()
+	set.Count, set.MaxSteps = 5, 30
+	st := fakeState(t, 16, set, Counts{})
+	r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: 0.05}
+	path := filepath.Join(t.TempDir(), StateFile)
+	rep, err := (&Session{State: st, Path: path, Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decided || !strings.HasPrefix(rep.Stop, StopHopeless+": at a failure rate of about ") || len(r.started) < hopelessAfter || len(r.started) >= set.MaxSteps {
+		t.Fatalf("stop %q after %d runs, decided %v", rep.Stop, len(r.started), rep.Decided)
+	}
+	t.Logf("after %d steps: %s", len(r.started), rep.Stop)
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	if !strings.Contains(text.String(), "Not decided ("+StopHopeless) || !strings.Contains(text.String(), "more trials") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+	disk, err := ReadState(path)
+	if err != nil || disk.Stop != rep.Stop {
+		t.Fatalf("state on disk: %v, stop %q", err, disk.Stop)
+	}
+	// A budget ten times larger leaves room: the session runs more steps.
+	ran := len(r.started)
+	disk.Settings.MaxSteps = 300
+	if _, err := (&Session{State: disk, Path: path, Runner: r, Now: fixedClock()}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.started) <= ran {
+		t.Errorf("with --max-steps 300 no more step ran (%d)", len(r.started))
+	}
+}
+
 func TestSessionRetriesAFailedRun(t *testing.T) {
 	st := fakeState(t, 8, defaultSettings(), Counts{})
 	path := filepath.Join(t.TempDir(), "b.json")

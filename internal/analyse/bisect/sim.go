@@ -31,6 +31,9 @@ type Simulation struct {
 	// alternative default that docs/bisect.md weighs (learn the rate before bisecting); debugflow
 	// bisect does not do it.
 	MeasureBadFirst bool
+	// NoEarlyStop runs on while the budget lasts even when it cannot plausibly decide
+	// (Outlook.Hopeless), to compare.
+	NoEarlyStop bool
 	// Seed makes the run reproducible.
 	Seed uint64
 }
@@ -43,8 +46,11 @@ type SimResult struct {
 	// Found is the leading commit at the end and Posterior its probability.
 	Found     int
 	Posterior float64
-	// Decided: Posterior reached Confidence within the budget.
+	// Decided: the stop rule decided within the budget.
 	Decided bool
+	// Hopeless: it stopped undecided before the budget was spent, because the budget left
+	// could not plausibly decide (Outlook.Hopeless). Trials counts the trials that ran.
+	Hopeless bool
 }
 
 // Run simulates the bisection with the model's own rules (Choose, the stop rule).
@@ -63,13 +69,17 @@ func (s Simulation) Run() (SimResult, error) {
 		if err != nil {
 			return res, err
 		}
-		v := p.Decide(s.Confidence)
+		v := p.Decide(s.Confidence, s.Count)
 		res.Found, res.Posterior = v.Lead, v.Posterior
 		if v.Decided {
 			res.Decided = true
 			return res, nil
 		}
 		if res.Steps >= s.MaxSteps {
+			return res, nil
+		}
+		if !s.NoEarlyStop && p.Outlook(s.Count, s.Confidence).Hopeless(res.Steps, s.MaxSteps-res.Steps) {
+			res.Hopeless = true
 			return res, nil
 		}
 		picks, _, err := p.Choose(min(par, s.MaxSteps-res.Steps), s.Count, nil, nil)
