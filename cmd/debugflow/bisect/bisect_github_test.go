@@ -1,7 +1,6 @@
 package bisect
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -51,19 +50,11 @@ func stepZip(t *testing.T, info *refinfo.Info, count int, rate float64) []byte {
 		ref, _ := json.Marshal(info)
 		files["reproducer.log"], files["reproducer_summary.json"], files["ref.json"] = log.String(), string(sum), string(ref)
 	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
+	var entries []ghtest.ZipEntry
 	for name, body := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
+		entries = append(entries, ghtest.ZipEntry{Name: name, Body: body})
 	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return ghtest.MakeZip(t, entries...)
 }
 
 // The GitHub path end to end against the fake API: one dispatch of the experiment workflow

@@ -338,19 +338,8 @@ func artifactZip(t *testing.T, info refinfo.Info, count int) []byte {
 	fmt.Fprintf(&log, "===== %d failed, %d passed in 2.00s =====\n", failed, count-failed)
 	sum, _ := json.Marshal(map[string]any{"count": count, "complete": true, "exit_code": min(failed, 1)})
 	ref, _ := json.Marshal(info)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range map[string]string{"reproducer.log": log.String(), "reproducer_summary.json": string(sum), "ref.json": string(ref)} {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return ghtest.MakeZip(t, ghtest.ZipEntry{Name: "reproducer.log", Body: log.String()},
+		ghtest.ZipEntry{Name: "reproducer_summary.json", Body: string(sum)}, ghtest.ZipEntry{Name: "ref.json", Body: string(ref)})
 }
 
 // The GitHub path end to end against the fake API: one dispatch per round with the refs as a
