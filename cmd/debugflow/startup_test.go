@@ -1,0 +1,28 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
+)
+
+// BenchmarkStartup measures `debugflow --version` against its anchor, a Go hello world built
+// the same way, in one run: `go test -run '^$' -bench Startup ./cmd/debugflow`. The target is
+// at most twice the hello world. The floor is a program that links only what debugflow cannot
+// do without (testdata/startupfloor: actionlint, go-github, goccy/go-yaml, cobra, the early
+// signal catch) and does nothing: their package initialisation (actionlint's tables above
+// all) is paid by every process whatever it runs. All are built static, so the comparison
+// leaves the dynamic loader out.
+func BenchmarkStartup(b *testing.B) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "debugflow")
+	testenv.BuildStatic(b, ".", ".", bin)
+	floor := filepath.Join(dir, "floor")
+	testenv.BuildStatic(b, ".", "./testdata/startupfloor", floor)
+	testenv.BenchProcesses(b, []testenv.StartupProgram{
+		{Name: "debugflow--version", Argv: []string{bin, "--version"}},
+		{Name: "floor", Argv: []string{floor}},
+		{Name: "hello", Argv: []string{testenv.BuildHello(b, dir)}},
+	})
+}
