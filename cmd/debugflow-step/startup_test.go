@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/lazyre"
@@ -27,15 +26,5 @@ func TestEveryLazyPatternCompiles(t *testing.T) {
 // nothing: what no change inside debugflow-step can go below. All are built static, as the
 // bundle and the release deliver the step binary.
 func BenchmarkStartup(b *testing.B) {
-	dir := b.TempDir()
-	step := filepath.Join(dir, "debugflow-step")
-	testenv.BuildStatic(b, ".", ".", step)
-	floor := filepath.Join(dir, "floor")
-	testenv.BuildStatic(b, ".", "./testdata/startupfloor", floor)
-	testenv.BenchProcesses(b, []testenv.StartupProgram{
-		{Name: "debugflow-step--version", Argv: []string{step, "--version"}},
-		{Name: "debugflow-step-check-inputs-help", Argv: []string{step, "check-inputs", "--help"}},
-		{Name: "floor", Argv: []string{floor}},
-		{Name: "hello", Argv: []string{testenv.BuildHello(b, dir)}},
-	})
+	testenv.BenchStartup(b, "debugflow-step", []string{"--version"}, []string{"check-inputs", "--help"})
 }

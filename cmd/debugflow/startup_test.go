@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/testenv"
@@ -15,14 +14,5 @@ import (
 // all) is paid by every process whatever it runs. All are built static, so the comparison
 // leaves the dynamic loader out.
 func BenchmarkStartup(b *testing.B) {
-	dir := b.TempDir()
-	bin := filepath.Join(dir, "debugflow")
-	testenv.BuildStatic(b, ".", ".", bin)
-	floor := filepath.Join(dir, "floor")
-	testenv.BuildStatic(b, ".", "./testdata/startupfloor", floor)
-	testenv.BenchProcesses(b, []testenv.StartupProgram{
-		{Name: "debugflow--version", Argv: []string{bin, "--version"}},
-		{Name: "floor", Argv: []string{floor}},
-		{Name: "hello", Argv: []string{testenv.BuildHello(b, dir)}},
-	})
+	testenv.BenchStartup(b, "debugflow", []string{"--version"})
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,23 @@ func BenchProcesses(b *testing.B, progs []StartupProgram) {
 			}
 		})
 	}
+}
+
+// BenchStartup is a start-up benchmark of the binary whose main package is the current
+// directory: built static as name, it runs once with each argument list of runs, side by side
+// with its floor (the main package in ./testdata/startupfloor, which links only the libraries
+// the binary cannot do without and does nothing) and the hello world anchor.
+func BenchStartup(b *testing.B, name string, runs ...[]string) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, name)
+	BuildStatic(b, ".", ".", bin)
+	floor := filepath.Join(dir, "floor")
+	BuildStatic(b, ".", "./testdata/startupfloor", floor)
+	var progs []StartupProgram
+	for _, args := range runs {
+		progs = append(progs, StartupProgram{Name: name + " " + strings.Join(args, " "), Argv: append([]string{bin}, args...)})
+	}
+	BenchProcesses(b, append(progs,
+		StartupProgram{Name: "floor", Argv: []string{floor}},
+		StartupProgram{Name: "hello", Argv: []string{BuildHello(b, dir)}}))
 }
