@@ -22,6 +22,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // The parts of a workflow file the simulated runner reads. Decoding is strict: a key the
@@ -237,7 +238,7 @@ func newSimRunner(t *testing.T, workspace string, imagePath ...string) *simRunne
 	root := t.TempDir()
 	r := &simRunner{
 		t: t, workspace: workspace, path: imagePath,
-		temp:     filepath.Join(root, "runner_temp"),
+		temp:     testenv.ShortTempDir(t), // as short as a runner's _temp: tmate's socket fits
 		files:    filepath.Join(root, "runner"),
 		summary:  filepath.Join(root, "step_summary.md"),
 		env:      map[string]string{},

@@ -43,3 +43,16 @@ func ParseFile[T any](t testing.TB, path string, parse func(io.Reader) (T, error
 	}
 	return v
 }
+
+// ShortTempDir is a new directory directly under the system's temporary directory, removed
+// when the test ends: t.TempDir's paths carry the test's name and can be too long for a Unix
+// socket path (sun_path is 108 bytes), which tmate's session directory must hold.
+func ShortTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "df-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}

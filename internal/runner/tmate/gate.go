@@ -372,20 +372,29 @@ func expired(ctx context.Context) bool {
 // sessionDir creates the private directory for the socket, the authorized
 // keys and the server config. It lives outside the artifact directory (a
 // socket must not be uploaded) and under RUNNER_TEMP when possible, which the
-// runner empties after the job.
+// runner empties after the job; then TMPDIR, then /tmp: the first that is set
+// and short enough for the socket path (sun_path is 108 bytes).
 func (g *gate) sessionDir() (string, error) {
-	base := g.o.Getenv("RUNNER_TEMP")
-	if base == "" {
-		base = g.o.Getenv("TMPDIR")
-	}
-	if base == "" || len(base) > maxSocketPath-40 {
-		base = "/tmp"
+	base := sessionBase(g.o.Getenv)
+	if rt := g.o.Getenv("RUNNER_TEMP"); rt != "" && base != rt {
+		g.logf("tmate: RUNNER_TEMP (%s) is too long for tmate's socket path: the session directory goes to %s", rt, base)
 	}
 	dir, err := os.MkdirTemp(base, "debugflow-tmate-")
 	if err != nil {
 		return "", fmt.Errorf("creating the tmate session directory: %w", err)
 	}
 	return dir, nil
+}
+
+// sessionBase is where sessionDir creates its directory: RUNNER_TEMP, TMPDIR or /tmp, the
+// first that is set and leaves room for the directory and socket names under maxSocketPath.
+func sessionBase(getenv func(string) string) string {
+	for _, base := range []string{getenv("RUNNER_TEMP"), getenv("TMPDIR")} {
+		if base != "" && len(base) <= maxSocketPath-40 {
+			return base
+		}
+	}
+	return "/tmp"
 }
 
 func (g *gate) logf(format string, args ...any) {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // TestGateEndConditions drives a blocking gate against the tmate double and
@@ -421,11 +423,65 @@ func TestGateDetachThenWait(t *testing.T) {
 	if n := strings.Count(h.stdout.String(), "::notice title=tmate session::"); n != 2 {
 		t.Errorf("want the session announced by --detach and again by --wait, got %d notices", n)
 	}
-	if exists(st.Socket) || exists(filepath.Join(h.out, StateFile)) {
-		t.Error("--wait left the session or its state behind")
+	if exists(st.Socket) || exists(filepath.Join(h.out, StateFile)) || exists(st.Dir) {
+		t.Error("--wait left the session, its folder or its state behind")
+	}
+	if filepath.Dir(st.Dir) != h.runnerTmp {
+		t.Errorf("session folder %s, want one in RUNNER_TEMP %s", st.Dir, h.runnerTmp)
 	}
 	if n := strings.Count(strings.Join(h.commands(), "\n"), "new-session"); n != 1 {
 		t.Errorf("--wait started a second session (%d new-session calls)", n)
+	}
+}
+
+// TestSessionBase: the session folder goes to RUNNER_TEMP (emptied by the runner after the
+// job), else TMPDIR, else /tmp, skipping any too long for tmate's socket path.
+func TestSessionBase(t *testing.T) {
+	long := "/" + strings.Repeat("x", maxSocketPath)
+	tests := []struct {
+		name, runnerTemp, tmpdir, want string
+	}{
+		{"runner temp", "/home/runner/work/_temp", "/var/tmp", "/home/runner/work/_temp"},
+		{"no runner temp", "", "/var/tmp", "/var/tmp"},
+		{"runner temp too long", long, "/var/tmp", "/var/tmp"},
+		{"both too long", long, long, "/tmp"},
+		{"neither", "", "", "/tmp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"RUNNER_TEMP": tt.runnerTemp, "TMPDIR": tt.tmpdir}
+			if got := sessionBase(func(k string) string { return env[k] }); got != tt.want {
+				t.Errorf("sessionBase = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestGateLongRunnerTemp: with a RUNNER_TEMP too long for the socket the gate says so, puts
+// its folder in TMPDIR and removes it at the end (it once went to /tmp and stayed there).
+func TestGateLongRunnerTemp(t *testing.T) {
+	h := newHarness(t)
+	long := filepath.Join(h.runnerTmp, strings.Repeat("r", maxSocketPath))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmpdir := testenv.ShortTempDir(t)
+	h.env["RUNNER_TEMP"], h.env["TMPDIR"] = long, tmpdir
+	ch := h.start(context.Background(), h.options())
+	h.ready()
+	entries, err := os.ReadDir(tmpdir)
+	if err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "debugflow-tmate-") {
+		t.Fatalf("TMPDIR holds %v (%v), want the session folder", entries, err)
+	}
+	touch(t, h.cont)
+	if r := h.wait(ch); r.err != nil || r.reason != EndContinueFile {
+		t.Fatalf("Run = %q, %v", r.reason, r.err)
+	}
+	if !strings.Contains(h.stdout.String(), "RUNNER_TEMP ("+long+") is too long for tmate's socket path") {
+		t.Errorf("no note on the long RUNNER_TEMP:\n%s", h.stdout.String())
+	}
+	if entries, _ := os.ReadDir(tmpdir); len(entries) != 0 {
+		t.Errorf("TMPDIR still holds %v after the gate ended", entries)
 	}
 }
 

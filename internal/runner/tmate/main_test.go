@@ -148,7 +148,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{
 		t:         t,
 		out:       filepath.Join(root, "out"),
-		runnerTmp: filepath.Join(root, "rt"),
+		runnerTmp: testenv.ShortTempDir(t), // as short as a runner's: the socket fits
 		workspace: filepath.Join(root, "ws"),
 		cont:      filepath.Join(root, "continue"),
 		log:       filepath.Join(root, "tmate.calls"),
