@@ -184,8 +184,8 @@ type Verdict struct {
 // (Posterior.skeptic) may: the same data under a prior that expects a bad commit to fail as
 // rarely as a good one. It is what brings a rate of 0.05 with steps of 50 and 0.3 with steps
 // of 5 near the git-bayesect-style search's trials (618 against 685 trials, the search 554;
-// 80 against 88, the search 74, on 16 commits), with wrong among decided at most 3.2% in
-// every cell of the table (docs/bisect.md, "Calibration").
+// 80 against 88, the search 74, on 16 commits), with wrong among decided at most 3.9% in
+// every cell of the table, 3.2% on 16 and 64 commits (docs/bisect.md, "Calibration").
 func (p *Posterior) Decide(confidence float64, trials int) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1
