@@ -44,6 +44,7 @@ func run(args []string, out io.Writer) error {
 	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
 	commits := fl.Int("commits", 0, "only cells with this many commits")
 	count := fl.Int("count", 0, "only cells with this many repetitions per step")
+	rate := fl.Float64("rate", 0, "only cells with this failure rate")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func run(args []string, out io.Writer) error {
 	if *only != "experiment" {
 		start := time.Now()
 		filter := func(c BisectCell) bool {
-			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count)
+			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count) && (*rate == 0 || c.Rate == *rate)
 		}
 		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, *noEarlyStop, filter); err != nil {
 			return err

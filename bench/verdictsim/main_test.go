@@ -74,13 +74,14 @@ func TestExperimentTableBounds(t *testing.T) {
 }
 
 // TestBisectTableBounds is the bisection table's 16-commit rows from a fixed seed with 150
-// runs per cell (the full table: docs/bisect.md). In every cell at most 5% of the decided
-// bisections name a wrong commit (1 - confidence). The mean trials (those that ran: a
-// bisection that stops early because its budget cannot decide counts what it ran) are no more
-// than the git-bayesect-style search's in every cell but three, as in the table: a rate of
-// 0.05 with steps of 50 and no background, and a rate of 0.3 with steps of 5, where the stop
-// rule's narrow bounds cost trials the search does not spend (and the search is wrong more
-// often); there at most 35% more (docs/bisect.md, "Calibration").
+// runs per cell (the full table: docs/bisect.md). In every cell the decided bisections that
+// name a wrong commit stay within 1 - confidence (5%) plus three standard errors of the
+// simulation (where only 10 of 150 decide, one wrong one is 10%: the full table's 2,000 runs
+// per cell hold 5% in every cell), and over all the cells within 1.5%. The mean trials (those
+// that ran: a bisection that stops early because its budget cannot decide counts what it ran)
+// are no more than the git-bayesect-style search's in every cell but three, as in the table:
+// a rate of 0.05 with steps of 50 and no background, and a rate of 0.3 with steps of 5, where
+// the search is wrong more often; there at most 20% more (docs/bisect.md, "Calibration").
 func TestBisectTableBounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -101,12 +102,12 @@ func TestBisectTableBounds(t *testing.T) {
 			c.Rate, c.Background, c.Count, c.Decided, c.Wrong, c.Trials/runs, c.BDecided, c.BWrong, c.BTrials/runs)
 		decided += c.Decided
 		wrong += c.Wrong
-		if 20*c.Wrong > c.Decided {
+		if d := float64(c.Decided); float64(c.Wrong) > 0.05*d+3*math.Sqrt(d*0.05*0.95) {
 			t.Errorf("rate %v, background %v, %d per step: %d wrong of %d decided, more than 5%%", c.Rate, c.Background, c.Count, c.Wrong, c.Decided)
 		}
 		limit := 1.0
 		if (c.Rate == 0.05 && c.Count == 50 && c.Background == 0) || (c.Rate == 0.3 && c.Count == 5) {
-			limit = 1.35
+			limit = 1.2
 		}
 		if c.Trials > limit*c.BTrials {
 			t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, more than %.1f times the bayesect-style search's %.0f",
@@ -115,5 +116,8 @@ func TestBisectTableBounds(t *testing.T) {
 	})
 	if decided < runs*len(cells)/2 {
 		t.Errorf("%d of %d bisections decided: the table's bounds hold vacuously", decided, runs*len(cells))
+	}
+	if 1000*wrong > 15*decided {
+		t.Errorf("%d of %d decided bisections wrong, more than 1.5%%", wrong, decided)
 	}
 }

@@ -456,10 +456,11 @@ func TestCountInformation(t *testing.T) {
 }
 
 // The stop rule's bounds depend on what one step can show: the same counts (8 failures in
-// 100 trials at each of two commits, 100 clean trials just before them) decide with steps of
-// 50, where a step at a bad commit is expected to fail at least once even at a rate far below
-// the learned one (the switch's bound, 0.04), and not with steps of 5, where a clean step is
-// weak evidence and the narrow bounds hold.
+// 100 trials at each of two commits, 100 clean trials just before them) decide at the wide
+// bounds with steps of 50, where a step at a bad commit is expected to fail at least once even
+// at a rate far below the learned one (the switch's bound, 0.04), and not at the narrow ones
+// with steps of 5, where a clean step is weak evidence; there 16 failures in 200 trials are a
+// measured rate, and the skeptic decides.
 func TestDecideWidensTheBoundsForStepsThatShowFailures(t *testing.T) {
 	obs := make([]Counts, 16)
 	obs[3] = Counts{Trials: 100}
@@ -471,8 +472,11 @@ func TestDecideWidensTheBoundsForStepsThatShowFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	small, big := p.Decide(0.95, 5), p.Decide(0.95, 50)
-	if small.Wide || small.Decided || small.Robust >= 0.95 {
-		t.Errorf("steps of 5: %+v, want the narrow bounds and no decision", small)
+	if small.Wide || small.Robust >= 0.95 || !small.Skeptic || !small.Decided || small.Lead != 8 {
+		t.Errorf("steps of 5: %+v, want the narrow bounds, not deciding, and the skeptic deciding commit 8", small)
+	}
+	if big.Skeptic || big.Skeptical != 0 {
+		t.Errorf("steps of 50: %+v, the skeptic asked though the bounds decide", big)
 	}
 	if !big.Wide || !big.Decided || big.Lead != 8 {
 		t.Errorf("steps of 50: %+v, want the wide bounds and commit 8", big)
@@ -516,5 +520,39 @@ func TestOutlook(t *testing.T) {
 	p, _ = DefaultModel.Posterior(Counts{Trials: 50}, done)
 	if o := p.Outlook(5, 0.95); o.Steps != 0 || o.Hopeless(30, 0) {
 		t.Errorf("decided: %+v", o)
+	}
+}
+
+// The skeptic (Decide's second way): rates like 0.3 with steps of 5, 10 failures in 30 trials
+// at the commits from 8 on. With 30 clean trials at commit 7 the posterior holds commit 8 at
+// 0.997, the narrow bounds' robust posterior only 0.82: the bounds do not decide, the skeptic
+// (0.957 when a bad commit is expected to fail as rarely as a good one) does. With 20 clean
+// trials (posterior 0.984) the robust posterior is 0.56, under skepticFloor: the skeptic is
+// not asked. Nor after a history like those that misled it before the floor: 8 failures in 40
+// trials, 45 clean ones at commit 7 (posterior 0.977, robust 0.37).
+func TestSkeptic(t *testing.T) {
+	for _, c := range []struct {
+		clean, failures, trials int
+		skeptic                 bool
+	}{{30, 5, 15, true}, {20, 5, 15, false}, {45, 4, 20, false}} {
+		obs := make([]Counts, 16)
+		obs[3] = Counts{Trials: 10}
+		obs[7] = Counts{Trials: c.clean}
+		obs[8] = Counts{Failures: c.failures, Trials: c.trials}
+		obs[12] = Counts{Failures: c.failures, Trials: c.trials}
+		p, err := DefaultModel.Posterior(Counts{}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := p.Decide(0.95, 5)
+		if d.Lead != 8 || d.Posterior < 0.95 || d.Wide || d.Robust >= 0.95 {
+			t.Fatalf("%d clean trials, %d of %d twice: %+v, want commit 8 above the confidence, not decided by the narrow bounds", c.clean, c.failures, c.trials, d)
+		}
+		if d.Decided != c.skeptic || d.Skeptic != c.skeptic {
+			t.Errorf("%d clean trials, %d of %d twice: %+v, want decided by the skeptic %v", c.clean, c.failures, c.trials, d, c.skeptic)
+		}
+		if below := d.Robust < skepticFloor; below != (d.Skeptical == 0) || below == c.skeptic {
+			t.Errorf("%d clean trials: robust %v, skeptical %v", c.clean, d.Robust, d.Skeptical)
+		}
 	}
 }

@@ -40,9 +40,13 @@ type Report struct {
 	NoChange float64 `json:"no_change"`
 	// Separated says whether the bad rate's lower bound is above the background's upper bound
 	// (both at the confidence, under the leading commit); Robust is the leader's probability
-	// at those two rates. A decision needs both.
+	// at those two rates. A decision needs both, or the skeptic: Skeptical is the leader's
+	// probability when the bad rate is expected as low as the background (0 when not asked),
+	// Skeptic that it decided (Posterior.Decide).
 	Separated bool    `json:"separated"`
 	Robust    float64 `json:"robust_posterior"`
+	Skeptical float64 `json:"skeptical_posterior"`
+	Skeptic   bool    `json:"skeptic_decided"`
 	// GoodSide are the failures at commits before the leading one (the good commit included):
 	// "good commits fail too" when Failures > 0.
 	GoodSide GoodSide `json:"good_side"`
@@ -106,6 +110,7 @@ func (s *State) Report(p *Posterior) *Report {
 		FirstBad: s.Commits[lead].Commit, Subject: s.Commits[lead].Subject, Posterior: v,
 		Decided: d.Decided, Confidence: s.Settings.Confidence,
 		FailureRate: bad, BackgroundRate: bg, NoChange: p.NoChange, Separated: d.Separated, Robust: d.Robust,
+		Skeptical: d.Skeptical, Skeptic: d.Skeptic,
 		RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
@@ -177,6 +182,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				b.WriteString("Why undecided:    the bad rate is not yet told from the background (their bounds overlap)\n")
 			} else {
 				fmt.Fprintf(&b, "Why undecided:    at the least separated rates the data allow, the leader holds only %.4f\n", r.Robust)
+			}
+			if r.Skeptical > 0 {
+				fmt.Fprintf(&b, "                  and %.4f if a bad commit is expected to fail as rarely as a good one\n", r.Skeptical)
 			}
 		}
 	}
