@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/spec"
@@ -45,6 +46,7 @@ func TestEmittedStepLinesParse(t *testing.T) {
 			args := shellWords(t, l.script, l.env)
 			verbs[args[0]] = true
 			root := newRoot(steps.NewEnv())
+			lazyflags.Bind(root, args) // as execute does: the verb's flags, bound when it runs
 			cmd, rest, err := root.Find(args)
 			if err != nil || cmd == root {
 				t.Errorf("%s: %q: no such verb: %v", name, l.script, err)

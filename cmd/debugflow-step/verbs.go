@@ -25,6 +25,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/debugflow-step/timer"
 	"github.com/debugflow/debugflow/cmd/debugflow-step/verdict"
 	"github.com/debugflow/debugflow/cmd/debugflow-step/xid"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/steps"
 )
 
@@ -44,6 +45,9 @@ func newStepRoot(env *steps.Env) *cobra.Command {
 			"sanitize exits 130 (SIGINT) or 143 (SIGTERM).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// No `completion` command: nobody types debugflow-step's verbs at a shell prompt,
+		// and cobra would build its four sub-commands at every one of a job's start-ups.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
@@ -77,6 +81,8 @@ func newStepRoot(env *steps.Env) *cobra.Command {
 func execute(ctx context.Context, env *steps.Env, root *cobra.Command, args []string) int {
 	ran := false
 	markRun(root, &ran)
+	// Only the verb that runs gets its flags (the others' would be built for nothing).
+	lazyflags.Bind(root, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {

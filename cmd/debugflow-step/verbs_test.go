@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/runner/tmate"
 	"github.com/debugflow/debugflow/internal/testenv"
@@ -233,6 +234,7 @@ func readOutputs(t *testing.T, path string) map[string]string {
 // exactly its options struct's (stepflag), none registered by hand.
 func TestVerbFlagsComeFromTheOptionsStructs(t *testing.T) {
 	root := newRoot(steps.NewEnv())
+	lazyflags.BindAll(root)
 	byName := map[string]any{"gate": tmate.Options{}, "report": report.Options{}}
 	for _, v := range steps.Verbs {
 		byName[v.Name] = v.Options

@@ -24,6 +24,7 @@ import (
 	versioncmd "github.com/debugflow/debugflow/cmd/debugflow/version"
 	"github.com/debugflow/debugflow/cmd/debugflow/watch"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
@@ -95,6 +96,9 @@ func newRoot(f *factory.Factory) *cobra.Command {
 			sp.AddFlags(c)
 		}
 	}
+	// report's flags wait to be bound for debugflow-step's start-up; debugflow's start-up
+	// is mostly actionlint's, so it binds every command's at once.
+	lazyflags.BindAll(root)
 	return root
 }
 

@@ -15,7 +15,8 @@ import (
 // a test catches a typo in a pattern that only a rare path uses.
 type Regexp struct {
 	expr string
-	get  func() *regexp.Regexp
+	once sync.Once // a field, not sync.OnceValue's closures: one allocation per pattern at start-up
+	re   *regexp.Regexp
 }
 
 var (
@@ -25,7 +26,7 @@ var (
 
 // New returns a Regexp for expr, compiled on first use.
 func New(expr string) *Regexp {
-	r := &Regexp{expr: expr, get: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	r := &Regexp{expr: expr}
 	mu.Lock()
 	all = append(all, r)
 	mu.Unlock()
@@ -55,6 +56,11 @@ func Count() int {
 
 // Get returns the compiled expression.
 func (r *Regexp) Get() *regexp.Regexp { return r.get() }
+
+func (r *Regexp) get() *regexp.Regexp {
+	r.once.Do(func() { r.re = regexp.MustCompile(r.expr) })
+	return r.re
+}
 
 func (r *Regexp) String() string                 { return r.get().String() }
 func (r *Regexp) MatchString(s string) bool      { return r.get().MatchString(s) }

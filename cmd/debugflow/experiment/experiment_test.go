@@ -22,6 +22,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
@@ -38,7 +39,9 @@ import (
 func commands(f *ghcmd.Factory, sp *specsource.Source) []*cobra.Command {
 	cmd := NewCmdExperiment(f, sp, nil)
 	sp.AddFlags(cmd)
-	return []*cobra.Command{cmd, reportcmd.NewCmdReport(f.Factory, nil)}
+	report := reportcmd.NewCmdReport(f.Factory, nil)
+	lazyflags.BindAll(report) // debugflow binds its commands' flags at once (root.go)
+	return []*cobra.Command{cmd, report}
 }
 
 // runCLISplit runs one command line without changing directory and returns the exit code,

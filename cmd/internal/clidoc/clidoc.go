@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 )
 
 // Options say what to write.
@@ -26,6 +28,7 @@ type Options struct {
 
 // Write renders root and every available command under it, depth first in cobra's order.
 func Write(w io.Writer, root *cobra.Command, o Options) error {
+	lazyflags.BindAll(root) // the page lists every command's flags
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n<!-- Generated from the command tree by %s. Do not edit. -->\n\n", o.Title, o.Generator)
 	if o.Intro != "" {

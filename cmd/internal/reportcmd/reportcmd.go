@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
@@ -89,9 +90,12 @@ func NewCmdReport(f *factory.Factory, runF func(*report.Options) error) *cobra.C
 		},
 	}
 	// The flags, their defaults and help come from report.Options' tags, which also write the
-	// generated workflows' report lines.
-	stepflag.MustRegister(cmd.Flags(), opts)
-	cmd.MarkFlagsMutuallyExclusive(flagName(opts, &opts.JSON), flagName(opts, &opts.Markdown))
+	// generated workflows' report lines. Registered when report is the command run
+	// (lazyflags.Bind): debugflow-step starts about fifteen times a job, mostly for other verbs.
+	lazyflags.Defer(cmd, func() {
+		stepflag.MustRegister(cmd.Flags(), opts)
+		cmd.MarkFlagsMutuallyExclusive(flagName(opts, &opts.JSON), flagName(opts, &opts.Markdown))
+	})
 	return cmd
 }
 

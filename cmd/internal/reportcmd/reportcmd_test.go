@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/exitcode"
@@ -25,6 +26,7 @@ func execute(t *testing.T, runF func(*report.Options) error, args ...string) (st
 	var out, errOut bytes.Buffer
 	f := &factory.Factory{IO: factory.IOStreams{Out: &out, ErrOut: &errOut}, Getenv: func(string) string { return "" }}
 	cmd := NewCmdReport(f, runF)
+	lazyflags.Bind(cmd, args)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
@@ -67,6 +69,7 @@ func TestFlagsAreTheOptionsTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := NewCmdReport(&factory.Factory{}, nil)
+	lazyflags.BindAll(cmd)
 	var registered []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { registered = append(registered, f.Name) })
 	var want []string

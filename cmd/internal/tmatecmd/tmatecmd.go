@@ -5,7 +5,6 @@ package tmatecmd
 import (
 	"context"
 	"fmt"
-	"github.com/debugflow/debugflow/steps/stepflag"
 	"os/signal"
 	"syscall"
 
@@ -13,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/runner/tmate"
+	"github.com/debugflow/debugflow/steps/stepflag"
 )
 
 const gateLong = `Open a tmate session on this runner and keep the job alive until you free it.
@@ -93,7 +94,7 @@ func NewCmdGate(f *factory.Factory, runF func(*tmate.Options) error) *cobra.Comm
 		return &tmate.ExitCodeError{Code: tmate.ExitUsage, Err: err}
 	})
 	// The flags, their defaults and help come from tmate.Options' tags, which also write the
-	// generated workflow's gate lines.
-	stepflag.MustRegister(cmd.Flags(), o)
+	// generated workflow's gate lines. Registered when gate is the command run (lazyflags.Bind).
+	lazyflags.Defer(cmd, func() { stepflag.MustRegister(cmd.Flags(), o) })
 	return cmd
 }

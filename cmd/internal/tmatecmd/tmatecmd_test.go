@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/internal/runner/tmate"
 )
 
@@ -15,6 +16,7 @@ func execute(t *testing.T, runF func(*tmate.Options) error, args ...string) (str
 	var out bytes.Buffer
 	f := &factory.Factory{IO: factory.IOStreams{Out: &out, ErrOut: &out}, Getenv: func(k string) string { return "" }}
 	cmd := NewCmdGate(f, runF)
+	lazyflags.Bind(cmd, args)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)

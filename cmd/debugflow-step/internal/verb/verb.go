@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepflag"
 )
@@ -36,7 +37,8 @@ func New[O any](v Verb[O]) *cobra.Command {
 	if cmd.Args == nil {
 		cmd.Args = NoArgs
 	}
-	stepflag.MustRegister(cmd.Flags(), &o)
+	// Registered when this verb is the one run (lazyflags.Bind), not at every start-up.
+	lazyflags.Defer(cmd, func() { stepflag.MustRegister(cmd.Flags(), &o) })
 	return cmd
 }
 
