@@ -120,6 +120,10 @@ type run struct {
 	// rerunInSession makes the user attached to the tmate session rerun the staged
 	// run_reproducer.sh, as its README says, before freeing the job.
 	rerunInSession bool
+	// freshHome leaves the runner's home without an SSH key, as a hosted runner's is: the
+	// gate then creates the client keys tmate needs (an RSA key among them, about 0.3 s of
+	// ssh-keygen). Other runs find a key there already, so only the test that checks it pays.
+	freshHome bool
 	// checkoutFiles are written into the checkout over testdata/checkout (path: content).
 	checkoutFiles map[string]string
 	// release, when set, delivers debugflow-step as a release download from this server;
@@ -393,6 +397,9 @@ func (sim *simulation) newRunner(t *testing.T, how run, root, workspace string) 
 	}
 	r := newSimRunner(t, workspace, binPath(fromImage))
 	sim.runnerTemp = r.temp
+	if !how.freshHome {
+		seedClientKey(t, filepath.Join(r.temp, "home"))
+	}
 	r.cancelStep, r.cancelAfter = how.cancelStep, how.cancelAfter
 	toolkitLine := `^sudo apt-get .* install -y(\s+\S+)*\s+nvidia-cuda-toolkit(\s|$)`
 	r.provides = map[*regexp.Regexp]string{regexp.MustCompile(toolkitLine): binPath(fromToolkit)}
@@ -539,8 +546,14 @@ func TestGeneratedWorkflowRunsOnASimulatedRunner(t *testing.T) {
 	t.Parallel()
 	// The full sweep (the dispatch input), so both the crash and the failure of the suite
 	// happen whatever order xdist runs the repetitions in.
-	sim := simulate(t, run{selectExpr: "cuda", rerunInSession: true, inputs: map[string]string{"full_sweep": "true"}})
+	sim := simulate(t, run{selectExpr: "cuda", rerunInSession: true, freshHome: true, inputs: map[string]string{"full_sweep": "true"}})
 	checkReproduced(t, sim)
+	// The runner's home had no SSH key: the gate made the ones tmate's client looks for.
+	for _, key := range []string{"id_rsa", "id_ed25519"} {
+		if _, err := os.Stat(filepath.Join(sim.runnerTemp, "home", ".ssh", key)); err != nil {
+			t.Errorf("the gate did not create the client key: %v", err)
+		}
+	}
 	repro := sim.job.byID(t, generate.ReproduceStepID)
 	if strings.Contains(repro.Output, "stopped early") {
 		t.Errorf("the full sweep stopped early:\n%s", repro.Output)
@@ -1348,4 +1361,47 @@ func sanitizerTestIDs(t *testing.T, argvFile string) []string {
 		}
 	}
 	return ids
+}
+
+var (
+	clientKeyOnce sync.Once
+	clientKey     [2][]byte // the private and the public half
+	clientKeyErr  error
+)
+
+// seedClientKey puts an SSH client key in home/.ssh, one made once for the whole package
+// (ed25519: milliseconds), so the gate has no key to create.
+func seedClientKey(t *testing.T, home string) {
+	t.Helper()
+	clientKeyOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "e2e-key-")
+		if err != nil {
+			clientKeyErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		key := filepath.Join(dir, "id_ed25519")
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", key).CombinedOutput(); err != nil {
+			clientKeyErr = fmt.Errorf("ssh-keygen: %v\n%s", err, out)
+			return
+		}
+		for i, name := range []string{key, key + ".pub"} {
+			if clientKey[i], err = os.ReadFile(name); err != nil {
+				clientKeyErr = err
+				return
+			}
+		}
+	})
+	if clientKeyErr != nil {
+		t.Fatal(clientKeyErr)
+	}
+	ssh := filepath.Join(home, ".ssh")
+	if err := os.MkdirAll(ssh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"id_ed25519", "id_ed25519.pub"} {
+		if err := os.WriteFile(filepath.Join(ssh, name), clientKey[i], 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // StartupProgram is one process a start-up benchmark times: Argv[0] runs with the rest as
@@ -43,22 +44,34 @@ func BuildHello(tb testing.TB, dir string) string {
 	return hello
 }
 
-// BenchProcesses times each program as a sub-benchmark of b, one process per iteration, so
-// one run compares them side by side on the same machine at the same load.
+// BenchProcesses times each program, one process per iteration, in turn (A B C A B C ...) so
+// that a load that comes and goes during the run weighs on all of them alike, and reports each
+// one's mean time per run (NAME-ms) and its multiple of the last program, the anchor
+// (NAME-x): the ratios are the figures to quote, taken on the same iterations.
 func BenchProcesses(b *testing.B, progs []StartupProgram) {
-	for _, p := range progs {
-		b.Run(p.Name, func(b *testing.B) {
-			for b.Loop() {
-				if out, err := exec.Command(p.Argv[0], p.Argv[1:]...).CombinedOutput(); err != nil {
-					b.Fatalf("%v: %v\n%s", p.Argv, err, out)
-				}
+	total := make([]time.Duration, len(progs))
+	for b.Loop() {
+		for i, p := range progs {
+			start := time.Now()
+			if out, err := exec.Command(p.Argv[0], p.Argv[1:]...).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %v\n%s", p.Argv, err, out)
 			}
-		})
+			total[i] += time.Since(start)
+		}
 	}
+	anchor := total[len(total)-1]
+	for i, p := range progs {
+		name := strings.ReplaceAll(p.Name, " ", "_")
+		b.ReportMetric(float64(total[i].Microseconds())/1000/float64(b.N), name+"-ms")
+		if i < len(progs)-1 {
+			b.ReportMetric(float64(total[i])/float64(anchor), name+"-x")
+		}
+	}
+	b.ReportMetric(0, "ns/op") // an iteration runs every program: its time means nothing alone
 }
 
 // BenchStartup is a start-up benchmark of the binary whose main package is the current
-// directory: built static as name, it runs once with each argument list of runs, side by side
+// directory: built static as name, it runs once with each argument list of runs, in turn
 // with its floor (the main package in ./testdata/startupfloor, which links only the libraries
 // the binary cannot do without and does nothing) and the hello world anchor.
 func BenchStartup(b *testing.B, name string, runs ...[]string) {
