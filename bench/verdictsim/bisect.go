@@ -120,11 +120,21 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
 		writeBisectHeader(out)
 		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, func(c BisectCell) { writeBisectRow(out, c) })
+		var decided, wrong, bDecided, bWrong int
 		for _, c := range cells {
 			if c.Err != nil {
 				return c.Err
 			}
+			decided += c.Decided
+			wrong += c.Wrong
+			bDecided += c.BDecided
+			bWrong += c.BWrong
 		}
+		fmt.Fprintf(out, "\nOver all cells: %d of %d decided bisections wrong", wrong, decided)
+		if withBayesect {
+			fmt.Fprintf(out, "; bayesect-style: %d of %d", bWrong, bDecided)
+		}
+		fmt.Fprintln(out)
 	}
 	return nil
 }

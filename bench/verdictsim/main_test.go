@@ -81,7 +81,8 @@ func TestExperimentTableBounds(t *testing.T) {
 // that ran: a bisection that stops early because its budget cannot decide counts what it ran)
 // are no more than the git-bayesect-style search's in every cell but three, as in the table:
 // a rate of 0.05 with steps of 50 and no background, and a rate of 0.3 with steps of 5, where
-// the search is wrong more often; there at most 20% more (docs/bisect.md, "Calibration").
+// the search is wrong more often; there at most 18% more (the full table: 7 to 11%; these 150
+// histories: 10 to 16%; docs/bisect.md, "Calibration").
 func TestBisectTableBounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -107,10 +108,10 @@ func TestBisectTableBounds(t *testing.T) {
 		}
 		limit := 1.0
 		if (c.Rate == 0.05 && c.Count == 50 && c.Background == 0) || (c.Rate == 0.3 && c.Count == 5) {
-			limit = 1.2
+			limit = 1.18
 		}
 		if c.Trials > limit*c.BTrials {
-			t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, more than %.1f times the bayesect-style search's %.0f",
+			t.Errorf("rate %v, background %v, %d per step: %.0f trials on average, more than %.2f times the bayesect-style search's %.0f",
 				c.Rate, c.Background, c.Count, c.Trials/runs, limit, c.BTrials/runs)
 		}
 	})

@@ -183,9 +183,13 @@ type Verdict struct {
 // Where the bounds do not decide although the leader holds the confidence, the skeptic
 // (Posterior.skeptic) may: the same data under a prior that expects a bad commit to fail as
 // rarely as a good one. It is what brings a rate of 0.05 with steps of 50 and 0.3 with steps
-// of 5 near the git-bayesect-style search's trials (618 against 685 trials, the search 554;
-// 80 against 88, the search 74, on 16 commits), with wrong among decided at most 3.9% in
-// every cell of the table, 3.2% on 16 and 64 commits (docs/bisect.md, "Calibration").
+// of 5 near the git-bayesect-style search's trials (615 against 685 with the bounds alone,
+// the search 554; 79 against 88, the search 74, on 16 commits), with wrong among decided at
+// most 4.0% in every cell of the table, 3.2% on 16 and 64 commits (docs/bisect.md,
+// "Calibration"). What remains of the difference is the evidence these conditions ask for,
+// not where the steps go: the leader holds the confidence after fewer trials than the search
+// needs, and in the steps that follow the step choice already runs the leader and the commit
+// before it (ChooseStep).
 func (p *Posterior) Decide(confidence float64, trials int) Verdict {
 	lead, v := p.Leader()
 	h := lead + 1

@@ -380,6 +380,52 @@ func BenchmarkChoose(b *testing.B) {
 	}
 }
 
+// BenchmarkChooseStep is a step choice on 256 commits where it looks ahead (ChooseStep): the
+// leader holds the confidence, the stop rule wants more (a rate of 0.05, steps of 50, the
+// first history of a simulation that gets there). It must stay well under 50 ms.
+func BenchmarkChooseStep(b *testing.B) {
+	const n, count = 256, 50
+	p := lookingAhead(b, n, count)
+	for b.Loop() {
+		if _, _, err := p.ChooseStep(1, count, 0.95, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// lookingAhead simulates bisections of n commits at a rate of 0.05 with steps of count until
+// the leader holds 0.95 and Decide does not decide, and returns that posterior.
+func lookingAhead(tb testing.TB, n, count int) *Posterior {
+	for seed := range uint64(50) {
+		s := Simulation{Commits: n, FirstBad: n / 3, Rate: 0.05, Count: count, Confidence: 0.95, MaxSteps: 30, Model: DefaultModel, Seed: seed}
+		rng := rand.New(rand.NewPCG(s.Seed, uint64(s.FirstBad)))
+		obs := make([]Counts, n)
+		var good Counts
+		for range 30 {
+			p, err := s.Model.Posterior(good, obs)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			d := p.Decide(0.95, count)
+			if d.Decided {
+				break
+			}
+			if d.Posterior >= 0.95 {
+				return p
+			}
+			picks, _, _ := p.Choose(1, count, nil, nil)
+			c := s.step(rng, picks[0])
+			if picks[0] == Good {
+				good = good.Add(c)
+			} else {
+				obs[picks[0]] = obs[picks[0]].Add(c)
+			}
+		}
+	}
+	tb.Fatal("no history where the stop rule held a leader at 0.95")
+	return nil
+}
+
 func BenchmarkPosterior(b *testing.B) {
 	obs := make([]Counts, 10000)
 	for j := range obs {

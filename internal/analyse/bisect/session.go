@@ -197,7 +197,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				pending = append(pending, j)
 			}
 			skip, goodSkipped := st.SkippedCommits()
-			picks, bits, err := p.Choose(k, st.Settings.Count, pending, func(j int) bool {
+			picks, bits, err := p.ChooseStep(k, st.Settings.Count, st.Settings.Confidence, pending, func(j int) bool {
 				if j == Good {
 					return goodSkipped
 				}

@@ -82,7 +82,7 @@ func (s Simulation) Run() (SimResult, error) {
 			res.Hopeless = true
 			return res, nil
 		}
-		picks, _, err := p.Choose(min(par, s.MaxSteps-res.Steps), s.Count, nil, nil)
+		picks, _, err := p.ChooseStep(min(par, s.MaxSteps-res.Steps), s.Count, s.Confidence, nil, nil)
 		if err != nil {
 			return res, err
 		}
