@@ -232,6 +232,7 @@ func TestSessionBackgroundFlakeAtEveryCommit(t *testing.T) {
 	if !rep.Decided || rep.Subject != "change 11" {
 		t.Fatalf("not decided: %+v\n%s\n%s", rep, out.String(), text.String())
 	}
+	t.Logf("session:\n%s\n%s", out.String(), text.String())
 	// 1 in 25 before, 9 in 25 after.
 	if math.Abs(rep.BackgroundRate-0.04) > 0.02 || math.Abs(rep.FailureRate-0.36) > 0.06 {
 		t.Errorf("rates %.3f (bad) and %.3f (background), want about 0.36 and 0.04", rep.FailureRate, rep.BackgroundRate)
