@@ -19,8 +19,8 @@ func TestEveryLazyPatternCompiles(t *testing.T) {
 }
 
 // BenchmarkStartup measures one debugflow-step process (about fifteen per job) against its
-// anchor, a Go hello world built the same way, in one run: `go test -run '^$' -bench
-// Startup ./cmd/debugflow-step`. The target is at most twice the hello world. The floor is a
+// anchor, a Go hello world built the same way, in turn: `go test -run '^$' -bench
+// Startup -benchtime 300x ./cmd/debugflow-step` (the -x metrics are multiples of hello-ms). The target is at most twice the hello world. The floor is a
 // program that links only what the step binary cannot do without (testdata/startupfloor:
 // go-githubactions, which brings net/http, cobra and the early signal catch) and does
 // nothing: what no change inside debugflow-step can go below. All are built static, as the

@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkStartup measures `debugflow --version` against its anchor, a Go hello world built
-// the same way, in one run: `go test -run '^$' -bench Startup ./cmd/debugflow`. The target is
+// the same way, in turn: `go test -run '^$' -bench Startup -benchtime 300x ./cmd/debugflow` (the -x metrics
+// are multiples of hello-ms). The target is
 // at most twice the hello world. The floor is a program that links only what debugflow cannot
 // do without (testdata/startupfloor: actionlint, go-github, goccy/go-yaml, cobra, the early
 // signal catch) and does nothing: their package initialisation (actionlint's tables above
