@@ -107,7 +107,10 @@ func TestBisectTableBounds(t *testing.T) {
 			t.Errorf("rate %v, background %v, %d per step: %d wrong of %d decided, more than 5%%", c.Rate, c.Background, c.Count, c.Wrong, c.Decided)
 		}
 		limit := 1.0
-		if (c.Rate == 0.05 && c.Count == 50 && c.Background == 0) || (c.Rate == 0.3 && c.Count == 5) {
+		switch {
+		case c.Rate == 0.05 && c.Count == 50 && c.Background == 0:
+			limit = 1.06 // 0.996 times on the table's 2,000 histories, 1.045 on these 150
+		case c.Rate == 0.3 && c.Count == 5:
 			limit = 1.18
 		}
 		if c.Trials > limit*c.BTrials {

@@ -483,8 +483,9 @@ const aheadMargin = 0.4
 // Choose. What it changes is small (bench/verdictsim, docs/bisect.md, "Calibration"): a failure
 // on every trial with steps of 5 and --bad-seen 3/3 takes at most two steps more than git
 // bisect instead of three (--bad leads after clean steps and is run instead of the commit
-// before it, again); on the table's cells at most 6 trials fewer on average (615 instead of
-// 618 at a rate of 0.05 with steps of 50 on 16 commits), the share decided within 0.9 points,
+// before it, again); on the table's cells at most 6 trials fewer on average (measured with the
+// skeptic's floor for every step size: 615 instead of 618 at a rate of 0.05 with steps of 50 on
+// 16 commits), the share decided within 0.9 points,
 // wrong among decided as before. The information choice already runs the leader or the commit
 // before it in nearly every such step. Looking ahead from a leader at 0.5, with a smaller
 // margin, or two steps ahead saved no more than 2 to 3% and named more wrong commits.

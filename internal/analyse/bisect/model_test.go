@@ -573,14 +573,17 @@ func TestOutlook(t *testing.T) {
 // at the commits from 8 on. With 30 clean trials at commit 7 the posterior holds commit 8 at
 // 0.997, the narrow bounds' robust posterior only 0.82: the bounds do not decide, the skeptic
 // (0.957 when a bad commit is expected to fail as rarely as a good one) does. With 20 clean
-// trials (posterior 0.984) the robust posterior is 0.56, under skepticFloor: the skeptic is
-// not asked. Nor after a history like those that misled it before the floor: 8 failures in 40
-// trials, 45 clean ones at commit 7 (posterior 0.977, robust 0.37).
+// trials (posterior 0.984) the robust posterior is 0.56, under skepticFloor, and the skeptic
+// is asked only because nothing failed before commit 8 and one step of 5 is expected to fail
+// at the skeptic's rate (0.21): it says 0.86 and does not decide. After a history like those
+// that misled it before the floor, 8 failures in 40 trials, 45 clean ones at commit 7
+// (posterior 0.977, robust 0.37), it is not asked: at its rate (0.14) a step of 5 may well
+// stay clean.
 func TestSkeptic(t *testing.T) {
 	for _, c := range []struct {
 		clean, failures, trials int
-		skeptic                 bool
-	}{{30, 5, 15, true}, {20, 5, 15, false}, {45, 4, 20, false}} {
+		asked, skeptic          bool
+	}{{30, 5, 15, true, true}, {20, 5, 15, true, false}, {45, 4, 20, false, false}} {
 		obs := make([]Counts, 16)
 		obs[3] = Counts{Trials: 10}
 		obs[7] = Counts{Trials: c.clean}
@@ -597,8 +600,40 @@ func TestSkeptic(t *testing.T) {
 		if d.Decided != c.skeptic || d.Skeptic != c.skeptic {
 			t.Errorf("%d clean trials, %d of %d twice: %+v, want decided by the skeptic %v", c.clean, c.failures, c.trials, d, c.skeptic)
 		}
-		if below := d.Robust < skepticFloor; below != (d.Skeptical == 0) || below == c.skeptic {
-			t.Errorf("%d clean trials: robust %v, skeptical %v", c.clean, d.Robust, d.Skeptical)
+		if asked := d.Skeptical != 0; asked != c.asked || (d.Robust >= skepticFloor) != (c.clean == 30) {
+			t.Errorf("%d clean trials: robust %v, skeptical %v, want the skeptic asked %v", c.clean, d.Robust, d.Skeptical, c.asked)
+		}
+	}
+}
+
+// The skeptic's floor guards steps that may stay clean at a bad commit. The same counts, 3
+// failures in 50 trials at commits 8 and 10 and 200 clean trials at commit 7 (100 at commit
+// 3), leave the narrow bounds' robust posterior at 0.44, under skepticFloor. With steps of 50,
+// where one step at the skeptic's rate (0.054) is expected to fail 2.7 times, and nothing
+// failing before commit 8, the skeptic is asked and decides commit 8. With steps of 5 (0.27
+// failures expected) it is not asked; nor, with steps of 50, once a trial at commit 3 failed:
+// the background is then more than a guess, and the floor stands.
+func TestSkepticFloorIsForStepsThatMayStayClean(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		steps, goodFailures int
+		decided             bool
+	}{{"steps of 50", 50, 0, true}, {"steps of 5", 5, 0, false}, {"steps of 50, a failure at commit 3", 50, 1, false}} {
+		obs := make([]Counts, 16)
+		obs[3] = Counts{Failures: c.goodFailures, Trials: 100}
+		obs[7] = Counts{Trials: 200}
+		obs[8] = Counts{Failures: 3, Trials: 50}
+		obs[10] = Counts{Failures: 3, Trials: 50}
+		p, err := DefaultModel.Posterior(Counts{}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := p.Decide(0.95, c.steps)
+		if d.Lead != 8 || d.Robust >= skepticFloor {
+			t.Fatalf("%s: %+v, want commit 8 leading with the robust posterior under the floor", c.name, d)
+		}
+		if d.Decided != c.decided || d.Skeptic != c.decided || (d.Skeptical != 0) != c.decided {
+			t.Errorf("%s: %+v, want decided by the skeptic %v", c.name, d, c.decided)
 		}
 	}
 }
