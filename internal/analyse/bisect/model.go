@@ -182,11 +182,11 @@ type Verdict struct {
 //
 // Where the bounds do not decide although the leader holds the confidence, the skeptic
 // (Posterior.skeptic) may: the same data under a prior that expects a bad commit to fail as
-// rarely as a good one. It is what brings a rate of 0.05 with steps of 50 to the
-// git-bayesect-style search's trials or below (552 against 685 with the bounds alone, the
-// search 554, on 16 commits) and 0.3 with steps of 5 near them (79 against 88, the search
-// 74), with wrong among decided at most 4.5% in every cell of the table, 3.4% on 16 and 64
-// commits (docs/bisect.md, "Calibration"). What remains of the difference at 0.3 with steps
+// rarely as a good one. It is what brings a rate of 0.05 with steps of 50 below the
+// git-bayesect-style search's trials (543 against 685 with the bounds alone, the search 554,
+// on 16 commits) and 0.3 with steps of 5 near them (79 against 88, the search 74), with wrong
+// among decided at most 4.7% in every cell of the table, 3.6% on 16 and 64 commits
+// (docs/bisect.md, "Calibration"). What remains of the difference at 0.3 with steps
 // of 5 is the evidence calibration asks for, not where the steps go: the leader holds the
 // confidence after fewer trials than the search needs, the step choice then runs the leader
 // and the commit before it (ChooseStep), and the same counts at a rate of 0.05 name a wrong
@@ -230,26 +230,28 @@ const skepticFloor = 0.75
 // against those trials, so a few clean steps at a bad commit no longer look like proof that it
 // is good, while a rate that many steps have measured barely moves. It decides when the leader
 // holds the confidence under that prior too, still holds it with the bad rate at the skeptic's
-// mean and the background at its wide upper bound (tail), above which failures at good commits
-// would name an earlier commit, and holds at least skepticFloor at the bounds' rates. The
-// floor is for steps that may well stay clean at a bad commit: it does not apply when one step
-// of trials trials at the skeptic's mean rate is expected to fail at least once and no trial
-// failed before the leader (the good commit included), so that a clean step is evidence even
-// at the skeptic's rate and no background is in sight. Each condition was measured
-// (bench/verdictsim on the table's histories, docs/bisect.md, "Calibration"): without the
-// floor, 1 of the 13 bisections that decided at a rate of 0.05 over a background of 0.02 with
-// steps of 5 (16 commits) named a wrong commit, each wrong one after a bad commit stayed clean
-// for 45 to 85 trials, the bounds' robust posterior 0.41 to 0.68; with a floor of 0.5 instead,
-// 2 of the 16 that decided at 0.05 with steps of 5 and no background named a wrong commit, 1
-// of 16 over a background of 0.02; with the floor for every step size, 615 trials at a rate of
-// 0.05 with steps of 50 (16 commits, the search 554), 753 and 856 on 64 and 256 commits (682,
-// 810); lifted whenever a step is expected to fail, the background's failures before the
-// leader notwithstanding, 4.7% wrong among decided at a rate of 0.05 over a background of 0.02
-// with steps of 50 on 256 commits (4.5% with the condition); without the background's bound,
-// 3.7% of those deciding at a rate of 0.05 over a background of 0.02 with steps of 50 (3.0%
-// with it, 1,000 runs); with a prior of 10 trials' weight, 3.9 to 4.4% at a rate of 0.1 with
-// steps of 5; with 20 on 64 and 256 commits, two histories of TestStopRuleBoundsOnLongRanges
-// named a wrong commit.
+// mean and the background at its wide upper bound (tail) once a trial before the leader failed
+// (above it those failures would name an earlier commit; while none has, at its mean, as the
+// bad rate), and holds at least skepticFloor at the bounds' rates. The floor is for steps that
+// may well stay clean at a bad commit: it does not apply when one step of trials trials at the
+// skeptic's mean rate is expected to fail at least once and no trial failed before the leader
+// (the good commit included), so that a clean step is evidence even at the skeptic's rate and
+// no background is in sight. Each condition was measured (bench/verdictsim on the table's
+// histories, docs/bisect.md, "Calibration"): without the floor, 1 of the 13 bisections that
+// decided at a rate of 0.05 over a background of 0.02 with steps of 5 (16 commits) named a
+// wrong commit, each wrong one after a bad commit stayed clean for 45 to 85 trials, the
+// bounds' robust posterior 0.41 to 0.68; with a floor of 0.5 instead, 2 of the 16 that decided
+// at 0.05 with steps of 5 and no background named a wrong commit, 1 of 16 over a background of
+// 0.02; with the floor for every step size, 615 trials at a rate of 0.05 with steps of 50 (16
+// commits, the search 554), 753 and 856 on 64 and 256 commits (682, 810); lifted whenever a
+// step is expected to fail, the background's failures before the leader notwithstanding, 4.7%
+// wrong among decided at a rate of 0.05 over a background of 0.02 with steps of 50 on 256
+// commits (4.5% with the condition; 4.7% too with the background at its mean while nothing
+// failed before the leader, which brings 696 trials at 0.05 with steps of 50 on 64 commits to
+// 681, the search 682); without the background's bound, 3.7% of those deciding at a rate of
+// 0.05 over a background of 0.02 with steps of 50 (3.0% with it, 1,000 runs); with a prior of
+// 10 trials' weight, 3.9 to 4.4% at a rate of 0.1 with steps of 5; with 20 on 64 and 256
+// commits, two histories of TestStopRuleBoundsOnLongRanges named a wrong commit.
 func (p *Posterior) skeptic(d *Verdict, confidence, tail float64, trials int) {
 	h := d.Lead + 1
 	sk := p.model
@@ -262,14 +264,21 @@ func (p *Posterior) skeptic(d *Verdict, confidence, tail float64, trials int) {
 		return
 	}
 	bad := q.alpha[h] / (q.alpha[h] + q.beta[h])
-	if d.Robust < skepticFloor && !(p.cleanBefore(h) && float64(trials)*bad >= 1) {
+	clean := p.cleanBefore(h)
+	if d.Robust < skepticFloor && !(clean && float64(trials)*bad >= 1) {
 		return
 	}
 	d.Skeptical = q.w[h]
 	if d.Skeptical < confidence {
 		return
 	}
-	bg := stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])
+	// The background: its wide upper bound once trials before the leader failed (above it
+	// those failures would name an earlier commit); with none failed, its mean, as the bad
+	// rate's.
+	bg := p.galpha[h] / (p.galpha[h] + p.gbeta[h])
+	if !clean {
+		bg = stats.BetaQuantile(1-tail, p.galpha[h], p.gbeta[h])
+	}
 	if bad <= bg {
 		return
 	}

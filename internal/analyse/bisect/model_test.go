@@ -637,3 +637,35 @@ func TestSkepticFloorIsForStepsThatMayStayClean(t *testing.T) {
 		}
 	}
 }
+
+// With no failure before the leader, the skeptic holds the background at its mean, as the bad
+// rate: 2, 2 and 3 failures in 50 trials at commits 8, 10 and 12, 300 clean trials at commit 7
+// and 100 at commit 3 decide commit 8 with steps of 50, where the background's wide upper bound
+// (the bound that stands once a trial before the leader failed) would leave commit 8 at 0.86.
+func TestSkepticBackgroundAtItsMeanWhenNothingFailedBefore(t *testing.T) {
+	obs := make([]Counts, 16)
+	obs[3] = Counts{Trials: 100}
+	obs[7] = Counts{Trials: 300}
+	for i, f := range []int{2, 2, 3} {
+		obs[8+2*i] = Counts{Failures: f, Trials: 50}
+	}
+	p, err := DefaultModel.Posterior(Counts{}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Decide(0.95, 50)
+	if !d.Decided || !d.Skeptic || d.Lead != 8 {
+		t.Fatalf("%+v, want commit 8 decided by the skeptic", d)
+	}
+	sk := DefaultModel
+	sk.PriorA, sk.PriorB = sk.BackgroundA, sk.BackgroundB
+	q, err := sk.Posterior(Counts{}, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := q.alpha[9] / (q.alpha[9] + q.beta[9])
+	upper := stats.BetaQuantile(1-stopTail(16, 0.95)*wideTail, p.galpha[9], p.gbeta[9])
+	if got := p.fixedRates(bad, upper)[9]; got >= 0.95 {
+		t.Errorf("at the background's wide upper bound commit 8 holds %.3f: the case does not show the mean at work", got)
+	}
+}
