@@ -254,6 +254,10 @@ const skepticFloor = 0.75
 // commits, two histories of TestStopRuleBoundsOnLongRanges named a wrong commit.
 func (p *Posterior) skeptic(d *Verdict, confidence, tail float64, trials int) {
 	h := d.Lead + 1
+	clean := p.cleanBefore(h)
+	if d.Robust < skepticFloor && !clean { // the floor stands whatever the skeptic's rate
+		return
+	}
 	sk := p.model
 	sk.PriorA, sk.PriorB = sk.BackgroundA, sk.BackgroundB
 	if n := len(p.P); n > 16 {
@@ -264,8 +268,7 @@ func (p *Posterior) skeptic(d *Verdict, confidence, tail float64, trials int) {
 		return
 	}
 	bad := q.alpha[h] / (q.alpha[h] + q.beta[h])
-	clean := p.cleanBefore(h)
-	if d.Robust < skepticFloor && !(clean && float64(trials)*bad >= 1) {
+	if d.Robust < skepticFloor && float64(trials)*bad < 1 {
 		return
 	}
 	d.Skeptical = q.w[h]
