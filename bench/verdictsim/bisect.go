@@ -22,6 +22,9 @@ type BisectCell struct {
 	// Results: runs, decided, wrong among decided, mean trials; the same for the
 	// git-bayesect-style search.
 	Runs, Decided, Wrong int
+	// Checked are the decided bisections whose report asks for a check (bisect.Check: steps
+	// that may stay clean at a bad commit), CheckedWrong the wrong ones among them.
+	Checked, CheckedWrong int
 	// Hopeless: stopped undecided before the budget was spent (bisect.Outlook.Hopeless).
 	Hopeless int
 	// Trials are the trials that ran, whatever the end: a bisection that stops early
@@ -84,6 +87,12 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 						if res.Found != fb {
 							c.Wrong++
 						}
+						if res.Checked {
+							c.Checked++
+							if res.Found != fb {
+								c.CheckedWrong++
+							}
+						}
 					}
 					c.BTrials += float64(b.Trials)
 					if b.Decided {
@@ -120,17 +129,20 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
 		writeBisectHeader(out)
 		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, func(c BisectCell) { writeBisectRow(out, c) })
-		var decided, wrong, bDecided, bWrong int
+		var decided, wrong, checked, checkedWrong, bDecided, bWrong int
 		for _, c := range cells {
 			if c.Err != nil {
 				return c.Err
 			}
 			decided += c.Decided
 			wrong += c.Wrong
+			checked += c.Checked
+			checkedWrong += c.CheckedWrong
 			bDecided += c.BDecided
 			bWrong += c.BWrong
 		}
-		fmt.Fprintf(out, "\nOver all cells: %d of %d decided bisections wrong", wrong, decided)
+		fmt.Fprintf(out, "\nOver all cells: %d of %d decided bisections wrong (%d of the %d with a check, %d of the %d without)", wrong, decided,
+			checkedWrong, checked, wrong-checkedWrong, decided-checked)
 		if withBayesect {
 			fmt.Fprintf(out, "; bayesect-style: %d of %d", bWrong, bDecided)
 		}
@@ -142,8 +154,8 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 // writeBisectHeader and writeBisectRow print the table as a Markdown table, a row per cell as
 // soon as it is done (the full grid takes a while).
 func writeBisectHeader(w io.Writer) {
-	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | stopped early | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| commits | rate | background | reps/step | decided | wrong among decided | with a check | wrong without a check | stopped early | mean trials | bayesect-style: decided | its wrong among decided | its mean trials |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
 func writeBisectRow(w io.Writer, c BisectCell) {
@@ -153,8 +165,8 @@ func writeBisectRow(w io.Writer, c BisectCell) {
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 	}
-	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
-		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), pct(c.Hopeless, c.Runs), c.Trials/float64(c.Runs),
+	fmt.Fprintf(w, "| %d | %g | %g | %d | %s | %s | %s | %s | %s | %.0f | %s | %s | %.0f |\n", c.Commits, c.Rate, c.Background, c.Count,
+		pct(c.Decided, c.Runs), pct(c.Wrong, c.Decided), pct(c.Checked, c.Decided), pct(c.Wrong-c.CheckedWrong, c.Decided-c.Checked), pct(c.Hopeless, c.Runs), c.Trials/float64(c.Runs),
 		pct(c.BDecided, c.Runs), pct(c.BWrong, c.BDecided), c.BTrials/float64(c.Runs))
 	if f, ok := w.(interface{ Sync() error }); ok {
 		f.Sync()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -47,6 +48,12 @@ type Report struct {
 	Robust    float64 `json:"robust_posterior"`
 	Skeptical float64 `json:"skeptical_posterior"`
 	Skeptic   bool    `json:"skeptic_decided"`
+	// BadRateLow is the lower end of the bad rate's credible interval under the leading
+	// commit (Verdict.BadLow): the lowest rate the counts allow.
+	BadRateLow float64 `json:"bad_rate_low"`
+	// Check, on a decided bisection, is the run of the commit before the answer that would
+	// expose a wrong answer (NewCheck; nil when none is needed).
+	Check *Check `json:"check"`
 	// GoodSide are the failures at commits before the leading one (the good commit included):
 	// "good commits fail too" when Failures > 0.
 	GoodSide GoodSide `json:"good_side"`
@@ -56,6 +63,51 @@ type Report struct {
 	Good          RefCommit `json:"good"`
 	Bad           RefCommit `json:"bad"`
 	Mode          string    `json:"mode"`
+}
+
+// Check is the confirmation a decision asks for when its steps may stay clean at a bad commit
+// and the commit before the answer (Commit, the good commit when the answer is the first
+// candidate) has not been run clean often enough to rule out, at the confidence, that it is bad
+// at Rate: a quarter of the lowest rate the counts allow (Report.BadRateLow). The stop rule is
+// calibrated for the rates it measures, but a cluster of failures makes a low rate look high,
+// and then a bad commit that stayed clean for a few dozen trials looks good (docs/bisect.md,
+// "The check": 11 to 20% of the rare bisections that decided at a rate of 0.05 with steps of 5
+// named a later commit). A failure in Trials more trials at Commit means the answer is wrong;
+// clean, they rule out Rate there.
+type Check struct {
+	Commit string `json:"commit"`
+	// Clean are the clean trials Commit has (0 when any of its trials failed).
+	Clean  int     `json:"clean"`
+	Trials int     `json:"trials"`
+	Rate   float64 `json:"rate"`
+}
+
+// checkRateShare is the share of the bad rate's lower bound at which the commit before a
+// decision must be ruled out as bad; checkCleanStep the chance of a clean step at the measured
+// bad rate below which a bad commit does not stay clean for long and no check is asked.
+const (
+	checkRateShare = 0.25
+	checkCleanStep = 0.001
+)
+
+// NewCheck is the Check a decision on steps of count trials asks of commit, the commit before
+// it, whose counts are before: nil when a step at the measured bad rate (bad, its posterior
+// mean) stays clean less than 0.1% of the time (a failure on nearly every trial asks for
+// nothing) or when commit's clean trials already rule out a quarter of low (Verdict.BadLow).
+func NewCheck(commit string, count int, bad float64, before Counts, low, confidence float64) *Check {
+	if low <= 0 || low >= 1 || math.Pow(1-bad, float64(count)) < checkCleanStep {
+		return nil
+	}
+	rate := low * checkRateShare
+	need := int(math.Ceil(math.Log(1-confidence) / math.Log1p(-rate)))
+	clean := before.Trials
+	if before.Failures > 0 {
+		clean = 0
+	}
+	if need <= clean {
+		return nil
+	}
+	return &Check{Commit: commit, Clean: clean, Trials: need - clean, Rate: rate}
 }
 
 // ReportRange is a run of consecutive candidates.
@@ -110,10 +162,17 @@ func (s *State) Report(p *Posterior) *Report {
 		FirstBad: s.Commits[lead].Commit, Subject: s.Commits[lead].Subject, Posterior: v,
 		Decided: d.Decided, Confidence: s.Settings.Confidence,
 		FailureRate: bad, BackgroundRate: bg, NoChange: p.NoChange, Separated: d.Separated, Robust: d.Robust,
-		Skeptical: d.Skeptical, Skeptic: d.Skeptic,
+		Skeptical: d.Skeptical, Skeptic: d.Skeptic, BadRateLow: d.BadLow,
 		RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
+	}
+	if d.Decided {
+		before, counts := s.Good.Commit, p.ext[lead]
+		if lead > 0 {
+			before = s.Commits[lead-1].Commit
+		}
+		r.Check = NewCheck(before, s.Settings.Count, bad, counts, d.BadLow, s.Settings.Confidence)
 	}
 	r.GoodSide.Failures, r.GoodSide.Trials, r.GoodSide.Commits = s.GoodSideFailures(lead)
 	if r.GoodSide.Commits == nil {
@@ -169,6 +228,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "First bad commit: %s %s\n", r.FirstBad, clean(r.Subject, 100))
 		fmt.Fprintf(&b, "Posterior:        %.4f (confidence %.2f), after %s\n", r.Posterior, r.Confidence, how)
 		b.WriteString(rates)
+		if c := r.Check; c != nil {
+			fmt.Fprintf(&b, "Check:            %s, the commit before, has %d clean trials: a bad commit failing at %.3g\n", short(c.Commit), c.Clean, c.Rate)
+			b.WriteString("                  per trial (a quarter of the lowest rate these counts allow) stays that clean\n")
+			fmt.Fprintf(&b, "                  more than %.0f%% of the time, and at low rates a cluster of failures misleads: at a\n", 100*(1-r.Confidence))
+			b.WriteString("                  rate of 0.05 with steps of 5, 11-20% of the decisions named a later commit in\n")
+			fmt.Fprintf(&b, "                  simulation (docs/bisect.md, \"The check\"). Run it %d more times: a failure there\n", c.Trials)
+			fmt.Fprintf(&b, "                  means %s is not the first bad commit; clean, they rule out %.3g there (%.0f%%)\n", short(r.FirstBad), c.Rate, 100*r.Confidence)
+		}
 	} else {
 		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", r.Stop, how)
 		fmt.Fprintf(&b, "Most likely:      %s %s at %.4f (confidence %.2f wanted)\n", r.FirstBad, clean(r.Subject, 100), r.Posterior, r.Confidence)

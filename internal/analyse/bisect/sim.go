@@ -46,8 +46,9 @@ type SimResult struct {
 	// Found is the leading commit at the end and Posterior its probability.
 	Found     int
 	Posterior float64
-	// Decided: the stop rule decided within the budget.
-	Decided bool
+	// Decided: the stop rule decided within the budget. Checked: the report asks for a check
+	// of the commit before the answer (NewCheck).
+	Decided, Checked bool
 	// Hopeless: it stopped undecided before the budget was spent, because the budget left
 	// could not plausibly decide (Outlook.Hopeless). Trials counts the trials that ran.
 	Hopeless bool
@@ -73,6 +74,12 @@ func (s Simulation) Run() (SimResult, error) {
 		res.Found, res.Posterior = v.Lead, v.Posterior
 		if v.Decided {
 			res.Decided = true
+			before := good
+			if v.Lead > 0 {
+				before = obs[v.Lead-1]
+			}
+			bad, _ := p.RatesAt(v.Lead)
+			res.Checked = NewCheck("", s.Count, bad, before, v.BadLow, s.Confidence) != nil
 			return res, nil
 		}
 		if res.Steps >= s.MaxSteps {

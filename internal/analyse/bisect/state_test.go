@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/debugflow/debugflow/internal/testenv/golden"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/testenv/golden"
 )
 
 func TestStateRoundTrip(t *testing.T) {
@@ -264,5 +266,66 @@ func TestReadStateRefusesNonRegular(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadState waits on a FIFO")
+	}
+}
+
+// A decision asks for a check of the commit before it until that commit's clean trials rule
+// out a quarter of the lowest bad rate the counts allow. The counts of the first case are those
+// of a bisection in bench/verdictsim that decided at a rate of 0.05 with steps of 5 and named a
+// commit after the first bad one: the commit before it had stayed clean 75 times. With 200
+// clean trials there, the same decision asks for nothing.
+func TestReportChecksTheCommitBefore(t *testing.T) {
+	tests := []struct {
+		name       string
+		prev, lead Counts
+		wantMore   bool
+	}{
+		{"a cluster of failures", Counts{Trials: 75}, Counts{Failures: 7, Trials: 30}, true},
+		{"the commit before ruled out", Counts{Trials: 200}, Counts{Failures: 7, Trials: 30}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.Count = 5
+			st := fakeState(t, 16, set, Counts{})
+			for i, c := range []Counts{tt.prev, tt.lead} {
+				st.Steps = append(st.Steps, Step{N: i + 1, Commit: st.Commits[9+i].Commit, Outcome: Given, Counts: c})
+			}
+			p, err := st.ComputePosterior()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := st.Report(p)
+			if !rep.Decided || rep.FirstBad != st.Commits[10].Commit {
+				t.Fatalf("decided %v at %s (%.4f), want commit 10", rep.Decided, rep.FirstBad, rep.Posterior)
+			}
+			var text bytes.Buffer
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.wantMore {
+				if rep.Check != nil || strings.Contains(text.String(), "Check:") {
+					t.Errorf("check %+v\n%s", rep.Check, text.String())
+				}
+				return
+			}
+			c := rep.Check
+			if c == nil {
+				t.Fatalf("no check; bad rate low %.3g\n%s", rep.BadRateLow, text.String())
+			}
+			// The clean trials there and the more asked for rule out Rate at the confidence,
+			// one fewer would not.
+			all := float64(c.Clean + c.Trials)
+			if c.Commit != st.Commits[9].Commit || c.Clean != 75 || math.Abs(c.Rate-rep.BadRateLow/4) > 1e-12 ||
+				math.Pow(1-c.Rate, all) > 1-set.Confidence || math.Pow(1-c.Rate, all-1) <= 1-set.Confidence {
+				t.Errorf("check %+v (bad rate low %.3g)", *c, rep.BadRateLow)
+			}
+			for _, want := range []string{"Check:", short(st.Commits[9].Commit) + ", the commit before, has 75 clean trials",
+				fmt.Sprintf("Run it %d more times", c.Trials), short(st.Commits[10].Commit) + " is not the first bad commit"} {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("the report does not say %q:\n%s", want, text.String())
+				}
+			}
+		})
 	}
 }
