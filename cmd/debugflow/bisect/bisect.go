@@ -36,6 +36,7 @@ type BisectOptions struct {
 	MaxTime    time.Duration
 	Parallel   int
 	Retries    int
+	Confirm    bool
 	BadSeen    string
 	Runner     string
 	JSON       bool
@@ -128,6 +129,7 @@ func NewCmdBisect(fac *ghcmd.Factory, sp *specsource.Source, runF func(*BisectOp
 	f.DurationVar(&o.MaxTime, "max-time", 0, "start no step once the steps used this much runner time (e.g. 6h; default no limit)")
 	f.IntVar(&o.Parallel, "parallel", 1, fmt.Sprintf("on GitHub: steps running at once, the K most informative commits (1 to %d)", bisect.MaxParallel))
 	f.IntVar(&o.Retries, "retries", 1, "times a run that failed without artifacts is dispatched again before the bisection stops")
+	f.BoolVar(&o.Confirm, "confirm", false, "before stopping on a decision that asks for a check (docs/bisect.md, \"The check\"), run the commit before the answer until the check passes or fails")
 	f.StringVar(&o.BadSeen, "bad-seen", "", "failures/trials already seen at --bad (e.g. 9/200; 50/50 for a failure that shows every time): they teach the model the rate")
 	f.StringVar(&o.Runner, "runner", "", "on GitHub: count only the folders of this runner label (default: every runner of the spec)")
 	f.BoolVar(&o.JSON, "json", false, `print {"first_bad", "posterior", "steps", "candidates", ...} on stdout (progress goes to stderr)`)
@@ -262,7 +264,7 @@ func runBisect(o *BisectOptions) error {
 }
 
 // resumeState reads the state of the bisection under way and applies what may change
-// between sessions: the budget, the stop rule, the parallelism, the retries.
+// between sessions: the budget, the stop rule, the parallelism, the retries, --confirm.
 func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bisect.State, error) {
 	for _, name := range []string{"good", "bad", "local", "count", "bad-seen", "runner"} {
 		if changed(name) {
@@ -291,13 +293,16 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 	if changed("retries") {
 		st.Settings.Retries = o.Retries
 	}
+	if changed("confirm") {
+		st.Settings.Confirm = o.Confirm
+	}
 	return st, nil
 }
 
 // newBisectSettings are a new bisection's settings from the flags.
 func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.Settings {
 	set := bisect.Settings{Mode: bisect.ModeGitHub, Confidence: o.Confidence, Count: o.Count, MaxSteps: o.MaxSteps,
-		MaxRunnerSeconds: o.MaxTime.Seconds(), Parallel: o.Parallel, Retries: o.Retries, Model: bisect.DefaultModel, Runner: o.Runner}
+		MaxRunnerSeconds: o.MaxTime.Seconds(), Parallel: o.Parallel, Retries: o.Retries, Confirm: o.Confirm, Model: bisect.DefaultModel, Runner: o.Runner}
 	if o.Local {
 		set.Mode = bisect.ModeLocal
 	}

@@ -2,12 +2,16 @@ package bisect
 
 import (
 	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 )
 
@@ -42,7 +46,36 @@ func TestCommandFlags(t *testing.T) {
 		got.Interval != ghrun.DefaultWatchInterval {
 		t.Errorf("defaults %+v", got)
 	}
+	if got = parse("--resume", "--confirm"); !got.Confirm || !got.Changed("confirm") {
+		t.Errorf("--resume --confirm: %+v", got)
+	}
 	if out.Len() != 0 {
 		t.Errorf("bisect wrote with its run function replaced:\n%s", out.String())
+	}
+}
+
+// --confirm is a setting --resume may change (to run the check a decision asked for); --count
+// is not.
+func TestResumeStateConfirm(t *testing.T) {
+	commits := []bisect.Commit{{Commit: strings.Repeat("b", 40), Subject: "change 1"}, {Commit: strings.Repeat("c", 40), Subject: "change 2"}}
+	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 5, MaxSteps: 30, Parallel: 1, Retries: 1, Model: bisect.DefaultModel}
+	st, err := bisect.NewState(bisect.RefCommit{Ref: "v1", Commit: strings.Repeat("a", 40)}, bisect.RefCommit{Ref: "main", Commit: commits[1].Commit},
+		commits, set, bisect.Counts{}, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), bisect.StateFile)
+	if err := st.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	given := func(names ...string) func(string) bool {
+		return func(n string) bool { return slices.Contains(names, n) }
+	}
+	got, err := resumeState(path, &BisectOptions{Confirm: true}, given("confirm"))
+	if err != nil || !got.Settings.Confirm {
+		t.Fatalf("--resume --confirm: %v, confirm %v", err, got != nil && got.Settings.Confirm)
+	}
+	if _, err := resumeState(path, &BisectOptions{Count: 50}, given("count")); err == nil {
+		t.Error("--resume --count accepted")
 	}
 }

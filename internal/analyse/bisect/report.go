@@ -110,6 +110,19 @@ func NewCheck(commit string, count int, bad float64, before Counts, low, confide
 	return &Check{Commit: commit, Clean: clean, Trials: need - clean, Rate: rate}
 }
 
+// check is the Check the verdict d asks for (nil when it decided nothing or asks for none).
+func (s *State) check(p *Posterior, d Verdict) *Check {
+	if !d.Decided {
+		return nil
+	}
+	before := s.Good.Commit
+	if d.Lead > 0 {
+		before = s.Commits[d.Lead-1].Commit
+	}
+	bad, _ := p.RatesAt(d.Lead)
+	return NewCheck(before, s.Settings.Count, bad, p.ext[d.Lead], d.BadLow, s.Settings.Confidence)
+}
+
 // ReportRange is a run of consecutive candidates.
 type ReportRange struct {
 	First     string  `json:"first"`
@@ -167,13 +180,7 @@ func (s *State) Report(p *Posterior) *Report {
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
 	}
-	if d.Decided {
-		before, counts := s.Good.Commit, p.ext[lead]
-		if lead > 0 {
-			before = s.Commits[lead-1].Commit
-		}
-		r.Check = NewCheck(before, s.Settings.Count, bad, counts, d.BadLow, s.Settings.Confidence)
-	}
+	r.Check = s.check(p, d)
 	r.GoodSide.Failures, r.GoodSide.Trials, r.GoodSide.Commits = s.GoodSideFailures(lead)
 	if r.GoodSide.Commits == nil {
 		r.GoodSide.Commits = []string{}

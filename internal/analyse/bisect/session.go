@@ -176,7 +176,8 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		return st.Report(p), err
 	}
 	for {
-		decided := p.Decide(st.Settings.Confidence, st.Settings.Count).Decided
+		d := p.Decide(st.Settings.Confidence, st.Settings.Count)
+		decided := d.Decided
 		budget := ""
 		switch {
 		case st.StepsRun() >= st.Settings.MaxSteps:
@@ -184,12 +185,34 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		case st.Settings.MaxRunnerSeconds > 0 && st.RunnerSeconds() >= st.Settings.MaxRunnerSeconds:
 			budget = StopTime
 		}
+		// --confirm: a decision that asks for a check runs it first, a step at a time, at the
+		// commit before the answer (Settings.Confirm), while the budget lasts.
+		var confirm *Check
+		if decided && st.Settings.Confirm && budget == "" {
+			confirm = st.check(p, d)
+		}
+		if confirm != nil && len(st.InFlight) == 0 {
+			j := d.Lead - 1 // Good when the answer is the first candidate
+			f := Flight{N: st.NextN(), Commit: confirm.Commit, Attempt: 1}
+			if err := s.start(ctx, &f, now); err != nil {
+				if ctx.Err() != nil {
+					return stop(StopInterrupted, ErrInterrupted)
+				}
+				return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+			}
+			fmt.Fprintf(out, "step %d: %s %s (the check of %s: %d more clean trials rule out %.3g%s)\n", f.N, short(f.Commit),
+				clean(st.CommitAt(j).Subject, 60), short(st.Commits[d.Lead].Commit), confirm.Trials, confirm.Rate, startedWhere(f))
+			wait(f)
+		}
+		if confirm != nil {
+			decided = false // not before the check ran
+		}
 		_, _, nothing := st.Undecidable(p)
 		hopeless := ""
-		if !decided && !nothing && budget == "" {
+		if !decided && confirm == nil && !nothing && budget == "" {
 			hopeless = st.hopeless(p)
 		}
-		if !decided && !nothing && budget == "" && hopeless == "" && len(st.InFlight) < st.Settings.Parallel {
+		if confirm == nil && !decided && !nothing && budget == "" && hopeless == "" && len(st.InFlight) < st.Settings.Parallel {
 			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
 			var pending []int
 			for _, f := range st.InFlight {

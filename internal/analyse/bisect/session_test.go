@@ -506,3 +506,60 @@ func (errRunner) Start(context.Context, Request) (int64, string, error) {
 func (errRunner) Wait(context.Context, Request) (StepResult, error) {
 	return StepResult{}, errors.New("unreachable")
 }
+
+// --confirm: a decision that asks for a check runs it before the session stops. The counts of
+// a wrong decision of the simulation (75 clean trials at change 10, 7 failures in 30 at change
+// 11) are given; when change 10 is good, steps of 5 there until its clean trials rule out the
+// check's rate, then the same answer without a check; when change 10 is bad, one of those steps
+// fails and the bisection goes on to name it.
+func TestSessionConfirmRunsTheCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		firstBad int
+	}{{"the answer holds", 10}, {"the answer was wrong", 9}} {
+		t.Run(tt.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.Count, set.Confirm = 5, true
+			st := fakeState(t, 16, set, Counts{})
+			for i, c := range []Counts{{Trials: 75}, {Failures: 7, Trials: 30}} {
+				st.Steps = append(st.Steps, Step{N: i + 1, Commit: st.Commits[9+i].Commit, Outcome: Given, Counts: c})
+			}
+			p, err := st.ComputePosterior()
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := st.Report(p).Check
+			if first == nil {
+				t.Fatal("the given counts ask for no check")
+			}
+			r := &fakeRunner{commits: st.Commits, firstBad: tt.firstBad, rate: 0.25}
+			var out bytes.Buffer
+			rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock(), Out: &out}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Decided || rep.FirstBad != st.Commits[tt.firstBad].Commit || rep.Check != nil {
+				t.Fatalf("decided %v at %s, check %+v; want change %d without a check\n%s", rep.Decided, short(rep.FirstBad), rep.Check, tt.firstBad+1, out.String())
+			}
+			if r.started[0].Commit != st.Commits[9].Commit || !strings.Contains(out.String(), "the check of "+short(st.Commits[10].Commit)) {
+				t.Errorf("the first step ran %s, want the check at change 10:\n%s", short(r.started[0].Commit), out.String())
+			}
+			if ran := "step 3: " + short(st.Commits[9].Commit) + " "; tt.firstBad == 9 &&
+				(!strings.Contains(out.String(), ran) || strings.Contains(out.String(), ran+"0/5")) {
+				t.Errorf("the first step of the check did not fail:\n%s", out.String())
+			}
+			if tt.firstBad == 10 {
+				// Only the check ran: ceil(Trials / 5) clean steps at change 10.
+				want := (first.Trials + 4) / 5
+				if len(r.started) != want {
+					t.Errorf("%d steps, want %d at change 10\n%s", len(r.started), want, out.String())
+				}
+				for _, req := range r.started {
+					if req.Commit != st.Commits[9].Commit {
+						t.Errorf("a step at %s", short(req.Commit))
+					}
+				}
+			}
+		})
+	}
+}

@@ -104,7 +104,11 @@ type Settings struct {
 	Parallel         int     `json:"parallel"`
 	// Retries is how often a failed run of one commit is dispatched again before the session
 	// stops and says so.
-	Retries int   `json:"retries"`
+	Retries int `json:"retries"`
+	// Confirm runs the check a decision asks for (Report.Check) before the session stops:
+	// steps at the commit before the answer until its clean trials rule out the check's rate
+	// or one of them fails, and the model goes on from there.
+	Confirm bool  `json:"confirm,omitempty"`
 	Model   Model `json:"model"`
 	// Spec is the spec file the bisection runs ("" for the built-in default).
 	Spec string `json:"spec,omitempty"`
