@@ -53,9 +53,10 @@ func BisectGrid(maxSteps int) []BisectCell {
 
 // RunBisectCells simulates runs bisections per cell with debugflow's model and with a
 // git-bayesect-style search, the first bad commit drawn uniformly, the runs of each cell on
-// workers goroutines; done is called with each cell as it is finished, in order. noEarlyStop
+// workers goroutines; done is called with each cell as it is finished, in order. confirm runs
+// the check a decision asks for before it counts (bisect --confirm). noEarlyStop
 // runs every bisection until it decides or spends its budget (bisect.Simulation.NoEarlyStop).
-func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect, noEarlyStop bool, done func(BisectCell)) {
+func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect, noEarlyStop, confirm bool, done func(BisectCell)) {
 	for i := range cells {
 		c := &cells[i]
 		jobs := make(chan int)
@@ -67,7 +68,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 					rs := seed + uint64(c.Grid)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop}
+						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop, Confirm: confirm}
 					res, err := sim.Run()
 					var b bisect.SimResult
 					if withBayesect {
@@ -117,9 +118,9 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 }
 
 // runBisect prints the calibration table.
-func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model, withBayesect, noEarlyStop bool, filter func(BisectCell) bool) error {
+func runBisect(out io.Writer, runs, workers, budget int, seed uint64, model bisect.Model, withBayesect, noEarlyStop, confirm bool, filter func(BisectCell) bool) error {
 	const confidence = 0.95
-	for _, budget := range []int{30} {
+	{
 		var cells []BisectCell
 		for _, c := range BisectGrid(budget) {
 			if filter(c) {
@@ -128,7 +129,7 @@ func runBisect(out io.Writer, runs, workers int, seed uint64, model bisect.Model
 		}
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
 		writeBisectHeader(out)
-		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, func(c BisectCell) { writeBisectRow(out, c) })
+		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, confirm, func(c BisectCell) { writeBisectRow(out, c) })
 		var decided, wrong, checked, checkedWrong, bDecided, bWrong int
 		for _, c := range cells {
 			if c.Err != nil {

@@ -41,6 +41,8 @@ func run(args []string, out io.Writer) error {
 	fl.Float64Var(&model.BackgroundA, "background-a", model.BackgroundA, "the Beta prior of the background rate")
 	fl.Float64Var(&model.BackgroundB, "background-b", model.BackgroundB, "")
 	noBayesect := fl.Bool("no-bayesect", false, "skip the git-bayesect-style search")
+	budget := fl.Int("max-steps", 30, "each bisection's step budget (debugflow bisect's default: 30)")
+	confirm := fl.Bool("confirm", false, "run the check a decision asks for before it counts, as debugflow bisect --confirm does")
 	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
 	commits := fl.Int("commits", 0, "only cells with this many commits")
 	count := fl.Int("count", 0, "only cells with this many repetitions per step")
@@ -75,7 +77,7 @@ func run(args []string, out io.Writer) error {
 		filter := func(c BisectCell) bool {
 			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count) && (*rate == 0 || c.Rate == *rate)
 		}
-		if err := runBisect(out, *runs, *workers, *seed, model, !*noBayesect, *noEarlyStop, filter); err != nil {
+		if err := runBisect(out, *runs, *workers, *budget, *seed, model, !*noBayesect, *noEarlyStop, *confirm, filter); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n(%s)\n", time.Since(start).Round(time.Second))

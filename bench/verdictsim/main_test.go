@@ -97,7 +97,7 @@ func TestBisectTableBounds(t *testing.T) {
 		}
 	}
 	var decided, wrong, checked, checkedWrong int
-	RunBisectCells(cells, runs, 2, 1, 0.95, bisect.DefaultModel, true, false, func(c BisectCell) {
+	RunBisectCells(cells, runs, 2, 1, 0.95, bisect.DefaultModel, true, false, false, func(c BisectCell) {
 		if c.Err != nil {
 			t.Fatal(c.Err)
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/debugflow/debugflow/internal/analyse/stats"
 )
 
 // Report is what a bisection knows: `debugflow bisect --json` prints it.
@@ -66,18 +68,19 @@ type Report struct {
 }
 
 // Check is the confirmation a decision asks for when its steps may stay clean at a bad commit
-// and the commit before the answer (Commit, the good commit when the answer is the first
-// candidate) has not been run clean often enough to rule out, at the confidence, that it is bad
-// at Rate: a quarter of the lowest rate the counts allow (Report.BadRateLow). The stop rule is
+// and what the commit before the answer (Commit, the good commit when the answer is the first
+// candidate) showed does not yet rule out, at the confidence, that it is bad at Rate: a
+// quarter of the lowest rate the counts allow (Report.BadRateLow). The stop rule is
 // calibrated for the rates it measures, but a cluster of failures makes a low rate look high,
 // and then a bad commit that stayed clean for a few dozen trials looks good (docs/bisect.md,
 // "The check": 11 to 20% of the rare bisections that decided at a rate of 0.05 with steps of 5
-// named a later commit). A failure in Trials more trials at Commit means the answer is wrong;
-// clean, they rule out Rate there.
+// named a later commit). A failure in Trials more trials at Commit (a second one when it
+// failed before, and so on) means the answer is likely wrong; clean, they rule out Rate there
+// (the exact upper bound of its rate, stats.UpperBound, falls to Rate).
 type Check struct {
 	Commit string `json:"commit"`
-	// Clean are the clean trials Commit has (0 when any of its trials failed).
-	Clean  int     `json:"clean"`
+	// Seen is what Commit showed so far.
+	Seen   Counts  `json:"seen"`
 	Trials int     `json:"trials"`
 	Rate   float64 `json:"rate"`
 }
@@ -90,24 +93,40 @@ const (
 	checkCleanStep = 0.001
 )
 
+// checkMaxTrials bounds the trials a check asks for (a background as high as the check's rate
+// would ask for ever more).
+const checkMaxTrials = 1 << 20
+
 // NewCheck is the Check a decision on steps of count trials asks of commit, the commit before
 // it, whose counts are before: nil when a step at the measured bad rate (bad, its posterior
 // mean) stays clean less than 0.1% of the time (a failure on nearly every trial asks for
-// nothing) or when commit's clean trials already rule out a quarter of low (Verdict.BadLow).
+// nothing) or when before already rules out a quarter of low (Verdict.BadLow).
 func NewCheck(commit string, count int, bad float64, before Counts, low, confidence float64) *Check {
 	if low <= 0 || low >= 1 || math.Pow(1-bad, float64(count)) < checkCleanStep {
 		return nil
 	}
 	rate := low * checkRateShare
-	need := int(math.Ceil(math.Log(1-confidence) / math.Log1p(-rate)))
-	clean := before.Trials
-	if before.Failures > 0 {
-		clean = 0
+	// ruledOut says whether m more clean trials bring the rate's upper bound to rate.
+	ruledOut := func(m int) bool {
+		u, err := stats.UpperBound(before.Failures, before.Trials+m, confidence)
+		return err == nil && u <= rate
 	}
-	if need <= clean {
+	if ruledOut(0) {
 		return nil
 	}
-	return &Check{Commit: commit, Clean: clean, Trials: need - clean, Rate: rate}
+	hi := 1
+	for !ruledOut(hi) && hi < checkMaxTrials {
+		hi *= 2
+	}
+	lo := hi / 2 // not enough (or 0)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; ruledOut(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return &Check{Commit: commit, Seen: before, Trials: hi, Rate: rate}
 }
 
 // check is the Check the verdict d asks for (nil when it decided nothing or asks for none).
@@ -236,12 +255,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "Posterior:        %.4f (confidence %.2f), after %s\n", r.Posterior, r.Confidence, how)
 		b.WriteString(rates)
 		if c := r.Check; c != nil {
-			fmt.Fprintf(&b, "Check:            %s, the commit before, has %d clean trials: a bad commit failing at %.3g\n", short(c.Commit), c.Clean, c.Rate)
-			b.WriteString("                  per trial (a quarter of the lowest rate these counts allow) stays that clean\n")
+			seen := fmt.Sprintf("%d clean trials", c.Seen.Trials)
+			if c.Seen.Failures > 0 {
+				seen = fmt.Sprintf("%d failures in %d trials", c.Seen.Failures, c.Seen.Trials)
+			}
+			fmt.Fprintf(&b, "Check:            %s, the commit before, has %s: a bad commit failing at %.3g\n", short(c.Commit), seen, c.Rate)
+			b.WriteString("                  per trial (a quarter of the lowest rate these counts allow) shows that little\n")
 			fmt.Fprintf(&b, "                  more than %.0f%% of the time, and at low rates a cluster of failures misleads: at a\n", 100*(1-r.Confidence))
 			b.WriteString("                  rate of 0.05 with steps of 5, 11-20% of the decisions named a later commit in\n")
-			fmt.Fprintf(&b, "                  simulation (docs/bisect.md, \"The check\"). Run it %d more times: a failure there\n", c.Trials)
-			fmt.Fprintf(&b, "                  means %s is not the first bad commit; clean, they rule out %.3g there (%.0f%%)\n", short(r.FirstBad), c.Rate, 100*r.Confidence)
+			fmt.Fprintf(&b, "                  simulation (docs/bisect.md, \"The check\"). Run it %d more times (--confirm does):\n", c.Trials)
+			fmt.Fprintf(&b, "                  a failure there makes %s unlikely to be the first bad commit; clean, they\n", short(r.FirstBad))
+			fmt.Fprintf(&b, "                  rule out %.3g there (%.0f%%)\n", c.Rate, 100*r.Confidence)
 		}
 	} else {
 		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", r.Stop, how)

@@ -31,6 +31,9 @@ type Simulation struct {
 	// alternative default that docs/bisect.md weighs (learn the rate before bisecting); debugflow
 	// bisect does not do it.
 	MeasureBadFirst bool
+	// Confirm runs the check a decision asks for before it counts as decided (bisect
+	// --confirm): steps at the commit before the answer while the budget lasts.
+	Confirm bool
 	// NoEarlyStop runs on while the budget lasts even when it cannot plausibly decide
 	// (Outlook.Hopeless), to compare.
 	NoEarlyStop bool
@@ -72,26 +75,33 @@ func (s Simulation) Run() (SimResult, error) {
 		}
 		v := p.Decide(s.Confidence, s.Count)
 		res.Found, res.Posterior = v.Lead, v.Posterior
+		confirming := false
 		if v.Decided {
-			res.Decided = true
 			before := good
 			if v.Lead > 0 {
 				before = obs[v.Lead-1]
 			}
 			bad, _ := p.RatesAt(v.Lead)
-			res.Checked = NewCheck("", s.Count, bad, before, v.BadLow, s.Confidence) != nil
-			return res, nil
+			checked := NewCheck("", s.Count, bad, before, v.BadLow, s.Confidence) != nil
+			if !s.Confirm || !checked || res.Steps >= s.MaxSteps {
+				res.Decided, res.Checked = true, checked
+				return res, nil
+			}
+			confirming = true
 		}
 		if res.Steps >= s.MaxSteps {
 			return res, nil
 		}
-		if !s.NoEarlyStop && p.Outlook(s.Count, s.Confidence).Hopeless(res.Steps, s.MaxSteps-res.Steps) {
+		if !confirming && !s.NoEarlyStop && p.Outlook(s.Count, s.Confidence).Hopeless(res.Steps, s.MaxSteps-res.Steps) {
 			res.Hopeless = true
 			return res, nil
 		}
 		picks, _, err := p.ChooseStep(min(par, s.MaxSteps-res.Steps), s.Count, s.Confidence, nil, nil)
 		if err != nil {
 			return res, err
+		}
+		if confirming { // the check: the commit before the answer (Good for the first candidate)
+			picks = []int{v.Lead - 1}
 		}
 		if s.MeasureBadFirst && res.Steps == 0 {
 			picks = []int{s.Commits - 1}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/stats"
 	"github.com/debugflow/debugflow/internal/testenv/golden"
 )
 
@@ -315,16 +316,56 @@ func TestReportChecksTheCommitBefore(t *testing.T) {
 			}
 			// The clean trials there and the more asked for rule out Rate at the confidence,
 			// one fewer would not.
-			all := float64(c.Clean + c.Trials)
-			if c.Commit != st.Commits[9].Commit || c.Clean != 75 || math.Abs(c.Rate-rep.BadRateLow/4) > 1e-12 ||
+			all := float64(c.Seen.Trials + c.Trials)
+			if c.Commit != st.Commits[9].Commit || c.Seen != (Counts{Trials: 75}) || math.Abs(c.Rate-rep.BadRateLow/4) > 1e-12 ||
 				math.Pow(1-c.Rate, all) > 1-set.Confidence || math.Pow(1-c.Rate, all-1) <= 1-set.Confidence {
 				t.Errorf("check %+v (bad rate low %.3g)", *c, rep.BadRateLow)
 			}
 			for _, want := range []string{"Check:", short(st.Commits[9].Commit) + ", the commit before, has 75 clean trials",
-				fmt.Sprintf("Run it %d more times", c.Trials), short(st.Commits[10].Commit) + " is not the first bad commit"} {
+				fmt.Sprintf("Run it %d more times", c.Trials), short(st.Commits[10].Commit) + " unlikely to be the first bad commit"} {
 				if !strings.Contains(text.String(), want) {
 					t.Errorf("the report does not say %q:\n%s", want, text.String())
 				}
+			}
+		})
+	}
+}
+
+// NewCheck asks for the fewest clean trials that bring the exact upper bound of the commit
+// before's rate to a quarter of the bad rate's lower bound, its failures (background flakes)
+// counted; nothing for a failure on nearly every trial or a commit already ruled out.
+func TestNewCheck(t *testing.T) {
+	tests := []struct {
+		name      string
+		bad, low  float64
+		before    Counts
+		wantCheck bool
+	}{
+		{"clean, not yet ruled out", 0.24, 0.0918, Counts{Trials: 75}, true},
+		{"clean, ruled out", 0.24, 0.0918, Counts{Trials: 200}, false},
+		{"a background failure there", 0.24, 0.2, Counts{Failures: 2, Trials: 60}, true},
+		{"a background failure, ruled out", 0.24, 0.2, Counts{Failures: 1, Trials: 100}, false},
+		{"never run", 0.24, 0.2, Counts{}, true},
+		{"a failure on nearly every trial", 0.9, 0.6, Counts{Trials: 5}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCheck("abc", 5, tt.bad, tt.before, tt.low, 0.95)
+			if (c != nil) != tt.wantCheck {
+				t.Fatalf("check %+v, want one: %v", c, tt.wantCheck)
+			}
+			if c == nil {
+				return
+			}
+			upper := func(m int) float64 {
+				u, err := stats.UpperBound(tt.before.Failures, tt.before.Trials+m, 0.95)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return u
+			}
+			if c.Rate != tt.low/4 || c.Seen != tt.before || upper(c.Trials) > c.Rate || upper(c.Trials-1) <= c.Rate {
+				t.Errorf("check %+v: upper bound %.4f after its trials, %.4f after one fewer", *c, upper(c.Trials), upper(c.Trials-1))
 			}
 		})
 	}
