@@ -20,6 +20,13 @@ func TestRunPrintsTheBisectTable(t *testing.T) {
 	if !strings.Contains(got, "| commits | rate | background |") || strings.Count(got, "\n| 16 |") != 8 {
 		t.Errorf("table:\n%s", got)
 	}
+	out.Reset()
+	if err := run([]string{"-only", "bisect", "-runs", "4", "-commits", "16", "-count", "5", "-rate", "0.3", "-confirm", "-max-steps", "12"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "at most 12 steps") || strings.Count(got, "\n| 16 |") != 2 {
+		t.Errorf("-confirm -max-steps 12:\n%s", got)
+	}
 	if err := run([]string{"-only", "nothing"}, &out); err == nil {
 		t.Error("-only nothing accepted")
 	}
