@@ -175,6 +175,14 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		}
 		return st.Report(p), err
 	}
+	// notStarted ends the session on a step that could not start (interrupted, or the
+	// dispatch failed): nothing was counted.
+	notStarted := func(f Flight, err error) (*Report, error) {
+		if ctx.Err() != nil {
+			return stop(StopInterrupted, ErrInterrupted)
+		}
+		return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+	}
 	for {
 		d := p.Decide(st.Settings.Confidence, st.Settings.Count)
 		decided := d.Decided
@@ -195,24 +203,18 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			j := d.Lead - 1 // Good when the answer is the first candidate
 			f := Flight{N: st.NextN(), Commit: confirm.Commit, Attempt: 1}
 			if err := s.start(ctx, &f, now); err != nil {
-				if ctx.Err() != nil {
-					return stop(StopInterrupted, ErrInterrupted)
-				}
-				return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+				return notStarted(f, err)
 			}
 			fmt.Fprintf(out, "step %d: %s %s (the check of %s: %d more clean trials rule out %.3g%s)\n", f.N, short(f.Commit),
 				clean(st.CommitAt(j).Subject, 60), short(st.Commits[d.Lead].Commit), confirm.Trials, confirm.Rate, startedWhere(f))
 			wait(f)
 		}
-		if confirm != nil {
-			decided = false // not before the check ran
-		}
 		_, _, nothing := st.Undecidable(p)
 		hopeless := ""
-		if !decided && confirm == nil && !nothing && budget == "" {
+		if !decided && !nothing && budget == "" {
 			hopeless = st.hopeless(p)
 		}
-		if confirm == nil && !decided && !nothing && budget == "" && hopeless == "" && len(st.InFlight) < st.Settings.Parallel {
+		if !decided && !nothing && budget == "" && hopeless == "" && len(st.InFlight) < st.Settings.Parallel {
 			k := min(st.Settings.Parallel-len(st.InFlight), st.Settings.MaxSteps-st.StepsRun())
 			var pending []int
 			for _, f := range st.InFlight {
@@ -237,10 +239,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				c := st.CommitAt(j)
 				f := Flight{N: st.NextN(), Commit: c.Commit, Attempt: 1}
 				if err := s.start(ctx, &f, now); err != nil {
-					if ctx.Err() != nil {
-						return stop(StopInterrupted, ErrInterrupted)
-					}
-					return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+					return notStarted(f, err)
 				}
 				fmt.Fprintf(out, "step %d: %s %s (%.2f bits expected%s)\n", f.N, short(f.Commit), clean(c.Subject, 60),
 					bits, startedWhere(f))
@@ -249,7 +248,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		}
 		if len(st.InFlight) == 0 {
 			switch {
-			case decided:
+			case decided && confirm == nil: // a check to run is in flight
 				return stop(StopDecided, nil)
 			case budget != "":
 				return stop(budget, nil)
@@ -283,10 +282,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				w.f.N, short(w.f.Commit), w.err, w.f.Attempt+1, st.Settings.Retries+1)
 			f := Flight{N: w.f.N, Commit: w.f.Commit, Attempt: w.f.Attempt + 1}
 			if err := s.start(ctx, &f, now); err != nil {
-				if ctx.Err() != nil {
-					return stop(StopInterrupted, ErrInterrupted)
-				}
-				return stop(StopRunFailed, fmt.Errorf("step %d at %s: %w (nothing was counted; --resume tries again)", f.N, short(f.Commit), err))
+				return notStarted(f, err)
 			}
 			wait(f)
 			if p, err = s.save(now); err != nil {
