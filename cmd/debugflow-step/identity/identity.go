@@ -15,7 +15,7 @@ func NewCmdIdentity(env *steps.Env) *cobra.Command {
 		Short: "Write system_identity.txt and take the dmesg snapshot \"start\"",
 		Example: `  # first step of the job, before anything is installed
   debugflow-step identity --out /tmp/repro --python python
-  # after the install and build steps: add the sanitizer version and pip freeze
+  # after the install and build steps: add the sanitizer version and the installed packages
   debugflow-step identity --out /tmp/repro --python python --after-build`,
 		Run: func(cmd *cobra.Command, o *steps.IdentityOptions, args []string) error {
 			return steps.RunIdentity(cmd.Context(), env, *o)
