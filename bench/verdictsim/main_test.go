@@ -84,7 +84,8 @@ func TestExperimentTableBounds(t *testing.T) {
 // runs per cell (the full table: docs/bisect.md). In every cell the decided bisections that
 // name a wrong commit stay within 1 - confidence (5%) plus three standard errors of the
 // simulation (where only 10 of 150 decide, one wrong one is 10%), and over all the cells within
-// 1.5%, those whose report asks for no check (bisect.Check) within 1%. (Where almost nothing
+// 1.5%, those whose report asks for no check (bisect.Check) within 0.2% (the full table: 16 of
+// 33,315, 0.05%). (Where almost nothing
 // decides, steps of 5 at a rate of 0.05, 20,000 runs per cell show 11 to 20% of the few
 // decisions wrong, every one with a check: docs/bisect.md, "The check".) The mean trials (those
 // that ran: a bisection that stops early because its budget cannot decide counts what it ran)
@@ -135,8 +136,8 @@ func TestBisectTableBounds(t *testing.T) {
 	if 1000*wrong > 15*decided {
 		t.Errorf("%d of %d decided bisections wrong, more than 1.5%%", wrong, decided)
 	}
-	if unchecked := decided - checked; 100*(wrong-checkedWrong) > unchecked {
-		t.Errorf("%d of the %d decided bisections without a check wrong, more than 1%%", wrong-checkedWrong, unchecked)
+	if unchecked := decided - checked; 500*(wrong-checkedWrong) > unchecked {
+		t.Errorf("%d of the %d decided bisections without a check wrong, more than 0.2%%", wrong-checkedWrong, unchecked)
 	}
 	if checked == 0 {
 		t.Error("no decision asked for a check: the bound on those without one says nothing new")

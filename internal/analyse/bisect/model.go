@@ -185,8 +185,10 @@ type Verdict struct {
 // rarely as a good one. It is what brings a rate of 0.05 with steps of 50 below the
 // git-bayesect-style search's trials (543 against 685 with the bounds alone, the search 554,
 // on 16 commits) and 0.3 with steps of 5 near them (79 against 88, the search 74), with wrong
-// among decided at most 4.7% in every cell of the table, 3.6% on 16 and 64 commits
-// (docs/bisect.md, "Calibration"). What remains of the difference at 0.3 with steps
+// among decided at most 4.7% in every cell of the table where a few hundred decide, 3.6% on
+// 16 and 64 commits; not in the cells where almost nothing decides (a rate of 0.05 with steps
+// of 5: 11 to 20% of a few dozen decisions in 20,000 runs), which is why a decided report
+// carries a Check (docs/bisect.md, "Calibration", "The check"). What remains of the difference at 0.3 with steps
 // of 5 is the evidence calibration asks for, not where the steps go: the leader holds the
 // confidence after fewer trials than the search needs, the step choice then runs the leader
 // and the commit before it (ChooseStep), and the same counts at a rate of 0.05 name a wrong

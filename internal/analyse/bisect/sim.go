@@ -81,8 +81,7 @@ func (s Simulation) Run() (SimResult, error) {
 			if v.Lead > 0 {
 				before = obs[v.Lead-1]
 			}
-			bad, _ := p.RatesAt(v.Lead)
-			checked := NewCheck("", s.Count, bad, before, v.BadLow, s.Confidence) != nil
+			checked := NewCheck("", s.Count, before, v.BadLow, s.Confidence) != nil
 			if !s.Confirm || !checked || res.Steps >= s.MaxSteps {
 				res.Decided, res.Checked = true, checked
 				return res, nil

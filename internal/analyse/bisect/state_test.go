@@ -333,24 +333,28 @@ func TestReportChecksTheCommitBefore(t *testing.T) {
 
 // NewCheck asks for the fewest clean trials that bring the exact upper bound of the commit
 // before's rate to a quarter of the bad rate's lower bound, its failures (background flakes)
-// counted; nothing for a failure on nearly every trial or a commit already ruled out.
+// counted; nothing when even the bad rate's lower bound fails nearly every trial, or for a
+// commit already ruled out.
 func TestNewCheck(t *testing.T) {
 	tests := []struct {
 		name      string
-		bad, low  float64
+		low       float64
 		before    Counts
 		wantCheck bool
 	}{
-		{"clean, not yet ruled out", 0.24, 0.0918, Counts{Trials: 75}, true},
-		{"clean, ruled out", 0.24, 0.0918, Counts{Trials: 200}, false},
-		{"a background failure there", 0.24, 0.2, Counts{Failures: 2, Trials: 60}, true},
-		{"a background failure, ruled out", 0.24, 0.2, Counts{Failures: 1, Trials: 100}, false},
-		{"never run", 0.24, 0.2, Counts{}, true},
-		{"a failure on nearly every trial", 0.9, 0.6, Counts{Trials: 5}, false},
+		{"clean, not yet ruled out", 0.0918, Counts{Trials: 75}, true},
+		{"clean, ruled out", 0.0918, Counts{Trials: 200}, false},
+		{"a background failure there", 0.2, Counts{Failures: 2, Trials: 60}, true},
+		{"a background failure, ruled out", 0.2, Counts{Failures: 1, Trials: 100}, false},
+		{"never run", 0.2, Counts{}, true},
+		{"a failure on nearly every trial", 0.8, Counts{Trials: 5}, false},
+		// 5 failures in one step of 5 (mean 0.85, but 1 step in 400 at a rate of 0.3): a step
+		// at the lower bound, 0.58, stays clean 1.3% of the time.
+		{"one step that failed every trial", 0.58, Counts{Trials: 5}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewCheck("abc", 5, tt.bad, tt.before, tt.low, 0.95)
+			c := NewCheck("abc", 5, tt.before, tt.low, 0.95)
 			if (c != nil) != tt.wantCheck {
 				t.Fatalf("check %+v, want one: %v", c, tt.wantCheck)
 			}
