@@ -269,11 +269,12 @@ func writeToolchain(ctx context.Context, env *Env, opts IdentityOptions, w *iden
 
 // installedPackagesScript prints what `pip freeze` prints, one "name==version" line per
 // installed distribution (sorted, the first on sys.path winning, as pip does), "name @ url"
-// for one installed from a URL and "-e path" lines for an editable install, but reads the
+// for one installed from a URL and pip's two lines for an editable install ("-e path"; pip
+// names the commit of one in a git checkout, this does not), but reads the
 // metadata directly: a fifth of pip's start-up (0.17 s against 0.7 s), and it works where the
 // job's interpreter has no pip (Debian's python3 without python3-pip). Unlike pip freeze it
 // also lists pip, setuptools and wheel: what the build ran with.
-const installedPackagesScript = `import importlib.metadata as md, json, re
+const installedPackagesScript = `import importlib.metadata as md, json, re, urllib.parse, urllib.request
 seen, lines = set(), []
 for d in md.distributions():
     name = d.metadata["Name"]
@@ -290,7 +291,10 @@ for d in md.distributions():
         url = None
     if isinstance(url, dict) and isinstance(url.get("url"), str):
         if (url.get("dir_info") or {}).get("editable"):
-            line = "# Editable install (%s)\n-e %s" % (line, url["url"])
+            where = url["url"]
+            if where.startswith("file:"):
+                where = urllib.request.url2pathname(urllib.parse.urlsplit(where).path)
+            line = "# Editable install with no version control (%s)\n-e %s" % (line, where)
         else:
             line = "%s @ %s" % (name, url["url"])
     lines.append((key, line))

@@ -245,6 +245,36 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a real editable install", func(t *testing.T) {
+		// pip itself installs the project in editable mode into a virtual environment, offline
+		// (setuptools from the system, no build isolation); the listing must print pip's lines.
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "proj/pyproject.toml"), "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n[project]\nname = \"edpkg\"\nversion = \"0.4.2\"\n")
+		writeFile(t, filepath.Join(dir, "proj/src/edpkg/__init__.py"), "")
+		venvPython := filepath.Join(dir, "venv/bin/python")
+		for _, args := range [][]string{
+			{py, "-m", "venv", "--system-site-packages", "--without-pip", filepath.Join(dir, "venv")},
+			{venvPython, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index", "-e", filepath.Join(dir, "proj")},
+		} {
+			if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("%q: %v\n%s", args, err, out)
+			}
+		}
+		freeze, err := exec.Command(venvPython, "-m", "pip", "freeze").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(freeze), "-e "+filepath.Join(dir, "proj")+"\n") {
+			t.Fatalf("pip freeze does not list the editable install:\n%s", freeze)
+		}
+		w := &identityWriter{}
+		writeToolchain(context.Background(), te.Env, IdentityOptions{Python: venvPython, Sanitizer: "/nonexistent"}, w, identityRunner(context.Background(), te.Env, w))
+		for _, l := range strings.Split(strings.TrimSpace(string(freeze)), "\n") {
+			if !strings.Contains(w.b.String(), "\n"+l+"\n") {
+				t.Errorf("pip freeze prints %q, the section does not:\n%s", l, w.b.String())
+			}
+		}
+	})
 	t.Run("URL, editable and shadowed installs", func(t *testing.T) {
 		first, second := t.TempDir(), t.TempDir()
 		dist := func(dir, name, version, directURL string) {
@@ -262,7 +292,7 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 		got := list(t, first+":"+second)
 		for _, want := range []string{
 			"\nZeta_Pkg==1.0\n",
-			"\n# Editable install (quadrants==0.4.2)\n-e file:///src/quadrants\n",
+			"\n# Editable install with no version control (quadrants==0.4.2)\n-e /src/quadrants\n",
 			"\nlocalwheel @ file:///tmp/localwheel-2.0-py3-none-any.whl\n",
 			"\nbrokenurl==3.0\n",
 		} {
