@@ -51,28 +51,49 @@ func BisectGrid(maxSteps int) []BisectCell {
 	return cells
 }
 
-// RunBisectCells simulates runs bisections per cell with debugflow's model and with a
-// git-bayesect-style search, the first bad commit drawn uniformly, the runs of each cell on
-// workers goroutines; done is called with each cell as it is finished, in order. confirm runs
-// the check a decision asks for before it counts (bisect --confirm). noEarlyStop
-// runs every bisection until it decides or spends its budget (bisect.Simulation.NoEarlyStop).
-func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confidence float64, model bisect.Model, withBayesect, noEarlyStop, confirm bool, done func(BisectCell)) {
+// BisectOptions are how the bisections of a table are simulated.
+type BisectOptions struct {
+	// Runs per cell, simulated on Workers goroutines; the runs' seeds follow from Seed.
+	Runs, Workers int
+	Seed          uint64
+	// Confidence is debugflow's stop rule's; Model its priors.
+	Confidence float64
+	Model      bisect.Model
+	// Bayesect also runs the git-bayesect-style search on the same histories, stopping at
+	// BayesectConfidence (0: Confidence). A higher one asks what the search spends to be as
+	// rarely wrong as debugflow's rule.
+	Bayesect           bool
+	BayesectConfidence float64
+	// NoEarlyStop runs every bisection until it decides or spends its budget
+	// (bisect.Simulation.NoEarlyStop); Confirm runs the check a decision asks for before it
+	// counts (bisect --confirm).
+	NoEarlyStop, Confirm bool
+}
+
+// RunBisectCells simulates o.Runs bisections per cell with debugflow's model and, with
+// o.Bayesect, a git-bayesect-style search, the first bad commit drawn uniformly; done is
+// called with each cell as it is finished, in order.
+func RunBisectCells(cells []BisectCell, o BisectOptions, done func(BisectCell)) {
 	for i := range cells {
 		c := &cells[i]
 		jobs := make(chan int)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for range max(workers, 1) {
+		for range max(o.Workers, 1) {
 			wg.Go(func() {
 				for run := range jobs {
-					rs := seed + uint64(c.Grid)*1_000_003 + uint64(run)
+					rs := o.Seed + uint64(c.Grid)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-						Confidence: confidence, MaxSteps: c.MaxSteps, Model: model, Seed: rs, NoEarlyStop: noEarlyStop, Confirm: confirm}
+						Confidence: o.Confidence, MaxSteps: c.MaxSteps, Model: o.Model, Seed: rs, NoEarlyStop: o.NoEarlyStop, Confirm: o.Confirm}
 					res, err := sim.Run()
 					var b bisect.SimResult
-					if withBayesect {
-						b = sim.RunBayesect()
+					if o.Bayesect {
+						search := sim
+						if o.BayesectConfidence > 0 {
+							search.Confidence = o.BayesectConfidence
+						}
+						b = search.RunBayesect()
 					}
 					mu.Lock()
 					if err != nil && c.Err == nil {
@@ -106,7 +127,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 				}
 			})
 		}
-		for run := range runs {
+		for run := range o.Runs {
 			jobs <- run
 		}
 		close(jobs)
@@ -118,8 +139,7 @@ func RunBisectCells(cells []BisectCell, runs, workers int, seed uint64, confiden
 }
 
 // runBisect prints the calibration table.
-func runBisect(out io.Writer, runs, workers, budget int, seed uint64, model bisect.Model, withBayesect, noEarlyStop, confirm bool, filter func(BisectCell) bool) error {
-	const confidence = 0.95
+func runBisect(out io.Writer, o BisectOptions, budget int, filter func(BisectCell) bool) error {
 	{
 		var cells []BisectCell
 		for _, c := range BisectGrid(budget) {
@@ -127,9 +147,13 @@ func runBisect(out io.Writer, runs, workers, budget int, seed uint64, model bise
 				cells = append(cells, c)
 			}
 		}
-		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps)\n\n", runs, confidence, budget)
+		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps", o.Runs, o.Confidence, budget)
+		if o.Bayesect && o.BayesectConfidence > 0 && o.BayesectConfidence != o.Confidence {
+			fmt.Fprintf(out, "; the bayesect-style search stops at %g", o.BayesectConfidence)
+		}
+		fmt.Fprintf(out, ")\n\n")
 		writeBisectHeader(out)
-		RunBisectCells(cells, runs, workers, seed, confidence, model, withBayesect, noEarlyStop, confirm, func(c BisectCell) { writeBisectRow(out, c) })
+		RunBisectCells(cells, o, func(c BisectCell) { writeBisectRow(out, c) })
 		var decided, wrong, checked, checkedWrong, bDecided, bWrong int
 		for _, c := range cells {
 			if c.Err != nil {
@@ -144,7 +168,7 @@ func runBisect(out io.Writer, runs, workers, budget int, seed uint64, model bise
 		}
 		fmt.Fprintf(out, "\nOver all cells: %d of %d decided bisections wrong (%d of the %d with a check, %d of the %d without)", wrong, decided,
 			checkedWrong, checked, wrong-checkedWrong, decided-checked)
-		if withBayesect {
+		if o.Bayesect {
 			fmt.Fprintf(out, "; bayesect-style: %d of %d", bWrong, bDecided)
 		}
 		fmt.Fprintln(out)

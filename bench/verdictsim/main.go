@@ -41,6 +41,7 @@ func run(args []string, out io.Writer) error {
 	fl.Float64Var(&model.BackgroundA, "background-a", model.BackgroundA, "the Beta prior of the background rate")
 	fl.Float64Var(&model.BackgroundB, "background-b", model.BackgroundB, "")
 	noBayesect := fl.Bool("no-bayesect", false, "skip the git-bayesect-style search")
+	bayesectConfidence := fl.Float64("bayesect-confidence", 0, "stop the git-bayesect-style search at this posterior instead of 0.95 (what does it spend to be as rarely wrong?)")
 	budget := fl.Int("max-steps", 30, "each bisection's step budget (debugflow bisect's default: 30)")
 	confirm := fl.Bool("confirm", false, "run the check a decision asks for before it counts, as debugflow bisect --confirm does")
 	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
@@ -52,6 +53,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if *runs < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", *runs)
+	}
+	if c := *bayesectConfidence; c != 0 && (c <= 0.5 || c >= 1) {
+		return fmt.Errorf("-bayesect-confidence %g: want a probability above 0.5 and below 1", c)
 	}
 	switch *only {
 	case "", "experiment", "bisect":
@@ -77,7 +81,9 @@ func run(args []string, out io.Writer) error {
 		filter := func(c BisectCell) bool {
 			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count) && (*rate == 0 || c.Rate == *rate)
 		}
-		if err := runBisect(out, *runs, *workers, *budget, *seed, model, !*noBayesect, *noEarlyStop, *confirm, filter); err != nil {
+		o := BisectOptions{Runs: *runs, Workers: *workers, Seed: *seed, Confidence: 0.95, Model: model,
+			Bayesect: !*noBayesect, BayesectConfidence: *bayesectConfidence, NoEarlyStop: *noEarlyStop, Confirm: *confirm}
+		if err := runBisect(out, o, *budget, filter); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\n(%s)\n", time.Since(start).Round(time.Second))

@@ -27,8 +27,43 @@ func TestRunPrintsTheBisectTable(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "at most 12 steps") || strings.Count(got, "\n| 16 |") != 2 {
 		t.Errorf("-confirm -max-steps 12:\n%s", got)
 	}
-	if err := run([]string{"-only", "nothing"}, &out); err == nil {
-		t.Error("-only nothing accepted")
+	out.Reset()
+	if err := run([]string{"-only", "bisect", "-runs", "4", "-commits", "16", "-count", "5", "-rate", "1", "-bayesect-confidence", "0.99"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "the bayesect-style search stops at 0.99)") {
+		t.Errorf("-bayesect-confidence 0.99:\n%s", got)
+	}
+	for _, args := range [][]string{{"-only", "nothing"}, {"-only", "bisect", "-bayesect-confidence", "1"}, {"-only", "bisect", "-bayesect-confidence", "0.3"}} {
+		if err := run(args, &out); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
+// A search that stops at a higher posterior runs the same steps on the same histories until
+// it would have stopped, then goes on: never fewer trials, never more decided (the comparison
+// at equal accuracy in docs/bisect.md rests on that).
+func TestBayesectConfidenceOnlyAddsTrials(t *testing.T) {
+	cell := func() []BisectCell {
+		for _, c := range BisectGrid(30) {
+			if c.Commits == 16 && c.Rate == 0.3 && c.Background == 0 && c.Count == 5 {
+				return []BisectCell{c}
+			}
+		}
+		t.Fatal("no cell 16 commits, 0.3, steps of 5")
+		return nil
+	}
+	var at95, at99 BisectCell
+	o := BisectOptions{Runs: 60, Workers: 2, Seed: 1, Confidence: 0.95, Model: bisect.DefaultModel, Bayesect: true}
+	RunBisectCells(cell(), o, func(c BisectCell) { at95 = c })
+	o.BayesectConfidence = 0.99
+	RunBisectCells(cell(), o, func(c BisectCell) { at99 = c })
+	if at99.BTrials <= at95.BTrials || at99.BDecided > at95.BDecided {
+		t.Errorf("stopping at 0.99: %.0f trials, %d decided; at 0.95: %.0f trials, %d decided", at99.BTrials, at99.BDecided, at95.BTrials, at95.BDecided)
+	}
+	if at99.Trials != at95.Trials || at99.Decided != at95.Decided {
+		t.Errorf("debugflow's own bisections changed with the search's stop: %+v, %+v", at95, at99)
 	}
 }
 
@@ -105,7 +140,7 @@ func TestBisectTableBounds(t *testing.T) {
 		}
 	}
 	var decided, wrong, checked, checkedWrong int
-	RunBisectCells(cells, runs, 2, 1, 0.95, bisect.DefaultModel, true, false, false, func(c BisectCell) {
+	RunBisectCells(cells, BisectOptions{Runs: runs, Workers: 2, Seed: 1, Confidence: 0.95, Model: bisect.DefaultModel, Bayesect: true}, func(c BisectCell) {
 		if c.Err != nil {
 			t.Fatal(c.Err)
 		}
