@@ -288,6 +288,7 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 		dist(first, "quadrants", "0.4.2", `{"url": "file:///src/quadrants", "dir_info": {"editable": true}}`)
 		dist(first, "localwheel", "2.0", `{"url": "file:///tmp/localwheel-2.0-py3-none-any.whl", "archive_info": {}}`)
 		dist(first, "brokenurl", "3.0", `{not json`)
+		dist(first, "spaced", "1.1", `{"url": "file:///home/dev/my%20proj", "dir_info": {"editable": true}}`)
 		dist(second, "zeta-pkg", "9.9", "") // shadowed by Zeta_Pkg 1.0, first on sys.path
 		got := list(t, first+":"+second)
 		for _, want := range []string{
@@ -295,6 +296,7 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 			"\n# Editable install with no version control (quadrants==0.4.2)\n-e /src/quadrants\n",
 			"\nlocalwheel @ file:///tmp/localwheel-2.0-py3-none-any.whl\n",
 			"\nbrokenurl==3.0\n",
+			"\n-e /home/dev/my proj\n", // the URL's escapes undone, as pip does
 		} {
 			if !strings.Contains("\n"+got, want) {
 				t.Errorf("the section lacks %q:\n%s", want, got)

@@ -102,11 +102,12 @@ const checkMaxTrials = 1 << 20
 // the counts allow (Verdict.BadLow), stays clean less than 0.1% of the time (a failure on
 // nearly every trial asks for nothing) or when before already rules out a quarter of low.
 // The lower bound, not the posterior mean, for a cluster of failures makes a low rate look
-// high: with the mean (over 0.13 after a cluster at 0.05 with steps of 50, so that a clean step
-// looked impossible), 9 of 2,000 decisions at a rate of 0.05 with steps of 50 on 16 commits had
-// no check and 2 of them were wrong, 5 of 29 over a background of 0.02, and 5 failures in a
-// single step at a rate of 0.3 with steps of 5 (1 step in 400) decided with no check after one
-// clean step before it, wrong in 2 of 9 (docs/bisect.md, "The check").
+// high: with the mean (over 0.13 after 11 failures in 50 at a rate of 0.1, so that a clean step
+// of 50 looked impossible), 9 of 2,000 decisions at a rate of 0.05 with steps of 50 on 16
+// commits had no check and 2 of them were wrong, 5 of 29 over a background of 0.02, and at a
+// rate of 0.3 with steps of 5 about 7 of the 16 decisions without a check were wrong, some on a
+// single step of 5 failures (1 step in 400) after one clean step before it (docs/bisect.md,
+// "The check").
 func NewCheck(commit string, count int, before Counts, low, confidence float64) *Check {
 	if low <= 0 || low >= 1 || math.Pow(1-low, float64(count)) < checkCleanStep {
 		return nil
