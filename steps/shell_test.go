@@ -67,23 +67,7 @@ func TestRunShellCancelKillsTheTree(t *testing.T) {
 				if l != "ready" {
 					return
 				}
-				// Count the sleeps themselves, not whatever carries the marker: setsid is
-				// marked before it execs sleep, and a process in the middle of an exec shows
-				// no environment for an instant, so a count of all marked processes can read 2
-				// and then 1 (the flake CI once hit).
-				sleeps := func() int {
-					n := 0
-					for _, p := range markedProcesses(t, marker) {
-						if strings.Contains(p, ": sleep 6") {
-							n++
-						}
-					}
-					return n
-				}
-				for deadline := time.Now().Add(5 * time.Second); sleeps() < 2 && time.Now().Before(deadline); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if n := sleeps(); n < 2 {
+				if n := waitForSleeps(t, marker, 2); n < 2 {
 					t.Errorf("%d sleeps running before the cancel, want 2: the test proves nothing\n%q", n, markedProcesses(t, marker))
 				}
 				cancel()

@@ -155,7 +155,7 @@ func TestStreamKillsTheWholeTree(t *testing.T) {
 				Env: te.Environ(), Log: io.Discard, Grace: time.Second,
 				OnLine: func(l string) {
 					if l == "ready" && stop {
-						if n := len(markedSleeps(t, marker)); n != 2 {
+						if n := waitForSleeps(t, marker, 2); n != 2 {
 							t.Errorf("%d escaped sleeps running before the stop, want 2: the test proves nothing", n)
 						}
 						st.Stop("test")
@@ -176,7 +176,10 @@ func TestStreamKillsTheWholeTree(t *testing.T) {
 	}
 }
 
-// markedSleeps lists the sleep processes whose environment carries marker.
+// markedSleeps lists the sleep processes (sleep 61, sleep 62) whose environment carries
+// marker. Counting them, not every marked process, keeps a precondition from flaking: setsid
+// carries the marker before it execs sleep, and a process in the middle of an exec shows no
+// environment for an instant, so a count of all marked processes can read 2 and then 1.
 func markedSleeps(t *testing.T, marker string) []string {
 	var out []string
 	for _, p := range markedProcesses(t, marker) {
@@ -185,6 +188,19 @@ func markedSleeps(t *testing.T, marker string) []string {
 		}
 	}
 	return out
+}
+
+// waitForSleeps waits up to 5 seconds (a loaded CI machine starts processes slowly) for want
+// marked sleeps and returns how many run.
+func waitForSleeps(t *testing.T, marker string, want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := len(markedSleeps(t, marker))
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // killMarked kills what a failed test left behind.
