@@ -2,9 +2,7 @@ package steps
 
 import (
 	"context"
-	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/debugflow/debugflow/internal/earlysignal"
 )
@@ -13,12 +11,14 @@ import (
 // first SIGINT or SIGTERM.
 func SignalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	// A signal that came while the packages were initialising (package earlysignal, imported
-	// by debugflow-step's main) cancels at once.
-	if sig, ok := earlysignal.Take(); ok {
+	// The channel package earlysignal registered while the packages were initialising: a
+	// signal that came then is in it and cancels at once.
+	ch := earlysignal.Handover()
+	select {
+	case sig := <-ch:
 		cancel(&SignalCause{Signal: sig})
+		return ctx, func() { signal.Stop(ch) }
+	default:
 	}
 	go func() {
 		select {

@@ -23,10 +23,8 @@ import (
 
 func main() {
 	env := steps.NewEnv()
-	ctx, stop := steps.SignalContext(context.Background())
-	code := execute(ctx, env, newRoot(env), os.Args[1:])
-	stop()
-	os.Exit(code)
+	ctx, _ := steps.SignalContext(context.Background())
+	os.Exit(execute(ctx, env, newRoot(env), os.Args[1:]))
 }
 
 // newRoot is debugflow-step with every verb and --version.

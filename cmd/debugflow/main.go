@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
@@ -17,24 +16,24 @@ import (
 )
 
 func main() {
-	ctx, stop := interruptContext()
+	sigs := earlysignal.Handover()
 	// Ctrl-C while debugflow was still starting (package earlysignal caught it): stop before
 	// the command does anything.
-	if _, ok := earlysignal.Take(); ok {
+	if len(sigs) > 0 {
 		os.Exit(ghrun.ExitInterrupted)
 	}
+	ctx, stop := interruptContext(sigs)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// interruptContext is cancelled by the first SIGINT or SIGTERM: the command stops, cleans up
+// interruptContext is cancelled by the first SIGINT or SIGTERM on sigs (the channel package
+// earlysignal registered for them at start-up): the command stops, cleans up
 // and says what it left. A second signal ends the process at once (exit 130), so Ctrl-C
 // always works, even where no context reaches (opening a FIFO nobody reads, a stuck write).
-func interruptContext() (context.Context, func()) {
+func interruptContext(sigs chan os.Signal) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
 		cancel()

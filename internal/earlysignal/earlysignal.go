@@ -2,7 +2,7 @@
 // the rest of the program's packages (regular expressions, templates, tables) and main run.
 // Without it a signal in that first tenth of a second kills the process with the default
 // action, and a cancelled step leaves no record of why it stopped. Import it in main; the
-// program's signal handling then takes what arrived early with Take.
+// program's signal handling then takes over the channel that caught them with Handover.
 package earlysignal
 
 import (
@@ -11,21 +11,18 @@ import (
 	"syscall"
 )
 
-// ch holds the first signals that arrive before Take.
+// ch receives SIGINT and SIGTERM from init on; it holds the first two that nobody has read.
 var ch = make(chan os.Signal, 2)
 
 func init() {
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 }
 
-// Take stops the early catching and returns the signal that arrived before it, if any.
-// Register the program's own handler (signal.Notify) first, so no signal falls in between.
-func Take() (os.Signal, bool) {
-	signal.Stop(ch)
-	select {
-	case sig := <-ch:
-		return sig, true
-	default:
-		return nil, false
-	}
+// Handover returns the channel that has received SIGINT and SIGTERM since the program
+// started, with any that came early still in it: the program's signal handling reads it
+// from there on (one registration for the whole run: registering another channel and
+// stopping this one would cost a hand-off with the runtime's signal goroutine at every
+// start). signal.Stop on it restores the default action.
+func Handover() chan os.Signal {
+	return ch
 }
