@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// A signal sent to the process after init waits in the channel Handover returns, however
-// late the program comes to read it; nothing else is registered.
+// A signal sent to the process after init waits in the channel Handover returns until the
+// program reads it (instead of the default action ending this test binary), and only once.
 func TestHandoverHoldsWhatCameEarly(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
