@@ -68,6 +68,10 @@ type BisectOptions struct {
 	// (bisect.Simulation.NoEarlyStop); Confirm runs the check a decision asks for before it
 	// counts (bisect --confirm).
 	NoEarlyStop, Confirm bool
+	// ResumeCount, when set, resumes every bisection that ended undecided with steps of
+	// ResumeCount and ResumeSteps more steps (bisect --resume --count N --max-steps M); the
+	// table's trials are both sessions' (bisect.Simulation.ResumeCount).
+	ResumeCount, ResumeSteps int
 }
 
 // RunBisectCells simulates o.Runs bisections per cell with debugflow's model and, with
@@ -85,7 +89,8 @@ func RunBisectCells(cells []BisectCell, o BisectOptions, done func(BisectCell)) 
 					rs := o.Seed + uint64(c.Grid)*1_000_003 + uint64(run)
 					fb := int(rand.New(rand.NewPCG(rs, 7)).IntN(c.Commits))
 					sim := bisect.Simulation{Commits: c.Commits, FirstBad: fb, Rate: c.Rate, Background: c.Background, Count: c.Count,
-						Confidence: o.Confidence, MaxSteps: c.MaxSteps, Model: o.Model, Seed: rs, NoEarlyStop: o.NoEarlyStop, Confirm: o.Confirm}
+						Confidence: o.Confidence, MaxSteps: c.MaxSteps, Model: o.Model, Seed: rs, NoEarlyStop: o.NoEarlyStop, Confirm: o.Confirm,
+						ResumeCount: o.ResumeCount, ResumeSteps: o.ResumeSteps}
 					res, err := sim.Run()
 					var b bisect.SimResult
 					if o.Bayesect {
@@ -150,6 +155,9 @@ func runBisect(out io.Writer, o BisectOptions, budget int, filter func(BisectCel
 		fmt.Fprintf(out, "## Bisection calibration (%d runs per cell, confidence %.2f, at most %d steps", o.Runs, o.Confidence, budget)
 		if o.Bayesect && o.BayesectConfidence > 0 && o.BayesectConfidence != o.Confidence {
 			fmt.Fprintf(out, "; the bayesect-style search stops at %g", o.BayesectConfidence)
+		}
+		if o.ResumeCount > 0 {
+			fmt.Fprintf(out, "; undecided ones resumed with steps of %d and %d more steps", o.ResumeCount, o.ResumeSteps)
 		}
 		fmt.Fprintf(out, ")\n\n")
 		writeBisectHeader(out)

@@ -45,6 +45,7 @@ func run(args []string, out io.Writer) error {
 	budget := fl.Int("max-steps", 30, "each bisection's step budget (debugflow bisect's default: 30)")
 	confirm := fl.Bool("confirm", false, "run the check a decision asks for before it counts, as debugflow bisect --confirm does")
 	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
+	resumeCount := fl.Int("resume-count", 0, "resume every bisection that ended undecided with steps of this many repetitions and -max-steps more steps, as debugflow bisect --resume --count N does (the trials are both sessions')")
 	commits := fl.Int("commits", 0, "only cells with this many commits")
 	count := fl.Int("count", 0, "only cells with this many repetitions per step")
 	rate := fl.Float64("rate", 0, "only cells with this failure rate")
@@ -53,6 +54,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if *runs < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", *runs)
+	}
+	if *resumeCount < 0 {
+		return fmt.Errorf("-resume-count %d: want at least 1 (0: no resume)", *resumeCount)
 	}
 	if c := *bayesectConfidence; c != 0 && (c <= 0.5 || c >= 1) {
 		return fmt.Errorf("-bayesect-confidence %g: want a probability above 0.5 and below 1", c)
@@ -82,7 +86,8 @@ func run(args []string, out io.Writer) error {
 			return (*commits == 0 || c.Commits == *commits) && (*count == 0 || c.Count == *count) && (*rate == 0 || c.Rate == *rate)
 		}
 		o := BisectOptions{Runs: *runs, Workers: *workers, Seed: *seed, Confidence: 0.95, Model: model,
-			Bayesect: !*noBayesect, BayesectConfidence: *bayesectConfidence, NoEarlyStop: *noEarlyStop, Confirm: *confirm}
+			Bayesect: !*noBayesect, BayesectConfidence: *bayesectConfidence, NoEarlyStop: *noEarlyStop, Confirm: *confirm,
+			ResumeCount: *resumeCount, ResumeSteps: *budget}
 		if err := runBisect(out, o, *budget, filter); err != nil {
 			return err
 		}

@@ -80,7 +80,9 @@ skipped (like git bisect skip), never counted as good or bad; a run that fails w
 
 Everything is kept in .debugflow/bisect.json at the top of the repository, written after every
 step: Ctrl-C and 'debugflow bisect --resume' continue where it stopped, waiting for the GitHub
-runs still in flight instead of dispatching them again. 'debugflow bisect log' tells the
+runs still in flight instead of dispatching them again. Steps too small for the failure rate
+stop the bisection early with a step size that suits it: --resume --count N goes on with
+steps of N, every step so far kept. 'debugflow bisect log' tells the
 story; 'debugflow bisect reset' forgets it.
 Exit status: 0 found at the confidence, 1 not decided within the budget or a run failed,
 2 bad flags or spec, 130 interrupted (the state is kept).`
@@ -124,7 +126,7 @@ func NewCmdBisect(fac *ghcmd.Factory, sp *specsource.Source, runF func(*BisectOp
 	f.BoolVar(&o.Local, "local", false, "run each step on this machine: a git worktree set up per commit, the reproducer here")
 	f.BoolVar(&o.Resume, "resume", false, "continue the bisection in .debugflow/bisect.json (after Ctrl-C or a lost session)")
 	f.Float64Var(&o.Confidence, "confidence", 0.95, "stop when one commit is the first bad one with this probability")
-	f.IntVar(&o.Count, "count", 0, "repetitions of every test per step (default: the spec's count)")
+	f.IntVar(&o.Count, "count", 0, "repetitions of every test per step (default: the spec's count); with --resume, of the steps still to run")
 	f.IntVar(&o.MaxSteps, "max-steps", bisectDefaultMaxSteps, "start no step after this many")
 	f.DurationVar(&o.MaxTime, "max-time", 0, "start no step once the steps used this much runner time (e.g. 6h; default no limit)")
 	f.IntVar(&o.Parallel, "parallel", 1, fmt.Sprintf("on GitHub: steps running at once, the K most informative commits (1 to %d)", bisect.MaxParallel))
@@ -264,9 +266,11 @@ func runBisect(o *BisectOptions) error {
 }
 
 // resumeState reads the state of the bisection under way and applies what may change
-// between sessions: the budget, the stop rule, the parallelism, the retries, --confirm.
+// between sessions: the budget, the stop rule, the parallelism, the retries, --confirm, and
+// the repetitions of the steps still to run (the model counts each step's own trials, so a
+// bisection whose steps were too small for the rate goes on with larger ones).
 func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bisect.State, error) {
-	for _, name := range []string{"good", "bad", "local", "count", "bad-seen", "runner"} {
+	for _, name := range []string{"good", "bad", "local", "bad-seen", "runner"} {
 		if changed(name) {
 			return nil, cmdutil.UsageErrorf("--%s is a setting of the bisection under way: --resume keeps them (start a new one after `debugflow bisect reset`)", name)
 		}
@@ -295,6 +299,9 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 	}
 	if changed("confirm") {
 		st.Settings.Confirm = o.Confirm
+	}
+	if changed("count") && o.Count != st.Settings.Count {
+		st.Settings.Count, st.Settings.CountSince = o.Count, st.StepsRun()
 	}
 	return st, nil
 }

@@ -54,9 +54,9 @@ func TestCommandFlags(t *testing.T) {
 	}
 }
 
-// --confirm is a setting --resume may change (to run the check a decision asked for); --count
-// is not.
-func TestResumeStateConfirm(t *testing.T) {
+// --confirm and --count are settings --resume may change (to run the check a decision asked
+// for; to go on with steps large enough for the rate); the range and the mode are not.
+func TestResumeStateChanges(t *testing.T) {
 	commits := []bisect.Commit{{Commit: strings.Repeat("b", 40), Subject: "change 1"}, {Commit: strings.Repeat("c", 40), Subject: "change 2"}}
 	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 5, MaxSteps: 30, Parallel: 1, Retries: 1, Model: bisect.DefaultModel}
 	st, err := bisect.NewState(bisect.RefCommit{Ref: "v1", Commit: strings.Repeat("a", 40)}, bisect.RefCommit{Ref: "main", Commit: commits[1].Commit},
@@ -75,7 +75,13 @@ func TestResumeStateConfirm(t *testing.T) {
 	if err != nil || !got.Settings.Confirm {
 		t.Fatalf("--resume --confirm: %v, confirm %v", err, got != nil && got.Settings.Confirm)
 	}
-	if _, err := resumeState(path, &BisectOptions{Count: 50}, given("count")); err == nil {
-		t.Error("--resume --count accepted")
+	got, err = resumeState(path, &BisectOptions{Count: 50}, given("count"))
+	if err != nil || got.Settings.Count != 50 || got.Settings.Confirm {
+		t.Fatalf("--resume --count 50: %v, %+v", err, got)
+	}
+	for _, flag := range []string{"good", "bad", "local", "bad-seen", "runner"} {
+		if _, err := resumeState(path, &BisectOptions{}, given(flag)); err == nil || !strings.Contains(err.Error(), "--"+flag) {
+			t.Errorf("--resume --%s: %v, want it refused", flag, err)
+		}
 	}
 }

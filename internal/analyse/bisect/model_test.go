@@ -414,7 +414,7 @@ func lookingAhead(tb testing.TB, n, count int) *Posterior {
 				return p
 			}
 			picks, _, _ := p.Choose(1, count, nil, nil)
-			c := s.step(rng, picks[0])
+			c := s.step(rng, picks[0], s.Count)
 			if picks[0] == Good {
 				good = good.Add(c)
 			} else {

@@ -83,7 +83,9 @@ const (
 
 // hopeless is the stop reason when the budget left cannot plausibly decide the bisection
 // (Outlook.Hopeless), "" otherwise. The steps left are those of --max-steps, and with
-// --max-time those the runner time left allows at the steps' mean duration so far.
+// --max-time those the runner time left allows at the steps' mean duration so far; the steps
+// judged are those since --resume last changed --count (a forecast made for steps of 5 says
+// little of steps of 50 until some have run).
 func (st *State) hopeless(p *Posterior) string {
 	run := st.StepsRun()
 	left := st.Settings.MaxSteps - run
@@ -94,14 +96,36 @@ func (st *State) hopeless(p *Posterior) string {
 	}
 	left = max(left, 0)
 	o := p.Outlook(st.Settings.Count, st.Settings.Confidence)
-	if !o.Hopeless(run, left) {
+	if !o.Hopeless(run-st.Settings.CountSince, left) {
 		return ""
 	}
 	if math.IsInf(o.Steps, 0) {
 		return fmt.Sprintf("%s: no step is expected to tell anything more", StopHopeless)
 	}
-	return fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
+	msg := fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
 		StopHopeless, o.Rate, o.Trials, o.Steps, left)
+	if n := LargerCount(o.Rate, st.Settings.Count); n > 0 {
+		if more := p.Outlook(n, st.Settings.Confidence); !math.IsInf(more.Steps, 0) {
+			msg += fmt.Sprintf("; steps of %d repetitions would need about %.0f (--resume --count %d keeps every step so far)", n, math.Ceil(more.Steps), n)
+		}
+	}
+	return msg
+}
+
+// LargerCount is the step size to suggest when steps of count repetitions are small for a
+// failure rate (a step at a bad commit is expected to fail fewer than 3 times, so a clean step
+// tells little): the smallest of 10, 20, 50, 100, ... 1000 at which it is expected to fail 3
+// times; 0 when count is large enough or no size up to 1000 is.
+func LargerCount(rate float64, count int) int {
+	if rate <= 0 || float64(count)*rate >= 3 {
+		return 0
+	}
+	for _, n := range []int{10, 20, 50, 100, 200, 500, 1000} {
+		if n > count && float64(n)*rate >= 3 {
+			return n
+		}
+	}
+	return 0
 }
 
 // startTimeout bounds the start of a step (a dispatch), which Ctrl-C does not interrupt.

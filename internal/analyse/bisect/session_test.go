@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -367,6 +369,61 @@ func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
 	if len(r.started) <= ran {
 		t.Errorf("with --max-steps 300 no more step ran (%d)", len(r.started))
 	}
+}
+
+// Steps of 5 at a rate of 0.05 stop early, and the report names a step size that suits the
+// rate; resumed with it (--resume --count 50), the bisection keeps every step of 5 and decides
+// with steps of 50.
+func TestSessionResumesWithLargerSteps(t *testing.T) {
+	set := defaultSettings()
+	set.Count, set.MaxSteps = 5, 30
+	st := fakeState(t, 16, set, Counts{})
+	r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: 0.05}
+	path := filepath.Join(t.TempDir(), StateFile)
+	rep, err := (&Session{State: st, Path: path, Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hint := regexp.MustCompile(`; steps of (\d+) repetitions would need about (\d+) \(--resume --count (\d+) keeps every step so far\)$`).FindStringSubmatch(rep.Stop)
+	if rep.Decided || hint == nil || hint[1] != hint[3] {
+		t.Fatalf("stop %q: want the step size to resume with", rep.Stop)
+	}
+	t.Logf("stop: %s", rep.Stop)
+	small := len(r.started)
+	disk, err := ReadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What --resume --count does (cmd/debugflow/bisect: resumeState).
+	disk.Settings.Count, _ = strconv.Atoi(hint[1])
+	disk.Settings.CountSince = disk.StepsRun()
+	rep, err = (&Session{State: disk, Path: path, Runner: r, Now: fixedClock()}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Decided || rep.FirstBad != st.Commits[9].Commit {
+		t.Fatalf("resumed with steps of %d: decided %v, %s (%s); want change 9", disk.Settings.Count, rep.Decided, rep.FirstBad, rep.Stop)
+	}
+	for i, req := range r.started {
+		if want := map[bool]int{true: 5, false: disk.Settings.Count}[i < small]; req.Count != want {
+			t.Errorf("step %d ran %d repetitions, want %d", i+1, req.Count, want)
+		}
+	}
+	if got := len(disk.Steps); got < small {
+		t.Errorf("the resumed state has %d steps, the first session ran %d", got, small)
+	}
+	// The check weighs clean steps of 5 as steps of 5, whatever came after them.
+	if got := disk.SmallestStep(); got != 5 {
+		t.Errorf("SmallestStep %d, want 5", got)
+	}
+	var story bytes.Buffer
+	if err := disk.WriteStory(&story); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("; %d repetitions per step after the first %d (changed on --resume),", disk.Settings.Count, small); !strings.Contains(story.String(), want) {
+		t.Errorf("story, want %q:\n%s", want, story.String())
+	}
+	t.Logf("%d steps of 5, then %d of %d: %s at %.3f", small, len(r.started)-small, disk.Settings.Count, rep.FirstBad[:12], rep.Posterior)
 }
 
 func TestSessionRetriesAFailedRun(t *testing.T) {

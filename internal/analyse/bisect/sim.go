@@ -37,6 +37,10 @@ type Simulation struct {
 	// NoEarlyStop runs on while the budget lasts even when it cannot plausibly decide
 	// (Outlook.Hopeless), to compare.
 	NoEarlyStop bool
+	// ResumeCount, when set, continues a bisection that ended undecided as `debugflow bisect
+	// --resume --count ResumeCount --max-steps N` does: every step so far kept, then steps of
+	// ResumeCount trials and ResumeSteps more steps.
+	ResumeCount, ResumeSteps int
 	// Seed makes the run reproducible.
 	Seed uint64
 }
@@ -68,12 +72,14 @@ func (s Simulation) Run() (SimResult, error) {
 	obs[s.Commits-1] = s.BadSeen
 	var good Counts
 	var res SimResult
+	count, maxSteps, resumed, since := s.Count, s.MaxSteps, s.ResumeCount < 1, 0
+	smallest := s.Count // State.SmallestStep
 	for {
 		p, err := s.Model.Posterior(good, obs)
 		if err != nil {
 			return res, err
 		}
-		v := p.Decide(s.Confidence, s.Count)
+		v := p.Decide(s.Confidence, count)
 		res.Found, res.Posterior = v.Lead, v.Posterior
 		confirming := false
 		if v.Decided {
@@ -81,21 +87,26 @@ func (s Simulation) Run() (SimResult, error) {
 			if v.Lead > 0 {
 				before = obs[v.Lead-1]
 			}
-			checked := NewCheck("", s.Count, before, v.BadLow, s.Confidence) != nil
-			if !s.Confirm || !checked || res.Steps >= s.MaxSteps {
+			checked := NewCheck("", smallest, before, v.BadLow, s.Confidence) != nil
+			if !s.Confirm || !checked || res.Steps >= maxSteps {
 				res.Decided, res.Checked = true, checked
 				return res, nil
 			}
 			confirming = true
 		}
-		if res.Steps >= s.MaxSteps {
+		stop := res.Steps >= maxSteps
+		if !stop && !confirming && !s.NoEarlyStop && p.Outlook(count, s.Confidence).Hopeless(res.Steps-since, maxSteps-res.Steps) {
+			stop, res.Hopeless = true, true
+		}
+		if stop && !resumed { // --resume --count ResumeCount --max-steps (steps so far + ResumeSteps)
+			count, maxSteps, resumed, since, res.Hopeless = s.ResumeCount, res.Steps+s.ResumeSteps, true, res.Steps, false
+			smallest = min(smallest, count)
+			continue
+		}
+		if stop {
 			return res, nil
 		}
-		if !confirming && !s.NoEarlyStop && p.Outlook(s.Count, s.Confidence).Hopeless(res.Steps, s.MaxSteps-res.Steps) {
-			res.Hopeless = true
-			return res, nil
-		}
-		picks, _, err := p.ChooseStep(min(par, s.MaxSteps-res.Steps), s.Count, s.Confidence, nil, nil)
+		picks, _, err := p.ChooseStep(min(par, maxSteps-res.Steps), count, s.Confidence, nil, nil)
 		if err != nil {
 			return res, err
 		}
@@ -110,7 +121,7 @@ func (s Simulation) Run() (SimResult, error) {
 		}
 		res.Batches++
 		for _, j := range picks {
-			c := s.step(rng, j)
+			c := s.step(rng, j, count)
 			if j == Good {
 				good = good.Add(c)
 			} else {
@@ -130,11 +141,11 @@ func (s Simulation) TrueRate(j int) float64 {
 	return s.Background
 }
 
-// step draws one step of Count trials at commit j.
-func (s Simulation) step(rng *rand.Rand, j int) Counts {
+// step draws one step of count trials at commit j.
+func (s Simulation) step(rng *rand.Rand, j, count int) Counts {
 	rate := s.TrueRate(j)
-	c := Counts{Trials: s.Count}
-	for t := range s.Count {
+	c := Counts{Trials: count}
+	for t := range count {
 		if rng.Float64() < rate {
 			c.Failures++
 			if s.StopAtFailure {

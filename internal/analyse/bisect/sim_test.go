@@ -72,6 +72,43 @@ func TestSimulationCalibratedForRareFailures(t *testing.T) {
 	}
 }
 
+// Steps of 5 at a rate of 0.1 over a background of 0.02 stop early in 87% of the bisections;
+// resumed with steps of 50 (--resume --count 50), they decide nearly always and as rarely
+// wrong as the confidence says, and the early stop waits for steps of the new size instead of
+// stopping on the forecast the small steps left (docs/bisect.md, "Resuming with larger steps").
+func TestResumedWithLargerStepsDecides(t *testing.T) {
+	t.Parallel()
+	base := Simulation{Commits: 16, Rate: 0.1, Background: 0.02, Count: 5, Confidence: 0.95, MaxSteps: 30, Model: DefaultModel,
+		ResumeCount: 50, ResumeSteps: 30}
+	var runs, decided, wrong, bigSteps int
+	for fb := range base.Commits {
+		for seed := range uint64(8) {
+			s := base
+			s.FirstBad, s.Seed = fb, 500+seed
+			r, err := s.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs++
+			if r.Decided {
+				decided++
+				if r.Found != fb {
+					wrong++
+				}
+			}
+			// trials = 5 a + 50 b in a + b steps: b steps of 50 ran.
+			if b := (r.Trials - 5*r.Steps) / 45; r.Hopeless && b < hopelessAfter {
+				t.Errorf("first bad %d, seed %d: stopped early after %d steps of 50", fb, s.Seed, b)
+			}
+			bigSteps += (r.Trials - 5*r.Steps) / 45
+		}
+	}
+	t.Logf("%d of %d decided, %d wrong; %.1f steps of 50 on average", decided, runs, wrong, float64(bigSteps)/float64(runs))
+	if decided < runs*95/100 || float64(wrong) > 0.05*float64(decided) {
+		t.Errorf("%d of %d decided, %d of them wrong: want at least 95%% decided, at most 5%% wrong", decided, runs, wrong)
+	}
+}
+
 // gitBisectSteps runs the real git bisect on a linear history of n commits after a good one,
 // the failure introduced by commit firstBad (1-based) and deterministic, and counts the
 // commits it tests.

@@ -97,8 +97,11 @@ type Settings struct {
 	Mode       string  `json:"mode"`
 	Confidence float64 `json:"confidence"`
 	// Count is pytest-repeat's --count of every step.
-	Count    int `json:"count"`
-	MaxSteps int `json:"max_steps"`
+	Count int `json:"count"`
+	// CountSince is the number of steps run (StepsRun) when --resume last changed Count (0:
+	// every step ran Count): the early stop judges a step size on its own steps.
+	CountSince int `json:"count_since,omitempty"`
+	MaxSteps   int `json:"max_steps"`
 	// MaxRunnerSeconds bounds the runner time of all steps (0: no limit).
 	MaxRunnerSeconds float64 `json:"max_runner_seconds,omitempty"`
 	Parallel         int     `json:"parallel"`
@@ -213,6 +216,9 @@ func (s *State) Validate() error {
 	}
 	if err := st.Model.Validate(); err != nil {
 		add("settings.model: %v", err)
+	}
+	if run := s.StepsRun(); st.CountSince < 0 || st.CountSince > run {
+		add("settings.count_since %d: want 0 to the %d steps run", st.CountSince, run)
 	}
 	// The good commit itself may be run too: it measures the background rate.
 	runnable := func(c string) bool { return index[c] || c == s.Good.Commit }

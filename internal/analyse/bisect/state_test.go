@@ -79,6 +79,8 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		{"mode", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "ssh" }), `mode "ssh"`},
 		{"github without repo", edit(func(m map[string]any) { m["settings"].(map[string]any)["mode"] = "github" }), "want repo, workflow and ref"},
 		{"parallel", edit(func(m map[string]any) { m["settings"].(map[string]any)["parallel"] = 99 }), "parallel 99"},
+		{"count changed after the steps run", edit(func(m map[string]any) { m["settings"].(map[string]any)["count_since"] = 2 }), "count_since 2"},
+		{"count changed after every step", edit(func(m map[string]any) { m["settings"].(map[string]any)["count_since"] = 1 }), ""},
 		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["background_b"] = 0 }), "settings.model"},
 		{"old model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0.001 }), "unknown field"},
 		{"good commit runs", edit(func(m map[string]any) { step(m)["commit"] = m["good"].(map[string]any)["commit"] }), ""},

@@ -23,7 +23,11 @@ func (s *State) WriteStory(w io.Writer) error {
 	if st.Mode == ModeGitHub && st.GitHub != nil {
 		where = fmt.Sprintf("on GitHub: %s, workflow %s dispatched on %s", clean(st.GitHub.Repo, 100), clean(st.GitHub.Workflow, 100), clean(st.GitHub.Ref, 100))
 	}
-	fmt.Fprintf(&b, "Runs %s; %d repetitions per step, confidence %.2f, at most %d steps", where, st.Count, st.Confidence, st.MaxSteps)
+	fmt.Fprintf(&b, "Runs %s; %d repetitions per step", where, st.Count)
+	if st.CountSince > 0 {
+		fmt.Fprintf(&b, " after the first %d (changed on --resume)", st.CountSince)
+	}
+	fmt.Fprintf(&b, ", confidence %.2f, at most %d steps", st.Confidence, st.MaxSteps)
 	if st.MaxRunnerSeconds > 0 {
 		fmt.Fprintf(&b, " and %s of runner time", formatSeconds(st.MaxRunnerSeconds))
 	}
