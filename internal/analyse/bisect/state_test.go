@@ -107,6 +107,23 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 	}
 }
 
+// --resume --count while a step is in flight records it among the steps run before the
+// change; when that run then fails (a failed run counts nowhere), the state stays readable.
+func TestCountSinceSurvivesAFailedRun(t *testing.T) {
+	st := fakeState(t, 4, defaultSettings(), Counts{})
+	st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[1].Commit, Outcome: Observed, Dir: "bisect/step-1"})
+	st.InFlight = []Flight{{N: 2, Commit: st.Commits[2].Commit, Attempt: 1, Dir: "bisect/step-2"}}
+	st.Settings.Count, st.Settings.CountSince = 50, st.StepsRun()
+	if err := st.Validate(); err != nil {
+		t.Fatalf("changed with a step in flight: %v", err)
+	}
+	st.InFlight = nil
+	st.Steps = append(st.Steps, Step{N: 2, Commit: st.Commits[2].Commit, Outcome: Failed, Reason: "run concluded cancelled without artifacts"})
+	if err := st.Validate(); err != nil || st.StepsRun() >= st.Settings.CountSince {
+		t.Fatalf("after the run failed: %v (steps run %d, count_since %d)", err, st.StepsRun(), st.Settings.CountSince)
+	}
+}
+
 // maxFuzzState bounds a fuzzed state file, and maxFuzzCommits its candidates and steps: a
 // larger state costs more per input (the story recomputes a posterior per step) and far more
 // to minimize (Go's fuzzer minimizes every new input for up to a minute, counting no
