@@ -104,7 +104,7 @@ func (st *State) hopeless(p *Posterior) string {
 	}
 	msg := fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
 		StopHopeless, o.Rate, o.Trials, o.Steps, left)
-	if n := LargerCount(o.Rate, st.Settings.Count); n > 0 {
+	if n := largerCount(o.Rate, st.Settings.Count); n > 0 {
 		if more := p.Outlook(n, st.Settings.Confidence); !math.IsInf(more.Steps, 0) {
 			msg += fmt.Sprintf("; steps of %d repetitions would need about %.0f (--resume --count %d keeps every step so far)", n, math.Ceil(more.Steps), n)
 		}
@@ -112,11 +112,11 @@ func (st *State) hopeless(p *Posterior) string {
 	return msg
 }
 
-// LargerCount is the step size to suggest when steps of count repetitions are small for a
+// largerCount is the step size to suggest when steps of count repetitions are small for a
 // failure rate (a step at a bad commit is expected to fail fewer than 3 times, so a clean step
 // tells little): the smallest of 10, 20, 50, 100, ... 1000 at which it is expected to fail 3
 // times; 0 when count is large enough or no size up to 1000 is.
-func LargerCount(rate float64, count int) int {
+func largerCount(rate float64, count int) int {
 	if rate <= 0 || float64(count)*rate >= 3 {
 		return 0
 	}

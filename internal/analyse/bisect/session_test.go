@@ -620,3 +620,26 @@ func TestSessionConfirmRunsTheCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestLargerCount(t *testing.T) {
+	tests := []struct {
+		rate  float64
+		count int
+		want  int
+	}{
+		{0.094, 5, 50},  // the early stop's example: 5 x 0.094 fails 0.5 times a step
+		{0.05, 5, 100},  // 50 x 0.05 is 2.5 failures: not yet 3
+		{0.05, 50, 100}, // steps of 50 are still small at 0.05
+		{0.05, 100, 0},  // 5 failures a step: large enough
+		{0.3, 5, 10},
+		{0.6, 5, 0},
+		{0.002, 5, 0}, // even 1,000 repetitions fail twice: nothing to suggest
+		{0.003, 5, 1000},
+		{0, 5, 0},
+	}
+	for _, tt := range tests {
+		if got := largerCount(tt.rate, tt.count); got != tt.want {
+			t.Errorf("largerCount(%g, %d) = %d, want %d", tt.rate, tt.count, got, tt.want)
+		}
+	}
+}
