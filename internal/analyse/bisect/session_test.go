@@ -333,11 +333,10 @@ func TestSessionBudgets(t *testing.T) {
 	}
 }
 
-// A failure in 20 trials with steps of 5 and a budget of 30 steps: after a few steps the
-// outlook needs several times the budget left, so the session stops undecided early and says
-// what deciding would take (the rate and the trials), instead of spending the budget on steps
-// that could hardly decide. --resume with a larger budget goes on.
-func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
+// runLowRateSmallSteps runs a session on 16 commits where change 9 adds a failure in 20
+// trials, with steps of 5 and a budget of 30 steps, the state saved at path.
+func runLowRateSmallSteps(t *testing.T) (Settings, *State, *fakeRunner, string, *Report) {
+	t.Helper()
 	set := defaultSettings()
 	set.Count, set.MaxSteps = 5, 30
 	st := fakeState(t, 16, set, Counts{})
@@ -347,6 +346,15 @@ func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return set, st, r, path, rep
+}
+
+// A failure in 20 trials with steps of 5 and a budget of 30 steps: after a few steps the
+// outlook needs several times the budget left, so the session stops undecided early and says
+// what deciding would take (the rate and the trials), instead of spending the budget on steps
+// that could hardly decide. --resume with a larger budget goes on.
+func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
+	set, _, r, path, rep := runLowRateSmallSteps(t)
 	if rep.Decided || !strings.HasPrefix(rep.Stop, StopHopeless+": at a failure rate of about ") || len(r.started) < hopelessAfter || len(r.started) >= set.MaxSteps {
 		t.Fatalf("stop %q after %d runs, decided %v", rep.Stop, len(r.started), rep.Decided)
 	}
@@ -375,15 +383,7 @@ func TestSessionStopsWhenTheBudgetCannotDecide(t *testing.T) {
 // rate; resumed with it (--resume --count 50), the bisection keeps every step of 5 and decides
 // with steps of 50.
 func TestSessionResumesWithLargerSteps(t *testing.T) {
-	set := defaultSettings()
-	set.Count, set.MaxSteps = 5, 30
-	st := fakeState(t, 16, set, Counts{})
-	r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: 0.05}
-	path := filepath.Join(t.TempDir(), StateFile)
-	rep, err := (&Session{State: st, Path: path, Runner: r, Now: fixedClock()}).Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st, r, path, rep := runLowRateSmallSteps(t)
 	hint := regexp.MustCompile(`; steps of (\d+) repetitions would need about (\d+) \(--resume --count (\d+) keeps every step so far\)$`).FindStringSubmatch(rep.Stop)
 	if rep.Decided || hint == nil || hint[1] != hint[3] {
 		t.Fatalf("stop %q: want the step size to resume with", rep.Stop)
