@@ -21,6 +21,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/limits"
 	"github.com/debugflow/debugflow/internal/runner/refrun"
 	"github.com/debugflow/debugflow/internal/spec"
 )
@@ -354,6 +355,10 @@ func checkBisectSettings(set bisect.Settings) error {
 		return cmdutil.UsageErrorf("--confidence %v: want a probability in [0.5, 1), such as 0.95", set.Confidence)
 	case set.Count < 1:
 		return cmdutil.UsageErrorf("--count must be at least 1 (got %d)", set.Count)
+	case set.Count > limits.MaxRepeatCount:
+		// What the spec, dispatch and experiment allow: pytest-repeat collects count copies of
+		// every test before the first runs, and the step's own check-inputs refuses more.
+		return cmdutil.UsageErrorf("--count %d: at most %d (pytest-repeat collects that many copies of every test before the first runs)", set.Count, limits.MaxRepeatCount)
 	case set.MaxSteps < 1:
 		return cmdutil.UsageErrorf("--max-steps must be at least 1 (got %d)", set.MaxSteps)
 	case set.MaxRunnerSeconds < 0:

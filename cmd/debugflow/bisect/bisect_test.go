@@ -354,6 +354,7 @@ func TestBisectUsageErrors(t *testing.T) {
 		{"not an ancestor", []string{"--local", "--good", "main", "--bad", ids[1]}, "is not an ancestor"},
 		{"confidence", []string{"--local", "--good", ids[0], "--bad", "main", "--confidence", "1"}, "--confidence 1"},
 		{"count", []string{"--local", "--good", ids[0], "--bad", "main", "--count", "-1"}, "--count must be at least 1"},
+		{"count too large", []string{"--local", "--good", ids[0], "--bad", "main", "--count", "100001"}, "--count 100001: at most 100000"},
 		{"parallel local", []string{"--local", "--good", ids[0], "--bad", "main", "--parallel", "2"}, "--parallel needs runners"},
 		{"parallel too many", []string{"--good", ids[0], "--bad", "main", "--parallel", "9"}, "--parallel 9: want 1 to 8"},
 		{"bad-seen", []string{"--local", "--good", ids[0], "--bad", "main", "--bad-seen", "3/2"}, "want FAILURES/TRIALS"},
