@@ -73,6 +73,12 @@ type tree struct {
 	venv string
 	// failed is the setup's failure: the ref is not set up again in a later sweep.
 	failed *SetupError
+	// collected is the repetition count of a sweep whose collection check passed here (0:
+	// none yet). The worktree, its environment and the reproducer's arguments do not change
+	// between sweeps, so a later sweep of that count skips the check: on a real suite the
+	// collection imports the project and takes seconds, and a bisection runs a commit again
+	// and again.
+	collected int
 }
 
 // Run runs the reproducer against every ref of sw, in order, each into sw.Out/<name>. Every
@@ -299,12 +305,15 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	o.Out, o.Python, o.Count = out, python, sw.Count
 	o.Env = append(o.Env, EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
 	o.DmesgSource, o.Dir, o.ProgressInterval = l.DmesgSource, t.dir, -1
+	o.SkipPreflight = t.collected == o.Count
 	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, o.Workers, o.Count, strings.Join(o.Paths, " "))
 	start := time.Now()
 	res, err := steps.RunReproduce(ctx, quiet, o)
 	if err != nil {
 		return Artifact{}, fmt.Errorf("reproducer of %s: %w", r, err)
 	}
+	// No error: the check passed (or was skipped) and the sweep ran.
+	t.collected = o.Count
 	fmt.Fprintf(l.log(), "    %d passed, %d failed, %d crashed workers in %s\n", res.Passed, res.Failed+res.Errors,
 		len(res.CrashedWorkers), time.Since(start).Round(100*time.Millisecond))
 	info := refinfo.Info{Name: r.Name, Ref: r.Ref, Commit: t.commit, Runner: LocalRunner, Round: sw.Round, Rounds: sw.Rounds}

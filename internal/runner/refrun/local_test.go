@@ -89,9 +89,23 @@ func TestLocalSweep(t *testing.T) {
 	if len(trees) < 2 {
 		t.Errorf("worktrees %v", trees)
 	}
-	// A second sweep reuses the worktrees: no new build.
-	if _, err := l.Run(context.Background(), Sweep{Refs: refs, Count: 2, Round: 2, Rounds: 4, Out: t.TempDir()}); err != nil {
-		t.Fatal(err)
+	// A second sweep reuses the worktrees: no new build. Its count is new, so pytest's
+	// collection is checked again; a third of the same count skips the check (no
+	// preflight.log) and still runs every repetition.
+	for round, count := range []int{2, 2} {
+		out := t.TempDir()
+		if _, err := l.Run(context.Background(), Sweep{Refs: refs, Count: count, Round: round + 2, Rounds: 4, Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range refs {
+			_, err := os.Stat(filepath.Join(out, r.Name, steps.PreflightLog))
+			if checked := err == nil; checked != (round == 0) {
+				t.Errorf("round %d, %s: collection checked %v", round+2, r.Name, checked)
+			}
+			if sum, err := steps.LoadReproducerResult(filepath.Join(out, r.Name)); err != nil || sum.Passed+sum.Failed != 4 {
+				t.Errorf("round %d, %s: summary %+v (%v)", round+2, r.Name, sum, err)
+			}
+		}
 	}
 	if n := strings.Count(log.String(), "set up "); n != 2 {
 		t.Errorf("%d setups, want one per ref:\n%s", n, log.String())
