@@ -32,7 +32,7 @@ func CheckReproducerPython(ctx context.Context, env *Env, python string) (string
 		return "", se
 	}
 	code := "import " + strings.Join(ReproducerModules, ", ")
-	_, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", code)
+	_, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", findModulesScript(ReproducerModules))
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
@@ -45,6 +45,22 @@ func CheckReproducerPython(ctx context.Context, env *Env, python string) (string
 			"or pass --python with another interpreter", python, path, what, err, ReproducerInstallHint())}
 	}
 	return path, nil
+}
+
+// findModulesScript is a Python program that exits with "No module named 'M'" (the words
+// of the ImportError) for the first of modules the interpreter cannot find. It finds them
+// without importing them: importing pytest costs 0.2-0.3 s of CPU, finding the three modules
+// 0.02 s. What a module does when imported is checked where it matters, by the collection or
+// the run that follows, with its traceback in their logs.
+func findModulesScript(modules []string) string {
+	quoted := make([]string, len(modules))
+	for i, m := range modules {
+		quoted[i] = strconv.Quote(m) // module names are ours, never a spec's
+	}
+	return "import importlib.util, sys\n" +
+		"for m in (" + strings.Join(quoted, ", ") + ",):\n" +
+		"    if importlib.util.find_spec(m) is None:\n" +
+		"        sys.exit(\"ModuleNotFoundError: No module named '%s'\" % m)\n"
 }
 
 // lookPython resolves the reproducer's interpreter; a *SetupError says it is missing.

@@ -277,3 +277,38 @@ func TestReproduceSIGTERMKillsDaemons(t *testing.T) {
 		t.Errorf("summary after SIGTERM: %+v", sum)
 	}
 }
+
+// TestFindModulesScript runs the interpreter check's program with a real interpreter: it
+// passes when every module can be found, without importing them (a module that raises when
+// imported passes: the collection that follows reports that with its traceback), and names
+// the first module it cannot find in the ImportError's words, which the cause is built from.
+func TestFindModulesScript(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	testenv.WriteFile(t, filepath.Join(dir, "raises_on_import.py"), "raise RuntimeError('imported')\n")
+	tests := []struct {
+		modules []string
+		missing string // "" when the check passes
+	}{
+		{ReproducerModules, ""},
+		{[]string{"pytest", "raises_on_import"}, ""},
+		{[]string{"pytest", "no_such_module_df", "xdist"}, "no_such_module_df"},
+		{[]string{"no_such_module_df2"}, "no_such_module_df2"},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(py, "-c", findModulesScript(tt.modules))
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+dir)
+		out, err := cmd.CombinedOutput()
+		if tt.missing == "" {
+			if err != nil {
+				t.Errorf("%v: %v\n%s", tt.modules, err, out)
+			}
+			continue
+		}
+		m := reNoModule.FindStringSubmatch(string(out))
+		if err == nil || m == nil || m[1] != tt.missing {
+			t.Errorf("%v: exit %v, output %q, want No module named %q", tt.modules, err, out, tt.missing)
+		}
+	}
+}

@@ -120,7 +120,9 @@ type ReproduceOptions struct {
 	// when $CI is set (default 30s; <0 disables).
 	ProgressInterval time.Duration `flag:"-"`
 	// SkipPreflight skips the collection check, for a caller that ran
-	// Preflight itself (`debugflow local`).
+	// Preflight itself (`debugflow local`) or saw it pass before in the same
+	// tree with the same arguments (a local experiment's or bisection's later
+	// sweeps of a ref).
 	SkipPreflight bool `flag:"-"`
 }
 
@@ -155,7 +157,7 @@ func checkInterpreter(ctx context.Context, env *Env, python string, modules ...s
 			python, err, strings.Join(modules, ", "))
 	}
 	code := "import " + strings.Join(modules, ", ")
-	if _, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", code); err != nil {
+	if _, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", findModulesScript(modules)); err != nil {
 		return "", fmt.Errorf("--python %s cannot %q: %v; install them (%s) or pass another --python",
 			python, code, err, installHint(modules...))
 	}

@@ -53,7 +53,7 @@ them yourself) and any line that needs root (sudo, su, doas, pkexec, apt, apt-ge
 dpkg, ldconfig, dnf, yum), printed so you can run it yourself. A failing line stops the run:
 "setup failed: build.commands[4] ` + "`python setup.py develop`" + ` exited 1: <its last output line>".
 
-Then the checks that take seconds: the interpreter must import pytest, pytest-xdist and
+Then the checks that take seconds: the interpreter must find pytest, pytest-xdist and
 pytest-repeat; the spec's smoke test (e.g. import the project and initialise the GPU) writes its
 log to the evidence folder and, if it fails, stops the run before the sweep; pytest must collect
 the reproducer's selection (paths, -k, pytest arguments, env). A broken setup stops with its
