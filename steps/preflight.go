@@ -23,8 +23,9 @@ const (
 	collectTimeout = 10 * time.Minute
 )
 
-// CheckReproducerPython resolves the reproducer's interpreter and checks that it imports
-// pytest, xdist and pytest_repeat. It returns the interpreter's path, or a *SetupError that
+// CheckReproducerPython resolves the reproducer's interpreter and checks that it finds
+// pytest, xdist and pytest_repeat (findModulesScript: the caller runs the collection check
+// next, which imports them). It returns the interpreter's path, or a *SetupError that
 // names the missing piece and how to install it. A cancelled ctx returns ctx's error.
 func CheckReproducerPython(ctx context.Context, env *Env, python string) (string, error) {
 	path, se := lookPython(env, python)
@@ -50,8 +51,8 @@ func CheckReproducerPython(ctx context.Context, env *Env, python string) (string
 // findModulesScript is a Python program that exits with "No module named 'M'" (the words
 // of the ImportError) for the first of modules the interpreter cannot find. It finds them
 // without importing them: importing pytest costs 0.2-0.3 s of CPU, finding the three modules
-// 0.02 s. What a module does when imported is checked where it matters, by the collection or
-// the run that follows, with its traceback in their logs.
+// 0.02 s. What a module does when imported is checked by the collection that follows, with
+// its traceback in preflight.log.
 func findModulesScript(modules []string) string {
 	quoted := make([]string, len(modules))
 	for i, m := range modules {

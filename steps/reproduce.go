@@ -156,8 +156,11 @@ func checkInterpreter(ctx context.Context, env *Env, python string, modules ...s
 		return "", fmt.Errorf("--python %s: interpreter not found (%v); pass --python with an interpreter that has %s",
 			python, err, strings.Join(modules, ", "))
 	}
+	// A real import, not findModulesScript: no collection check runs before the sanitizer
+	// or the core dump pass, and a pytest that fails to import would exit 1 there, which
+	// reads as a run with failures, not as one that tested nothing.
 	code := "import " + strings.Join(modules, ", ")
-	if _, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", findModulesScript(modules)); err != nil {
+	if _, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", code); err != nil {
 		return "", fmt.Errorf("--python %s cannot %q: %v; install them (%s) or pass another --python",
 			python, code, err, installHint(modules...))
 	}

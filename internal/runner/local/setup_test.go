@@ -38,7 +38,12 @@ func TestLocalSetupFailsFast(t *testing.T) {
 		// evidence is whether the run wrote a folder (the collection check did; the
 		// interpreter check comes before any folder).
 		evidence bool
+		// brokenPlugin puts a pytest_repeat that raises when imported first on PYTHONPATH:
+		// the interpreter check finds it, the collection imports it.
+		brokenPlugin bool
 	}{
+		{name: "plugin that fails to import", python: py, brokenPlugin: true, evidence: true,
+			want: []string{"pytest_repeat", "this pytest_repeat is a broken build"}},
 		{name: "conftest imports a missing module", python: py, conftst: "import pytest_rerunfailures\n", sel: "cuda", evidence: true,
 			want: []string{"conftest.py needs module pytest_rerunfailures", "pip install pytest-rerunfailures"}},
 		{name: "-k selects nothing", python: py, sel: "rocm", evidence: true,
@@ -64,7 +69,13 @@ func TestLocalSetupFailsFast(t *testing.T) {
 			os.WriteFile(dmesg, nil, 0o644)
 			out := filepath.Join(t.TempDir(), "evidence")
 			var stdout bytes.Buffer
-			env := testEnv(t, dmesg)
+			var extra []string
+			if tt.brokenPlugin {
+				shadow := t.TempDir()
+				testenv.WriteFile(t, filepath.Join(shadow, "pytest_repeat.py"), "raise ImportError('this pytest_repeat is a broken build')\n")
+				extra = append(extra, "PYTHONPATH="+shadow)
+			}
+			env := testEnv(t, dmesg, extra...)
 			env.Action = githubactions.New(githubactions.WithWriter(&stdout)) // as on a terminal: one screen
 			cpu0 := cpuTime(t)
 			res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: suite, Env: env, Stdout: &stdout, DmesgSource: dmesg})
@@ -90,7 +101,7 @@ func TestLocalSetupFailsFast(t *testing.T) {
 			if workflowCommand.MatchString(text) {
 				t.Errorf("a workflow command on a terminal:\n%s", text)
 			}
-			t.Logf("setup failure: %s CPU", cpu.Round(time.Millisecond))
+			t.Logf("setup failure: %s CPU; cause: %s", cpu.Round(time.Millisecond), res.SetupCause)
 			if cpu > 5*time.Second {
 				t.Errorf("the setup failure used %s of CPU, want under 5s", cpu)
 			}
