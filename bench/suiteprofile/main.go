@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("-top must be at least 1")
 	}
 	path := *acctFile
+	var testErr error
 	if path == "" {
 		dir, err := os.MkdirTemp("", "suiteprofile-")
 		if err != nil {
@@ -65,9 +66,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			testArgs = []string{"-count=1", "./..."}
 		}
 		wall, err := runAccounted(ctx, path, testArgs, stderr)
-		if err != nil {
+		if err != nil && (ctx.Err() != nil || wall == 0) {
 			return err
 		}
+		// A failing run is still profiled (its failure is the last line).
+		testErr = err
 		fmt.Fprintf(stdout, "go test %v: %s wall\n\n", testArgs, wall.Round(time.Second))
 	}
 	f, err := os.Open(path)
@@ -80,11 +83,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	writeReport(stdout, newProfile(procs), *top)
-	return nil
+	return testErr
 }
 
 // runAccounted turns accounting on into path, runs go test with args (its output to log),
-// and turns accounting off, also when go test fails or ctx is cancelled.
+// and turns accounting off, also when go test fails or ctx is cancelled. The wall time is 0
+// when go test did not start.
 func runAccounted(ctx context.Context, path string, args []string, log io.Writer) (time.Duration, error) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		return 0, err
@@ -98,7 +102,10 @@ func runAccounted(ctx context.Context, path string, args []string, log io.Writer
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("go test: %w", err)
+	}
+	err := cmd.Wait()
 	wall := time.Since(start)
 	if ctx.Err() != nil {
 		return wall, ctx.Err()
