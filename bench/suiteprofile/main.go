@@ -73,6 +73,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		testErr = err
 		fmt.Fprintf(stdout, "go test %v: %s wall\n\n", testArgs, wall.Round(time.Second))
 	}
+	// A regular file only: opening a FIFO would wait for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -164,6 +165,10 @@ func TestReport(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "acct")
 	os.WriteFile(bad, []byte(strings.Repeat("not an accounting file; ", 8)), 0o644)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -171,6 +176,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-top", "0"}, "-top must be at least 1"},
 		{[]string{"-acct", filepath.Join(t.TempDir(), "none")}, "no such file"},
 		{[]string{"-acct", bad}, "version"},
+		{[]string{"-acct", fifo}, "not a regular file"},
+		{[]string{"-acct", "/dev/zero"}, "not a regular file"},
 		{[]string{"-nope"}, "flag provided but not defined"},
 	} {
 		err := run(context.Background(), tt.args, &bytes.Buffer{}, &bytes.Buffer{})
