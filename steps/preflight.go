@@ -32,13 +32,12 @@ func CheckReproducerPython(ctx context.Context, env *Env, python string) (string
 	if se != nil {
 		return "", se
 	}
-	code := "import " + strings.Join(ReproducerModules, ", ")
 	_, err := env.runCapture(ctx, interpreterCheckTimeout, path, "-c", findModulesScript(ReproducerModules))
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
 	if err != nil {
-		what := "cannot run " + strconv.Quote(code)
+		what := "cannot look for " + strings.Join(ReproducerModules, ", ")
 		if m := reNoModule.FindStringSubmatch(err.Error()); m != nil {
 			what = "cannot import " + m[1]
 		}
