@@ -52,18 +52,18 @@ func Mode(name string) fs.FileMode {
 	return 0
 }
 
-var funcs = template.FuncMap{
-	"shellQuote": shellQuote,
-	"shellJoin":  shellJoin,
-	"pyString":   pyString,
-	"shellGlob":  shellGlob,
-	"mdCode":     mdCode,
-	"mdCell":     mdCell,
-}
-
 // parsed is the templates, parsed on first use: debugflow-step starts about fifteen times
-// per job and only the stage step renders them.
+// per job and only the stage step renders them (their functions' map too: a package-level
+// map is built at every start).
 var parsed = sync.OnceValue(func() *template.Template {
+	funcs := template.FuncMap{
+		"shellQuote": shellQuote,
+		"shellJoin":  shellJoin,
+		"pyString":   pyString,
+		"shellGlob":  shellGlob,
+		"mdCode":     mdCode,
+		"mdCell":     mdCell,
+	}
 	return template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
 })
 

@@ -16,6 +16,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
 	"github.com/debugflow/debugflow/cmd/internal/tmatecmd"
+	"github.com/debugflow/debugflow/cmd/internal/versionflag"
 	_ "github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/version"
 	"github.com/debugflow/debugflow/steps"
@@ -30,10 +31,9 @@ func main() {
 // newRoot is debugflow-step with every verb and --version.
 func newRoot(env *steps.Env) *cobra.Command {
 	root := newStepRoot(env)
-	root.AddCommand(tmatecmd.NewCmdGate(stepFactory(env), nil), reportcmd.NewCmdReport(stepFactory(env), nil))
-	info := version.Get()
-	root.Version = info.String()
-	root.SetVersionTemplate(info.Text("debugflow-step"))
+	f := stepFactory(env)
+	root.AddCommand(tmatecmd.NewCmdGate(f, nil), reportcmd.NewCmdReport(f, nil))
+	versionflag.Add(root, func() string { return version.Get().Text("debugflow-step") })
 	return root
 }
 

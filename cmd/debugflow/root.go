@@ -26,6 +26,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/cmd/internal/lazyflags"
 	"github.com/debugflow/debugflow/cmd/internal/reportcmd"
+	"github.com/debugflow/debugflow/cmd/internal/versionflag"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
 )
@@ -84,9 +85,7 @@ func newRoot(f *factory.Factory) *cobra.Command {
 		bisectcmd.NewCmdBisect(gh, sp, nil),
 	)
 	// --version prints what `debugflow version` details.
-	info := version.Get()
-	root.Version = info.String()
-	root.SetVersionTemplate(info.Text("debugflow"))
+	versionflag.Add(root, func() string { return version.Get().Text("debugflow") })
 	root.AddCommand(versioncmd.NewCmdVersion(f, nil), bundlecmd.NewCmdBundle(f, sp, nil))
 	for _, c := range root.Commands() {
 		// Every command, including those that set their own (dispatch, watch, download):

@@ -56,7 +56,7 @@ func TestCompileAllNamesInvalidExpressions(t *testing.T) {
 	if Count() != before+2 {
 		t.Fatalf("Count %d, want %d", Count(), before+2)
 	}
-	if bad := CompileAll(); len(bad) != badBefore+1 || !strings.Contains(bad[len(bad)-1], "[unclosed") {
+	if bad := CompileAll(); len(bad) != badBefore+1 || !strings.Contains(strings.Join(bad, "\n"), "[unclosed") {
 		t.Errorf("CompileAll = %q, want one more invalid expression, [unclosed", bad)
 	}
 }

@@ -303,7 +303,7 @@ func (p *Parser) plain(s string) Event {
 	}
 	if node, rest := splitNodeID(s); looksLikeNodeID(node) {
 		if m := mayBeVerboseTail(rest); m != nil {
-			if o, ok := outcomeWords[m[1]]; ok {
+			if o, ok := outcomeWord(m[1]); ok {
 				return p.result(o, node, "")
 			}
 		}
@@ -323,7 +323,7 @@ func (p *Parser) plain(s string) Event {
 		return Event{}
 	}
 	if m := mayBeBareResult(s); m != nil {
-		if o, ok := outcomeWords[m[1]]; ok {
+		if o, ok := outcomeWord(m[1]); ok {
 			node := p.lastStarted
 			p.lastStarted = ""
 			return p.result(o, node, "")
@@ -353,7 +353,7 @@ func parseXdistResult(s string) (worker string, o Outcome, node string, ok bool)
 		rest = rest[e+2:]
 	}
 	word, after, _ := strings.Cut(rest, " ")
-	if o, ok = outcomeWords[word]; !ok {
+	if o, ok = outcomeWord(word); !ok {
 		return "", "", "", false
 	}
 	node, _ = splitNodeID(strings.TrimSpace(after))
@@ -632,7 +632,7 @@ func (p *Parser) summaryCandidate(s string) (Outcome, string, bool) {
 	if !ok {
 		return "", "", false
 	}
-	o, ok := outcomeWords[word]
+	o, ok := outcomeWord(word)
 	if !ok {
 		return "", "", false
 	}

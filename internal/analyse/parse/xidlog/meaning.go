@@ -1,5 +1,10 @@
 package xidlog
 
+import (
+	"cmp"
+	"slices"
+)
+
 // meanings is the Xid meaning table of FORMATS.md section 2.3, from NVIDIA's
 // Xid catalog (Ampere and later). AppBug marks the codes that point at the
 // application under test; Hardware marks the codes that point at hardware,
@@ -90,16 +95,13 @@ type Meaning struct {
 	Hardware bool
 }
 
-var meaningByCode = func() map[int]Meaning {
-	m := make(map[int]Meaning, len(meanings))
-	for _, row := range meanings {
-		m[row.Code] = row
-	}
-	return m
-}()
-
-// Lookup returns the table row of an Xid code.
+// Lookup returns the table row of an Xid code: a binary search of meanings, which is in
+// code order (TestMeaningsInCodeOrder), not a map, which debugflow-step would build at
+// each of its starts for the one step that reads Xid lines.
 func Lookup(code int) (Meaning, bool) {
-	m, ok := meaningByCode[code]
-	return m, ok
+	i, ok := slices.BinarySearchFunc(meanings, code, func(m Meaning, code int) int { return cmp.Compare(m.Code, code) })
+	if !ok {
+		return Meaning{}, false
+	}
+	return meanings[i], true
 }

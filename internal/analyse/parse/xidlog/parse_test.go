@@ -293,12 +293,26 @@ func TestLookup(t *testing.T) {
 	if _, ok := Lookup(3); ok {
 		t.Error("Lookup(3) ok, want false")
 	}
-	seen := map[int]bool{}
-	for _, m := range meanings {
-		if seen[m.Code] || m.Mnemonic == "" || m.Short == "" || m.Description == "" || m.Action == "" {
-			t.Errorf("table row %+v is duplicated or incomplete", m)
+	for i, m := range meanings {
+		if m.Mnemonic == "" || m.Short == "" || m.Description == "" || m.Action == "" {
+			t.Errorf("table row %+v is incomplete", m)
 		}
-		seen[m.Code] = true
+		// Lookup is a binary search: every row must be found, every code between rows not.
+		if got, ok := Lookup(m.Code); !ok || got.Mnemonic != m.Mnemonic {
+			t.Errorf("Lookup(%d) = %+v, %v; want the table's row", m.Code, got, ok)
+		}
+		if _, ok := Lookup(m.Code + 1); ok && (i+1 == len(meanings) || meanings[i+1].Code != m.Code+1) {
+			t.Errorf("Lookup(%d) found a row the table does not have", m.Code+1)
+		}
+	}
+}
+
+// Lookup's binary search needs the table in code order, each code once.
+func TestMeaningsInCodeOrder(t *testing.T) {
+	for i := 1; i < len(meanings); i++ {
+		if meanings[i].Code <= meanings[i-1].Code {
+			t.Errorf("meanings[%d] is Xid %d after Xid %d: keep the table in code order, each code once", i, meanings[i].Code, meanings[i-1].Code)
+		}
 	}
 }
 
