@@ -11,36 +11,37 @@ type pythonPackage struct {
 	Pip, Apt string
 }
 
-// knownModules maps the top-level module of a well-known pytest plugin (or of a library test
-// suites commonly import) to the package that provides it. A module not listed here is named
-// as it is: most pip names are the module name.
-var knownModules = map[string]pythonPackage{
-	"pytest":               {"pytest", "python3-pytest"},
-	"xdist":                {"pytest-xdist", "python3-pytest-xdist"},
-	"pytest_repeat":        {"pytest-repeat", "python3-pytest-repeat"},
-	"pytest_rerunfailures": {"pytest-rerunfailures", "python3-pytest-rerunfailures"},
-	"pytest_timeout":       {"pytest-timeout", "python3-pytest-timeout"},
-	"pytest_cov":           {"pytest-cov", "python3-pytest-cov"},
-	"pytest_mock":          {"pytest-mock", "python3-pytest-mock"},
-	"pytest_asyncio":       {"pytest-asyncio", "python3-pytest-asyncio"},
-	"pytest_benchmark":     {"pytest-benchmark", "python3-pytest-benchmark"},
-	"pytest_forked":        {"pytest-forked", "python3-pytest-forked"},
-	"pytest_order":         {"pytest-order", "python3-pytest-order"},
-	"pytest_instafail":     {"pytest-instafail", "python3-pytest-instafail"},
-	"pytest_lazyfixture":   {"pytest-lazy-fixture", "python3-pytest-lazy-fixture"},
-	"pytest_httpserver":    {"pytest-httpserver", "python3-pytest-httpserver"},
-	"pytest_randomly":      {"pytest-randomly", ""},
-	"pytest_env":           {"pytest-env", ""},
-	"hypothesis":           {"hypothesis", "python3-hypothesis"},
-	"flaky":                {"flaky", "python3-flaky"},
-	"numpy":                {"numpy", "python3-numpy"},
-	"scipy":                {"scipy", "python3-scipy"},
-	"yaml":                 {"PyYAML", "python3-yaml"},
-	"PIL":                  {"Pillow", "python3-pil"},
-	"cv2":                  {"opencv-python", "python3-opencv"},
-	"sklearn":              {"scikit-learn", "python3-sklearn"},
-	"psutil":               {"psutil", "python3-psutil"},
-	"torch":                {"torch", ""},
+// knownModules are the top-level modules of well-known pytest plugins (and of libraries test
+// suites commonly import) with the packages that provide them. A module not listed here is
+// named as it is: most pip names are the module name. A table searched in order, not a map:
+// a map literal is built at every start of debugflow-step, and only a failed import reads it.
+var knownModules = []struct{ module, pip, apt string }{
+	{"pytest", "pytest", "python3-pytest"},
+	{"xdist", "pytest-xdist", "python3-pytest-xdist"},
+	{"pytest_repeat", "pytest-repeat", "python3-pytest-repeat"},
+	{"pytest_rerunfailures", "pytest-rerunfailures", "python3-pytest-rerunfailures"},
+	{"pytest_timeout", "pytest-timeout", "python3-pytest-timeout"},
+	{"pytest_cov", "pytest-cov", "python3-pytest-cov"},
+	{"pytest_mock", "pytest-mock", "python3-pytest-mock"},
+	{"pytest_asyncio", "pytest-asyncio", "python3-pytest-asyncio"},
+	{"pytest_benchmark", "pytest-benchmark", "python3-pytest-benchmark"},
+	{"pytest_forked", "pytest-forked", "python3-pytest-forked"},
+	{"pytest_order", "pytest-order", "python3-pytest-order"},
+	{"pytest_instafail", "pytest-instafail", "python3-pytest-instafail"},
+	{"pytest_lazyfixture", "pytest-lazy-fixture", "python3-pytest-lazy-fixture"},
+	{"pytest_httpserver", "pytest-httpserver", "python3-pytest-httpserver"},
+	{"pytest_randomly", "pytest-randomly", ""},
+	{"pytest_env", "pytest-env", ""},
+	{"hypothesis", "hypothesis", "python3-hypothesis"},
+	{"flaky", "flaky", "python3-flaky"},
+	{"numpy", "numpy", "python3-numpy"},
+	{"scipy", "scipy", "python3-scipy"},
+	{"yaml", "PyYAML", "python3-yaml"},
+	{"PIL", "Pillow", "python3-pil"},
+	{"cv2", "opencv-python", "python3-opencv"},
+	{"sklearn", "scikit-learn", "python3-sklearn"},
+	{"psutil", "psutil", "python3-psutil"},
+	{"torch", "torch", ""},
 }
 
 // pluginOption is a command-line option a plugin adds, for "unrecognized arguments".
@@ -90,11 +91,13 @@ func topModule(module string) string {
 
 // packageOf is the package that provides module (its own name when unknown).
 func packageOf(module string) (pythonPackage, bool) {
-	p, ok := knownModules[topModule(module)]
-	if !ok {
-		return pythonPackage{Pip: topModule(module)}, false
+	top := topModule(module)
+	for _, k := range knownModules {
+		if k.module == top {
+			return pythonPackage{Pip: k.pip, Apt: k.apt}, true
+		}
 	}
-	return p, true
+	return pythonPackage{Pip: top}, false
 }
 
 // installHint is "pip install A B (Debian: apt-get install python3-a python3-b)" for the

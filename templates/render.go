@@ -53,19 +53,28 @@ func Mode(name string) fs.FileMode {
 }
 
 // parsed is the templates, parsed on first use: debugflow-step starts about fifteen times
-// per job and only the stage step renders them (their functions' map too: a package-level
-// map is built at every start).
-var parsed = sync.OnceValue(func() *template.Template {
-	funcs := template.FuncMap{
-		"shellQuote": shellQuote,
-		"shellJoin":  shellJoin,
-		"pyString":   pyString,
-		"shellGlob":  shellGlob,
-		"mdCode":     mdCode,
-		"mdCell":     mdCell,
-	}
-	return template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
-})
+// per job and only the stage step renders them. A sync.Once and a function, not
+// sync.OnceValue in a package variable, and the functions' map built here: either would be
+// made at every start.
+func parsed() *template.Template {
+	parseOnce.Do(func() {
+		funcs := template.FuncMap{
+			"shellQuote": shellQuote,
+			"shellJoin":  shellJoin,
+			"pyString":   pyString,
+			"shellGlob":  shellGlob,
+			"mdCode":     mdCode,
+			"mdCell":     mdCell,
+		}
+		parsedTemplates = template.Must(template.New("").Funcs(funcs).Option("missingkey=error").ParseFS(files, "files/*.tmpl"))
+	})
+	return parsedTemplates
+}
+
+var (
+	parseOnce       sync.Once
+	parsedTemplates *template.Template
+)
 
 // view is what the templates see: the parameters plus the argument lists computed in Go, where
 // quoting is easier to get right than in template syntax.

@@ -19,10 +19,7 @@ import (
 // (its packages initialising, before main) says it was cancelled and leaves
 // reproducer_summary.json, instead of dying of the signal's default action with no record.
 func TestSIGTERMDuringStartupIsRecorded(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "debugflow-step")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := stepBinary(t)
 	out := filepath.Join(t.TempDir(), "repro")
 	cmd := exec.Command(bin, "reproduce", "--out", out, "--python", "python3", "--count", "1", "--workers", "1", "tests/")
 	cmd.Dir = t.TempDir()

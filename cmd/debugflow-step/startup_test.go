@@ -3,20 +3,8 @@ package main
 import (
 	"testing"
 
-	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
-
-// Every pattern of the packages linked into debugflow-step is compiled on first use
-// (internal/lazyre); here they all compile, including those only rare paths reach.
-func TestEveryLazyPatternCompiles(t *testing.T) {
-	if lazyre.Count() == 0 {
-		t.Fatal("no lazy patterns registered: the parsers' patterns should be lazyre.New")
-	}
-	if bad := lazyre.CompileAll(); len(bad) > 0 {
-		t.Errorf("patterns that do not compile:\n%q", bad)
-	}
-}
 
 // BenchmarkStartup measures one debugflow-step process (about fifteen per job) against its
 // anchor, a Go hello world built the same way, in turn: `go test -run '^$' -bench

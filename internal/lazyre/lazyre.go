@@ -11,53 +11,22 @@ import (
 )
 
 // Regexp compiles its expression once, on first use, and panics there if it is invalid,
-// as regexp.MustCompile would at start-up. CompileAll compiles every one declared, so that
-// a test catches a typo in a pattern that only a rare path uses.
+// as regexp.MustCompile would at start-up. TestEveryPatternInTheModuleCompiles compiles every
+// pattern written in the module's source, so that a typo in a pattern only a rare path uses
+// still fails the tests.
 type Regexp struct {
 	expr string
-	once sync.Once // a field, not sync.OnceValue's closures: one allocation per pattern at start-up
+	once sync.Once // a field, not sync.OnceValue's closures: nothing to allocate
 	re   *regexp.Regexp
-	// next links every Regexp made, for CompileAll: a list, not a slice, because a slice
-	// grown by append at each of a hundred-odd declarations was 0.9% of debugflow-step's
-	// start-up (its copies and their fresh pages).
-	next *Regexp
 }
 
-var (
-	mu   sync.Mutex
-	last *Regexp // the newest; each links to the one made before it
-	n    int
-)
-
-// New returns a Regexp for expr, compiled on first use.
+// New returns a Regexp for expr, compiled on first use. It does nothing else, and must not:
+// the compiler then lays `var re = lazyre.New(...)` out in the binary's data, and the package
+// declaring it runs no code at initialisation (TestPackagesDoNothingAtInit in
+// cmd/debugflow-step). When New also kept a list of its patterns for the tests, a dozen
+// packages of debugflow-step had an init function for that alone.
 func New(expr string) *Regexp {
-	r := &Regexp{expr: expr}
-	mu.Lock()
-	r.next, last = last, r
-	n++
-	mu.Unlock()
-	return r
-}
-
-// CompileAll compiles every Regexp made so far (those of every package linked in, once
-// their variables are initialised) and returns the expressions that do not compile.
-func CompileAll() (invalid []string) {
-	mu.Lock()
-	r := last
-	mu.Unlock()
-	for ; r != nil; r = r.next { // the links never change once made
-		if _, err := regexp.Compile(r.expr); err != nil {
-			invalid = append(invalid, err.Error())
-		}
-	}
-	return invalid
-}
-
-// Count is how many Regexps were made.
-func Count() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return n
+	return &Regexp{expr: expr}
 }
 
 // Get returns the compiled expression.

@@ -1,7 +1,14 @@
 package lazyre
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,14 +56,171 @@ func TestRegexpInvalidPanicsOnUse(t *testing.T) {
 	r.MatchString("x")
 }
 
-func TestCompileAllNamesInvalidExpressions(t *testing.T) {
-	before, badBefore := Count(), len(CompileAll())
-	New(`ok`)
-	New(`[unclosed`)
-	if Count() != before+2 {
-		t.Fatalf("Count %d, want %d", Count(), before+2)
+// TestEveryPatternInTheModuleCompiles compiles every pattern the module's code declares with
+// New: patterns only a rare path uses would otherwise first fail on a user's runner. New
+// keeps no list of its patterns (it must not run anything at initialisation), so the test
+// reads them from the source, like a linter: every call of New outside the tests.
+func TestEveryPatternInTheModuleCompiles(t *testing.T) {
+	patterns := modulePatterns(t, moduleRoot(t))
+	if len(patterns) < 50 {
+		t.Fatalf("found %d patterns in the module's source, want the parsers' hundred-odd", len(patterns))
 	}
-	if bad := CompileAll(); len(bad) != badBefore+1 || !strings.Contains(strings.Join(bad, "\n"), "[unclosed") {
-		t.Errorf("CompileAll = %q, want one more invalid expression, [unclosed", bad)
+	t.Logf("%d patterns", len(patterns))
+	for pos, expr := range patterns {
+		if _, err := regexp.Compile(expr); err != nil {
+			t.Errorf("%s: %v", pos, err)
+		}
 	}
+}
+
+// The scanner finds a pattern written as literals joined by +, names one that does not
+// compile, and refuses an argument it cannot read.
+func TestModulePatternsScanner(t *testing.T) {
+	dir := t.TempDir()
+	src := `package p
+
+import re "github.com/debugflow/debugflow/internal/lazyre"
+
+var (
+	ok     = re.New(` + "`^a` + \"b+\"" + `)
+	broken = re.New("[unclosed")
+	dynamic = re.New(prefix + "x")
+)
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A test file's patterns are the tests' business (this file has invalid ones on purpose).
+	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte("package p\n\nvar x = lazyre.New(`(`)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	got := scanPatterns(dir, func(pos token.Position, msg string) { errs = append(errs, msg) })
+	var exprs []string
+	for _, e := range got {
+		exprs = append(exprs, e)
+	}
+	if len(got) != 2 || !contains(exprs, "^ab+") || !contains(exprs, "[unclosed") {
+		t.Errorf("patterns %q, want ^ab+ and [unclosed", exprs)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "string constant") {
+		t.Errorf("errors %q, want one about the argument that is not a string constant", errs)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleRoot is the folder of the module's go.mod, above this package.
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = parent
+	}
+}
+
+// modulePatterns is every New pattern of the module's non-test Go files, by position.
+func modulePatterns(t *testing.T, root string) map[string]string {
+	return scanPatterns(root, func(pos token.Position, msg string) { t.Errorf("%s: %s", pos, msg) })
+}
+
+const importPath = "github.com/debugflow/debugflow/internal/lazyre"
+
+// scanPatterns parses the non-test Go files under root (not testdata, not dot folders) and
+// returns the argument of every call of this package's New by its position; report gets
+// an argument that is not a string constant written in place.
+func scanPatterns(root string, report func(token.Position, string)) map[string]string {
+	fset := token.NewFileSet()
+	found := map[string]string{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			report(token.Position{Filename: path}, err.Error())
+			return nil
+		}
+		name := ""
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == importPath {
+				name = "lazyre"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "New" {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != name {
+				return true
+			}
+			pos := fset.Position(call.Pos())
+			if expr, ok := stringConstant(call.Args[0]); ok {
+				found[pos.String()] = expr
+			} else {
+				report(pos, "the argument of lazyre.New is not a string constant written in place (literals joined by +)")
+			}
+			return true
+		})
+		return nil
+	})
+	return found
+}
+
+// stringConstant is the value of a string literal or of literals joined by +.
+func stringConstant(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, ok1 := stringConstant(e.X)
+		y, ok2 := stringConstant(e.Y)
+		return x + y, ok1 && ok2
+	case *ast.ParenExpr:
+		return stringConstant(e.X)
+	}
+	return "", false
 }

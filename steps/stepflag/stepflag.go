@@ -63,7 +63,9 @@ func (f Field) Env() string {
 	return "DEBUGFLOW_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 }
 
-var durationType = reflect.TypeOf(time.Duration(0))
+// durationType is time.Duration's type (reflect.TypeFor is resolved by the compiler: a
+// reflect.TypeOf package variable would be set at every start of debugflow-step).
+func durationType() reflect.Type { return reflect.TypeFor[time.Duration]() }
 
 // Fields returns the flags of the options struct type t (or a pointer to it) in declaration
 // order. It fails naming the field when a field has no flag tag, an unsupported type, a
@@ -89,7 +91,7 @@ func walk(t reflect.Type, index []int, prefix string, out *[]Field, seen map[str
 		idx := append(append([]int(nil), index...), i)
 		goName := prefix + sf.Name
 		tag, tagged := sf.Tag.Lookup("flag")
-		if sf.Type.Kind() == reflect.Struct && sf.Type != durationType && !tagged {
+		if sf.Type.Kind() == reflect.Struct && sf.Type != durationType() && !tagged {
 			if err := walk(sf.Type, idx, goName+".", out, seen); err != nil {
 				return err
 			}
@@ -131,7 +133,7 @@ func parseDefault(f Field) (reflect.Value, error) {
 	v := reflect.New(f.Type).Elem()
 	d := f.Default
 	switch {
-	case f.Type == durationType:
+	case f.Type == durationType():
 		if d == "" {
 			return v, nil
 		}

@@ -17,7 +17,7 @@ import (
 var (
 	mu sync.Mutex
 	// pending holds each command's registration until Bind or BindAll runs it (once).
-	pending = map[*cobra.Command]func(){}
+	pending map[*cobra.Command]func() // made by the first Defer: a map literal here is built at every start
 )
 
 // Defer makes register (which adds cmd's flags) run when Bind selects cmd or BindAll runs.
@@ -26,6 +26,9 @@ var (
 func Defer(cmd *cobra.Command, register func()) {
 	mu.Lock()
 	defer mu.Unlock()
+	if pending == nil {
+		pending = map[*cobra.Command]func(){}
+	}
 	pending[cmd] = register
 }
 

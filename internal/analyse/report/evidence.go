@@ -237,11 +237,14 @@ func (v *loader) loadLadder(have map[string]bool) error {
 	return nil
 }
 
-// evidenceInputs are the files of the deeper evidence Load reads when present.
-var evidenceInputs = []string{WorkerLog, SanitizerSummary, CoredumpSummary, CoredumpGDBLog, CoredumpLog,
-	SanitizerLogOf("memcheck"), SanitizerLogOf("racecheck"), SanitizerLogOf("initcheck"), SanitizerLogOf("synccheck"),
-	evidencefiles.HealthQuery(healthBefore), evidencefiles.HealthCSV(healthBefore),
-	evidencefiles.HealthQuery(healthAfter), evidencefiles.HealthCSV(healthAfter), BuildRecord}
+// evidenceInputs are the files of the deeper evidence Load reads when present (a function:
+// as a package variable its names would be joined at every start of debugflow-step).
+func evidenceInputs() []string {
+	return []string{WorkerLog, SanitizerSummary, CoredumpSummary, CoredumpGDBLog, CoredumpLog,
+		SanitizerLogOf("memcheck"), SanitizerLogOf("racecheck"), SanitizerLogOf("initcheck"), SanitizerLogOf("synccheck"),
+		evidencefiles.HealthQuery(healthBefore), evidencefiles.HealthCSV(healthBefore),
+		evidencefiles.HealthQuery(healthAfter), evidencefiles.HealthCSV(healthAfter), BuildRecord}
+}
 
 // readJSON decodes a small JSON file of the step runner (bounded like reproducer_summary.json);
 // a file that cannot be read or decoded is skipped with the reason.

@@ -222,6 +222,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 	have := map[string]bool{}
 	var dmesg []string
 	extra := 0
+	evidence := evidenceInputs()
 	for {
 		if chunked {
 			entries, err = rd.ReadDir(1024)
@@ -239,7 +240,7 @@ func (v *loader) list() (map[string]bool, []string, error) {
 				dmesg = append(dmesg, name)
 				continue
 			}
-			if contains(inputs, name) || contains(evidenceInputs, name) || name == PreflightLog {
+			if contains(inputs, name) || contains(evidence, name) || name == PreflightLog {
 				have[name] = true
 			}
 			if (contains(StagedHelpers, name) || name == refinfo.File || name == jobmark.File) && e.Type().IsRegular() {

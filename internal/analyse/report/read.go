@@ -138,8 +138,10 @@ func countControls(b []byte) int64 {
 		c += bits.OnesCount64(controlMask(binary.LittleEndian.Uint64(b)))
 		b = b[8:]
 	}
-	for _, v := range b {
-		c += int(binaryControlTable[v])
+	for _, v := range b { // the last 0-7 bytes
+		if isBinaryControl(v) {
+			c++
+		}
 	}
 	return int64(c)
 }
@@ -169,16 +171,6 @@ func controlMask(x uint64) uint64 {
 	del = ^((del & low7) + low7 | del)
 	return (under20&^(allowed|esc) | del) & highs
 }
-
-// binaryControlTable is isBinaryControl for every byte, 1 or 0.
-var binaryControlTable = func() (t [256]uint8) {
-	for b := range 256 {
-		if isBinaryControl(byte(b)) {
-			t[b] = 1
-		}
-	}
-	return t
-}()
 
 // binary reports whether the bytes read were not text.
 func (t *textCounter) binary() bool {

@@ -24,18 +24,23 @@ type textWriter struct {
 	w     io.Writer
 	color bool
 	local bool // Run.Local: say "this machine", not "this runner"
-	err   error
+	// machine rewords the runner phrases when local (onThisMachine).
+	machine *strings.Replacer
+	err     error
 }
 
 // onThisMachine rewords the verdict's runner phrases, its own and those of the step notes it
 // shows (a core dump pass's "cuda-gdb not available on this runner: the dump ... is in the
-// artifact"), for a `debugflow local` run.
-var onThisMachine = strings.NewReplacer(
-	"not available on this runner", "not available on this machine",
-	RunnerSuspect, "suspect this machine",
-	"runner health", "GPU health",
-	"is in the artifact", "is in the evidence folder",
-)
+// artifact"), for a `debugflow local` run: a function, not a package variable, which would be
+// built at every start of debugflow-step.
+func onThisMachine() *strings.Replacer {
+	return strings.NewReplacer(
+		"not available on this runner", "not available on this machine",
+		RunnerSuspect, "suspect this machine",
+		"runner health", "GPU health",
+		"is in the artifact", "is in the evidence folder",
+	)
+}
 
 func (t *textWriter) printf(format string, args ...any) {
 	if t.err == nil {
@@ -59,7 +64,7 @@ func (t *textWriter) styled(label, style string, values ...string) {
 			l = label
 		}
 		if t.local {
-			v = onThisMachine.Replace(v)
+			v = t.machine.Replace(v)
 		}
 		t.printf("%-*s%s\n", labelWidth, l, t.paint(style, display(v)))
 	}
@@ -77,6 +82,9 @@ func (t *textWriter) paint(style, s string) string {
 // only when color is true.
 func (v *Verdict) WriteText(w io.Writer, color bool) error {
 	t := &textWriter{w: w, color: color, local: v.Run.Local}
+	if t.local {
+		t.machine = onThisMachine()
+	}
 	answer := v.headline()
 	switch answer {
 	case "yes":
