@@ -2,13 +2,13 @@ package evidencefiles
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // The names of the folder's files are written once, here: no other package of the tree spells
@@ -26,27 +26,9 @@ func TestNamesAreDefinedOnce(t *testing.T) {
 	}
 	root := filepath.Join("..", "..")
 	self, _ := filepath.Abs(".")
-	fset := token.NewFileSet()
 	checked := 0
 	for _, top := range []string{"steps", "internal", "templates", "cmd"} {
-		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if abs, _ := filepath.Abs(path); abs == self || d.Name() == "testdata" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			checked++
+		n, err := testenv.GoSource(filepath.Join(root, top), []string{self}, func(fset *token.FileSet, _ string, file *ast.File) {
 			ast.Inspect(file, func(n ast.Node) bool {
 				lit, ok := n.(*ast.BasicLit)
 				if !ok || lit.Kind != token.STRING {
@@ -57,11 +39,11 @@ func TestNamesAreDefinedOnce(t *testing.T) {
 				}
 				return true
 			})
-			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		checked += n
 	}
 	if checked < 50 {
 		t.Fatalf("only %d Go files checked: is the tree where the test looks?", checked)

@@ -2,9 +2,7 @@ package lazyre
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 func TestRegexpMatchesAsCompiled(t *testing.T) {
@@ -142,30 +142,12 @@ func modulePatterns(t *testing.T, root string) map[string]string {
 
 const importPath = "github.com/debugflow/debugflow/internal/lazyre"
 
-// scanPatterns parses the non-test Go files under root (not testdata, not dot folders) and
-// returns the argument of every call of this package's New by its position; report gets
-// an argument that is not a string constant written in place.
+// scanPatterns parses the non-test Go files under root (testenv.GoSource) and returns the
+// argument of every call of this package's New by its position; report gets an argument that
+// is not a string constant written in place, or a file that does not parse.
 func scanPatterns(root string, report func(token.Position, string)) map[string]string {
-	fset := token.NewFileSet()
 	found := map[string]string{}
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			report(token.Position{Filename: path}, err.Error())
-			return nil
-		}
+	_, err := testenv.GoSource(root, nil, func(fset *token.FileSet, _ string, f *ast.File) {
 		name := ""
 		for _, imp := range f.Imports {
 			if p, _ := strconv.Unquote(imp.Path.Value); p == importPath {
@@ -176,7 +158,7 @@ func scanPatterns(root string, report func(token.Position, string)) map[string]s
 			}
 		}
 		if name == "" {
-			return nil
+			return
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -198,8 +180,10 @@ func scanPatterns(root string, report func(token.Position, string)) map[string]s
 			}
 			return true
 		})
-		return nil
 	})
+	if err != nil {
+		report(token.Position{Filename: root}, err.Error())
+	}
 	return found
 }
 
