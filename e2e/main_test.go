@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
@@ -60,7 +61,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	code := m.Run()
+	code := testenv.RunWithPytestTempRoot(m.Run)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	builtDir = dir
-	code := m.Run()
+	code := testenv.RunWithPytestTempRoot(m.Run)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -98,6 +98,10 @@ type testEnv struct {
 func newTestEnv(t *testing.T, vars map[string]string) *testEnv {
 	t.Helper()
 	te := &testEnv{vars: map[string]string{}, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	// pytest's temporary root from TestMain (testenv.PytestTempRoot), unless the test sets its own.
+	if root, ok := os.LookupEnv("PYTEST_DEBUG_TEMPROOT"); ok {
+		te.vars["PYTEST_DEBUG_TEMPROOT"] = root
+	}
 	for k, v := range vars {
 		te.vars[k] = v
 	}

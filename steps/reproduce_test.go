@@ -32,7 +32,7 @@ func runStep(t *testing.T, dir string, env []string, args ...string) stepRun {
 	t.Helper()
 	cmd := exec.Command(stepBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = env
+	cmd.Env = withPytestTempRoot(env)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -70,7 +70,18 @@ func newE2EWorld(t *testing.T, suite string, extraEnv ...string) *e2eWorld {
 		"GITHUB_OUTPUT=" + w.ghOutput,
 		"FAKE_SANITIZER_ARGV_FILE=" + w.argvFile,
 	}, extraEnv...)
+	w.env = withPytestTempRoot(w.env)
 	return w
+}
+
+// withPytestTempRoot is env (a child's whole environment; nil inherits this process's) with
+// the pytest temporary root TestMain set (testenv.PytestTempRoot), unless env names one.
+func withPytestTempRoot(env []string) []string {
+	root, ok := os.LookupEnv("PYTEST_DEBUG_TEMPROOT")
+	if !ok || env == nil || slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PYTEST_DEBUG_TEMPROOT=") }) {
+		return env
+	}
+	return append(slices.Clip(env), "PYTEST_DEBUG_TEMPROOT="+root)
 }
 
 func loadSummary(t *testing.T, dir string) *ReproducerResult {

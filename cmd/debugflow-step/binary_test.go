@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sync"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // stepBinary is debugflow-step built from this package once per test run, for the tests
@@ -45,9 +47,10 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + string(e.out) }
 
-// TestMain removes the binary stepBinary built.
+// TestMain removes the binary stepBinary built, and pytest's temporary root (the reproducer
+// runs pytest-xdist: testenv.PytestTempRoot).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.RunWithPytestTempRoot(m.Run)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

@@ -55,7 +55,7 @@ var (
 
 // TestMain removes the binary debugflowBinary built, once every test is done with it.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.RunWithPytestTempRoot(m.Run)
 	if binaryPath != "" {
 		os.RemoveAll(filepath.Dir(binaryPath))
 	}

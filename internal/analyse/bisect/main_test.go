@@ -10,5 +10,5 @@ import (
 // TestMain gives fuzzing a short minimization budget (testenv.MinimizeBriefly).
 func TestMain(m *testing.M) {
 	testenv.MinimizeBriefly()
-	os.Exit(m.Run())
+	os.Exit(testenv.RunWithPytestTempRoot(m.Run))
 }

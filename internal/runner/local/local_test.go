@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	code := m.Run()
+	code := testenv.RunWithPytestTempRoot(m.Run)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
