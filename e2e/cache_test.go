@@ -19,6 +19,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"github.com/debugflow/debugflow/steps"
 )
 
@@ -442,10 +443,7 @@ func TestCacheKeysChangeExactlyWithTheirInputs(t *testing.T) {
 	}
 }
 
-// cxxProject is the small C++ project of the compiler cache benchmark.
-const cxxProject = "../bench/ccache/project"
-
-// cachedBuild makes a run build cxxProject with ccache, behind an install that "downloads" a
+// cachedBuild makes a run build testenv.CXXProject (in cxx/) with ccache, behind an install that "downloads" a
 // toolchain and fills pip's cache unless they are there, with all three caches of the spec.
 func cachedBuild(s *spec.Spec) {
 	s.Install.Commands = []string{
@@ -486,6 +484,7 @@ func TestSecondRunRestoresTheCaches(t *testing.T) {
 		t.Fatal("ccache is not installed: apt-get install ccache (.ci/run installs it)")
 	}
 	service := &actionsCache{dir: t.TempDir()}
+	cxxProject := testenv.CXXProject(t)
 	files := map[string]string{"toolchain.lock": "llvm 22.1.0\n", "requirements.txt": "pytest-xdist\n"}
 	const commit1, commit2 = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
 	first := simulate(t, run{selectExpr: "cpu", mutate: cachedBuild, cache: service, commit: commit1, runInstall: true,

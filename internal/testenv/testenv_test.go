@@ -74,3 +74,23 @@ func TestFlakyDrawsMatchTheSuite(t *testing.T) {
 		t.Errorf("FlakyDraws = %+v, pytest failed %d", o, failed)
 	}
 }
+
+// The C++ project is whole: make's dry run compiles its five units and links them, and
+// main.cpp holds the text the compiler cache test changes.
+func TestCXXProject(t *testing.T) {
+	dir := CXXProject(t)
+	out, err := exec.Command("make", "-n", "-C", dir, `CXX=ccache g++`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "ccache g++ -O2 -std=c++17 -Isrc -c src/"); n != 5 {
+		t.Errorf("make -n compiles %d units, want 5:\n%s", n, out)
+	}
+	if !strings.Contains(string(out), "-o build/app build/") {
+		t.Errorf("make -n links no build/app:\n%s", out)
+	}
+	main, err := os.ReadFile(filepath.Join(dir, "src", "main.cpp"))
+	if err != nil || !strings.Contains(string(main), "max %.2f") {
+		t.Errorf("src/main.cpp lacks \"max %%.2f\" (%v)", err)
+	}
+}

@@ -18,10 +18,7 @@ import (
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
-// cxxProject is the small C++ project of the compiler cache benchmark (five translation units).
-const cxxProject = "../../../bench/ccache/project"
-
-// cachedBuildSpec builds cxxProject from scratch (make clean first, as after a fresh checkout)
+// cachedBuildSpec builds testenv.CXXProject from scratch (make clean first, as after a fresh checkout)
 // through ccache, with the compiler cache under ~/ccache-debugflow; its sweep is one passing
 // test.
 const cachedBuildSpec = `runners: [gpu-t4-4-core]
@@ -56,7 +53,7 @@ func TestLocalBuildReusesTheCompilerCache(t *testing.T) {
 	}
 	py := testenv.PytestPython(t)
 	checkout := t.TempDir()
-	if err := os.CopyFS(filepath.Join(checkout, "cxx"), os.DirFS(cxxProject)); err != nil {
+	if err := os.CopyFS(filepath.Join(checkout, "cxx"), os.DirFS(testenv.CXXProject(t))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(checkout, "test_ok.py"), []byte("def test_ok():\n    pass\n"), 0o644); err != nil {
