@@ -23,15 +23,22 @@ type FlakyOutcome struct {
 // DEBUGFLOW_EXPERIMENT_REF and DEBUGFLOW_EXPERIMENT_ROUND; "" for an unset one) at the
 // suite's FAIL_RATE rate. A count that a run reports otherwise was miscounted: this is how
 // the experiment and bisect tests catch trials or failures lost between pytest and the
-// counter.
+// counter. A quarter of the failures crash (FlakyCrashShare, as FlakyRepo and FlakyHistory
+// make the suite).
 func FlakyDraws(seed, ref, round string, rate float64, count int) FlakyOutcome {
+	return FlakyDrawsCrashing(seed, ref, round, rate, FlakyCrashShare, count)
+}
+
+// FlakyDrawsCrashing is FlakyDraws for a suite made with FlakyRepoCrashing(..., crashShare).
+func FlakyDrawsCrashing(seed, ref, round string, rate, crashShare float64, count int) FlakyOutcome {
 	var o FlakyOutcome
 	for i := 1; i <= count; i++ {
 		u := FlakyDraw(seed, ref, round, fmt.Sprintf("test_kernel[cuda-%d-%d]", i, count))
 		if u < rate {
 			o.Failures++
 		}
-		if u < rate/4 {
+		// The suite tests u < FAIL_RATE / 4, or u < FAIL_RATE * share (flakySuiteAt): the same float64.
+		if u < rate*crashShare {
 			o.Crashes++
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,14 +39,13 @@ func FlakyHistory(t testing.TB, dir string, commits []HistoryCommit) []string {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	rate := regexp.MustCompile(`(?m)^FAIL_RATE = .*$`)
 	suite := filepath.Join(dir, "test_flaky.py")
 	broken := filepath.Join(dir, "BROKEN")
 	git("init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, ".gitignore"), "built.txt\n__pycache__/\n.pytest_cache/\n")
 	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")
 	writeFile(t, filepath.Join(dir, "conftest.py"), flakyConftest)
-	writeFile(t, suite, rate.ReplaceAllString(flakySuite, "FAIL_RATE = 0"))
+	writeFile(t, suite, flakySuiteAt(0, FlakyCrashShare))
 	git("add", "-A")
 	git("commit", "-qm", "good")
 	ids := []string{git("rev-parse", "HEAD")}
@@ -56,7 +54,7 @@ func FlakyHistory(t testing.TB, dir string, commits []HistoryCommit) []string {
 		os.Remove(suite)
 		os.Remove(broken)
 		if !c.NoSuite {
-			writeFile(t, suite, rate.ReplaceAllString(flakySuite, fmt.Sprintf("FAIL_RATE = %v", c.Rate)))
+			writeFile(t, suite, flakySuiteAt(c.Rate, FlakyCrashShare))
 		}
 		if c.BrokenBuild {
 			writeFile(t, broken, "this commit does not compile\n")
@@ -70,9 +68,13 @@ func FlakyHistory(t testing.TB, dir string, commits []HistoryCommit) []string {
 }
 
 // FlakyBisectSpec is FlakySpec whose build fails where FlakyHistory put a BROKEN file, with
-// count repetitions.
+// count repetitions and one xdist worker: a bisection's step is a few repetitions, which a
+// second worker does not speed up, and its start-up (a Python interpreter importing pytest,
+// a third of a step's CPU) would be paid at every one of a test's dozens of steps. Crashed
+// workers are still replaced, as with two; the experiment tests run two.
 func FlakyBisectSpec(python string, count int) string {
 	s := strings.Replace(FlakySpec(python), `commands: ["echo built > built.txt"]`,
 		`commands: ["if [ -e BROKEN ]; then echo 'error: BROKEN' >&2; exit 1; fi; echo built > built.txt"]`, 1)
+	s = strings.Replace(s, "workers: 2", "workers: 1", 1)
 	return strings.Replace(s, "count: 25", fmt.Sprintf("count: %d", count), 1)
 }

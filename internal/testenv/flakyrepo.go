@@ -19,12 +19,25 @@ var flakySuite string
 //go:embed flakysuite/conftest.py
 var flakyConftest string
 
+// FlakyCrashShare is the share of the flaky suite's failures that abort their xdist worker,
+// unless a test asks for another (FlakyRepoCrashing).
+const FlakyCrashShare = 0.25
+
 // FlakyRepo makes dir a git repository for experiment tests: a branch per entry of rates,
 // each with flakysuite/test_flaky.py failing test_kernel[cuda] on that share of its
 // repetitions (a quarter of the failures crash their xdist worker). Every branch is its own
 // commit. The suite loads only where the spec's build command wrote built.txt (FlakySpec's
 // does), so a passing run proves the build ran in that checkout.
 func FlakyRepo(t testing.TB, dir string, rates map[string]float64) {
+	t.Helper()
+	FlakyRepoCrashing(t, dir, rates, FlakyCrashShare)
+}
+
+// FlakyRepoCrashing is FlakyRepo whose failures crash their worker at the share crashShare.
+// Every crash costs a new xdist worker (a Python interpreter importing pytest, about 0.3 s
+// of CPU): a test that runs hundreds of failing repetitions and needs only some crashes
+// among them asks for fewer.
+func FlakyRepoCrashing(t testing.TB, dir string, rates map[string]float64, crashShare float64) {
 	t.Helper()
 	git := func(args ...string) {
 		t.Helper()
@@ -39,14 +52,29 @@ func FlakyRepo(t testing.TB, dir string, rates map[string]float64) {
 	writeFile(t, filepath.Join(dir, "conftest.py"), flakyConftest)
 	git("add", ".")
 	git("commit", "-qm", "base")
-	rate := regexp.MustCompile(`(?m)^FAIL_RATE = .*$`)
 	for branch, r := range rates {
 		git("checkout", "-q", "-B", branch, "main")
-		writeFile(t, filepath.Join(dir, "test_flaky.py"), rate.ReplaceAllString(flakySuite, fmt.Sprintf("FAIL_RATE = %v", r)))
+		writeFile(t, filepath.Join(dir, "test_flaky.py"), flakySuiteAt(r, crashShare))
 		git("add", ".")
 		git("commit", "-qm", "suite failing "+fmt.Sprint(r))
 	}
 	git("checkout", "-q", "main")
+}
+
+var suiteRate = regexp.MustCompile(`(?m)^FAIL_RATE = .*$`)
+
+// suiteCrashTest is the suite's crash condition, a quarter of its failures. Another share
+// replaces it; the default leaves the file as it is, so FlakyHistory's commits, and with
+// them the suite's draws (seeded by the commit id), stay those the bisect tests describe.
+const suiteCrashTest = "if u < FAIL_RATE / 4:"
+
+// flakySuiteAt is the flaky suite failing at rate, a share crashShare of its failures crashing.
+func flakySuiteAt(rate, crashShare float64) string {
+	s := suiteRate.ReplaceAllString(flakySuite, fmt.Sprintf("FAIL_RATE = %v", rate))
+	if crashShare != FlakyCrashShare {
+		s = strings.Replace(s, suiteCrashTest, fmt.Sprintf("if u < FAIL_RATE * %v:", crashShare), 1)
+	}
+	return s
 }
 
 // FlakySpec is a spec for FlakyRepo: 2 xdist workers, the build writes built.txt, crashed

@@ -41,37 +41,47 @@ func TestSyncBuffer(t *testing.T) {
 
 // FlakyDraws says exactly what the real suite does: run it with pytest and xdist (a crashed
 // worker is restarted, its test reported FAILED) at a failure rate of one half, and compare
-// every repetition's result with the draw.
+// every repetition's result with the draw, and the crashed workers with the crashes drawn, at
+// the default crash share and a smaller one (FlakyRepoCrashing).
 func TestFlakyDrawsMatchTheSuite(t *testing.T) {
 	py := PytestPython(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "test_flaky.py"), strings.Replace(flakySuite, "FAIL_RATE = 0.2", "FAIL_RATE = 0.5", 1))
-	writeFile(t, filepath.Join(dir, "built.txt"), "built\n")
-	const count = 40
-	cmd := exec.Command(py, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-p", "xdist", "-n", "2", "--max-worker-restart=100",
-		"--count", strconv.Itoa(count), "-k", "kernel", "test_flaky.py")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DEBUGFLOW_EXPERIMENT_REF=c-0123", "DEBUGFLOW_EXPERIMENT_ROUND=7", "DEBUGFLOW_FLAKY_SEED=s1")
-	out, _ := cmd.CombinedOutput()
-	re := regexp.MustCompile(`(?m)^(PASSED|FAILED) test_flaky\.py::(test_kernel\[cuda-\d+-\d+\])`)
-	seen := map[string]bool{}
-	failed := 0
-	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
-		u := FlakyDraw("s1", "c-0123", "7", m[2])
-		if want := u < 0.5; want != (m[1] == "FAILED") {
-			t.Errorf("%s %s, the draw %v says failed=%v", m[1], m[2], u, want)
-		}
-		seen[m[2]] = true
-		if m[1] == "FAILED" {
-			failed++
-		}
-	}
-	if len(seen) != count {
-		t.Fatalf("%d results of %d repetitions:\n%s", len(seen), count, out)
-	}
-	o := FlakyDraws("s1", "c-0123", "7", 0.5, count)
-	if o.Failures != failed || o.Crashes == 0 || o.Crashes > o.Failures {
-		t.Errorf("FlakyDraws = %+v, pytest failed %d", o, failed)
+	for _, share := range []float64{FlakyCrashShare, 0.1} {
+		t.Run(fmt.Sprint(share), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "test_flaky.py"), flakySuiteAt(0.5, share))
+			writeFile(t, filepath.Join(dir, "built.txt"), "built\n")
+			const count = 40
+			cmd := exec.Command(py, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-p", "xdist", "-n", "2", "--max-worker-restart=100",
+				"--count", strconv.Itoa(count), "-k", "kernel", "test_flaky.py")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "DEBUGFLOW_EXPERIMENT_REF=c-0123", "DEBUGFLOW_EXPERIMENT_ROUND=7", "DEBUGFLOW_FLAKY_SEED=s1")
+			out, _ := cmd.CombinedOutput()
+			re := regexp.MustCompile(`(?m)^(PASSED|FAILED) test_flaky\.py::(test_kernel\[cuda-\d+-\d+\])`)
+			seen := map[string]bool{}
+			failed := 0
+			for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+				u := FlakyDraw("s1", "c-0123", "7", m[2])
+				if want := u < 0.5; want != (m[1] == "FAILED") {
+					t.Errorf("%s %s, the draw %v says failed=%v", m[1], m[2], u, want)
+				}
+				seen[m[2]] = true
+				if m[1] == "FAILED" {
+					failed++
+				}
+			}
+			if len(seen) != count {
+				t.Fatalf("%d results of %d repetitions:\n%s", len(seen), count, out)
+			}
+			o := FlakyDrawsCrashing("s1", "c-0123", "7", 0.5, share, count)
+			crashed := strings.Count(string(out), "replacing crashed worker")
+			if o.Failures != failed || o.Crashes == 0 || o.Crashes != crashed {
+				t.Errorf("FlakyDrawsCrashing = %+v, pytest failed %d, %d crashed workers", o, failed, crashed)
+			}
+			if share == FlakyCrashShare && FlakyDraws("s1", "c-0123", "7", 0.5, count) != o {
+				t.Errorf("FlakyDraws differs from FlakyDrawsCrashing at the default share")
+			}
+		})
 	}
 }
 

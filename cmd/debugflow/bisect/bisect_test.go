@@ -136,8 +136,8 @@ func gitBisectRunSteps(t *testing.T, repo, good, bad string) (steps int, firstBa
 
 // The issue's done-when, through the real command on a real git repository and real pytest:
 // 16 commits after a good one, the 11th introduces a failure of about 30% of the repetitions
-// (a quarter of them crash the xdist worker). `debugflow bisect --local` names it with
-// posterior >= 0.95 in at most 1.5 times the trials of a plain bisection that repeats each step
+// (a quarter of them crash the spec's one xdist worker, which is replaced). `debugflow bisect
+// --local` names it with posterior >= 0.95 in at most 1.5 times the trials of a plain bisection that repeats each step
 // until a clean step is good at the same confidence (13 repetitions x 4 steps). The plain
 // bisection must be told the rate to know its repetitions and assumes that good commits never
 // fail; the noisy one is told the rate as counts seen at the bad commit (--bad-seen 9/30) but
@@ -225,10 +225,9 @@ func regressionRate(ids []string) func(string) float64 {
 
 // The same history for a user who passes only --good and --bad: the rate is learned from the
 // steps. It names the right commit at 0.95 or more; how many trials that takes varies widely
-// from one draw to the next (on average fewer than the plain bisection's 52, the simulation
-// tests say; this draw takes 50, and one in ten take more than 70: docs/bisect.md, "What
-// holds"), so the test checks the answer and that every step counted exactly what the
-// suite drew.
+// from one draw to the next (81 on average on 16 commits with steps of 5 at a rate of 0.3 in
+// the simulation: docs/bisect.md, "What holds"; this draw takes 90 in 18 steps), so the test
+// checks the answer and that every step counted exactly what the suite drew.
 func TestBisectLocalOnlyGoodAndBad(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)

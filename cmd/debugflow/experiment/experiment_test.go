@@ -90,14 +90,16 @@ func fixedSweep(t *testing.T) int {
 var reRound = regexp.MustCompile(`round (\d+) of (\d+): (\d+) repetitions per ref`)
 
 // The issue's done-when, through the real command on a real git repository and real pytest:
-// the baseline fails about 20% of its repetitions (a quarter of those crash their xdist
-// worker); "fix" never fails, "noop" fails like the baseline. --until-decided reaches "fixed"
-// and "no change" in fewer repetitions than the fixed sweep that decides at the same
-// confidence.
+// the baseline fails about 20% of its repetitions (one in twenty of those crash their xdist
+// worker: enough crashes for the counts below to cover them; the suite's default of a
+// quarter cost a third of the test's CPU in restarted workers); "fix" never fails, "noop"
+// fails like the baseline. --until-decided reaches "fixed" and "no change" in fewer
+// repetitions than the fixed sweep that decides at the same confidence.
 func TestExperimentLocalUntilDecided(t *testing.T) {
 	py := testenv.PytestPython(t)
 	repo := t.TempDir()
-	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.2, "fix": 0, "noop": 0.2})
+	const crashShare = 0.05
+	testenv.FlakyRepoCrashing(t, repo, map[string]float64{"base": 0.2, "fix": 0, "noop": 0.2}, crashShare)
 	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
 	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
 	for _, tc := range []struct{ candidate, verdict string }{{"fix", "fixed"}, {"noop", "no change"}} {
@@ -137,7 +139,7 @@ func TestExperimentLocalUntilDecided(t *testing.T) {
 			for _, row := range got.Rows {
 				var want testenv.FlakyOutcome
 				for round := 1; round <= reps/50; round++ {
-					o := testenv.FlakyDraws(testenv.FlakyDefaultSeed, row.Ref, strconv.Itoa(round), rates[row.Ref], 50)
+					o := testenv.FlakyDrawsCrashing(testenv.FlakyDefaultSeed, row.Ref, strconv.Itoa(round), rates[row.Ref], crashShare, 50)
 					want.Failures += o.Failures
 					want.Crashes += o.Crashes
 					ob, err := experiment.LoadDir(filepath.Join(out, "round-"+strconv.Itoa(round), row.Ref))
@@ -165,7 +167,7 @@ func TestExperimentLocalUntilDecided(t *testing.T) {
 			if tc.candidate == "noop" && crashes == 0 {
 				t.Error("no crash drawn: the test does not cover crashed workers")
 			}
-			t.Logf("%s: %s after %d repetitions per ref (fixed sweep: %d)", tc.candidate, tc.verdict, reps, fixedSweep(t))
+			t.Logf("%s: %s after %d repetitions per ref (fixed sweep: %d), %d crashed workers", tc.candidate, tc.verdict, reps, fixedSweep(t), crashes)
 			// Every round's folders carry their ref.json; the result is kept.
 			info, err := refinfo.Load(filepath.Join(out, "round-1", tc.candidate))
 			if err != nil || info.Rounds != 8 || info.Round != 1 || info.Commit == "" {
