@@ -16,6 +16,7 @@ import (
 )
 
 func TestTimer(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, nil)
 	te.Root = t.TempDir()
 	out := t.TempDir()
@@ -88,6 +89,7 @@ func TestTimer(t *testing.T) {
 // A damaged timings.json (an earlier job's, or a hostile artifact) costs its timings, never
 // the step.
 func TestTimerOverDamagedFile(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, nil)
 	out := t.TempDir()
 	if err := os.WriteFile(filepath.Join(out, TimingsFile), []byte("{not json"), 0o644); err != nil {
@@ -105,6 +107,7 @@ func TestTimerOverDamagedFile(t *testing.T) {
 }
 
 func TestCompilerCacheEnv(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tool, dir, home, base string
 		want                  []string
@@ -129,6 +132,7 @@ func TestCompilerCacheEnv(t *testing.T) {
 }
 
 func TestCacheState(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ hit, matched, want string }{
 		{"true", "k-1", CacheHit},
 		{"TRUE", "", CacheHit},
@@ -158,6 +162,7 @@ func ccachePath(t *testing.T) string {
 // record after the build has the build's own hits and misses, the timers' times and each
 // cache's state, in build.json and system_identity.txt.
 func TestCompilerCacheAndBuildRecord(t *testing.T) {
+	t.Parallel()
 	cc := ccachePath(t)
 	home, work, out := t.TempDir(), t.TempDir(), t.TempDir()
 	ghEnv := filepath.Join(t.TempDir(), "github_env")
@@ -248,6 +253,7 @@ func TestCompilerCacheAndBuildRecord(t *testing.T) {
 }
 
 func TestBuildRecordWithoutTimersOrCaches(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 	te.Root = t.TempDir()
 	out := t.TempDir()
@@ -278,6 +284,7 @@ func TestBuildRecordWithoutTimersOrCaches(t *testing.T) {
 // The timer in a real step script: debugflow-step's parent is the script's bash, whose waited-for
 // children are the build; their CPU time is the build's.
 func TestTimerMeasuresTheScriptsCommands(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	step := stepBinary(t)
 	script := fmt.Sprintf(`set -e

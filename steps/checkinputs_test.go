@@ -7,6 +7,7 @@ import (
 )
 
 func TestCheckInputs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		opts    CheckInputsOptions

@@ -11,6 +11,7 @@ import (
 // check-sanitizer prints the CUDA release of compute-sanitizer beside the CUDA libraries' and
 // warns when they differ (the distribution's nvidia-cuda-toolkit beside CUDA 12.8 libraries).
 func TestCheckSanitizerComparesCUDAReleases(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		inCUDA bool   // the sanitizer is the one of /usr/local/cuda-12.8

@@ -6,6 +6,7 @@ import (
 )
 
 func TestExitCodeFor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want int

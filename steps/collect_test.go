@@ -13,6 +13,7 @@ import (
 // TestParseCollection reads real `pytest --collect-only` output (pytest 7.2 with xdist 3.1 and
 // pytest-repeat 0.9, captured into testdata/collect) and checks what the preflight needs.
 func TestParseCollection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want collection
@@ -60,6 +61,7 @@ func TestParseCollection(t *testing.T) {
 // TestParseCollectionBounds feeds a huge line and thousands of lines: memory stays bounded by
 // the line cap and the tail, and the final line is still found.
 func TestParseCollectionBounds(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(strings.Repeat("x", 3*maxCollectLine) + "\n")
 	for i := 0; i < 10_000; i++ {
@@ -75,6 +77,7 @@ func TestParseCollectionBounds(t *testing.T) {
 
 // TestDiagnose checks the causes built from parsed output, without running pytest.
 func TestDiagnose(t *testing.T) {
+	t.Parallel()
 	opts := ReproduceOptions{ReproducerFlags: ReproducerFlags{Python: "python3", Workers: 8, Count: 50, Paths: []string{"tests/"}, Select: "cuda"}}
 	tests := []struct {
 		name string

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCoredump(t *testing.T) {
+	t.Parallel()
 	crashSummary := &ReproducerResult{Count: 5, ExitCode: 1, CrashedWorkers: []string{"gw1"},
 		Crashes:         []pytestlog.Crash{{Worker: "gw1", NodeID: "test_repro.py::test_x[cuda-3-5]"}},
 		FailedTests:     []string{"test_repro.py::test_x[cuda-3-5]", "test_repro.py::test_x[cuda-4-5]"},
@@ -123,6 +124,7 @@ func TestCoredump(t *testing.T) {
 // lightweight dump, and leave out skip_abort (16): the host process still aborts, so the
 // worker's crash is what the rerun reports.
 func TestCoredumpGenerationFlags(t *testing.T) {
+	t.Parallel()
 	bits := map[string]int{"skip_nonrelocated_elf_images": 1, "skip_global_memory": 2, "skip_shared_memory": 4,
 		"skip_local_memory": 8, "skip_abort": 16, "skip_constbank_memory": 32, "gzip_compress": 64}
 	sum := 0

@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseKernelTime(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line string
 		want kernelTime
@@ -50,6 +51,7 @@ func markFor(lines []string) *snapshotMark {
 }
 
 func TestNewLinesSince(t *testing.T) {
+	t.Parallel()
 	base := numbered("k", 1, 10)
 	tests := []struct {
 		name       string
@@ -104,6 +106,7 @@ var cmpEmpty = cmp.FilterValues(func(a, b []string) bool { return len(a) == 0 &&
 // TestSnapshotSequenceWithRotation drives dmesg snapshot through a source
 // file that grows and rotates like the kernel ring buffer.
 func TestSnapshotSequenceWithRotation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "kmsg")
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
@@ -186,6 +189,7 @@ func TestSnapshotSequenceWithRotation(t *testing.T) {
 }
 
 func TestSnapshotSources(t *testing.T) {
+	t.Parallel()
 	kmsg := filepath.Join(t.TempDir(), "kmsg")
 	writeFile(t, kmsg, "[Wed Dec  2 10:45:59 2026] Linux version 6.8.0\n[Wed Dec  2 10:46:01 2026] nvidia: module loaded\n")
 	tests := []struct {
@@ -258,6 +262,7 @@ func TestSnapshotSources(t *testing.T) {
 }
 
 func TestSnapshotRejectsBadName(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, nil)
 	for _, name := range []string{"", "../x", "a b", "-x"} {
 		_, err := TakeSnapshot(context.Background(), te.Env, DmesgOptions{Out: t.TempDir(), Name: name})
@@ -268,6 +273,7 @@ func TestSnapshotRejectsBadName(t *testing.T) {
 }
 
 func TestSnapshotSurvivesCorruptState(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	src := filepath.Join(out, "src")
 	writeFile(t, src, "[ 1.0] a\n")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestExport(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	llvm := filepath.Join(work, "llvm 22")
 	if err := os.MkdirAll(filepath.Join(llvm, "bin"), 0o755); err != nil {
@@ -75,6 +76,7 @@ func TestExport(t *testing.T) {
 
 // Without the runner's files (a terminal) the verb prints what it would export.
 func TestExportInATerminal(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
 	if err := RunExport(context.Background(), te.Env, ExportOptions{Name: "D", Path: "bin", Command: "echo /opt/d"}); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func healthEnv(t *testing.T, extra map[string]string) (*testEnv, string) {
 }
 
 func TestHealthBeforeAndAfter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		after       string // the GPU's state when "after" is taken
@@ -85,6 +86,7 @@ func TestHealthBeforeAndAfter(t *testing.T) {
 // the step says the GPU is missing after the run and that the runner is suspect, instead of
 // only "not available".
 func TestHealthGPULostAfterTheRun(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	before, _ := healthEnv(t, nil)
 	if _, err := RunHealth(context.Background(), before.Env, HealthOptions{Out: out, Name: HealthBefore}); err != nil {
@@ -109,6 +111,7 @@ func TestHealthGPULostAfterTheRun(t *testing.T) {
 }
 
 func TestHealthDegrades(t *testing.T) {
+	t.Parallel()
 	t.Run("no nvidia-smi", func(t *testing.T) {
 		te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 		out := t.TempDir()
@@ -198,6 +201,7 @@ func TestHealthDegrades(t *testing.T) {
 // TestHealthVerbDefaultsSince runs the built debugflow-step: --name after compares with
 // before by default.
 func TestHealthVerbDefaultsSince(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "gpu_state")
 	writeFile(t, state, "")
 	env := []string{"PATH=" + binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_STATE=" + state}

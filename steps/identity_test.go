@@ -39,6 +39,7 @@ func fakeRoot(t *testing.T, openModule bool) string {
 }
 
 func TestIdentityWithDoubles(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	kmsg := filepath.Join(t.TempDir(), "kmsg")
 	writeFile(t, kmsg, "[Wed Dec  2 10:45:59 2026] Linux version 6.8.0\n")
@@ -102,6 +103,7 @@ func TestIdentityWithDoubles(t *testing.T) {
 // TestIdentityToolsMissing runs on a machine with nothing: every section
 // says what is missing and the verb still succeeds.
 func TestIdentityToolsMissing(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 	te.Root = t.TempDir()
 	out := t.TempDir()
@@ -139,6 +141,7 @@ func TestIdentityToolsMissing(t *testing.T) {
 // The first identity runs before the install steps; --after-build appends the toolchain as the
 // build left it and takes no second dmesg snapshot.
 func TestIdentityAfterBuildAppendsTheToolchain(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 	te.Root = t.TempDir()
 	out := t.TempDir()
@@ -167,6 +170,7 @@ func TestIdentityAfterBuildAppendsTheToolchain(t *testing.T) {
 }
 
 func TestIdentityDriverDown(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": binDir(t, "nvidia-smi"), "FAKE_NVIDIA_SMI_FAIL": "1"})
 	te.Root = fakeRoot(t, false)
 	text := BuildIdentity(context.Background(), te.Env, IdentityOptions{Python: "python3"})
@@ -182,6 +186,7 @@ func TestIdentityDriverDown(t *testing.T) {
 }
 
 func TestKernelModuleFlavor(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ version, want string }{
 		{"", "unknown"},
 		{"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  590.48.01", "open"},
@@ -195,6 +200,7 @@ func TestKernelModuleFlavor(t *testing.T) {
 }
 
 func TestAddressingMode(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ query, want string }{
 		{"    Addressing Mode                   : HMM\n", "HMM"},
 		{"    Addressing Mode : ATS", "ATS"},
@@ -213,6 +219,7 @@ func TestAddressingMode(t *testing.T) {
 // site directory for the cases pip prints differently (a URL install, an editable one, a
 // name shadowed by an earlier entry of sys.path).
 func TestInstalledPackagesAsPipFreeze(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin"})
 	list := func(t *testing.T, pythonPath string) string {

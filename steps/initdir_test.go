@@ -13,6 +13,7 @@ import (
 )
 
 func TestInitMakesTheJobsFolderAndLink(t *testing.T) {
+	t.Parallel()
 	root, tmp := t.TempDir(), t.TempDir()
 	ghEnv := filepath.Join(tmp, "github_env")
 	writeFile(t, ghEnv, "")
@@ -43,6 +44,7 @@ func TestInitMakesTheJobsFolderAndLink(t *testing.T) {
 // A real folder at the link's path may be another job's (a workflow generated before the
 // evidence folder, on the same host): it is left alone, and the job still gets its own.
 func TestInitLeavesAnotherJobsFolderAlone(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	shared := filepath.Join(tmp, "repro")
 	writeFile(t, filepath.Join(shared, "sanitizer.log"), "another job's")
@@ -66,6 +68,7 @@ func TestInitLeavesAnotherJobsFolderAlone(t *testing.T) {
 }
 
 func TestInitNeedsOneOfRootAndOut(t *testing.T) {
+	t.Parallel()
 	for _, o := range []InitOptions{{}, {Root: "/a", Out: "/b"}, {Root: "relative"}} {
 		if _, err := RunInit(newTestEnv(t, nil).Env, o); ExitCodeFor(err) != ExitUsage {
 			t.Errorf("%+v: %v, want a usage error", o, err)
@@ -79,6 +82,7 @@ func TestInitNeedsOneOfRootAndOut(t *testing.T) {
 // the first: init emptied the folder. Then a file of an earlier job that appears in the
 // folder anyway (older than the marker) is set aside by summary and verdict and named.
 func TestJobStepsTwiceInOneFolder(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	w := newE2EWorld(t, "crash", "FAKE_SANITIZER_MODE=access-at")
 	job := func(run string, args ...string) (summary string, verdict stepRun) {

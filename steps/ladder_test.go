@@ -17,6 +17,7 @@ import (
 // the first tool keeps the historical names, the outputs add up, the core dump variables are
 // cleared from the sanitizer's environment.
 func TestSanitizeLadder(t *testing.T) {
+	t.Parallel()
 	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, ExitCode: 1, FailedTests: []string{"test_repro.py::test_x[cuda-3-5]"},
 		FailedBaseTests: []string{"test_repro.py::test_x[cuda]"}}, map[string]string{
 		"FAKE_SANITIZER_MODE":               "memcheck=access-at+leak,racecheck=hazard,initcheck=clean,synccheck=barrier",
@@ -116,6 +117,7 @@ func containsPair(args []string, a, b string) bool {
 }
 
 func TestSanitizerFlagsValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		f    SanitizerFlags
 		want string
@@ -137,6 +139,7 @@ func TestSanitizerFlagsValidate(t *testing.T) {
 
 // TestSanitizeLadderFlags runs the verb: --tool repeated makes the ladder.
 func TestSanitizeLadderFlags(t *testing.T) {
+	t.Parallel()
 	w := newSanitizeWorld(t, nil, map[string]string{"FAKE_SANITIZER_MODE": "racecheck=hazard"})
 	// The verb runs pytest in our working directory: the id names the suite's file by its
 	// absolute path, so the tools run a test that exists (a run of none is never clean).

@@ -24,6 +24,7 @@ const setupBudget = 5 * time.Second
 // named: exit code 6, reproducer_summary.json with setup_failed and the cause, the collection
 // output in preflight.log and no reproducer.log.
 func TestReproducePreflight(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	noTests := map[string]string{"test_none.py": "def helper():\n    pass\n"}
 	twoTests := map[string]string{"test_ndarray.py": "import pytest\n\n\n@pytest.mark.parametrize('arch', ['cpu', 'cuda'])\n" +
@@ -153,6 +154,7 @@ func cpuTime(t *testing.T) time.Duration {
 // TestReproduceSetupFailedOnGitHub checks the annotation a failed setup leaves on GitHub, and
 // that a terminal gets no workflow command.
 func TestReproduceSetupFailedOnGitHub(t *testing.T) {
+	t.Parallel()
 	for _, gh := range []bool{true, false} {
 		vars := map[string]string{"PATH": t.TempDir()}
 		if gh {
@@ -180,6 +182,7 @@ func TestReproduceSetupFailedOnGitHub(t *testing.T) {
 // and leave no process of the check behind. The interpreter is slow either way: a stand-in
 // that waits before answering, and real pytest whose conftest.py waits at import.
 func TestReproduceSIGTERMBeforeTheSweep(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "slowpy"), "#!/bin/sh\n: > \"$READY_FILE\"\nexec sleep 300\n")
@@ -238,6 +241,7 @@ func TestReproduceSIGTERMBeforeTheSweep(t *testing.T) {
 // process group (a session of their own, a double-forked daemon adopted by init): none may
 // outlive the cancelled step, as a /proc scan for their marker shows.
 func TestReproduceSIGTERMKillsDaemons(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	marker := "DEBUGFLOW_DAEMON_MARKER_" + filepath.Base(t.TempDir())
 	ready := filepath.Join(t.TempDir(), "ready")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseProcStat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want procInfo
@@ -34,6 +35,7 @@ func TestParseProcStat(t *testing.T) {
 }
 
 func TestParseProcCPU(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want float64
@@ -86,6 +88,7 @@ func FuzzParseProcStat(f *testing.F) {
 // TestTreeMembersFindsAMarkedProcess: a process carrying the marker is a member whatever its
 // group, its children are too, and an unmarked process of another group is not.
 func TestTreeMembersFindsAMarkedProcess(t *testing.T) {
+	t.Parallel()
 	marker := newTreeMarker()
 	marked := exec.Command("/bin/sh", "-c", "sleep 30 & wait")
 	marked.Env = append(os.Environ(), treeMarkerVar+"="+marker)

@@ -11,6 +11,7 @@ import (
 
 // TestRefInfoRecordsCommit runs the verb in a real git checkout: the recorded commit is HEAD.
 func TestRefInfoRecordsCommit(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
@@ -49,6 +50,7 @@ func TestRefInfoRecordsCommit(t *testing.T) {
 
 // Bad values are usage errors and nothing is written.
 func TestRefInfoRejects(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	r := runStep(t, out, []string{"PATH=" + t.TempDir()}, "ref-info", "--out", out, "--commit", "abc",
 		"--name", "a/b", "--ref", "main", "--runner", "r", "--round", "3")

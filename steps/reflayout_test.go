@@ -54,6 +54,7 @@ func copyTree(t *testing.T, src string) string {
 // sanitizer reruns a test that exists, and a sanitizer handed ids that do not exist is never
 // clean.
 func TestReferenceLayoutEndToEnd(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	checkout := copyTree(t, filepath.Join("testdata", "refproject"))
 	w := newE2EWorld(t, "crash")

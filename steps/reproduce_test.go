@@ -98,6 +98,7 @@ func loadSummary(t *testing.T, dir string) *ReproducerResult {
 // another fails), sanitize (the double records the ids it was handed and
 // really runs them), xid and verdict.
 func TestReproduceEndToEnd(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	w := newE2EWorld(t, "crash", "FAKE_SANITIZER_MODE=access-at")
 
@@ -228,6 +229,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 // TestReproduceStopOnFirstFailure checks that the first failure ends the
 // run and that no process of the pytest tree survives.
 func TestReproduceStopOnFirstFailure(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	marker := "DEBUGFLOW_STOP_MARKER_" + filepath.Base(t.TempDir())
 	w := newE2EWorld(t, "crash")
@@ -262,6 +264,7 @@ func TestReproduceStopOnFirstFailure(t *testing.T) {
 // TestReproduceSIGTERM cancels a running reproducer the way a GitHub
 // cancel does and checks the tree is gone within 5 s.
 func TestReproduceSIGTERM(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	marker := "DEBUGFLOW_TERM_MARKER_" + filepath.Base(t.TempDir())
 	w := newE2EWorld(t, "sleep")
@@ -318,6 +321,7 @@ func TestReproduceSIGTERM(t *testing.T) {
 // TestReproduceCancelInProcess cancels through the context with SIGINT as
 // the cause and checks exit code 130 and the progress callback.
 func TestReproduceCancelInProcess(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	suite := copySuite(t, "sleep")
 	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
@@ -360,6 +364,7 @@ func TestReproduceCancelInProcess(t *testing.T) {
 // TestReproduceInterpreterMissing: an interpreter that is not there, or has no pytest, is a
 // setup failure with its own exit code and a summary that names the cause and the packages.
 func TestReproduceInterpreterMissing(t *testing.T) {
+	t.Parallel()
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "fakepy"), "#!/bin/sh\necho \"$0: No module named pytest\" >&2\nexit 1\n")
 	os.Chmod(filepath.Join(bin, "fakepy"), 0o755)
@@ -393,6 +398,7 @@ func TestReproduceInterpreterMissing(t *testing.T) {
 }
 
 func TestReproducerFlagsValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		f  ReproducerFlags
 		ok bool
@@ -425,6 +431,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // two streams in one pipe the dump cut PASSED lines apart and trials went missing, which
 // biases every crash rate an experiment measures.
 func TestReproduceTrialsMatchPytestTotals(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	repo := t.TempDir()
 	testenv.FlakyRepo(t, repo, map[string]float64{"noop": 0.2})

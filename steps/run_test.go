@@ -3,6 +3,7 @@ package steps
 import "testing"
 
 func TestFirstLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"error: boom\nmore", "error: boom"},
 		{"single", "single"},

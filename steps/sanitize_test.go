@@ -80,6 +80,7 @@ func pytestArgs(argv []string) []string {
 }
 
 func TestSanitizeSkips(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		summary *ReproducerResult
@@ -125,6 +126,7 @@ func TestSanitizeSkips(t *testing.T) {
 // TestSanitizeWhenAlways runs the command-line selection once when the
 // reproducer found nothing.
 func TestSanitizeWhenAlways(t *testing.T) {
+	t.Parallel()
 	// --env reaches the sanitizer and pytest: it overrides the double's mode.
 	w := newSanitizeWorld(t, &ReproducerResult{Count: 5}, map[string]string{"FAKE_SANITIZER_MODE": "access-at"})
 	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) {
@@ -157,6 +159,7 @@ func TestSanitizeWhenAlways(t *testing.T) {
 // first-failure order, capped by --max-tests, and computed from
 // failed_tests when an older summary lacks failed_base_tests.
 func TestSanitizeSelection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		summary     ReproducerResult
@@ -201,6 +204,7 @@ func TestSanitizeSelection(t *testing.T) {
 // TestSanitizeReports runs each memcheck log style of the double and
 // checks outputs, exit code and the summaries.
 func TestSanitizeReports(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode             string
 		wantExit         int
@@ -266,6 +270,7 @@ func TestSanitizeReports(t *testing.T) {
 }
 
 func TestSanitizeMissingSanitizer(t *testing.T) {
+	t.Parallel()
 	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"t.py::test_x"}}, map[string]string{"PATH": t.TempDir()})
 	_, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
 	if ExitCodeFor(err) != ExitFailure {
@@ -291,6 +296,7 @@ func TestSanitizeMissingSanitizer(t *testing.T) {
 }
 
 func TestSanitizeBadFlags(t *testing.T) {
+	t.Parallel()
 	w := newSanitizeWorld(t, nil, nil)
 	for name, mut := range map[string]func(*SanitizeOptions){
 		"when":        func(o *SanitizeOptions) { o.When = "sometimes" },
@@ -305,6 +311,7 @@ func TestSanitizeBadFlags(t *testing.T) {
 }
 
 func TestFindSanitizer(t *testing.T) {
+	t.Parallel()
 	exe := func(t *testing.T, path string) {
 		t.Helper()
 		writeFile(t, path, "#!/bin/sh\n")

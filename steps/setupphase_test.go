@@ -15,6 +15,7 @@ import (
 // sanitizer), never "reproduced". A setup error next to passing tests, or a teardown error
 // after a test ran, is still a result of the sweep. Real pytest with xdist and pytest-repeat.
 func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	const tests = "def test_a():\n    pass\n\ndef test_b():\n    pass\n"
 	const failing = "import pytest\n\n@pytest.fixture(autouse=True)\ndef gpu():\n    raise RuntimeError('CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected')\n"
@@ -78,6 +79,7 @@ func TestReproduceEveryTestErrorsInSetup(t *testing.T) {
 }
 
 func TestErroredBeforeAnyTest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		r    pytestlog.Result

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRunShell(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   string
@@ -54,6 +55,7 @@ func TestRunShell(t *testing.T) {
 // Cancelling a script (Ctrl-C in local mode) ends the whole build: the make it runs and a
 // compiler that moved to a session of its own, in seconds.
 func TestRunShellCancelKillsTheTree(t *testing.T) {
+	t.Parallel()
 	marker := "SHELL_TREE_" + filepath.Base(t.TempDir())
 	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin"})
 	t.Cleanup(func() { killMarked(t, marker) })

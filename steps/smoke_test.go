@@ -11,6 +11,7 @@ import (
 )
 
 func TestSmoke(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		command     string
@@ -79,6 +80,7 @@ func TestSmoke(t *testing.T) {
 
 // The smoke test runs in Dir (local mode: the checkout given by --dir).
 func TestSmokeDir(t *testing.T) {
+	t.Parallel()
 	out, dir := t.TempDir(), t.TempDir()
 	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
 	if err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: "pwd", Dir: dir}); err != nil {
@@ -91,6 +93,7 @@ func TestSmokeDir(t *testing.T) {
 
 // A cancelled smoke step (the runner's SIGTERM) ends the whole command tree and exits 143.
 func TestSmokeCancelled(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -114,6 +117,7 @@ func TestSmokeCancelled(t *testing.T) {
 }
 
 func TestSmokeUsage(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
 	// No command, a folder, and a name a step writes (the smoke log would overwrite it).
 	for _, o := range []SmokeOptions{{Out: t.TempDir()}, {Out: t.TempDir(), Command: "true", Log: "../x.log"},
@@ -125,6 +129,7 @@ func TestSmokeUsage(t *testing.T) {
 }
 
 func TestCheckSanitizer(t *testing.T) {
+	t.Parallel()
 	t.Run("found", func(t *testing.T) {
 		te := newTestEnv(t, map[string]string{"PATH": binDir(t, "compute-sanitizer")})
 		if err := RunCheckSanitizer(context.Background(), te.Env, CheckSanitizerOptions{}); err != nil {

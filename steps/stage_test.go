@@ -10,6 +10,7 @@ import (
 // (where the runner put the workflow env and the earlier steps' $GITHUB_ENV and $GITHUB_PATH),
 // and checks the tmate timeout against the workflow's maximum.
 func TestStageExportsAndMaximum(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	te := newTestEnv(t, map[string]string{
 		"GITHUB_WORKSPACE": ws, "QD_OFFLINE_CACHE": "0", "BUILD_DIR": ws + "/_skbuild/x/cmake-build",

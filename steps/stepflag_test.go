@@ -67,6 +67,7 @@ func roundTrip(t *testing.T, o reflect.Value) (reflect.Value, []string, error) {
 // the struct must come back equal. A field without a flag tag, of a type stepflag cannot
 // write, or that does not survive the trip fails here, named.
 func TestEveryStepFlagRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, verb := range allVerbs() {
 		typ := reflect.TypeOf(verb.Options)
 		fields, err := stepflag.Fields(typ)
@@ -144,6 +145,7 @@ func cutDot(s string) (string, string, bool) {
 // TestStepFlagDefaultsMatchConstants: a default written in a tag equals the constant the
 // engine uses when the field is left zero, so a flag's default and the engine's agree.
 func TestStepFlagDefaultsMatchConstants(t *testing.T) {
+	t.Parallel()
 	checks := []struct {
 		name      string
 		got, want any

@@ -72,5 +72,6 @@ func cell(s string) string {
 // TestStepFlagsReference keeps docs/step-flags.md the rendering of the options structs: it
 // fails when a flag changed and the page did not (run with -update to rewrite it).
 func TestStepFlagsReference(t *testing.T) {
+	t.Parallel()
 	golden.CheckString(t, stepFlagsDoc, stepFlagsReference(t))
 }

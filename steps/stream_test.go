@@ -21,6 +21,7 @@ import (
 // byte, the parser sees the first maxParsedLine bytes, and memory use
 // stays far below the line size.
 func TestStreamGiantLine(t *testing.T) {
+	t.Parallel()
 	const size = 16 << 20
 	logPath := filepath.Join(t.TempDir(), "out.log")
 	logFile, err := os.Create(logPath)
@@ -65,6 +66,7 @@ func TestStreamGiantLine(t *testing.T) {
 // TestStreamStopKillsStubbornGroup stops a child whose whole tree ignores
 // SIGTERM: after the grace period SIGKILL takes the group down.
 func TestStreamStopKillsStubbornGroup(t *testing.T) {
+	t.Parallel()
 	marker := "STREAM_STOP_" + filepath.Base(t.TempDir())
 	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
 	var st *stream
@@ -98,6 +100,7 @@ func TestStreamStopKillsStubbornGroup(t *testing.T) {
 // is tracked (its own session, an empty environment, orphaned before the
 // leader exits) keeps the output pipe open; Run must still return.
 func TestStreamEscapedPipeHolder(t *testing.T) {
+	t.Parallel()
 	marker := "STREAM_ESCAPE_" + filepath.Base(t.TempDir())
 	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
 	t.Cleanup(func() {
@@ -137,6 +140,7 @@ func TestStreamEscapedPipeHolder(t *testing.T) {
 // Neither may outlive Run, whether it stops the child or the child exits by itself, and a
 // /proc scan after Run must find no survivor.
 func TestStreamKillsTheWholeTree(t *testing.T) {
+	t.Parallel()
 	for _, stop := range []bool{true, false} {
 		name := map[bool]string{true: "stopped", false: "leader exits"}[stop]
 		t.Run(name, func(t *testing.T) {
@@ -214,6 +218,7 @@ func killMarked(t *testing.T, marker string) {
 }
 
 func TestStreamStartFailure(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, nil)
 	_, err := newStream(te.Env, streamSpec{Path: filepath.Join(t.TempDir(), "missing"), Log: io.Discard}).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "start ") {
@@ -257,6 +262,7 @@ func BenchmarkStreamCopy(b *testing.B) {
 // (stdout) are. Every line of the log and every line the parser sees comes whole from one
 // source. With one shared pipe the two cut into each other and pytest's PASSED lines were lost.
 func TestStreamKeepsLinesWhole(t *testing.T) {
+	t.Parallel()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal(err)
@@ -303,6 +309,7 @@ for i in range(200):
 // TestStreamHeldOutputShowsUp: a test name printed without a newline before a hang must not
 // hide the crash dump another process writes meanwhile: the open line is ended after holdMax.
 func TestStreamHeldOutputShowsUp(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, nil)
 	var st *stream
 	start := time.Now()

@@ -12,6 +12,7 @@ import (
 )
 
 func TestVerdict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		summary  *ReproducerResult
@@ -55,6 +56,7 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestParseTmateTimeout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -75,6 +77,7 @@ func TestParseTmateTimeout(t *testing.T) {
 }
 
 func TestStage(t *testing.T) {
+	t.Parallel()
 	ghOut := filepath.Join(t.TempDir(), "gh_output")
 	writeFile(t, ghOut, "")
 	te := newTestEnv(t, map[string]string{"GITHUB_OUTPUT": ghOut})
@@ -131,6 +134,7 @@ func containsPath(list []string, p string) bool {
 }
 
 func TestXid(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "kmsg")
 	boot := "[Wed Dec  2 10:45:59 2026] NVRM: GPU at PCI:0001:00:00: GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11\n" +
@@ -173,6 +177,7 @@ func TestXid(t *testing.T) {
 }
 
 func TestXidCounts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   map[int]int
 		want string
@@ -189,6 +194,7 @@ func TestXidCounts(t *testing.T) {
 }
 
 func TestProgressTicker(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t, map[string]string{"CI": "true"})
 	stop := startProgressTicker(te.Env, 20*time.Millisecond, func() Progress {
 		return Progress{Done: 7, Total: 400, Failures: 1, Crashes: 1, Elapsed: 90 * time.Second}
@@ -210,6 +216,7 @@ func TestProgressTicker(t *testing.T) {
 }
 
 func TestPytestTrouble(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    ReproducerResult
 		want string

@@ -89,6 +89,7 @@ func checkWorkerRecord(t *testing.T, w *e2eWorld, sum *ReproducerResult) {
 // TestWorkerRecordWithoutXdist runs pytest without workers (-n 0): the one process is "main",
 // and an --env PYTHONPATH of the project stays importable next to the plugin's folder.
 func TestWorkerRecordWithoutXdist(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	w := newE2EWorld(t, "crash")
 	lib := t.TempDir()
@@ -117,6 +118,7 @@ func TestWorkerRecordWithoutXdist(t *testing.T) {
 // message is wider than pytest's 80 columns: pytest never prints its report (SIGTERM), so the
 // worker record carries the message, and the verdict shows it whole.
 func TestStoppedRunKeepsTheFirstError(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	w := newE2EWorld(t, "crash")
 	const message = "AssertionError: ndarray gradient mismatch at index 17: expected 0.5 but the kernel wrote -1.0e+38 (an out-of-bounds write of the reducer)"
@@ -166,6 +168,7 @@ def test_slow():
 }
 
 func TestStageWorkerLogPythonPath(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	env := newTestEnv(t, map[string]string{"PYTHONPATH": "/from/step"}).Env
 	for _, tt := range []struct {
@@ -206,6 +209,7 @@ func TestStageWorkerLogPythonPath(t *testing.T) {
 // guard wraps the real xdist's WorkerController.send_runtest_some in the controller, swallows
 // that OSError only, and leaves workers and other errors alone. Real xdist, real plugin file.
 func TestWorkerRecordGuardsXdistSendsToADeadWorker(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, workerLogModule+".py"), workerLogPlugin, 0o644); err != nil {

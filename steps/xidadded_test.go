@@ -14,6 +14,7 @@ import (
 // workflow's grep -E "Xid|MMU Fault|nvidia_uvm" kept: the new MMU Fault and nvidia_uvm lines
 // that carry no Xid number, in log order, while only the Xid lines are decoded.
 func TestXidAddedKeepsMMUFaultAndUVMLines(t *testing.T) {
+	t.Parallel()
 	const (
 		xid31  = "[Wed Dec  2 10:46:50 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=37803, name=python3, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE"
 		mmu    = "[Wed Dec  2 10:46:50 2026] NVRM: GPU0 MMU Fault: ENGINE GRAPHICS faulted @ 0x7f00_00000000 (replayable)"
@@ -54,6 +55,7 @@ func TestXidAddedKeepsMMUFaultAndUVMLines(t *testing.T) {
 // source can be read (no dmesg, no journalctl, no sudo): xid_added.log says so and why, and the
 // verdict says the kernel log is not available on this runner, never "Xid: none".
 func TestKernelLogNotAvailable(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
 	te.Geteuid = func() int { return 1000 }
