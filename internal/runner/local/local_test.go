@@ -111,6 +111,7 @@ func copySuite(t testing.TB) string {
 }
 
 func TestLocalEndToEnd(t *testing.T) {
+	t.Parallel()
 	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	out := filepath.Join(t.TempDir(), "evidence")
@@ -169,6 +170,7 @@ func TestLocalEndToEnd(t *testing.T) {
 }
 
 func TestLocalNotReproducedWithoutSanitizer(t *testing.T) {
+	t.Parallel()
 	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	s := testSpec(t, python)
@@ -235,6 +237,7 @@ func TestLocalSanitizerNotAvailable(t *testing.T) {
 }
 
 func TestRepeatCount(t *testing.T) {
+	t.Parallel()
 	s := spec.Default()
 	tests := []struct {
 		override, want int
@@ -257,6 +260,7 @@ func TestRepeatCount(t *testing.T) {
 // interrupts it mid-run like Ctrl-C and checks the verdict is still printed and that no pytest
 // process of the run survives.
 func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	python := testenv.PytestPython(t)
 	suite := copySuite(t)
 	out := filepath.Join(t.TempDir(), "evidence")
@@ -350,6 +354,7 @@ func processCwdIs(pid, dir string) bool {
 }
 
 func TestProgressPrinter(t *testing.T) {
+	t.Parallel()
 	var pipe bytes.Buffer
 	p := newProgressPrinter(&pipe, false, time.Hour)
 	p.Update(steps.Progress{Done: 1, Total: 8})                          // first line: printed

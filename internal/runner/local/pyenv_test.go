@@ -6,6 +6,7 @@ import (
 )
 
 func TestPythonEnvironmentLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		environ []string
 		want    string

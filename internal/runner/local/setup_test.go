@@ -25,6 +25,7 @@ import (
 // before the identity work and the sweep, in seconds of CPU, exit 6 (verdict's setup-failed
 // code) and name the cause, with the install hint for a bare interpreter.
 func TestLocalSetupFailsFast(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	bare := t.TempDir() // an interpreter without pytest: a stand-in that fails like one
 	writeExec(t, filepath.Join(bare, "python3"), "#!/bin/sh\necho \"Traceback (most recent call last):\" >&2\n"+
@@ -125,6 +126,7 @@ func TestLocalSetupFailsFast(t *testing.T) {
 // writes into it, the later ones into DIR/run-2 and DIR/run-3, and every run says where its
 // evidence went. The broken-setup run is the quickest that writes evidence.
 func TestLocalKeepsEarlierEvidence(t *testing.T) {
+	t.Parallel()
 	py := testenv.PytestPython(t)
 	suite := copySuite(t)
 	s := testSpec(t, py)
@@ -172,6 +174,7 @@ func TestLocalKeepsEarlierEvidence(t *testing.T) {
 }
 
 func TestRunFolder(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	empty := filepath.Join(root, "empty")
 	os.Mkdir(empty, 0o755)
