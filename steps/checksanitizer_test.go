@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // check-sanitizer prints the CUDA release of compute-sanitizer beside the CUDA libraries' and
@@ -33,15 +35,11 @@ func TestCheckSanitizerComparesCUDAReleases(t *testing.T) {
 			if tc.inCUDA {
 				path = cudaBin
 				b, _ := os.ReadFile(built(t, "compute-sanitizer"))
-				if err := os.WriteFile(filepath.Join(cudaBin, "compute-sanitizer"), b, 0o755); err != nil {
-					t.Fatal(err)
-				}
+				testenv.WriteExecutable(t, filepath.Join(cudaBin, "compute-sanitizer"), b)
 			}
 			if tc.dpkg != "" {
 				script := "#!/bin/sh\nprintf '%s' '" + tc.dpkg + "'\n"
-				if err := os.WriteFile(filepath.Join(path, "dpkg-query"), []byte(script), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				testenv.WriteExecutable(t, filepath.Join(path, "dpkg-query"), []byte(script))
 			}
 			te := newTestEnv(t, map[string]string{"PATH": path})
 			te.Root = root

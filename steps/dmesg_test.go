@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 func TestParseKernelTime(t *testing.T) {
@@ -226,9 +227,7 @@ func TestSnapshotSources(t *testing.T) {
 				writeFile(t, filepath.Join(dir, "stdout"), stdout)
 				writeFile(t, filepath.Join(dir, "stderr"), stderr)
 				script := "#!/bin/sh\ncat " + filepath.Join(dir, "stdout") + "\ncat " + filepath.Join(dir, "stderr") + " >&2\n"
-				if err := os.WriteFile(filepath.Join(dir, "journalctl"), []byte(script), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				testenv.WriteExecutable(t, filepath.Join(dir, "journalctl"), []byte(script))
 				path += ":" + dir + ":/bin:/usr/bin"
 			}
 			vars := map[string]string{"PATH": path, "FAKE_DMESG_FILE": kmsg}

@@ -73,9 +73,7 @@ func binDir(t *testing.T, names ...string) string {
 		if err != nil {
 			t.Fatalf("test double %s: %v", n, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, filepath.Join(dir, n), b)
 	}
 	return dir
 }

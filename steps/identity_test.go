@@ -30,10 +30,7 @@ func fakeRoot(t *testing.T, openModule bool) string {
 	}
 	for _, v := range []string{"12.4", "13.0"} {
 		p := filepath.Join(root, "usr/local/cuda-"+v+"/bin/compute-sanitizer")
-		writeFile(t, p, string(sanitizer))
-		if err := os.Chmod(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, p, sanitizer)
 	}
 	return root
 }
@@ -319,10 +316,7 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 	t.Run("an interpreter without importlib.metadata asks pip", func(t *testing.T) {
 		bin := t.TempDir()
 		old := filepath.Join(bin, "python3.7")
-		writeFile(t, old, "#!/bin/sh\ncase \"$1\" in\n-c) echo \"ModuleNotFoundError: No module named 'importlib.metadata'\" >&2; exit 1 ;;\n-m) echo 'oldpkg==1.0' ;;\n--version) echo 'Python 3.7.17' ;;\nesac\n")
-		if err := os.Chmod(old, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, old, []byte("#!/bin/sh\ncase \"$1\" in\n-c) echo \"ModuleNotFoundError: No module named 'importlib.metadata'\" >&2; exit 1 ;;\n-m) echo 'oldpkg==1.0' ;;\n--version) echo 'Python 3.7.17' ;;\nesac\n"))
 		w := &identityWriter{}
 		writeToolchain(context.Background(), te.Env, IdentityOptions{Python: old, Sanitizer: "/nonexistent"}, w, identityRunner(context.Background(), te.Env, w))
 		if want := "==== installed packages (" + old + ", as pip freeze lists them) ====\noldpkg==1.0\n"; !strings.Contains(w.b.String(), want) {

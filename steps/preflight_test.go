@@ -185,10 +185,7 @@ func TestReproduceSIGTERMBeforeTheSweep(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	bin := t.TempDir()
-	writeFile(t, filepath.Join(bin, "slowpy"), "#!/bin/sh\n: > \"$READY_FILE\"\nexec sleep 300\n")
-	if err := os.Chmod(filepath.Join(bin, "slowpy"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, filepath.Join(bin, "slowpy"), []byte("#!/bin/sh\n: > \"$READY_FILE\"\nexec sleep 300\n"))
 	tests := []struct{ name, python, suite string }{
 		{"interpreter answering slowly", filepath.Join(bin, "slowpy"), "sleep"},
 		{"conftest waiting at import", py, "slow_collect"},

@@ -366,8 +366,7 @@ func TestReproduceCancelInProcess(t *testing.T) {
 func TestReproduceInterpreterMissing(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
-	writeFile(t, filepath.Join(bin, "fakepy"), "#!/bin/sh\necho \"$0: No module named pytest\" >&2\nexit 1\n")
-	os.Chmod(filepath.Join(bin, "fakepy"), 0o755)
+	testenv.WriteExecutable(t, filepath.Join(bin, "fakepy"), []byte("#!/bin/sh\necho \"$0: No module named pytest\" >&2\nexit 1\n"))
 	tests := []struct{ python, want string }{
 		{"python3-nope", "the reproducer's interpreter python3-nope is not found"},
 		{"fakepy", "cannot import pytest: the reproducer needs pytest, pytest-xdist and pytest-repeat: pip install pytest pytest-xdist pytest-repeat " +

@@ -314,10 +314,7 @@ func TestFindSanitizer(t *testing.T) {
 	t.Parallel()
 	exe := func(t *testing.T, path string) {
 		t.Helper()
-		writeFile(t, path, "#!/bin/sh\n")
-		if err := os.Chmod(path, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, path, []byte("#!/bin/sh\n"))
 	}
 	t.Run("explicit", func(t *testing.T) {
 		te := newTestEnv(t, map[string]string{"PATH": binDir(t, "compute-sanitizer")})

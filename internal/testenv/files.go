@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -55,4 +56,25 @@ func ShortTempDir(t testing.TB) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// WriteExecutable writes content to path as an executable file (mode 0755), making its folder.
+// It holds syscall.ForkLock while the file is open for writing: a process another parallel
+// test of this binary starts meanwhile would inherit the descriptor until its own exec, and
+// running the file then fails with "text file busy" (ETXTBSY, golang.org/issue/22315). Every
+// fork of os/exec takes that lock, so none happens while it is held.
+func WriteExecutable(t testing.TB, path string, content []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, content, 0o755)
+	syscall.ForkLock.RUnlock()
+	if err == nil {
+		err = os.Chmod(path, 0o755) // os.WriteFile keeps the mode of a file already there
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -4,19 +4,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 func TestMain(m *testing.M) { Main(m) }
 
-// pytestBasetemps are the basetemp folders pytest made under root (pytest-of-USER/pytest-N).
-func pytestBasetemps(t *testing.T, root string) int {
+// newestBasetemp is the highest N of the basetemp folders pytest made under root
+// (pytest-of-USER/pytest-N), -1 for none. pytest numbers them in turn and keeps the newest
+// three, so a count of folders stops growing: their number does not.
+func newestBasetemp(t *testing.T, root string) int {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(root, "pytest-of-*", "pytest-[0-9]*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(m)
+	newest := -1
+	for _, p := range m {
+		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(p), "pytest-")); err == nil {
+			newest = max(newest, n)
+		}
+	}
+	return newest
 }
 
 // A pytest-xdist run makes its basetemp folder under the root Main gave this test binary,
@@ -29,14 +39,14 @@ func TestPytestTempRootHoldsXdistFolders(t *testing.T) {
 	py := PytestPython(t)
 	dir := t.TempDir()
 	WriteFile(t, filepath.Join(dir, "test_a.py"), "def test_a():\n    pass\n")
-	before := pytestBasetemps(t, root)
+	before := newestBasetemp(t, root)
 	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1", "test_a.py")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("pytest: %v\n%s", err, out)
 	}
-	if after := pytestBasetemps(t, root); after <= before {
-		t.Errorf("%d basetemp folders under %s before the run, %d after: want one more", before, root, after)
+	if after := newestBasetemp(t, root); after <= before {
+		t.Errorf("the newest basetemp folder under %s was pytest-%d before the run and pytest-%d after: want a newer one", root, before, after)
 	}
 }
 

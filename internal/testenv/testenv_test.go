@@ -104,3 +104,34 @@ func TestCXXProject(t *testing.T) {
 		t.Errorf("src/main.cpp lacks \"max %%.2f\" (%v)", err)
 	}
 }
+
+// A script written with WriteExecutable runs at once, however many processes other
+// goroutines start meanwhile: none of them inherits it open for writing (ETXTBSY). Writing it
+// with os.WriteFile instead fails this within a hundred rounds on two cores.
+func TestWriteExecutableWhileOthersFork(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					_ = exec.Command("true").Run()
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	dir := t.TempDir()
+	for i := range 100 {
+		path := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		WriteExecutable(t, path, []byte("#!/bin/sh\nexit 0\n"))
+		if err := exec.Command(path).Run(); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+}

@@ -113,9 +113,7 @@ func rootDoubles(t testing.TB) (dir, calls string) {
 	calls = filepath.Join(t.TempDir(), "root-calls")
 	for _, name := range []string{"sudo", "apt-get", "apt", "ldconfig", "dpkg"} {
 		script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> %s\nexit 97\n", name, shellQuote(calls))
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, filepath.Join(dir, name), []byte(script))
 	}
 	return dir, calls
 }

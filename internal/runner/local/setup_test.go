@@ -211,9 +211,7 @@ var workflowCommand = regexp.MustCompile(`(?m)^::[a-z-]+`)
 
 func writeExec(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, path, []byte(content))
 }
 
 // cpuTime is the user and system time of this process and of the children it waited for.
