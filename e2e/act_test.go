@@ -471,9 +471,7 @@ case " $* " in
 esac
 exit 0
 `
-	if err := os.WriteFile(filepath.Join(dir, "sudo"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, filepath.Join(dir, "sudo"), []byte(script))
 }
 
 func shellQuoteArg(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -268,14 +268,10 @@ func guardPrograms(t *testing.T, dir, log string, release bool) {
 	}
 	for _, name := range names {
 		script := "#!/bin/sh\necho \"" + name + " $*\" >> '" + log + "'\necho '" + name + ": not on this runner (simulated)' >&2\nexit 127\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, filepath.Join(dir, name), []byte(script))
 	}
 	notFound := "#!/bin/sh\necho 'debugflow-step: command not found (not installed by the install step)' >&2\nexit 127\n"
-	if err := os.WriteFile(filepath.Join(dir, "debugflow-step"), []byte(notFound), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, filepath.Join(dir, "debugflow-step"), []byte(notFound))
 }
 
 // simulate generates the workflow for the suite and runs its debug job on a simulated runner.
@@ -413,9 +409,7 @@ func (sim *simulation) newRunner(t *testing.T, how run, root, workspace string) 
 		// This machine's journalctl and sudo must not read its own kernel log instead.
 		for _, name := range []string{"journalctl", "sudo"} {
 			script := "#!/bin/sh\necho '" + name + ": not on this runner (simulated)' >&2\nexit 127\n"
-			if err := os.WriteFile(filepath.Join(r.guards, name), []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			testenv.WriteExecutable(t, filepath.Join(r.guards, name), []byte(script))
 		}
 	}
 	s := sim.spec

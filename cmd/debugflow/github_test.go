@@ -6,6 +6,7 @@ import (
 	"context"
 	"github.com/debugflow/debugflow/internal/limits"
 	"github.com/debugflow/debugflow/internal/spec"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -180,9 +181,7 @@ func TestDispatchWithGHTokenAndStdinInputs(t *testing.T) {
 	ghDir := t.TempDir()
 	logFile := filepath.Join(ghDir, "args.log")
 	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + logFile + "\n[ \"$1 $2 $3\" = \"auth token --hostname\" ] && echo " + ghToken + "\n"
-	if err := os.WriteFile(filepath.Join(ghDir, "gh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, filepath.Join(ghDir, "gh"), []byte(script))
 	dir := t.TempDir()
 	pushedDebugBranch(t, dir)
 	t.Setenv("PATH", ghDir+string(os.PathListSeparator)+os.Getenv("PATH"))

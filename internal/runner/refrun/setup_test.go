@@ -110,9 +110,7 @@ func setupEnv(t *testing.T) (env *steps.Env, calls, smokeRuns string) {
 	smokeRuns = filepath.Join(t.TempDir(), "smoke-runs")
 	for _, name := range []string{"sudo", "apt-get", "ldconfig"} {
 		script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> '%s'\nexit 97\n", name, calls)
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testenv.WriteExecutable(t, filepath.Join(bin, name), []byte(script))
 	}
 	path := bin + ":" + os.Getenv("PATH")
 	env = steps.NewEnv()
