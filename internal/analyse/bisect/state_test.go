@@ -341,12 +341,38 @@ func TestReportChecksTheCommitBefore(t *testing.T) {
 				t.Errorf("check %+v (bad rate low %.3g)", *c, rep.BadRateLow)
 			}
 			for _, want := range []string{"Check:", short(st.Commits[9].Commit) + ", the commit before, has 75 clean trials",
-				fmt.Sprintf("Run it %d more times", c.Trials), short(st.Commits[10].Commit) + " unlikely to be the first bad commit"} {
+				fmt.Sprintf("Run it %d more times", c.Trials), short(st.Commits[10].Commit) + "\n                  unlikely to be the first bad commit",
+				"steps of 5 on 16 commits, 11-20% of the decisions"} {
 				if !strings.Contains(text.String(), want) {
 					t.Errorf("the report does not say %q:\n%s", want, text.String())
 				}
 			}
 		})
+	}
+}
+
+// The check quotes the error measured for the range's length: the 16-commit figure on ranges
+// up to 16 commits, and on longer ones the 64-commit figure too, which is far worse.
+func TestClusterRiskNamesTheRangeLength(t *testing.T) {
+	for _, tt := range []struct {
+		commits   int
+		want, not string
+	}{
+		{8, "on 16 commits, 11-20%", "on 64"},
+		{16, "on 16 commits, 11-20%", "on 64"},
+		{17, "8 of 14 on 64", ""},
+		{256, "8 of 14 on 64", ""},
+	} {
+		got := clusterRisk(tt.commits)
+		flat := strings.Join(strings.Fields(got), " ")
+		if !strings.Contains(flat, tt.want) || (tt.not != "" && strings.Contains(flat, tt.not)) {
+			t.Errorf("%d commits: %q", tt.commits, got)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			if len(line) > 100 {
+				t.Errorf("%d commits: line of %d characters: %q", tt.commits, len(line), line)
+			}
+		}
 	}
 }
 
