@@ -352,7 +352,7 @@ func TestReportChecksTheCommitBefore(t *testing.T) {
 }
 
 // The check quotes the error measured for the range's length: the 16-commit figure on ranges
-// up to 16 commits, and on longer ones the 64-commit figure too, which is far worse.
+// up to 16 commits, and on longer ones the 64- and 256-commit figures too, which are worse.
 func TestClusterRiskNamesTheRangeLength(t *testing.T) {
 	for _, tt := range []struct {
 		commits   int
@@ -360,8 +360,8 @@ func TestClusterRiskNamesTheRangeLength(t *testing.T) {
 	}{
 		{8, "on 16 commits, 11-20%", "on 64"},
 		{16, "on 16 commits, 11-20%", "on 64"},
-		{17, "8 of 14 on 64", ""},
-		{256, "8 of 14 on 64", ""},
+		{17, "8 of 14 on 64, and at 0.1 9 of 84 on 256", ""},
+		{256, "8 of 14 on 64, and at 0.1 9 of 84 on 256", ""},
 	} {
 		got := clusterRisk(tt.commits)
 		flat := strings.Join(strings.Fields(got), " ")
