@@ -352,7 +352,7 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // clusterRisk is the Check's account of how often a cluster of failures misled the decisions it
 // is asked of, as measured for the range's length (docs/bisect.md, "Calibration": 20,000
-// simulated bisections per cell at a rate of 0.05 with steps of 5). Longer ranges answer more
+// simulated bisections per cell at rates of 0.05 and 0.1 with steps of 5). Longer ranges answer more
 // questions, each of which a cluster may mislead: on 64 commits the few decisions at 0.05 were
 // wrong more often than not, and on 256 commits, where none decided at 0.05, 9 of the 84 that
 // decided at 0.1 were wrong; the line says so rather than quote the 16-commit figure.
