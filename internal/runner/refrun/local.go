@@ -152,7 +152,7 @@ func (l *Local) prepare(ctx context.Context, r Ref, out string) (*tree, error) {
 	}
 	dir := filepath.Join(l.WorkDir, r.Name)
 	fmt.Fprintf(l.log(), "==> %s: git worktree %s at %s (%s)\n", r.Name, dir, r.Ref, short(commit))
-	if _, err := git(ctx, l.repoRoot, "worktree", "add", "--detach", dir, commit); err != nil {
+	if _, err := l.worktreeGit(ctx, "add", "--detach", dir, commit); err != nil {
 		return nil, fmt.Errorf("check out %s: %w", r, err)
 	}
 	t := &tree{dir: dir, commit: commit}
@@ -339,7 +339,7 @@ func (l *Local) Close() error {
 	defer cancel()
 	var errs []error
 	for _, t := range l.trees {
-		if _, err := git(ctx, l.repoRoot, "worktree", "remove", "--force", t.dir); err != nil {
+		if _, err := l.worktreeGit(ctx, "remove", "--force", t.dir); err != nil {
 			errs = append(errs, err)
 		}
 		if t.venv != "" {
@@ -349,7 +349,7 @@ func (l *Local) Close() error {
 		}
 	}
 	if len(l.trees) > 0 {
-		git(ctx, l.repoRoot, "worktree", "prune")
+		l.worktreeGit(ctx, "prune")
 	}
 	l.trees = nil
 	if l.madeWork {
@@ -372,6 +372,17 @@ func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
 }
 
 // git runs git in dir and returns its trimmed stdout.
+// worktreeGit runs `git worktree args...` in the repository, holding its worktree lock
+// (lockWorktrees): git's worktree commands are not safe against each other.
+func (l *Local) worktreeGit(ctx context.Context, args ...string) (string, error) {
+	unlock, err := lockWorktrees(ctx, l.repoRoot, l.log())
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return git(ctx, l.repoRoot, append([]string{"worktree"}, args...)...)
+}
+
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return gitcmd.Output(ctx, dir, args...)
 }
