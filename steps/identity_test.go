@@ -294,6 +294,13 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 		dist(first, "brokenurl", "3.0", `{not json`)
 		dist(first, "spaced", "1.1", `{"url": "file:///home/dev/my%20proj", "dir_info": {"editable": true}}`)
 		dist(second, "zeta-pkg", "9.9", "") // shadowed by Zeta_Pkg 1.0, first on sys.path
+		// Only the headers count: a description that quotes headers names nothing.
+		writeFile(t, filepath.Join(first, "described-1.0.dist-info", "METADATA"),
+			"Metadata-Version: 2.1\r\nSummary: a\r\n  Name: folded\r\nname:  described\r\nVERSION: 1.0\r\n\r\nName: fromthebody\n")
+		writeFile(t, filepath.Join(first, "nameless-1.0.dist-info", "METADATA"), "Metadata-Version: 2.1\n\nName: fromthebody\nVersion: 6.6\n")
+		// setuptools' egg-info, as a folder (PKG-INFO) and as a single file.
+		writeFile(t, filepath.Join(second, "eggdir.egg-info", "PKG-INFO"), "Metadata-Version: 1.2\nName: eggdir\nVersion: 0.3\n")
+		writeFile(t, filepath.Join(second, "eggfile-0.5.egg-info"), "Metadata-Version: 1.1\nName: eggfile\nVersion: 0.5\n")
 		got := list(t, first+":"+second)
 		for _, want := range []string{
 			"\nZeta_Pkg==1.0\n",
@@ -301,10 +308,16 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 			"\nlocalwheel @ file:///tmp/localwheel-2.0-py3-none-any.whl\n",
 			"\nbrokenurl==3.0\n",
 			"\n-e /home/dev/my proj\n", // the URL's escapes undone, as pip does
+			"\ndescribed==1.0\n",
+			"\neggdir==0.3\n",
+			"\neggfile==0.5\n",
 		} {
 			if !strings.Contains("\n"+got, want) {
 				t.Errorf("the section lacks %q:\n%s", want, got)
 			}
+		}
+		if strings.Contains(got, "folded") || strings.Contains(got, "fromthebody") || strings.Contains(got, "6.6") {
+			t.Errorf("a folded line or the description was read as a header:\n%s", got)
 		}
 		if strings.Contains(got, "9.9") {
 			t.Errorf("the shadowed zeta-pkg 9.9 is listed:\n%s", got)
@@ -313,7 +326,7 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 			t.Errorf("not sorted by name:\n%s", got)
 		}
 	})
-	t.Run("an interpreter without importlib.metadata asks pip", func(t *testing.T) {
+	t.Run("an interpreter the script fails on asks pip", func(t *testing.T) {
 		bin := t.TempDir()
 		old := filepath.Join(bin, "python3.7")
 		testenv.WriteExecutable(t, old, []byte("#!/bin/sh\ncase \"$1\" in\n-c) echo \"ModuleNotFoundError: No module named 'importlib.metadata'\" >&2; exit 1 ;;\n-m) echo 'oldpkg==1.0' ;;\n--version) echo 'Python 3.7.17' ;;\nesac\n"))
