@@ -20,7 +20,9 @@ import (
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/exitcode"
+	"github.com/debugflow/debugflow/internal/filelock"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/gitcmd"
 	"github.com/debugflow/debugflow/internal/limits"
 	"github.com/debugflow/debugflow/internal/runner/refrun"
 	"github.com/debugflow/debugflow/internal/spec"
@@ -156,6 +158,25 @@ func statePath(ctx context.Context, dir string) (string, error) {
 	return filepath.Join(top, bisect.StateDir, bisect.StateFile), nil
 }
 
+// LockFile is the file, in the checkout's git folder, that a running bisection (and a reset)
+// holds locked: a second `bisect --resume` in the same checkout would run the same steps
+// again and the two would overwrite each other's state, losing steps.
+const LockFile = "debugflow-bisect.lock"
+
+// lockBisection takes the bisection lock of the checkout that holds dir, or says which
+// process has it.
+func lockBisection(ctx context.Context, dir string) (*filelock.Lock, error) {
+	gitDir, err := gitcmd.Output(ctx, dir, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return nil, &exitcode.Error{Code: cmdutil.ExitUsage, Err: err}
+	}
+	lock, err := filelock.TryLock(filepath.Join(gitDir, LockFile))
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, cmdutil.UsageErrorf("another debugflow bisect is running in this checkout (%v): let it end, or stop it with Ctrl-C, then --resume", err)
+	}
+	return lock, err
+}
+
 func runBisect(o *BisectOptions) error {
 	ctx, sp, fac, changed := o.Ctx, o.Spec, o.Factory, o.Changed
 	stdout, stderr := fac.Stdout(), fac.Stderr()
@@ -163,6 +184,11 @@ func runBisect(o *BisectOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockBisection(ctx, filepath.Dir(filepath.Dir(path)))
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	var st *bisect.State
 	var set bisect.Settings
 	var seen bisect.Counts
@@ -442,6 +468,11 @@ bisection can start. GitHub runs still in flight are not cancelled; the log says
 			if err != nil {
 				return err
 			}
+			lock, err := lockBisection(cmd.Context(), filepath.Dir(filepath.Dir(path)))
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			st, rerr := bisect.ReadState(path)
 			if errors.Is(rerr, fs.ErrNotExist) {
 				fmt.Fprintf(stdout, "no bisection here (%s does not exist)\n", path)

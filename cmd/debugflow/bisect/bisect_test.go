@@ -18,6 +18,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/ghcmd"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
+	"github.com/debugflow/debugflow/internal/filelock"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -404,5 +405,33 @@ func TestBisectFinishedIsNotUnderWay(t *testing.T) {
 	code, out := cmdtest.Run(t, commands, dir, "bisect", "--good", ids[0], "--bad", ids[2], "--local")
 	if code != 2 || !strings.Contains(out, "a finished bisection is recorded in") || strings.Contains(out, "under way") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// A second bisection in a checkout whose bisection is running is refused, naming the process
+// that runs it, and so is a reset: the two would overwrite each other's state.
+func TestBisectRefusesASecondInTheSameCheckout(t *testing.T) {
+	repo := t.TempDir()
+	ids := testenv.FlakyHistory(t, repo, []testenv.HistoryCommit{{}, {}})
+	held, err := filelock.TryLock(filepath.Join(repo, ".git", LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("another debugflow bisect is running in this checkout (%s: locked by another process (pid %d))", filepath.Join(repo, ".git", LockFile), os.Getpid())
+	for _, args := range [][]string{
+		{"bisect", "--local", "--checkout", repo, "--good", ids[0], "--bad", "main"},
+		{"bisect", "--checkout", repo, "--resume"},
+		{"bisect", "reset", "--checkout", repo},
+	} {
+		if code, _, stderr := runCLISplit(t, args...); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, bisect.StateDir)); err == nil {
+		t.Error("the refused bisection made its state folder")
+	}
+	held.Release()
+	if code, stdout, stderr := runCLISplit(t, "bisect", "reset", "--checkout", repo); code != 0 || !strings.Contains(stdout, "no bisection here") {
+		t.Errorf("reset once the lock is free: exit %d %q %q", code, stdout, stderr)
 	}
 }

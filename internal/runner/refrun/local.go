@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/gitcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
+	"github.com/debugflow/debugflow/internal/gitcmd"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/textsafe"
@@ -375,11 +375,11 @@ func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
 // worktreeGit runs `git worktree args...` in the repository, holding its worktree lock
 // (lockWorktrees): git's worktree commands are not safe against each other.
 func (l *Local) worktreeGit(ctx context.Context, args ...string) (string, error) {
-	unlock, err := lockWorktrees(ctx, l.repoRoot, l.log())
+	lock, err := lockWorktrees(ctx, l.repoRoot, l.log())
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
+	defer lock.Release()
 	return git(ctx, l.repoRoot, append([]string{"worktree"}, args...)...)
 }
 

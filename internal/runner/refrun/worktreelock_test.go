@@ -19,7 +19,7 @@ func TestWorktreeChangesTakeTurns(t *testing.T) {
 	repo := t.TempDir()
 	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0})
 	ctx := context.Background()
-	unlock, err := lockWorktrees(ctx, repo, nil)
+	held, err := lockWorktrees(ctx, repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestWorktreeChangesTakeTurns(t *testing.T) {
 		t.Errorf("the ended context stopped the wait only after %v", waited)
 	}
 
-	unlock()
+	held.Release()
 	select {
 	case err := <-done:
 		if err != nil {
