@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func NewCmdExperiment(fac *ghcmd.Factory, sp *specsource.Source, runF func(*Expe
 	f.Float64Var(&o.Confidence, "confidence", experiment.DefaultRule.Confidence, "1 - the accepted chance of a wrong verdict")
 	f.Float64Var(&o.MinEffect, "min-effect", experiment.DefaultRule.MinEffect, "the odds ratio a fix must reach (0.5: it at least halves the odds of failing)")
 	f.Float64Var(&o.AbsMargin, "abs-margin", experiment.DefaultRule.AbsMargin, "\"no change\" also holds with the rates within this difference (0.02: ±2 points; for rates near zero); 0 for none")
-	f.StringVar(&o.Out, "out", "", "folder for every run's artifacts and the result (default ./experiment-<time>; must be new or empty)")
+	f.StringVar(&o.Out, "out", "", "folder for every run's artifacts and the result (default ./experiment-<time>, or -2, -3, ... after it when another experiment took it; must be new or empty)")
 	f.BoolVar(&o.JSON, "json", false, `print {"baseline", "rows": [...]} on stdout (progress goes to stderr)`)
 	f.StringVar(&o.Python, "python", "", "with --local: interpreter with pytest, pytest-xdist and pytest-repeat (default: reproducer.python)")
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
@@ -188,10 +189,10 @@ func runExperiment(o *ExperimentOptions) error {
 	if o.MaxTime < 0 {
 		return usage(fmt.Errorf("--max-time %s: want a positive duration", o.MaxTime))
 	}
-	if o.Out == "" {
+	defaultOut := o.Out == ""
+	if defaultOut {
 		o.Out = "experiment-" + time.Now().Format("20060102-150405")
-	}
-	if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
+	} else if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
 		return usage(fmt.Errorf("--out %s is not empty: every experiment gets a folder of its own", o.Out))
 	}
 	ropts := rounds.Options{Baseline: base, Candidates: cands, Count: o.Count, UntilDecided: o.UntilDecided,
@@ -213,6 +214,14 @@ func runExperiment(o *ExperimentOptions) error {
 			return finish(err)
 		}
 		ropts.Runner = runner
+	}
+	if defaultOut {
+		dir, err := claimDefaultOut(o.Out)
+		if err != nil {
+			ropts.Runner.Close()
+			return finish(err)
+		}
+		o.Out, ropts.Out = dir, dir
 	}
 	res, runErr := rounds.Run(ctx, ropts)
 	if cerr := ropts.Runner.Close(); cerr != nil {
@@ -275,6 +284,28 @@ func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io
 // dirGlob is the shell glob of the artifact folders under out, out quoted. It ends in a
 // slash, so it matches folders only: out also holds experiment.json and experiment.md, which
 // report --compare refuses.
+// claimDefaultOut makes the default --out folder, base (experiment-<time>), or base-2, base-3,
+// ... when an experiment started in the same second has it: the folder's creation is the
+// claim, so experiments started together (a loop over candidates in the background, say)
+// never write into one folder.
+func claimDefaultOut(base string) (string, error) {
+	const tries = 100
+	for i := 1; i <= tries; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("make the experiment's folder: %w", err)
+		}
+	}
+	return "", fmt.Errorf("make the experiment's folder: %s and %s-2 to -%d all exist", base, base, tries)
+}
+
 func dirGlob(out string, rounds bool) string {
 	g := "/*/"
 	if rounds {

@@ -2,7 +2,11 @@ package experiment
 
 import (
 	"bytes"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,5 +48,41 @@ func TestCommandFlags(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("experiment wrote with its run function replaced:\n%s", out.String())
+	}
+}
+
+// Experiments started in the same second each get a folder of their own.
+func TestClaimDefaultOut(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "experiment-20261205-110000")
+	const n = 8
+	got := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir, err := claimDefaultOut(base)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- dir
+		}()
+	}
+	wg.Wait()
+	close(got)
+	seen := map[string]bool{}
+	for dir := range got {
+		if seen[dir] {
+			t.Errorf("%s claimed twice", dir)
+		}
+		seen[dir] = true
+	}
+	for _, want := range []string{base, base + "-2", base + "-" + strconv.Itoa(n)} {
+		if !seen[want] {
+			t.Errorf("%s not claimed; got %v", want, seen)
+		}
+	}
+	if _, err := claimDefaultOut(filepath.Join(t.TempDir(), "missing", "experiment-x")); err == nil || !strings.Contains(err.Error(), "make the experiment's folder") {
+		t.Errorf("a folder that cannot be made: %v", err)
 	}
 }
