@@ -170,7 +170,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if earlier {
-		fmt.Fprintf(out, "    %s holds an earlier run's evidence: this run writes to %s\n", opts.Out, dir)
+		fmt.Fprintf(out, "    %s holds another run's evidence: this run writes to %s\n", opts.Out, dir)
 	}
 	opts.Out = dir
 	// The folder is this run's own (new, or empty): its marker says so, as the workflow's
@@ -323,16 +323,30 @@ func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts 
 
 // runFolder picks the folder a run writes to: out itself when it is missing or empty, else the
 // first free out/run-N (N from 2), so an earlier run's evidence is never overwritten. earlier
-// says the second case.
+// says the second case. The folder is claimed, not just found empty: out by creating its job
+// marker (job.json, which the run then writes) with O_EXCL, run-N by making it. Of runs
+// started together (two terminals, a loop in the background), one gets out, the others
+// run-2, run-3, ...
 func runFolder(out string) (dir string, earlier bool, err error) {
 	entries, err := os.ReadDir(out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return out, false, mkdir(out)
+		if err := mkdir(out); err != nil {
+			return "", false, err
+		}
+		fallthrough
+	case err == nil && len(entries) == 0:
+		f, err := os.OpenFile(filepath.Join(out, evidencefiles.JobMarker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			f.Close()
+			return out, false, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", false, fmt.Errorf("claiming %s: %w", out, err)
+		}
+		// Another run claimed it first.
 	case err != nil:
 		return "", false, fmt.Errorf("evidence folder %s: %w", out, err)
-	case len(entries) == 0:
-		return out, false, nil
 	}
 	for n := 2; ; n++ {
 		dir := filepath.Join(out, fmt.Sprintf("run-%d", n))

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -147,7 +148,7 @@ func TestLocalKeepsEarlierEvidence(t *testing.T) {
 			t.Errorf("run %d wrote to %s, want %s", i+1, res.Out, want)
 		}
 		text := stdout.String()
-		if i > 0 && !strings.Contains(text, out+" holds an earlier run's evidence: this run writes to "+want) {
+		if i > 0 && !strings.Contains(text, out+" holds another run's evidence: this run writes to "+want) {
 			t.Errorf("run %d does not say where its evidence went:\n%s", i+1, text)
 		}
 		if !strings.Contains(text, "read it again with: debugflow report "+want) {
@@ -203,6 +204,38 @@ func TestRunFolder(t *testing.T) {
 				t.Errorf("runFolder(%s) did not create %s", tt.out, got)
 			}
 		}
+	}
+}
+
+// Runs started together into a missing folder each get a folder of their own: one the folder
+// itself, the others run-2, run-3, ...
+func TestRunFolderClaims(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "tmp", "repro")
+	const n = 8
+	dirs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir, _, err := runFolder(out)
+			if err != nil {
+				t.Error(err)
+			}
+			dirs[i] = dir
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		if seen[dir] {
+			t.Errorf("%s given to two runs: %q", dir, dirs)
+		}
+		seen[dir] = true
+	}
+	if !seen[out] {
+		t.Errorf("no run got %s itself: %q", out, dirs)
 	}
 }
 
