@@ -337,3 +337,20 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkInstalledPackages times the installed-packages listing against the same listing
+// through importlib.metadata (which parses every metadata file whole, twice), pip freeze and
+// a bare interpreter, the anchor, in turn: `go test -run '^$' -bench InstalledPackages
+// -benchtime 20x ./steps`. docs/step-runner.md quotes it.
+func BenchmarkInstalledPackages(b *testing.B) {
+	py := testenv.PytestPython(b)
+	throughImportlib := `import importlib.metadata as md
+for d in md.distributions():
+    print(d.metadata["Name"], d.version)`
+	testenv.BenchProcesses(b, []testenv.StartupProgram{
+		{Name: "listing", Argv: []string{py, "-c", installedPackagesScript}},
+		{Name: "importlib.metadata", Argv: []string{py, "-c", throughImportlib}},
+		{Name: "pip freeze", Argv: []string{py, "-m", "pip", "freeze"}},
+		{Name: "bare", Argv: []string{py, "-c", "pass"}},
+	})
+}
