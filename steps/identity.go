@@ -277,12 +277,13 @@ func writeToolchain(ctx context.Context, env *Env, opts IdentityOptions, w *iden
 // (twice, for the name and the version), 108 ms against 33 ms for 36 distributions, where a
 // bare interpreter takes 30 ms and pip freeze 494 ms (BenchmarkInstalledPackages). It works where the job's
 // interpreter has no pip (Debian's python3 without python3-pip). Unlike pip freeze it also
-// lists pip, setuptools and wheel: what the build ran with.
+// lists pip, setuptools and wheel: what the build ran with. It reads at most the first MiB
+// of a file: the headers come first, and a package's description may be megabytes long.
 const installedPackagesScript = `import os, sys
 def read(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
+            return f.read(1 << 20)
     except OSError:
         return None
 def header(text, key):

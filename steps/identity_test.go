@@ -298,6 +298,9 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 		writeFile(t, filepath.Join(first, "described-1.0.dist-info", "METADATA"),
 			"Metadata-Version: 2.1\r\nSummary: a\r\n  Name: folded\r\nname:  described\r\nVERSION: 1.0\r\n\r\nName: fromthebody\n")
 		writeFile(t, filepath.Join(first, "nameless-1.0.dist-info", "METADATA"), "Metadata-Version: 2.1\n\nName: fromthebody\nVersion: 6.6\n")
+		// Only a file's first MiB is read: a header beyond it is not seen.
+		writeFile(t, filepath.Join(first, "huge-1.0.dist-info", "METADATA"), "Metadata-Version: 2.1\nName: huge\nVersion: 1.0\n\n"+strings.Repeat("x", 2<<20))
+		writeFile(t, filepath.Join(first, "late-1.0.dist-info", "METADATA"), "Metadata-Version: 2.1\n"+strings.Repeat("X-Pad: 0123456789\n", 1<<16)+"Name: beyond\nVersion: 1.0\n")
 		// setuptools' egg-info, as a folder (PKG-INFO) and as a single file.
 		writeFile(t, filepath.Join(second, "eggdir.egg-info", "PKG-INFO"), "Metadata-Version: 1.2\nName: eggdir\nVersion: 0.3\n")
 		writeFile(t, filepath.Join(second, "eggfile-0.5.egg-info"), "Metadata-Version: 1.1\nName: eggfile\nVersion: 0.5\n")
@@ -311,10 +314,14 @@ func TestInstalledPackagesAsPipFreeze(t *testing.T) {
 			"\ndescribed==1.0\n",
 			"\neggdir==0.3\n",
 			"\neggfile==0.5\n",
+			"\nhuge==1.0\n",
 		} {
 			if !strings.Contains("\n"+got, want) {
 				t.Errorf("the section lacks %q:\n%s", want, got)
 			}
+		}
+		if strings.Contains(got, "beyond") {
+			t.Errorf("a header after the first MiB was read:\n%s", got)
 		}
 		if strings.Contains(got, "folded") || strings.Contains(got, "fromthebody") || strings.Contains(got, "6.6") {
 			t.Errorf("a folded line or the description was read as a header:\n%s", got)
