@@ -281,9 +281,6 @@ func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io
 	return nil
 }
 
-// dirGlob is the shell glob of the artifact folders under out, out quoted. It ends in a
-// slash, so it matches folders only: out also holds experiment.json and experiment.md, which
-// report --compare refuses.
 // claimDefaultOut makes the default --out folder, base (experiment-<time>), or base-2, base-3,
 // ... when an experiment started in the same second has it: the folder's creation is the
 // claim, so experiments started together (a loop over candidates in the background, say)
@@ -306,6 +303,9 @@ func claimDefaultOut(base string) (string, error) {
 	return "", fmt.Errorf("make the experiment's folder: %s and %s-2 to -%d all exist", base, base, tries)
 }
 
+// dirGlob is the shell glob of the artifact folders under out, out quoted. It ends in a
+// slash, so it matches folders only: out also holds experiment.json and experiment.md, which
+// report --compare refuses.
 func dirGlob(out string, rounds bool) string {
 	g := "/*/"
 	if rounds {
