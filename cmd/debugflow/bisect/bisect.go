@@ -172,7 +172,7 @@ func lockBisection(ctx context.Context, dir string) (*filelock.Lock, error) {
 	}
 	lock, err := filelock.TryLock(filepath.Join(gitDir, LockFile))
 	if errors.Is(err, filelock.ErrHeld) {
-		return nil, cmdutil.UsageErrorf("another debugflow bisect is running in this checkout (%v): let it end, or stop it with Ctrl-C, then --resume", err)
+		return nil, cmdutil.UsageErrorf("another debugflow bisect is running in this checkout (%v): let it end, or stop it (Ctrl-C), first", err)
 	}
 	return lock, err
 }
