@@ -273,6 +273,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	if res.SetupFailed {
 		res.SetupCause = withRecordedFailure(opts.Out, res.SetupCause)
 	}
+	recordPytestCrash(opts.Out, res)
 	// Evidence collection must survive the cancellation that ended pytest.
 	evCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*dmesgTimeout)
 	defer cancel()
@@ -453,9 +454,13 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, opts.Count))
 	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
 		len(res.FailedTests) > 0 || res.ExitCode == 1
-	if cause := erroredBeforeAnyTest(r, res.StoppedEarly); cause != "" && !res.Cancelled {
-		// No test body ran: the setup is broken (a fixture needs what this machine lacks), the
-		// bug was never exercised.
+	cause := erroredBeforeAnyTest(r, res.StoppedEarly)
+	if cause == "" {
+		cause = skippedEveryTest(r)
+	}
+	if cause != "" && !res.Cancelled {
+		// No test body ran: the setup is broken (a fixture needs what this machine lacks, a
+		// skipif holds here), the bug was never exercised.
 		res.Reproduced, res.SetupFailed, res.SetupCause, res.ExitCode = false, true, cause, ExitSetupFailed
 	}
 	return res

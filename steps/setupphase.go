@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
@@ -32,6 +33,23 @@ func erroredBeforeAnyTest(r pytestlog.Result, stopped bool) string {
 	return cause
 }
 
+// skippedEveryTest says why a sweep tested nothing although pytest ran it: every result is
+// SKIPPED (a skipif that holds on this runner, "no GPU" when the driver is not visible), so
+// no test body ran and a clean exit means nothing. "" otherwise.
+func skippedEveryTest(r pytestlog.Result) string {
+	if r.Skipped == 0 || r.Passed+r.Failed+r.Errors+r.XFailed+r.XPassed+r.Rerun > 0 || len(r.CrashedWorkers) > 0 {
+		return ""
+	}
+	cause := fmt.Sprintf("every test was skipped (%d skipped, none passed or failed): no test body ran", r.Skipped)
+	for _, e := range r.ShortSummary {
+		if e.Outcome == pytestlog.Skipped && e.Message != "" {
+			cause += fmt.Sprintf("; first reason: %s: %s", e.NodeID, e.Message)
+			break
+		}
+	}
+	return cause
+}
+
 // withRecordedFailure adds the worker record's first failure (out/workers.jsonl) to a setup
 // cause that names none: a run stopped at its first failure ends before pytest prints any
 // report, so only the record has the fixture's message.
@@ -50,4 +68,40 @@ func withRecordedFailure(out, cause string) string {
 	}
 	ff := log.FirstFailure
 	return fmt.Sprintf("%s; first: %s (in %s): %s", cause, ff.NodeID, ff.When, ff.Message)
+}
+
+// recordPytestCrash makes a pytest that a signal killed in a test a crash of that test. Without
+// xdist (-n 0) pytest runs the tests itself, so a test that crashes the process (SIGSEGV in a
+// kernel launch, SIGABRT from the driver) ends the run with no failure reported: the worker
+// record's "main" process started the test and never finished it. That is the crash xdist
+// would report as a crashed worker, and it is recorded as one: worker "main", the test among
+// the failed ones (the sanitizer and the core dump pass target it). A signal the step sent
+// (a cancel, the stop at the first failure) is not a crash; and when the record names no test
+// in flight (the xdist controller died) the run stays unexplained, never "not reproduced"
+// (the verdict reads the exit code).
+func recordPytestCrash(out string, res *ReproducerResult) {
+	if res.PytestSignal == "" || res.Cancelled || res.StoppedEarly || res.SetupFailed {
+		return
+	}
+	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(io.LimitReader(f, workerLogMax))
+	if err != nil {
+		return
+	}
+	w := log.ByName(workerlog.Main)
+	if w == nil || len(w.Tests) == 0 || w.Tests[len(w.Tests)-1].Finished {
+		return
+	}
+	id := w.Tests[len(w.Tests)-1].NodeID
+	res.CrashedWorkers = append(res.CrashedWorkers, workerlog.Main)
+	res.Crashes = append(res.Crashes, pytestlog.Crash{Worker: workerlog.Main, NodeID: id, Reason: "pytest killed by " + res.PytestSignal})
+	if !slices.Contains(res.FailedTests, id) {
+		res.FailedTests = append(res.FailedTests, id)
+	}
+	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, res.Count))
+	res.Reproduced = true
 }

@@ -100,3 +100,88 @@ func TestErroredBeforeAnyTest(t *testing.T) {
 		}
 	}
 }
+
+// A sweep whose every test is skipped (a skipif that holds on this runner) tested nothing:
+// "setup failed" with the first reason (exit 6), never "not reproduced" with exit 0. Real
+// pytest with xdist and pytest-repeat.
+func TestReproduceEveryTestSkipped(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "test_gpu.py"), "import pytest\n\n@pytest.mark.skipif(True, reason='no GPU visible')\ndef test_a():\n    pass\n")
+	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
+	out := t.TempDir()
+	_, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
+		Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
+		ReproducerFlags: ReproducerFlags{Python: py, Workers: 2, Count: 2, Paths: []string{"test_gpu.py"},
+			PytestArgs: []string{"-p", "no:cacheprovider"}},
+	})
+	if code := ExitCodeFor(err); code != ExitSetupFailed {
+		t.Errorf("err %v (exit %d), want exit %d", err, code, ExitSetupFailed)
+	}
+	sum := loadSummary(t, out)
+	if sum.Reproduced || !sum.SetupFailed || sum.Skipped != 2 ||
+		!strings.Contains(sum.SetupCause, "every test was skipped (2 skipped, none passed or failed)") ||
+		!strings.Contains(sum.SetupCause, "no GPU visible") {
+		t.Errorf("summary %+v", sum)
+	}
+	if outs := terminalOutputs(te.stdout.String()); outs["setup_failed"] != "true" || outs["reproduced"] != "false" {
+		t.Errorf("outputs %v", outs)
+	}
+}
+
+// pytest without xdist runs the tests itself: a test that crashes the process (SIGSEGV) ends
+// the run with no failure reported. The worker record names the test in flight: it is a
+// crash of that test (worker "main"), reproduced, and the test is among the failing ones for
+// the sanitizer. Real pytest, a real signal.
+func TestReproducePytestKilledInATest(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "test_gpu.py"), "import os, signal\n\ndef test_ok():\n    pass\n\n"+
+		"def test_kernel(request):\n    if request.node.name.startswith('test_kernel[2-'):\n        os.kill(os.getpid(), signal.SIGSEGV)\n")
+	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
+	out := t.TempDir()
+	res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
+		Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
+		ReproducerFlags: ReproducerFlags{Python: py, Workers: 0, Count: 3, Paths: []string{"test_gpu.py"},
+			PytestArgs: []string{"-p", "no:cacheprovider"}},
+	})
+	if err != nil || res == nil {
+		t.Fatalf("err %v", err)
+	}
+	sum := loadSummary(t, out)
+	if !sum.Reproduced || sum.ExitCode != 128+11 || sum.PytestSignal == "" {
+		t.Errorf("summary %+v, want reproduced, exit 139", sum)
+	}
+	if len(sum.Crashes) != 1 || sum.Crashes[0].Worker != "main" || sum.Crashes[0].NodeID != "test_gpu.py::test_kernel[2-3]" {
+		t.Errorf("crashes %+v, want main in test_gpu.py::test_kernel[2-3]", sum.Crashes)
+	}
+	if len(sum.FailedBaseTests) != 1 || sum.FailedBaseTests[0] != "test_gpu.py::test_kernel" {
+		t.Errorf("failed base tests %v", sum.FailedBaseTests)
+	}
+	if outs := terminalOutputs(te.stdout.String()); outs["reproduced"] != "true" || outs["crashed_workers"] != "main" {
+		t.Errorf("outputs %v", outs)
+	}
+}
+
+func TestSkippedEveryTest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    pytestlog.Result
+		want bool
+	}{
+		{"only skips", pytestlog.Result{Skipped: 3}, true},
+		{"nothing ran", pytestlog.Result{}, false},
+		{"a skip next to a pass", pytestlog.Result{Skipped: 3, Passed: 1}, false},
+		{"a skip next to an xfail", pytestlog.Result{Skipped: 3, XFailed: 1}, false},
+		{"a skip next to a rerun", pytestlog.Result{Skipped: 3, Rerun: 1}, false},
+		{"a skip next to a crashed worker", pytestlog.Result{Skipped: 1, CrashedWorkers: []string{"gw0"}}, false},
+	}
+	for _, tt := range tests {
+		if got := skippedEveryTest(tt.r) != ""; got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -24,12 +24,14 @@ func (v *Verdict) Reproduced() bool {
 	return v.Run.ReproducedBySummary
 }
 
-// total is the number of test results pytest reported.
-func (r *Reproducer) total() int { return r.Passed + r.Failed + r.Errors + r.Skipped }
+// total is the number of test results pytest reported, retried attempts included.
+func (r *Reproducer) total() int {
+	return r.Passed + r.Failed + r.Errors + r.Skipped + r.Rerun + r.XFailed + r.XPassed
+}
 
-// failures is the number of failed and errored results.
+// failures is the number of failed, errored and retried (RERUN) results.
 func (r *Reproducer) failures() int {
-	n := r.Failed + r.Errors
+	n := r.Failed + r.Errors + r.Rerun
 	if n == 0 {
 		n = len(r.FailedTests) // a log cut before any count still names the failed tests
 	}
@@ -47,8 +49,31 @@ func (v *Verdict) headline() string {
 		return "yes"
 	case v.Reproducer == nil && !v.Run.HasSummary:
 		return "unknown (" + v.absent(ReproducerLog) + ")"
+	case v.pytestKilled() != 0:
+		// Not "no": the run ended before its end, and whatever killed pytest may be the bug.
+		return fmt.Sprintf("unknown (pytest was killed by signal %d before the run ended, in no test the worker record names; see %s)", v.pytestKilled(), ReproducerLog)
+	case v.Reproducer != nil && v.Reproducer.skippedEvery():
+		return fmt.Sprintf("unknown (every test was skipped: %d skipped, none ran its body)", v.Reproducer.Skipped)
 	}
 	return "no"
+}
+
+// pytestKilled is the signal that killed pytest when no cancel and no stop at the first failure
+// explains it (0 otherwise): the step runner's exit code 128+N.
+func (v *Verdict) pytestKilled() int {
+	if v.Run.ExitCode == nil || v.Run.Cancelled || v.Run.StoppedEarly {
+		return 0
+	}
+	if code := *v.Run.ExitCode; code > 128 && code < 160 {
+		return code - 128
+	}
+	return 0
+}
+
+// skippedEvery reports whether every result was SKIPPED: no test body ran, nothing was tested.
+func (r *Reproducer) skippedEvery() bool {
+	return r.fromLog && r.Skipped > 0 && r.Passed+r.Failed+r.Errors+r.Rerun+r.XFailed+r.XPassed == 0 &&
+		len(r.CrashedWorkers) == 0 && len(r.FailedTests) == 0
 }
 
 // refRunSanitizer is the sanitizer line of a ref's run in an experiment or a bisection, which
@@ -104,6 +129,10 @@ func firstFew(items []string, n int, more func(int) string) []string {
 func (v *Verdict) testsLine() string {
 	r := v.Reproducer
 	if v.Run.SetupFailed {
+		if n := v.Run.SetupSkipped; n > 0 && v.Run.SetupErrors == 0 {
+			// The sweep ran, but every test was skipped: no body ran.
+			return fmt.Sprintf("none ran their body: %d skipped (%s)", n, ReproducerLog)
+		}
 		if n := v.Run.SetupErrors; n > 0 {
 			// The sweep ran, but every test errored in its setup (a fixture): no body ran.
 			return fmt.Sprintf("none ran their body: %s in setup (%s)", plural(n, "error", "errors"), ReproducerLog)
@@ -123,8 +152,17 @@ func (v *Verdict) testsLine() string {
 	if r.Errors > 0 {
 		line += fmt.Sprintf(" (%s among them)", plural(r.Errors, "error", "errors"))
 	}
+	if r.Rerun > 0 {
+		line += fmt.Sprintf(" (%s retried by pytest-rerunfailures among them)", plural(r.Rerun, "failed attempt", "failed attempts"))
+	}
 	if r.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped", r.Skipped)
+	}
+	if r.XFailed > 0 {
+		line += fmt.Sprintf(", %d xfailed", r.XFailed)
+	}
+	if r.XPassed > 0 {
+		line += fmt.Sprintf(", %d xpassed", r.XPassed)
 	}
 	var flags []string
 	if v.Run.Workers > 0 {

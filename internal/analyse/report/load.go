@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -97,9 +98,12 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	}
 	if v.Reproducer == nil && !v.Run.SetupFailed {
 		v.Reproducer = fromSummary
+	} else if v.Reproducer != nil && fromSummary != nil {
+		v.Reproducer.addSummaryCrashes(fromSummary, v.Run.Count)
 	}
 	if v.Run.SetupFailed && fromSummary != nil && fromSummary.Passed+fromSummary.Failed == 0 {
 		v.Run.SetupErrors = fromSummary.Errors
+		v.Run.SetupSkipped = fromSummary.Skipped
 	}
 	v.Run.HasPreflightLog = have[PreflightLog]
 	v.Run.RefRun = have[refinfo.File]
@@ -367,6 +371,28 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	return r, nil
 }
 
+// addSummaryCrashes adds the crashes the step runner found beyond the log: pytest killed in a
+// test without xdist (worker "main") prints no crash line, the worker record names the test.
+func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int) {
+	added := false
+	for _, c := range s.Crashes {
+		if c.Worker == "" || slices.Contains(r.CrashedWorkers, c.Worker) {
+			continue
+		}
+		r.CrashedWorkers = append(r.CrashedWorkers, c.Worker)
+		r.Crashes = append(r.Crashes, c)
+		if c.Test != "" && !slices.Contains(r.FailedTests, c.Test) {
+			// Counted as failed, as xdist counts the test a crashed worker was running.
+			r.FailedTests = append(r.FailedTests, c.Test)
+			r.Failed++
+		}
+		added = true
+	}
+	if added {
+		r.finish(count)
+	}
+}
+
 // capList keeps at most pytestlog.MaxEntries ids, as the log parser does.
 func capList(s []string) []string {
 	return s[:min(len(s), pytestlog.MaxEntries)]
@@ -388,6 +414,9 @@ func (v *loader) loadReproducerLog(name string) error {
 	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
+		Rerun:   res.Rerun,
+		XFailed: res.XFailed, XPassed: res.XPassed,
+		fromLog:        true,
 		Complete:       res.Complete,
 		CrashedWorkers: res.CrashedWorkers,
 		FailedTests:    res.FailedTests,

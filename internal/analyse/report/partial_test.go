@@ -74,6 +74,91 @@ func TestPartialEvidence(t *testing.T) {
 				}
 			},
 		},
+		{
+			// pytest-rerunfailures retried a failed attempt and the retry passed: the exit code
+			// is 0, but the bug showed.
+			name: "a failed attempt retried by pytest-rerunfailures",
+			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +
+				"[gw0] [ 50%] RERUN t.py::test_x[1-2] \n[gw0] [ 50%] PASSED t.py::test_x[1-2] \n[gw1] [100%] PASSED t.py::test_x[2-2] \n" +
+				"=========================== short test summary info ============================\n" +
+				"RERUN t.py::test_x[1-2] - RuntimeError: CUDA error: an illegal memory access was encountered\n" +
+				"==================== 2 passed, 1 rerun in 3.21s ====================\n"},
+			wantText: []string{"Reproduced:     yes", "Tests:          1 of 3 failed (1 failed attempt retried by pytest-rerunfailures among them)",
+				"First error:    RuntimeError: CUDA error: an illegal memory access"},
+			check: func(t *testing.T, v *Verdict) {
+				if !v.Reproduced() || len(v.Reproducer.FailedBaseTests) != 1 || v.Reproducer.FailedBaseTests[0] != "t.py::test_x" {
+					t.Errorf("reproducer %+v, want t.py::test_x failing", v.Reproducer)
+				}
+			},
+		},
+		{
+			// A skipif that holds on this runner (no GPU visible): nothing was tested, whatever
+			// the exit code says.
+			name: "every test skipped",
+			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +
+				"[gw0] [ 50%] SKIPPED t.py::test_x[1-2] \n[gw1] [100%] SKIPPED t.py::test_x[2-2] \n" +
+				"=========================== short test summary info ============================\n" +
+				"SKIPPED [2] t.py:3: no GPU\n" +
+				"==================== 2 skipped in 0.21s ====================\n"},
+			wantText: []string{"Reproduced:     unknown (every test was skipped: 2 skipped, none ran its body)"},
+			check: func(t *testing.T, v *Verdict) {
+				if v.Reproduced() {
+					t.Error("reproduced, want not")
+				}
+			},
+		},
+		{
+			// The step runner's summary of such a sweep: setup failed, and why.
+			name: "every test skipped, as the step runner records it",
+			files: map[string]string{ReproducerSummary: `{"exit_code":6,"reproduced":false,"setup_failed":true,` +
+				`"setup_cause":"every test was skipped (2 skipped, none passed or failed): no test body ran; first reason: t.py:3: no GPU",` +
+				`"count":2,"workers":2,"skipped":2,"crashed_workers":[],"crashes":[],"failed_tests":[],"failed_base_tests":[]}`},
+			wantText: []string{"Reproduced:     setup failed", "Run:            setup failed: every test was skipped",
+				"Tests:          none ran their body: 2 skipped (reproducer.log)"},
+			check: func(t *testing.T, v *Verdict) {},
+		},
+		{
+			// xfail tests ran their bodies: a sweep of skips and xfails tested something.
+			name: "skipped and xfailed tests",
+			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +
+				"[gw0] [ 50%] SKIPPED t.py::test_x[1-2] \n[gw1] [100%] XFAIL t.py::test_y[1-2] \n" +
+				"==================== 1 skipped, 1 xfailed in 0.21s ====================\n"},
+			wantText: []string{"Reproduced:     no", "Tests:          0 of 2 failed, 1 skipped, 1 xfailed"},
+			check:    func(t *testing.T, v *Verdict) {},
+		},
+		{
+			// pytest itself killed by a signal (not a cancel), in no test the worker record
+			// names: whatever killed it may be the bug, so the answer is not "no".
+			name: "pytest killed by a signal",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"t.py::test_x[1-2] PASSED [ 50%]\nFatal Python error: Segmentation fault\n",
+				ReproducerSummary: `{"exit_code":139,"reproduced":false,"cancelled":false,"stopped_early":false,"count":2,"workers":0,` +
+					`"passed":1,"crashed_workers":[],"crashes":[],"failed_tests":[],"failed_base_tests":[]}`},
+			wantText: []string{"Reproduced:     unknown (pytest was killed by signal 11 before the run ended", "killed by signal 11"},
+			check: func(t *testing.T, v *Verdict) {
+				if v.Reproduced() {
+					t.Error("reproduced, want unknown")
+				}
+			},
+		},
+		{
+			// The same, when the step runner found the test in flight (worker "main" of a run
+			// without xdist): a crash of that test, listed with it.
+			name: "pytest killed in a test",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"t.py::test_x[1-2] PASSED [ 50%]\nt.py::test_x[2-2] Fatal Python error: Segmentation fault\n",
+				ReproducerSummary: `{"exit_code":139,"reproduced":true,"cancelled":false,"stopped_early":false,"count":2,"workers":0,` +
+					`"passed":1,"crashed_workers":["main"],"crashes":[{"worker":"main","node_id":"t.py::test_x[2-2]","reason":"pytest killed by segmentation fault"}],` +
+					`"failed_tests":["t.py::test_x[2-2]"],"failed_base_tests":["t.py::test_x"]}`},
+			wantText: []string{"Reproduced:     yes", "main", "t.py::test_x[2-2]"},
+			check: func(t *testing.T, v *Verdict) {
+				if len(v.Reproducer.Crashes) != 1 || v.Reproducer.Crashes[0].Test != "t.py::test_x[2-2]" {
+					t.Errorf("crashes %+v, want main in t.py::test_x[2-2]", v.Reproducer.Crashes)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

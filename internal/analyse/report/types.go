@@ -90,6 +90,9 @@ type Run struct {
 	// SetupErrors is, when the setup failed in the sweep itself (every test errored in its
 	// setup), how many errors the sweep reported; 0 when it never started.
 	SetupErrors int `json:"-"`
+	// SetupSkipped is, when the setup failed in the sweep itself, the number of skipped tests
+	// (every test skipped: a skipif that holds on the runner).
+	SetupSkipped int `json:"-"`
 	// Staged are the StagedHelpers the folder holds, in StagedHelpers' order.
 	Staged []string
 	// HasPreflightLog is true when the folder holds preflight.log (the collection check).
@@ -117,6 +120,13 @@ type Reproducer struct {
 	Failed  int `json:"failed"`
 	Errors  int `json:"errors"`
 	Skipped int `json:"skipped"`
+	// Rerun counts the failed attempts pytest-rerunfailures retried (RERUN): failures the
+	// run's exit code hides when the retry passed. Known from reproducer.log only.
+	Rerun int `json:"rerun"`
+	// XFailed and XPassed are the tests marked xfail that failed or passed: their bodies ran.
+	// Known from reproducer.log only.
+	XFailed int `json:"xfailed"`
+	XPassed int `json:"xpassed"`
 	// Complete is true when pytest printed its final summary line.
 	Complete bool `json:"complete"`
 	// CrashedWorkers are the xdist workers that went down ("gw3"), first-seen order.
@@ -136,6 +146,9 @@ type Reproducer struct {
 	FirstMessage string `json:"-"`
 	// Truncated is true when the parser dropped ids beyond its memory cap.
 	Truncated bool `json:"-"`
+	// fromLog is set when the counts come from reproducer.log (else from the summary, which
+	// has no xfail counts).
+	fromLog bool
 }
 
 // Crash is one crashed xdist worker.

@@ -163,7 +163,8 @@ func TestParseFixtures(t *testing.T) {
 		}},
 		{"plugin_rerun_categories.txt", facts{
 			Passed: 2, Failed: 1, Rerun: 2, Complete: true, Duration: 1, Collected: 3, Workers: 2, Done: 5,
-			FailedTests: []string{"t.py::test_b"}, Crashes: []Crash{},
+			// test_flaky failed its first attempt (RERUN) before it passed: a failed attempt.
+			FailedTests: []string{"t.py::test_flaky", "t.py::test_b"}, Crashes: []Crash{},
 		}},
 		{"count_style_progress.txt", facts{
 			Passed: 2, XPassed: 1, Warnings: 1, Errors: 1, Complete: true, Duration: 0.01, Collected: 4, Done: 4,

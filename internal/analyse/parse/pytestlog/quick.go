@@ -131,10 +131,8 @@ func (p *Parser) quickXdistResult(s []byte) bool {
 		c.xfailed++
 	case "XPASS":
 		c.xpassed++
-	case "RERUN":
-		c.rerun++
 	default:
-		return false // a failure, or no outcome: Line
+		return false // a failure (RERUN is a failed attempt), or no outcome: Line
 	}
 	p.done++
 	return true

@@ -28,8 +28,11 @@ func outcomeWord(word string) (Outcome, bool) {
 	return "", false
 }
 
-// isFailure reports whether the outcome makes the run fail.
-func (o Outcome) isFailure() bool { return o == Failed || o == Error }
+// isFailure reports whether the outcome is a failed attempt: FAILED, ERROR, or RERUN, which
+// pytest-rerunfailures prints for an attempt that failed and is retried. A test that passes
+// on its retry still failed once, and for a flaky GPU bug that failure is the reproduction
+// (the run's exit code hides it).
+func (o Outcome) isFailure() bool { return o == Failed || o == Error || o == Rerun }
 
 // EventKind says what a line meant to the step runner.
 type EventKind int
@@ -144,7 +147,7 @@ type Result struct {
 	Workers int `json:"workers"`
 	// Done is the number of per-test results seen so far (for progress).
 	Done int `json:"done"`
-	// FailedTests are node ids with FAILED or ERROR, including
+	// FailedTests are node ids with FAILED, ERROR or RERUN (a failed attempt), including
 	// crash-synthesised failures and -r summary lines, first-seen order,
 	// deduplicated.
 	FailedTests []string `json:"failed_tests"`
