@@ -33,6 +33,12 @@ func TestPytestRanNoTest(t *testing.T) {
 		{"no tests ran, quiet", "no tests ran in 0.01s\n", "pytest: no tests ran"},
 		{"a usage error (exit 4)", "ERROR: usage: __main__.py [options] [file_or_dir] [file_or_dir] [...]\npytest: error: unrecognized arguments: --bogus\n",
 			"pytest: error: unrecognized arguments: --bogus"},
+		{"every test skipped (a skipif holds under the sanitizer)",
+			"collecting ... collected 1 item\n\ntest_c.py::test_crash SKIPPED (no GPU visible)        [100%]\n\n" +
+				"============================== 1 skipped in 0.02s ==============================\n",
+			"pytest skipped every test (1 skipped in 0.02s)"},
+		{"a skip next to a pass", "collecting ... collected 2 items\n\n============================== 1 passed, 1 skipped in 0.02s ==============================\n", ""},
+		{"a skip next to an xfail", "collecting ... collected 2 items\n\n============================== 1 skipped, 1 xfailed in 0.02s ==============================\n", ""},
 		{"tests ran", "collecting ... collected 1 item\n\ntests/python/test_x.py::test_a[cuda] PASSED\n\n============================== 1 passed in 0.01s ===============================\n", ""},
 	}
 	for _, tt := range tests {

@@ -629,6 +629,9 @@ func (p *parser) checkNoTests(s []byte) {
 	case '=', 'n':
 		if bytes.Contains(s, []byte("no tests ran in ")) {
 			why = "pytest: no tests ran"
+		} else if s[0] == '=' && skippedOnly(s) {
+			// "== 1 skipped in 0.02s ==": a skipif held under the sanitizer, no body ran.
+			why = "pytest skipped every test (" + string(cut(bytes.Trim(s, "= "), 200)) + ")"
 		}
 	case 'c':
 		if bytes.Contains(s, []byte("collected 0 items")) && !bytes.Contains(s, []byte("error")) {
@@ -641,6 +644,20 @@ func (p *parser) checkNoTests(s []byte) {
 	if why != "" && (cause || p.noTests == "") {
 		p.noTests, p.noTestsWhy = why, cause
 	}
+}
+
+// skippedOnly reports whether s is pytest's final line counting skipped tests and no test that
+// ran its body ("=== 2 skipped, 1 deselected in 0.02s ===").
+func skippedOnly(s []byte) bool {
+	if !bytes.Contains(s, []byte(" skipped")) || !bytes.Contains(s, []byte(" in ")) {
+		return false
+	}
+	for _, ran := range []string{"passed", "failed", "error", "xfail", "xpass", "rerun"} {
+		if bytes.Contains(s, []byte(ran)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) crash(s []byte) {
