@@ -682,7 +682,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		return RunnerVerdict{Verdict: RunnerApplication, Reasons: app}
 	}
 	if len(otherCodes) > 0 {
-		return RunnerVerdict{Verdict: RunnerNoFault, Reasons: []string{fmt.Sprintf("Xid %s: neither an application nor a hardware code", strings.Join(otherCodes, ", "))}}
+		// An Xid fired: the GPU reported something, so not "no GPU fault seen"; the table cannot
+		// say whose fault it was.
+		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{fmt.Sprintf("Xid %s fired: neither an application nor a hardware code in the Xid table, so whose fault it was is not known", strings.Join(otherCodes, ", "))}}
 	}
 	if !healthKnown && v.Xid == nil {
 		var why []string

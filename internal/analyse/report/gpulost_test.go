@@ -73,3 +73,18 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
+
+// TestUnclassifiedXidIsNoAllClear: an Xid the table classifies neither as an application nor
+// as a hardware fault (109, a context-switch timeout, alone) still fired: the runner verdict is
+// "unknown" with the codes, never "no GPU fault seen".
+func TestUnclassifiedXidIsNoAllClear(t *testing.T) {
+	v, err := Load(writeDir(t, map[string]string{XidAddedLog: "# source: dmesg --ctime\n" +
+		"[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:0000:00:1e): 109, pid=4242, name=python, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x3c046\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.runnerVerdict()
+	if r.Verdict != RunnerUnknown || !strings.Contains(strings.Join(r.Reasons, "; "), "Xid 109 fired") {
+		t.Errorf("runner verdict %+v, want unknown: Xid 109 fired", r)
+	}
+}
