@@ -200,6 +200,13 @@ func (v *Verdict) endLine() string {
 	if v.Run.StoppedEarly {
 		notes = append(notes, "stopped early at the first failure (reproducer.stop_on_first_failure): the counts cover the tests that ran")
 	}
+	if r != nil && r.WorkerLimit {
+		of := ""
+		if r.Collected > 0 {
+			of = fmt.Sprintf(", %d of the %d collected reported", r.total(), r.Collected)
+		}
+		notes = append(notes, "xdist's crashed-worker limit (--max-worker-restart) ended the sweep: the tests queued after it never ran"+of)
+	}
 	if r != nil && !r.Complete && !v.Run.Cancelled && !v.Run.StoppedEarly {
 		notes = append(notes, "incomplete: pytest printed no final summary line (killed or crashed); the counts cover the tests it reported")
 	}
@@ -244,11 +251,20 @@ func (r *Reproducer) crashed() []Crash {
 	return out
 }
 
+// partialSweep reports whether the sweep ended before running every planned repetition: stopped
+// at its first failure, cancelled, cut short (no final line), or ended by xdist's crashed-worker
+// limit.
+func (v *Verdict) partialSweep() bool {
+	r := v.Reproducer
+	return v.Run.StoppedEarly || v.Run.Cancelled || (r != nil && (!r.Complete || r.WorkerLimit))
+}
+
 // repetitions is "8 of 50" when the count is known, "8" otherwise. A sweep that stopped early
 // ran fewer repetitions than planned, and how many of each test is not recorded: "1 of 50"
-// beside "Tests: 1 of 30 failed" would claim 50 ran, so it says "1 (of 50 planned)".
+// beside "Tests: 1 of 30 failed" would claim 50 ran, so it says "1 (of 50 planned)". So does
+// every sweep that ended early (partialSweep).
 func (v *Verdict) repetitions(failed int) string {
-	if v.Run.Count > 0 && v.Run.StoppedEarly {
+	if v.Run.Count > 0 && v.partialSweep() {
 		return fmt.Sprintf("%d (of %d planned)", failed, v.Run.Count)
 	}
 	if v.Run.Count > 0 {

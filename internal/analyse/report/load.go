@@ -416,6 +416,7 @@ func (v *loader) loadReproducerLog(name string) error {
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
 		Rerun:   res.Rerun,
 		XFailed: res.XFailed, XPassed: res.XPassed,
+		WorkerLimit: res.MaxWorkerRestartReached, Collected: res.Collected,
 		fromLog:        true,
 		Complete:       res.Complete,
 		CrashedWorkers: res.CrashedWorkers,

@@ -118,6 +118,21 @@ func TestPartialEvidence(t *testing.T) {
 			check: func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// xdist's crashed-worker limit ended the sweep: the tests queued after it never ran,
+			// so a failure count is not one "of 3" repetitions.
+			name: "xdist's crashed-worker limit reached",
+			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +
+				"created: 2/2 workers\n2 workers [12 items]\n\n" +
+				"[gw0] [  8%] PASSED t.py::test_x[1-3] \n[gw1] node down: Not properly terminated\n" +
+				"[gw1] [ 16%] FAILED t.py::test_x[2-3] \n\nreplacing crashed worker gw1\nmaximum crashed workers reached: 1\n" +
+				"=========================== short test summary info ============================\n" +
+				"FAILED t.py::test_x[2-3] - worker 'gw1' crashed while running 't.py::test_x[2-3]'\n" +
+				"==================== 1 failed, 1 passed in 1.21s ====================\n"},
+			wantText: []string{"xdist's crashed-worker limit (--max-worker-restart) ended the sweep: the tests queued after it never ran, 2 of the 12 collected reported",
+				"1 (of 3 planned)"},
+			check: func(t *testing.T, v *Verdict) {},
+		},
+		{
 			// xfail tests ran their bodies: a sweep of skips and xfails tested something.
 			name: "skipped and xfailed tests",
 			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +

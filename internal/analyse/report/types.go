@@ -146,6 +146,11 @@ type Reproducer struct {
 	FirstMessage string `json:"-"`
 	// Truncated is true when the parser dropped ids beyond its memory cap.
 	Truncated bool `json:"-"`
+	// WorkerLimit is set when xdist's crashed-worker limit (--max-worker-restart) ended the
+	// sweep: the tests queued after it never ran. Collected is the number of tests pytest
+	// collected (0 when unknown). Both from reproducer.log only.
+	WorkerLimit bool `json:"-"`
+	Collected   int  `json:"-"`
 	// fromLog is set when the counts come from reproducer.log (else from the summary, which
 	// has no xfail counts).
 	fromLog bool
