@@ -316,11 +316,16 @@ func (s *Sanitizer) state() string {
 	if s.Leaks > 0 {
 		parts = append(parts, plural(s.Leaks, "leak", "leaks"))
 	}
+	// pytest stopped at a failure (-x): the tests after it never ran under the tool.
+	over := ""
+	if s.Stopped != "" {
+		over = " over the tests before pytest stopped (" + s.Stopped + "; the tests after it were not checked)"
+	}
 	if s.clean() && s.Tool == "racecheck" {
-		return tool + " clean: no hazard"
+		return tool + " clean" + over + ": no hazard"
 	}
 	if s.clean() {
-		return tool + " clean: ERROR SUMMARY 0 errors"
+		return tool + " clean" + over + ": ERROR SUMMARY 0 errors"
 	}
 	if len(parts) == 0 {
 		return tool + ": no findings"

@@ -563,6 +563,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		APIErrors:    []APIError{},
 		Inconclusive: rep.Inconclusive,
 		NoTests:      rep.NoTests,
+		Stopped:      rep.Stopped,
 		Hazards:      len(rep.Hazards),
 		Leaks:        len(rep.Leaks),
 		TargetErrors: rep.TargetErrors,

@@ -133,6 +133,16 @@ func TestPartialEvidence(t *testing.T) {
 			check: func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// pytest -x stopped the sanitizer's run at its first failing test: clean covers
+			// only the tests before it.
+			name: "the sanitizer's pytest stopped at a failure",
+			files: map[string]string{SanitizerLog: "========= COMPUTE-SANITIZER\ncollecting ... collected 3 items\n\ntest_k.py::test_a FAILED\n" +
+				"!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
+				"============================== 1 failed in 0.02s ===============================\n========= ERROR SUMMARY: 0 errors\n"},
+			wantText: []string{"Sanitizer:      memcheck clean over the tests before pytest stopped (stopping after 1 failures; the tests after it were not checked): ERROR SUMMARY 0 errors"},
+			check:    func(t *testing.T, v *Verdict) {},
+		},
+		{
 			// xfail tests ran their bodies: a sweep of skips and xfails tested something.
 			name: "skipped and xfailed tests",
 			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +

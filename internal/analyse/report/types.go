@@ -204,6 +204,9 @@ type Sanitizer struct {
 	// NoTests says why pytest under the tool ran no test ("pytest: file or directory not
 	// found: ..."): the tool checked nothing, and the run is inconclusive, never clean.
 	NoTests string `json:"no_tests,omitempty"`
+	// Stopped is pytest's "stopping after N failures" under the tool (-x): a clean result
+	// covers only the tests before it.
+	Stopped string `json:"stopped,omitempty"`
 	// Inconclusive says why the log is not conclusive (when !Complete).
 	Inconclusive string `json:"-"`
 	// TargetErrors are the tool's messages about the target process.

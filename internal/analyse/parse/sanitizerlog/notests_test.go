@@ -62,3 +62,23 @@ func TestPytestRanNoTest(t *testing.T) {
 		})
 	}
 }
+
+// pytest -x under the sanitizer stops at the first failing test: the tests after it never ran
+// under the tool, and the report says so (Stopped) so a clean summary is not read as covering
+// them.
+func TestPytestStoppedUnderTheSanitizer(t *testing.T) {
+	log := "========= COMPUTE-SANITIZER\ncollecting ... collected 3 items\n\ntest_k.py::test_a FAILED\n\n" +
+		"!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
+		"============================== 1 failed in 0.02s ===============================\n========= ERROR SUMMARY: 0 errors\n"
+	rep, err := Parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stopped != "stopping after 1 failures" || rep.NoTests != "" {
+		t.Errorf("Stopped %q, NoTests %q", rep.Stopped, rep.NoTests)
+	}
+	rep, err = Parse(strings.NewReader(strings.Replace(log, "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n", "", 1)))
+	if err != nil || rep.Stopped != "" {
+		t.Errorf("without the line: Stopped %q, err %v", rep.Stopped, err)
+	}
+}

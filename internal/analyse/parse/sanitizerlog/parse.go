@@ -640,6 +640,9 @@ func (p *parser) checkNoTests(s []byte) {
 			why = "pytest selected 0 items"
 		}
 	}
+	if s[0] == '!' && p.rep.Stopped == "" && bytes.Contains(s, []byte("stopping after ")) {
+		p.rep.Stopped = string(cut(bytes.Trim(s, "! "), 200))
+	}
 	// The cause ("not found: x") says more than its effect ("collected 0 items"), printed first.
 	if why != "" && (cause || p.noTests == "") {
 		p.noTests, p.noTestsWhy = why, cause

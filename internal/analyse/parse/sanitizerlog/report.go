@@ -42,6 +42,10 @@ type Report struct {
 	// found: python/test_x.py::t", "pytest: no tests ran"): the run checked nothing, so it is
 	// never clean (Complete is false), whatever its summary says.
 	NoTests string `json:"no_tests,omitempty"`
+	// Stopped is pytest's "stopping after N failures" line (-x, or --maxfail): the tests
+	// after that failure never ran under the tool, so a clean summary covers only those
+	// before it ("" when pytest did not stop).
+	Stopped string `json:"stopped,omitempty"`
 	// Errors are memory access, hardware exception, malloc/free and initcheck errors.
 	Errors []AccessError `json:"errors"`
 	// APIErrors are "Program hit ..." and "CUDA API Error: ..." records.
