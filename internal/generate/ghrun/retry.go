@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Retry policy. Waits are bounded: a rate limit that resets later than
@@ -64,7 +66,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 			wait := backoff(attempt)
-			t.logf("%s %s: %v; retrying in %s (attempt %d of %d)", req.Method, req.URL.Path, shortNetErr(err), wait, attempt+1, attempts)
+			// The path may be a server's choice (a redirect's Location), decoded: no control
+			// byte of it reaches the terminal.
+			t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(fmt.Sprint(shortNetErr(err))), wait, attempt+1, attempts)
 			if err := t.sleep(req.Context(), wait); err != nil {
 				return nil, err
 			}
@@ -79,7 +83,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		drain(resp)
-		t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, req.URL.Path, why, wait.Round(time.Second), attempt+1, attempts)
+		t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(why), wait.Round(time.Second), attempt+1, attempts)
 		if err := t.sleep(req.Context(), wait); err != nil {
 			return nil, err
 		}
