@@ -348,7 +348,7 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 		return fmt.Errorf("%s: the archive is larger than the %s limit (raise it with --max-size)", op, formatBytes(opts.Limits.MaxBytes))
 	}
 	bar.done()
-	stats, err := ExtractZip(tmp, n, target, opts.Limits)
+	stats, err := ExtractZip(ctx, tmp, n, target, opts.Limits)
 	if err != nil {
 		return fmt.Errorf("%s: extract into %s: %w", op, target, err)
 	}

@@ -2,6 +2,7 @@ package ghrun
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +52,9 @@ type ExtractStats struct {
 // os.Root, which by itself refuses to leave dir, and never overwrite anything.
 // On error, everything is left as found: a folder it created is removed (with
 // any parent folders it created for it), and an existing empty folder is
-// emptied again.
-func ExtractZip(r io.ReaderAt, size int64, dir string, limits ExtractLimits) (ExtractStats, error) {
+// emptied again. A ctx that ends stops the extraction between reads (Ctrl-C during a
+// multi-GiB archive), with the same clean-up.
+func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, limits ExtractLimits) (ExtractStats, error) {
 	limits = limits.withDefaults()
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
@@ -76,7 +78,7 @@ func ExtractZip(r io.ReaderAt, size int64, dir string, limits ExtractLimits) (Ex
 	if err != nil {
 		return ExtractStats{}, err
 	}
-	stats, err := extractAll(zr, dir, limits)
+	stats, err := extractAll(ctx, zr, dir, limits)
 	if err != nil {
 		if cerr := undoExtract(dir, created); cerr != nil {
 			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, cerr)
@@ -178,7 +180,7 @@ func topmostMissing(dir string) string {
 	}
 }
 
-func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats, error) {
+func extractAll(ctx context.Context, zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return ExtractStats{}, fmt.Errorf("open %s: %w", dir, err)
@@ -198,6 +200,9 @@ func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats,
 		return nil
 	}
 	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
 		name := path.Clean(strings.TrimSuffix(f.Name, "/"))
 		if f.Mode().IsDir() || strings.HasSuffix(f.Name, "/") {
 			if err := mkdir(name); err != nil {
@@ -208,7 +213,7 @@ func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats,
 		if err := mkdir(path.Dir(name)); err != nil {
 			return stats, fmt.Errorf("extract %s: %w", f.Name, err)
 		}
-		n, err := extractFile(root, name, f, budget, limits.MaxBytes)
+		n, err := extractFile(ctx, root, name, f, budget, limits.MaxBytes)
 		stats.Bytes += n
 		budget -= n
 		if err != nil {
@@ -219,7 +224,7 @@ func extractAll(zr *zip.Reader, dir string, limits ExtractLimits) (ExtractStats,
 	return stats, nil
 }
 
-func extractFile(root *os.Root, name string, f *zip.File, budget, limit int64) (int64, error) {
+func extractFile(ctx context.Context, root *os.Root, name string, f *zip.File, budget, limit int64) (int64, error) {
 	perm := os.FileMode(0o644)
 	if f.Mode()&0o111 != 0 {
 		perm = 0o755 // keep scripts like run_reproducer.sh runnable, nothing more
@@ -233,7 +238,7 @@ func extractFile(root *os.Root, name string, f *zip.File, budget, limit int64) (
 	if err != nil {
 		return 0, fmt.Errorf("extract %s: %w", f.Name, err)
 	}
-	n, err := io.Copy(out, io.LimitReader(rc, budget+1))
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, rc}, budget+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -244,6 +249,19 @@ func extractFile(root *os.Root, name string, f *zip.File, budget, limit int64) (
 		return n, fmt.Errorf("%w: entry %s inflates past the total size limit of %s (a zip bomb?)", ErrUnsafeArchive, f.Name, formatBytes(limit))
 	}
 	return n, nil
+}
+
+// ctxReader stops reading once ctx ends: one entry may inflate to gigabytes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // formatBytes renders a size in binary units: 512 B, 1.5 KiB, 27.0 MiB.

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"context"
 	"errors"
 	"hash/crc32"
 	"io/fs"
@@ -15,7 +16,7 @@ import (
 )
 
 func extractBytes(data []byte, dir string, limits ExtractLimits) (ExtractStats, error) {
-	return ExtractZip(bytes.NewReader(data), int64(len(data)), dir, limits)
+	return ExtractZip(context.Background(), bytes.NewReader(data), int64(len(data)), dir, limits)
 }
 
 func TestExtractZip(t *testing.T) {
@@ -320,4 +321,24 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%q) = %d without error", s, n)
 		}
 	})
+}
+
+// A context that ends stops the extraction (Ctrl-C during a multi-GiB archive) and leaves the
+// target as it was found, as any other failure does: a folder it made is removed.
+func TestExtractZipStopsWhenTheContextEnds(t *testing.T) {
+	data := evidenceZip(t, 3)
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ExtractZip(ctx, bytes.NewReader(data), int64(len(data)), dir, ExtractLimits{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the folder it made is still there (%v)", err)
+	}
+	// An entry already being inflated stops at its next read.
+	r := ctxReader{ctx, strings.NewReader("data")}
+	if n, err := r.Read(make([]byte, 4)); n != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("read %d, %v after the context ended", n, err)
+	}
 }
