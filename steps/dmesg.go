@@ -129,6 +129,9 @@ func parseKernelTime(line string) (kernelTime, bool) {
 // newLinesSince returns the lines of cur that follow the snapshot marked by
 // base, and the method that found them.
 func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
+	if base != nil && base.Lines == 0 && base.Source == "none" {
+		return sinceUnreadBase(base, cur)
+	}
 	if base == nil || base.Lines == 0 || len(base.Anchor) == 0 {
 		return cur, "all"
 	}
@@ -162,6 +165,33 @@ func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
 		}
 	}
 	return cur, "all"
+}
+
+// sinceUnreadBase is newLinesSince when the earlier snapshot could not read the kernel log
+// (dmesg refused at first, readable later): an empty base is not an empty log, and counting
+// every line as new would pass an Xid from days before for this run's. Lines stamped with the
+// wall clock (dmesg --ctime, syslog's are yearless) are kept from the base's time on (two
+// seconds' slack: ctime stamps are derived from the boot time); without such stamps, every
+// line is kept under the evidencefiles.XidMayPredate method.
+func sinceUnreadBase(base *snapshotMark, cur []string) ([]string, string) {
+	// dmesg --ctime prints the local wall clock, which parseKernelTime reads as UTC.
+	w := base.Taken.In(time.Local)
+	from := float64(time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, time.UTC).Unix() - 2)
+	var out []string
+	sawStamp, taking := false, false
+	for _, l := range cur {
+		if t, ok := parseKernelTime(l); ok && t.Kind == "ctime" {
+			sawStamp = true
+			taking = t.Value >= from
+		}
+		if taking {
+			out = append(out, l)
+		}
+	}
+	if sawStamp && !base.Taken.IsZero() {
+		return out, "timestamp, since the earlier snapshot was taken (it could not read the kernel log)"
+	}
+	return cur, evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"
 }
 
 func indexSeq(hay, needle []string) int {

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -88,6 +90,23 @@ func TestNewLinesSince(t *testing.T) {
 			[]string{"[Wed Jun 24 15:44:20 2026] x"}, []string{"[Wed Jun 24 15:44:20 2026] x"}, "all",
 		},
 	}
+	// The earlier snapshot could not read the kernel log (dmesg refused, readable later): an
+	// Xid from two days before is not this run's.
+	unread := &snapshotMark{Name: "before_reproducer", Source: "none", Taken: time.Date(2026, 12, 5, 12, 0, 0, 0, time.Local)}
+	old := "[Thu Dec  3 09:12:00 2026] NVRM: Xid (PCI:0000:00:1e): 31, pid=1, name=python"
+	fresh := "[Sat Dec  5 12:00:30 2026] NVRM: Xid (PCI:0000:00:1e): 31, pid=2, name=python"
+	tests = append(tests, []struct {
+		name       string
+		base       *snapshotMark
+		cur        []string
+		want       []string
+		wantMethod string
+	}{
+		{"unreadable base, wall-clock stamps", unread, []string{old, fresh}, []string{fresh},
+			"timestamp, since the earlier snapshot was taken (it could not read the kernel log)"},
+		{"unreadable base, no wall-clock stamps", unread, []string{"[ 5.0] a", "[ 6.0] b"}, []string{"[ 5.0] a", "[ 6.0] b"},
+			evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, method := newLinesSince(tt.base, tt.cur)

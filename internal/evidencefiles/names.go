@@ -90,3 +90,8 @@ func SanitizerFiles(tool string, first bool) (log, text, json string) {
 func sanitizerLog(tool string) string  { return "sanitizer_" + tool + ".log" }
 func sanitizerText(tool string) string { return "sanitizer_" + tool + "_summary.txt" }
 func sanitizerJSON(tool string) string { return "sanitizer_" + tool + "_summary.json" }
+
+// XidMayPredate starts the method in xid_added.log's header ("# NVIDIA Xid lines new in dmesg
+// snapshot ... (METHOD): N") when every line of the kernel log counted as new although some
+// may predate the run: the earlier snapshot could not read the kernel log. The report says so.
+const XidMayPredate = "all, which may predate the run"

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // TestRunnerSuspectWhenTheGPUIsLost: nvidia-smi listed the GPU before the run and cannot reach
@@ -86,5 +88,42 @@ func TestUnclassifiedXidIsNoAllClear(t *testing.T) {
 	r := v.runnerVerdict()
 	if r.Verdict != RunnerUnknown || !strings.Contains(strings.Join(r.Reasons, "; "), "Xid 109 fired") {
 		t.Errorf("runner verdict %+v, want unknown: Xid 109 fired", r)
+	}
+}
+
+// TestXidThatMayPredateTheRun: the step runner counted every kernel-log line as new because
+// the snapshot before the run could not read the kernel log; the report says the events may
+// predate the run.
+func TestXidThatMayPredateTheRun(t *testing.T) {
+	line := "[Thu Dec  3 09:12:44 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201\n"
+	for _, tt := range []struct {
+		method string
+		want   bool
+	}{
+		{evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)", true},
+		{"anchor", false},
+	} {
+		v, err := Load(writeDir(t, map[string]string{XidAddedLog: `# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (` +
+			tt.method + "): 1\n# source: dmesg --ctime\n" + line}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(v.Run.Notes, "\n"), "the Xid events may predate the run")
+		if got != tt.want || v.Xid == nil || v.Xid.Counts[31] != 1 {
+			t.Errorf("method %q: note %v, want %v; xid %+v", tt.method, got, tt.want, v.Xid)
+		}
+	}
+}
+
+// TestXidWithoutTheStartSnapshot: only the final kernel-log snapshot: every Xid line in it
+// counts, old or new, and the report says so.
+func TestXidWithoutTheStartSnapshot(t *testing.T) {
+	v, err := Load(writeDir(t, map[string]string{"dmesg_final.log": "# debugflow dmesg snapshot \"final\" taken 2026-12-05T12:00:00Z\n# source: dmesg --ctime\n" +
+		"[Thu Dec  3 09:12:44 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(v.Run.Notes, "\n"), "include any logged before the run: there is no dmesg_start.log") {
+		t.Errorf("notes %q", v.Run.Notes)
 	}
 }

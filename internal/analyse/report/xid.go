@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
 
@@ -100,6 +101,9 @@ type kernelLogHeader struct {
 	notes  []string
 	more   int  // notes beyond maxKernelLogNotes
 	body   bool // a log line came: later "#" lines are not the header
+	// mayPredate is set when the step runner counted every line as new although some may
+	// predate the run (evidencefiles.XidMayPredate in the header).
+	mayPredate bool
 }
 
 // line takes a trimmed comment line ("# ...") of the header.
@@ -110,6 +114,10 @@ func (h *kernelLogHeader) line(trimmed string) {
 	rest := strings.TrimSpace(strings.TrimPrefix(trimmed, "#"))
 	if s, ok := strings.CutPrefix(rest, "source:"); ok && h.source == "" {
 		h.source = clip(strings.TrimSpace(s), maxKernelLogNoteSize)
+		return
+	}
+	if strings.HasPrefix(rest, "NVIDIA Xid lines new") && strings.Contains(rest, "("+evidencefiles.XidMayPredate) {
+		h.mayPredate = true
 		return
 	}
 	if n, ok := strings.CutPrefix(rest, "note:"); ok {
@@ -181,6 +189,9 @@ func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
 		return
 	}
 	v.Xid = b.done()
+	if h.mayPredate && len(v.Xid.Counts) > 0 {
+		v.note("the Xid events may predate the run: the kernel log could not be read before it, so every Xid line counted as new (%s)", XidAddedLog)
+	}
 }
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
@@ -200,6 +211,9 @@ func (v *loader) loadDmesg(names []string) error {
 		return nil
 	}
 	seen := map[string]bool{}
+	if !contains(names, DmesgStartLog) {
+		v.note("the Xid events of %s include any logged before the run: there is no %s to tell them apart", latest, DmesgStartLog)
+	}
 	if contains(names, DmesgStartLog) {
 		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
 			return eachLine(r, func(line string) bool {
