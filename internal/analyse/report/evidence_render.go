@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
-	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/gantt"
 )
 
@@ -51,8 +52,11 @@ func (e XidEvent) xidFrom() string {
 		return ""
 	}
 	s := "from " + e.Worker
-	if e.Test != "" {
+	switch {
+	case e.Test != "":
 		s += " while running " + e.Test
+	case e.LinkedBy == workerlog.ByGap:
+		s += " between tests (it ran none at that time)"
 	}
 	return s
 }

@@ -107,6 +107,9 @@ const (
 	ByTime = "time"
 	// ByCrash: the time could not be placed; the worker crashed in this test.
 	ByCrash = "crash"
+	// ByGap: the time falls between two of the worker's tests (it waited for its next one):
+	// no test was running, so none is named.
+	ByGap = "between"
 )
 
 // Attribution is the worker and test an Xid line is attributed to.
@@ -140,6 +143,11 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 			if kt.Clock == Monotonic {
 				a.At = kt.Value - t.StartMono + t.Start
 			}
+			return a
+		}
+		if w.within(kt) {
+			// Between two tests of the worker, not in the one it later crashed in.
+			a.By = ByGap
 			return a
 		}
 	}
@@ -182,6 +190,24 @@ func (w *Worker) testAt(kt KernelTime, crashTest string) int {
 		}
 	}
 	return best
+}
+
+// within reports whether kt falls inside the worker's tests' span, from its first test's
+// start to its last test's end (slack included): a time outside it may be a clock the record
+// cannot place exactly, a time inside it that no test holds is a gap between tests.
+func (w *Worker) within(kt KernelTime) bool {
+	if len(w.Tests) == 0 {
+		return false
+	}
+	first, last := w.Tests[0], w.Tests[len(w.Tests)-1]
+	start, end := first.Start, last.End
+	if kt.Clock == Monotonic {
+		start, end = first.StartMono, last.EndMono
+	}
+	if !last.Finished {
+		end = math.Inf(1)
+	}
+	return kt.Value >= start-kt.Slack && kt.Value <= end+kt.Slack
 }
 
 // Crash is one crashed worker in the record.

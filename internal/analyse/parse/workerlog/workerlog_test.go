@@ -245,3 +245,32 @@ func TestPositionAcrossRoots(t *testing.T) {
 		}
 	}
 }
+
+// An Xid logged while the worker waited for its next test (between test_a's finish and
+// test_b's start) belongs to no test: not to test_b, which the worker later crashed in.
+func TestAttributeBetweenTests(t *testing.T) {
+	var l Log
+	for _, r := range []Record{
+		{Worker: "gw0", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_a", Time: 1000, Mono: 100},
+		{Worker: "gw0", PID: 7, Phase: PhaseFinish, NodeID: "t.py::test_a", Time: 1001, Mono: 101},
+		{Worker: "gw0", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_b", Time: 1030, Mono: 130},
+	} {
+		l.Add(r)
+	}
+	crashed := map[string]string{"gw0": "t.py::test_b"}
+	for _, tt := range []struct {
+		stamp string
+		want  Attribution
+	}{
+		{"110.00", Attribution{Worker: "gw0", By: ByGap}},
+		{"100.50", Attribution{Worker: "gw0", Test: "t.py::test_a", By: ByTime}},
+		{"131.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByTime}},
+		{"50.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByCrash}}, // before the worker's first test
+	} {
+		got := l.Attribute(7, tt.stamp, crashed)
+		got.At = 0
+		if got != tt.want {
+			t.Errorf("Attribute(%q) = %+v, want %+v", tt.stamp, got, tt.want)
+		}
+	}
+}
