@@ -2,7 +2,9 @@ package ghrun
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +58,11 @@ type ExtractStats struct {
 // multi-GiB archive), with the same clean-up.
 func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, limits ExtractLimits) (ExtractStats, error) {
 	limits = limits.withDefaults()
+	// zip.NewReader holds every entry of the central directory in memory before the count
+	// below can be checked: the directory's own size is checked first.
+	if err := checkCentralDirectory(r, size, limits.MaxFiles); err != nil {
+		return ExtractStats{}, err
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return ExtractStats{}, fmt.Errorf("read zip: %w", err)
@@ -249,6 +256,58 @@ func extractFile(ctx context.Context, root *os.Root, name string, f *zip.File, b
 		return n, fmt.Errorf("%w: entry %s inflates past the total size limit of %s (a zip bomb?)", ErrUnsafeArchive, f.Name, formatBytes(limit))
 	}
 	return n, nil
+}
+
+// maxEntryRecord is the central-directory bytes one entry may take on average: its 46-byte
+// record and a name and extra fields of up to a KiB.
+const maxEntryRecord = 46 + 1024
+
+// checkCentralDirectory refuses an archive whose end-of-central-directory record announces
+// more than maxFiles entries, or a central directory larger than maxFiles entries can need
+// (the count is 16 bits and wraps: 65,541 entries can say 5). Each entry costs a few hundred
+// bytes of heap in zip.NewReader, so the directory's size is what bounds its memory. An
+// archive whose record cannot be found is left to zip.NewReader to refuse.
+func checkCentralDirectory(r io.ReaderAt, size int64, maxFiles int) error {
+	const eocdLen, sig = 22, "PK\x05\x06"
+	tail := min(size, eocdLen+65535) // the record, then a comment of up to 64 KiB
+	buf := make([]byte, tail)
+	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
+		return fmt.Errorf("read zip: %w", err)
+	}
+	i := bytes.LastIndex(buf, []byte(sig))
+	if i < 0 || len(buf)-i < eocdLen {
+		return nil
+	}
+	eocd := buf[i:]
+	count := uint64(binary.LittleEndian.Uint16(eocd[10:]))
+	dirSize := uint64(binary.LittleEndian.Uint32(eocd[12:]))
+	if count == 0xFFFF || dirSize == 0xFFFFFFFF {
+		// Zip64: the locator, 20 bytes before the record, points at the zip64 record.
+		loc := size - tail + int64(i) - 20
+		var l [20]byte
+		if loc < 0 {
+			return nil
+		}
+		if _, err := r.ReadAt(l[:], loc); err != nil || string(l[:4]) != "PK\x06\x07" {
+			return nil
+		}
+		var rec [56]byte
+		off := int64(binary.LittleEndian.Uint64(l[8:]))
+		if off < 0 || off > size-56 {
+			return nil
+		}
+		if _, err := r.ReadAt(rec[:], off); err != nil || string(rec[:4]) != "PK\x06\x06" {
+			return nil
+		}
+		count, dirSize = binary.LittleEndian.Uint64(rec[32:]), binary.LittleEndian.Uint64(rec[40:])
+	}
+	if count > uint64(maxFiles) {
+		return fmt.Errorf("%w: %d entries, more than the limit of %d", ErrUnsafeArchive, count, maxFiles)
+	}
+	if dirSize > uint64(maxFiles)*maxEntryRecord {
+		return fmt.Errorf("%w: a central directory of %s, more than %d entries can need (the limit)", ErrUnsafeArchive, formatBytes(int64(min(dirSize, 1<<62))), maxFiles)
+	}
+	return nil
 }
 
 // ctxReader stops reading once ctx ends: one entry may inflate to gigabytes.
