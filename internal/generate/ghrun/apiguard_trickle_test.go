@@ -1,0 +1,38 @@
+package ghrun
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An API server that trickles one byte just inside the idle timeout kicks the idle timer with
+// every byte: the attempt's total bound (apiAttemptIdles idle timeouts) cuts it off, and says so.
+func TestAPITrickleIsCutOff(t *testing.T) {
+	t.Parallel()
+	body := `{"id": 1, "status": "completed", "conclusion": "success"` + strings.Repeat(" ", 25) + `}`
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		for i := 0; i < len(body); i++ {
+			w.Write([]byte{body[i]})
+			w.(http.Flusher).Flush()
+			time.Sleep(40 * time.Millisecond)
+		}
+	}))
+	defer api.Close()
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: api.URL + "/", APIIdleTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = c.gh.Actions.GetWorkflowRunByID(context.Background(), "acme", "kernels", 1)
+	el := time.Since(start)
+	t.Logf("err=%v after %s with a %s idle timeout", err, el.Round(time.Millisecond), 200*time.Millisecond)
+	if err == nil || el > 2*apiAttemptIdles*200*time.Millisecond || !strings.Contains(err.Error(), "within 1s") {
+		t.Errorf("err %v after %s: want the answer cut off after 1s", err, el.Round(time.Millisecond))
+	}
+}
