@@ -298,6 +298,14 @@ func (v *loader) loadWorkerLog(name string) error {
 			crashes = append(crashes, [2]string{c.Worker, c.Test})
 		}
 	}
+	// A run stopped at its first failure may end before xdist's line naming the crash test:
+	// the record's unfinished last test of the crashed worker is it (as the timeline places
+	// it). Without it the Xid would go to whichever earlier test overlaps its second most.
+	for _, c := range log.Crashes(crashes, v.Run.Workers) {
+		if crashed[c.Worker] == "" && c.Test != "" {
+			crashed[c.Worker] = c.Test
+		}
+	}
 	if x := v.Xid; x != nil {
 		for i := range x.Events {
 			e := &x.Events[i]
