@@ -69,7 +69,7 @@ func (c *TrialCounter) observe(node string, o Outcome) {
 	if o == Skipped {
 		return
 	}
-	failed := o.isFailure() || o == Rerun
+	failed := o.isFailure() // RERUN, a failed attempt, included
 	h := maphash.String(c.seed, node)
 	prev, seen := c.seen[h]
 	switch {
