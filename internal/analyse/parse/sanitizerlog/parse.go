@@ -630,9 +630,9 @@ func (p *parser) checkNoTests(s []byte) {
 		if bytes.Contains(s, []byte("no tests ran in ")) {
 			why = "pytest: no tests ran"
 		} else if s[0] == '=' && s[len(s)-1] == '=' && skippedOnly(s) {
+			// "== 1 skipped in 0.02s ==": a skipif held under the sanitizer, no body ran.
 			// pytest pads its final line with '=' on both sides; the tool's record lines
 			// ("========= Invalid ...") end otherwise and cost one byte test.
-			// "== 1 skipped in 0.02s ==": a skipif held under the sanitizer, no body ran.
 			why = "pytest skipped every test (" + string(cut(bytes.Trim(s, "= "), 200)) + ")"
 		}
 	case 'c':
