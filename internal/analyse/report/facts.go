@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // topTests is how many per-test failure counts the verdict lists.
@@ -249,6 +251,15 @@ func (r *Reproducer) crashed() []Crash {
 		out = append(out, Crash{Worker: w, Test: tests[w]})
 	}
 	return out
+}
+
+// crashedProcess names the process of a crash for a reader: an xdist worker by its name
+// ("gw3"), and pytest itself, the record's worker "main", as what it is.
+func crashedProcess(worker string) string {
+	if worker == workerlog.Main {
+		return "pytest itself (no xdist workers)"
+	}
+	return worker
 }
 
 // partialSweep reports whether the sweep ended before running every planned repetition: stopped

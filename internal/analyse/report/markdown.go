@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 )
 
 // Markdown renders the verdict for $GITHUB_STEP_SUMMARY: the answer as a heading, the key facts
@@ -20,6 +22,9 @@ func (v *Verdict) Markdown(artifactName string) string {
 			parts := make([]string, len(crashes))
 			for i, c := range crashes {
 				parts[i] = mdCode(c.Worker)
+				if c.Worker == workerlog.Main {
+					parts[i] = crashedProcess(c.Worker)
+				}
 				if c.Test != "" {
 					parts[i] += " running " + mdCode(c.Test)
 				}

@@ -177,7 +177,7 @@ func TestPartialEvidence(t *testing.T) {
 				ReproducerSummary: `{"exit_code":139,"reproduced":true,"cancelled":false,"stopped_early":false,"count":2,"workers":0,` +
 					`"passed":1,"crashed_workers":["main"],"crashes":[{"worker":"main","node_id":"t.py::test_x[2-2]","reason":"pytest killed by segmentation fault"}],` +
 					`"failed_tests":["t.py::test_x[2-2]"],"failed_base_tests":["t.py::test_x"]}`},
-			wantText: []string{"Reproduced:     yes", "main", "t.py::test_x[2-2]"},
+			wantText: []string{"Reproduced:     yes", "Crashed:        pytest itself (no xdist workers) running t.py::test_x[2-2]"},
 			check: func(t *testing.T, v *Verdict) {
 				if len(v.Reproducer.Crashes) != 1 || v.Reproducer.Crashes[0].Test != "t.py::test_x[2-2]" {
 					t.Errorf("crashes %+v, want main in t.py::test_x[2-2]", v.Reproducer.Crashes)

@@ -102,7 +102,7 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 		if crashes := r.crashed(); len(crashes) > 0 {
 			lines := make([]string, len(crashes))
 			for i, c := range crashes {
-				lines[i] = c.Worker
+				lines[i] = crashedProcess(c.Worker)
 				if c.Test != "" {
 					lines[i] += " running " + c.Test
 				}
