@@ -12,9 +12,10 @@ import (
 // and "t.py::test_x[1-50]" gives "t.py::test_x", 1, true. The last two
 // numeric fields are taken as the repetition only when n == count and
 // 1 <= i <= n, because a user parameter id may itself end in "-<int>-<int>"
-// ("test_range[Hard-1-50]" with count 20 stays unchanged, ok=false).
+// ("test_range[Hard-1-50]" with count 20 stays unchanged, ok=false). pytest-repeat adds no id
+// at a count of 1, so with count 1 (or none) every id is the user's: "test_p[k-1-1]" stays.
 func SplitRepeatID(nodeID string, count int) (base string, iter int, ok bool) {
-	if count < 1 || !strings.HasSuffix(nodeID, "]") {
+	if count < 2 || !strings.HasSuffix(nodeID, "]") {
 		return nodeID, 0, false
 	}
 	// The parameter part starts at the first "[" after the file path; a

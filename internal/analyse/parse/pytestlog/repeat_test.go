@@ -31,6 +31,9 @@ func TestSplitRepeatID(t *testing.T) {
 		{"t.py::test_x", 50, "t.py::test_x", 0, false},
 		{"t.py::test_x[cuda]", 50, "t.py::test_x[cuda]", 0, false},
 		{"", 1, "", 0, false},
+		// pytest-repeat adds no id at --count 1: a user id ending in -1-1 is the test's own.
+		{"t.py::test_p[k-1-1]", 1, "t.py::test_p[k-1-1]", 0, false},
+		{"t.py::test_p[1-1]", 1, "t.py::test_p[1-1]", 0, false},
 	}
 	for _, tt := range tests {
 		base, iter, ok := SplitRepeatID(tt.id, tt.count)
