@@ -54,6 +54,11 @@ func (v *Verdict) headline() string {
 	case v.pytestKilled() != 0:
 		// Not "no": the run ended before its end, and whatever killed pytest may be the bug.
 		return fmt.Sprintf("unknown (pytest was killed by signal %d before the run ended, in no test the worker record names; see %s)", v.pytestKilled(), ReproducerLog)
+	case v.pytestEndedAbnormally() != 0:
+		// Not "no" either: an interrupt or an internal error ends pytest part-way, and the tests
+		// it never ran are untested.
+		code := v.pytestEndedAbnormally()
+		return fmt.Sprintf("unknown (pytest exited %d, %s, with no failing test: the tests after that point never ran; see %s)", code, pytestExitMeaning(code), ReproducerLog)
 	case v.Reproducer != nil && v.Reproducer.skippedEvery():
 		return fmt.Sprintf("unknown (every test was skipped: %d skipped, none ran its body)", v.Reproducer.Skipped)
 	}
@@ -68,6 +73,19 @@ func (v *Verdict) pytestKilled() int {
 	}
 	if code := *v.Run.ExitCode; code > 128 && code < 160 {
 		return code - 128
+	}
+	return 0
+}
+
+// pytestEndedAbnormally is pytest's exit code when it ended as no finished test run ends
+// (2 interrupted, 3 internal error, 4 usage error, 5 no tests collected) and no cancel or
+// stop at the first failure explains it; 0 otherwise.
+func (v *Verdict) pytestEndedAbnormally() int {
+	if v.Run.ExitCode == nil || v.Run.Cancelled || v.Run.StoppedEarly {
+		return 0
+	}
+	if code := *v.Run.ExitCode; code >= 2 && code <= 5 {
+		return code
 	}
 	return 0
 }

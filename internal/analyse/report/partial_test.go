@@ -168,6 +168,22 @@ func TestPartialEvidence(t *testing.T) {
 			},
 		},
 		{
+			// pytest ended by an internal error (exit 3) after 3 of 20 tests, none failing: the
+			// other 17 never ran, so the answer is not "no".
+			name: "pytest internal error part-way",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"[gw0] [  5%] PASSED t.py::test_x[1-20]\n[gw1] [ 10%] PASSED t.py::test_x[2-20]\n[gw0] [ 15%] PASSED t.py::test_x[3-20]\n" +
+					"INTERNALERROR> RuntimeError: boom\n",
+				ReproducerSummary: `{"exit_code":3,"reproduced":false,"cancelled":false,"stopped_early":false,"count":20,"workers":2,"passed":3}`},
+			wantText: []string{"Reproduced:     unknown (pytest exited 3, internal error, with no failing test"},
+			check: func(t *testing.T, v *Verdict) {
+				if v.Reproduced() {
+					t.Error("reproduced, want unknown")
+				}
+			},
+		},
+		{
 			// The same, when the step runner found the test in flight (worker "main" of a run
 			// without xdist): a crash of that test, listed with it.
 			name: "pytest killed in a test",
