@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -349,5 +350,34 @@ func TestNoTrialsHasNoPValue(t *testing.T) {
 	}
 	if len(back.Rows) != 3 || back.Rows[0].PValue != nil || back.Rows[1].PValue != nil || back.Rows[2].PValue == nil {
 		t.Errorf("p_value of baseline, no trials, 0/4 = %s, want null, null, a number", js.String())
+	}
+}
+
+// TestXfailIsNoFix: a candidate that marks the flaky test xfail fails as often as the baseline;
+// pytest reports those failures as XFAIL and exits 0, and the experiment must not call it fixed.
+func TestXfailIsNoFix(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "base")
+	cand := filepath.Join(root, "xfail")
+	fakeRun(t, base, nil, 100, map[string][]int{"t.py::test_x": every(5, 100)})
+	fakeRun(t, cand, nil, 100, map[string][]int{"t.py::test_x": every(5, 100)})
+	logPath := filepath.Join(cand, reproducerLog)
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := strings.ReplaceAll(string(b), "] FAILED ", "] XFAIL ")
+	log = strings.ReplaceAll(log, "\nFAILED ", "\nXFAIL ")
+	log = strings.ReplaceAll(log, " failed, ", " xfailed, ")
+	write(t, logPath, log)
+	c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 2 {
+		t.Fatalf("rows %+v", c.Rows)
+	}
+	if r, b := c.Rows[1], c.Rows[0]; r.Counts != b.Counts || r.Verdict() == Fixed || r.Verdict() == Improved {
+		t.Errorf("xfail candidate: %+v (baseline %+v), verdict %v", r.Counts, b.Counts, r.Verdict())
 	}
 }

@@ -61,6 +61,10 @@ func (v *Verdict) headline() string {
 		return fmt.Sprintf("unknown (pytest exited %d, %s, with no failing test: the tests after that point never ran; see %s)", code, pytestExitMeaning(code), ReproducerLog)
 	case v.Reproducer != nil && v.Reproducer.skippedEvery():
 		return fmt.Sprintf("unknown (every test was skipped: %d skipped, none ran its body)", v.Reproducer.Skipped)
+	case v.Reproducer != nil && v.Reproducer.XFailed > 0:
+		// An XFAIL is a test body that failed under an xfail marker: the bug may be exactly
+		// that failure, which pytest was told to expect.
+		return fmt.Sprintf("unknown (no test failed, but %d xfailed: their bodies failed where pytest expected it; see %s)", v.Reproducer.XFailed, ReproducerLog)
 	}
 	return "no"
 }

@@ -14,7 +14,7 @@ type TestTrials struct {
 	// Trials are the repetitions that ran: one per distinct repeat id with a result.
 	Trials int `json:"trials"`
 	// Failures are the trials that failed (FAILED or ERROR in any phase, a worker crash
-	// while running it, or a RERUN attempt).
+	// while running it, a RERUN attempt, or an XFAIL).
 	Failures int `json:"failures"`
 }
 
@@ -35,7 +35,8 @@ const MaxTrialIDs = 4 << 20
 // call FAILED, a teardown ERROR after PASSED, xdist's "worker crashed while running" or the
 // FAILED report it synthesises for a dead worker's test, a -r summary entry). A crashed
 // worker's test is therefore one failed trial, and the tests it never got to are not trials.
-// SKIPPED repetitions are not trials; XFAIL and XPASS are trials that did not fail.
+// SKIPPED repetitions are not trials; an XFAIL is a failed trial (its body failed: an xfail
+// marker hides a failure from the exit code, it fixes nothing), an XPASS one that did not fail.
 type TrialCounter struct {
 	p         *Parser
 	count     int
@@ -69,7 +70,7 @@ func (c *TrialCounter) observe(node string, o Outcome) {
 	if o == Skipped {
 		return
 	}
-	failed := o.isFailure() // RERUN, a failed attempt, included
+	failed := o.isFailure() || o == XFail // RERUN and XFAIL, failed bodies, included
 	h := maphash.String(c.seed, node)
 	prev, seen := c.seen[h]
 	switch {
