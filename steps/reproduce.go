@@ -593,7 +593,7 @@ func newXids(snap *Snapshot) (raw []string, sum xidlog.Summary, err error) {
 		}
 	}
 	for _, l := range snap.New {
-		if _, ok := xidlog.ParseLine(l); ok {
+		if xidlog.IsEventLine(l) {
 			raw = append(raw, l)
 			feed = append(feed, l)
 		}
@@ -607,9 +607,11 @@ func newXids(snap *Snapshot) (raw []string, sum xidlog.Summary, err error) {
 
 // keptKernelLine reports whether a new kernel-log line goes into xid_added.log: the lines the
 // reference workflow's `grep -E "Xid|MMU Fault|nvidia_uvm"` kept, including the MMU fault and
-// nvidia_uvm lines that carry no Xid number (the UVM driver reports some faults only that way).
+// nvidia_uvm lines that carry no Xid number (the UVM driver reports some faults only that way),
+// and the driver's "fallen off the bus" message, which older drivers print without an Xid 79.
 func keptKernelLine(line string) bool {
-	return strings.Contains(line, "Xid") || strings.Contains(line, "MMU Fault") || strings.Contains(line, "nvidia_uvm")
+	return strings.Contains(line, "Xid") || strings.Contains(line, "MMU Fault") || strings.Contains(line, "nvidia_uvm") ||
+		strings.Contains(line, "fallen off the bus")
 }
 
 // xidReport renders the new kernel-log lines of snap that matter for a GPU fault: a header, the

@@ -100,3 +100,19 @@ func TestKernelLogNotAvailable(t *testing.T) {
 		t.Errorf("outputs %v", outs)
 	}
 }
+
+// TestXidAddedKeepsAGPUFallenOffTheBus: an older driver's "GPU has fallen off the bus" message
+// with no Xid line is kept and decoded as the Xid 79 it stands for, never "no GPU fault".
+func TestXidAddedKeepsAGPUFallenOffTheBus(t *testing.T) {
+	t.Parallel()
+	const lost = "[  269.516977] NVRM: GPU at 0000:01:00.0 has fallen off the bus."
+	snap := &Snapshot{Name: "after_reproducer", Source: "dmesg", Base: "before_reproducer", Method: "anchor",
+		Lines: []string{lost}, New: []string{lost}}
+	text, n, err := xidReport(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || !strings.Contains(text, lost) || !strings.Contains(text, "Xid 79") || strings.Contains(text, "no GPU fault") {
+		t.Errorf("events %d, xid_added.log:\n%s", n, text)
+	}
+}

@@ -152,3 +152,32 @@ func TestXidGoesToTheCrashTestTheLogDoesNotName(t *testing.T) {
 		t.Errorf("Xid events %+v, want one from gw0 running t.py::test_b", v.Xid)
 	}
 }
+
+// TestGPUFallenOffTheBusWithoutAnXid: older drivers say "GPU has fallen off the bus" with no Xid
+// 79 line. The GPU is lost all the same: the runner is suspect, from xid_added.log or from the
+// snapshots, and a message already in dmesg_start.log is not counted again.
+func TestGPUFallenOffTheBusWithoutAnXid(t *testing.T) {
+	const lost = "[  269.516977] NVRM: GPU at PCI:0000:01:00: GPU has fallen off the bus.\n"
+	for name, files := range map[string]map[string]string{
+		"xid_added.log": {XidAddedLog: "# source: dmesg\n" + lost},
+		"snapshots":     {DmesgStartLog: "# source: dmesg\n[    1.0] boot\n", "dmesg_final.log": "# source: dmesg\n[    1.0] boot\n" + lost},
+		"old message":   {DmesgStartLog: "# source: dmesg\n" + lost, "dmesg_final.log": "# source: dmesg\n" + lost},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v, err := Load(writeDir(t, files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := v.runnerVerdict()
+			if name == "old message" {
+				if v.Xid == nil || len(v.Xid.Counts) != 0 || r.Verdict == RunnerSuspect {
+					t.Errorf("a message from before the run counted: xid %+v, runner %+v", v.Xid, r)
+				}
+				return
+			}
+			if v.Xid == nil || v.Xid.Counts[79] != 1 || r.Verdict != RunnerSuspect {
+				t.Errorf("xid %+v, runner %+v; want Xid 79 once and the runner suspect", v.Xid, r)
+			}
+		})
+	}
+}

@@ -54,15 +54,37 @@ func eachLine(r io.Reader, fn func(string) bool) error {
 
 // xidBuilder collects events into an Xid section.
 type xidBuilder struct {
-	x   *Xid
-	sum xidlog.Summary // the kept events, for xidlog's triage hint
+	x     *Xid
+	sum   xidlog.Summary  // the kept events, for xidlog's triage hint
+	xid79 map[string]bool // PCI addresses an Xid 79 line named
+	lost  []xidlog.Event  // "fallen off the bus" messages, counted in done unless an Xid 79 covers them
 }
 
 func newXid(source string) *xidBuilder {
 	return &xidBuilder{
-		x:   &Xid{Counts: map[int]int{}, Events: []XidEvent{}, Source: source},
-		sum: xidlog.Summary{Counts: map[int]int{}},
+		x:     &Xid{Counts: map[int]int{}, Events: []XidEvent{}, Source: source},
+		sum:   xidlog.Summary{Counts: map[int]int{}},
+		xid79: map[string]bool{},
 	}
+}
+
+// addLine adds the event of a kernel log line, if it holds one. The driver's "fallen off the
+// bus" message waits until done: it counts as an Xid 79 only when no Xid 79 line names that GPU.
+func (b *xidBuilder) addLine(line string) bool {
+	if e, ok := xidlog.ParseLine(line); ok {
+		if e.Code == 79 {
+			b.xid79[strings.ToLower(e.PCI)] = true
+		}
+		b.add(e)
+		return true
+	}
+	if e, ok := xidlog.FallenOff(line); ok {
+		if len(b.lost) < MaxXidEvents {
+			b.lost = append(b.lost, e)
+		}
+		return true
+	}
+	return false
 }
 
 func (b *xidBuilder) add(e xidlog.Event) {
@@ -82,6 +104,13 @@ func (b *xidBuilder) add(e xidlog.Event) {
 
 // done returns the section with xidlog's triage hint.
 func (b *xidBuilder) done() *Xid {
+	for _, e := range b.lost {
+		if key := strings.ToLower(e.PCI); !b.xid79[key] {
+			b.xid79[key] = true
+			b.add(e)
+		}
+	}
+	b.lost = nil
 	b.x.Triage = b.sum.Triage()
 	return b.x
 }
@@ -169,9 +198,7 @@ func (v *loader) loadXidAdded(name string) error {
 			if trimmed != "" {
 				h.body = true
 			}
-			if e, ok := xidlog.ParseLine(line); ok {
-				b.add(e)
-			}
+			b.addLine(line)
 			return true
 		})
 	})
@@ -184,7 +211,7 @@ func (v *loader) loadXidAdded(name string) error {
 // setXid keeps the section b built, unless its file says the kernel log was not available and
 // holds no Xid line.
 func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
-	if why := h.unavailable(); why != "" && len(b.x.Counts) == 0 {
+	if why := h.unavailable(); why != "" && len(b.x.Counts) == 0 && len(b.lost) == 0 {
 		v.Run.KernelLogUnavailable = why
 		return
 	}
@@ -217,7 +244,7 @@ func (v *loader) loadDmesg(names []string) error {
 	if contains(names, DmesgStartLog) {
 		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
 			return eachLine(r, func(line string) bool {
-				if _, ok := xidlog.ParseLine(line); ok {
+				if xidlog.IsEventLine(line) {
 					seen[line] = true
 				}
 				return true
@@ -240,9 +267,8 @@ func (v *loader) loadDmesg(names []string) error {
 			if seen[line] {
 				return true
 			}
-			if e, ok := xidlog.ParseLine(line); ok {
+			if b.addLine(line) {
 				seen[line] = true // a snapshot can repeat lines it shares with an earlier one
-				b.add(e)
 			}
 			return true
 		})

@@ -6,12 +6,12 @@ package xidlog
 
 import (
 	"fmt"
-	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/internal/lines"
+	"github.com/debugflow/debugflow/internal/lazyre"
 )
 
 // MaxEvents is how many events Parse keeps; Summary.Counts stay exact.
@@ -30,6 +30,11 @@ var (
 	reXid = lazyre.New(`\bXid \((?:PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)\): (\d{1,5})(?:,[ \t]*|[ \t]*$)`)
 	// "NVRM: GPU at PCI:0000:01:00: GPU-8a47641b-...".
 	reGPUAt = lazyre.New(`\bGPU at PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (GPU-[0-9A-Za-z-]+)`)
+	// The driver's own line for a lost GPU, which older drivers print without an Xid 79 and
+	// newer ones after it: "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+	// "NVRM: GPU at PCI:0000:01:00: GPU has fallen off the bus.",
+	// "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.".
+	reFallenOff = lazyre.New(`NVRM: GPU (?:at )?(?:PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-7])?:? .*fallen off the bus`)
 
 	// Timestamps of the outer prefix, tried in this order.
 	reTSISO    = lazyre.New(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
@@ -312,6 +317,8 @@ type Summary struct {
 // events. Overlong lines are cut at 64 KiB instead of failing.
 func Parse(r io.Reader) (Summary, error) {
 	s := Summary{Counts: map[int]int{}, Events: []Event{}, UUIDs: map[string]string{}}
+	var lost []Event            // "fallen off the bus" lines without an Xid
+	lost79 := map[string]bool{} // PCI addresses with an Xid 79 line
 	err := lines.Each(r, maxLineBytes, "kernel log", func(line string) {
 		if pci, uuid, ok := ParseGPULine(line); ok {
 			key := strings.ToLower(pci)
@@ -322,18 +329,63 @@ func Parse(r io.Reader) (Summary, error) {
 		}
 		e, ok := ParseLine(line)
 		if !ok {
+			if e, ok := FallenOff(line); ok && len(lost) < maxUUIDs {
+				lost = append(lost, e)
+			}
 			return
 		}
-		s.Counts[e.Code]++
-		if len(s.Events) >= MaxEvents {
-			s.EventsDropped++
-			return
+		if e.Code == 79 {
+			lost79[strings.ToLower(e.PCI)] = true
 		}
-		e.GPUUUID = s.UUIDs[strings.ToLower(e.PCI)]
-		s.Events = append(s.Events, e)
+		s.add(e)
 	})
+	// A GPU the driver says fell off the bus with no Xid 79 for it is the same event: count it
+	// as one, or a lost GPU would read as "no GPU fault".
+	for _, e := range lost {
+		if key := strings.ToLower(e.PCI); !lost79[key] {
+			lost79[key] = true
+			s.add(e)
+		}
+	}
 	if err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// add counts e and keeps it while fewer than MaxEvents are kept.
+func (s *Summary) add(e Event) {
+	s.Counts[e.Code]++
+	if len(s.Events) >= MaxEvents {
+		s.EventsDropped++
+		return
+	}
+	e.GPUUUID = s.UUIDs[strings.ToLower(e.PCI)]
+	s.Events = append(s.Events, e)
+}
+
+// IsEventLine reports whether a kernel log line is an Xid event (ParseLine) or the driver's
+// message for a GPU that fell off the bus (FallenOff).
+func IsEventLine(line string) bool {
+	if _, ok := ParseLine(line); ok {
+		return true
+	}
+	_, ok := FallenOff(line)
+	return ok
+}
+
+// FallenOff reads the driver's "GPU ... has fallen off the bus" line as the Xid 79 it stands
+// for. Count it only when the log has no Xid 79 line for that GPU, as Parse does.
+func FallenOff(line string) (Event, bool) {
+	if !strings.Contains(line, "fallen off the bus") {
+		return Event{}, false
+	}
+	m := reFallenOff.FindStringSubmatchIndex(line)
+	if m == nil {
+		return Event{}, false
+	}
+	mean, _ := Lookup(79)
+	return Event{Code: 79, PCI: line[m[2]:m[3]], Timestamp: prefixTime(line[:m[0]]),
+		Detail:  "GPU has fallen off the bus (the driver's message; no Xid line)",
+		Message: strings.TrimRight(line[m[0]+len("NVRM: "):], " \t\r\n"), Meaning: mean.Short, Raw: line}, true
 }

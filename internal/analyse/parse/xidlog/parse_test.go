@@ -213,7 +213,11 @@ func TestCodeShapes(t *testing.T) {
 				Timestamp: "2026-04-22T21:30:52.000000001Z", Meaning: "GPU recovery action changed"},
 		}},
 		{"empty.log", []Event{}},
-		{"non_xid_lines.log", []Event{}},
+		// No Xid line, but the driver's "fallen off the bus" message: the GPU is lost all the
+		// same (older drivers print no Xid 79), so it counts as one.
+		{"non_xid_lines.log", []Event{{Code: 79, PCI: "0000:01:00", Timestamp: "269.516977",
+			Detail:  "GPU has fallen off the bus (the driver's message; no Xid line)",
+			Message: "GPU at 0000:01:00.0 has fallen off the bus.", Meaning: "GPU has fallen off the bus"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -416,4 +420,30 @@ func readLines(t *testing.T, name string) []string {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// TestFallenOffTheBusCountsOnce: the driver's "fallen off the bus" message is an Xid 79 when no
+// Xid 79 line names that GPU, and adds nothing when one does, before or after it.
+func TestFallenOffTheBusCountsOnce(t *testing.T) {
+	tests := []struct {
+		name, log string
+		want79    int
+	}{
+		{"xid and message", "[1.0] NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n[1.0] NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.\n", 1},
+		{"message first", "[1.0] NVRM: GPU at PCI:0000:2b:00: GPU has fallen off the bus.\n[1.1] NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.\n", 1},
+		{"message alone", "Jan 18 11:38:05 localhost kernel: [ 269.516977] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n", 1},
+		{"two GPUs", "[1.0] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n[1.0] NVRM: GPU at 0000:02:00.0 has fallen off the bus.\n[1.0] NVRM: GPU at 0000:02:00.0 has fallen off the bus.\n", 2},
+		{"not the driver", "[1.0] user: my GPU has fallen off the bus\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Counts[79] != tt.want79 || len(s.Events) != tt.want79 {
+				t.Errorf("Xid 79 counted %d, %d events; want %d: %+v", s.Counts[79], len(s.Events), tt.want79, s.Events)
+			}
+		})
+	}
 }
