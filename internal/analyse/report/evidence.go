@@ -508,7 +508,10 @@ func (v *loader) loadHealth(have map[string]bool) error {
 	}
 	// A GPU nvidia-smi saw before the run but cannot see after it (it fell off the bus, the
 	// driver lost it, nvidia-smi hangs) is missing after the run: suspect.
-	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 {
+	// But an nvidia-smi that could not be started after the run (not found, not executable)
+	// says nothing about the GPU: nothing is compared.
+	afterUnknown := h.After != nil && len(h.After.GPUs) == 0 && toolDidNotStart(h.AfterNote)
+	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && !afterUnknown {
 		h.Changes = nvsmi.Compare(*h.Before, *h.After)
 	}
 	latest := h.After
@@ -520,6 +523,18 @@ func (v *loader) loadHealth(have map[string]bool) error {
 	}
 	v.Health = h
 	return nil
+}
+
+// toolDidNotStart reports whether a health file's note says nvidia-smi could not be started
+// at all ("nvidia-smi: not found", a permission error), rather than that it ran and found no
+// GPU, failed to reach the driver or hung, which are about the GPU.
+func toolDidNotStart(note string) bool {
+	for _, s := range []string{"not found", "permission denied", "no such file or directory"} {
+		if strings.Contains(strings.ToLower(note), s) {
+			return true
+		}
+	}
+	return false
 }
 
 // readHealth reads one snapshot's files; note is debugflow's line saying why there is no GPU.

@@ -181,3 +181,29 @@ func TestGPUFallenOffTheBusWithoutAnXid(t *testing.T) {
 		})
 	}
 }
+
+// TestNvidiaSMIMissingAfterTheRunIsNoLostGPU: nvidia-smi could not be started for the snapshot
+// after the run (not found): that says nothing about the GPU, so the GPU is not "missing after
+// the run" and the runner is not suspect on that account.
+func TestNvidiaSMIMissingAfterTheRunIsNoLostGPU(t *testing.T) {
+	files := map[string]string{
+		"gpu_health_after.txt": "# debugflow: nvidia-smi: not found\n",
+		"gpu_health_after.csv": "# debugflow: nvidia-smi: not found\n",
+	}
+	for _, name := range []string{"gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary} {
+		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	v, err := Load(writeDir(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.runnerVerdict()
+	gpu := strings.Join(v.gpuLines(), "\n")
+	if r.Verdict == RunnerSuspect || strings.Contains(gpu, "missing after the run") || !strings.Contains(gpu, "health after the run: nvidia-smi: not found") {
+		t.Errorf("runner verdict %+v; GPU lines:\n%s", r, gpu)
+	}
+}
