@@ -219,10 +219,14 @@ func TestMarkdownEscapesHostileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := c.Markdown()
-	for _, bad := range []string{"<img", "x|<", "[a|b]"} {
+	for _, bad := range []string{"<img", "x|<"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("Markdown contains %q unescaped:\n%s", bad, md)
 		}
+	}
+	// The test id is a code span: literal text, its "|" the only character escaped.
+	if !strings.Contains(md, "Test: `t.py::test[a|b]`") {
+		t.Errorf("the test id is not a code span:\n%s", md)
 	}
 	chart := md[strings.Index(md, "```mermaid"):]
 	chart = chart[:strings.Index(chart[3:], "```")+6]
@@ -379,5 +383,25 @@ func TestXfailIsNoFix(t *testing.T) {
 	}
 	if r, b := c.Rows[1], c.Rows[0]; r.Counts != b.Counts || r.Verdict() == Fixed || r.Verdict() == Improved {
 		t.Errorf("xfail candidate: %+v (baseline %+v), verdict %v", r.Counts, b.Counts, r.Verdict())
+	}
+}
+
+// TestMarkdownTestIDsMakeNoLinks: a test id holding Markdown link syntax, a mention, HTML and
+// a backtick reaches the per-test table as one code span, literal text (inside HTML's <code>
+// GitHub's Markdown went on parsing it into a link).
+func TestMarkdownTestIDsMakeNoLinks(t *testing.T) {
+	const id = "t.py::test_x[</code><img src=x>|`a`|@team [link](http://e)]"
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	fakeRun(t, a, nil, 2, map[string][]int{id: {1}})
+	fakeRun(t, b, nil, 2, map[string][]int{id: {2}, "t.py::test_y": {1}})
+	c, err := Compare(loadAll(t, []string{a, b}), "a", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := c.Markdown()
+	want := "``t.py::test_x[</code><img src=x>\\|`a`\\|@team [link](http://e)]``"
+	if !strings.Contains(md, "| "+want+" |") || strings.Contains(md, "<code>") {
+		t.Errorf("want the id as the code span %s in a cell:\n%s", want, md)
 	}
 }

@@ -402,7 +402,7 @@ func (c *Comparison) Markdown() string {
 		}
 		b.WriteString("\n</details>\n")
 	} else if len(c.PooledIDs) == 1 {
-		fmt.Fprintf(&b, "\nTest: %s\n", mdCode(c.PooledIDs[0]))
+		fmt.Fprintf(&b, "\nTest: %s\n", mdSpan(c.PooledIDs[0]))
 	}
 	fmt.Fprintf(&b, "\nRule: %s (docs/experiment.md).\n", mdText(c.ruleLine()))
 	for _, warn := range c.Warnings {
@@ -476,10 +476,25 @@ func mdText(s string) string {
 	return html.EscapeString(b.String())
 }
 
-// mdCode shows a test id as code that survives a table cell.
+// mdCode shows a test id as a code span that survives a table cell. A code span, not HTML's
+// <code>: Markdown goes on parsing inside <code>, so a test id holding "[x](http://...)" or
+// "@team" became a link or a mention there. A span's content is literal; only "|" must be
+// escaped, since the table splits cells first (GFM strips the backslash again).
 func mdCode(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ", "|", "&#124;").Replace(html.EscapeString(s))
-	return "<code>" + s + "</code>"
+	return mdSpan(strings.ReplaceAll(s, "|", "\\|"))
+}
+
+// mdSpan shows s as a code span outside a table.
+func mdSpan(s string) string {
+	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // StatusLine is one line on where every row stands: "baseline on local 10/50, pin on local
