@@ -177,6 +177,7 @@ func (v *loader) loadEvidence(have map[string]bool) error {
 // gives (else memcheck, racecheck, initcheck, synccheck).
 func (v *loader) loadLadder(have map[string]bool) error {
 	var ladder []string
+	checked, leftOut := 0, 0 // failing tests run under the tools, and left out by --max-tests
 	if have[SanitizerSummary] {
 		var s evidencefiles.SanitizerResult
 		if ok, err := v.readJSON(SanitizerSummary, &s); err != nil {
@@ -191,6 +192,9 @@ func (v *loader) loadLadder(have map[string]bool) error {
 				if strings.Contains(sanitizerToolsOrder, t) && t != "" && !strings.Contains(t, " ") {
 					ladder = append(ladder, t)
 				}
+			}
+			if s.Selection == "failed" && len(s.Dropped) > 0 {
+				checked, leftOut = len(s.Tests), len(s.Dropped)
 			}
 		}
 	}
@@ -232,6 +236,7 @@ func (v *loader) loadLadder(have map[string]bool) error {
 		v.Sanitizer = v.Sanitizers[0]
 	}
 	for _, s := range v.Sanitizers {
+		s.Checked, s.LeftOut = checked, leftOut
 		s.Result = s.state()
 	}
 	return nil

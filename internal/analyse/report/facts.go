@@ -351,8 +351,15 @@ func (s *Sanitizer) state() string {
 	}
 	// pytest stopped at a failure (-x): the tests after it never ran under the tool.
 	over := ""
+	if s.LeftOut > 0 {
+		// --max-tests ran only some of the failing tests under the tool.
+		over = fmt.Sprintf(" over %d of the %d failing tests (%d left out by --max-tests, not checked)", s.Checked, s.Checked+s.LeftOut, s.LeftOut)
+	}
 	if s.Stopped != "" {
-		over = " over the tests before pytest stopped (" + s.Stopped + "; the tests after it were not checked)"
+		if over != "" {
+			over += ", and only"
+		}
+		over += " over the tests before pytest stopped (" + s.Stopped + "; the tests after it were not checked)"
 	}
 	if s.clean() && s.Tool == "racecheck" {
 		return tool + " clean" + over + ": no hazard"

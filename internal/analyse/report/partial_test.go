@@ -133,6 +133,16 @@ func TestPartialEvidence(t *testing.T) {
 			check: func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// --max-tests ran 2 of the 4 failing tests under the tool: clean covers those two.
+			name: "the sanitizer left failing tests out",
+			files: map[string]string{SanitizerLog: "========= COMPUTE-SANITIZER\ncollecting ... collected 2 items\n\ntest_m.py::test_m[0] PASSED\ntest_m.py::test_m[1] PASSED\n" +
+				"============================== 2 passed in 0.02s ===============================\n========= ERROR SUMMARY: 0 errors\n",
+				SanitizerSummary: `{"ladder":["memcheck"],"selection":"failed","tests":["test_m.py::test_m[0]","test_m.py::test_m[1]"],` +
+					`"dropped_tests":["test_m.py::test_m[2]","test_m.py::test_m[3]"],"exit_code":0}`},
+			wantText: []string{"Sanitizer:      memcheck clean over 2 of the 4 failing tests (2 left out by --max-tests, not checked): ERROR SUMMARY 0 errors"},
+			check:    func(t *testing.T, v *Verdict) {},
+		},
+		{
 			// pytest -x stopped the sanitizer's run at its first failing test: clean covers
 			// only the tests before it.
 			name: "the sanitizer's pytest stopped at a failure",

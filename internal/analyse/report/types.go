@@ -207,6 +207,11 @@ type Sanitizer struct {
 	// Stopped is pytest's "stopping after N failures" under the tool (-x): a clean result
 	// covers only the tests before it.
 	Stopped string `json:"stopped,omitempty"`
+	// Checked and LeftOut are how many of the reproducer's failing tests ran under the tool
+	// and how many --max-tests left out (sanitizer_summary.json): a clean result covers only
+	// the ones checked.
+	Checked int `json:"checked_tests,omitempty"`
+	LeftOut int `json:"left_out_tests,omitempty"`
 	// Inconclusive says why the log is not conclusive (when !Complete).
 	Inconclusive string `json:"-"`
 	// TargetErrors are the tool's messages about the target process.
