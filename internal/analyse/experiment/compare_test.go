@@ -405,3 +405,21 @@ func TestMarkdownTestIDsMakeNoLinks(t *testing.T) {
 		t.Errorf("want the id as the code span %s in a cell:\n%s", want, md)
 	}
 }
+
+// TestMaxfailStopIsWarned: a sweep that pytest's own -x or --maxfail cut at a failure gives
+// biased rates; the observation says so.
+func TestMaxfailStopIsWarned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	fakeRun(t, dir, nil, 20, map[string][]int{"t.py::test_a": {1}})
+	logPath := filepath.Join(dir, reproducerLog)
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := strings.Replace(string(b), "=========================== short test summary info", "!!!!!!!!!! stopping after 1 failures !!!!!!!!!!\n=========================== short test summary info", 1)
+	write(t, logPath, log)
+	obs := loadAll(t, []string{dir})
+	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "pytest stopped the sweep itself (stopping after 1 failures") {
+		t.Errorf("warnings %q", w)
+	}
+}

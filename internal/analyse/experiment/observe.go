@@ -99,6 +99,8 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, "the reproducer was cancelled: only the repetitions that ran count")
 	case sum.StoppedEarly:
 		o.Warnings = append(o.Warnings, "the reproducer stopped at the first failure (stop_on_first_failure): the rates are biased; experiments need a full sweep")
+	case trials.StoppedAfter != "":
+		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest stopped the sweep itself (%s: -x or --maxfail among its arguments): the rates are biased; experiments need a full sweep", trials.StoppedAfter))
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}

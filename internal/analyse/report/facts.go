@@ -224,6 +224,9 @@ func (v *Verdict) endLine() string {
 	if v.Run.StoppedEarly {
 		notes = append(notes, "stopped early at the first failure (reproducer.stop_on_first_failure): the counts cover the tests that ran")
 	}
+	if r != nil && r.StoppedAfter != "" && !v.Run.StoppedEarly && !v.Run.Cancelled {
+		notes = append(notes, "pytest stopped the sweep itself ("+r.StoppedAfter+": -x or --maxfail among its arguments): the tests after it never ran")
+	}
 	if r != nil && r.WorkerLimit {
 		of := ""
 		if r.Collected > 0 {
@@ -289,7 +292,7 @@ func crashedProcess(worker string) string {
 // limit.
 func (v *Verdict) partialSweep() bool {
 	r := v.Reproducer
-	return v.Run.StoppedEarly || v.Run.Cancelled || (r != nil && (!r.Complete || r.WorkerLimit))
+	return v.Run.StoppedEarly || v.Run.Cancelled || (r != nil && (!r.Complete || r.WorkerLimit || r.StoppedAfter != ""))
 }
 
 // repetitions is "8 of 50" when the count is known, "8" otherwise. A sweep that stopped early

@@ -417,6 +417,7 @@ func (v *loader) loadReproducerLog(name string) error {
 		Rerun:   res.Rerun,
 		XFailed: res.XFailed, XPassed: res.XPassed,
 		WorkerLimit: res.MaxWorkerRestartReached, Collected: res.Collected,
+		StoppedAfter:   res.StoppedAfter,
 		fromLog:        true,
 		Complete:       res.Complete,
 		CrashedWorkers: res.CrashedWorkers,

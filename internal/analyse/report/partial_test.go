@@ -133,6 +133,18 @@ func TestPartialEvidence(t *testing.T) {
 			check: func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// --pytest-arg=--maxfail=1: pytest stopped the sweep itself; the other 19
+			// repetitions never ran, so "1 of 20" would claim they did.
+			name: "pytest's own maxfail stop",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"t.py::test_a[1-20] FAILED [  5%]\n!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
+					"========================= 1 failed in 0.05s =========================\n",
+				ReproducerSummary: `{"exit_code":1,"reproduced":true,"cancelled":false,"stopped_early":false,"count":20,"workers":0,"failed":1,"complete":true}`},
+			wantText: []string{"pytest stopped the sweep itself (stopping after 1 failures: -x or --maxfail among its arguments)", "1 (of 20 planned)"},
+			check:    func(t *testing.T, v *Verdict) {},
+		},
+		{
 			// --max-tests ran 2 of the 4 failing tests under the tool: clean covers those two.
 			name: "the sanitizer left failing tests out",
 			files: map[string]string{SanitizerLog: "========= COMPUTE-SANITIZER\ncollecting ... collected 2 items\n\ntest_m.py::test_m[0] PASSED\ntest_m.py::test_m[1] PASSED\n" +

@@ -151,6 +151,9 @@ type Reproducer struct {
 	// collected (0 when unknown). Both from reproducer.log only.
 	WorkerLimit bool `json:"-"`
 	Collected   int  `json:"-"`
+	// StoppedAfter is pytest's own "stopping after N failures" (-x or --maxfail among its
+	// arguments, not debugflow's stop at the first failure): the tests after it never ran.
+	StoppedAfter string `json:"-"`
 	// fromLog is set when the counts come from reproducer.log (else from the summary, which
 	// has no xfail counts).
 	fromLog bool

@@ -72,6 +72,7 @@ type Parser struct {
 	// progress letters count only after one.
 	headerSeen  bool
 	maxRestart  bool
+	stopAfter   string // pytest's "stopping after N failures" (-x, --maxfail)
 	truncated   bool
 	lastStarted string // node id of the last verbose start line
 
@@ -169,6 +170,7 @@ func (p *Parser) Result() Result {
 		ShortSummary:            append(make([]SummaryEntry, 0, len(p.summary)), p.summary...),
 		Failures:                append([]Failure(nil), p.failures...),
 		MaxWorkerRestartReached: p.maxRestart,
+		StoppedAfter:            p.stopAfter,
 		Truncated:               p.truncated,
 		Session:                 p.headerSeen || p.complete,
 		RootPrefix:              p.rootPrefix,
@@ -217,6 +219,13 @@ func (p *Parser) segment(s string) Event {
 		p.sawSession = p.sawSession || !p.afterTests
 		p.headerSeen = p.headerSeen || p.sawSession
 		p.failureSeparator(s)
+		// "!!!! stopping after 1 failures !!!!" (-x, --maxfail; under xdist
+		// "!!!! xdist.dsession.Interrupted: stopping after 1 failures !!!!").
+		if s[0] == '!' && p.stopAfter == "" {
+			if i := strings.Index(s, "stopping after "); i >= 0 {
+				p.stopAfter = truncate(strings.TrimRight(s[i:], "! "))
+			}
+		}
 		// "==== xdist: maximum crashed workers reached: 32 ====".
 		ev, _ := p.crashMarkers(s, "")
 		return ev

@@ -24,6 +24,9 @@ type Trials struct {
 	// Truncated is set when more than MaxTrialIDs distinct repeat ids were seen: later ids
 	// are counted without telling a teardown ERROR from a new trial.
 	Truncated bool `json:"truncated,omitempty"`
+	// StoppedAfter is pytest's own "stopping after N failures" (-x, --maxfail): the
+	// repetitions after it never ran, and the counts are those of a sweep cut at a failure.
+	StoppedAfter string `json:"stopped_after,omitempty"`
 }
 
 // MaxTrialIDs bounds the memory of TrialCounter (8 bytes and a flag per repeat id).
@@ -60,7 +63,10 @@ func (c *TrialCounter) Line(line string) { c.p.Line(line) }
 
 // Result returns the tally so far; the caller owns the slice.
 func (c *TrialCounter) Result() Trials {
-	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated}
+	c.p.mu.Lock()
+	stopped := c.p.stopAfter
+	c.p.mu.Unlock()
+	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped}
 }
 
 // Parser returns the parser underneath, for the rest of what the log says.

@@ -160,3 +160,30 @@ func itoa(i int) string {
 		}
 	}
 }
+
+// TestStoppedAfterFailures: pytest's own -x/--maxfail stop, plain and under xdist, is recorded
+// by the parser and the trial counter: the repetitions after it never ran.
+func TestStoppedAfterFailures(t *testing.T) {
+	for _, tt := range []struct{ name, line, want string }{
+		{"plain", "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!", "stopping after 1 failures"},
+		{"xdist", "!!!!!!!!!!!!!!!!! xdist.dsession.Interrupted: stopping after 2 failures !!!!!!!!!!!!!!!!!", "stopping after 2 failures"},
+		{"interrupt", "!!!!!!!!!!!!!!!!!!!!!!!!! KeyboardInterrupt !!!!!!!!!!!!!!!!!!!!!!!!!", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := "============================= test session starts ==============================\n" +
+				"t.py::test_a[1-20] FAILED [  5%]\n" + tt.line + "\n" +
+				"========================= 1 failed in 0.05s =========================\n"
+			tr, err := CountTrials(strings.NewReader(log), 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := NewParser()
+			for _, l := range strings.Split(log, "\n") {
+				p.Line(l)
+			}
+			if tr.StoppedAfter != tt.want || p.Result().StoppedAfter != tt.want {
+				t.Errorf("StoppedAfter %q (trials) and %q (parser), want %q", tr.StoppedAfter, p.Result().StoppedAfter, tt.want)
+			}
+		})
+	}
+}

@@ -165,6 +165,9 @@ type Result struct {
 	// and by "worker gwN crashed and worker restarting disabled": tests
 	// queued after that point did not run.
 	MaxWorkerRestartReached bool `json:"max_worker_restart_reached"`
+	// StoppedAfter is pytest's own "stopping after N failures" (-x, --maxfail): the tests
+	// after that point did not run.
+	StoppedAfter string `json:"stopped_after,omitempty"`
 	// Truncated is set when a list hit the memory cap (MaxEntries) and
 	// later entries were dropped; counts stay exact.
 	Truncated bool `json:"truncated,omitempty"`
