@@ -56,7 +56,15 @@ type Parser struct {
 	failedSet map[string]struct{}
 	crashes   []Crash
 	crashIdx  map[string]int // worker -> index in crashes
-	summary   []SummaryEntry
+	// Worker retirement (an xdist fork's "workerretire", which the reference project's
+	// conftest sends after every failed test before the worker exits 0): xdist then writes a
+	// second FAILED report for the test and "crashed while running" it, with no "node down".
+	// failResults counts each id's failing result lines (up to 2), down the workers whose
+	// "node down" or "replacing crashed worker" was seen, retired the retirements found.
+	failResults map[string]uint8
+	down        map[string]bool
+	retired     int
+	summary     []SummaryEntry
 
 	failures []Failure
 	section  int // index in failures of the section being read, -1 outside one
@@ -95,7 +103,8 @@ const maxLearnScan = 4096
 
 // NewParser returns a Parser with no lines seen.
 func NewParser() *Parser {
-	return &Parser{failedSet: map[string]struct{}{}, crashIdx: map[string]int{}, section: -1}
+	return &Parser{failedSet: map[string]struct{}{}, crashIdx: map[string]int{}, section: -1,
+		failResults: map[string]uint8{}, down: map[string]bool{}}
 }
 
 // SetInvocationDir tells the parser pytest's working directory (an absolute path): with the
@@ -158,8 +167,11 @@ func (p *Parser) Result() Result {
 	if p.complete {
 		c = p.final
 	}
+	// A retirement's second FAILED report is in pytest's own counts too.
+	c.failed = max(0, c.failed-p.retired)
 	r := Result{
-		Passed: c.passed, Failed: c.failed, Errors: c.errors, Skipped: c.skipped,
+		RetiredWorkers: p.retired,
+		Passed:         c.passed, Failed: c.failed, Errors: c.errors, Skipped: c.skipped,
 		XFailed: c.xfailed, XPassed: c.xpassed, Deselected: c.deselected,
 		Warnings: c.warnings, Rerun: c.rerun,
 		Complete: p.complete, NoTestsRan: p.noTests, DurationSeconds: p.duration,
@@ -517,6 +529,9 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 	ev := Event{Kind: EventResult, NodeID: node, Outcome: o, Worker: worker}
 	if o.isFailure() {
 		ev.Kind = EventFailure
+		if n, seen := p.failResults[node]; node != "" && n < 2 && (seen || len(p.failResults) < MaxEntries) {
+			p.failResults[node] = n + 1
+		}
 		p.addFailed(node)
 		// The FAILED report xdist synthesises for a dead worker names the
 		// test it was running.
@@ -583,6 +598,7 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 	if strings.Contains(s, "node down") {
 		if m := reNodeDown.FindStringSubmatchIndex(s); m != nil {
 			w, reason := s[m[2]:m[3]], truncate(strings.TrimSpace(s[m[4]:m[5]]))
+			p.markDown(w)
 			p.addCrash(w, "", reason)
 			mark(m[0], Event{Kind: EventCrash, Worker: w})
 		}
@@ -604,6 +620,14 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 		} else {
 			node = p.crashNode(node)
 		}
+		if !p.down[w] && node != "" && p.failResults[node] >= 2 {
+			// A retirement, not a crash: the worker reported the test failed and left on
+			// its own; its second FAILED report is xdist's, not another failure.
+			p.failResults[node] = 0 // counted once
+			p.retired++
+			mark(m[0], Event{})
+			continue
+		}
 		p.addCrash(w, node, "")
 		if !slices.Contains(p.pending, node) {
 			p.addFailed(node)
@@ -612,11 +636,13 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 	}
 	for _, m := range reReplacing.FindAllStringSubmatchIndex(s, -1) {
 		w := s[m[2]:m[3]]
+		p.markDown(w)
 		p.addCrash(w, "", "")
 		mark(m[0], Event{Kind: EventCrash, Worker: w})
 	}
 	for _, m := range reNoRestart.FindAllStringSubmatchIndex(s, -1) {
 		w := s[m[2]:m[3]]
+		p.markDown(w)
 		p.addCrash(w, "", "")
 		p.maxRestart = true
 		mark(m[0], Event{Kind: EventCrash, Worker: w})
@@ -626,6 +652,13 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 		mark(m[0], Event{Kind: EventCrash})
 	}
 	return ev, s[:cut]
+}
+
+// markDown records that xdist saw worker w die (bounded like the crash list).
+func (p *Parser) markDown(w string) {
+	if len(p.down) < MaxEntries {
+		p.down[w] = true
+	}
 }
 
 // containsFoldCrashed is a cheap pre-filter for the crash patterns.

@@ -60,6 +60,13 @@ func TestParseFixtures(t *testing.T) {
 				"test_long.py::test_assert[2-2]", "test_long.py::test_assert_msg[1-2]", "test_long.py::TestK::test_method[a-1-2]",
 				"test_long.py::test_assert_msg[2-2]", "test_long.py::TestK::test_method[a-2-2]"},
 		}},
+		// The reference project's xdist fork retires gw0 after its failed test (no crash, one
+		// failure, though pytest's final line counts 3 failed) while gw1 really crashes.
+		{"xdist_fork_workerretire.txt", facts{
+			Passed: 8, Failed: 2, Complete: true, Duration: 1.06, Collected: 10, Done: 11,
+			FailedTests: []string{"tests/python/test_ad_ndarray.py::test_ad_sum[arch=cuda-1-4-5]", "tests/python/test_ad_ndarray.py::test_ad_fibonacci[arch=cuda-1-2-5]"},
+			Crashes:     []Crash{{Worker: "gw1", NodeID: "tests/python/test_ad_ndarray.py::test_ad_sum[arch=cuda-1-4-5]"}},
+		}},
 		{"xdist_verbose_classic_style.txt", facts{
 			Passed: 3, Failed: 1, Skipped: 1, XPassed: 1, Complete: true, Duration: 0.23,
 			Collected: 6, Done: 6, FailedTests: []string{"test_k.py::test_a[2-2]"}, Crashes: []Crash{},

@@ -3,6 +3,7 @@ package pytestlog
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +186,38 @@ func TestStoppedAfterFailures(t *testing.T) {
 				t.Errorf("StoppedAfter %q (trials) and %q (parser), want %q", tr.StoppedAfter, p.Result().StoppedAfter, tt.want)
 			}
 		})
+	}
+}
+
+// TestWorkerRetirementIsNoCrash reads a real log of the reference project's shape: its pinned
+// xdist fork (taichi-dev/pytest-xdist) with the conftest that sends "workerretire" after every
+// failed test and exits the worker. xdist then prints a second FAILED line for the test and
+// "worker 'gw0' crashed while running" it, and counts it twice ("3 failed"). That is one
+// failure and no crash; gw1's os.abort() is a real crash ("node down", "replacing").
+func TestWorkerRetirementIsNoCrash(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "logs", "xdist_fork_workerretire.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed != 2 || r.RetiredWorkers != 1 || !slices.Equal(r.CrashedWorkers, []string{"gw1"}) || len(r.FailedTests) != 2 {
+		t.Errorf("failed %d, retired %d, crashed %v, failing %v; want 2 failed, 1 retired, [gw1], 2 failing tests",
+			r.Failed, r.RetiredWorkers, r.CrashedWorkers, r.FailedTests)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := CountTrials(f, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tr.Tests {
+		if tt.Trials != 5 || tt.Failures != 1 {
+			t.Errorf("%s: %d failures in %d trials, want 1 in 5", tt.ID, tt.Failures, tt.Trials)
+		}
 	}
 }

@@ -165,6 +165,10 @@ type Result struct {
 	// and by "worker gwN crashed and worker restarting disabled": tests
 	// queued after that point did not run.
 	MaxWorkerRestartReached bool `json:"max_worker_restart_reached"`
+	// RetiredWorkers counts workers that retired after a failed test (an xdist fork's
+	// "workerretire", as the reference project's conftest sends): each is neither a crash nor
+	// a second failure, though xdist reports it as both (Failed excludes it).
+	RetiredWorkers int `json:"retired_workers,omitempty"`
 	// StoppedAfter is pytest's own "stopping after N failures" (-x, --maxfail): the tests
 	// after that point did not run.
 	StoppedAfter string `json:"stopped_after,omitempty"`
