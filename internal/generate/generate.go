@@ -652,7 +652,11 @@ func (b *builder) sanitizeStep() workflow.Step {
 		// Run the selection itself when the reproducer saw no failure.
 		c.args(o.Paths...)
 	} else {
-		cond = workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true"))
+		// !cancelled(), not the implicit success(): a reproduce step that hit its timeout
+		// after failures were seen still set reproduced=true, and those failures deserve
+		// the sanitizer.
+		cond = workflow.And(workflow.Not(workflow.Cancelled()),
+			workflow.Eq(workflow.StepOutput(ReproduceStepID, "reproduced"), workflow.Lit("true")))
 	}
 	return b.oneCommandStep("compute-sanitizer ("+strings.Join(s.Sanitizer.Tools, ", ")+")", cond, c)
 }
