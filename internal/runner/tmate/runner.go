@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,6 +36,7 @@ func (ExecRunner) LookPath(file string) (string, error) { return exec.LookPath(f
 // holding Run open after the program itself has exited.
 func (ExecRunner) Run(ctx context.Context, stdout, stderr io.Writer, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = withoutTokens(os.Environ())
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
@@ -44,6 +47,23 @@ func (ExecRunner) Run(ctx context.Context, stdout, stderr io.Writer, name string
 		return nil
 	}
 	return err
+}
+
+// tokenVars are the variables that may hold a GitHub token: the gate reads the first to fetch
+// the actor's SSH keys, and none of them may reach the session's shells, which the tmate server
+// (forked by the first tmate command) starts with its own environment.
+var tokenVars = []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
+
+// withoutTokens is env without the tokenVars.
+func withoutTokens(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(tokenVars, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // output runs a program and returns its trimmed standard output. On failure

@@ -1,6 +1,7 @@
 package tmate
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -46,5 +47,22 @@ func TestOutputErrorCarriesStderr(t *testing.T) {
 	_, err := output(context.Background(), ExecRunner{}, tmateDouble(), "-S", filepath.Join(t.TempDir(), "s"), "has-session")
 	if err == nil || !strings.Contains(err.Error(), "no server running on") || !strings.Contains(err.Error(), "has-session") {
 		t.Fatalf("err = %v, want the command and tmate's message", err)
+	}
+}
+
+// TestExecRunnerKeepsTokensFromTheSession: the gate step has GITHUB_TOKEN (to fetch the actor's
+// SSH keys), but the programs it runs, the tmate server among them, whose shells the person
+// attaching gets, never see a token.
+func TestExecRunnerKeepsTokensFromTheSession(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghs_dummy_token_for_the_test")
+	t.Setenv("GH_TOKEN", "ghp_dummy")
+	t.Setenv("DEBUGFLOW_KEEP", "kept")
+	var out bytes.Buffer
+	if err := (ExecRunner{}).Run(context.Background(), &out, nil, "env"); err != nil {
+		t.Fatal(err)
+	}
+	env := out.String()
+	if strings.Contains(env, "ghs_dummy") || strings.Contains(env, "ghp_dummy") || !strings.Contains(env, "DEBUGFLOW_KEEP=kept") {
+		t.Errorf("the program's environment:\n%s", env)
 	}
 }
