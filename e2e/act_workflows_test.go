@@ -410,7 +410,7 @@ func TestExperimentWorkflowUnderAct(t *testing.T) {
 		"| fix | " + runner + " | 0/4 | 0% | 0% – 60.2% | 0.21 | inconclusive: about 9 more repetitions needed |",
 		"| broken | " + runner + " | 0/0 | ",
 		"- **broken on " + runner + "**: inconclusive: no trials yet\n",
-		"Test: <code>" + failingBaseID + "</code>",
+		"Test: `" + failingBaseID + "`",
 	} {
 		if !strings.Contains(report.Summary, want) {
 			t.Errorf("the report job's summary lacks %q:\n%s", want, report.Summary)

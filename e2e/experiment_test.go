@@ -139,7 +139,7 @@ func TestExperimentWorkflowRunsOnASimulatedRunner(t *testing.T) {
 		"| broken | " + runner + " | 0/0 | ",
 		"- **broken on " + runner + "**: inconclusive: no trials yet\n",
 		" (broken on " + runner + "): setup failed: the smoke test \\`&#39;",
-		"Test: <code>" + failingBaseID + "</code>",
+		"Test: `" + failingBaseID + "`",
 	} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the report job's summary lacks %q:\n%s", want, summary)
