@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
@@ -647,8 +648,12 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	var appCodes, hwCodes, otherCodes []string
+	foreign := v.foreignXidCodes()
 	if x := v.Xid; x != nil {
 		for _, c := range x.codes() {
+			if foreign[c.Code] {
+				continue // on a GPU this job did not have: another job's
+			}
 			cls := xidClass(c.Code)
 			code := fmt.Sprint(c.Code)
 			switch cls {
@@ -728,7 +733,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log in the artifact"}}
 	}
 	var reasons []string
-	if v.Xid != nil {
+	if len(foreign) > 0 {
+		reasons = append(reasons, fmt.Sprintf("no Xid on this job's GPU (Xid %s fired on a GPU its health snapshot does not list: another job's)", joinCodes(foreign)))
+	} else if v.Xid != nil {
 		reasons = append(reasons, "no Xid")
 	}
 	if why := v.Run.KernelLogUnavailable; why != "" {
@@ -741,6 +748,87 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 }
 
 // xidClass is "application", "hardware" or "other" for an Xid code.
+// foreignXidCodes are the Xid codes whose every event names a GPU (PCI address) that the
+// job's health snapshots do not list, while they list the job's GPUs with their addresses:
+// on a shared host, another job's GPU. Empty when that cannot be told (no snapshot with
+// addresses, events beyond the kept ones, an event without an address).
+func (v *Verdict) foreignXidCodes() map[int]bool {
+	x, h := v.Xid, v.Health
+	if x == nil || h == nil || x.Dropped > 0 {
+		return nil
+	}
+	ours := map[pciKey]bool{}
+	for _, snap := range []*nvsmi.Snapshot{h.Before, h.After} {
+		if snap == nil {
+			continue
+		}
+		for _, g := range snap.GPUs {
+			k, ok := parsePCI(g.PCI)
+			if !ok {
+				return nil // a GPU of the job without an address: any Xid may be its
+			}
+			ours[k] = true
+		}
+	}
+	if len(ours) == 0 {
+		return nil
+	}
+	onOurs, elsewhere := map[int]bool{}, map[int]bool{}
+	for _, e := range x.Events {
+		k, ok := parsePCI(e.PCI)
+		if !ok || ours[k] {
+			onOurs[e.Code] = true
+		} else {
+			elsewhere[e.Code] = true
+		}
+	}
+	out := map[int]bool{}
+	for code := range elsewhere {
+		if !onOurs[code] {
+			out[code] = true
+		}
+	}
+	return out
+}
+
+// pciKey is a PCI address without its function: the kernel log prints "0001:00:00" (a 4-digit
+// domain, no function), nvidia-smi "00000001:00:00.0".
+type pciKey struct{ domain, bus, device uint64 }
+
+func parsePCI(s string) (pciKey, bool) {
+	s = strings.TrimPrefix(s, "PCI:")
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return pciKey{}, false
+	}
+	var k pciKey
+	for i, dst := range []*uint64{&k.domain, &k.bus, &k.device} {
+		n, err := strconv.ParseUint(parts[i], 16, 32)
+		if err != nil {
+			return pciKey{}, false
+		}
+		*dst = n
+	}
+	return k, true
+}
+
+// joinCodes is "31, 48" for a set of Xid codes, in order.
+func joinCodes(codes map[int]bool) string {
+	list := make([]int, 0, len(codes))
+	for c := range codes {
+		list = append(list, c)
+	}
+	sort.Ints(list)
+	parts := make([]string, len(list))
+	for i, c := range list {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func xidClass(code int) string {
 	m, ok := xidlog.Lookup(code)
 	switch {

@@ -207,3 +207,35 @@ func TestNvidiaSMIMissingAfterTheRunIsNoLostGPU(t *testing.T) {
 		t.Errorf("runner verdict %+v; GPU lines:\n%s", r, gpu)
 	}
 }
+
+// TestXidOnAnotherJobsGPU: on a shared host the kernel log holds every GPU's Xids. A
+// hardware-class Xid on a GPU the job's health snapshots do not list is another job's: it does
+// not make this runner suspect; the same Xid on the job's own GPU does.
+func TestXidOnAnotherJobsGPU(t *testing.T) {
+	for _, tt := range []struct {
+		pci  string
+		want string
+	}{
+		{"0000:3b:00", RunnerNoFault},
+		{"0001:00:00", RunnerSuspect},
+	} {
+		files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:" + tt.pci +
+			"): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x1234.\n"}
+		for _, name := range []string{"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv"} {
+			b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name] = string(b)
+		}
+		v, err := Load(writeDir(t, files))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := v.runnerVerdict(); r.Verdict != tt.want {
+			t.Errorf("Xid 48 on %s: runner %+v, want %s", tt.pci, r, tt.want)
+		} else if tt.want == RunnerNoFault && !strings.Contains(strings.Join(r.Reasons, "; "), "Xid 48 fired on a GPU its health snapshot does not list") {
+			t.Errorf("Xid 48 on %s: reasons %q", tt.pci, r.Reasons)
+		}
+	}
+}
