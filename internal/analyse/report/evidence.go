@@ -649,10 +649,17 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	}
 	var appCodes, hwCodes, otherCodes []string
 	foreign := v.foreignXidCodes()
+	afterKill := false // an Xid 45 that follows the run's own kill
 	if x := v.Xid; x != nil {
 		for _, c := range x.codes() {
 			if foreign[c.Code] {
 				continue // on a GPU this job did not have: another job's
+			}
+			if c.Code == 45 && (v.Run.Cancelled || v.Run.StoppedEarly) {
+				// "Preemptive cleanup": the driver tearing down the processes the cancel or the
+				// stop at the first failure killed. Evidence of the kill, not of a fault.
+				afterKill = true
+				continue
 			}
 			cls := xidClass(c.Code)
 			code := fmt.Sprint(c.Code)
@@ -733,9 +740,12 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log in the artifact"}}
 	}
 	var reasons []string
-	if len(foreign) > 0 {
+	switch {
+	case len(foreign) > 0:
 		reasons = append(reasons, fmt.Sprintf("no Xid on this job's GPU (Xid %s fired on a GPU its health snapshot does not list: another job's)", joinCodes(foreign)))
-	} else if v.Xid != nil {
+	case afterKill:
+		reasons = append(reasons, "only Xid 45, the driver cleaning up after the run's processes were killed (a cancel or the stop at the first failure), which shows no fault")
+	case v.Xid != nil:
 		reasons = append(reasons, "no Xid")
 	}
 	if why := v.Run.KernelLogUnavailable; why != "" {
