@@ -17,7 +17,7 @@ const topTests = 10
 // or the step runner said so in reproducer_summary.json. A run whose setup failed reproduced
 // nothing: it never tested.
 func (v *Verdict) Reproduced() bool {
-	if v.Run.SetupFailed {
+	if v.Run.SetupFailed || v.Run.Disagree != "" {
 		return false
 	}
 	if r := v.Reproducer; r != nil && (r.Failed+r.Errors > 0 || len(r.CrashedWorkers) > 0 || len(r.FailedTests) > 0) {
@@ -47,6 +47,8 @@ func (v *Verdict) headline() string {
 	switch {
 	case v.Run.SetupFailed:
 		return "setup failed"
+	case v.Run.Disagree != "":
+		return "unknown (" + v.Run.Disagree + ")"
 	case v.Reproduced():
 		return "yes"
 	case v.Reproducer == nil && !v.Run.HasSummary:

@@ -100,6 +100,14 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 		v.Reproducer = fromSummary
 	} else if v.Reproducer != nil && fromSummary != nil {
 		v.Reproducer.addSummaryCrashes(fromSummary, v.Run.Count)
+		// The step runner wrote both from one pytest run: a summary that saw a clean, whole
+		// run beside a log with failures means the two are from different runs.
+		if r := v.Reproducer; !v.Run.ReproducedBySummary && v.Run.ExitCode != nil && *v.Run.ExitCode == 0 && !v.Run.Cancelled &&
+			(r.failures() > 0 || len(r.CrashedWorkers) > 0) {
+			v.Run.Disagree = fmt.Sprintf("%s says pytest exited 0 and nothing failed, %s shows %d failed result(s) and %d crashed worker(s): they may come from two runs",
+				ReproducerSummary, ReproducerLog, r.failures(), len(r.CrashedWorkers))
+			v.note("%s", v.Run.Disagree)
+		}
 	}
 	if v.Run.SetupFailed && fromSummary != nil && fromSummary.Passed+fromSummary.Failed == 0 {
 		v.Run.SetupErrors = fromSummary.Errors

@@ -133,6 +133,21 @@ func TestPartialEvidence(t *testing.T) {
 			check: func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// A folder mixing two runs: the summary of a clean run beside a log with a failure.
+			name: "summary and log disagree",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"[gw0] [ 50%] FAILED t.py::test_a[1-3]\n[gw1] [100%] PASSED t.py::test_a[2-3]\n" +
+					"========================= 1 failed, 1 passed in 0.05s =========================\n",
+				ReproducerSummary: `{"command":["python","-m","pytest","-n","2","--count","3"],"exit_code":0,"reproduced":false,"count":3,"workers":2,"collected":6,"passed":6,"failed":0,"complete":true}`},
+			wantText: []string{"Reproduced:     unknown (reproducer_summary.json says pytest exited 0 and nothing failed, reproducer.log shows 1 failed result(s)"},
+			check: func(t *testing.T, v *Verdict) {
+				if v.Reproduced() {
+					t.Error("reproduced, want unknown")
+				}
+			},
+		},
+		{
 			// --pytest-arg=--maxfail=1: pytest stopped the sweep itself; the other 19
 			// repetitions never ran, so "1 of 20" would claim they did.
 			name: "pytest's own maxfail stop",

@@ -70,6 +70,9 @@ type Run struct {
 	Command []string
 	// ExitCode is pytest's exit code (nil when unknown).
 	ExitCode *int
+	// Disagree says how reproducer_summary.json and reproducer.log contradict each other
+	// ("" when they do not): the answer is then unknown.
+	Disagree string
 	// ReproducedBySummary is the step runner's own reproduced flag.
 	ReproducedBySummary bool
 	// Cancelled is true when the run was cancelled (the job was stopped or timed out).
