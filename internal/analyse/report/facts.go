@@ -349,7 +349,12 @@ func (s *Sanitizer) state() string {
 		parts = append(parts, plural(len(s.APIErrors), "API error", "API errors"))
 	}
 	if s.Hazards > 0 {
-		parts = append(parts, plural(s.Hazards, "hazard", "hazards"))
+		h := plural(s.Hazards, "hazard", "hazards")
+		if s.HazardLimit {
+			// racecheck stopped recording: more may have happened.
+			h = "at least " + h + " (racecheck's hazard limit was reached; NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS raises it)"
+		}
+		parts = append(parts, h)
 	}
 	if s.Leaks > 0 {
 		parts = append(parts, plural(s.Leaks, "leak", "leaks"))

@@ -259,3 +259,16 @@ func TestXid45AfterTheRunsOwnKill(t *testing.T) {
 		}
 	}
 }
+
+// TestRacecheckHazardLimitIsALowerBound: racecheck stops recording at its hazard limit, so the
+// count it leaves is "at least".
+func TestRacecheckHazardLimitIsALowerBound(t *testing.T) {
+	s := &Sanitizer{Tool: "racecheck", Complete: true, Hazards: 3, HazardLimit: true}
+	if got := s.state(); !strings.Contains(got, "at least 3 hazards (racecheck's hazard limit was reached") {
+		t.Errorf("state %q", got)
+	}
+	s.HazardLimit = false
+	if got := s.state(); strings.Contains(got, "at least") {
+		t.Errorf("state %q without the limit", got)
+	}
+}

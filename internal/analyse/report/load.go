@@ -574,6 +574,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		NoTests:      rep.NoTests,
 		Stopped:      rep.Stopped,
 		Hazards:      len(rep.Hazards),
+		HazardLimit:  rep.HazardLimit,
 		Leaks:        len(rep.Leaks),
 		TargetErrors: rep.TargetErrors,
 	}

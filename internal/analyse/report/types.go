@@ -199,6 +199,9 @@ type Sanitizer struct {
 	// Hazards is the number of distinct racecheck, synccheck and initcheck (unused memory)
 	// findings: racecheck's result, which has no ERROR SUMMARY.
 	Hazards int `json:"hazards"`
+	// HazardLimit is set when racecheck reached its maximum number of hazards: Hazards is a
+	// lower bound.
+	HazardLimit bool `json:"hazard_limit,omitempty"`
 	// FirstHazard describes the first hazard ("" when none).
 	FirstHazard string `json:"first_hazard"`
 	// Leaks is the number of distinct leak records (memcheck with --leak-check full).

@@ -542,6 +542,9 @@ func (p *parser) severityRecord(raw, c []byte) bool {
 		if bytes.Contains(c, []byte("RACECHECK")) || bytes.Contains(c, []byte("hazards")) {
 			p.evidence(ToolRacecheck)
 		}
+		if bytes.Contains(c, []byte("Maximum number of hazards reached")) {
+			p.rep.HazardLimit = true
+		}
 	}
 	return true
 }

@@ -70,6 +70,9 @@ type Report struct {
 	LeakSummary string `json:"leak_summary,omitempty"`
 	// RaceSummary is the raw "RACECHECK SUMMARY: ..." line without the prefix.
 	RaceSummary string `json:"race_summary,omitempty"`
+	// HazardLimit is set by racecheck's "Warning: Maximum number of hazards reached": it
+	// stopped recording, so the hazards found are a lower bound.
+	HazardLimit bool `json:"hazard_limit,omitempty"`
 	// HazardsDisplayed is N from "RACECHECK SUMMARY: N hazards displayed", summed.
 	HazardsDisplayed *int `json:"hazards_displayed,omitempty"`
 	// Sessions counts the sanitizer runs found (banners, or implicit runs).
