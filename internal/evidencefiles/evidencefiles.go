@@ -62,7 +62,7 @@ var Files = []File{
 		Schema: "`ReproducerResult`: command, exit_code, status, counts, crashed workers, failed ids, step_version"},
 	{Name: WorkerLog, Writer: "reproduce (a pytest plugin)", Readers: "report",
 		Schema: "JSON lines (package workerlog): process start, test start and finish, first failure; worker, pid, nodeid, time, mono"},
-	{Name: XidAddedLog, Prefix: "xid_", Writer: "reproduce", Readers: "report", Schema: "text: new Xid, MMU Fault and nvidia_uvm lines, then the decoded events"},
+	{Name: XidAddedLog, Prefix: "xid_", Writer: "reproduce", Readers: "report", Schema: `text: new Xid, MMU Fault, nvidia_uvm and "fallen off the bus" lines, then the decoded events`},
 	{Name: SanitizerLog, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "report", Schema: "text: compute-sanitizer output"},
 	{Name: SanitizerSummaryText, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "", Schema: "text: the findings"},
 	{Name: SanitizerSummaryJSON, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "report",
