@@ -133,3 +133,19 @@ func mayNeedEscape(b []byte) bool {
 	}
 	return false
 }
+
+// MarkdownCodeSpan shows s as a Markdown code span: literal text, whatever it holds (links,
+// mentions, HTML), on one line. The fence is one backtick longer than any run in s, and a
+// blank pads s when it starts or ends with a backtick, as CommonMark requires. A span in a
+// table cell must still have its "|" escaped by the caller.
+func MarkdownCodeSpan(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}

@@ -34,3 +34,18 @@ func TestActive(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownCodeSpan(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"t.py::test_x", "`t.py::test_x`"},
+		{"a`b", "``a`b``"},
+		{"`a", "`` `a ``"},
+		{"", "`  `"},
+		{"[x](http://e) @team\nnext", "`[x](http://e) @team next`"},
+	}
+	for _, tt := range tests {
+		if got := MarkdownCodeSpan(tt.in); got != tt.want {
+			t.Errorf("MarkdownCodeSpan(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -485,17 +485,7 @@ func mdCode(s string) string {
 }
 
 // mdSpan shows s as a code span outside a table.
-func mdSpan(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
+func mdSpan(s string) string { return textsafe.MarkdownCodeSpan(s) }
 
 // StatusLine is one line on where every row stands: "baseline on local 10/50, pin on local
 // 0/50 fixed".

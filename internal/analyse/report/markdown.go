@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // Markdown renders the verdict for $GITHUB_STEP_SUMMARY: the answer as a heading, the key facts
@@ -204,15 +205,7 @@ func (v *Verdict) markdownXid(b *strings.Builder) {
 // mdCode is s as an inline code span, with a fence longer than any backtick run inside;
 // control characters are made visible first (display).
 func mdCode(s string) string {
-	s = display(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
+	return textsafe.MarkdownCodeSpan(display(s))
 }
 
 // markdown is describe with the values as code spans.
