@@ -20,13 +20,7 @@ func TestRunnerSuspectWhenTheGPUIsLost(t *testing.T) {
 		"gpu_health_after.txt": "# debugflow: nvidia-smi -q: exit status 15: Unable to determine the device handle for GPU0000:00:1E.0: Unknown Error\n",
 		"gpu_health_after.csv": "# debugflow: nvidia-smi --query-gpu=...: exit status 15\n",
 	}
-	for _, name := range []string{"gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary} {
-		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = string(b)
-	}
+	addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary)
 	v, err := Load(writeDir(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -53,13 +47,7 @@ func TestRunnerSuspectWhenTheGPUIsLost(t *testing.T) {
 func TestXidFromNoWorkerPID(t *testing.T) {
 	files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n" +
 		"[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n"}
-	for _, name := range []string{WorkerLog, ReproducerLog, ReproducerSummary} {
-		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = string(b)
-	}
+	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary)
 	v, err := Load(writeDir(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -190,13 +178,7 @@ func TestNvidiaSMIMissingAfterTheRunIsNoLostGPU(t *testing.T) {
 		"gpu_health_after.txt": "# debugflow: nvidia-smi: not found\n",
 		"gpu_health_after.csv": "# debugflow: nvidia-smi: not found\n",
 	}
-	for _, name := range []string{"gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary} {
-		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = string(b)
-	}
+	addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary)
 	v, err := Load(writeDir(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -221,13 +203,7 @@ func TestXidOnAnotherJobsGPU(t *testing.T) {
 	} {
 		files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:" + tt.pci +
 			"): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x1234.\n"}
-		for _, name := range []string{"gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv"} {
-			b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[name] = string(b)
-		}
+		addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv")
 		v, err := Load(writeDir(t, files))
 		if err != nil {
 			t.Fatal(err)
@@ -270,5 +246,17 @@ func TestRacecheckHazardLimitIsALowerBound(t *testing.T) {
 	s.HazardLimit = false
 	if got := s.state(); strings.Contains(got, "at least") {
 		t.Errorf("state %q without the limit", got)
+	}
+}
+
+// addT4Files copies the named files of testdata/t4_evidence into files.
+func addT4Files(t *testing.T, files map[string]string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", "t4_evidence", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
 	}
 }
