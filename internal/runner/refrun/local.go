@@ -310,6 +310,11 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	start := time.Now()
 	res, err := steps.RunReproduce(ctx, quiet, o)
 	if err != nil {
+		if res != nil && res.SetupFailed && res.SetupCause != "" {
+			// The preflight's cause says what broke (an import error, a missing plugin); the
+			// exit status alone does not.
+			return Artifact{}, fmt.Errorf("reproducer of %s: setup failed: %s (%w; the logs are in %s)", r, res.SetupCause, err, out)
+		}
 		return Artifact{}, fmt.Errorf("reproducer of %s: %w", r, err)
 	}
 	// No error: the check passed (or was skipped) and the sweep ran.

@@ -98,6 +98,11 @@ func setupRepo(t *testing.T) string {
 	write("smoke.sh", smokeBroken, 0o755)
 	git("commit", "-qam", "broken")
 	git("branch", "broken")
+	// badimport: the smoke test passes, the test module cannot be imported.
+	git("checkout", "-q", "-b", "badimport", "good")
+	write("test_setup.py", "raise ImportError('the extension is missing')\n"+setupSuite, 0o644)
+	git("commit", "-qam", "badimport")
+	git("checkout", "-q", "main")
 	return dir
 }
 
@@ -412,5 +417,22 @@ reproducer:
 		if _, err := os.Stat(v); err == nil {
 			t.Errorf("%s left after Close", v)
 		}
+	}
+}
+
+// A ref whose tests cannot even be imported fails its reproducer's preflight: the error names
+// the preflight's cause, not only the exit status.
+func TestLocalImportFailureNamesTheCause(t *testing.T) {
+	t.Parallel()
+	repo := setupRepo(t)
+	env, _, _ := setupEnv(t)
+	l := &Local{Spec: setupSpec(t, nil), Repo: repo, Env: env}
+	defer l.Close()
+	_, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "badimport", Ref: "badimport"}}, Count: 2, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "setup failed:") || !strings.Contains(err.Error(), "the extension is missing") {
+		t.Errorf("err %v, want the preflight's cause", err)
+	}
+	if code := exitcode.Of(err); code != steps.ExitSetupFailed {
+		t.Errorf("exit code %d, want %d", code, steps.ExitSetupFailed)
 	}
 }
