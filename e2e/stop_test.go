@@ -181,3 +181,43 @@ func TestPullRequestRunOpensNoSession(t *testing.T) {
 		t.Errorf("verdict %s, job failed %v", v.Outcome, sim.job.Failed)
 	}
 }
+
+// failingThenHangingSuite fails test_grad at once and hangs in test_hang: failures are seen
+// before the step's timeout stops the sweep.
+var failingThenHangingSuite = map[string]string{suiteFile: `import time
+
+
+def test_grad():
+    assert False, "gradient mismatch"
+
+
+def test_hang():
+    time.sleep(600)
+`}
+
+// TestSanitizerRunsAfterAReproduceTimeoutWithFailures: the Reproduce step hits its
+// timeout-minutes after tests failed (a full sweep, no stop at the first failure). The step
+// failed, the run is not cancelled, and reproduced=true: the sanitizer step (!cancelled(), not
+// the implicit success()) still runs over the failing test.
+func TestSanitizerRunsAfterAReproduceTimeoutWithFailures(t *testing.T) {
+	t.Parallel()
+	sim := simulate(t, run{
+		checkoutFiles: failingThenHangingSuite,
+		mutate: func(s *spec.Spec) {
+			s.Reproducer.TimeoutMinutes = markedTimeout
+			s.Reproducer.StopOnFirstFailure = false
+		},
+		editWorkflow: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), "timeout-minutes: 89\n", "timeout-minutes: 0.2\n", 1))
+		},
+	})
+	repro := sim.job.byID(t, generate.ReproduceStepID)
+	if repro.Stopped != "timeout" || repro.Outcome != outcomeFailure {
+		t.Fatalf("reproduce step %s (stopped %q), want stopped by its timeout", repro.Outcome, repro.Stopped)
+	}
+	wantOutput(t, repro, "reproduced", "true")
+	san := sim.job.byVerb(t, "sanitize")
+	if san.Outcome == outcomeSkipped || !strings.Contains(san.Output, "test_grad") {
+		t.Errorf("sanitizer %s after a timed-out sweep with failures:\n%s", san.Outcome, san.Output)
+	}
+}
