@@ -262,6 +262,12 @@ func unknownOptions(opts []string, ro ReproduceOptions, python string) string {
 	seen := map[string]bool{}
 	for _, o := range opts {
 		p, ok := pluginFor(o)
+		if !ok && disablesPlugin(ro.PytestArgs, "terminal") {
+			// -q, -v, -r, --tb belong to pytest's own terminal plugin, and debugflow reads
+			// pytest's terminal output: the reproducer cannot run without it.
+			named = append(named, o+" (an option of pytest's terminal plugin, which -p no:terminal turns off; debugflow reads pytest's terminal output, so drop -p no:terminal)")
+			continue
+		}
 		if !ok {
 			named = append(named, o+" (a typo, or an option of a plugin that is not installed)")
 			continue
