@@ -124,7 +124,19 @@ type ReproduceOptions struct {
 	// tree with the same arguments (a local experiment's or bisection's later
 	// sweeps of a ref).
 	SkipPreflight bool `flag:"-"`
+	// Timeout ends the sweep after this long, as reproducer.timeout_minutes does on a runner
+	// (0: none). Local runs set it: on a runner the step's timeout-minutes cancels the step.
+	// A sweep that reaches it is recorded as timed out (TimedOut, StopReason), not as an error,
+	// so the caller goes on to the sanitizer and the verdict.
+	Timeout time.Duration `flag:"-"`
 }
+
+// errSweepTimeout is the cause of a sweep ended by ReproduceOptions.Timeout.
+var errSweepTimeout = errors.New("reproducer.timeout_minutes reached")
+
+// ExitTimedOut is the exit code of a sweep that reached its timeout with no failure seen, as
+// timeout(1)'s.
+const ExitTimedOut = 124
 
 // ReproducerResult is reproducer_summary.json (package evidencefiles owns it).
 type ReproducerResult = evidencefiles.ReproducerResult
@@ -256,7 +268,14 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	stopTicker := startProgressTicker(env, opts.ProgressInterval, func() Progress {
 		return progressOf(parser.Result(), env.Now().Sub(start))
 	})
-	sr, runErr := st.Run(ctx)
+	sweepCtx := ctx
+	if opts.Timeout > 0 {
+		var cancelSweep context.CancelFunc
+		sweepCtx, cancelSweep = context.WithTimeoutCause(ctx, opts.Timeout, errSweepTimeout)
+		defer cancelSweep()
+	}
+	sr, runErr := st.Run(sweepCtx)
+	timedOut := sr.Cancelled && ctx.Err() == nil && errors.Is(context.Cause(sweepCtx), errSweepTimeout)
 	stopTicker()
 	end()
 	if err := logFile.Close(); err != nil && runErr == nil {
@@ -267,7 +286,18 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	}
 
 	res := summarizeReproducer(parser.Result(), sr, argv, opts)
-	if sr.Cancelled {
+	res.EndedAt = float64(env.Now().UnixMilli()) / 1000
+	switch {
+	case timedOut:
+		// Not a cancel: the sweep ran as long as it was allowed. A test still running then
+		// may be the bug (a hang), so the caller goes on.
+		res.TimedOut = true
+		res.StopReason = fmt.Sprintf("timed out after %s (reproducer.timeout_minutes)", opts.Timeout)
+		res.ExitCode = ExitTimedOut
+		if res.Reproduced {
+			res.ExitCode = 1
+		}
+	case sr.Cancelled:
 		res.ExitCode = cancelExitCode(ctx)
 	}
 	if res.SetupFailed {
@@ -296,7 +326,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		env.errorf("setup failed", "%s", res.SetupCause)
 		return res, &ExitError{Code: ExitSetupFailed, Err: &SetupError{Cause: res.SetupCause}}
 	}
-	if res.Cancelled {
+	if res.Cancelled && !res.TimedOut {
 		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
 	}
 	return res, nil
@@ -487,6 +517,9 @@ func printReproducer(env *Env, r *ReproducerResult) {
 		state, r.ExitCode, r.Passed, r.Failed, r.Errors, len(r.CrashedWorkers), r.DurationSeconds)
 	if r.StoppedEarly {
 		fmt.Fprintf(env.Stdout, "reproducer: stopped early (%s)\n", r.StopReason)
+	}
+	if r.TimedOut {
+		fmt.Fprintf(env.Stdout, "reproducer: %s; the tests still running were stopped\n", r.StopReason)
 	}
 	if r.Cancelled {
 		fmt.Fprintf(env.Stdout, "reproducer: cancelled\n")

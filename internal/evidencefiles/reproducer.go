@@ -22,6 +22,13 @@ type ReproducerResult struct {
 	StopSignal   string `json:"stop_signal,omitempty"`
 	StoppedEarly bool   `json:"stopped_early"`
 	StopReason   string `json:"stop_reason,omitempty"`
+	// TimedOut is set when debugflow itself ended the sweep at reproducer.timeout_minutes (a
+	// local run; on a runner the step's timeout-minutes cancels it, which reads as a SIGINT).
+	// Cancelled is set too, and StopReason says how long it ran.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// EndedAt is when pytest ended (Unix seconds; 0 when not recorded): the end of the worker
+	// record's unfinished tests.
+	EndedAt float64 `json:"ended_at,omitempty"`
 	// SetupFailed is set when the preflight found the sweep could not test anything (no
 	// usable interpreter, a collection error, nothing selected): pytest's sweep never ran and
 	// ExitCode is 6 (setup failed). SetupCause says why in one line.
@@ -76,6 +83,8 @@ func (s *ReproducerResult) UnmarshalJSON(b []byte) error {
 // RunStatus is Status and StopSignal as the other fields say.
 func (s *ReproducerResult) RunStatus() (status, signal string) {
 	switch {
+	case s.TimedOut:
+		return "stopped", ""
 	case s.Cancelled:
 		switch s.ExitCode {
 		case 128 + 2:

@@ -4,7 +4,9 @@ package local
 
 import (
 	"context"
+	"errors"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -66,7 +68,9 @@ needed.
 
 The reproducer stops at the first failure when the spec says so (reproducer.stop_on_first_failure,
 the default) or with --stop-on-first-failure; --full-sweep runs every repetition anyway (the
-workflow's full_sweep input), e.g. to measure a crash rate.
+workflow's full_sweep input), e.g. to measure a crash rate. The sweep ends at
+reproducer.timeout_minutes as the workflow's step does: a hanging test is stopped, named in the
+verdict as still running, and the sanitizer still runs on the tests that failed before it.
 
 The evidence goes to --out (default the spec's artifact.dir). A folder that already holds an
 earlier run's evidence is never overwritten: the run goes to DIR/run-2, DIR/run-3, ... and says so.
@@ -77,7 +81,9 @@ what ran.
 Exit status, as "debugflow-step verdict" in the workflow: pytest's own exit code when the
 reproducer ran (0 not reproduced, 1 reproduced, 2..5 pytest could not finish), 6 when the setup
 failed (an install or build line, an export, the smoke test, no usable interpreter, or pytest
-could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
+could not collect or select the tests), 124 the sweep reached reproducer.timeout_minutes with no
+failure seen, 130 interrupted, 2 bad flags or spec (a --dir that is not a folder, an --out that is
+a file).`,
 		Example: `  # the default spec's reproducer, 10 repeats, from the project checkout
   debugflow local --count 10
   # install the Python dependencies and build first, as the workflow does (apt and sudo lines are printed, not run)
@@ -108,6 +114,9 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 				// from tests/, run at the top of the work tree, where the spec was found.
 				opts.Dir = cmdutil.RelToCwd(top)
 			}
+			if err := checkFolders(opts.Dir, opts.Out); err != nil {
+				return err
+			}
 			opts.Spec, opts.Ctx = sp, cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -128,6 +137,25 @@ could not collect or select the tests), 130 interrupted, 2 bad flags or spec.`,
 	f.StringVar(&opts.Dir, "dir", "", "project checkout to run in (default: the top of the git work tree holding the current directory, else the current directory)")
 	f.StringVar(&opts.Sanitizer, "sanitizer", "", "compute-sanitizer to use (default: $PATH, /usr/local/cuda*/bin, Debian's toolkit paths)")
 	return cmd
+}
+
+// checkFolders rejects a --dir that is not a folder and an --out that is something else than a
+// folder before anything runs or is written: a usage error (exit 2), not a failed run.
+func checkFolders(dir, out string) error {
+	if dir != "" {
+		switch st, err := os.Stat(dir); {
+		case err != nil:
+			return cmdutil.UsageErrorf("--dir %s: %v", dir, errors.Unwrap(err))
+		case !st.IsDir():
+			return cmdutil.UsageErrorf("--dir %s: not a folder (give the project checkout)", dir)
+		}
+	}
+	if out != "" {
+		if st, err := os.Stat(out); err == nil && !st.IsDir() {
+			return cmdutil.UsageErrorf("--out %s: a file is there; give a folder (missing folders are created)", out)
+		}
+	}
+	return nil
 }
 
 func runLocal(opts *LocalOptions) error {

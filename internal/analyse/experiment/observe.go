@@ -95,6 +95,8 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	}
 	o.Tests = trials.Tests
 	switch {
+	case sum.TimedOut:
+		o.Warnings = append(o.Warnings, "the sweep reached reproducer.timeout_minutes ("+sum.StopReason+"): only the repetitions that finished count, and a test that hung is not counted as a failure")
 	case sum.Cancelled:
 		o.Warnings = append(o.Warnings, "the reproducer was cancelled: only the repetitions that ran count")
 	case sum.StoppedEarly:

@@ -65,7 +65,14 @@ type Timeline struct {
 	Dropped int `json:"dropped"`
 	// Truncated is set when the plugin stopped at its size bound: later tests are missing.
 	Truncated bool `json:"truncated"`
+	// End is when pytest ended, in seconds from Start (0 when the summary does not say): the
+	// end of the tests that never finished.
+	End float64 `json:"end"`
 }
+
+// maxRunSeconds bounds a run's end after the worker record's start (a week): a later ended_at
+// is not believed.
+const maxRunSeconds = 7 * 24 * 3600
 
 // TimelineWorker is one pytest process of the timeline.
 type TimelineWorker struct {
@@ -323,6 +330,10 @@ func (v *loader) loadWorkerLog(name string) error {
 		}
 	}
 	v.Timeline = buildTimeline(log, crashes, v.Run.Workers, v.failedSet())
+	if end := v.Run.EndedAt; end > log.Start && log.Start > 0 && end-log.Start < maxRunSeconds {
+		// The tests still running when pytest ended ran until then.
+		v.Timeline.End = round3(end - log.Start)
+	}
 	return nil
 }
 

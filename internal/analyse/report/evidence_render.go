@@ -256,7 +256,7 @@ func (t *Timeline) mermaid(x *Xid) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n    title Tests per pytest worker (time of day)\n    dateFormat x\n    axisFormat %H:%M:%S\n")
 	ms := func(rel float64) int64 { return int64(math.Round((t.Start + rel) * 1000)) }
-	end := 0.0
+	end := t.End // unfinished tests run to pytest's end
 	first := map[string]float64{}
 	for _, w := range t.Workers {
 		first[w.Worker] = w.First

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +54,10 @@ func (v *Verdict) headline() string {
 		return "yes"
 	case v.Reproducer == nil && !v.Run.HasSummary:
 		return "unknown (" + v.absent(ReproducerLog) + ")"
+	case v.Run.Cancelled:
+		// Not "no": the planned sweep did not run, and a test still running at a timeout may be
+		// the bug itself (a hang).
+		return "unknown (" + v.cancelledBecause() + ")"
 	case v.pytestKilled() != 0:
 		// Not "no": the run ended before its end, and whatever killed pytest may be the bug.
 		return fmt.Sprintf("unknown (pytest was killed by signal %d before the run ended, in no test the worker record names; see %s)", v.pytestKilled(), ReproducerLog)
@@ -69,6 +74,55 @@ func (v *Verdict) headline() string {
 		return fmt.Sprintf("unknown (no test failed, but %d xfailed: their bodies failed where pytest expected it; see %s)", v.Reproducer.XFailed, ReproducerLog)
 	}
 	return "no"
+}
+
+// cancelledBecause says how far a cancelled or timed-out sweep with no failure got, and which
+// tests were still running: "timed out after 30m0s (reproducer.timeout_minutes) after 12
+// results, none failed; still running: t.py::test_x[3-50] (a hang?)".
+func (v *Verdict) cancelledBecause() string {
+	how := "cancelled"
+	if v.Run.TimedOut != "" {
+		how = v.Run.TimedOut
+	} else if v.Run.StopSignal != "" {
+		how = "cancelled by " + v.Run.StopSignal
+	}
+	done := 0
+	if r := v.Reproducer; r != nil {
+		done = r.total()
+	}
+	s := how + " before any test finished"
+	if done > 0 {
+		s = fmt.Sprintf("%s after %s, none failed", how, plural(done, "result", "results"))
+	}
+	running := v.unfinished()
+	switch {
+	case len(running) > 0:
+		shown := firstFew(append([]string{}, running...), shownCrashes, func(n int) string { return fmt.Sprintf("%d more", n) })
+		s += fmt.Sprintf("; still running: %s", strings.Join(shown, ", "))
+		if v.Run.TimedOut != "" {
+			s += " (a hang?)"
+		}
+	case v.Timeline == nil:
+		s += "; which tests were running is unknown (no worker record)"
+	}
+	return s + ": the rest of the sweep never ran"
+}
+
+// unfinished are the tests the worker record shows started and never finished, in a sweep that
+// was cancelled or timed out (nil otherwise).
+func (v *Verdict) unfinished() []string {
+	if !v.Run.Cancelled || v.Timeline == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range v.Timeline.Workers {
+		for _, t := range w.Tests {
+			if t.Outcome == "unfinished" && !slices.Contains(out, t.Test) {
+				out = append(out, t.Test)
+			}
+		}
+	}
+	return out
 }
 
 // pytestKilled is the signal that killed pytest when no cancel and no stop at the first failure
@@ -216,7 +270,10 @@ func (v *Verdict) endLine() string {
 		// Nothing else about the run matters: the sweep never started, or tested nothing.
 		return "setup failed: " + cause
 	}
-	if v.Run.Cancelled {
+	switch {
+	case v.Run.TimedOut != "":
+		notes = append(notes, v.Run.TimedOut+": the run was stopped before it finished; the counts cover the tests that ran")
+	case v.Run.Cancelled:
 		by := ""
 		if v.Run.StopSignal != "" {
 			by = " by " + v.Run.StopSignal + " (the step's timeout or a cancel)"
@@ -239,7 +296,7 @@ func (v *Verdict) endLine() string {
 	if r != nil && !r.Complete && !v.Run.Cancelled && !v.Run.StoppedEarly {
 		notes = append(notes, "incomplete: pytest printed no final summary line (killed or crashed); the counts cover the tests it reported")
 	}
-	if v.Run.ExitCode != nil && *v.Run.ExitCode != 0 && *v.Run.ExitCode != 1 {
+	if v.Run.ExitCode != nil && *v.Run.ExitCode != 0 && *v.Run.ExitCode != 1 && v.Run.TimedOut == "" {
 		notes = append(notes, fmt.Sprintf("pytest exit code %d (%s)", *v.Run.ExitCode, pytestExitMeaning(*v.Run.ExitCode)))
 	}
 	return strings.Join(notes, "; ")

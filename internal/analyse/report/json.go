@@ -19,6 +19,12 @@ type verdictJSON struct {
 	ExitCode     *int `json:"exit_code"`
 	Cancelled    bool `json:"cancelled"`
 	StoppedEarly bool `json:"stopped_early"`
+	// TimedOut says how the sweep reached reproducer.timeout_minutes when debugflow ended it
+	// there (a local run; cancelled is true too); "" otherwise.
+	TimedOut string `json:"timed_out"`
+	// Unfinished are the tests still running when the sweep was cancelled or timed out (from
+	// the worker record; [] when none or no record).
+	Unfinished []string `json:"unfinished"`
 	// SetupFailed is set when the preflight stopped the run before the sweep; SetupCause says
 	// why ("" otherwise).
 	SetupFailed bool   `json:"setup_failed"`
@@ -67,7 +73,8 @@ func (v *Verdict) reproducedOrUnknown() *bool {
 func (v *Verdict) jsonView() verdictJSON {
 	return verdictJSON{
 		Reproduced: v.reproducedOrUnknown(), ExitCode: v.Run.ExitCode,
-		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly,
+		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly, TimedOut: v.Run.TimedOut,
+		Unfinished: nonNil(v.unfinished()),
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		KernelLogUnavailable: v.Run.KernelLogUnavailable, SanitizerUnavailable: v.Run.SanitizerUnavailable,
 		Runner:     v.runnerVerdict(),

@@ -305,6 +305,10 @@ func (v *loader) readLog(name string, parse func(io.Reader) error) (bool, error)
 // about 60 bytes).
 const maxStepVersion = 200
 
+// maxStopReason bounds the stop_reason kept from reproducer_summary.json (the timeout's is
+// about 50 bytes); a longer one is replaced by a fixed text.
+const maxStopReason = 200
+
 // loadSummary reads reproducer_summary.json into v.Run and returns its reproducer section, used
 // when reproducer.log is missing or skipped. A summary that is not a regular file, is larger
 // than Limits.SummaryBytes or is not valid JSON is skipped.
@@ -351,6 +355,13 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	if s.Cancelled && (s.StopSignal == "SIGINT" || s.StopSignal == "SIGTERM" || s.StopSignal == "SIGHUP") {
 		v.Run.StopSignal = s.StopSignal
 	}
+	if s.TimedOut {
+		v.Run.Cancelled = true
+		v.Run.TimedOut = "timed out (reproducer.timeout_minutes)"
+		if reason := s.StopReason; reason != "" && len(reason) <= maxStopReason {
+			v.Run.TimedOut = reason
+		}
+	}
 	v.Run.StoppedEarly = s.StoppedEarly
 	v.Run.SetupFailed = s.SetupFailed
 	v.Run.SetupCause = s.SetupCause
@@ -364,6 +375,7 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	v.Run.Count = count("count", s.Count)
 	v.Run.Workers = count("workers", s.Workers)
 	v.Run.DurationSeconds = max(s.DurationSeconds, 0)
+	v.Run.EndedAt = max(s.EndedAt, 0)
 	r := &Reproducer{
 		Passed: count("passed", s.Passed), Failed: count("failed", s.Failed),
 		Errors: count("errors", s.Errors), Skipped: count("skipped", s.Skipped),

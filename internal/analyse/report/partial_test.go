@@ -190,6 +190,34 @@ func TestPartialEvidence(t *testing.T) {
 			check:    func(t *testing.T, v *Verdict) {},
 		},
 		{
+			// Ctrl-C (or the runner's cancel) while the first two tests ran: nothing finished, so
+			// "no, 0 of 0 failed" would claim a clean run; the tests still running are named.
+			name: "cancelled before any test finished",
+			files: map[string]string{
+				ReproducerLog: "============================= test session starts ==============================\n" +
+					"created: 2/2 workers\n2 workers [4 items]\n\n",
+				ReproducerSummary: `{"exit_code":130,"reproduced":false,"cancelled":true,"status":"stopped","stop_signal":"SIGINT","stopped_early":false,"count":2,"workers":2,` +
+					`"collected":4,"no_tests_ran":true,"crashed_workers":[],"crashes":[],"failed_tests":[],"failed_base_tests":[],"ended_at":1764672431.0}`,
+				WorkerLog: `{"v":1,"worker":"gw0","pid":101,"phase":"session","time":1764672420.0,"mono":1.0}` + "\n" +
+					`{"v":1,"worker":"gw0","pid":101,"phase":"start","nodeid":"t.py::test_h[1-2]","time":1764672421.0,"mono":2.0}` + "\n" +
+					`{"v":1,"worker":"gw1","pid":102,"phase":"session","time":1764672420.0,"mono":1.0}` + "\n" +
+					`{"v":1,"worker":"gw1","pid":102,"phase":"start","nodeid":"t.py::test_h[2-2]","time":1764672421.0,"mono":2.0}` + "\n"},
+			wantText: []string{"Reproduced:     unknown (cancelled by SIGINT before any test finished; still running: t.py::test_h[1-2], t.py::test_h[2-2]: the rest of the sweep never ran)"},
+			check: func(t *testing.T, v *Verdict) {
+				if v.Reproduced() {
+					t.Error("reproduced, want unknown")
+				}
+				if tl := v.Timeline; tl == nil || tl.End != 11 {
+					t.Errorf("timeline %+v: want its end at ended_at, 11 s after the record's start", tl)
+				}
+				// The unfinished bars run to pytest's end, not 1 ms past their start.
+				md := v.Markdown("a")
+				if want := "test_h[1-2] unfinished :1764672421000, 1764672431000"; !strings.Contains(md, want) {
+					t.Errorf("Markdown lacks %q:\n%s", want, md)
+				}
+			},
+		},
+		{
 			// pytest itself killed by a signal (not a cancel), in no test the worker record
 			// names: whatever killed it may be the bug, so the answer is not "no".
 			name: "pytest killed by a signal",

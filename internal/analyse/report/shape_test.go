@@ -12,7 +12,7 @@ import (
 )
 
 // designShape is the `debugflow report --json` example of docs/design.md, verbatim.
-const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false,
+const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false, "timed_out": "", "unfinished": [],
  "setup_failed": false, "setup_cause": "", "step_version": "v0.2.0", "kernel_log_unavailable": "", "sanitizer_unavailable": "",
  "runner":     {"verdict":"application fault","reasons":["application-class Xid 31 fired (with Xid 109, which follows such a fault)","memcheck found 1 distinct invalid access","the GPU's health counters did not change"]},
  "reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,
@@ -36,7 +36,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "tests":[{"test":"t.py::test_x[cuda-3-50]","start":2.36,"end":2.5,"outcome":"crashed"}],"dropped":0}],
                 "crashes":[{"worker":"gw3","pid":37803,"test":"t.py::test_x[cuda-3-50]","position":2,"replaced_by":"gw9"}],
                 "early_crashes":4,"known_crashes":5,"summary":"4 of 5 crashes hit a worker's first or second test",
-                "dropped":0,"truncated":false},
+                "dropped":0,"truncated":false,"end":3.1},
  "coredump":   {"test":"t.py::test_x[cuda]","attempts":1,"dumped":true,"dump":"cuda_coredump_runner.38102.1796208406","dump_bytes":1887436,
                 "cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","summary":"Warp Illegal Address in k(float*, int) at PC 0x7f31abb9f6d0 ...",
                 "exception":"Warp Illegal Address","kernel":"k(float*, int)","pc":"0x7f31abb9f6d0","location":"ad.cu:42",
@@ -223,8 +223,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 20 {
-				t.Errorf("top-level keys %d, want 20 (6 verdict fields, the step version, kernel_log_unavailable, sanitizer_unavailable, the runner verdict, 8 sections, skipped and notes)", len(got))
+			if len(got) != 22 {
+				t.Errorf("top-level keys %d, want 22 (8 verdict fields, the step version, kernel_log_unavailable, sanitizer_unavailable, the runner verdict, 8 sections, skipped and notes)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -257,12 +257,12 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
-		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cpu_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":""}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
+		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cpu_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
 	}
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
 	for k := range evidenceNullable {

@@ -80,6 +80,10 @@ type Run struct {
 	// StopSignal is the signal that stopped the reproducer ("SIGINT": the runner's step
 	// timeout or a cancel), when the summary names it.
 	StopSignal string
+	// TimedOut says how the sweep reached reproducer.timeout_minutes when debugflow itself
+	// ended it there (a local run: "timed out after 30m0s (reproducer.timeout_minutes)"); ""
+	// otherwise. Cancelled is set too.
+	TimedOut string
 	// Job is the run and job that own the folder, from its job.json ("" without one).
 	Job string
 	// StoppedEarly is true when the run stopped at the first failure (the spec's
@@ -106,6 +110,8 @@ type Run struct {
 	Workers int
 	// DurationSeconds is how long pytest ran.
 	DurationSeconds float64
+	// EndedAt is when pytest ended (Unix seconds; 0 when the summary does not say).
+	EndedAt float64
 }
 
 // SkippedFile is an input file that was present but not read, or whose content was not used.

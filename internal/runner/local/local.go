@@ -79,6 +79,15 @@ type Options struct {
 	minute time.Duration
 }
 
+// minutes is the duration of n minutes of a timeout_minutes (opts.minute long each).
+func (opts Options) minutes(n int) time.Duration {
+	unit := opts.minute
+	if unit <= 0 {
+		unit = time.Minute
+	}
+	return time.Duration(n) * unit
+}
+
 // Result is what a local run found.
 type Result struct {
 	// Verdict is nil when the run stopped before it had any evidence (no usable interpreter).
@@ -214,6 +223,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	repOpts.StopOnFirstFailure = (opts.StopOnFirstFailure || repOpts.StopOnFirstFailure) && !opts.FullSweep
 	repOpts.DmesgSource, repOpts.Dir = opts.DmesgSource, opts.Dir
 	repOpts.ProgressInterval = -1 // we draw our own
+	// The step's timeout-minutes on a runner: a hanging test ends the sweep here too.
+	repOpts.Timeout = opts.minutes(s.Reproducer.TimeoutMinutes)
 	if rep == nil {
 		section("pytest collection check")
 		var preErr error
@@ -228,7 +239,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
-	res := &Result{Out: opts.Out, Cancelled: rep.Cancelled || ctx.Err() != nil,
+	res := &Result{Out: opts.Out, Cancelled: (rep.Cancelled && !rep.TimedOut) || ctx.Err() != nil,
 		SetupFailed: rep.SetupFailed, SetupCause: rep.SetupCause}
 
 	// After Ctrl-C the remaining steps still run, on a context of their own, so what was
@@ -381,7 +392,14 @@ func repeatCount(s *spec.Spec, override int) (int, error) {
 func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
 	o := stepspec.Sanitize(s)
 	o.Out, o.Sanitizer, o.Python, o.Dir = opts.Out, opts.Sanitizer, python, opts.Dir
-	res, err := steps.RunSanitize(ctx, env, o)
+	// sanitizer.timeout_minutes, as the step's timeout-minutes on a runner.
+	limit := opts.minutes(s.Sanitizer.TimeoutMinutes)
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	res, err := steps.RunSanitize(sctx, env, o)
+	if ctx.Err() == nil && sctx.Err() != nil {
+		fmt.Fprintf(out, "    timed out after %s (sanitizer.timeout_minutes): the tests it finished are in the report\n", limit)
+	}
 	var notFound *steps.SanitizerNotFoundError
 	switch {
 	case errors.As(err, &notFound):

@@ -377,3 +377,42 @@ func TestProgressPrinter(t *testing.T) {
 		t.Errorf("terminal output %q: want one line redrawn in place", got)
 	}
 }
+
+// TestLocalTimeoutStopsAHangingTest: reproducer.timeout_minutes ends a sweep whose test hangs, as
+// the step's timeout-minutes does on a runner. The verdict is unknown, names the test still
+// running, and the run exits 124, not "not reproduced".
+func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
+	t.Parallel()
+	python := testenv.PytestPython(t)
+	suite := t.TempDir()
+	src := "import time\n\ndef test_quick():\n    pass\n\ndef test_hang():\n    time.sleep(600)\n"
+	if err := os.WriteFile(filepath.Join(suite, "test_hang.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := testSpec(t, python)
+	s.Reproducer.Paths = []string{"test_hang.py"}
+	s.Reproducer.Count = 1
+	s.Reproducer.TimeoutMinutes = 1
+	dmesg := emptyDmesg(t)
+	var stdout bytes.Buffer
+	start := time.Now()
+	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: suite, Env: testEnv(t, dmesg), FullSweep: true,
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, minute: 3 * time.Second})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	if took := time.Since(start); took > 40*time.Second {
+		t.Errorf("the run took %s: the timeout did not stop the hanging test", took)
+	}
+	if res.ExitCode != steps.ExitTimedOut || res.Cancelled {
+		t.Errorf("exit code %d cancelled %v, want %d (timed out) and not cancelled:\n%s", res.ExitCode, res.Cancelled, steps.ExitTimedOut, text)
+	}
+	want := "unknown (timed out after 3s (reproducer.timeout_minutes) after 1 result, none failed; still running: test_hang.py::test_hang (a hang?)"
+	if !strings.Contains(text, want) {
+		t.Errorf("the verdict lacks %q:\n%s", want, text)
+	}
+	if tl := res.Verdict.Timeline; tl == nil || tl.End < 2 {
+		t.Errorf("timeline %+v: want its end at pytest's end, after the hanging test's start", tl)
+	}
+}

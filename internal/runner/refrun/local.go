@@ -280,6 +280,14 @@ func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 	return nil
 }
 
+// minute is the length of a minute of a timeout_minutes.
+func (l *Local) minute() time.Duration {
+	if l.Minute <= 0 {
+		return time.Minute
+	}
+	return l.Minute
+}
+
 // reproduce runs the full sweep of one ref into sw.Out/<name> and records ref.json.
 func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error) {
 	s := l.Spec
@@ -306,6 +314,9 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	o.Env = append(o.Env, EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
 	o.DmesgSource, o.Dir, o.ProgressInterval = l.DmesgSource, t.dir, -1
 	o.SkipPreflight = t.collected == o.Count
+	// reproducer.timeout_minutes, as the step's timeout-minutes on a runner: a hanging test
+	// ends this ref's sweep, not the experiment.
+	o.Timeout = time.Duration(s.Reproducer.TimeoutMinutes) * l.minute()
 	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, o.Workers, o.Count, strings.Join(o.Paths, " "))
 	start := time.Now()
 	res, err := steps.RunReproduce(ctx, quiet, o)
@@ -321,6 +332,9 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	t.collected = o.Count
 	fmt.Fprintf(l.log(), "    %d passed, %d failed, %d crashed workers in %s\n", res.Passed, res.Failed+res.Errors,
 		len(res.CrashedWorkers), time.Since(start).Round(100*time.Millisecond))
+	if res.TimedOut {
+		fmt.Fprintf(l.log(), "    %s: the repetitions still running were stopped and do not count\n", res.StopReason)
+	}
 	info := refinfo.Info{Name: r.Name, Ref: r.Ref, Commit: t.commit, Runner: LocalRunner, Round: sw.Round, Rounds: sw.Rounds}
 	if err := refinfo.Write(out, info); err != nil {
 		return Artifact{}, err
