@@ -277,6 +277,10 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	sr, runErr := st.Run(sweepCtx)
 	timedOut := sr.Cancelled && ctx.Err() == nil && errors.Is(context.Cause(sweepCtx), errSweepTimeout)
 	stopTicker()
+	if opts.Progress != nil {
+		// The last results may have come within the throttle's gap of the one before.
+		opts.Progress(progressOf(parser.Result(), env.Now().Sub(start)))
+	}
 	end()
 	if err := logFile.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("close reproducer log: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/analyse/stats"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // experimentDirs writes two rounds of an experiment with three refs on one runner: the
@@ -420,6 +421,26 @@ func TestMaxfailStopIsWarned(t *testing.T) {
 	write(t, logPath, log)
 	obs := loadAll(t, []string{dir})
 	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "pytest stopped the sweep itself (stopping after 1 failures") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+// TestTimedOutSweepIsWarned: a ref's sweep that reached reproducer.timeout_minutes counts only
+// the repetitions that finished; the observation says so, and that a hang is not a failure.
+func TestTimedOutSweepIsWarned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	fakeRun(t, dir, nil, 20, map[string][]int{"t.py::test_a": {1}})
+	sum, err := evidencefiles.LoadReproducerSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Cancelled, sum.TimedOut, sum.StopReason = true, true, "timed out after 2h0m0s (reproducer.timeout_minutes)"
+	if err := evidencefiles.WriteReproducerSummary(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	obs := loadAll(t, []string{dir})
+	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "reached reproducer.timeout_minutes (timed out after 2h0m0s") ||
+		!strings.Contains(w, "a test that hung is not counted as a failure") {
 		t.Errorf("warnings %q", w)
 	}
 }

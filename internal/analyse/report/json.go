@@ -74,7 +74,7 @@ func (v *Verdict) jsonView() verdictJSON {
 	return verdictJSON{
 		Reproduced: v.reproducedOrUnknown(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly, TimedOut: v.Run.TimedOut,
-		Unfinished: nonNil(v.unfinished()),
+		Unfinished:  nonNil(v.unfinished()),
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		KernelLogUnavailable: v.Run.KernelLogUnavailable, SanitizerUnavailable: v.Run.SanitizerUnavailable,
 		Runner:     v.runnerVerdict(),

@@ -20,6 +20,7 @@ import (
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/runner/jobmark"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
+	"github.com/debugflow/debugflow/internal/runner/progress"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/steps"
 	"github.com/debugflow/debugflow/steps/stepspec"
@@ -312,17 +313,16 @@ func identityAndSweep(ctx context.Context, quiet *steps.Env, s *spec.Spec, opts 
 		how = ", full sweep"
 	}
 	fmt.Fprintf(out, "==> reproducer: %d workers x %d repeats of %s%s\n", repOpts.Workers, repOpts.Count, strings.Join(s.Reproducer.Paths, " "), how)
-	progress := newProgressPrinter(out, opts.IsTTY, opts.ProgressEvery)
 	repEnv := *quiet
-	if opts.Verbose {
-		repEnv.Stdout = out
-	}
 	repOpts.SkipPreflight = true
-	if !opts.Verbose {
-		repOpts.Progress = progress.Update
+	if opts.Verbose {
+		repEnv.Stdout = out // pytest's own lines are the progress
+	} else {
+		display := progress.New(out, opts.IsTTY, opts.ProgressEvery, "    ")
+		defer display.Done()
+		repOpts.Progress = display.Update
 	}
 	rep, err := steps.RunReproduce(ctx, &repEnv, repOpts)
-	progress.Done()
 	if rep == nil {
 		if err == nil {
 			err = errors.New("the reproducer returned no result")
@@ -397,11 +397,10 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := steps.RunSanitize(sctx, env, o)
-	if ctx.Err() == nil && sctx.Err() != nil {
-		fmt.Fprintf(out, "    timed out after %s (sanitizer.timeout_minutes): the tests it finished are in the report\n", limit)
-	}
 	var notFound *steps.SanitizerNotFoundError
 	switch {
+	case ctx.Err() == nil && sctx.Err() != nil:
+		fmt.Fprintf(out, "    timed out after %s (sanitizer.timeout_minutes) and stopped: what it logged before is in the report\n", limit)
 	case errors.As(err, &notFound):
 		fmt.Fprintf(out, "    skipped: not available on this machine (%v)\n", err)
 	case err != nil:

@@ -353,31 +353,6 @@ func processCwdIs(pid, dir string) bool {
 	return err == nil && cwd == dir
 }
 
-func TestProgressPrinter(t *testing.T) {
-	t.Parallel()
-	var pipe bytes.Buffer
-	p := newProgressPrinter(&pipe, false, time.Hour)
-	p.Update(steps.Progress{Done: 1, Total: 8})                          // first line: printed
-	p.Update(steps.Progress{Done: 2, Total: 8})                          // within the interval: quiet
-	p.Update(steps.Progress{Done: 3, Total: 8, Failures: 1})             // a new failure: printed
-	p.Update(steps.Progress{Done: 8, Total: 8, Failures: 1, Crashes: 1}) // a new crash: printed
-	p.Done()                                                             // the same figures: not repeated
-	want := "    1/8 tests  0 failed  0 crashed workers  0s\n" +
-		"    3/8 tests  1 failed  0 crashed workers  0s\n" +
-		"    8/8 tests  1 failed  1 crashed workers  0s\n"
-	if pipe.String() != want {
-		t.Errorf("pipe output:\n%s\nwant:\n%s", pipe.String(), want)
-	}
-	var tty bytes.Buffer
-	p = newProgressPrinter(&tty, true, time.Hour)
-	p.Update(steps.Progress{Done: 1, Total: 2})
-	p.Update(steps.Progress{Done: 2, Total: 2})
-	p.Done()
-	if got := tty.String(); strings.Count(got, "\r\033[K") != 2 || !strings.HasSuffix(got, "2/2 tests  0 failed  0 crashed workers  0s\n") {
-		t.Errorf("terminal output %q: want one line redrawn in place", got)
-	}
-}
-
 // TestLocalTimeoutStopsAHangingTest: reproducer.timeout_minutes ends a sweep whose test hangs, as
 // the step's timeout-minutes does on a runner. The verdict is unknown, names the test still
 // running, and the run exits 124, not "not reproduced".
@@ -414,5 +389,41 @@ func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
 	}
 	if tl := res.Verdict.Timeline; tl == nil || tl.End < 2 {
 		t.Errorf("timeline %+v: want its end at pytest's end, after the hanging test's start", tl)
+	}
+}
+
+// TestLocalSanitizerTimeout: sanitizer.timeout_minutes ends a sanitizer pass whose test hangs
+// under the tool (here: the test fails once, then hangs), and the verdict still follows.
+func TestLocalSanitizerTimeout(t *testing.T) {
+	t.Parallel()
+	python := testenv.PytestPython(t)
+	suite := t.TempDir()
+	marker := filepath.Join(suite, "ran-once")
+	src := fmt.Sprintf("import os, time\n\ndef test_once():\n    if not os.path.exists(%q):\n        open(%q, 'w').close()\n        assert False\n    time.sleep(600)\n", marker, marker)
+	if err := os.WriteFile(filepath.Join(suite, "test_once.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := testSpec(t, python)
+	s.Reproducer.Paths, s.Reproducer.Count, s.Reproducer.Workers = []string{"test_once.py"}, 1, 0
+	s.Sanitizer.TimeoutMinutes = 1
+	dmesg := emptyDmesg(t)
+	var stdout bytes.Buffer
+	start := time.Now()
+	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: suite, Env: testEnv(t, dmesg, "FAKE_SANITIZER_MODE=clean"),
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, minute: 3 * time.Second})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	if took := time.Since(start); took > 40*time.Second {
+		t.Errorf("the run took %s: the sanitizer's timeout did not stop it", took)
+	}
+	// The progress line ends on the run's last result, though it came within the throttle's
+	// gap of the collection line.
+	if want := "1/1 tests  1 failed"; !strings.Contains(text, want) {
+		t.Errorf("the last progress line lacks %q:\n%s", want, text)
+	}
+	if want := "timed out after 3s (sanitizer.timeout_minutes) and stopped"; res.ExitCode != ExitReproduced || !strings.Contains(text, want) {
+		t.Errorf("exit code %d, want %d, and output with %q:\n%s", res.ExitCode, ExitReproduced, want, text)
 	}
 }

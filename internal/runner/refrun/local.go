@@ -16,6 +16,7 @@ import (
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/gitcmd"
 	"github.com/debugflow/debugflow/internal/runner/jobsetup"
+	"github.com/debugflow/debugflow/internal/runner/progress"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"github.com/debugflow/debugflow/steps"
@@ -58,6 +59,9 @@ type Local struct {
 	Verbose bool
 	// Minute is how long a minute of the setup's timeout_minutes lasts (0: a minute; tests).
 	Minute time.Duration
+	// ProgressEvery is the period of the plain progress lines of a sweep on Log (0: 30 s; <0:
+	// none): a long sweep, or one test running for minutes, shows it is alive.
+	ProgressEvery time.Duration
 
 	repoRoot string
 	trees    map[string]*tree // by ref name
@@ -288,6 +292,14 @@ func (l *Local) minute() time.Duration {
 	return l.Minute
 }
 
+// progressEvery is ProgressEvery with its default.
+func (l *Local) progressEvery() time.Duration {
+	if l.ProgressEvery == 0 {
+		return 30 * time.Second
+	}
+	return l.ProgressEvery
+}
+
 // reproduce runs the full sweep of one ref into sw.Out/<name> and records ref.json.
 func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error) {
 	s := l.Spec
@@ -319,7 +331,15 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	o.Timeout = time.Duration(s.Reproducer.TimeoutMinutes) * l.minute()
 	fmt.Fprintf(l.log(), "==> %s: %d workers x %d repetitions of %s\n", r.Name, o.Workers, o.Count, strings.Join(o.Paths, " "))
 	start := time.Now()
+	var display *progress.Printer
+	if every := l.progressEvery(); every > 0 && !l.Verbose && l.Log != nil {
+		display = progress.New(l.Log, false, every, "    ")
+		o.Progress = display.Update
+	}
 	res, err := steps.RunReproduce(ctx, quiet, o)
+	if display != nil {
+		display.Done()
+	}
 	if err != nil {
 		if res != nil && res.SetupFailed && res.SetupCause != "" {
 			// The preflight's cause says what broke (an import error, a missing plugin); the

@@ -310,3 +310,56 @@ func TestTailIsBounded(t *testing.T) {
 		t.Errorf("tail allocated %d MiB for a 256 MiB log", n>>20)
 	}
 }
+
+// TestLocalSweepTimeout: a ref whose test hangs ends its sweep at reproducer.timeout_minutes
+// (not never), says so in the log and the summary, and the plain progress lines keep coming
+// while the test hangs.
+func TestLocalSweepTimeout(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(repo, "test_hang.py"), []byte("import time\n\ndef test_ok():\n    pass\n\ndef test_hang():\n    time.sleep(600)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "hang")
+	s, err := spec.Parse("hang.yaml", []byte(fmt.Sprintf("runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_hang.py]\n  workers: 2\n  python: %s\n  timeout_minutes: 1\n  pytest_args: [\"-p\", \"no:cacheprovider\"]\n", py)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dmesg := filepath.Join(t.TempDir(), "kern.log")
+	os.WriteFile(dmesg, nil, 0o644)
+	var log testenv.SyncBuffer
+	l := &Local{Spec: s, Repo: repo, DmesgSource: dmesg, Log: &log, Minute: 3 * time.Second, ProgressEvery: time.Second}
+	defer l.Close()
+	out := t.TempDir()
+	start := time.Now()
+	arts, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "baseline", Ref: "main"}}, Count: 1, Round: 1, Rounds: 1, Out: out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if took := time.Since(start); took > 40*time.Second {
+		t.Errorf("the sweep took %s: the timeout did not end it", took)
+	}
+	sum, err := steps.LoadReproducerResult(arts[0].Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.TimedOut || sum.Passed != 1 {
+		t.Errorf("summary %+v: want timed out after the passing test", sum)
+	}
+	for _, want := range []string{"timed out after 3s (reproducer.timeout_minutes): the repetitions still running were stopped and do not count",
+		"(no new result for "} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
