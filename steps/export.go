@@ -91,7 +91,12 @@ func runExportCommand(ctx context.Context, env *Env, dir, command string) (strin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
+	err = cmd.Start()
+	if err == nil {
+		forget := trackTree(cmd.Process.Pid, "")
+		err = cmd.Wait()
+		forget()
+	}
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers of a finished command
 	}

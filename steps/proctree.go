@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -157,4 +158,42 @@ func signalTree(pgid int, marker string, sig syscall.Signal) {
 	for _, pid := range treeMembers(pgid, marker) {
 		_ = syscall.Kill(pid, sig)
 	}
+}
+
+// running is every child process tree a stream or an export command has started and not yet
+// reaped, so a second Ctrl-C, which ends debugflow at once, takes them along (KillRunning).
+var running = struct {
+	sync.Mutex
+	trees map[int]string // pgid → tree marker ("" for a group without one)
+}{trees: map[int]string{}}
+
+// trackTree records a started child tree; the returned function forgets it.
+func trackTree(pgid int, marker string) (forget func()) {
+	running.Lock()
+	running.trees[pgid] = marker
+	running.Unlock()
+	return func() {
+		running.Lock()
+		delete(running.trees, pgid)
+		running.Unlock()
+	}
+}
+
+// KillRunning sends SIGKILL to every child tree still running (their groups and, with a marker,
+// the members that left the group) and returns the group ids it signalled, in no particular
+// order. For a process about to exit on a second interrupt: there is no time for SIGTERM and
+// a grace period, and a tree left behind would hold the GPU and the worktree.
+func KillRunning() []int {
+	running.Lock()
+	defer running.Unlock()
+	var pgids []int
+	for pgid, marker := range running.trees {
+		if marker == "" {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		} else {
+			signalTree(pgid, marker, syscall.SIGKILL)
+		}
+		pgids = append(pgids, pgid)
+	}
+	return pgids
 }

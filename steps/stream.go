@@ -122,6 +122,7 @@ func (s *stream) Run(ctx context.Context) (streamResult, error) {
 	pw.Close()
 	ew.Close()
 	pgid := cmd.Process.Pid
+	defer trackTree(pgid, marker)()
 
 	readDone := make(chan struct{})
 	go func() {

@@ -333,3 +333,52 @@ func TestStreamHeldOutputShowsUp(t *testing.T) {
 		t.Errorf("the held line showed after %v", seenAt)
 	}
 }
+
+// TestKillRunning: the second Ctrl-C's KillRunning ends a running stream's whole tree at once,
+// a child in a session of its own included, and names its group; a finished stream is
+// forgotten. Not parallel: KillRunning kills every tree this test process tracks, and the
+// parallel tests start theirs only after the sequential ones.
+func TestKillRunning(t *testing.T) {
+	te := newTestEnv(t, nil)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	st := newStream(te.Env, streamSpec{
+		Path: "/bin/sh",
+		// A grandchild in a session of its own: out of the group, found by the marker.
+		Args: []string{"-c", "setsid sleep 600 & echo $! > " + pidFile + "; sleep 600"},
+		Log:  io.Discard, Echo: io.Discard,
+	})
+	done := make(chan streamResult, 1)
+	go func() {
+		res, _ := st.Run(context.Background())
+		done <- res
+	}()
+	var escaped int
+	for deadline := time.Now().Add(10 * time.Second); escaped == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 1 {
+			escaped, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+	}
+	if escaped == 0 {
+		t.Fatal("the child never started")
+	}
+	pgids := KillRunning()
+	select {
+	case res := <-done:
+		if res.Signal != syscall.SIGKILL {
+			t.Errorf("the stream ended with %+v, want SIGKILL", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream still runs after KillRunning")
+	}
+	if len(pgids) != 1 {
+		t.Errorf("KillRunning signalled groups %v, want the stream's one", pgids)
+	}
+	if err := syscall.Kill(escaped, 0); err == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(escaped) + "/stat"); !strings.Contains(string(b), ") Z ") {
+			t.Errorf("the setsid grandchild %d survived", escaped)
+		}
+	}
+	if left := KillRunning(); len(left) != 0 {
+		t.Errorf("a finished stream is still tracked: %v", left)
+	}
+}

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/steps"
 )
 
 // TestAuditAndValidateStopOnCtrlC: checking a large workflow takes seconds of parsing that
@@ -38,5 +43,19 @@ func TestAuditAndValidateStopOnCtrlC(t *testing.T) {
 				t.Errorf("findings printed after the interrupt:\n%.500s", out.String())
 			}
 		})
+	}
+}
+
+// TestInterruptContextNamesTheSignal: the first signal cancels the context with a cause naming
+// it, so a local run stopped by SIGTERM records SIGTERM (exit 143 in its summary), not SIGINT.
+func TestInterruptContextNamesTheSignal(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	ctx, stop := interruptContext(sigs)
+	defer stop()
+	sigs <- syscall.SIGTERM
+	<-ctx.Done()
+	var sc *steps.SignalCause
+	if !errors.As(context.Cause(ctx), &sc) || sc.Signal != syscall.SIGTERM {
+		t.Errorf("cause %v, want SIGTERM", context.Cause(ctx))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/earlysignal"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/steps"
 )
 
 func main() {
@@ -33,15 +34,20 @@ func main() {
 // and says what it left. A second signal ends the process at once (exit 130), so Ctrl-C
 // always works, even where no context reaches (opening a FIFO nobody reads, a stuck write).
 func interruptContext(sigs chan os.Signal) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
+		// The cause names the signal: a local run records SIGTERM as SIGTERM, not as Ctrl-C.
+		cancel(&steps.SignalCause{Signal: <-sigs})
 		<-sigs
-		cancel()
-		<-sigs
-		fmt.Fprintln(os.Stderr, "debugflow: interrupted again: stopping now")
+		msg := "debugflow: interrupted again: stopping now"
+		if pgids := steps.KillRunning(); len(pgids) > 0 {
+			// The first interrupt's grace period is cut short: its process trees go too.
+			msg += fmt.Sprintf(" (killed the process groups %v it had started)", pgids)
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(ghrun.ExitInterrupted)
 	}()
-	return ctx, func() { signal.Stop(sigs); cancel() }
+	return ctx, func() { signal.Stop(sigs); cancel(nil) }
 }
 
 // run executes one command line and returns the exit code; tests call it directly.

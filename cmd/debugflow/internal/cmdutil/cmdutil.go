@@ -52,6 +52,11 @@ func Execute(ctx context.Context, cmd *cobra.Command, args []string, stdin io.Re
 		return ExitOK
 	}
 	code := ExitCode(err)
+	if code == ExitFindings && ctx.Err() != nil {
+		// Ctrl-C made the command fail (a build killed, a child process ended by the signal):
+		// an interrupt, whatever error it surfaced as, never a finding.
+		code = ghrun.ExitInterrupted
+	}
 	if msg := err.Error(); msg != "" {
 		// cobra indents its "Did you mean this?" candidates with a tab, which the escaping
 		// below would print as a literal \t.

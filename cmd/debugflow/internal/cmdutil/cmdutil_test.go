@@ -58,6 +58,29 @@ func TestExecute(t *testing.T) {
 	}
 }
 
+// TestExecuteInterrupted: a command that failed after Ctrl-C cancelled its context (a build
+// killed by the signal surfaces as "exit status 1" or a coded failure) exits 130, not 1 (1 is
+// "reproduced" or "findings" for scripts); its own other codes stay.
+func TestExecuteInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		err  error
+		code int
+	}{
+		{errors.New("go build: exit status 1"), ghrun.ExitInterrupted},
+		{&exitcode.Error{Code: ExitFindings, Err: errors.New("bundling debugflow-step: signal: interrupt")}, ghrun.ExitInterrupted},
+		{UsageErrorf("bad flag"), ExitUsage},
+		{&exitcode.Error{Code: 6, Err: ErrSilent}, 6},
+	} {
+		cmd := &cobra.Command{Use: "x", SilenceErrors: true, SilenceUsage: true, RunE: func(*cobra.Command, []string) error { return tt.err }}
+		var stdout, stderr bytes.Buffer
+		if code := Execute(ctx, cmd, nil, strings.NewReader(""), &stdout, &stderr); code != tt.code {
+			t.Errorf("%v: exit %d, want %d", tt.err, code, tt.code)
+		}
+	}
+}
+
 // TestReadBounded: only a regular file is read (a FIFO would block), and within the bound.
 func TestReadBounded(t *testing.T) {
 	dir := t.TempDir()
