@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"os/exec"
@@ -466,15 +467,13 @@ func writeSudo(t *testing.T, dir, toolkit string) {
 echo "sudo $*" >> "$E2E_ACT_SUDO_LOG"
 case " $* " in
   *" apt-get "*"install "*" nvidia-cuda-toolkit "*)
-    cp ` + shellQuoteArg(filepath.Join(binPath(fromToolkit), "compute-sanitizer")) + ` ` + shellQuoteArg(filepath.Join(binPath(fromCudaGDB), "cuda-gdb")) + ` ` + shellQuoteArg(toolkit) + `/ ;;
+    cp ` + textsafe.ShellWord(filepath.Join(binPath(fromToolkit), "compute-sanitizer")) + ` ` + textsafe.ShellWord(filepath.Join(binPath(fromCudaGDB), "cuda-gdb")) + ` ` + textsafe.ShellWord(toolkit) + `/ ;;
   " tee "*) cat ;;
 esac
 exit 0
 `
 	testenv.WriteExecutable(t, filepath.Join(dir, "sudo"), []byte(script))
 }
-
-func shellQuoteArg(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // serialMatrix adds max-parallel: 1 to every strategy: the legs run one after the other, as
 // on one self-hosted runner, which takes one job at a time.

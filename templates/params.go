@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"strings"
 )
 
@@ -204,19 +205,19 @@ func (p StageParams) strings() []string {
 // script can put "$count" there.
 func (p StageParams) reproduceArgs(countWord string) []string {
 	args := []string{
-		"--out " + shellQuote(p.Out),
-		"--python " + shellQuote(p.Python),
+		"--out " + textsafe.ShellWord(p.Out),
+		"--python " + textsafe.ShellWord(p.Python),
 		fmt.Sprintf("--workers %d", p.Workers),
 		"--count " + countWord,
 	}
 	if p.Select != "" {
-		args = append(args, "-k "+shellQuote(p.Select))
+		args = append(args, "-k "+textsafe.ShellWord(p.Select))
 	}
 	for _, a := range p.PytestArgs {
-		args = append(args, shellQuote("--pytest-arg="+a))
+		args = append(args, textsafe.ShellWord("--pytest-arg="+a))
 	}
 	for _, kv := range p.Env {
-		args = append(args, shellQuote("--env="+kv))
+		args = append(args, textsafe.ShellWord("--env="+kv))
 	}
 	if p.StopOnFirstFailure {
 		args = append(args, "--stop-on-first-failure")
@@ -227,11 +228,11 @@ func (p StageParams) reproduceArgs(countWord string) []string {
 // sanitizeArgs are the arguments of `debugflow-step sanitize` before the test paths.
 func (p StageParams) sanitizeArgs() []string {
 	args := []string{
-		"--out " + shellQuote(p.Out),
-		"--tool " + shellQuote(p.Tool),
+		"--out " + textsafe.ShellWord(p.Out),
+		"--tool " + textsafe.ShellWord(p.Tool),
 	}
 	for _, t := range p.MoreTools {
-		args = append(args, "--tool "+shellQuote(t))
+		args = append(args, "--tool "+textsafe.ShellWord(t))
 	}
 	if p.LeakCheck {
 		args = append(args, "--leak-check")
@@ -240,11 +241,11 @@ func (p StageParams) sanitizeArgs() []string {
 		fmt.Sprintf("--print-limit %d", p.PrintLimit),
 		fmt.Sprintf("--max-tests %d", p.MaxTests))
 	for _, a := range p.SanitizerArgs {
-		args = append(args, shellQuote("--sanitizer-arg="+a))
+		args = append(args, textsafe.ShellWord("--sanitizer-arg="+a))
 	}
-	args = append(args, "--python "+shellQuote(p.Python), "--when always")
+	args = append(args, "--python "+textsafe.ShellWord(p.Python), "--when always")
 	if p.Select != "" {
-		args = append(args, "-k "+shellQuote(p.Select))
+		args = append(args, "-k "+textsafe.ShellWord(p.Select))
 	}
 	return args
 }

@@ -2,45 +2,15 @@ package templates
 
 import (
 	"encoding/json"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"strings"
 )
-
-// shellQuote returns s as one POSIX shell word that expands to exactly s. Words made only of
-// characters the shell never treats specially stay bare so the scripts read naturally; all
-// others are single-quoted; an embedded single quote closes the quoting, is written escaped
-// with a backslash, and quoting reopens.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if isShellSafe(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// isShellSafe reports whether every byte of s is one that needs no quoting anywhere in a word.
-// '=' is excluded at the start (bash would read name=value as an assignment only before the
-// command, but a leading '=' also trips zsh); '%', '+', ',', ':' and '@' are literal in bash.
-func isShellSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("_-./,:@%+", c) >= 0:
-		case c == '=' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // shellJoin quotes every word and joins them with spaces.
 func shellJoin(words []string) string {
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		quoted[i] = shellQuote(w)
+		quoted[i] = textsafe.ShellWord(w)
 	}
 	return strings.Join(quoted, " ")
 }
@@ -102,7 +72,7 @@ func longestRun(s string, c byte) int {
 }
 
 // shellGlob returns a path pattern as shell source that expands like the pattern: '*' and '?'
-// stay bare so the shell matches them, every other part is quoted like shellQuote.
+// stay bare so the shell matches them, every other part is quoted like textsafe.ShellWord.
 func shellGlob(pattern string) string {
 	var b strings.Builder
 	start := 0
@@ -111,7 +81,7 @@ func shellGlob(pattern string) string {
 			continue
 		}
 		if i > start {
-			b.WriteString(shellQuote(pattern[start:i]))
+			b.WriteString(textsafe.ShellWord(pattern[start:i]))
 		}
 		if i < len(pattern) {
 			b.WriteByte(pattern[i])

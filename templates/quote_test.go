@@ -2,35 +2,11 @@ package templates
 
 import (
 	"encoding/json"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"os/exec"
 	"strings"
 	"testing"
 )
-
-func TestShellQuote(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", "''"},
-		{"plain", "plain"},
-		{"/tmp/repro", "/tmp/repro"},
-		{"--maxfail=1", "--maxfail=1"},
-		{"a,b:c@d%e+f", "a,b:c@d%e+f"},
-		{"=x", "'=x'"},
-		{"two words", "'two words'"},
-		{"it's", `'it'\''s'`},
-		{"$HOME", "'$HOME'"},
-		{"_skbuild/*/cmake-build", "'_skbuild/*/cmake-build'"},
-		{"~user", "'~user'"},
-		{"a\nb", "'a\nb'"},
-		{"`x`", "'`x`'"},
-		{`back\slash`, `'back\slash'`},
-		{"ümlaut", "'ümlaut'"},
-	}
-	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestPyString(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -66,7 +42,7 @@ func FuzzShellQuote(f *testing.F) {
 		if strings.ContainsRune(a, 0) || strings.ContainsRune(b, 0) {
 			t.Skip("an argument cannot hold NUL")
 		}
-		got := bashWords(t, shellQuote(a)+" "+shellQuote(b))
+		got := bashWords(t, textsafe.ShellWord(a)+" "+textsafe.ShellWord(b))
 		if len(got) != 2 || got[0] != a || got[1] != b {
 			t.Fatalf("bash read %q %q back as %q", a, b, got)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func Mode(name string) fs.FileMode {
 func parsed() *template.Template {
 	parseOnce.Do(func() {
 		funcs := template.FuncMap{
-			"shellQuote": shellQuote,
+			"shellQuote": textsafe.ShellWord,
 			"shellJoin":  shellJoin,
 			"pyString":   pyString,
 			"shellGlob":  shellGlob,

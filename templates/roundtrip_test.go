@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,7 +231,7 @@ func checkMarkdownRoundTrip(t *testing.T, p StageParams, v string) {
 		t.Fatal(err)
 	}
 	spans, blocks := markdownCode(src)
-	for _, want := range []string{v, p.Out, "/work/" + v, "touch " + shellQuote(v), "-k " + v} {
+	for _, want := range []string{v, p.Out, "/work/" + v, "touch " + textsafe.ShellWord(v), "-k " + v} {
 		if !slices.Contains(spans, want) {
 			t.Errorf("README.md has no code span %q; spans: %q", want, spans)
 		}
@@ -239,8 +240,8 @@ func checkMarkdownRoundTrip(t *testing.T, p StageParams, v string) {
 	if len(blocks) != 6 {
 		t.Errorf("README.md has %d code blocks, want 6 (a value closed or opened one):\n%s", len(blocks), src)
 	}
-	if len(blocks) > 0 && !strings.Contains(blocks[0], "source "+shellQuote(p.Out)+"/env.sh\n") {
-		t.Errorf("first block %q does not source env.sh at %s", blocks[0], shellQuote(p.Out))
+	if len(blocks) > 0 && !strings.Contains(blocks[0], "source "+textsafe.ShellWord(p.Out)+"/env.sh\n") {
+		t.Errorf("first block %q does not source env.sh at %s", blocks[0], textsafe.ShellWord(p.Out))
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"path/filepath"
 	"slices"
@@ -108,7 +109,7 @@ func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) 
 	refuse := func(format string, args ...any) error {
 		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf(format+"; nothing was dispatched", args...)}
 	}
-	regenerate := fmt.Sprintf("debugflow generate %s-o %s", specsource.Flag(specName), path)
+	regenerate := fmt.Sprintf("debugflow generate %s-o %s", specsource.Flag(specName), textsafe.ShellWord(path))
 	data, err := cmdutil.ReadBounded(path, cmdutil.MaxFileBytes)
 	if err != nil {
 		return refuse("%s (workflow.file of %s) is not here: generate it (%s), commit and push it", path, specName, regenerate)

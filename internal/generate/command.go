@@ -2,7 +2,7 @@ package generate
 
 import (
 	"fmt"
-	"github.com/debugflow/debugflow/internal/lazyre"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"slices"
 	"strings"
 
@@ -34,7 +34,7 @@ func newCommand(words ...string) *shellCommand {
 	c := &shellCommand{}
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		quoted[i] = shellQuote(w)
+		quoted[i] = textsafe.ShellWord(w)
 	}
 	c.groups = append(c.groups, strings.Join(quoted, " "))
 	return c
@@ -162,7 +162,7 @@ func (c *shellCommand) args(values ...string) *shellCommand {
 // an expression. Names are made unique with a numeric suffix.
 func (c *shellCommand) word(envName, value string) string {
 	if !strings.Contains(value, "${{") {
-		return shellQuote(value)
+		return textsafe.ShellWord(value)
 	}
 	name := envName
 	for i := 2; c.hasEnv(name); i++ {
@@ -203,19 +203,6 @@ func (c *shellCommand) String() string {
 		line += len(g)
 	}
 	return b.String()
-}
-
-// shellSafe are words the shell takes literally without quotes.
-var shellSafe = lazyre.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
-// shellQuote returns s as one POSIX shell word that expands to exactly s: unchanged when it
-// has no special characters, else in single quotes, where a single quote inside is written as
-// close quote, backslash-quote, open quote.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // script joins command lines into a run: script ending in a line break.

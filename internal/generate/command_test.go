@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"os/exec"
 	"strings"
 	"testing"
@@ -31,8 +32,8 @@ var quoteCases = []struct{ in, want string }{
 
 func TestShellQuote(t *testing.T) {
 	for _, tc := range quoteCases {
-		if got := shellQuote(tc.in); got != tc.want {
-			t.Errorf("shellQuote(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := textsafe.ShellWord(tc.in); got != tc.want {
+			t.Errorf("textsafe.ShellWord(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -56,14 +57,14 @@ func echoArgs(t testing.TB, line string, env ...string) []string {
 // equal to the value.
 func TestShellQuoteWithBash(t *testing.T) {
 	for _, tc := range quoteCases {
-		got := echoArgs(t, shellQuote(tc.in))
+		got := echoArgs(t, textsafe.ShellWord(tc.in))
 		if len(got) != 1 || got[0] != tc.in {
-			t.Errorf("bash reads %q as %q, want [%q]", shellQuote(tc.in), got, tc.in)
+			t.Errorf("bash reads %q as %q, want [%q]", textsafe.ShellWord(tc.in), got, tc.in)
 		}
 	}
 }
 
-// FuzzShellQuote: bash reads shellQuote(s) back as the single word s, for any s a shell
+// FuzzShellQuote: bash reads textsafe.ShellWord(s) back as the single word s, for any s a shell
 // argument can hold (no NUL byte).
 func FuzzShellQuote(f *testing.F) {
 	for _, tc := range quoteCases {
@@ -73,9 +74,9 @@ func FuzzShellQuote(f *testing.F) {
 		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
 			return
 		}
-		got := echoArgs(t, shellQuote(s))
+		got := echoArgs(t, textsafe.ShellWord(s))
 		if len(got) != 1 || got[0] != s {
-			t.Fatalf("bash reads %q as %q, want [%q]", shellQuote(s), got, s)
+			t.Fatalf("bash reads %q as %q, want [%q]", textsafe.ShellWord(s), got, s)
 		}
 	})
 }

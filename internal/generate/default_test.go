@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +93,7 @@ func TestDefaultCarriesV3(t *testing.T) {
 		}},
 		{"job env: the staged scripts export it (the tmate shell may not have it)", func(t *testing.T) {
 			for _, e := range v3Env {
-				want := "[[ -v " + e.name + " ]] || export " + e.name + "=" + shellQuote(e.value) + "\n"
+				want := "[[ -v " + e.name + " ]] || export " + e.name + "=" + textsafe.ShellWord(e.value) + "\n"
 				for _, f := range []string{"env.sh", "run_reproducer.sh", "run_sanitizer.sh"} {
 					if !strings.Contains(d.staged[f], want) {
 						t.Errorf("%s lacks %q", f, want)

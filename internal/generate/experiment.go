@@ -2,6 +2,7 @@ package generate
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"path"
 	"slices"
 	"strconv"
@@ -69,9 +70,9 @@ func GenerateExperiment(s *spec.Spec, specPath, outPath string) ([]byte, error) 
 	}
 	cmd := "debugflow experiment workflow"
 	if specPath != "" {
-		cmd += " --spec " + shellQuote(specPath)
+		cmd += " --spec " + textsafe.ShellWord(specPath)
 	}
-	out, err := w.Marshal(workflow.Header{Spec: from, Regenerate: cmd + " -o " + shellQuote(outPath)})
+	out, err := w.Marshal(workflow.Header{Spec: from, Regenerate: cmd + " -o " + textsafe.ShellWord(outPath)})
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", ExperimentFile(s), err)
 	}

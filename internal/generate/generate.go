@@ -10,6 +10,7 @@ package generate
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"path"
 	"slices"
 	"strconv"
@@ -107,9 +108,9 @@ func Header(s *spec.Spec, specPath string) workflow.Header {
 func regenerateCommand(specPath, outPath string) string {
 	cmd := "debugflow generate"
 	if specPath != "" {
-		cmd += " --spec " + shellQuote(specPath)
+		cmd += " --spec " + textsafe.ShellWord(specPath)
 	}
-	return cmd + " -o " + shellQuote(outPath)
+	return cmd + " -o " + textsafe.ShellWord(outPath)
 }
 
 // Workflow builds the debug workflow of s. s must be valid (spec.Load and spec.Parse

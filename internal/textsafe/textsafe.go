@@ -149,3 +149,35 @@ func MarkdownCodeSpan(s string) string {
 	}
 	return fence + s + fence
 }
+
+// ShellWord returns s as one POSIX shell word that expands to exactly s. Words made only of
+// bytes the shell never treats specially stay bare so scripts and printed commands read
+// naturally; all others are single-quoted, an embedded single quote closing the quoting, written
+// escaped with a backslash, and quoting reopening. The one encoder of a word for the shell: the
+// emitted workflows' scripts and the commands printed for a user to paste.
+func ShellWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if shellLiteral(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellLiteral reports whether every byte of s is one that needs no quoting anywhere in a word.
+// '=' is excluded at the start (bash would read name=value as an assignment only before the
+// command, but a leading '=' also trips zsh); '%', '+', ',', ':' and '@' are literal in bash.
+func shellLiteral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("_-./,:@%+", c) >= 0:
+		case c == '=' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

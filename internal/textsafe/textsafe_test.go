@@ -49,3 +49,30 @@ func TestMarkdownCodeSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestShellWord(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "''"},
+		{"plain", "plain"},
+		{"/tmp/repro", "/tmp/repro"},
+		{"--maxfail=1", "--maxfail=1"},
+		{"a,b:c@d%e+f", "a,b:c@d%e+f"},
+		{"=x", "'=x'"},
+		{"two words", "'two words'"},
+		{"it's", `'it'\''s'`},
+		{"$HOME", "'$HOME'"},
+		{"_skbuild/*/cmake-build", "'_skbuild/*/cmake-build'"},
+		{"~user", "'~user'"},
+		{"a\nb", "'a\nb'"},
+		{"`x`", "'`x`'"},
+		{`back\slash`, `'back\slash'`},
+		{"ümlaut", "'ümlaut'"},
+		{"a;rm -rf ~", "'a;rm -rf ~'"},
+		{"tests/test_x.py::test_y[cuda-1]", "'tests/test_x.py::test_y[cuda-1]'"},
+	}
+	for _, tt := range tests {
+		if got := ShellWord(tt.in); got != tt.want {
+			t.Errorf("ShellWord(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -236,7 +237,7 @@ func (f stageFiles) fail() string  { return filepath.Join(f.dir, "failed") }
 // step's exports would start in. starts[i] is the script line where lines[i] begins.
 func stageScript(lines []string, files stageFiles) (script string, starts []int) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exec 2>&1; set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR\n", shellQuote(files.fail()))
+	fmt.Fprintf(&b, "exec 2>&1; set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR\n", textsafe.ShellWord(files.fail()))
 	n := 2
 	for _, l := range lines {
 		starts = append(starts, n)
@@ -244,7 +245,7 @@ func stageScript(lines []string, files stageFiles) (script string, starts []int)
 		b.WriteByte('\n')
 		n += strings.Count(l, "\n") + 1
 	}
-	fmt.Fprintf(&b, "{ printf '%%s\\0' \"$PWD\"; command env -0; } > %s\n", shellQuote(files.state()))
+	fmt.Fprintf(&b, "{ printf '%%s\\0' \"$PWD\"; command env -0; } > %s\n", textsafe.ShellWord(files.state()))
 	return b.String(), starts
 }
 
@@ -319,11 +320,6 @@ func oneLine(s string) string {
 		return s[:i] + " ..."
 	}
 	return s
-}
-
-// shellQuote quotes s for bash as one word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Smoke runs the spec's smoke test with `debugflow-step smoke`'s code, within

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -112,7 +113,7 @@ func rootDoubles(t testing.TB) (dir, calls string) {
 	dir = t.TempDir()
 	calls = filepath.Join(t.TempDir(), "root-calls")
 	for _, name := range []string{"sudo", "apt-get", "apt", "ldconfig", "dpkg"} {
-		script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> %s\nexit 97\n", name, shellQuote(calls))
+		script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> %s\nexit 97\n", name, textsafe.ShellWord(calls))
 		testenv.WriteExecutable(t, filepath.Join(dir, name), []byte(script))
 	}
 	return dir, calls
@@ -417,9 +418,4 @@ func buildChildSpec(python string) *spec.Spec {
 		s.Build.Commands = []string{"setsid sleep 300 &\nsleep 301 &\nwait"}
 	})
 	return s
-}
-
-// shellQuote quotes s for sh as one word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

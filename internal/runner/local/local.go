@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"io/fs"
 	"os"
@@ -281,7 +282,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := v.WriteText(out, opts.IsTTY); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, opts.Out)
+	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, textsafe.ShellWord(opts.Out))
 	switch {
 	case res.Cancelled:
 		res.ExitCode = ExitCancelled

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func (l *Local) venv(ctx context.Context, r Ref, dir string, w io.Writer) string
 		return ""
 	}
 	for _, pip := range []string{"pip", "pip3"} {
-		shim := fmt.Sprintf("#!/bin/sh\nexec %s -m pip \"$@\"\n", shellQuote(filepath.Join(dir, "bin", "python")))
+		shim := fmt.Sprintf("#!/bin/sh\nexec %s -m pip \"$@\"\n", textsafe.ShellWord(filepath.Join(dir, "bin", "python")))
 		if err := os.WriteFile(filepath.Join(dir, "bin", pip), []byte(shim), 0o755); err != nil {
 			fmt.Fprintf(w, "    no virtual environment for %s (%v): the refs share this machine's Python environment\n", r.Name, err)
 			os.RemoveAll(dir)
@@ -54,9 +55,4 @@ func (l *Local) venv(ctx context.Context, r Ref, dir string, w io.Writer) string
 	}
 	fmt.Fprintf(w, "    virtual environment of %s for %s: %s (the machine's packages visible, what this ref installs kept to it)\n", path, r.Name, dir)
 	return dir
-}
-
-// shellQuote quotes s for sh as one word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

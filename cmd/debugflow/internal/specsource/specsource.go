@@ -6,6 +6,7 @@ package specsource
 import (
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -108,7 +109,7 @@ func Flag(specName string) string {
 	if specName == EmbeddedName {
 		return ""
 	}
-	return "--spec " + specName + " "
+	return "--spec " + textsafe.ShellWord(specName) + " "
 }
 
 // DefaultCount is the debug workflow's default count: the count input's default, else

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func Finish(plan *stepbin.Plan, out string, check bool, stdout, stderr io.Writer
 			fmt.Fprintln(stdout, p)
 		}
 		if len(problems) > 0 {
-			fmt.Fprintf(stdout, "the bundled debugflow-step is stale; rewrite it with: debugflow generate -o %s (or debugflow bundle)\n", out)
+			fmt.Fprintf(stdout, "the bundled debugflow-step is stale; rewrite it with: debugflow generate -o %s (or debugflow bundle)\n", textsafe.ShellWord(out))
 			return cmdutil.ErrFindings
 		}
 		fmt.Fprintf(stdout, "the bundled debugflow-step is up to date (%s)\n", bundleList(root, plan))

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"io/fs"
 
@@ -61,7 +62,7 @@ func CheckStale(command, path string, want []byte, specName string, w io.Writer)
 	// block, a link to /dev/zero fill the memory), and within a bound.
 	got, err := cmdutil.ReadBounded(path, cmdutil.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(w, "%s does not exist; create it with: debugflow %s %s-o %s\n", path, command, specsource.Flag(specName), path)
+		fmt.Fprintf(w, "%s does not exist; create it with: debugflow %s %s-o %s\n", path, command, specsource.Flag(specName), textsafe.ShellWord(path))
 		return cmdutil.ErrFindings
 	}
 	if err != nil {
@@ -72,7 +73,7 @@ func CheckStale(command, path string, want []byte, specName string, w io.Writer)
 		return nil
 	}
 	fmt.Fprint(w, unifiedDiff(path+" (on disk)", path+" (generated)", string(got), string(want)))
-	fmt.Fprintf(w, "%s is stale; regenerate it with: debugflow %s %s-o %s\n", path, command, specsource.Flag(specName), path)
+	fmt.Fprintf(w, "%s is stale; regenerate it with: debugflow %s %s-o %s\n", path, command, specsource.Flag(specName), textsafe.ShellWord(path))
 	return cmdutil.ErrFindings
 }
 
