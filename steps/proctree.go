@@ -162,14 +162,17 @@ func signalTree(pgid int, marker string, sig syscall.Signal) {
 
 // running is every child process tree a stream or an export command has started and not yet
 // reaped, so a second Ctrl-C, which ends debugflow at once, takes them along (KillRunning).
-var running = struct {
+var running struct {
 	sync.Mutex
-	trees map[int]string // pgid → tree marker ("" for a group without one)
-}{trees: map[int]string{}}
+	trees map[int]string // pgid → tree marker ("" for a group without one); made on first use
+}
 
 // trackTree records a started child tree; the returned function forgets it.
 func trackTree(pgid int, marker string) (forget func()) {
 	running.Lock()
+	if running.trees == nil {
+		running.trees = map[int]string{}
+	}
 	running.trees[pgid] = marker
 	running.Unlock()
 	return func() {

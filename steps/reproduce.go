@@ -131,8 +131,13 @@ type ReproduceOptions struct {
 	Timeout time.Duration `flag:"-"`
 }
 
-// errSweepTimeout is the cause of a sweep ended by ReproduceOptions.Timeout.
-var errSweepTimeout = errors.New("reproducer.timeout_minutes reached")
+// sweepTimeout is the cause of a sweep ended by ReproduceOptions.Timeout (a type, not an
+// errors.New: package variables built by calls run at every start of debugflow-step).
+type sweepTimeout struct{}
+
+func (sweepTimeout) Error() string { return "reproducer.timeout_minutes reached" }
+
+var errSweepTimeout error = sweepTimeout{}
 
 // ExitTimedOut is the exit code of a sweep that reached its timeout with no failure seen, as
 // timeout(1)'s.

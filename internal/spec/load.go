@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"os"
 	"sort"
@@ -91,7 +92,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading spec: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("reading spec %s: not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("reading spec %s: not a regular file (%s)", path, readfile.Kind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -126,6 +127,10 @@ func Parse(name string, data []byte) (*Spec, error) {
 	if e != nil {
 		e.File = name
 		return nil, Errors{e}
+	}
+	if body == nil {
+		// No key at all (an empty file, only comments): say that, not every missing key.
+		return nil, Errors{{File: name, Message: "the spec is empty (no key): it needs at least runners and reproducer.paths; `debugflow init` writes a commented one"}}
 	}
 	d := newDecoder(body)
 	var s Spec

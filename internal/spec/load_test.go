@@ -63,9 +63,9 @@ func TestLoadReadsOnlyBoundedRegularFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ path, want string }{
-		{fifo, "not a regular file"},
-		{zero, "not a regular file"},
-		{dir, "not a regular file"},
+		{fifo, "not a regular file (a FIFO)"},
+		{zero, "not a regular file (a character device)"},
+		{dir, "not a regular file (a directory)"},
 		{big, "larger than 64 KiB"},
 		{filepath.Join(dir, "missing.yaml"), "no such file"},
 	} {
@@ -199,5 +199,17 @@ func TestByteOrderMark(t *testing.T) {
 	_, err = Parse("bom.yaml", []byte("\ufeffrunner: [gpu]\n"))
 	if err == nil || !strings.Contains(err.Error(), `bom.yaml:1:1: runner: unknown key "runner"`) {
 		t.Errorf("want the unknown key at 1:1 without the mark, got %v", err)
+	}
+}
+
+// TestEmptySpec: a file without a key says it is empty, once, instead of listing every key it
+// lacks.
+func TestEmptySpec(t *testing.T) {
+	for _, src := range []string{"", "\n\n", "# only a comment\n", "\ufeff"} {
+		_, err := Parse("empty.yaml", []byte(src))
+		var errs Errors
+		if !errors.As(err, &errs) || len(errs) != 1 || !strings.Contains(errs[0].Error(), "the spec is empty") {
+			t.Errorf("%q: %v, want one finding saying the spec is empty", src, err)
+		}
 	}
 }

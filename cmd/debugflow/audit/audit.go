@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"io/fs"
 	"os"
@@ -191,7 +192,7 @@ func readWorkflowFile(path string) ([]byte, error) {
 	case fi.IsDir():
 		return nil, errors.New("it is a directory (give the workflow files, e.g. .github/workflows/*.yml)")
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+		return nil, fmt.Errorf("not a regular file (%s)", readfile.Kind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {

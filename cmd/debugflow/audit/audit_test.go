@@ -51,7 +51,7 @@ func TestAuditExitCodes(t *testing.T) {
 			"debugflow: cannot audit missing.yml: no such file or directory",
 			"debugflow: 1 of 1 file(s) could not be audited"}, 2},
 		{"a folder", []string{"."}, 2, []string{"cannot audit .: it is a directory"}, -1},
-		{"a fifo is not read", []string{"fifo.yml"}, 2, []string{"cannot audit fifo.yml: not a regular file"}, -1},
+		{"a fifo is not read", []string{"fifo.yml"}, 2, []string{"cannot audit fifo.yml: not a regular file (a FIFO)"}, -1},
 		{"not YAML", []string{"broken.yml"}, 2, []string{"cannot audit broken.yml: parse YAML"}, -1},
 		{"not a workflow", []string{"list.yml"}, 2, []string{"cannot audit list.yml: 1:1: a workflow must be a mapping"}, -1},
 		{"the other files are still audited", []string{"missing.yml", "seed.yml", clean}, 2, []string{

@@ -4,7 +4,9 @@
 package disable
 
 import (
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 	"github.com/spf13/cobra"
+	"path/filepath"
 
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/generate/siblings"
@@ -62,6 +64,12 @@ crash) running disable again finishes the run and enable undoes it.`,
 		SilenceErrors: false,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Out = f.Stdout()
+			for _, k := range opts.Keep {
+				// A bad glob is a typo in the command line: exit 2, before anything is read.
+				if _, err := filepath.Match(k, ""); err != nil {
+					return cmdutil.UsageErrorf("--keep %q: %v (a glob: *, ?, [abc]; quote it for the shell)", k, err)
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}

@@ -20,7 +20,7 @@ func TestDisable(t *testing.T) {
 			{Name: "keep with a comma stays one glob", Args: []string{"--keep", "{a,b}.yml"},
 				Want: siblings.Options{Dir: siblings.DefaultDir, Keep: []string{"{a,b}.yml"}}},
 		},
-		Rejected:  [][]string{{"stray"}, {"--all"}}, // disable has no --all
+		Rejected:  [][]string{{"stray"}, {"--all"}, {"--keep", "["}}, // disable has no --all; "[" is no glob
 		HelpWants: []string{"Examples:", "debugflow disable", "--dry-run", "--dir", "nothing changes", siblings.ManifestName, "git add", "stay disabled"},
 		RunWant:   "1 would rename",
 	})

@@ -5,7 +5,9 @@ package generate
 import (
 	"context"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -168,6 +170,11 @@ func atWorkTreeTop(out string, stderr io.Writer) string {
 func checkOutputName(s *spec.Spec, out string, stderr io.Writer) error {
 	if out == "-" {
 		return nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		// Found before the step binary's build (a minute on a cold cache), not after it.
+		return cmdutil.UsageErrorf("-o %s is a folder: give the workflow's file name, e.g. -o %s", out,
+			textsafe.ShellWord(filepath.Join(out, s.Workflow.File)))
 	}
 	dir := filepath.Dir(filepath.Clean(out))
 	if filepath.Base(dir) != "workflows" || filepath.Base(filepath.Dir(dir)) != ".github" {

@@ -368,6 +368,26 @@ func TestGenerateRefusesAnotherWorkflowName(t *testing.T) {
 	}
 }
 
+// TestGenerateIntoAFolderIsAUsageError: -o naming a folder is refused before the step binary is
+// built (a minute on a cold Go cache), with the file name to give.
+func TestGenerateIntoAFolderIsAUsageError(t *testing.T) {
+	var builds int
+	old := stepbundle.NewBuilder
+	stepbundle.NewBuilder = func(version.Info) (stepbin.Builder, error) { return cmdtest.FakeBuilder{Builds: &builds}, nil }
+	t.Cleanup(func() { stepbundle.NewBuilder = old })
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "out dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLI(t, dir, "generate", "--default-spec", "-o", "out dir")
+	if want := "-o out dir is a folder: give the workflow's file name, e.g. -o 'out dir/debug_cuda_repro.yml'"; code != 2 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+	if builds != 0 {
+		t.Errorf("%d step binary build(s) before the refusal", builds)
+	}
+}
+
 // TestGenerateCheckReadsOnlyARegularFile: the committed workflow `generate --check` compares
 // may be anything a repository holds: a link to /dev/zero filled the memory until the kernel
 // killed the process, a FIFO blocked it forever (deaf to SIGTERM). It is read only when it is

@@ -4,6 +4,7 @@ package initcmd
 import (
 	_ "embed"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,6 +68,11 @@ the other commands look for it.`,
 }
 
 func runInit(opts *InitOptions) error {
+	if st, err := os.Stat(opts.Output); err == nil && st.IsDir() {
+		// --force cannot help here: name the file instead.
+		return cmdutil.UsageErrorf("%s is a folder: give the spec's file name, e.g. -o %s", opts.Output,
+			textsafe.ShellWord(filepath.Join(opts.Output, spec.DefaultFile)))
+	}
 	if _, err := os.Stat(opts.Output); err == nil && !opts.Force {
 		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("%s already exists; use --force to overwrite it", opts.Output)}
 	}
@@ -77,7 +83,7 @@ func runInit(opts *InitOptions) error {
 	if err := atomicfile.Write(opts.Output, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Stdout, "wrote %s; edit it, then run: debugflow generate --spec %s -o .github/workflows/%s\n",
-		opts.Output, opts.Output, spec.Default().Workflow.File)
+	fmt.Fprintf(opts.Stdout, "wrote %s; edit it, then run: debugflow generate --spec %s -o %s\n",
+		opts.Output, textsafe.ShellWord(opts.Output), textsafe.ShellWord(".github/workflows/"+spec.Default().Workflow.File))
 	return nil
 }

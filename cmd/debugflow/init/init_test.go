@@ -75,6 +75,13 @@ func TestInit(t *testing.T) {
 	if code, out := runCLI(t, "", "init"); code != 1 || !strings.Contains(out, "already exists; use --force") {
 		t.Errorf("second init: exit %d:\n%s", code, out)
 	}
+	// A folder as -o: a usage error naming the file to give, which --force would not fix.
+	if err := os.Mkdir(filepath.Join(dir, "my specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runCLI(t, "", "init", "-o", "my specs", "--force"); code != 2 || !strings.Contains(out, "my specs is a folder: give the spec's file name, e.g. -o 'my specs/debugflow.yaml'") {
+		t.Errorf("init -o FOLDER: exit %d:\n%s", code, out)
+	}
 	testenv.WriteFile(t, filepath.Join(dir, "debugflow.yaml"), "edited")
 	if code, out := runCLI(t, "", "init", "--force"); code != 0 {
 		t.Errorf("init --force: exit %d:\n%s", code, out)

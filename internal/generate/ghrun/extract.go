@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"io/fs"
 	"os"
@@ -142,7 +143,7 @@ func checkEntry(f *zip.File) error {
 	case mode.IsDir() || strings.HasSuffix(name, "/"):
 		return nil
 	case !mode.IsRegular():
-		return fmt.Errorf("entry %q is not a regular file (%s)", name, mode.Type())
+		return fmt.Errorf("entry %q is not a regular file (%s)", name, readfile.Kind(mode))
 	}
 	return nil
 }

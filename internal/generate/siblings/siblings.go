@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -475,7 +476,7 @@ func checkSource(opts Options, name string) (Conflict, bool) {
 		return Conflict{Path: path, Problem: "it is a directory, not a workflow file",
 			Fix: "rename the directory so its name does not end in .yml, .yaml or .disabled"}, false
 	case !info.Mode().IsRegular():
-		return Conflict{Path: path, Problem: fmt.Sprintf("it is not a regular file (%s)", info.Mode().Type()),
+		return Conflict{Path: path, Problem: fmt.Sprintf("it is not a regular file (%s)", readfile.Kind(info.Mode())),
 			Fix: "replace it with a regular file or remove it"}, false
 	}
 	if err := opts.fs.CheckReadable(path); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"io/fs"
 	"os"
@@ -109,7 +110,7 @@ func ReadBounded(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("reading %s: not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("reading %s: not a regular file (%s)", path, readfile.Kind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {

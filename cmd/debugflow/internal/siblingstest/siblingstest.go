@@ -6,6 +6,7 @@ package siblingstest
 
 import (
 	"bytes"
+	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ type Command[O any] struct {
 	New       func(*factory.Factory, func(*O) error) *cobra.Command
 	Options   func(*O) siblings.Options // the embedded options
 	Flags     []FlagCase
-	Rejected  [][]string // command lines that must fail before running
+	Rejected  [][]string // command lines that must fail before running, with a usage error
 	HelpWants []string   // what --help must say
 	RunWant   string     // what a dry run on a folder holding ci.yml says
 }
@@ -65,8 +66,8 @@ func Check[O any](t *testing.T, c Command[O]) {
 	})
 	t.Run("rejected", func(t *testing.T) {
 		for _, args := range c.Rejected {
-			if _, err := execute(func(*O) error { t.Error("ran"); return nil }, args...); err == nil {
-				t.Errorf("%v: want an error", args)
+			if _, err := execute(func(*O) error { t.Error("ran"); return nil }, args...); err == nil || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+				t.Errorf("%v: %v, want a usage error (exit 2)", args, err)
 			}
 		}
 	})
