@@ -51,6 +51,8 @@ type ExperimentOptions struct {
 	KeepWorktrees bool
 	Verbose       bool
 	Checkout      string
+	// AllowSameCommit runs a candidate that is the baseline's commit (an A/A calibration).
+	AllowSameCommit bool
 	// GitHub: the repository, the branch dispatched on, the poll interval
 	experimentgh.Options
 
@@ -135,6 +137,7 @@ func NewCmdExperiment(fac *ghcmd.Factory, sp *specsource.Source, runF func(*Expe
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
 	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	f.StringVar(&o.Checkout, "checkout", "", "with --local: the git checkout that has the refs (default: the current directory)")
+	f.BoolVar(&o.AllowSameCommit, "allow-same-commit", false, "run a candidate that is the baseline's commit anyway (an A/A run: how much two runs of one commit differ)")
 	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
@@ -189,6 +192,11 @@ func runExperiment(o *ExperimentOptions) error {
 	if o.MaxTime < 0 {
 		return usage(fmt.Errorf("--max-time %s: want a positive duration", o.MaxTime))
 	}
+	// The refs before anything is made: a bad one is a usage error, not a failure after the
+	// baseline's setup, and leaves no folder behind.
+	if err := checkRefs(ctx, o, base, cands, stderr); err != nil {
+		return usage(err)
+	}
 	defaultOut := o.Out == ""
 	if defaultOut {
 		o.Out = "experiment-" + time.Now().Format("20060102-150405")
@@ -241,6 +249,50 @@ func runExperiment(o *ExperimentOptions) error {
 		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided (%s)", res.Stop)}
 	}
 	return nil
+}
+
+// checkRefs refuses what cannot be compared, before anything is set up. With --local it
+// resolves every ref in the checkout as the worktrees will (a ref that is only a remote branch
+// as origin/REF), refuses a candidate that is the baseline's commit unless --allow-same-commit,
+// and warns that uncommitted edits of the checkout are in no ref. On GitHub the runners
+// resolve the refs; only a candidate that names the baseline's very ref is refused here.
+func checkRefs(ctx context.Context, o *ExperimentOptions, base refrun.Ref, cands []refrun.Ref, stderr io.Writer) error {
+	const nothing = "there is nothing to compare (--allow-same-commit runs it anyway: an A/A run of one commit)"
+	if !o.Local {
+		for _, c := range cands {
+			if c.Ref == base.Ref && !o.AllowSameCommit {
+				return fmt.Errorf("baseline %s and candidate %s are the same ref: %s", base.Ref, candLabel(c), nothing)
+			}
+		}
+		return nil
+	}
+	root, err := refrun.RepoRoot(ctx, o.Checkout)
+	if err != nil {
+		return fmt.Errorf("--local needs the git checkout that has the refs: %w", err)
+	}
+	baseCommit, err := refrun.ResolveCommit(ctx, root, base.Ref)
+	if err != nil {
+		return fmt.Errorf("--baseline %s: %w", base.Ref, err)
+	}
+	for _, c := range cands {
+		commit, err := refrun.ResolveCommit(ctx, root, c.Ref)
+		if err != nil {
+			return fmt.Errorf("--candidate %s: %w", candLabel(c), err)
+		}
+		if commit == baseCommit && !o.AllowSameCommit {
+			return fmt.Errorf("baseline %s and candidate %s resolve to the same commit %s: %s", base.Ref, candLabel(c), refrun.ShortCommit(commit), nothing)
+		}
+	}
+	refrun.WarnUncommitted(ctx, o.Checkout, stderr)
+	return nil
+}
+
+// candLabel is a candidate as the user named it: its ref, and its name when that differs.
+func candLabel(c refrun.Ref) string {
+	if c.Name == c.Ref {
+		return c.Ref
+	}
+	return c.Ref + " (" + c.Name + ")"
 }
 
 // printExperiment prints the comparison (text or JSON) and keeps experiment.json and
