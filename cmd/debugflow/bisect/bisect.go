@@ -228,6 +228,17 @@ func runBisect(o *BisectOptions) error {
 		return err
 	}
 	repoDir := filepath.Dir(filepath.Dir(path))
+	var rng commitRange
+	if st == nil {
+		// The refs before anything is set up or dispatched: a bad one is a usage error.
+		if rng, err = resolveRange(ctx, repoDir, o.Good, o.Bad); err != nil {
+			return err
+		}
+	}
+	if set.Mode == bisect.ModeLocal {
+		// Each commit runs in a worktree of its own: edits in this checkout are in none.
+		refrun.WarnUncommitted(ctx, repoDir, stderr)
+	}
 
 	finish := func(err error) error { return err }
 	var runner bisect.Runner
@@ -255,7 +266,7 @@ func runBisect(o *BisectOptions) error {
 		runner, closeRunner = &bisect.GitHubRunner{GitHub: gh, Label: set.Runner, Prefix: set.Parallel > 1}, gh.Close
 	}
 	if st == nil {
-		if st, err = newBisectState(ctx, o, set, seen, repoDir, path); err != nil {
+		if st, err = newBisectState(rng, set, seen, path); err != nil {
 			return finish(err)
 		}
 	} else {
@@ -351,13 +362,25 @@ func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.S
 	return set
 }
 
-// newBisectState resolves the range and makes the state (the session writes it).
-func newBisectState(ctx context.Context, o *BisectOptions, set bisect.Settings, seen bisect.Counts, repoDir, path string) (*bisect.State, error) {
-	good, bad, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, o.Good, o.Bad)
+// commitRange is a new bisection's range: --good, --bad and the commits between them.
+type commitRange struct {
+	good, bad bisect.RefCommit
+	commits   []bisect.Commit
+}
+
+// resolveRange resolves --good and --bad in the repository and lists the commits between
+// them; a ref that does not resolve, or a range bisect cannot search, is a usage error.
+func resolveRange(ctx context.Context, repoDir, good, bad string) (commitRange, error) {
+	g, b, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, good, bad)
 	if err != nil {
-		return nil, cmdutil.UsageErrorf("%v", err)
+		return commitRange{}, cmdutil.UsageErrorf("%v", err)
 	}
-	st, err := bisect.NewState(good, bad, commits, set, seen, time.Now())
+	return commitRange{good: g, bad: b, commits: commits}, nil
+}
+
+// newBisectState makes the state of the range (the session writes it).
+func newBisectState(rng commitRange, set bisect.Settings, seen bisect.Counts, path string) (*bisect.State, error) {
+	st, err := bisect.NewState(rng.good, rng.bad, rng.commits, set, seen, time.Now())
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%v", err)
 	}
