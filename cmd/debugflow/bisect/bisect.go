@@ -77,7 +77,8 @@ On GitHub (the default) each step is one dispatch of the experiment workflow ('d
 experiment workflow' writes it; commit and push it) with the commit as its ref; --parallel K
 keeps K steps running at once. With --local each commit is checked out in a git worktree,
 set up as the workflow's job sets a runner up (install, build, smoke test), and the reproducer
-runs on this machine. A commit whose setup fails, or where the tests cannot be collected, is
+runs on this machine (only commits: uncommitted edits in the checkout are in no worktree, and
+a warning says so). A commit whose setup fails, or where the tests cannot be collected, is
 skipped (like git bisect skip), never counted as good or bad; a run that fails without artifacts is run again
 (--retries) and counts nothing.
 
@@ -88,7 +89,7 @@ stop the bisection early with a step size that suits it: --resume --count N goes
 steps of N, every step so far kept. 'debugflow bisect log' tells the
 story; 'debugflow bisect reset' forgets it.
 Exit status: 0 found at the confidence, 1 not decided within the budget or a run failed,
-2 bad flags or spec, 130 interrupted (the state is kept).`
+2 bad flags, refs (checked before any step) or spec, 130 interrupted (the state is kept).`
 
 const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: dispatch steps of 50 repetitions
   debugflow bisect --good v1.4 --bad main --count 50

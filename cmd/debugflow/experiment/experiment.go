@@ -79,6 +79,12 @@ own git worktree of the current repository and set up there as the workflow's jo
 runner up (the install and the build with their exports and $GITHUB_ENV/$GITHUB_PATH, the
 timeouts, the smoke test; setup.log in the ref's folder).
 
+The refs are checked before anything is set up: with --local each must resolve to a commit of
+the checkout (else origin/REF), and a candidate at the baseline's commit is refused (exit 2)
+unless --allow-same-commit asks for that A/A run. Only commits are tested: uncommitted edits
+in the checkout are in no ref's worktree (a warning says so); commit them and give that
+branch or commit as a ref.
+
 --until-decided sweeps in rounds of --count repetitions until every candidate has a verdict,
 or the budget is spent (--max-count repetitions per ref, default 16 rounds; --max-time). The
 planned rounds fix the level of every look (Pocock's group-sequential design), so stopping
@@ -86,8 +92,8 @@ early keeps the chance of a wrong verdict at 1-confidence.
 
 Every folder stays under --out (round-N/<ref> in rounds), with experiment.json and
 experiment.md; 'debugflow report --compare --baseline' reads them again.
-Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags or
-spec, 6 a ref's setup failed (--local: install, build or smoke test), 130 interrupted.`
+Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags,
+refs or spec, 6 a ref's setup failed (--local: install, build or smoke test), 130 interrupted.`
 
 const experimentExample = `  # does the pin branch fix the crash seen on efd3f69? one GitHub dispatch, 200 repetitions each
   debugflow experiment --baseline efd3f69 --candidate pin=duburcqa/turing_stream_pin_experiment --count 200
