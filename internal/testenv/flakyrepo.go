@@ -56,7 +56,7 @@ func FlakyRepoCrashing(t testing.TB, dir string, rates map[string]float64, crash
 		git("checkout", "-q", "-B", branch, "main")
 		writeFile(t, filepath.Join(dir, "test_flaky.py"), flakySuiteAt(r, crashShare))
 		git("add", ".")
-		git("commit", "-qm", "suite failing "+fmt.Sprint(r))
+		git("commit", "-qm", "suite failing "+fmt.Sprint(r)+" on "+branch) // the branch in the message: every branch its own commit, even at the same rate
 	}
 	git("checkout", "-q", "main")
 }

@@ -77,7 +77,8 @@ On GitHub (the default) each step is one dispatch of the experiment workflow ('d
 experiment workflow' writes it; commit and push it) with the commit as its ref; --parallel K
 keeps K steps running at once. With --local each commit is checked out in a git worktree,
 set up as the workflow's job sets a runner up (install, build, smoke test), and the reproducer
-runs on this machine. A commit whose setup fails, or where the tests cannot be collected, is
+runs on this machine (only commits: uncommitted edits in the checkout are in no worktree, and
+a warning says so). A commit whose setup fails, or where the tests cannot be collected, is
 skipped (like git bisect skip), never counted as good or bad; a run that fails without artifacts is run again
 (--retries) and counts nothing.
 
@@ -88,7 +89,7 @@ stop the bisection early with a step size that suits it: --resume --count N goes
 steps of N, every step so far kept. 'debugflow bisect log' tells the
 story; 'debugflow bisect reset' forgets it.
 Exit status: 0 found at the confidence, 1 not decided within the budget or a run failed,
-2 bad flags or spec, 130 interrupted (the state is kept).`
+2 bad flags, refs (checked before any step) or spec, 130 interrupted (the state is kept).`
 
 const bisectExample = `  # a crash on the T4 runner that v1.4 did not have: dispatch steps of 50 repetitions
   debugflow bisect --good v1.4 --bad main --count 50
@@ -228,6 +229,17 @@ func runBisect(o *BisectOptions) error {
 		return err
 	}
 	repoDir := filepath.Dir(filepath.Dir(path))
+	var rng commitRange
+	if st == nil {
+		// The refs before anything is set up or dispatched: a bad one is a usage error.
+		if rng, err = resolveRange(ctx, repoDir, o.Good, o.Bad); err != nil {
+			return err
+		}
+	}
+	if set.Mode == bisect.ModeLocal {
+		// Each commit runs in a worktree of its own: edits in this checkout are in none.
+		refrun.WarnUncommitted(ctx, repoDir, stderr)
+	}
 
 	finish := func(err error) error { return err }
 	var runner bisect.Runner
@@ -255,7 +267,7 @@ func runBisect(o *BisectOptions) error {
 		runner, closeRunner = &bisect.GitHubRunner{GitHub: gh, Label: set.Runner, Prefix: set.Parallel > 1}, gh.Close
 	}
 	if st == nil {
-		if st, err = newBisectState(ctx, o, set, seen, repoDir, path); err != nil {
+		if st, err = newBisectState(rng, set, seen, path); err != nil {
 			return finish(err)
 		}
 	} else {
@@ -351,13 +363,25 @@ func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.S
 	return set
 }
 
-// newBisectState resolves the range and makes the state (the session writes it).
-func newBisectState(ctx context.Context, o *BisectOptions, set bisect.Settings, seen bisect.Counts, repoDir, path string) (*bisect.State, error) {
-	good, bad, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, o.Good, o.Bad)
+// commitRange is a new bisection's range: --good, --bad and the commits between them.
+type commitRange struct {
+	good, bad bisect.RefCommit
+	commits   []bisect.Commit
+}
+
+// resolveRange resolves --good and --bad in the repository and lists the commits between
+// them; a ref that does not resolve, or a range bisect cannot search, is a usage error.
+func resolveRange(ctx context.Context, repoDir, good, bad string) (commitRange, error) {
+	g, b, commits, err := bisect.Git{Dir: repoDir}.Range(ctx, good, bad)
 	if err != nil {
-		return nil, cmdutil.UsageErrorf("%v", err)
+		return commitRange{}, cmdutil.UsageErrorf("%v", err)
 	}
-	st, err := bisect.NewState(good, bad, commits, set, seen, time.Now())
+	return commitRange{good: g, bad: b, commits: commits}, nil
+}
+
+// newBisectState makes the state of the range (the session writes it).
+func newBisectState(rng commitRange, set bisect.Settings, seen bisect.Counts, path string) (*bisect.State, error) {
+	st, err := bisect.NewState(rng.good, rng.bad, rng.commits, set, seen, time.Now())
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%v", err)
 	}

@@ -352,6 +352,8 @@ func TestBisectUsageErrors(t *testing.T) {
 		{"option-like ref", []string{"--local", "--good", "-x", "--bad", "main"}, "is not a branch, tag or commit"},
 		{"same commit", []string{"--local", "--good", "main", "--bad", ids[3]}, "are the same commit"},
 		{"not an ancestor", []string{"--local", "--good", "main", "--bad", ids[1]}, "is not an ancestor"},
+		{"unknown ref on GitHub", []string{"--good", "nope", "--bad", "main"}, `--good: "nope" is not a commit`},
+		{"same commit on GitHub", []string{"--good", "main", "--bad", ids[3]}, "are the same commit"},
 		{"confidence", []string{"--local", "--good", ids[0], "--bad", "main", "--confidence", "1"}, "--confidence 1"},
 		{"count", []string{"--local", "--good", ids[0], "--bad", "main", "--count", "-1"}, "--count must be at least 1"},
 		{"count too large", []string{"--local", "--good", ids[0], "--bad", "main", "--count", "100001"}, "--count 100001: at most 100000"},
@@ -385,6 +387,30 @@ func TestBisectUsageErrors(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(state); !strings.Contains(string(b), `"nope"`) {
 		t.Error("the damaged state was overwritten")
+	}
+}
+
+// bisect --local runs every commit in a worktree of its own: uncommitted edits to tracked
+// files of the checkout are in none of them, and a warning says so before the first step.
+func TestBisectLocalWarnsUncommittedEdits(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	ids := testenv.FlakyHistory(t, repo, []testenv.HistoryCommit{{}, {Rate: 1}, {Rate: 1}})
+	testenv.WriteFile(t, filepath.Join(repo, "test_flaky.py"), "raise SystemExit('the uncommitted edit was tested')\n")
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec(py, 1))
+	code, stdout, stderr := runCLISplit(t, "bisect", "--local", "--checkout", repo, "--spec", specPath,
+		"--good", ids[0], "--bad", "main", "--max-steps", "1", "--json")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	warn := strings.Index(stderr, "warning: uncommitted changes to 1 tracked file(s) (test_flaky.py) are not tested")
+	if warn < 0 || warn > strings.Index(stderr, "bisecting ") || !strings.Contains(stderr, "commit them") {
+		t.Errorf("want the warning before the first step:\n%s", stderr)
+	}
+	if got := decodeBisect(t, stdout); len(got.Steps) != 1 || got.Steps[0].Outcome != bisect.Observed {
+		t.Errorf("steps %+v: the step ran the committed test\n%s", got.Steps, stderr)
 	}
 }
 

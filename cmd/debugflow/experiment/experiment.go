@@ -51,6 +51,8 @@ type ExperimentOptions struct {
 	KeepWorktrees bool
 	Verbose       bool
 	Checkout      string
+	// AllowSameCommit runs a candidate that is the baseline's commit (an A/A calibration).
+	AllowSameCommit bool
 	// GitHub: the repository, the branch dispatched on, the poll interval
 	experimentgh.Options
 
@@ -77,6 +79,12 @@ own git worktree of the current repository and set up there as the workflow's jo
 runner up (the install and the build with their exports and $GITHUB_ENV/$GITHUB_PATH, the
 timeouts, the smoke test; setup.log in the ref's folder).
 
+The refs are checked before anything is set up: with --local each must resolve to a commit of
+the checkout (else origin/REF), and a candidate at the baseline's commit is refused (exit 2)
+unless --allow-same-commit asks for that A/A run. Only commits are tested: uncommitted edits
+in the checkout are in no ref's worktree (a warning says so); commit them and give that
+branch or commit as a ref.
+
 --until-decided sweeps in rounds of --count repetitions until every candidate has a verdict,
 or the budget is spent (--max-count repetitions per ref, default 16 rounds; --max-time). The
 planned rounds fix the level of every look (Pocock's group-sequential design), so stopping
@@ -84,8 +92,8 @@ early keeps the chance of a wrong verdict at 1-confidence.
 
 Every folder stays under --out (round-N/<ref> in rounds), with experiment.json and
 experiment.md; 'debugflow report --compare --baseline' reads them again.
-Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags or
-spec, 6 a ref's setup failed (--local: install, build or smoke test), 130 interrupted.`
+Exit status: 0 every candidate decided, 1 some inconclusive or a run failed, 2 bad flags,
+refs or spec, 6 a ref's setup failed (--local: install, build or smoke test), 130 interrupted.`
 
 const experimentExample = `  # does the pin branch fix the crash seen on efd3f69? one GitHub dispatch, 200 repetitions each
   debugflow experiment --baseline efd3f69 --candidate pin=duburcqa/turing_stream_pin_experiment --count 200
@@ -135,6 +143,7 @@ func NewCmdExperiment(fac *ghcmd.Factory, sp *specsource.Source, runF func(*Expe
 	f.BoolVar(&o.KeepWorktrees, "keep-worktrees", false, "with --local: leave the worktrees in place afterwards")
 	f.BoolVar(&o.Verbose, "verbose", false, "with --local: stream the setup and pytest output")
 	f.StringVar(&o.Checkout, "checkout", "", "with --local: the git checkout that has the refs (default: the current directory)")
+	f.BoolVar(&o.AllowSameCommit, "allow-same-commit", false, "run a candidate that is the baseline's commit anyway (an A/A run: how much two runs of one commit differ)")
 	ghcmd.AddRepoFlags(f, &o.Repo)
 	f.StringVar(&o.Ref, "ref", "", "branch the experiment workflow is dispatched on (default: the current branch, else workflow.branch)")
 	f.DurationVar(&o.Interval, "interval", ghrun.DefaultWatchInterval, "poll interval while a run is watched")
@@ -189,6 +198,11 @@ func runExperiment(o *ExperimentOptions) error {
 	if o.MaxTime < 0 {
 		return usage(fmt.Errorf("--max-time %s: want a positive duration", o.MaxTime))
 	}
+	// The refs before anything is made: a bad one is a usage error, not a failure after the
+	// baseline's setup, and leaves no folder behind.
+	if err := checkRefs(ctx, o, base, cands, stderr); err != nil {
+		return usage(err)
+	}
 	defaultOut := o.Out == ""
 	if defaultOut {
 		o.Out = "experiment-" + time.Now().Format("20060102-150405")
@@ -241,6 +255,50 @@ func runExperiment(o *ExperimentOptions) error {
 		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided (%s)", res.Stop)}
 	}
 	return nil
+}
+
+// checkRefs refuses what cannot be compared, before anything is set up. With --local it
+// resolves every ref in the checkout as the worktrees will (a ref that is only a remote branch
+// as origin/REF), refuses a candidate that is the baseline's commit unless --allow-same-commit,
+// and warns that uncommitted edits of the checkout are in no ref. On GitHub the runners
+// resolve the refs; only a candidate that names the baseline's very ref is refused here.
+func checkRefs(ctx context.Context, o *ExperimentOptions, base refrun.Ref, cands []refrun.Ref, stderr io.Writer) error {
+	const nothing = "there is nothing to compare (--allow-same-commit runs it anyway: an A/A run of one commit)"
+	if !o.Local {
+		for _, c := range cands {
+			if c.Ref == base.Ref && !o.AllowSameCommit {
+				return fmt.Errorf("baseline %s and candidate %s are the same ref: %s", base.Ref, candLabel(c), nothing)
+			}
+		}
+		return nil
+	}
+	root, err := refrun.RepoRoot(ctx, o.Checkout)
+	if err != nil {
+		return fmt.Errorf("--local needs the git checkout that has the refs: %w", err)
+	}
+	baseCommit, err := refrun.ResolveCommit(ctx, root, base.Ref)
+	if err != nil {
+		return fmt.Errorf("--baseline %s: %w", base.Ref, err)
+	}
+	for _, c := range cands {
+		commit, err := refrun.ResolveCommit(ctx, root, c.Ref)
+		if err != nil {
+			return fmt.Errorf("--candidate %s: %w", candLabel(c), err)
+		}
+		if commit == baseCommit && !o.AllowSameCommit {
+			return fmt.Errorf("baseline %s and candidate %s resolve to the same commit %s: %s", base.Ref, candLabel(c), refrun.ShortCommit(commit), nothing)
+		}
+	}
+	refrun.WarnUncommitted(ctx, o.Checkout, stderr)
+	return nil
+}
+
+// candLabel is a candidate as the user named it: its ref, and its name when that differs.
+func candLabel(c refrun.Ref) string {
+	if c.Name == c.Ref {
+		return c.Ref
+	}
+	return c.Ref + " (" + c.Name + ")"
 }
 
 // printExperiment prints the comparison (text or JSON) and keeps experiment.json and

@@ -247,6 +247,7 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"out not empty", []string{"--baseline", "main", "--candidate", "dev", "--out", full}, "is not empty"},
 		{"local flag without local", []string{"--baseline", "main", "--candidate", "dev", "--python", "python3"}, "go with --local"},
 		{"max-count below count", []string{"--local", "--baseline", "main", "--candidate", "dev", "--until-decided", "--count", "50", "--max-count", "10"}, "--max-count 10 is below --count 50"},
+		{"same ref on GitHub", []string{"--baseline", "main", "--candidate", "again=main"}, "baseline main and candidate main (again) are the same ref: there is nothing to compare (--allow-same-commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,6 +257,102 @@ func TestExperimentUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// experiment --local checks every ref, and that it has something to compare, before it sets
+// anything up: a bad ref is a usage error (exit 2) that names it, with no worktree added, no
+// setup run and no folder made (not even the default experiment-<time>).
+func TestExperimentLocalChecksRefsFirst(t *testing.T) {
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.2, "fix": 0})
+	baseSHA := gitOut(t, repo, "rev-parse", "base")
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, testenv.FlakySpec("python3"))
+	notRepo := t.TempDir()
+	tests := []struct {
+		name     string
+		checkout string
+		args     []string
+		want     string
+	}{
+		{"unknown candidate", repo, []string{"--baseline", "base", "--candidate", "fix=nope"}, `--candidate nope (fix): "nope" is not a commit, branch or tag of`},
+		{"unknown baseline", repo, []string{"--baseline", "nope", "--candidate", "fix"}, `--baseline nope: "nope" is not a commit, branch or tag of`},
+		{"a blob, not a commit", repo, []string{"--baseline", "base", "--candidate", "x=base:pytest.ini"}, `--candidate base:pytest.ini (x): "base:pytest.ini" is not a commit`},
+		{"same commit by name", repo, []string{"--baseline", "base", "--candidate", "again=base"},
+			"baseline base and candidate base (again) resolve to the same commit " + baseSHA[:12] + ": there is nothing to compare (--allow-same-commit runs it anyway"},
+		{"same commit by id", repo, []string{"--baseline", "base", "--candidate", "fix", "--candidate", "again=" + baseSHA[:9]},
+			"baseline base and candidate " + baseSHA[:9] + " (again) resolve to the same commit " + baseSHA[:12]},
+		{"not a git repository", notRepo, []string{"--baseline", "base", "--candidate", "fix"}, notRepo + " is not in a git repository"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "exp")
+			code, stdout, stderr := runCLISplit(t, append([]string{"experiment", "--spec", specPath, "--local", "--checkout", tt.checkout, "--out", out}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q (stdout %q); want 2 and %q", code, stderr, stdout, tt.want)
+			}
+			if strings.Contains(stderr, "==>") {
+				t.Errorf("a ref was checked out or set up before the check:\n%s", stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("--out %s was made", out)
+			}
+		})
+	}
+	if wt := gitOut(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+		t.Errorf("worktrees left:\n%s", wt)
+	}
+	// Run in a folder that is not a git repository, with the default --out: nothing is made.
+	code, out := runCLI(t, notRepo, "experiment", "--spec", specPath, "--local", "--baseline", "base", "--candidate", "fix")
+	if code != 2 || !strings.Contains(out, "the current folder is not in a git repository") {
+		t.Errorf("exit %d, want 2:\n%s", code, out)
+	}
+	if entries, err := os.ReadDir(notRepo); err != nil || len(entries) != 0 {
+		t.Errorf("left in the folder: %v %v", entries, err)
+	}
+}
+
+// --allow-same-commit runs an A/A experiment (the baseline against itself under another name),
+// and the comparison says it is one. Uncommitted edits to tracked files of the checkout are in
+// no ref's worktree: a warning says they are not tested and how to test them.
+func TestExperimentLocalAllowSameCommitAndUncommittedEdits(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.2})
+	// An edit the worktrees do not have: it would make every test fail.
+	testenv.WriteFile(t, filepath.Join(repo, "conftest.py"), testenv.ReadFile(t, filepath.Join(repo, "conftest.py"))+"\nraise SystemExit('the uncommitted edit was tested')\n")
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, testenv.FlakySpec(py))
+	out := filepath.Join(t.TempDir(), "exp")
+	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
+		"--baseline", "base", "--candidate", "again=base", "--allow-same-commit", "--count", "5", "--out", out)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if want := "warning: uncommitted changes to 1 tracked file(s) (conftest.py) are not tested: every ref runs in a worktree checked out at its commit"; !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, "commit them") {
+		t.Errorf("want %q and how to test them:\n%s", want, stderr)
+	}
+	if strings.Index(stderr, "uncommitted changes") > strings.Index(stderr, "==>") {
+		t.Errorf("the warning comes after the setup began:\n%s", stderr)
+	}
+	if want := "warning: again on local ran the same commit"; !strings.Contains(stdout, want) {
+		t.Errorf("want %q:\n%s", want, stdout)
+	}
+	if !strings.Contains(stdout, "| again") && !strings.Contains(stdout, "again ") {
+		t.Errorf("no row of the candidate:\n%s", stdout)
+	}
+}
+
+// gitOut runs git in dir and returns its trimmed output.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func TestExperimentWorkflowCmd(t *testing.T) {
@@ -398,7 +495,7 @@ artifact:
 			var arts []ghtest.ArtifactFile
 			for _, r := range refs {
 				for _, runner := range s.Runners {
-					info := refinfo.Info{Name: r.Name, Ref: r.Ref, Commit: "c0ffee", Runner: runner, Round: round, Rounds: rounds}
+					info := refinfo.Info{Name: r.Name, Ref: r.Ref, Commit: "c0ffee" + r.Name, Runner: runner, Round: round, Rounds: rounds}
 					arts = append(arts, ghtest.ArtifactFile{Name: generate.ExperimentArtifact(s) + "-" + r.Name + "-" + runner, Zip: artifactZip(t, info, count)})
 				}
 			}

@@ -148,9 +148,26 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
 		}
 		row.Decision = &d
+		if w := sameCommitWarning(*row, *base); w != "" {
+			c.Warnings = append(c.Warnings, w)
+		}
 	}
 	c.Rows = append(baseRows, candRows...)
 	return c, nil
+}
+
+// sameCommitWarning says when a candidate row ran the commit of the baseline row it is judged
+// against (their ref.json files say so): an A/A comparison, whose verdict measures the noise
+// of two runs of one commit, not a change.
+func sameCommitWarning(row, base Row) string {
+	if row.Commit == "" || row.Commit != base.Commit {
+		return ""
+	}
+	commit := row.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return fmt.Sprintf("%s on %s ran the same commit %s as the baseline: an A/A comparison of one commit, not a change", row.Ref, orDash(row.Runner), commit)
 }
 
 // MoreRepetitions converts a row's MoreTrials into repetitions of the sweep (one repetition

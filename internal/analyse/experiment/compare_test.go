@@ -22,15 +22,15 @@ func experimentDirs(t *testing.T) []string {
 	var dirs []string
 	for round := 1; round <= 2; round++ {
 		for _, ref := range []struct {
-			name, ref string
-			fails     map[string][]int
+			name, ref, commit string
+			fails             map[string][]int
 		}{
-			{"baseline", "efd3f69", map[string][]int{"t.py::test_grad[cuda]": append([]int{-5}, every(5, 50)[1:]...), "t.py::test_io": every(25, 50), "t.py::test_ok": nil}},
-			{"pin", "duburcqa/turing_stream_pin_experiment", map[string][]int{"t.py::test_grad[cuda]": nil, "t.py::test_io": nil, "t.py::test_ok": nil}},
-			{"noop", "noop-branch", map[string][]int{"t.py::test_grad[cuda]": every(5, 50), "t.py::test_io": every(50, 50), "t.py::test_ok": nil}},
+			{"baseline", "efd3f69", "efd3f69c0ffee", map[string][]int{"t.py::test_grad[cuda]": append([]int{-5}, every(5, 50)[1:]...), "t.py::test_io": every(25, 50), "t.py::test_ok": nil}},
+			{"pin", "duburcqa/turing_stream_pin_experiment", "9e1d4c0ffee", map[string][]int{"t.py::test_grad[cuda]": nil, "t.py::test_io": nil, "t.py::test_ok": nil}},
+			{"noop", "noop-branch", "5a7bc0ffee", map[string][]int{"t.py::test_grad[cuda]": every(5, 50), "t.py::test_io": every(50, 50), "t.py::test_ok": nil}},
 		} {
 			dir := filepath.Join(root, "round-"+string(rune('0'+round)), ref.name)
-			fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: "c0ffee", Runner: "local", Round: round, Rounds: 16}, 50, ref.fails)
+			fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.ref, Commit: ref.commit, Runner: "local", Round: round, Rounds: 16}, 50, ref.fails)
 			// The runner's health snapshot: round 2 of the baseline ran on another GPU of the pool.
 			uuid := "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11"
 			if round == 2 && ref.name == "baseline" {
@@ -442,5 +442,39 @@ func TestTimedOutSweepIsWarned(t *testing.T) {
 	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "reached reproducer.timeout_minutes (timed out after 2h0m0s") ||
 		!strings.Contains(w, "a test that hung is not counted as a failure") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// A candidate whose folders ran the baseline's commit (their ref.json says so) is an A/A
+// comparison: the comparison warns, per runner, and only for that candidate.
+func TestSameCommitIsWarned(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, c := range []struct{ name, commit, runner string }{
+		{"base", "1111111111111111", "t4"}, {"base", "1111111111111111", "a10g"},
+		{"again", "1111111111111111", "t4"}, {"again", "1111111111111111", "a10g"},
+		{"fix", "2222222222222222", "t4"}, {"unknown", "", "t4"},
+	} {
+		d := filepath.Join(root, c.name+"-"+c.runner)
+		fakeRun(t, d, &refinfo.Info{Name: c.name, Ref: c.name, Commit: c.commit, Runner: c.runner}, 20, map[string][]int{"t.py::x": {3}})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"again on t4 ran the same commit 111111111111 as the baseline: an A/A comparison of one commit, not a change",
+		"again on a10g ran the same commit 111111111111 as the baseline: an A/A comparison of one commit, not a change",
+	}
+	if strings.Join(c.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings %q\nwant %q", c.Warnings, want)
+	}
+	var text bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "warning: "+want[0]) || !strings.Contains(c.Markdown(), want[1]) {
+		t.Errorf("the warning is not shown:\n%s\n%s", text.String(), c.Markdown())
 	}
 }
