@@ -372,18 +372,18 @@ func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
 	var stdout bytes.Buffer
 	start := time.Now()
 	res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: suite, Env: testEnv(t, dmesg), FullSweep: true,
-		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, minute: 3 * time.Second})
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour, minute: 8 * time.Second}) // time for xdist to start under load
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, stdout.String())
 	}
 	text := stdout.String()
-	if took := time.Since(start); took > 40*time.Second {
+	if took := time.Since(start); took > 60*time.Second {
 		t.Errorf("the run took %s: the timeout did not stop the hanging test", took)
 	}
 	if res.ExitCode != steps.ExitTimedOut || res.Cancelled {
 		t.Errorf("exit code %d cancelled %v, want %d (timed out) and not cancelled:\n%s", res.ExitCode, res.Cancelled, steps.ExitTimedOut, text)
 	}
-	want := "unknown (timed out after 3s (reproducer.timeout_minutes) after 1 result, none failed; still running: test_hang.py::test_hang (a hang?)"
+	want := "unknown (timed out after 8s (reproducer.timeout_minutes) after 1 result, none failed; still running: test_hang.py::test_hang (a hang?)"
 	if !strings.Contains(text, want) {
 		t.Errorf("the verdict lacks %q:\n%s", want, text)
 	}
