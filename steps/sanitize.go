@@ -320,6 +320,11 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 		return nil, fmt.Errorf("create %s: %w", logName, err)
 	}
 	defer logFile.Close()
+	// The command heads the log: a clean log has no record naming its tool, and a folder whose
+	// summary JSON is lost still says which tool came out clean (the parser reads this line).
+	if _, err := fmt.Fprintf(logFile, "# debugflow-step sanitize: %s\n", commandString(argv[0], argv[1:])); err != nil {
+		return nil, fmt.Errorf("write %s: %w", logName, err)
+	}
 	end := env.group("compute-sanitizer " + tool)
 	st := newStream(env, streamSpec{
 		Path: sanitizer, Args: argv[1:], Env: childEnv, Dir: opts.Dir,

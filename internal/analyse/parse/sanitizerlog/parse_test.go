@@ -702,3 +702,20 @@ func TestSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderNamesTheToolOfACleanLog: the sanitize step heads each log with its command; a clean
+// initcheck log (no record names its tool) read without its summary JSON is initcheck, not the
+// memcheck default.
+func TestHeaderNamesTheToolOfACleanLog(t *testing.T) {
+	log := "# debugflow-step sanitize: /usr/local/cuda/bin/compute-sanitizer --tool initcheck --launch-timeout 0 /usr/bin/python3 -m pytest -x t.py\n" +
+		"========= COMPUTE-SANITIZER\n" +
+		"t.py::test_x PASSED\n" +
+		"========= ERROR SUMMARY: 0 errors\n"
+	rep, err := Parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tool != ToolInitcheck {
+		t.Errorf("Tool = %q, want %q", rep.Tool, ToolInitcheck)
+	}
+}
