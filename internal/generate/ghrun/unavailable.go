@@ -87,8 +87,9 @@ func apiUnavailable(err error) bool {
 	case errors.As(err, &gone), errors.As(err, &rl), errors.As(err, &abuse):
 		return true
 	case errors.As(err, &ae):
+		var er *github.ErrorResponse
 		return ae.Status >= 500 || ae.Status == http.StatusTooManyRequests ||
-			strings.HasPrefix(ae.Hint, "GitHub is rate limiting")
+			(ae.Status == http.StatusForbidden && errors.As(err, &er) && er.Response != nil && rateLimitedAnswer(er))
 	case errors.As(err, &ue):
 		return true
 	}
