@@ -58,7 +58,19 @@ gh auth token --hostname HOST prints. GITHUB_API_URL (a full API URL) overrides
 the host and takes GH_TOKEN.
 
 With --watch or --download, the exit status is the run's: 0 success,
-1 failure or cancelled (like gh run watch --exit-status).
+1 failure or cancelled (like gh run watch --exit-status). While watching,
+GitHub's API being unavailable (HTTP 5xx, network errors) is waited out for up
+to 5 minutes, a line each time ("GitHub API unavailable (HTTP 502), retrying in
+10s ..."); past that, or on a rate limit, dispatch exits 75 (not 1: nothing is
+known of the run) and prints the commands that pick the run up again:
+debugflow watch RUN_ID -R REPO and debugflow download RUN_ID -R REPO -D DIR.
+Ctrl-C exits 130 and prints them too; the run goes on on GitHub.
+
+When GitHub accepts the dispatch without the run's details (HTTP 204), a line
+says so at once, with the dispatch_id the run is then found by. Ctrl-C (or an
+API failure) after that says the dispatch WAS sent and how to find its run
+(debugflow watch --latest -b REF, gh run list --workflow FILE): do not
+dispatch again. A dispatch that got a 5xx is never retried: it may have started.
 
 GitHub only dispatches a workflow that is on the default branch or has run
 once: on a new debug branch, push it and open a pull request first.`,

@@ -303,3 +303,53 @@ func TestRunDispatchDirect(t *testing.T) {
 		t.Errorf("stdout %q: want just the run URL", h.Out.String())
 	}
 }
+
+// Ctrl-C while dispatch --download watches the run: exit 130, and the commands that pick the
+// run up again, the download into the same folder, quoted for the shell.
+func TestDispatchDownloadInterruptedSaysHowToResume(t *testing.T) {
+	srv := ghcmdtest.NewServer(t)
+	srv.AddWorkflow(ghtest.Workflow{File: ghcmdtest.WorkflowFile, Name: "Debug CUDA repro", Inputs: ghcmdtest.InputNames(ghcmdtest.Workflow()),
+		RunName: "debug CUDA repro [{dispatch_id}]", Frames: []ghtest.Frame{{Status: "in_progress"}}})
+	h := ghcmdtest.NewHarness(t, srv)
+	h.F.IO.In = strings.NewReader("")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.F.Sleep = func(ctx context.Context, _ time.Duration) error { cancel(); return ctx.Err() } // Ctrl-C at the first poll's wait
+	dir := filepath.Join(t.TempDir(), "my evidence")
+	cmd := NewCmdDispatch(h.F, nil)
+	cmd.SetArgs([]string{"--download", dir, "-R", "acme/kernels"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(ctx)
+	if ghrun.ExitCode(err) != ghrun.ExitInterrupted {
+		t.Fatalf("exit %d: %v", ghrun.ExitCode(err), err)
+	}
+	id := ghcmdtest.Itoa64(srv.Runs()[0].ID)
+	for _, want := range []string{"interrupted: stopped watching; run " + id + " continues on GitHub: https://github.com/acme/kernels/actions/runs/" + id,
+		"pick it up again with:\n  debugflow watch " + id + " -R acme/kernels\n  debugflow download " + id + " -R acme/kernels -D '" + dir + "'"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// An API outage that outlasts the watch's patience: exit 75 (not 1, "the run failed"), with
+// the resume commands.
+func TestDispatchDownloadAPIOutage(t *testing.T) {
+	srv := ghcmdtest.NewServer(t)
+	h := ghcmdtest.NewHarness(t, srv)
+	h.F.IO.In = strings.NewReader("")
+	srv.Fail(ghtest.Fault{Method: "GET", Path: "/actions/runs/", Status: 502, Times: 1 << 20})
+	dir := filepath.Join(t.TempDir(), "ev")
+	err := h.Run(dispatchCmd, "--download", dir, "-R", "acme/kernels")
+	if ghrun.ExitCode(err) != ghrun.ExitAPIUnavailable || ghrun.ExitAPIUnavailable == ghrun.ExitFailure {
+		t.Fatalf("exit %d, want %d: %v", ghrun.ExitCode(err), ghrun.ExitAPIUnavailable, err)
+	}
+	id := ghcmdtest.Itoa64(srv.Runs()[0].ID)
+	if want := "  debugflow watch " + id + " -R acme/kernels\n  debugflow download " + id + " -R acme/kernels -D " + dir; !strings.Contains(err.Error(), want) {
+		t.Errorf("error lacks %q:\n%v", want, err)
+	}
+	if !strings.Contains(h.Err.String(), "GitHub API unavailable (HTTP 502), retrying in 5s ...") {
+		t.Errorf("stderr:\n%s", h.Err.String())
+	}
+}

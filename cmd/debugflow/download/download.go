@@ -42,7 +42,13 @@ Extraction refuses, before writing anything: entries that leave the folder
 than --max-files entries, and more than --max-size bytes in all (counted again
 while inflating, so a lying header does not help).
 
-The token needs actions: read.`,
+The token needs actions: read.
+
+Exit status: 0 the verdicts were printed, 1 an error (a refused or failed
+extraction, a report that failed), 2 bad flags, 75 GitHub's API unavailable
+(HTTP 5xx, network errors, after the retries) or rate limited (the message says
+when to try again), 130 interrupted; after 75 or 130 the message gives the
+command that downloads again (into a fresh -D when artifacts were kept).`,
 		Example: `  # every artifact, into ./debugflow-run-123456789
   debugflow download 123456789
 

@@ -94,6 +94,7 @@ func TestWatchInterruptedByRealSignal(t *testing.T) {
 	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "run ") {
 		t.Fatalf("watch did not start: %q %v\nstderr: %s", lines.Text(), lines.Err(), stderr.String())
 	}
+	id := strings.Fields(lines.Text())[1] // run ID "title": URL
 	go func() {
 		for lines.Scan() {
 		}
@@ -116,6 +117,10 @@ func TestWatchInterruptedByRealSignal(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "interrupted: stopped watching; run ") || !strings.Contains(stderr.String(), "continues on GitHub") {
 		t.Errorf("stderr = %q", stderr.String())
+	}
+	// How to pick the run up again: watching it, and fetching its evidence when it ends.
+	if !strings.Contains(stderr.String(), "pick it up again with:\n  debugflow watch "+id+" -R acme/kernels\n  debugflow download "+id+" -R acme/kernels\n") {
+		t.Errorf("stderr lacks the resume commands: %q", stderr.String())
 	}
 	if d := time.Since(sent); d > 3*time.Second {
 		t.Errorf("took %s to stop", d)

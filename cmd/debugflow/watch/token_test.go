@@ -27,6 +27,11 @@ func TestTokenNeverPrinted(t *testing.T) {
 			Setup: func(s *ghtest.Server, _ *ghcmdtest.Harness) {
 				s.Fail(ghtest.Fault{Path: "/runs/77", Status: 404, Body: echo})
 			}},
+		{Name: "watch through an outage that echoes the token, then the resume commands", Cmd: watchCmd, Args: []string{"--latest"},
+			Setup: func(s *ghtest.Server, _ *ghcmdtest.Harness) {
+				s.AddRun(ghtest.Run{WorkflowFile: ghcmdtest.WorkflowFile, Branch: "main", Frames: []ghtest.Frame{{Status: "in_progress"}}})
+				s.Fail(ghtest.Fault{Method: "GET", Path: "/jobs", Status: 502, Times: 1 << 20, Body: echo})
+			}},
 	}
 	ghcmdtest.CheckTokenNeverPrinted(t, tests)
 }

@@ -37,7 +37,14 @@ RUN_ID may be a run URL. --latest takes the newest run of the debug workflow.
 Exit status: 0 success, 1 any other conclusion (failure, cancelled, timed out).
 This is gh run watch --exit-status behaviour, and it is always on: --exit-status is accepted so gh
 command lines work unchanged. Ctrl-C stops watching (exit 130); the run
-continues on GitHub.`,
+continues on GitHub, and the message gives the commands that pick it up again
+(debugflow watch RUN_ID -R REPO, debugflow download RUN_ID -R REPO).
+
+GitHub's API being unavailable (HTTP 5xx, network errors) is waited out for up
+to 5 minutes, a line on stderr each time ("GitHub API unavailable (HTTP 502),
+retrying in 10s ..."). Past that, or on a rate limit (the message says when to
+try again, from GitHub's Retry-After or X-RateLimit-Reset), watch exits 75: not
+1, since nothing is known of how the run ended; the same commands follow.`,
 		Example: `  debugflow watch 123456789
   debugflow watch --latest -b debug/t4-corruption
   debugflow watch https://github.com/acme/kernels/actions/runs/123456789 -i 10

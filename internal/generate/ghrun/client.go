@@ -138,12 +138,13 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	// Authorization header, whoever set it. Its idle timeout is the download's.
 	c.blob = &http.Client{Transport: newAuthTransport(retry(baseRT), ep.base, ""), CheckRedirect: hc.CheckRedirect}
 	// API answers are small: each attempt gets an idle timeout and a size bound,
-	// so a server that stalls or streams forever cannot hang or exhaust us.
+	// so a server that stalls or streams forever cannot hang or exhaust us, and a
+	// successful answer that is not JSON is said as such (jsonGuard).
 	idle := opts.APIIdleTimeout
 	if idle <= 0 {
 		idle = DefaultAPIIdleTimeout
 	}
-	hc.Transport = newAuthTransport(retry(&apiGuard{base: baseRT, idle: idle, maxBody: maxAPIBody}), ep.base, token)
+	hc.Transport = newAuthTransport(retry(&jsonGuard{base: &apiGuard{base: baseRT, idle: idle, maxBody: maxAPIBody}}), ep.base, token)
 	gh := github.NewClient(&hc)
 	gh.BaseURL = ep.base
 	gh.UserAgent = "debugflow"

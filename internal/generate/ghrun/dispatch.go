@@ -57,6 +57,20 @@ const correlationMargin = time.Minute
 // Validation problems come back as an *ExitError with ExitUsage before any
 // request is made.
 func (c *Client) Dispatch(ctx context.Context, repo Repo, wf Workflow, ref string, inputs map[string]string) (RunRef, error) {
+	return c.DispatchNotify(ctx, repo, wf, ref, inputs, nil)
+}
+
+// DispatchAccepted is a dispatch GitHub accepted without saying which run it created: the
+// run is still to be found.
+type DispatchAccepted struct {
+	Status     int    // the answer's HTTP status, 204
+	DispatchID string // the dispatch_id input sent, "" when the workflow does not declare it
+}
+
+// DispatchNotify is Dispatch, telling accepted (when not nil) as soon as GitHub accepted the
+// dispatch without the run's details, before it looks for the run: from then on the dispatch
+// was sent, whatever happens next.
+func (c *Client) DispatchNotify(ctx context.Context, repo Repo, wf Workflow, ref string, inputs map[string]string, accepted func(DispatchAccepted)) (RunRef, error) {
 	ref = strings.TrimSpace(ref)
 	switch {
 	case wf.File == "":
@@ -104,6 +118,9 @@ func (c *Client) Dispatch(ctx context.Context, repo Repo, wf Workflow, ref strin
 			}
 		}
 		return run, nil
+	}
+	if accepted != nil {
+		accepted(DispatchAccepted{Status: status, DispatchID: dispatchID})
 	}
 	since := start
 	if !date.IsZero() {
@@ -161,6 +178,10 @@ func (c *Client) explainDispatch(ctx context.Context, err error, op string, repo
 	e := explain(err, op, writeAccess, repo, notRegistered, c.now())
 	var ae *APIError
 	if !errors.As(e, &ae) {
+		var bad *BadAnswerError
+		if errors.As(e, &bad) {
+			return fmt.Errorf("%w\nthe dispatch may have been accepted: check the Actions tab (or debugflow watch --latest) before dispatching again", e)
+		}
 		return e
 	}
 	msg := strings.ToLower(ae.Message)

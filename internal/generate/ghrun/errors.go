@@ -2,9 +2,11 @@ package ghrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +21,11 @@ const (
 	ExitFailure     = 1   // the run failed, or a GitHub/network/IO error
 	ExitUsage       = 2   // bad flags or inputs, missing token or repo
 	ExitInterrupted = 130 // Ctrl-C: stopped cleanly, the run continues on GitHub
+	// ExitAPIUnavailable: GitHub's API stayed unavailable (5xx, network errors) or rate
+	// limited while watching or downloading a run, so nothing is known of how it ended; the
+	// run goes on and the message gives the commands that pick it up again. 75 is sysexits.h's
+	// EX_TEMPFAIL ("try again later"), clear of 0/1/2, pytest's 3-5, setup failed 6, 124 and 130.
+	ExitAPIUnavailable = 75
 )
 
 // ExitError is an error that carries the process exit code (shared by every debugflow command).
@@ -106,16 +113,33 @@ func explain(err error, op string, need access, repo Repo, notFound string, now 
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
 		reset := "later"
-		if !rl.Rate.Reset.IsZero() {
-			reset = fmt.Sprintf("at %s (in %s)", rl.Rate.Reset.Local().Format("15:04:05"), rl.Rate.Reset.Sub(now).Round(time.Second))
+		if at, _, ok := retryAt(headerOf(rl.Response), now); ok {
+			reset = when(at, now)
+		} else if !rl.Rate.Reset.IsZero() {
+			reset = when(rl.Rate.Reset.Time, now)
 		}
 		return &APIError{Op: op, Status: statusOf(rl.Response), Message: rl.Message, Err: err,
 			Hint: fmt.Sprintf("the API rate limit of this token is used up; it resets %s. Wait, or use another token.", reset)}
 	}
 	var abuse *github.AbuseRateLimitError
 	if errors.As(err, &abuse) {
-		return &APIError{Op: op, Status: statusOf(abuse.Response), Message: abuse.Message, Err: err,
-			Hint: "GitHub's secondary rate limit is still active after retries: wait a few minutes before trying again."}
+		hint := "GitHub's secondary rate limit is still active after retries: wait a few minutes before trying again."
+		if at, header, ok := retryAt(headerOf(abuse.Response), now); ok {
+			hint = fmt.Sprintf("GitHub's secondary rate limit is still active after retries: try again %s.", whenFrom(at, now, header))
+		} else if abuse.RetryAfter != nil {
+			hint = fmt.Sprintf("GitHub's secondary rate limit is still active after retries: try again %s.", when(now.Add(*abuse.RetryAfter), now))
+		}
+		return &APIError{Op: op, Status: statusOf(abuse.Response), Message: abuse.Message, Err: err, Hint: hint}
+	}
+	var bad *BadAnswerError
+	if errors.As(err, &bad) {
+		// Without the url.Error around it: "Get "https://...": " says nothing more.
+		return fmt.Errorf("%s: %w", op, bad)
+	}
+	var shape *json.UnmarshalTypeError
+	if errors.As(err, &shape) {
+		return fmt.Errorf("%s: GitHub answered with JSON of an unexpected shape (%s where %s was expected at %q): "+
+			"a proxy or a wrong %s may be answering instead of GitHub's API: %w", op, shape.Value, shape.Type, shape.Field, EnvAPIURL, err)
 	}
 	var er *github.ErrorResponse
 	if !errors.As(err, &er) {
@@ -126,6 +150,8 @@ func explain(err error, op string, need access, repo Repo, notFound string, now 
 	switch {
 	case status == http.StatusUnauthorized:
 		ae.Hint = rejectedTokenHint
+	case status == http.StatusTooManyRequests || (status == http.StatusForbidden && rateLimitedAnswer(er)):
+		ae.Hint = rateLimitHint(er.Response.Header, status, now)
 	case status == http.StatusForbidden:
 		ae.Hint = need.hint(repo)
 		if sso := er.Response.Header.Get("X-GitHub-SSO"); strings.HasPrefix(sso, "required") {
@@ -144,6 +170,56 @@ func explain(err error, op string, need access, repo Repo, notFound string, now 
 const rejectedTokenHint = "the token was rejected: check that it is valid and unexpired for this host " +
 	"(GH_TOKEN or GITHUB_TOKEN for github.com, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN for an Enterprise Server; " +
 	"without them, the token of `gh auth token --hostname HOST`)."
+
+// rateLimitedAnswer tells a 403 that is a rate limit go-github did not recognise (a secondary
+// limit whose documentation_url it does not know) from a permission error.
+func rateLimitedAnswer(er *github.ErrorResponse) bool {
+	h := er.Response.Header
+	return h.Get("Retry-After") != "" || h.Get("X-RateLimit-Remaining") == "0" ||
+		strings.Contains(strings.ToLower(er.Message), "rate limit")
+}
+
+// rateLimitHint says when to try again after a rate limit, from Retry-After (seconds or an
+// HTTP date) or X-RateLimit-Reset (epoch seconds), as GitHub documents them.
+func rateLimitHint(h http.Header, status int, now time.Time) string {
+	if at, header, ok := retryAt(h, now); ok {
+		return fmt.Sprintf("GitHub is rate limiting this token (HTTP %d) and the retries did not outlast it: try again %s, "+
+			"or use another token.", status, whenFrom(at, now, header))
+	}
+	return fmt.Sprintf("GitHub is rate limiting this token (HTTP %d) and gave no time to retry at: wait a few minutes, "+
+		"or use another token.", status)
+}
+
+// retryAt is when GitHub says to try again: Retry-After, else X-RateLimit-Reset; the header's name.
+func retryAt(h http.Header, now time.Time) (time.Time, string, bool) {
+	if h == nil {
+		return time.Time{}, "", false
+	}
+	if d, ok := retryAfter(h, now); ok {
+		return now.Add(d), "Retry-After", true
+	}
+	if secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && secs > 0 {
+		return time.Unix(secs, 0), "X-RateLimit-Reset", true
+	}
+	return time.Time{}, "", false
+}
+
+// when renders a time to retry at as "at 15:04:05 (in 2m30s)", in the local zone.
+func when(at, now time.Time) string {
+	return fmt.Sprintf("at %s (in %s)", at.Local().Format("15:04:05"), max(at.Sub(now), 0).Round(time.Second))
+}
+
+// whenFrom is when, naming the header that said it: "at 15:04:05 (in 2m30s, from its Retry-After header)".
+func whenFrom(at, now time.Time, header string) string {
+	return fmt.Sprintf("at %s (in %s, from its %s header)", at.Local().Format("15:04:05"), max(at.Sub(now), 0).Round(time.Second), header)
+}
+
+func headerOf(resp *http.Response) http.Header {
+	if resp == nil {
+		return nil
+	}
+	return resp.Header
+}
 
 func statusOf(resp *http.Response) int {
 	if resp == nil {

@@ -62,13 +62,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.base.RoundTrip(r)
 		last := attempt >= attempts
 		if err != nil {
-			if last || !idempotent || req.Context().Err() != nil {
+			if last || !idempotent || req.Context().Err() != nil || badAnswer(err) {
 				return nil, err
 			}
 			wait := backoff(attempt)
 			// The path may be a server's choice (a redirect's Location), decoded: no control
 			// byte of it reaches the terminal.
-			t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(fmt.Sprint(shortNetErr(err))), wait, attempt+1, attempts)
+			t.logf(req.Context(), "%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(fmt.Sprint(shortNetErr(err))), wait, attempt+1, attempts)
 			if err := t.sleep(req.Context(), wait); err != nil {
 				return nil, err
 			}
@@ -83,7 +83,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		drain(resp)
-		t.logf("%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(why), wait.Round(time.Second), attempt+1, attempts)
+		t.logf(req.Context(), "%s %s: %s; retrying in %s (attempt %d of %d)", req.Method, textsafe.Visible(req.URL.Path), textsafe.Visible(why), wait.Round(time.Second), attempt+1, attempts)
 		if err := t.sleep(req.Context(), wait); err != nil {
 			return nil, err
 		}
@@ -180,8 +180,12 @@ func drain(resp *http.Response) {
 	}
 }
 
-func (t *retryTransport) logf(format string, args ...any) {
-	if t.log != nil {
+// quietRetries is the context key of requests whose retries are not logged: the watch's
+// polls while it already says, once per poll, that GitHub's API is unavailable.
+type quietRetries struct{}
+
+func (t *retryTransport) logf(ctx context.Context, format string, args ...any) {
+	if t.log != nil && ctx.Value(quietRetries{}) == nil {
 		fmt.Fprintf(t.log, format+"\n", args...)
 	}
 }

@@ -2,6 +2,7 @@ package ghrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -113,9 +114,27 @@ func RunDispatch(ctx context.Context, f *Env, opts *DispatchOptions) error {
 		return err
 	}
 
-	run, err := client.Dispatch(ctx, repo, wf, ref, given)
+	var accepted *DispatchAccepted
+	run, err := client.DispatchNotify(ctx, repo, wf, ref, given, func(a DispatchAccepted) {
+		accepted = &a
+		id := ""
+		if a.DispatchID != "" {
+			id = ", dispatch_id " + a.DispatchID
+		}
+		fmt.Fprintf(stderr, "dispatch of %s on %s@%s accepted by GitHub (HTTP %d%s); looking for its run ...\n", wf.File, repo, ref, a.Status, id)
+	})
 	if err != nil {
-		return interrupted(ctx, err, "the dispatch may have been sent: look in the repository's Actions tab before dispatching again")
+		if accepted == nil {
+			return interrupted(ctx, err, "the dispatch may have been sent: look in the repository's Actions tab before dispatching again")
+		}
+		// GitHub accepted it: the run starts whatever happens here, and a second dispatch would
+		// start a second one.
+		find := findAdvice(repo, wf.File, ref, accepted.DispatchID)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: the dispatch WAS sent (GitHub accepted it) and its run "+
+				"goes on; do not dispatch again: %s", find)}
+		}
+		return unavailableExit(fmt.Errorf("%w\nthe dispatch WAS sent (GitHub accepted it); do not dispatch again: %s", err, find), "")
 	}
 	how := "from the dispatch answer"
 	if run.Found == FoundCorrelation {
@@ -146,12 +165,15 @@ func RunDispatch(ctx context.Context, f *Env, opts *DispatchOptions) error {
 	}
 	concl, err := client.Watch(ctx, repo, run.ID, WatchOptions{Interval: opts.Interval, Out: progress, IsTTY: f.IsTTY, Now: f.Now})
 	if err != nil {
-		return interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub: %s", run.ID, run.HTMLURL))
+		again := resume{repo: repo, runID: run.ID, watch: true, dir: opts.DownloadDir}.String()
+		return unavailableExit(interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub: %s\n%s",
+			run.ID, shown(run.HTMLURL), again)), again)
 	}
 	if opts.DownloadDir != "" {
 		dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{Dir: opts.DownloadDir, Progress: stderr, IsTTY: f.IsTTY, IdleTimeout: opts.IdleTimeout})
 		if err != nil {
-			err = interrupted(ctx, err, downloadStopped(dirs))
+			again := resume{repo: repo, runID: run.ID, dir: opts.DownloadDir}.withKept(dirs).String()
+			err = unavailableExit(interrupted(ctx, err, downloadStopped(dirs)+"\n"+again), again)
 			if concl.ExitCode() != ExitOK {
 				// Say both: the run failed, and its evidence could not be fetched.
 				fmt.Fprintf(stderr, "run %d concluded %s\n", run.ID, concl)

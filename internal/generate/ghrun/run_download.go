@@ -40,7 +40,7 @@ func RunDownload(ctx context.Context, f *Env, opts *DownloadRunOptions) error {
 	}
 	repo, client, run, err := f.resolveRun(ctx, opts.RepoFlags, opts.RunSelector, stderr)
 	if err != nil {
-		return interrupted(ctx, err, "stopped before downloading")
+		return unavailableExit(interrupted(ctx, err, "stopped before downloading"), "")
 	}
 	dirs, err := client.Download(ctx, repo, run.ID, DownloadOptions{
 		Names:       opts.Names,
@@ -55,7 +55,15 @@ func RunDownload(ctx context.Context, f *Env, opts *DownloadRunOptions) error {
 		if ctx.Err() == nil && len(dirs) > 0 {
 			fmt.Fprintf(stderr, "extracted in full before the error: %s\n", shown(strings.Join(dirs, ", ")))
 		}
-		return interrupted(ctx, err, downloadStopped(dirs))
+		var selects []string
+		for _, n := range opts.Names {
+			selects = append(selects, "-n "+shellQuote(n))
+		}
+		for _, p := range opts.Patterns {
+			selects = append(selects, "-p "+shellQuote(p))
+		}
+		again := resume{repo: repo, runID: run.ID, dir: opts.Dir, selects: selects}.withKept(dirs).String()
+		return unavailableExit(interrupted(ctx, err, downloadStopped(dirs)+"\n"+again), again)
 	}
 	return f.reportDirs(dirs, stdout, stderr)
 }

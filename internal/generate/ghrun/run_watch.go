@@ -22,11 +22,12 @@ func RunWatch(ctx context.Context, f *Env, opts *WatchRunOptions) error {
 	}
 	repo, client, run, err := f.resolveRun(ctx, opts.RepoFlags, opts.RunSelector, stderr)
 	if err != nil {
-		return interrupted(ctx, err, "stopped before watching")
+		return unavailableExit(interrupted(ctx, err, "stopped before watching"), "")
 	}
 	concl, err := client.Watch(ctx, repo, run.ID, WatchOptions{Interval: opts.Interval, Out: stdout, IsTTY: f.IsTTY, Now: f.Now})
 	if err != nil {
-		return interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub", run.ID))
+		again := resume{repo: repo, runID: run.ID, watch: true}.String()
+		return unavailableExit(interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub\n%s", run.ID, again)), again)
 	}
 	return conclusionError(concl, run)
 }

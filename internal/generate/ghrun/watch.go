@@ -47,6 +47,10 @@ type WatchOptions struct {
 	IsTTY bool
 	// Now is the clock for elapsed times (nil: the client's clock).
 	Now func() time.Time
+	// OutageWindow is how long GitHub's API may stay unavailable (5xx answers, network
+	// errors) while the watch waits and polls again, saying so on the client's log
+	// (0: DefaultOutageWindow). Past it, Watch returns an *APIUnavailableError.
+	OutageWindow time.Duration
 }
 
 // DefaultWatchInterval is gh run watch's default poll interval.
@@ -71,14 +75,50 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, tty: opts.IsTTY, now: now}
 	op := fmt.Sprintf("watch run %d in %s", runID, repo)
 	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
+	window := opts.OutageWindow
+	if window <= 0 {
+		window = DefaultOutageWindow
+	}
+	var outage struct {
+		start  time.Time
+		waited time.Duration
+		tries  int
+	}
 	for {
-		run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
-		if err != nil {
-			return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
+		pollCtx := ctx
+		if outage.tries > 0 {
+			pollCtx = context.WithValue(ctx, quietRetries{}, true) // one notice per poll is enough
 		}
-		jobs, err := c.listJobs(ctx, repo, runID)
+		run, jobs, err := c.poll(pollCtx, repo, runID)
 		if err != nil {
-			return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
+			cause, ok := transient(err)
+			if !ok || ctx.Err() != nil {
+				return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
+			}
+			if outage.tries == 0 {
+				outage.start = c.now()
+			}
+			outage.tries++
+			// The clock counts the transport's own retries; the waits count when the clock
+			// stands still (a test's).
+			lasted := max(c.now().Sub(outage.start), outage.waited)
+			wait := outageBackoff(outage.tries)
+			if lasted+wait > window {
+				return "", c.scrub(&APIUnavailableError{Op: op, Cause: cause, For: lasted, Tries: outage.tries,
+					Err: explain(err, op, readAccess, repo, notFound, c.now())})
+			}
+			fmt.Fprintf(c.log, "GitHub API unavailable (%s), retrying in %s ... (unavailable for %s so far; giving up after %s)\n",
+				cause, wait, lasted.Round(time.Second), window)
+			view.drawn = 0 // the notice went below the display: draw it afresh under it
+			if err := c.sleep(ctx, wait); err != nil {
+				return "", fmt.Errorf("%s: %w", op, err)
+			}
+			outage.waited += wait
+			continue
+		}
+		if outage.tries > 0 {
+			fmt.Fprintf(c.log, "GitHub API answers again; watching run %d\n", runID)
+			outage.tries, outage.waited = 0, 0
 		}
 		view.update(run, jobs)
 		if run.GetStatus() == "completed" {
@@ -88,6 +128,19 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 			return "", fmt.Errorf("%s: %w", op, err)
 		}
 	}
+}
+
+// poll reads the run and its jobs once.
+func (c *Client) poll(ctx context.Context, repo Repo, runID int64) (*github.WorkflowRun, []*github.WorkflowJob, error) {
+	run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs, err := c.listJobs(ctx, repo, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, jobs, nil
 }
 
 // maxJobPages bounds job listing (100 per page): a matrix is never that wide.

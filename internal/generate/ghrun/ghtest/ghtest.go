@@ -123,7 +123,7 @@ type Fault struct {
 	Method string // empty: any
 	Path   string // substring of the URL path; empty: any
 	Status int
-	Header map[string]string
+	Header map[string]string // a Content-Type here replaces the JSON one a Body gets
 	Body   string
 	Times  int // requests answered; 0 means 1
 }
@@ -369,7 +369,7 @@ func (s *Server) fault(w http.ResponseWriter, method, path string) bool {
 			for k, v := range f.Header {
 				w.Header().Set(k, v)
 			}
-			if f.Body != "" {
+			if f.Body != "" && w.Header().Get("Content-Type") == "" {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			}
 			w.WriteHeader(f.Status)

@@ -1,0 +1,78 @@
+package ghrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// BadAnswerError is a successful (2xx) API answer whose body is not JSON: a proxy, a captive
+// portal or a wrong GITHUB_API_URL answering instead of GitHub. It says what came back (the
+// status, the type, the size and how it starts, escaped) instead of Go's decoding error.
+type BadAnswerError struct {
+	Status      int
+	ContentType string // the media type, without parameters; "" when none was sent
+	Size        int64
+	Head        string // the first bytes, cut at a rune boundary
+	Truncated   bool   // Head is not the whole body
+}
+
+func (e *BadAnswerError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "GitHub answered with something that is not JSON (HTTP %d", e.Status)
+	if e.ContentType != "" {
+		fmt.Fprintf(&b, ", %s", shown(e.ContentType))
+	}
+	fmt.Fprintf(&b, ", %s, starts with %q", formatBytes(e.Size), e.Head)
+	if e.Truncated {
+		b.WriteString("...")
+	}
+	fmt.Fprintf(&b, "): a proxy, a captive portal or a wrong %s may be answering instead of GitHub's API", EnvAPIURL)
+	return b.String()
+}
+
+// badAnswerHead is how much of a bad answer its error quotes.
+const badAnswerHead = 48
+
+// jsonGuard reads each successful API answer in full, within apiGuard's bounds (size, idle
+// time), and refuses one that is not JSON. A body that breaks off half way is a network error
+// here, which the retry transport above retries for a GET, instead of a decoding error after it.
+type jsonGuard struct{ base http.RoundTripper }
+
+func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := g.base.RoundTrip(req)
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 || resp.StatusCode == http.StatusNoContent ||
+		req.Method == http.MethodHead || resp.Body == nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if len(bytes.TrimSpace(body)) == 0 || json.Valid(body) {
+		return resp, nil
+	}
+	head, cut := body, false
+	if len(head) > badAnswerHead {
+		head, cut = head[:badAnswerHead], true
+		for len(head) > 0 && !utf8.Valid(head) {
+			head = head[:len(head)-1]
+		}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return nil, &BadAnswerError{Status: resp.StatusCode, ContentType: ct, Size: int64(len(body)), Head: string(head), Truncated: cut}
+}
+
+// badAnswer reports an answer that another attempt would not mend: not JSON, or too large.
+func badAnswer(err error) bool {
+	var bad *BadAnswerError
+	return errors.As(err, &bad) || errors.Is(err, errAPIBodyTooLarge)
+}
