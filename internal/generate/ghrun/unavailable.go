@@ -163,24 +163,6 @@ func findAdvice(repo Repo, file, ref, dispatchID string) string {
 		name, shellQuote(ref), repoFlag, shellQuote(file), shellQuote(ref), repoFlag)
 }
 
-// shellQuote returns s as one POSIX shell word that expands to exactly s: bare when it holds
-// only characters the shell never treats specially, else single-quoted (a single quote inside
-// is written close quote, backslash-quote, open quote). Control characters are escaped for
-// the terminal (the word is then not exact, but nothing printed drives the terminal).
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_-./,:@%+=", c) >= 0) {
-			safe = false
-			break
-		}
-	}
-	if safe && s[0] != '=' {
-		return s
-	}
-	return "'" + strings.ReplaceAll(textsafe.Visible(s), "'", `'\''`) + "'"
-}
+// shellQuote is textsafe.ShellWord of s with its control characters escaped for the terminal
+// (the word is then not exact, but nothing printed drives the terminal).
+func shellQuote(s string) string { return textsafe.ShellWord(textsafe.Visible(s)) }
