@@ -16,6 +16,7 @@ import (
 	"github.com/debugflow/debugflow/internal/exitcode"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
 	"github.com/debugflow/debugflow/internal/limits"
+	"github.com/debugflow/debugflow/internal/runner/refrun"
 	"github.com/debugflow/debugflow/internal/spec"
 )
 
@@ -55,7 +56,7 @@ func wireGitHub(f *ghcmd.Factory, sp *specsource.Source) {
 		if err != nil {
 			return err
 		}
-		return dispatchPreflight(ctx, s, specName, ref)
+		return dispatchPreflight(ctx, s, specName, ref, f.Stderr())
 	}
 }
 
@@ -95,7 +96,7 @@ func dispatchWorkflow(s *spec.Spec) ghrun.Workflow {
 // generated from this spec, declares every input of the spec, is committed with the spec, and
 // the branch is pushed to its upstream. Outside a git work tree, or with --ref naming another
 // branch, the local files say nothing about what GitHub runs: nothing is checked.
-func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) error {
+func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string, stderr io.Writer) error {
 	branch, err := cmdutil.GitOutput(ctx, "symbolic-ref", "--short", "HEAD")
 	if err != nil || branch != ref {
 		return nil
@@ -150,6 +151,17 @@ func dispatchPreflight(ctx context.Context, s *spec.Spec, specName, ref string) 
 	}
 	if n, err := cmdutil.GitOutput(ctx, "rev-list", "--count", "@{upstream}..HEAD"); err == nil && n != "0" {
 		return refuse("branch %s has %s commit(s) that %s lacks: GitHub would run the older workflow; push them with git push", branch, n, upstream)
+	}
+	// Edited tests or sources are no reason to refuse (the run may be meant for the pushed
+	// code), but the runner never sees them: say so before a GPU job is spent.
+	if files, err := refrun.UncommittedChanges(ctx, top); err == nil && len(files) > 0 {
+		const show = 5
+		list := strings.Join(files[:min(len(files), show)], ", ")
+		if len(files) > show {
+			list += fmt.Sprintf(", ... (%d more)", len(files)-show)
+		}
+		fmt.Fprintf(stderr, "debugflow: warning: uncommitted changes to %d tracked file(s) (%s) are not on GitHub: the run tests %s as pushed; commit and push them first to test them\n",
+			len(files), textsafe.Visible(list), branch)
 	}
 	return nil
 }

@@ -43,6 +43,16 @@ func TestDispatchChecksEverythingBeforeDispatching(t *testing.T) {
 				writeFile(t, filepath.Join(dir, wf), data+"# edited\n")
 			},
 			code: 1, want: "not committed (GitHub runs what is pushed)"},
+		{name: "an edited test is dispatched with a warning", pushed: defaultInputs,
+			change: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x(): pass\n")
+				git(t, dir, "add", "tests")
+				git(t, dir, "commit", "-q", "-m", "test")
+				git(t, dir, "push", "-q")
+				writeFile(t, filepath.Join(dir, "tests", "test_x.py"), "def test_x(): assert False\n")
+			},
+			want:     "uncommitted changes to 1 tracked file(s) (tests/test_x.py) are not on GitHub: the run tests debug/t4 as pushed",
+			dispatch: true},
 		{name: "no upstream", pushed: defaultInputs,
 			change: func(t *testing.T, dir string) { git(t, dir, "branch", "--unset-upstream") },
 			code:   1, want: "branch debug/t4 has no upstream, so GitHub has not seen it: push it with git push -u origin HEAD"},
