@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -39,13 +38,7 @@ func FlakyRepo(t testing.TB, dir string, rates map[string]float64) {
 // among them asks for fewer.
 func FlakyRepoCrashing(t testing.TB, dir string, rates map[string]float64, crashShare float64) {
 	t.Helper()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); Git(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	writeFile(t, filepath.Join(dir, ".gitignore"), "built.txt\n__pycache__/\n.pytest_cache/\n")
 	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"fmt"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"math"
 	"os"
 	"os/exec"
@@ -140,12 +141,7 @@ func gitBisectSteps(t *testing.T, dir string, n, firstBad int) int {
 // file n: the test of git bisect run reads it.
 func linearRepo(t *testing.T, dir string, n int) {
 	t.Helper()
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testenv.Git(t, dir, args...) }
 	git("init", "-q")
 	git("commit", "-q", "--allow-empty", "-m", "good")
 	for i := 1; i <= n; i++ {

@@ -2,8 +2,8 @@ package progress
 
 import (
 	"bytes"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -77,7 +77,7 @@ func TestTerminalLine(t *testing.T) {
 
 // TestDoneStopsTheClock: New's own ticker beats until Done, and nothing is written after it.
 func TestDoneStopsTheClock(t *testing.T) {
-	var tty safeBuffer
+	var tty testenv.SyncBuffer
 	p := New(&tty, true, time.Hour, "")
 	p.Update(steps.Progress{Done: 1, Total: 2})
 	time.Sleep(ttyTick + 300*time.Millisecond)
@@ -91,17 +91,3 @@ func TestDoneStopsTheClock(t *testing.T) {
 		t.Errorf("the clock wrote after Done: %q", tty.String())
 	}
 }
-
-// safeBuffer is a bytes.Buffer the ticker goroutine and the test share.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *safeBuffer) Len() int       { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Len() }
-func (s *safeBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

@@ -3,6 +3,7 @@ package refrun
 import (
 	"bytes"
 	"context"
+	"github.com/debugflow/debugflow/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,13 +17,7 @@ import (
 func checkRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testenv.Git(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	for _, f := range []string{"a.py", "b.py"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("x = 1\n"), 0o644); err != nil {

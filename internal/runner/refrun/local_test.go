@@ -318,13 +318,7 @@ func TestLocalSweepTimeout(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	repo := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testenv.Git(t, repo, args...) }
 	git("init", "-q", "-b", "main")
 	if err := os.WriteFile(filepath.Join(repo, "test_hang.py"), []byte("import time\n\ndef test_ok():\n    pass\n\ndef test_hang():\n    time.sleep(600)\n"), 0o644); err != nil {
 		t.Fatal(err)
