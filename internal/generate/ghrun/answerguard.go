@@ -43,7 +43,13 @@ const badAnswerHead = 48
 // jsonGuard reads each successful API answer in full, within apiGuard's bounds (size, idle
 // time), and refuses one that is not JSON. A body that breaks off half way is a network error
 // here, which the retry transport above retries for a GET, instead of a decoding error after it.
-type jsonGuard struct{ base http.RoundTripper }
+// The quote of a bad answer is cut from the body with the secrets masked first: a server that
+// echoes the token must not get a piece of it printed that the whole-token masking of the
+// output would not recognise.
+type jsonGuard struct {
+	base    http.RoundTripper
+	secrets *secretSet
+}
 
 func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := g.base.RoundTrip(req)
@@ -60,7 +66,7 @@ func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(bytes.TrimSpace(body)) == 0 || json.Valid(body) {
 		return resp, nil
 	}
-	head, cut := body, false
+	head, cut := []byte(redact(string(body), g.secrets.all())), false
 	if len(head) > badAnswerHead {
 		head, cut = head[:badAnswerHead], true
 		for len(head) > 0 && !utf8.Valid(head) {
