@@ -1,10 +1,12 @@
 package ghrun
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 )
@@ -60,4 +62,43 @@ func errBadAnswer(err error, bad **BadAnswerError) bool {
 		e = u.Unwrap()
 	}
 	return false
+}
+
+// The terminal view cuts run, job and step names at 60 characters: a name that holds the token
+// (a hostile server echoing it, a run-name built from an input) must not be cut through the
+// token, which would print the part before the cut where whole-token masking cannot see it.
+func TestWatchTerminalDoesNotCutATokenInTwo(t *testing.T) {
+	srv := newServer(t)
+	srv.Now = func() time.Time { return fixedNow }
+	title := strings.Repeat("t", 45) + ghtest.Token
+	id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "debug/t4", Name: "n", DisplayTitle: title,
+		CreatedAt: fixedNow.Add(-2 * time.Minute), Frames: []ghtest.Frame{{Status: "completed", Conclusion: "success",
+			Jobs: []ghtest.Job{{ID: 1, Name: strings.Repeat("j", 50) + strings.ToUpper(ghtest.Token), Status: "in_progress"}}}}})
+	c, _ := newTestClient(t, srv)
+	var out bytes.Buffer
+	if _, err := c.Watch(context.Background(), testRepo, id, WatchOptions{Interval: time.Millisecond, Out: &out, IsTTY: true}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 6; n <= len(ghtest.Token); n++ {
+		if part := strings.ToLower(ghtest.Token[:n]); strings.Contains(strings.ToLower(out.String()), part) {
+			t.Fatalf("the view shows %d bytes of the token (%q):\n%s", n, part, out.String())
+		}
+	}
+}
+
+// The download's progress bar cuts an artifact's name at 30 characters: the same rule.
+func TestDownloadProgressDoesNotCutATokenInTwo(t *testing.T) {
+	srv := newServer(t)
+	id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "ev-" + ghtest.Token, Zip: evidenceZip(t, 2)})
+	c, _ := newTestClient(t, srv)
+	var progress bytes.Buffer
+	if _, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: t.TempDir() + "/ev", Progress: &progress, IsTTY: true}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 6; n <= len(ghtest.Token); n++ {
+		if part := ghtest.Token[:n]; strings.Contains(progress.String(), part) {
+			t.Fatalf("the progress shows %d bytes of the token (%q):\n%q", n, part, progress.String())
+		}
+	}
 }

@@ -72,7 +72,7 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	if now == nil {
 		now = c.now
 	}
-	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, tty: opts.IsTTY, now: now}
+	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, secrets: c.secrets, tty: opts.IsTTY, now: now}
 	op := fmt.Sprintf("watch run %d in %s", runID, repo)
 	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
 	window := opts.OutageWindow
@@ -173,10 +173,11 @@ func IsGateStep(name string) bool { return gateStep.MatchString(name) }
 // runView renders a run's progress: an updating block on a terminal, one
 // plain line per change otherwise.
 type runView struct {
-	out   io.Writer
-	tty   bool
-	now   func() time.Time
-	drawn int // lines of the last terminal block, to redraw over it
+	out     io.Writer
+	secrets *secretSet // masked before a name is cut (clip), as out masks whole lines
+	tty     bool
+	now     func() time.Time
+	drawn   int // lines of the last terminal block, to redraw over it
 
 	seen      bool
 	runStatus string
@@ -265,13 +266,13 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s run %d %s · %s%s\n", symbol(run.GetStatus(), run.GetConclusion()), run.GetID(),
-		truncate(shown(runTitle(run)), 60), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
+		v.clip(runTitle(run)), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
 	fmt.Fprintf(&b, "  %s\n", shown(run.GetHTMLURL()))
 	if len(jobs) == 0 {
 		b.WriteString("  (no jobs yet)\n")
 	}
 	for _, j := range jobs {
-		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), truncate(shown(j.GetName()), 60),
+		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), v.clip(j.GetName()),
 			statusWord(j.GetStatus(), j.GetConclusion()), v.since(j.StartedAt, j.CompletedAt, j.GetStatus()))
 		if j.GetStatus() == "completed" && j.GetConclusion() == "success" {
 			continue
@@ -284,7 +285,7 @@ func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) str
 					mark = "   <- TMATE GATE OPEN (ssh line in the job log)"
 				}
 			}
-			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), truncate(shown(s.GetName()), 60),
+			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), v.clip(s.GetName()),
 				v.since(s.StartedAt, s.CompletedAt, s.GetStatus()), mark)
 		}
 	}
@@ -395,6 +396,13 @@ func orDash(s string) string {
 // run-name holding a pull request's title, a matrix job's name or a hostile server cannot
 // drive the terminal. (%q quotes do the same for the names in the plain log.)
 func shown(s string) string { return textsafe.Visible(s) }
+
+// clip is a server's name as the terminal view shows it: secrets masked, escaped, cut at 60
+// characters. The masking comes first: a token cut in two is no longer one the output's
+// masking recognises, and the part before the cut would be printed.
+func (v *runView) clip(s string) string {
+	return truncate(shown(redact(s, v.secrets.all())), 60)
+}
 
 func truncate(s string, n int) string {
 	r := []rune(s)
