@@ -26,6 +26,10 @@ const (
 	outageMaxWait   = time.Minute
 )
 
+// outageRecoverPolls is how many polls in a row must get through to end an outage: until
+// then a failure continues it (its window, its backoff) instead of starting a new one.
+const outageRecoverPolls = 3
+
 func outageBackoff(try int) time.Duration {
 	d := outageFirstWait << (try - 1)
 	if d > outageMaxWait || d <= 0 {

@@ -82,33 +82,53 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	var outage struct {
 		start  time.Time
 		waited time.Duration
-		tries  int
+		tries  int // polls that failed since the outage began
+		good   int // polls in a row that got through since the last failure
 	}
+	// lasted is how long the outage has lasted: the clock counts the transport's own retries
+	// and the failing polls; the waits count when the clock stands still (a test's).
+	lasted := func() time.Duration { return max(c.now().Sub(outage.start), outage.waited) }
 	for {
 		pollCtx := ctx
 		if outage.tries > 0 {
 			pollCtx = context.WithValue(ctx, quietRetries{}, true) // one notice per poll is enough
 		}
-		run, jobs, err := c.poll(pollCtx, repo, runID)
+		// No poll outlasts what is left of the outage window: a server that stalls or trickles
+		// its answers (each attempt may take minutes, and GETs are retried) cannot hold the
+		// watch past it.
+		limit := window
+		if outage.tries > 0 {
+			limit = window - lasted()
+		}
+		pollStart := c.now()
+		bounded, cancel := context.WithTimeout(pollCtx, limit)
+		run, jobs, err := c.poll(bounded, repo, runID)
+		tooSlow := err != nil && bounded.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err != nil {
 			cause, ok := transient(err)
+			if tooSlow {
+				cause, ok = fmt.Sprintf("no answer within %s", limit.Round(time.Second)), true
+			}
 			if !ok || ctx.Err() != nil {
 				return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
 			}
 			if outage.tries == 0 {
-				outage.start = c.now()
+				outage.start = pollStart // the failing poll's own time counts
 			}
 			outage.tries++
-			// The clock counts the transport's own retries; the waits count when the clock
-			// stands still (a test's).
-			lasted := max(c.now().Sub(outage.start), outage.waited)
+			outage.good = 0
 			wait := outageBackoff(outage.tries)
-			if lasted+wait > window {
-				return "", c.scrub(&APIUnavailableError{Op: op, Cause: cause, For: lasted, Tries: outage.tries,
+			l := lasted()
+			if tooSlow {
+				l = max(l, window) // the poll used up what was left of it
+			}
+			if tooSlow || l+wait > window {
+				return "", c.scrub(&APIUnavailableError{Op: op, Cause: cause, For: l, Tries: outage.tries,
 					Err: explain(err, op, readAccess, repo, notFound, c.now())})
 			}
 			fmt.Fprintf(c.log, "GitHub API unavailable (%s), retrying in %s ... (unavailable for %s so far; giving up after %s)\n",
-				cause, wait, lasted.Round(time.Second), window)
+				cause, wait, l.Round(time.Second), window)
 			view.drawn = 0 // the notice went below the display: draw it afresh under it
 			if err := c.sleep(ctx, wait); err != nil {
 				return "", fmt.Errorf("%s: %w", op, err)
@@ -117,8 +137,14 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 			continue
 		}
 		if outage.tries > 0 {
-			fmt.Fprintf(c.log, "GitHub API answers again; watching run %d\n", runID)
-			outage.tries, outage.waited = 0, 0
+			// The outage ends after outageRecoverPolls polls in a row get through: an API that
+			// answers one poll between failures does not restart the window each time.
+			if outage.good++; outage.good == 1 {
+				fmt.Fprintf(c.log, "GitHub API answers again; watching run %d\n", runID)
+			}
+			if outage.good >= outageRecoverPolls {
+				outage.tries, outage.waited, outage.good = 0, 0, 0
+			}
 		}
 		view.update(run, jobs)
 		if run.GetStatus() == "completed" {

@@ -1,0 +1,149 @@
+package ghrun
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
+)
+
+// fakeClock is a clock that only moves when told: by a request that "takes" time, by a sleep.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.advance(d)
+	return nil
+}
+
+// slowFailure is an API whose every request attempt takes took (an idle timeout, a trickle
+// cut off) and then fails like the network.
+type slowFailure struct {
+	clock *fakeClock
+	took  time.Duration
+	mu    sync.Mutex
+	n     int
+}
+
+func (s *slowFailure) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+	s.clock.advance(s.took)
+	return nil, errors.New("read tcp 127.0.0.1:1: connection reset by peer")
+}
+
+// The outage window counts the failing polls' own time. An API whose attempts each stall for
+// 70 s (five attempts per request: about six minutes a poll) used to start the 5-minute window
+// only after the first poll failed, and gave up after two such polls, twelve minutes in,
+// saying it had been unavailable for six.
+func TestWatchOutageWindowCountsSlowPolls(t *testing.T) {
+	clock := &fakeClock{t: fixedNow}
+	api := &slowFailure{clock: clock, took: 70 * time.Second}
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: "http://127.0.0.1:1/", HTTPClient: &http.Client{Transport: api},
+		Sleep: clock.Sleep, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Watch(context.Background(), testRepo, 7, WatchOptions{})
+	var gone *APIUnavailableError
+	if !errors.As(err, &gone) {
+		t.Fatalf("err = %v, want *APIUnavailableError", err)
+	}
+	took := clock.Now().Sub(fixedNow)
+	if api.n != defaultMaxAttempts || took > DefaultOutageWindow+2*time.Minute || gone.For < took {
+		t.Errorf("gave up after %d requests, %s in, saying %s: want one poll (%d attempts), the time it took said",
+			api.n, took, gone.For, defaultMaxAttempts)
+	}
+}
+
+// neverAnswers never answers: only the request's context ends it.
+type neverAnswers struct{}
+
+func (neverAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
+// No poll outlasts the outage window, whatever the transport's own bounds: a server that holds
+// every request open ends the watch with *APIUnavailableError (exit 75) when the window is used up.
+func TestWatchPollCannotOutlastTheWindow(t *testing.T) {
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: "http://127.0.0.1:1/", HTTPClient: &http.Client{Transport: neverAnswers{}},
+		Sleep: (&sleeper{}).Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the test's own guard, far away
+	defer cancel()
+	_, err = c.Watch(ctx, testRepo, 7, WatchOptions{OutageWindow: time.Second})
+	var gone *APIUnavailableError
+	if !errors.As(err, &gone) || ctx.Err() != nil || ExitCode(unavailableExit(err, "")) != ExitAPIUnavailable ||
+		!strings.Contains(err.Error(), "no answer within 1s") {
+		t.Fatalf("err = %v (exit %d), want *APIUnavailableError", err, ExitCode(unavailableExit(err, "")))
+	}
+}
+
+// An API that lets one poll through between failures does not restart the window each time:
+// the outage ends only after outageRecoverPolls polls in a row get through.
+func TestWatchFlappingAPIDoesNotExtendTheWindow(t *testing.T) {
+	srv, id := watchServer(t, []ghtest.Frame{{Status: "in_progress"}}) // a run that never ends
+	var (
+		mu    sync.Mutex
+		bad   bool
+		waits int
+	)
+	next := srv.API.Config.Handler
+	srv.API.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fail := bad
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	interval := 3 * time.Second
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch waits++; {
+		case waits > 500:
+			return errors.New("the watch never gave up")
+		case d == interval:
+			bad = true // a poll got through: the next one fails
+		case d >= outageFirstWait && d != 8*time.Second:
+			bad = false // the watch waited out a failure: the next poll gets through
+		}
+		return ctx.Err()
+	}
+	var log strings.Builder
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: srv.URL(), Sleep: sleep, Now: func() time.Time { return fixedNow }, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Watch(context.Background(), testRepo, id, WatchOptions{Interval: interval})
+	var gone *APIUnavailableError
+	if !errors.As(err, &gone) || gone.For > DefaultOutageWindow {
+		t.Fatalf("err = %v, want *APIUnavailableError within the window\nlog:\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "GitHub API answers again") || !strings.Contains(log.String(), "retrying in 1m0s") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
