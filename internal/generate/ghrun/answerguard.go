@@ -2,6 +2,8 @@ package ghrun
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,8 +79,15 @@ func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, &BadAnswerError{Status: resp.StatusCode, ContentType: ct, Size: int64(len(body)), Head: string(head), Truncated: cut}
 }
 
-// badAnswer reports an answer that another attempt would not mend: not JSON, or too large.
+// badAnswer reports an answer that another attempt would not mend: not JSON, too large, or from
+// a server whose certificate is not trusted (a wrong GITHUB_API_URL, a proxy intercepting TLS):
+// neither retried nor waited out as an outage, and never exit 75.
 func badAnswer(err error) bool {
 	var bad *BadAnswerError
-	return errors.As(err, &bad) || errors.Is(err, errAPIBodyTooLarge)
+	var cert *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var name x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &bad) || errors.Is(err, errAPIBodyTooLarge) ||
+		errors.As(err, &cert) || errors.As(err, &unknown) || errors.As(err, &name) || errors.As(err, &invalid)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -145,5 +146,23 @@ func TestWatchFlappingAPIDoesNotExtendTheWindow(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "GitHub API answers again") || !strings.Contains(log.String(), "retrying in 1m0s") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// An API whose TLS certificate is not trusted (a wrong GITHUB_API_URL, a proxy intercepting
+// TLS) is no outage: not retried, not waited out for five minutes, and not exit 75 (which tells
+// a script to try again later), but exit 1 at once.
+func TestUntrustedCertificateIsNotAnOutage(t *testing.T) {
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }))
+	defer api.Close()
+	sl := &sleeper{}
+	c, err := NewClient(ClientOptions{Token: testToken, APIURL: api.URL + "/", Sleep: sl.Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Watch(context.Background(), testRepo, 7, WatchOptions{})
+	if err == nil || !strings.Contains(err.Error(), "certificate") || len(sl.Waits()) != 0 ||
+		ExitCode(unavailableExit(err, "")) != ExitFailure {
+		t.Fatalf("err = %v, waits %v, exit %d", err, sl.Waits(), ExitCode(unavailableExit(err, "")))
 	}
 }
