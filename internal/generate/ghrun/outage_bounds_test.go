@@ -166,3 +166,32 @@ func TestUntrustedCertificateIsNotAnOutage(t *testing.T) {
 		t.Fatalf("err = %v, waits %v, exit %d", err, sl.Waits(), ExitCode(unavailableExit(err, "")))
 	}
 }
+
+// One rule tells a 403 rate limit from a permission error, for the retries and for the
+// message and exit status. The retries used to count any 403 whose body held "abuse" as a
+// secondary rate limit and wait 4 minutes on a permission error; and a 403 saying "API rate
+// limit exceeded" with no headers was not retried but exited 75 as a rate limit.
+func TestForbiddenRateLimitOrPermissionOneRule(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		limited bool
+	}{
+		{"permission, mentions abuse", `{"message":"Resource not accessible by integration (app abuse-triage)","documentation_url":"https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run"}`, false},
+		{"primary limit, no headers", `{"message":"API rate limit exceeded for installation ID 1."}`, true},
+		{"secondary limit by its documentation", `{"message":"Forbidden","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, id := watchServer(t, nil)
+			srv.Fail(ghtest.Fault{Method: "GET", Path: "/actions/runs/", Status: 403, Times: 1 << 20, Body: tt.body})
+			c, sl := newTestClient(t, srv)
+			_, err := c.Watch(context.Background(), testRepo, id, WatchOptions{})
+			retried := len(sl.Waits()) > 0
+			if retried != tt.limited || apiUnavailable(err) != tt.limited ||
+				strings.Contains(err.Error(), "rate limit") != tt.limited {
+				t.Errorf("retried %v (waits %v), exit 75 %v, err %v: want rate limited %v", retried, sl.Waits(), apiUnavailable(err), err, tt.limited)
+			}
+		})
+	}
+}
