@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -196,8 +195,8 @@ func retryAt(h http.Header, now time.Time) (time.Time, string, bool) {
 	if d, ok := retryAfter(h, now); ok {
 		return now.Add(d), "Retry-After", true
 	}
-	if secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && secs > 0 {
-		return time.Unix(secs, 0), "X-RateLimit-Reset", true
+	if at, ok := rateLimitReset(h); ok {
+		return at, "X-RateLimit-Reset", true
 	}
 	return time.Time{}, "", false
 }

@@ -195,3 +195,15 @@ func TestForbiddenRateLimitOrPermissionOneRule(t *testing.T) {
 		})
 	}
 }
+
+// One backoff shape for the retries and the outage waits, capped even where a shift overflows.
+func TestDoubling(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: 5 * time.Second, 2: 10 * time.Second, 5: time.Minute, 40: time.Minute, 70: time.Minute} {
+		if got := outageBackoff(n); got != want {
+			t.Errorf("outageBackoff(%d) = %s, want %s", n, got, want)
+		}
+	}
+	if got := backoff(4); got != 8*time.Second {
+		t.Errorf("backoff(4) = %s", got)
+	}
+}

@@ -176,18 +176,31 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 // untilReset reads X-RateLimit-Reset (epoch seconds) and returns the wait, one
 // second past the reset to be safe.
 func untilReset(h http.Header, now time.Time) (time.Duration, bool) {
-	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
-	if err != nil {
+	at, ok := rateLimitReset(h)
+	if !ok {
 		return 0, false
 	}
-	return max(time.Unix(secs, 0).Sub(now)+time.Second, time.Second), true
+	return max(at.Sub(now)+time.Second, time.Second), true
+}
+
+// rateLimitReset is X-RateLimit-Reset (epoch seconds) as a time.
+func rateLimitReset(h http.Header) (time.Time, bool) {
+	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
+	if err != nil || secs <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(secs, 0), true
 }
 
 // backoff is the wait before attempt+1: 1s, 2s, 4s, ... capped.
-func backoff(attempt int) time.Duration {
-	d := retryBaseDelay << (attempt - 1)
-	if d > retryMaxBackoff || d <= 0 {
-		d = retryMaxBackoff
+func backoff(attempt int) time.Duration { return doubling(retryBaseDelay, retryMaxBackoff, attempt) }
+
+// doubling is the n-th of first, 2*first, 4*first, ..., capped at limit (n from 1): the one
+// backoff shape of the retries and of the watch's outage waits.
+func doubling(first, limit time.Duration, n int) time.Duration {
+	d := first << (n - 1)
+	if n > 30 || d > limit || d <= 0 { // past 30 doublings the shift may overflow
+		d = limit
 	}
 	return d
 }
