@@ -2,6 +2,8 @@ package ghrun
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +45,13 @@ const badAnswerHead = 48
 // jsonGuard reads each successful API answer in full, within apiGuard's bounds (size, idle
 // time), and refuses one that is not JSON. A body that breaks off half way is a network error
 // here, which the retry transport above retries for a GET, instead of a decoding error after it.
-type jsonGuard struct{ base http.RoundTripper }
+// The quote of a bad answer is cut from the body with the secrets masked first: a server that
+// echoes the token must not get a piece of it printed that the whole-token masking of the
+// output would not recognise.
+type jsonGuard struct {
+	base    http.RoundTripper
+	secrets *secretSet
+}
 
 func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := g.base.RoundTrip(req)
@@ -60,7 +68,7 @@ func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(bytes.TrimSpace(body)) == 0 || json.Valid(body) {
 		return resp, nil
 	}
-	head, cut := body, false
+	head, cut := []byte(redact(string(body), g.secrets.all())), false
 	if len(head) > badAnswerHead {
 		head, cut = head[:badAnswerHead], true
 		for len(head) > 0 && !utf8.Valid(head) {
@@ -71,8 +79,15 @@ func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, &BadAnswerError{Status: resp.StatusCode, ContentType: ct, Size: int64(len(body)), Head: string(head), Truncated: cut}
 }
 
-// badAnswer reports an answer that another attempt would not mend: not JSON, or too large.
+// badAnswer reports an answer that another attempt would not mend: not JSON, too large, or from
+// a server whose certificate is not trusted (a wrong GITHUB_API_URL, a proxy intercepting TLS):
+// neither retried nor waited out as an outage, and never exit 75.
 func badAnswer(err error) bool {
 	var bad *BadAnswerError
-	return errors.As(err, &bad) || errors.Is(err, errAPIBodyTooLarge)
+	var cert *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var name x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &bad) || errors.Is(err, errAPIBodyTooLarge) ||
+		errors.As(err, &cert) || errors.As(err, &unknown) || errors.As(err, &name) || errors.As(err, &invalid)
 }

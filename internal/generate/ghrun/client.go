@@ -144,7 +144,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	if idle <= 0 {
 		idle = DefaultAPIIdleTimeout
 	}
-	hc.Transport = newAuthTransport(retry(&jsonGuard{base: &apiGuard{base: baseRT, idle: idle, maxBody: maxAPIBody}}), ep.base, token)
+	hc.Transport = newAuthTransport(retry(&jsonGuard{base: &apiGuard{base: baseRT, idle: idle, maxBody: maxAPIBody}, secrets: c.secrets}), ep.base, token)
 	gh := github.NewClient(&hc)
 	gh.BaseURL = ep.base
 	gh.UserAgent = "debugflow"

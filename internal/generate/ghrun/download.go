@@ -328,7 +328,8 @@ func (c *Client) downloadOne(ctx context.Context, repo Repo, a *github.Artifact,
 		return fmt.Errorf("%s: the archive is %s, over the %s limit (raise it with --max-size)",
 			op, formatBytes(total), formatBytes(opts.Limits.MaxBytes))
 	}
-	bar := newProgressBar(progress, opts.IsTTY, name, total, c.now)
+	// The bar cuts the name: the secrets are masked before, so no part of one is shown.
+	bar := newProgressBar(progress, opts.IsTTY, redact(name, c.secrets.all()), total, c.now)
 	idle.kick()
 	body := idleReader{r: io.LimitReader(res.Body, opts.Limits.MaxBytes+1), timer: idle}
 	n, err := io.Copy(io.MultiWriter(tmp, bar, countWriter{&received}), body)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -172,11 +171,9 @@ const rejectedTokenHint = "the token was rejected: check that it is valid and un
 	"without them, the token of `gh auth token --hostname HOST`)."
 
 // rateLimitedAnswer tells a 403 that is a rate limit go-github did not recognise (a secondary
-// limit whose documentation_url it does not know) from a permission error.
+// limit whose documentation_url it does not know) from a permission error (rateLimited403).
 func rateLimitedAnswer(er *github.ErrorResponse) bool {
-	h := er.Response.Header
-	return h.Get("Retry-After") != "" || h.Get("X-RateLimit-Remaining") == "0" ||
-		strings.Contains(strings.ToLower(er.Message), "rate limit")
+	return rateLimited403(er.Response.Header, er.Message, er.DocumentationURL)
 }
 
 // rateLimitHint says when to try again after a rate limit, from Retry-After (seconds or an
@@ -198,8 +195,8 @@ func retryAt(h http.Header, now time.Time) (time.Time, string, bool) {
 	if d, ok := retryAfter(h, now); ok {
 		return now.Add(d), "Retry-After", true
 	}
-	if secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && secs > 0 {
-		return time.Unix(secs, 0), "X-RateLimit-Reset", true
+	if at, ok := rateLimitReset(h); ok {
+		return at, "X-RateLimit-Reset", true
 	}
 	return time.Time{}, "", false
 }

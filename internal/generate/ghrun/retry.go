@@ -3,6 +3,7 @@ package ghrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,11 +114,10 @@ func (t *retryTransport) classify(resp *http.Response, attempt int, idempotent b
 	return 0, "", false
 }
 
-// isRateLimited tells a 403 rate limit from a 403 permission error: the primary
-// limit sets X-RateLimit-Remaining: 0, a secondary limit sets Retry-After or
-// says so in its message and documentation_url. The body is peeked and put back.
+// isRateLimited tells a 403 rate limit from a 403 permission error by rateLimited403, from its
+// headers and its body's message and documentation_url. The body is peeked and put back.
 func isRateLimited(resp *http.Response) bool {
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != "" {
+	if rateLimited403(resp.Header, "", "") {
 		return true
 	}
 	if resp.Body == nil {
@@ -131,9 +131,28 @@ func isRateLimited(resp *http.Response) bool {
 	if err != nil {
 		return false
 	}
-	lower := strings.ToLower(string(head))
-	return strings.Contains(lower, "secondary rate limit") || strings.Contains(lower, "abuse") ||
-		strings.Contains(lower, "secondary-rate-limits")
+	var answer struct {
+		Message          string `json:"message"`
+		DocumentationURL string `json:"documentation_url"`
+	}
+	if json.Unmarshal(head, &answer) != nil {
+		return false
+	}
+	return rateLimited403(resp.Header, answer.Message, answer.DocumentationURL)
+}
+
+// rateLimited403 is the one rule telling a 403 that is a rate limit from a permission error,
+// for the retries (isRateLimited) and for the message and exit status (explain, apiUnavailable):
+// the primary limit sets X-RateLimit-Remaining: 0, a secondary limit sets Retry-After, or its
+// message says "rate limit" ("abuse detection" in older ones), or its documentation_url points
+// at the rate-limit documentation. A permission error that merely mentions "abuse" is not one.
+func rateLimited403(h http.Header, message, docURL string) bool {
+	if h.Get("X-RateLimit-Remaining") == "0" || h.Get("Retry-After") != "" {
+		return true
+	}
+	msg, doc := strings.ToLower(message), strings.ToLower(docURL)
+	return strings.Contains(msg, "rate limit") || strings.Contains(msg, "abuse detection") ||
+		strings.HasSuffix(doc, "secondary-rate-limits") || strings.HasSuffix(doc, "abuse-rate-limits")
 }
 
 // retryAfter reads Retry-After as seconds or as an HTTP date.
@@ -157,18 +176,31 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 // untilReset reads X-RateLimit-Reset (epoch seconds) and returns the wait, one
 // second past the reset to be safe.
 func untilReset(h http.Header, now time.Time) (time.Duration, bool) {
-	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
-	if err != nil {
+	at, ok := rateLimitReset(h)
+	if !ok {
 		return 0, false
 	}
-	return max(time.Unix(secs, 0).Sub(now)+time.Second, time.Second), true
+	return max(at.Sub(now)+time.Second, time.Second), true
+}
+
+// rateLimitReset is X-RateLimit-Reset (epoch seconds) as a time.
+func rateLimitReset(h http.Header) (time.Time, bool) {
+	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64)
+	if err != nil || secs <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(secs, 0), true
 }
 
 // backoff is the wait before attempt+1: 1s, 2s, 4s, ... capped.
-func backoff(attempt int) time.Duration {
-	d := retryBaseDelay << (attempt - 1)
-	if d > retryMaxBackoff || d <= 0 {
-		d = retryMaxBackoff
+func backoff(attempt int) time.Duration { return doubling(retryBaseDelay, retryMaxBackoff, attempt) }
+
+// doubling is the n-th of first, 2*first, 4*first, ..., capped at limit (n from 1): the one
+// backoff shape of the retries and of the watch's outage waits.
+func doubling(first, limit time.Duration, n int) time.Duration {
+	d := first << (n - 1)
+	if n > 30 || d > limit || d <= 0 { // past 30 doublings the shift may overflow
+		d = limit
 	}
 	return d
 }

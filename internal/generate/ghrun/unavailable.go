@@ -26,13 +26,11 @@ const (
 	outageMaxWait   = time.Minute
 )
 
-func outageBackoff(try int) time.Duration {
-	d := outageFirstWait << (try - 1)
-	if d > outageMaxWait || d <= 0 {
-		d = outageMaxWait
-	}
-	return d
-}
+// outageRecoverPolls is how many polls in a row must get through to end an outage: until
+// then a failure continues it (its window, its backoff) instead of starting a new one.
+const outageRecoverPolls = 3
+
+func outageBackoff(try int) time.Duration { return doubling(outageFirstWait, outageMaxWait, try) }
 
 // transient says whether a request's error (go-github's, before explain) is GitHub's API being
 // unavailable for a while, worth waiting out: a 5xx answer or a network error. It returns the

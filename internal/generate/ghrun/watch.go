@@ -72,7 +72,7 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	if now == nil {
 		now = c.now
 	}
-	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, tty: opts.IsTTY, now: now}
+	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, secrets: c.secrets, tty: opts.IsTTY, now: now}
 	op := fmt.Sprintf("watch run %d in %s", runID, repo)
 	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
 	window := opts.OutageWindow
@@ -82,33 +82,53 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	var outage struct {
 		start  time.Time
 		waited time.Duration
-		tries  int
+		tries  int // polls that failed since the outage began
+		good   int // polls in a row that got through since the last failure
 	}
+	// lasted is how long the outage has lasted: the clock counts the transport's own retries
+	// and the failing polls; the waits count when the clock stands still (a test's).
+	lasted := func() time.Duration { return max(c.now().Sub(outage.start), outage.waited) }
 	for {
 		pollCtx := ctx
 		if outage.tries > 0 {
 			pollCtx = context.WithValue(ctx, quietRetries{}, true) // one notice per poll is enough
 		}
-		run, jobs, err := c.poll(pollCtx, repo, runID)
+		// No poll outlasts what is left of the outage window: a server that stalls or trickles
+		// its answers (each attempt may take minutes, and GETs are retried) cannot hold the
+		// watch past it.
+		limit := window
+		if outage.tries > 0 {
+			limit = window - lasted()
+		}
+		pollStart := c.now()
+		bounded, cancel := context.WithTimeout(pollCtx, limit)
+		run, jobs, err := c.poll(bounded, repo, runID)
+		tooSlow := err != nil && bounded.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err != nil {
 			cause, ok := transient(err)
+			if tooSlow {
+				cause, ok = fmt.Sprintf("no answer within %s", limit.Round(time.Second)), true
+			}
 			if !ok || ctx.Err() != nil {
 				return "", c.scrub(explain(err, op, readAccess, repo, notFound, c.now()))
 			}
 			if outage.tries == 0 {
-				outage.start = c.now()
+				outage.start = pollStart // the failing poll's own time counts
 			}
 			outage.tries++
-			// The clock counts the transport's own retries; the waits count when the clock
-			// stands still (a test's).
-			lasted := max(c.now().Sub(outage.start), outage.waited)
+			outage.good = 0
 			wait := outageBackoff(outage.tries)
-			if lasted+wait > window {
-				return "", c.scrub(&APIUnavailableError{Op: op, Cause: cause, For: lasted, Tries: outage.tries,
+			l := lasted()
+			if tooSlow {
+				l = max(l, window) // the poll used up what was left of it
+			}
+			if tooSlow || l+wait > window {
+				return "", c.scrub(&APIUnavailableError{Op: op, Cause: cause, For: l, Tries: outage.tries,
 					Err: explain(err, op, readAccess, repo, notFound, c.now())})
 			}
 			fmt.Fprintf(c.log, "GitHub API unavailable (%s), retrying in %s ... (unavailable for %s so far; giving up after %s)\n",
-				cause, wait, lasted.Round(time.Second), window)
+				cause, wait, l.Round(time.Second), window)
 			view.drawn = 0 // the notice went below the display: draw it afresh under it
 			if err := c.sleep(ctx, wait); err != nil {
 				return "", fmt.Errorf("%s: %w", op, err)
@@ -117,8 +137,14 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 			continue
 		}
 		if outage.tries > 0 {
-			fmt.Fprintf(c.log, "GitHub API answers again; watching run %d\n", runID)
-			outage.tries, outage.waited = 0, 0
+			// The outage ends after outageRecoverPolls polls in a row get through: an API that
+			// answers one poll between failures does not restart the window each time.
+			if outage.good++; outage.good == 1 {
+				fmt.Fprintf(c.log, "GitHub API answers again; watching run %d\n", runID)
+			}
+			if outage.good >= outageRecoverPolls {
+				outage.tries, outage.waited, outage.good = 0, 0, 0
+			}
 		}
 		view.update(run, jobs)
 		if run.GetStatus() == "completed" {
@@ -173,10 +199,11 @@ func IsGateStep(name string) bool { return gateStep.MatchString(name) }
 // runView renders a run's progress: an updating block on a terminal, one
 // plain line per change otherwise.
 type runView struct {
-	out   io.Writer
-	tty   bool
-	now   func() time.Time
-	drawn int // lines of the last terminal block, to redraw over it
+	out     io.Writer
+	secrets *secretSet // masked before a name is cut (clip), as out masks whole lines
+	tty     bool
+	now     func() time.Time
+	drawn   int // lines of the last terminal block, to redraw over it
 
 	seen      bool
 	runStatus string
@@ -265,13 +292,13 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s run %d %s · %s%s\n", symbol(run.GetStatus(), run.GetConclusion()), run.GetID(),
-		truncate(shown(runTitle(run)), 60), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
+		v.clip(runTitle(run)), statusWord(run.GetStatus(), run.GetConclusion()), v.since(runStart(run), run.UpdatedAt, run.GetStatus()))
 	fmt.Fprintf(&b, "  %s\n", shown(run.GetHTMLURL()))
 	if len(jobs) == 0 {
 		b.WriteString("  (no jobs yet)\n")
 	}
 	for _, j := range jobs {
-		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), truncate(shown(j.GetName()), 60),
+		fmt.Fprintf(&b, "  %s %s · %s%s\n", symbol(j.GetStatus(), j.GetConclusion()), v.clip(j.GetName()),
 			statusWord(j.GetStatus(), j.GetConclusion()), v.since(j.StartedAt, j.CompletedAt, j.GetStatus()))
 		if j.GetStatus() == "completed" && j.GetConclusion() == "success" {
 			continue
@@ -284,7 +311,7 @@ func (v *runView) block(run *github.WorkflowRun, jobs []*github.WorkflowJob) str
 					mark = "   <- TMATE GATE OPEN (ssh line in the job log)"
 				}
 			}
-			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), truncate(shown(s.GetName()), 60),
+			fmt.Fprintf(&b, "      %s %s%s%s\n", symbol(s.GetStatus(), s.GetConclusion()), v.clip(s.GetName()),
 				v.since(s.StartedAt, s.CompletedAt, s.GetStatus()), mark)
 		}
 	}
@@ -395,6 +422,13 @@ func orDash(s string) string {
 // run-name holding a pull request's title, a matrix job's name or a hostile server cannot
 // drive the terminal. (%q quotes do the same for the names in the plain log.)
 func shown(s string) string { return textsafe.Visible(s) }
+
+// clip is a server's name as the terminal view shows it: secrets masked, escaped, cut at 60
+// characters. The masking comes first: a token cut in two is no longer one the output's
+// masking recognises, and the part before the cut would be printed.
+func (v *runView) clip(s string) string {
+	return truncate(shown(redact(s, v.secrets.all())), 60)
+}
 
 func truncate(s string, n int) string {
 	r := []rune(s)
