@@ -21,6 +21,7 @@ import (
 // (initialised early for debugflow-step, whose package steps this binary shares) catches the
 // signal; if nothing took it, the Ctrl-C would be lost and the command would run to its end.
 func TestCtrlCDuringStartup(t *testing.T) {
+	t.Parallel()
 	bin := debugflowBinary(t)
 	spec := filepath.Join(t.TempDir(), "debugflow.yaml")
 	cmd := exec.Command(bin, "init", "--output", spec)
@@ -87,6 +88,7 @@ func debugflowBinary(t *testing.T) string {
 // cancels; a second one ends it at once with exit 130, as the runner's SIGINT then SIGTERM
 // would.
 func TestSecondCtrlCAlwaysStops(t *testing.T) {
+	t.Parallel()
 	bin := debugflowBinary(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")

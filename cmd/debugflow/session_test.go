@@ -271,6 +271,8 @@ func TestDisableHelpExampleCommitsEverything(t *testing.T) {
 	if len(lines) < 2 || !strings.Contains(strings.Join(lines, "\n"), "git commit") {
 		t.Fatalf("the first example does not commit: %q", lines)
 	}
+	// The help above runs in this process; the session below runs processes only.
+	t.Parallel()
 	h := newSessionHarness(t)
 	writeFile(t, filepath.Join(h.work, ".github", "workflows", "debug_cuda_repro.yml"), "name: debug\non: workflow_dispatch\njobs: {}\n")
 	for _, line := range lines {
@@ -320,6 +322,8 @@ func TestDispatchHelpExamplesRunAsPasted(t *testing.T) {
 	if len(lines) < 5 {
 		t.Fatalf("too few examples: %q", lines)
 	}
+	// The help above runs in this process; the session below runs processes only.
+	t.Parallel()
 	h := newSessionHarness(t)
 	for _, line := range []string{
 		"debugflow init",

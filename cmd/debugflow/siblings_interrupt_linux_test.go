@@ -26,6 +26,7 @@ import (
 // the manifest was written (a killed disable lost them for enable), the undo ran on the
 // cancelled context, and a killed enable left .git/index.lock.
 func TestDisableEnableSurviveAnyInterruption(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs debugflow about 80 times")
 	}
@@ -42,7 +43,9 @@ func TestDisableEnableSurviveAnyInterruption(t *testing.T) {
 				delays := [2]time.Duration{time.Duration(r.IntN(250)) * time.Millisecond, time.Duration(r.IntN(250)) * time.Millisecond}
 				enableFirst := moment == 1 // after the killed disable, enable at once (else: disable again first)
 				name := fmt.Sprintf("git=%v/%v/%v,%v", inGit, sig, delays[0], delays[1])
+				// Every case has a tree of its own: they run at once, their waits overlapping.
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
 					root, env := siblingTree(t, inGit)
 					wf := filepath.Join(root, ".github", "workflows")
 					before, beforeGit := treeBytes(t, wf), gitState(t, root, env, inGit)
