@@ -67,6 +67,13 @@ type DispatchAccepted struct {
 	DispatchID string // the dispatch_id input sent, "" when the workflow does not declare it
 }
 
+// notSentError is an error of DispatchNotify before its POST: nothing reached GitHub, so
+// nothing can have started.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
 // DispatchNotify is Dispatch, telling accepted (when not nil) as soon as GitHub accepted the
 // dispatch without the run's details, before it looks for the run: from then on the dispatch
 // was sent, whatever happens next.
@@ -97,8 +104,11 @@ func (c *Client) DispatchNotify(ctx context.Context, repo Repo, wf Workflow, ref
 	var known map[int64]bool
 	if dispatchID == "" {
 		if known, err = c.recentRunIDs(ctx, repo, wf.File, ref); err != nil {
-			return RunRef{}, c.scrub(err)
+			return RunRef{}, &notSentError{c.scrub(err)}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return RunRef{}, &notSentError{err}
 	}
 
 	start := c.now()

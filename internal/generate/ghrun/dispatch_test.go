@@ -154,6 +154,30 @@ func TestDispatchWithoutDispatchIDInput(t *testing.T) {
 	})
 }
 
+// TestDispatchStoppedBeforeThePOST: a Ctrl-C while the runs that exist are listed, before the
+// dispatch is sent, is known not to have dispatched anything: the error says so (not "may have
+// been sent"), and no run starts.
+func TestDispatchStoppedBeforeThePOST(t *testing.T) {
+	srv := newServer(t)
+	srv.Mode = ghtest.DispatchNoContent
+	srv.AddWorkflow(ghtest.Workflow{File: "plain.yml", Name: "Plain", Inputs: []string{"count"}})
+	c, _ := newTestClient(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	wf := Workflow{File: "plain.yml", Inputs: []InputDef{{Name: "count", Type: InputNumber, Default: "5"}}}
+	_, err := c.DispatchNotify(ctx, testRepo, wf, "main", nil, func(DispatchAccepted) { t.Error("accepted") })
+	var notSent *notSentError
+	if !errors.As(err, &notSent) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want a not-sent cancel", err)
+	}
+	if n := len(srv.Runs()); n != 0 {
+		t.Errorf("%d runs started", n)
+	}
+	if got := interrupted(ctx, err, "nothing was dispatched"); ExitCode(got) != ExitInterrupted || !strings.Contains(got.Error(), "nothing was dispatched") {
+		t.Errorf("as the command says it: %v", got)
+	}
+}
+
 func TestDispatchRunNeverAppears(t *testing.T) {
 	srv := newServer(t)
 	srv.Mode = ghtest.DispatchNoContent

@@ -124,7 +124,11 @@ func RunDispatch(ctx context.Context, f *Env, opts *DispatchOptions) error {
 		fmt.Fprintf(stderr, "dispatch of %s on %s@%s accepted by GitHub (HTTP %d%s); looking for its run ...\n", wf.File, repo, ref, a.Status, id)
 	})
 	if err != nil {
-		if accepted == nil {
+		var notSent *notSentError
+		switch {
+		case errors.As(err, &notSent):
+			return interrupted(ctx, err, "nothing was dispatched")
+		case accepted == nil:
 			return interrupted(ctx, err, "the dispatch may have been sent: look in the repository's Actions tab before dispatching again")
 		}
 		// GitHub accepted it: the run starts whatever happens here, and a second dispatch would
