@@ -113,8 +113,9 @@ type ReproduceOptions struct {
 	DmesgSource string `flag:"dmesg-source" usage:"read this file instead of the kernel log"`
 	// Dir is pytest's working directory ("" = ours).
 	Dir string `flag:"-"`
-	// Progress, when set, is called from the output reader after every
-	// result (keep it quick). `debugflow local` renders it.
+	// Progress, when set, is called from the output reader after results (throttled) and
+	// every second from a goroutine of its own, so it must be safe for concurrent use and
+	// quick. `debugflow local` renders it.
 	Progress func(Progress) `flag:"-"`
 	// ProgressInterval is the period of the plain progress line printed
 	// when $CI is set (default 30s; <0 disables).
@@ -273,6 +274,9 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	stopTicker := startProgressTicker(env, opts.ProgressInterval, func() Progress {
 		return progressOf(parser.Result(), env.Now().Sub(start))
 	})
+	stopRefresh := refreshProgress(opts.Progress, func() Progress {
+		return progressOf(parser.Result(), env.Now().Sub(start))
+	})
 	sweepCtx := ctx
 	if opts.Timeout > 0 {
 		var cancelSweep context.CancelFunc
@@ -282,6 +286,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	sr, runErr := st.Run(sweepCtx)
 	timedOut := sr.Cancelled && ctx.Err() == nil && errors.Is(context.Cause(sweepCtx), errSweepTimeout)
 	stopTicker()
+	stopRefresh()
 	if opts.Progress != nil {
 		// The last results may have come within the throttle's gap of the one before.
 		opts.Progress(progressOf(parser.Result(), env.Now().Sub(start)))
@@ -339,6 +344,34 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v); pytest process group terminated", context.Cause(ctx))}
 	}
 	return res, nil
+}
+
+// progressRefresh is how often Progress hears the current figures between results: the reader
+// throttles its calls, and the result that came within the throttle's gap of the one before
+// would otherwise wait for the next result, minutes away while a test hangs.
+const progressRefresh = time.Second
+
+// refreshProgress calls progress with current() every progressRefresh until the returned stop
+// is called (nothing when progress is nil); stop waits for a call under way.
+func refreshProgress(progress func(Progress), current func() Progress) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(progressRefresh)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				progress(current())
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // prepare fills in the defaults, validates the flags and creates the artifact directory.

@@ -27,7 +27,7 @@ type Printer struct {
 	now      func() time.Time
 	start    time.Time // the sweep's start (from the first Update's elapsed), else New's time
 	last     time.Time // the last plain line
-	result   time.Time // the last Update
+	result   time.Time // the last Update that changed the figures
 	lastSeen steps.Progress
 	printed  steps.Progress // the counts of the last plain line, so Done does not repeat them
 	drawn    bool
@@ -51,7 +51,9 @@ func newPrinter(w io.Writer, tty bool, every time.Duration, indent string, now f
 		close(p.stopped)
 		return p
 	}
-	period := every
+	// A pipe's clock beats five times per interval, so a quiet line comes within a fifth of an
+	// interval of being due, not an interval late when a beat lands just before it.
+	period := every / 5
 	if tty {
 		period = ttyTick
 	}
@@ -99,12 +101,15 @@ func (p *Printer) Update(pr steps.Progress) {
 	defer p.mu.Unlock()
 	now := p.now()
 	news := pr.Failures != p.lastSeen.Failures || pr.Crashes != p.lastSeen.Crashes
-	p.lastSeen, p.result, p.start = pr, now, now.Add(-pr.Elapsed)
+	if !sameCounts(pr, p.lastSeen) {
+		p.result = now // the reproducer also calls with unchanged figures, every second
+	}
+	p.lastSeen, p.start = pr, now.Add(-pr.Elapsed)
 	switch {
 	case p.tty:
 		fmt.Fprintf(p.w, "\r\033[K%s%s", p.indent, line(pr))
 		p.drawn = true
-	case news || now.Sub(p.last) >= p.every || !p.anyPrinted:
+	case news || !p.anyPrinted || now.Sub(p.last) >= p.every && !sameCounts(pr, p.printed):
 		p.printed, p.anyPrinted = pr, true
 		fmt.Fprintf(p.w, "%s%s\n", p.indent, line(pr))
 		p.last = now

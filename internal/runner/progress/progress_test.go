@@ -91,3 +91,23 @@ func TestDoneStopsTheClock(t *testing.T) {
 		t.Errorf("the clock wrote after Done: %q", tty.String())
 	}
 }
+
+// TestRefreshesDoNotHideAHang: the reproducer calls Update every second with the same figures
+// while a test hangs; the pipe still gets the quiet line (not plain repeats), its "no new
+// result" measured from the last change.
+func TestRefreshesDoNotHideAHang(t *testing.T) {
+	var pipe bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newPrinter(&pipe, false, 10*time.Second, "", c.now, false)
+	p.Update(steps.Progress{Done: 1, Total: 2, Elapsed: time.Second})
+	for i := 2; i <= 12; i++ {
+		c.advance(time.Second)
+		p.Update(steps.Progress{Done: 1, Total: 2, Elapsed: time.Duration(i) * time.Second})
+		p.Tick()
+	}
+	want := "1/2 tests  0 failed  0 crashed workers  1s\n" +
+		"1/2 tests  0 failed  0 crashed workers  11s (no new result for 10s: a test is still running)\n"
+	if pipe.String() != want {
+		t.Errorf("pipe output:\n%s\nwant:\n%s", pipe.String(), want)
+	}
+}
