@@ -66,3 +66,33 @@ func TestReadStepReferenceLayout(t *testing.T) {
 		})
 	}
 }
+
+// TestReadStepTimedOutBeforeAnyTest: a commit whose sweep reached reproducer.timeout_minutes
+// before any test finished (its first test hangs) is skipped, with the reason; a cancelled one
+// is still an error (the bisection itself was stopped).
+func TestReadStepTimedOutBeforeAnyTest(t *testing.T) {
+	log := "============================= test session starts ==============================\ncollected 2 items\n\nt.py::test_hang "
+	for _, tt := range []struct {
+		name, summary string
+		skipped       bool
+	}{
+		{"timed out", `{"count": 1, "exit_code": 124, "cancelled": true, "timed_out": true, "stop_reason": "timed out after 2h0m0s (reproducer.timeout_minutes)"}`, true},
+		{"cancelled", `{"count": 1, "exit_code": 130, "cancelled": true}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for file, data := range map[string]string{"reproducer.log": log, "reproducer_summary.json": tt.summary} {
+				if err := os.WriteFile(filepath.Join(dir, file), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := readStep(context.Background(), dir)
+			switch {
+			case tt.skipped && (err != nil || res.Outcome != Skipped || !strings.Contains(res.Reason, "a hang at this commit?")):
+				t.Errorf("%+v, %v: want skipped as a possible hang", res, err)
+			case !tt.skipped && err == nil:
+				t.Errorf("%+v: want an error", res)
+			}
+		})
+	}
+}

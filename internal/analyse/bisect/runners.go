@@ -261,6 +261,11 @@ func readStep(ctx context.Context, dir string) (StepResult, error) {
 		return StepResult{}, err
 	}
 	if len(obs.Tests) == 0 {
+		if sum.TimedOut {
+			// Not a cancel of the bisection: this commit's sweep hung from its first test on.
+			// A hang may be the bug, or not: no trial says which, so the commit is skipped.
+			return StepResult{Outcome: Skipped, Reason: "the sweep finished no test before reproducer.timeout_minutes (" + sum.StopReason + "): a hang at this commit? It is skipped: a hang is not counted as a failure"}, nil
+		}
 		if sum.Cancelled {
 			return StepResult{}, errors.New("the reproducer was cancelled before any test ran")
 		}
