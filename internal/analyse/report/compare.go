@@ -73,7 +73,10 @@ func (r ComparisonRow) cells() compareRow {
 		row.gpu = strings.Join(uuids, ", ")
 	}
 	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
-	if v.Run.Cancelled {
+	switch {
+	case v.Run.TimedOut != "":
+		row.reproduced += " (timed out)"
+	case v.Run.Cancelled:
 		row.reproduced += " (cancelled)"
 	}
 	if rep := v.Reproducer; rep != nil {
