@@ -357,17 +357,23 @@ func refreshProgress(progress func(Progress), current func() Progress) (stop fun
 	if progress == nil {
 		return func() {}
 	}
+	return every(progressRefresh, func() { progress(current()) })
+}
+
+// every calls f every interval from a goroutine of its own until the returned stop is called;
+// stop waits for a call under way.
+func every(interval time.Duration, f func()) (stop func()) {
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
-		t := time.NewTicker(progressRefresh)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				progress(current())
+				f()
 			}
 		}
 	}()
@@ -606,22 +612,7 @@ func startProgressTicker(env *Env, interval time.Duration, snapshot func() Progr
 	if interval <= 0 || env.Getenv("CI") == "" {
 		return func() {}
 	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(env.Stderr, "debugflow-step: %s\n", snapshot())
-			}
-		}
-	}()
-	return func() { close(done); <-stopped }
+	return every(interval, func() { fmt.Fprintf(env.Stderr, "debugflow-step: %s\n", snapshot()) })
 }
 
 // maskSecretEnv hides the values of --env pairs whose key looks secret.
