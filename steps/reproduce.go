@@ -569,7 +569,7 @@ func printReproducer(env *Env, r *ReproducerResult) {
 	if r.TimedOut {
 		fmt.Fprintf(env.Stdout, "reproducer: %s; the tests still running were stopped\n", r.StopReason)
 	}
-	if r.Cancelled {
+	if r.Cancelled && !r.TimedOut {
 		fmt.Fprintf(env.Stdout, "reproducer: cancelled\n")
 	}
 	for _, c := range r.Crashes {
