@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,7 +143,7 @@ func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
 	// with the tail of the anchor.
 	for k := len(base.Anchor) - 1; k >= 1; k-- {
 		tail := base.Anchor[len(base.Anchor)-k:]
-		if len(cur) >= k && equalSeq(cur[:k], tail) {
+		if len(cur) >= k && slices.Equal(cur[:k], tail) {
 			return cur[k:], "rotated-anchor"
 		}
 	}
@@ -196,23 +197,11 @@ func sinceUnreadBase(base *snapshotMark, cur []string) ([]string, string) {
 
 func indexSeq(hay, needle []string) int {
 	for i := 0; i+len(needle) <= len(hay); i++ {
-		if equalSeq(hay[i:i+len(needle)], needle) {
+		if slices.Equal(hay[i:i+len(needle)], needle) {
 			return i
 		}
 	}
 	return -1
-}
-
-func equalSeq(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // markOf summarises a snapshot for dmesg_state.json.

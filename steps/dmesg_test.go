@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,7 +323,7 @@ func FuzzNewLinesSince(f *testing.F) {
 		base := markFor(oldLines)
 		grown := append(append([]string{}, oldLines...), addLines...)
 		got, _ := newLinesSince(base, grown)
-		if len(oldLines) > 0 && !equalSeq(got, addLines) {
+		if len(oldLines) > 0 && !slices.Equal(got, addLines) {
 			t.Fatalf("grown log: got %q, want %q", got, addLines)
 		}
 		if drop < 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -117,23 +118,11 @@ func TestWatchRidesOutAnOutage(t *testing.T) {
 					watchWaits = append(watchWaits, w)
 				}
 			}
-			if !equalDurations(watchWaits, tt.wantWaits) {
+			if !slices.Equal(watchWaits, tt.wantWaits) {
 				t.Errorf("the watch waited %v, want %v (all waits %v)", watchWaits, tt.wantWaits, sl.Waits())
 			}
 		})
 	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // What is not an outage is not waited out: a 404 or a 403 ends the watch at the first poll.
