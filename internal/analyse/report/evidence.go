@@ -695,6 +695,11 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if len(otherCodes) > 0 {
 			r = fmt.Sprintf("application-class Xid %s fired (with Xid %s, which follows such a fault)", strings.Join(appCodes, ", "), strings.Join(otherCodes, ", "))
 		}
+		if pids := v.unlinkedXidPIDs(appCodes); pids != "" {
+			// The worker record names every pytest process of the run and none had the pid
+			// the driver blamed: an application faulted, not necessarily this one.
+			r += fmt.Sprintf(" from %s, which no pytest process of this run had (another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's", pids)
+		}
 		app = append(app, r)
 	}
 	for _, s := range v.Sanitizers {
@@ -766,6 +771,41 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		reasons = append(reasons, "the GPU's health shows no problem")
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}
+}
+
+// unlinkedXidPIDs is "pid 4242" or "pids 4242, 4250" when every event of the given codes
+// names a pid that no pytest process of the run had, and "" otherwise: when any of them came
+// from the run's own processes, when the driver named no pid, or when there is no worker
+// record to tell (v.Timeline is built from it).
+func (v *Verdict) unlinkedXidPIDs(codes []string) string {
+	if v.Timeline == nil || v.Xid == nil {
+		return ""
+	}
+	want := map[string]bool{}
+	for _, c := range codes {
+		want[c] = true
+	}
+	var pids []string
+	seen := map[int]bool{}
+	for _, e := range v.Xid.Events {
+		if !want[strconv.Itoa(e.Code)] {
+			continue
+		}
+		if e.PID == nil || e.Worker != "" {
+			return ""
+		}
+		if !seen[*e.PID] {
+			seen[*e.PID] = true
+			pids = append(pids, strconv.Itoa(*e.PID))
+		}
+	}
+	switch len(pids) {
+	case 0:
+		return ""
+	case 1:
+		return "pid " + pids[0]
+	}
+	return "pids " + strings.Join(firstFew(pids, 5, func(n int) string { return fmt.Sprintf("and %d more", n) }), ", ")
 }
 
 // xidClass is "application", "hardware" or "other" for an Xid code.

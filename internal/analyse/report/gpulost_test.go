@@ -63,6 +63,33 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 	if md := v.Markdown("a"); !strings.Contains(md, "- Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2\\_c8000000) from pid 4242: no pytest process of this run had that pid") {
 		t.Errorf("Markdown:\n%s", md)
 	}
+	// The runner verdict is still an application fault (the code says so), but not this run's.
+	r := v.runnerVerdict()
+	if got := strings.Join(r.Reasons, "; "); r.Verdict != RunnerApplication ||
+		!strings.Contains(got, "only application-class Xid 31 fired from pid 4242, which no pytest process of this run had") ||
+		!strings.Contains(got, "not necessarily this run's") {
+		t.Errorf("runner verdict %+v, want an application fault from a pid of no pytest process", r)
+	}
+}
+
+// TestXidFromAWorkerIsThisRunsFault: the same Xid from a pid of the worker record is the
+// run's own, and the runner verdict says nothing of another process.
+func TestXidFromAWorkerIsThisRunsFault(t *testing.T) {
+	files := map[string]string{}
+	// The T4 record's Xid 31 came from pid 37800, gw3's.
+	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
+	v, err := Load(writeDir(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := v.runnerVerdict()
+	if got := strings.Join(r.Reasons, "; "); r.Verdict != RunnerApplication ||
+		!strings.Contains(got, "application-class Xid 31 fired") || strings.Contains(got, "no pytest process") {
+		t.Errorf("runner verdict %+v, want this run's application fault", r)
+	}
+	if e := v.Xid.Events[0]; e.Worker != "gw3" {
+		t.Errorf("the Xid came from %q, want gw3 (the fixture's pid 37800)", e.Worker)
+	}
 }
 
 // TestUnclassifiedXidIsNoAllClear: an Xid the table classifies neither as an application nor
