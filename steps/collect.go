@@ -3,10 +3,12 @@ package steps
 import (
 	"bufio"
 	"errors"
-	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/lazyre"
 )
 
 // collection is what `pytest --collect-only -q` printed, as far as the preflight needs it.
@@ -45,6 +47,9 @@ type collection struct {
 	// exceptionFallback is the first E line of the first section, when no line looks like
 	// an exception.
 	exceptionFallback string
+	// RepeatMarks are the tests listed with their own number of repetitions
+	// (@pytest.mark.repeat(n) overriding --count), ids relative to the rootdir.
+	RepeatMarks pytestlog.RepeatMarks
 }
 
 const (
@@ -77,8 +82,9 @@ var (
 )
 
 // parseCollection reads the merged stdout and stderr of `pytest --collect-only`.
-func parseCollection(r io.Reader) collection {
-	p := newCollectParser()
+// count is the run's --count (for RepeatMarks).
+func parseCollection(r io.Reader, count int) collection {
+	p := newCollectParser(count)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
@@ -108,10 +114,11 @@ type collectParser struct {
 	// inSection is true from a section header to the next header or summary.
 	inSection bool
 	tail      []string
+	marks     *pytestlog.RepeatMarkFinder
 }
 
-func newCollectParser() *collectParser {
-	return &collectParser{c: collection{Selected: -1}}
+func newCollectParser(count int) *collectParser {
+	return &collectParser{c: collection{Selected: -1}, marks: pytestlog.NewRepeatMarkFinder(count)}
 }
 
 // Line feeds one line without its newline.
@@ -192,7 +199,11 @@ func (p *collectParser) Line(line string) {
 		return
 	}
 	if strings.Contains(trimmed, "::") && !strings.Contains(trimmed, " ") {
+		p.marks.Add(trimmed)
 		return // a test id: the bulk of the output
+	}
+	if strings.HasSuffix(trimmed, "]") && strings.Contains(trimmed, "::") && !strings.HasPrefix(line, " ") {
+		p.marks.Add(trimmed) // a test id with a space in a parameter
 	}
 	body := strings.Trim(trimmed, "=! ")
 	if !strings.Contains(body, " collected") {
@@ -254,5 +265,6 @@ func (p *collectParser) Result() collection {
 	c.Tail = append([]string(nil), p.tail[len(p.tail)-n:]...)
 	c.Unrecognized = append([]string(nil), c.Unrecognized...)
 	c.NotFound = append([]string(nil), c.NotFound...)
+	c.RepeatMarks = p.marks.Marks()
 	return c
 }

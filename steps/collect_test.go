@@ -45,7 +45,7 @@ func TestParseCollection(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			got := parseCollection(f)
+			got := parseCollection(f, 3) // the fixtures were collected with --count 3
 			if len(got.Tail) == 0 {
 				t.Error("no tail kept")
 			}
@@ -69,7 +69,7 @@ func TestParseCollectionBounds(t *testing.T) {
 	}
 	b.WriteString("error: unrecognized arguments: " + strings.Repeat("--x ", 100) + "\n")
 	b.WriteString("10000 tests collected in 1.00s\n")
-	c := parseCollection(strings.NewReader(b.String()))
+	c := parseCollection(strings.NewReader(b.String()), 0)
 	if c.Selected != 10_000 || len(c.Tail) != tailLines || len(c.Unrecognized) != maxListed {
 		t.Errorf("selected %d, tail %d, unrecognized %d", c.Selected, len(c.Tail), len(c.Unrecognized))
 	}
@@ -140,7 +140,7 @@ func FuzzParseCollection(f *testing.F) {
 	f.Add("99999999999999999999 tests collected\n")
 	f.Add("5/3 tests collected (9 deselected)\nt.py: 99999999999999999999999\n")
 	f.Fuzz(func(t *testing.T, out string) {
-		c := parseCollection(strings.NewReader(out))
+		c := parseCollection(strings.NewReader(out), 0)
 		if c.Selected < -1 || c.Deselected < 0 || c.Errors < 0 {
 			t.Errorf("counts out of range: %+v", c)
 		}
@@ -163,7 +163,7 @@ func BenchmarkParseCollection(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if c := parseCollection(strings.NewReader(data)); c.Selected != 250_000 {
+		if c := parseCollection(strings.NewReader(data), 0); c.Selected != 250_000 {
 			b.Fatalf("selected %d", c.Selected)
 		}
 	}

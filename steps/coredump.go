@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
-	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
@@ -108,8 +107,9 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	res := &CoredumpResult{Test: opts.Test, MaxBytes: opts.MaxBytes}
 	removeOldDumps(opts.Out)
+	withRepeat := false // --test is run with pytest-repeat off: a base id
 	if res.Test == "" {
-		test, why, err := coredumpTarget(opts.Out)
+		test, marked, why, err := coredumpTarget(opts.Out)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			res.Note = why
 			return res, finishCoredump(env, opts.Out, res)
 		}
-		res.Test = test
+		res.Test, withRepeat = test, marked
 	}
 	python, err := checkInterpreter(ctx, env, opts.Python, "pytest")
 	if err != nil {
@@ -134,7 +134,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	defer logFile.Close()
 
-	argv := append([]string{python, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test}, opts.PytestArgs...)
+	argv := append(append(append([]string{python, "-m", "pytest"}, repeatArgs(withRepeat)...), "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test), opts.PytestArgs...)
 	childEnv := append(childEnv(env, opts.Env),
 		"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
 		// The host process's own core (gigabytes) is not wanted, only the GPU's.
@@ -231,29 +231,35 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker
 // crashed in first (a crash is what a GPU exception does to a worker), else the first failing
-// test, without pytest-repeat's suffix. why says why there is none.
-func coredumpTarget(dir string) (test, why string, err error) {
+// test, without pytest-repeat's suffix (rerunIDs: a marked test keeps it, and withRepeat is
+// set). why says why there is none.
+func coredumpTarget(dir string) (test string, withRepeat bool, why string, err error) {
 	rep, err := LoadReproducerResult(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", "no failing test to rerun: the reproducer has not run", nil
+		return "", false, "no failing test to rerun: the reproducer has not run", nil
 	case err != nil:
-		return "", "", err
+		return "", false, "", err
 	case rep.SetupFailed:
-		return "", "no failing test to rerun: the reproducer's setup failed (" + rep.SetupCause + ")", nil
+		return "", false, "no failing test to rerun: the reproducer's setup failed (" + rep.SetupCause + ")", nil
 	}
 	for _, c := range rep.Crashes {
 		if c.NodeID != "" {
-			return pytestlog.BaseIDs([]string{c.NodeID}, rep.Count)[0], "", nil
+			if base, _, ok := rep.RepeatMarks.Split(c.NodeID, rep.Count); ok && rep.RepeatMarks.Runs(base, 0) > 0 {
+				return c.NodeID, true, "", nil // the repetition that crashed
+			}
+			return rep.RepeatMarks.BaseIDs([]string{c.NodeID}, rep.Count)[0], false, "", nil
 		}
 	}
-	if len(rep.FailedBaseTests) > 0 {
-		return rep.FailedBaseTests[0], "", nil
+	bases := rep.FailedBaseTests
+	if len(bases) == 0 && len(rep.FailedTests) > 0 {
+		bases = rep.RepeatMarks.BaseIDs(rep.FailedTests[:1], rep.Count)
 	}
-	if len(rep.FailedTests) > 0 {
-		return pytestlog.BaseIDs(rep.FailedTests[:1], rep.Count)[0], "", nil
+	if len(bases) > 0 {
+		ids, withRepeat := rerunIDs(rep, bases[:1])
+		return ids[0], withRepeat, "", nil
 	}
-	return "", "no failing test to rerun: the reproducer found none", nil
+	return "", false, "no failing test to rerun: the reproducer found none", nil
 }
 
 // newestDump is the newest dump the driver wrote into dir ("" for none).

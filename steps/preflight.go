@@ -3,13 +3,15 @@ package steps
 import (
 	"context"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // PreflightLog is the output of the reproducer's collection check, in the artifact directory.
@@ -90,6 +92,8 @@ type preflightResult struct {
 	Duration time.Duration
 	// Output is the last lines of the collection output, shown when the cause is set.
 	Output []string
+	// RepeatMarks are the tests listed with their own repetition count.
+	RepeatMarks pytestlog.RepeatMarks
 }
 
 // collectCommand is the reproducer's command with --collect-only -q in place of the report
@@ -119,7 +123,7 @@ func runPreflight(ctx context.Context, env *Env, python string, opts ReproduceOp
 	if err != nil {
 		return nil, err
 	}
-	res.Selected = c.Selected
+	res.Selected, res.RepeatMarks = c.Selected, c.RepeatMarks
 	res.Cause = diagnose(c, sr, opts, collectDir(opts.Dir), python)
 	if res.Cause == "" && c.Selected == 0 {
 		res.Cause = zeroSelected(ctx, env, python, opts, c, log)
@@ -140,7 +144,7 @@ func runPreflight(ctx context.Context, env *Env, python string, opts ReproduceOp
 // collect runs one collection command, appending its output to log.
 func collect(ctx context.Context, env *Env, python string, opts ReproduceOptions, argv []string, log io.Writer) (collection, streamResult, error) {
 	fmt.Fprintf(log, "$ %s\n", commandString(argv[0], argv[1:]))
-	parser := newCollectParser()
+	parser := newCollectParser(opts.Count)
 	tctx, cancel := context.WithTimeout(ctx, collectTimeout)
 	defer cancel()
 	st := newStream(env, streamSpec{

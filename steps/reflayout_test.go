@@ -139,7 +139,7 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 	if !v.Reproduced() || v.Reproducer == nil {
 		t.Fatalf("report: not reproduced: %+v", v.Reproducer)
 	}
-	if diff := cmp.Diff([]report.TestFailures{{Test: base, Failed: 2}}, v.Reproducer.PerTest); diff != "" {
+	if diff := cmp.Diff([]report.TestFailures{{Test: base, Failed: 2, Runs: 5}}, v.Reproducer.PerTest); diff != "" {
 		t.Errorf("report Failing rows (-want +got):\n%s", diff)
 	}
 	if tl := v.Timeline; tl == nil || tl.KnownCrashes != 2 || tl.EarlyCrashes != 2 || tl.Summary != "2 of 2 crashes hit a worker's first or second test" {

@@ -125,6 +125,10 @@ type ReproduceOptions struct {
 	// tree with the same arguments (a local experiment's or bisection's later
 	// sweeps of a ref).
 	SkipPreflight bool `flag:"-"`
+	// RepeatMarks are the tests the collection showed with their own repetition count
+	// (Preflight returns them), for a caller that skips the preflight; the preflight finds
+	// them itself otherwise.
+	RepeatMarks pytestlog.RepeatMarks `flag:"-"`
 	// Timeout ends the sweep after this long, as reproducer.timeout_minutes does on a runner
 	// (0: none). Local runs set it: on a runner the step's timeout-minutes cancels the step.
 	// A sweep that reaches it is recorded as timed out (TimedOut, StopReason), not as an error,
@@ -205,9 +209,11 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		}
 	} else {
 		var res *ReproducerResult
-		if python, res, err = preflight(ctx, env, opts, argv); res != nil || err != nil {
+		var pf *preflightResult
+		if python, pf, res, err = preflight(ctx, env, opts, argv); res != nil || err != nil {
 			return res, err
 		}
+		opts.RepeatMarks = pf.RepeatMarks
 	}
 	if ctx.Err() != nil { // a signal between the checks and the sweep
 		return cancelledBeforeSweep(ctx, env, opts, argv, env.Now())
@@ -404,50 +410,54 @@ func (opts ReproduceOptions) prepare(env *Env) (ReproduceOptions, error) {
 }
 
 // Preflight is the check reproduce makes before its sweep, alone: it finds the interpreter and
-// runs pytest's collection with the reproducer's arguments (preflight.log). It returns nil, nil
-// when the sweep can run; otherwise it writes reproducer_summary.json as reproduce would (setup
+// runs pytest's collection with the reproducer's arguments (preflight.log). When the sweep can
+// run it returns the tests with their own repetition count (for ReproduceOptions.RepeatMarks)
+// and a nil summary; otherwise it writes reproducer_summary.json as reproduce would (setup
 // failed, or cancelled) and returns that summary with reproduce's *ExitError. `debugflow local`
 // calls it before its slower steps, then reproduce with SkipPreflight.
-func Preflight(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
+func Preflight(ctx context.Context, env *Env, opts ReproduceOptions) (pytestlog.RepeatMarks, *ReproducerResult, error) {
 	opts, err := opts.prepare(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, res, err := preflight(ctx, env, opts, pytestCommand(opts.Python, opts.ReproducerFlags))
-	return res, err
+	_, pf, res, err := preflight(ctx, env, opts, pytestCommand(opts.Python, opts.ReproducerFlags))
+	if pf == nil {
+		return nil, res, err
+	}
+	return pf.RepeatMarks, res, err
 }
 
-// preflight returns the interpreter's path when the sweep can run, else the summary it wrote
-// and the error reproduce returns.
-func preflight(ctx context.Context, env *Env, opts ReproduceOptions, argv []string) (string, *ReproducerResult, error) {
+// preflight returns the interpreter's path and the collection's result when the sweep can
+// run, else the summary it wrote and the error reproduce returns.
+func preflight(ctx context.Context, env *Env, opts ReproduceOptions, argv []string) (string, *preflightResult, *ReproducerResult, error) {
 	start := env.Now()
 	// The collection imports pytest and the plugins behind -n and --count: it is the
 	// interpreter check too, so only the lookup comes first.
 	python, se := lookPython(env, opts.Python)
 	if se != nil {
 		res, err := setupFailed(env, opts, argv, start, se, nil)
-		return "", res, err
+		return "", nil, res, err
 	}
 	end := env.group("pytest collection (preflight)")
 	pf, err := runPreflight(ctx, env, python, opts)
 	end()
 	if ctx.Err() != nil {
 		res, err := cancelledBeforeSweep(ctx, env, opts, argv, start)
-		return "", res, err
+		return "", nil, res, err
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if pf.Cause != "" {
 		res, err := setupFailed(env, opts, argv, start, &SetupError{Cause: pf.Cause}, pf)
-		return "", res, err
+		return "", nil, res, err
 	}
 	if pf.Selected > 0 {
 		fmt.Fprintf(env.Stdout, "preflight: pytest selects %d tests (%.1fs, %s)\n", pf.Selected, pf.Duration.Seconds(), PreflightLog)
 	} else {
 		fmt.Fprintf(env.Stdout, "preflight: pytest collected without error (%.1fs, %s)\n", pf.Duration.Seconds(), PreflightLog)
 	}
-	return python, nil, nil
+	return python, pf, nil, nil
 }
 
 // beforeSweep is the summary of a run that ended before pytest's sweep started.
@@ -529,7 +539,8 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 			res.ExitCode = 1
 		}
 	}
-	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, opts.Count))
+	res.RepeatMarks = opts.RepeatMarks
+	res.FailedBaseTests = nonNil(opts.RepeatMarks.BaseIDs(res.FailedTests, opts.Count))
 	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
 		len(res.FailedTests) > 0 || res.ExitCode == 1
 	cause := erroredBeforeAnyTest(r, res.StoppedEarly)

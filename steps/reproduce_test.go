@@ -457,7 +457,7 @@ func TestReproduceTrialsMatchPytestTotals(t *testing.T) {
 			}
 			failed, _ := strconv.Atoi(m[1])
 			passed, _ := strconv.Atoi(m[2])
-			trials, err := pytestlog.CountTrials(strings.NewReader(log), 50)
+			trials, err := pytestlog.CountTrials(strings.NewReader(log), 50, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
@@ -134,46 +133,47 @@ type SanitizerResult = evidencefiles.SanitizerResult
 // sanitizerTargets picks the tests to run: the reproducer's failing base
 // ids (capped), or the command-line selection with --when always. skip is
 // a non-empty reason when nothing should run.
-func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests, dropped []string, skip string, err error) {
+// withRepeat is set when a test must run with pytest-repeat on (rerunIDs).
+func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests, dropped []string, withRepeat bool, skip string, err error) {
 	rep, lerr := LoadReproducerResult(dir)
 	var ids []string
 	switch {
 	case lerr == nil && rep.SetupFailed:
 		// Whatever --when says: the selection cannot even be collected.
-		return "", nil, nil, "the reproducer's setup failed (" + rep.SetupCause + "); skipping the sanitizer", nil
+		return "", nil, nil, false, "the reproducer's setup failed (" + rep.SetupCause + "); skipping the sanitizer", nil
 	case lerr == nil:
 		ids = rep.FailedBaseTests
 		if len(ids) == 0 && len(rep.FailedTests) > 0 {
-			ids = pytestlog.BaseIDs(rep.FailedTests, rep.Count)
+			ids = rep.RepeatMarks.BaseIDs(rep.FailedTests, rep.Count)
 		}
+		ids, withRepeat = rerunIDs(rep, ids)
 	case errors.Is(lerr, fs.ErrNotExist):
 		// The reproducer never ran: "failed" has nothing to go on.
 	default:
-		return "", nil, nil, "", lerr
+		return "", nil, nil, false, "", lerr
 	}
 	if len(ids) > 0 {
 		if opts.MaxTests > 0 && len(ids) > opts.MaxTests {
-			return "failed", ids[:opts.MaxTests], ids[opts.MaxTests:], "", nil
+			return "failed", ids[:opts.MaxTests], ids[opts.MaxTests:], withRepeat, "", nil
 		}
-		return "failed", ids, nil, "", nil
+		return "failed", ids, nil, withRepeat, "", nil
 	}
 	why := "the reproducer found no failing test"
 	if lerr != nil {
 		why = "the reproducer has not run (" + ReproducerSummary + " not found)"
 	}
 	if opts.When != WhenAlways {
-		return "", nil, nil, why + "; skipping the sanitizer (use --when always to run PATH... -k EXPR anyway)", nil
+		return "", nil, nil, false, why + "; skipping the sanitizer (use --when always to run PATH... -k EXPR anyway)", nil
 	}
 	if len(opts.Paths) == 0 {
-		return "", nil, nil, "", usagef("--when always: %s and no PATH was given to run instead", why)
+		return "", nil, nil, false, "", usagef("--when always: %s and no PATH was given to run instead", why)
 	}
-	return "paths", nil, nil, "", nil
+	return "paths", nil, nil, false, "", nil
 }
 
-// sanitizerCommand builds the compute-sanitizer argv of one tool. pytest-repeat is
-// disabled (-p no:repeat) so a base id such as t.py::test_x[cuda] selects
-// exactly that test once.
-func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selection, pytestArgs []string) []string {
+// sanitizerCommand builds the compute-sanitizer argv of one tool. Each test of the selection
+// runs once (repeatArgs: pytest-repeat off, or on with --count 1 for a marked test's id).
+func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selection []string, withRepeat bool, pytestArgs []string) []string {
 	argv := []string{sanitizer,
 		"--tool", tool,
 		"--print-limit", strconv.Itoa(f.PrintLimit),
@@ -185,7 +185,7 @@ func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selectio
 		argv = append(argv, "--leak-check", "full")
 	}
 	argv = append(argv, f.SanitizerArgs...)
-	argv = append(argv, python, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=long", "-v", "-s")
+	argv = append(append(append(argv, python, "-m", "pytest"), repeatArgs(withRepeat)...), "-n", "0", "-x", "--tb=long", "-v", "-s")
 	argv = append(argv, selection...)
 	return append(argv, pytestArgs...)
 }
@@ -217,7 +217,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if env.onGitHub() {
 		maskSecretEnv(env, opts.Env)
 	}
-	selection, tests, dropped, skip, err := sanitizerTargets(opts.Out, opts)
+	selection, tests, dropped, withRepeat, skip, err := sanitizerTargets(opts.Out, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	findings, inconclusive := 0, false
 	var ladder []string
 	for i, tool := range opts.Tools {
-		res, err := runSanitizerTool(ctx, env, opts, sanitizer, python, tool, i == 0, childEnv, args)
+		res, err := runSanitizerTool(ctx, env, opts, sanitizer, python, tool, i == 0, childEnv, args, withRepeat)
 		if err != nil {
 			return ladderResult(results), err
 		}
@@ -310,8 +310,8 @@ func ladderResult(results []*SanitizerResult) *SanitizerResult {
 }
 
 // runSanitizerTool runs one tool of the ladder and parses its log.
-func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanitizer, python, tool string, first bool, childEnv, args []string) (*SanitizerResult, error) {
-	argv := sanitizerCommand(sanitizer, python, tool, opts.SanitizerFlags, args, opts.PytestArgs)
+func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanitizer, python, tool string, first bool, childEnv, args []string, withRepeat bool) (*SanitizerResult, error) {
+	argv := sanitizerCommand(sanitizer, python, tool, opts.SanitizerFlags, args, withRepeat, opts.PytestArgs)
 	fmt.Fprintf(env.Stdout, "sanitize: %s\n", commandString(argv[0], argv[1:]))
 	logName, _, _ := SanitizerFiles(tool, first)
 	logPath := filepath.Join(opts.Out, logName)

@@ -102,6 +102,6 @@ func recordPytestCrash(out string, res *ReproducerResult) {
 	if !slices.Contains(res.FailedTests, id) {
 		res.FailedTests = append(res.FailedTests, id)
 	}
-	res.FailedBaseTests = nonNil(pytestlog.BaseIDs(res.FailedTests, res.Count))
+	res.FailedBaseTests = nonNil(res.RepeatMarks.BaseIDs(res.FailedTests, res.Count))
 	res.Reproduced = true
 }

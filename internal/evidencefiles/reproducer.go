@@ -52,6 +52,10 @@ type ReproducerResult struct {
 	Crashes         []pytestlog.Crash `json:"crashes"`
 	FailedTests     []string          `json:"failed_tests"`
 	FailedBaseTests []string          `json:"failed_base_tests"`
+	// RepeatMarks are the tests that ran their own number of times (@pytest.mark.repeat(n)
+	// overrides --count), by base id, as the collection showed them; omitted when none.
+	// FailedBaseTests folds their repetitions too.
+	RepeatMarks pytestlog.RepeatMarks `json:"repeat_marks,omitempty"`
 	// StepVersion is the debugflow-step that wrote the file (`debugflow-step --version`).
 	StepVersion string `json:"step_version"`
 

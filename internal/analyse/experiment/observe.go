@@ -86,7 +86,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		return nil, fmt.Errorf("%s: cannot count trials: %w", dir, err)
 	}
 	defer f.Close()
-	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count)
+	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}

@@ -354,18 +354,19 @@ func (v *Verdict) partialSweep() bool {
 	return v.Run.StoppedEarly || v.Run.Cancelled || (r != nil && (!r.Complete || r.WorkerLimit || r.StoppedAfter != ""))
 }
 
-// repetitions is "8 of 50" when the count is known, "8" otherwise. A sweep that stopped early
+// repetitions is "8 of 50" when the test's planned repetitions are known (its own mark's
+// n for a marked test), "8" otherwise. A sweep that stopped early
 // ran fewer repetitions than planned, and how many of each test is not recorded: "1 of 50"
 // beside "Tests: 1 of 30 failed" would claim 50 ran, so it says "1 (of 50 planned)". So does
 // every sweep that ended early (partialSweep).
-func (v *Verdict) repetitions(failed int) string {
-	if v.Run.Count > 0 && v.partialSweep() {
-		return fmt.Sprintf("%d (of %d planned)", failed, v.Run.Count)
+func (v *Verdict) repetitions(t TestFailures) string {
+	if t.Runs > 0 && v.partialSweep() {
+		return fmt.Sprintf("%d (of %d planned)", t.Failed, t.Runs)
 	}
-	if v.Run.Count > 0 {
-		return fmt.Sprintf("%d of %d", failed, v.Run.Count)
+	if t.Runs > 0 {
+		return fmt.Sprintf("%d of %d", t.Failed, t.Runs)
 	}
-	return strconv.Itoa(failed)
+	return strconv.Itoa(t.Failed)
 }
 
 // sanitizerState is the one-line state of the sanitizer run.

@@ -99,7 +99,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	if v.Reproducer == nil && !v.Run.SetupFailed {
 		v.Reproducer = fromSummary
 	} else if v.Reproducer != nil && fromSummary != nil {
-		v.Reproducer.addSummaryCrashes(fromSummary, v.Run.Count)
+		v.Reproducer.addSummaryCrashes(fromSummary, v.Run.Count, v.Run.RepeatMarks)
 		// The step runner wrote both from one pytest run: a summary that saw a clean, whole
 		// run beside a log with failures means the two are from different runs.
 		if r := v.Reproducer; !v.Run.ReproducedBySummary && v.Run.ExitCode != nil && *v.Run.ExitCode == 0 && !v.Run.Cancelled &&
@@ -373,6 +373,7 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 		v.Run.StepVersion = v.Run.StepVersion[:n] + "..."
 	}
 	v.Run.Count = count("count", s.Count)
+	v.Run.RepeatMarks = s.RepeatMarks
 	v.Run.Workers = count("workers", s.Workers)
 	v.Run.DurationSeconds = max(s.DurationSeconds, 0)
 	v.Run.EndedAt = max(s.EndedAt, 0)
@@ -387,13 +388,13 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 	for _, c := range s.Crashes[:min(len(s.Crashes), pytestlog.MaxEntries)] {
 		r.Crashes = append(r.Crashes, Crash{Worker: c.Worker, Test: c.NodeID})
 	}
-	r.finish(v.Run.Count)
+	r.finish(v.Run.Count, v.Run.RepeatMarks)
 	return r, nil
 }
 
 // addSummaryCrashes adds the crashes the step runner found beyond the log: pytest killed in a
 // test without xdist (worker "main") prints no crash line, the worker record names the test.
-func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int) {
+func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int, marks pytestlog.RepeatMarks) {
 	added := false
 	for _, c := range s.Crashes {
 		if c.Worker == "" || slices.Contains(r.CrashedWorkers, c.Worker) {
@@ -409,7 +410,7 @@ func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int) {
 		added = true
 	}
 	if added {
-		r.finish(count)
+		r.finish(count, marks)
 	}
 }
 
@@ -474,7 +475,7 @@ func (v *loader) loadReproducerLog(name string) error {
 	if v.Run.DurationSeconds == 0 {
 		v.Run.DurationSeconds = res.DurationSeconds
 	}
-	r.finish(count)
+	r.finish(count, v.Run.RepeatMarks)
 	v.Reproducer = r
 	return nil
 }
@@ -486,21 +487,21 @@ func notPytest(res pytestlog.Result) bool {
 		len(res.Crashes) == 0 && !res.MaxWorkerRestartReached
 }
 
-// finish derives the base ids and per-test failure counts and makes the lists non-nil so the
-// JSON shows [] rather than null.
-func (r *Reproducer) finish(count int) {
+// finish derives the base ids and per-test failure counts (the repetitions of the tests in
+// marks folded too) and makes the lists non-nil so the JSON shows [] rather than null.
+func (r *Reproducer) finish(count int, marks pytestlog.RepeatMarks) {
 	r.CrashedWorkers = nonNil(r.CrashedWorkers)
 	r.Crashes = r.crashed()
 	r.FailedTests = nonNil(r.FailedTests)
-	r.FailedBaseTests = nonNil(pytestlog.BaseIDs(r.FailedTests, count))
+	r.FailedBaseTests = nonNil(marks.BaseIDs(r.FailedTests, count))
 	per := map[string]int{}
 	for _, id := range r.FailedTests {
-		base, _, _ := pytestlog.SplitRepeatID(id, count)
+		base, _, _ := marks.Split(id, count)
 		per[base]++
 	}
 	r.PerTest = make([]TestFailures, 0, len(r.FailedBaseTests))
 	for _, base := range r.FailedBaseTests {
-		r.PerTest = append(r.PerTest, TestFailures{Test: base, Failed: per[base]})
+		r.PerTest = append(r.PerTest, TestFailures{Test: base, Failed: per[base], Runs: marks.Runs(base, count)})
 	}
 	sort.SliceStable(r.PerTest, func(i, j int) bool { return r.PerTest[i].Failed > r.PerTest[j].Failed })
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,11 +294,28 @@ func TestLoadReproducer(t *testing.T) {
 }
 
 func TestPerTestCounts(t *testing.T) {
-	r := &Reproducer{FailedTests: []string{"a[cuda-1-3]", "b[cuda-1-3]", "b[cuda-2-3]", "c[1-3]", "b[cuda-3-3]", "a[cuda-3-3]"}}
-	r.finish(3)
-	got := fmt.Sprint(r.PerTest)
-	if want := "[{b[cuda] 3} {a[cuda] 2} {c 1}]"; got != want {
-		t.Errorf("PerTest %s, want %s", got, want)
+	tests := []struct {
+		name  string
+		ids   []string
+		marks pytestlog.RepeatMarks
+		want  string
+	}{
+		{"count", []string{"a[cuda-1-3]", "b[cuda-1-3]", "b[cuda-2-3]", "c[1-3]", "b[cuda-3-3]", "a[cuda-3-3]"}, nil,
+			"[{b[cuda] 3 3} {a[cuda] 2 3} {c 1 3}]"},
+		// @pytest.mark.repeat(6) on t.py::m: its repetitions fold, out of its own 6; the mark is
+		// the collection's (rootdir tests/), the ids the run's.
+		{"mark", []string{"tests/t.py::m[2-6]", "tests/t.py::a[1-3]", "tests/t.py::m[5-6]", "tests/t.py::u[1-6]"},
+			pytestlog.RepeatMarks{"t.py::m": 6},
+			"[{tests/t.py::m 2 6} {tests/t.py::a 1 3} {tests/t.py::u[1-6] 1 3}]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Reproducer{FailedTests: tt.ids}
+			r.finish(3, tt.marks)
+			if got := fmt.Sprint(r.PerTest); got != tt.want {
+				t.Errorf("PerTest %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -410,7 +428,7 @@ func TestMarkdownEscaping(t *testing.T) {
 	}
 	// A test id with a pipe must not split the failing-tests table.
 	v := &Verdict{Reproducer: &Reproducer{Failed: 1, FailedTests: []string{"t.py::x[a|b-1-1]"}}}
-	v.Reproducer.finish(1)
+	v.Reproducer.finish(1, nil)
 	md := v.Markdown("")
 	for _, line := range strings.Split(md, "\n") {
 		if strings.Contains(line, "t.py::x") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 3 {

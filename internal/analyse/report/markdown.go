@@ -108,7 +108,7 @@ func (v *Verdict) markdownTests(b *strings.Builder) {
 		if i == topTests {
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s |\n", mdCell(mdCode(t.Test)), v.repetitions(t.Failed))
+		fmt.Fprintf(b, "| %s | %s |\n", mdCell(mdCode(t.Test)), v.repetitions(t))
 	}
 	if more := len(r.PerTest) - topTests; more > 0 {
 		fmt.Fprintf(b, "\n%s more failing tests are in %s.\n", fmt.Sprint(more), mdCode(ReproducerLog))

@@ -114,7 +114,7 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 		if len(r.PerTest) > 0 {
 			lines := make([]string, 0, len(r.PerTest))
 			for _, f := range r.PerTest {
-				lines = append(lines, fmt.Sprintf("%-9s %s", v.repetitions(f.Failed), f.Test))
+				lines = append(lines, fmt.Sprintf("%-9s %s", v.repetitions(f), f.Test))
 			}
 			t.field("Failing:", firstFew(lines, topTests, func(n int) string {
 				return fmt.Sprintf("... %d more in %s", n, ReproducerLog)

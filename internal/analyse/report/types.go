@@ -5,6 +5,8 @@
 // several runners side by side (`debugflow report --compare`).
 package report
 
+import "github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+
 // Verdict is everything an artifact directory says. Its JSON form (WriteJSON) is the
 // `debugflow report --json` shape of docs/design.md: the answer's fields (reproduced, exit_code,
 // cancelled, stopped_early, setup_failed, setup_cause), then the three sections, each null when
@@ -106,6 +108,9 @@ type Run struct {
 	HasPreflightLog bool
 	// Count is pytest-repeat's --count (0 when unknown).
 	Count int
+	// RepeatMarks are the tests that ran their own number of times (@pytest.mark.repeat(n)),
+	// from reproducer_summary.json.
+	RepeatMarks pytestlog.RepeatMarks
 	// Workers is pytest-xdist's -n (0 when unknown).
 	Workers int
 	// DurationSeconds is how long pytest ran.
@@ -181,6 +186,9 @@ type TestFailures struct {
 	Test string
 	// Failed is the number of failed repetitions.
 	Failed int
+	// Runs is the repetitions planned for this test: --count, or its own mark's n (0 when
+	// the count is unknown).
+	Runs int
 }
 
 // Sanitizer is the compute-sanitizer run of one tool.

@@ -104,6 +104,41 @@ func FuzzSplitRepeatID(f *testing.F) {
 	})
 }
 
+// FuzzRepeatMarks: any collected ids give marks whose every test has n >= 2, and folding an
+// id with them gives a base that rebuilds it, as SplitRepeatID's does.
+func FuzzRepeatMarks(f *testing.F) {
+	f.Add("t.py::m[1-2]\nt.py::m[2-2]", 5, "t.py::m[2-2]")
+	f.Add("python/t.py::m[cuda-1-2]\npython/t.py::m[cuda-2-2]", 0, "tests/python/t.py::m[cuda-1-2]")
+	f.Add("x[1-3]\nx[1-3]\nx[1-3]", 4, "x[1-3]")
+	f.Fuzz(func(t *testing.T, collected string, count int, id string) {
+		finder := NewRepeatMarkFinder(count)
+		for _, c := range strings.Split(collected, "\n") {
+			finder.Add(c)
+		}
+		marks := finder.Marks()
+		for base, n := range marks {
+			if n < 2 || base == "" {
+				t.Fatalf("mark %q: %d", base, n)
+			}
+		}
+		base, iter, ok := marks.Split(id, count)
+		if !ok {
+			if base != id || iter != 0 {
+				t.Fatalf("not ok but changed: %q -> %q, %d", id, base, iter)
+			}
+			return
+		}
+		n := marks.Runs(base, count)
+		if iter < 1 || iter > n {
+			t.Fatalf("iter %d outside 1..%d for %q", iter, n, id)
+		}
+		suffix := strconv.Itoa(iter) + "-" + strconv.Itoa(n) + "]"
+		if id != base+"["+suffix && (!strings.HasSuffix(base, "]") || id != base[:len(base)-1]+"-"+suffix) {
+			t.Fatalf("Split(%q) = %q, %d: cannot rebuild the id", id, base, iter)
+		}
+	})
+}
+
 // FuzzParseLastFailed: any bytes give ids or an error, never a panic; ids are unique and never
 // more than MaxEntries.
 func FuzzParseLastFailed(f *testing.F) {

@@ -15,37 +15,189 @@ import (
 // ("test_range[Hard-1-50]" with count 20 stays unchanged, ok=false). pytest-repeat adds no id
 // at a count of 1, so with count 1 (or none) every id is the user's: "test_p[k-1-1]" stays.
 func SplitRepeatID(nodeID string, count int) (base string, iter int, ok bool) {
-	if count < 2 || !strings.HasSuffix(nodeID, "]") {
+	if count < 2 {
 		return nodeID, 0, false
+	}
+	base, i, n, ok := splitRepeat(nodeID)
+	if !ok || n != count {
+		return nodeID, 0, false
+	}
+	return base, i, true
+}
+
+// splitRepeat splits a trailing "<i>-<n>" parameter id off nodeID, whatever n is: 2 <= n,
+// 1 <= i <= n, both written as Python writes an int. Whether pytest-repeat wrote it is for the
+// caller to say (SplitRepeatID, RepeatMarks.Split).
+func splitRepeat(nodeID string) (base string, i, n int, ok bool) {
+	if !strings.HasSuffix(nodeID, "]") {
+		return nodeID, 0, 0, false
 	}
 	// The parameter part starts at the first "[" after the file path; a
 	// path may contain "[" but never "::".
 	from := 0
-	if i := strings.Index(nodeID, "::"); i >= 0 {
-		from = i
+	if k := strings.Index(nodeID, "::"); k >= 0 {
+		from = k
 	}
 	open := strings.IndexByte(nodeID[from:], '[')
 	if open < 0 {
-		return nodeID, 0, false
+		return nodeID, 0, 0, false
 	}
 	open += from
 	params := nodeID[open+1 : len(nodeID)-1]
 	dash := strings.LastIndexByte(params, '-')
 	if dash < 0 {
-		return nodeID, 0, false
+		return nodeID, 0, 0, false
 	}
 	n, okN := canonicalInt(params[dash+1:])
 	head := params[:dash]
 	prev := strings.LastIndexByte(head, '-')
 	i, okI := canonicalInt(head[prev+1:])
-	if !okN || !okI || n != count || i < 1 || i > n {
-		return nodeID, 0, false
+	if !okN || !okI || n < 2 || i < 1 || i > n {
+		return nodeID, 0, 0, false
 	}
 	if prev < 0 {
-		return nodeID[:open], i, true
+		return nodeID[:open], i, n, true
 	}
-	return nodeID[:open+1] + head[:prev] + "]", i, true
+	return nodeID[:open+1] + head[:prev] + "]", i, n, true
 }
+
+// RepeatMarks are the tests pytest-repeat runs their own number of times, by base id: a
+// @pytest.mark.repeat(n) overrides --count, so "t.py::test_x[3-6]" is repetition 3 of 6 of
+// t.py::test_x in a run with --count 50. Only the collection can tell such an id from a
+// parameter of the user's that ends in two numbers (RepeatMarkFinder). The ids are the
+// collection's, relative to pytest's rootdir, where the run's results are relative to its
+// working directory ("python/t.py::test_x" for "tests/python/t.py::test_x" when
+// tests/pytest.ini makes tests/ the rootdir): a lookup tries the id, then the id without its
+// leading folders, one at a time. nil knows no mark.
+type RepeatMarks map[string]int
+
+// Split is SplitRepeatID that also folds the repetitions of the marked tests.
+func (m RepeatMarks) Split(nodeID string, count int) (base string, iter int, ok bool) {
+	if base, iter, ok = SplitRepeatID(nodeID, count); ok || len(m) == 0 {
+		return base, iter, ok
+	}
+	if base, i, n, ok := splitRepeat(nodeID); ok && m.lookup(base) == n {
+		return base, i, true
+	}
+	return nodeID, 0, false
+}
+
+// Runs is how many repetitions of base a sweep with --count count plans: its mark's, else
+// count's.
+func (m RepeatMarks) Runs(base string, count int) int {
+	if n := m.lookup(base); n > 0 {
+		return n
+	}
+	return count
+}
+
+// lookup is the mark of base (0 when none), found under the rootdir as well.
+func (m RepeatMarks) lookup(base string) int {
+	if len(m) == 0 {
+		return 0
+	}
+	sep := strings.Index(base, "::")
+	if sep < 0 {
+		return m[base]
+	}
+	file, test := base[:sep], base[sep:]
+	for {
+		if n := m[file+test]; n > 0 {
+			return n
+		}
+		slash := strings.IndexByte(file, '/')
+		if slash < 0 {
+			return 0
+		}
+		file = file[slash+1:]
+	}
+}
+
+// BaseIDs maps node ids to their ids without the pytest-repeat part (Split),
+// deduplicated, in first-seen order.
+func (m RepeatMarks) BaseIDs(ids []string, count int) []string {
+	out := make([]string, 0, len(ids))
+	seen := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		base, _, _ := m.Split(id, count)
+		if _, dup := seen[base]; dup {
+			continue
+		}
+		seen[base] = struct{}{}
+		out = append(out, base)
+	}
+	return out
+}
+
+// RepeatMarkFinder finds the marked tests among the ids of a collection (pytest
+// --collect-only -q): a base id whose "<i>-<n>" ids, n not the --count, are all there, 1 to n,
+// was repeated by its own mark. Memory is bounded: at most maxMarkCandidates bases and
+// maxMarkIDs repetition ids are followed.
+type RepeatMarkFinder struct {
+	count int
+	seen  map[markCandidate]map[int]struct{} // the repetitions i seen of each (base, n)
+	ids   int
+}
+
+type markCandidate struct {
+	base string
+	n    int
+}
+
+const (
+	// maxMarkCandidates bounds the bases a RepeatMarkFinder follows: ids that end in two
+	// numbers other than the count are rare, and a collection of millions of them is not a
+	// mark's.
+	maxMarkCandidates = 10_000
+	// maxMarkIDs bounds the repetition ids it keeps, all bases together.
+	maxMarkIDs = 1 << 20
+)
+
+// NewRepeatMarkFinder returns a finder for a collection made with --count count (0 or 1: none).
+func NewRepeatMarkFinder(count int) *RepeatMarkFinder {
+	return &RepeatMarkFinder{count: count, seen: map[markCandidate]map[int]struct{}{}}
+}
+
+// Add takes one collected node id.
+func (f *RepeatMarkFinder) Add(id string) {
+	base, i, n, ok := splitRepeat(id)
+	if !ok || base == "" || (f.count >= 2 && n == f.count) || f.ids >= maxMarkIDs {
+		return
+	}
+	c := markCandidate{base, n}
+	reps, known := f.seen[c]
+	if !known {
+		if len(f.seen) >= maxMarkCandidates {
+			return
+		}
+		reps = map[int]struct{}{}
+		f.seen[c] = reps
+	}
+	if _, dup := reps[i]; !dup {
+		reps[i] = struct{}{}
+		f.ids++
+	}
+}
+
+// Marks returns the marked tests found (nil when none): the bases with every repetition 1 to
+// n of an n.
+func (f *RepeatMarkFinder) Marks() RepeatMarks {
+	var m RepeatMarks
+	for c, reps := range f.seen {
+		if len(reps) != c.n {
+			continue // i is within 1..n, so n distinct ones are all of them
+		}
+		if m == nil {
+			m = RepeatMarks{}
+		}
+		m[c.base] = c.n
+	}
+	return m
+}
+
+// BaseIDs maps node ids to their ids without the pytest-repeat part (SplitRepeatID),
+// deduplicated, in first-seen order.
+func BaseIDs(ids []string, count int) []string { return RepeatMarks(nil).BaseIDs(ids, count) }
 
 // canonicalInt parses a decimal number written the way Python's str(int)
 // writes a positive one: digits only, no sign, no leading zero.
@@ -60,20 +212,4 @@ func canonicalInt(s string) (int, bool) {
 	}
 	n, err := strconv.Atoi(s)
 	return n, err == nil
-}
-
-// BaseIDs maps node ids to their ids without the pytest-repeat part
-// (SplitRepeatID), deduplicated, in first-seen order.
-func BaseIDs(ids []string, count int) []string {
-	out := make([]string, 0, len(ids))
-	seen := make(map[string]struct{}, len(ids))
-	for _, id := range ids {
-		base, _, _ := SplitRepeatID(id, count)
-		if _, dup := seen[base]; dup {
-			continue
-		}
-		seen[base] = struct{}{}
-		out = append(out, base)
-	}
-	return out
 }

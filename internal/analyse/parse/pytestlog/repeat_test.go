@@ -1,6 +1,7 @@
 package pytestlog
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,5 +60,87 @@ func TestBaseIDs(t *testing.T) {
 	}
 	if got := BaseIDs(nil, 50); len(got) != 0 {
 		t.Errorf("BaseIDs(nil) = %q", got)
+	}
+}
+
+// TestRepeatMarks: the finder takes a base whose "<i>-<n>" ids are all in the collection, n not
+// the count, as marked; Split then folds its repetitions, by its rootdir-relative id too.
+func TestRepeatMarks(t *testing.T) {
+	tests := []struct {
+		name      string
+		count     int
+		collected []string
+		want      RepeatMarks
+	}{
+		{"marked", 4, []string{"t.py::m[1-3]", "t.py::m[2-3]", "t.py::m[3-3]", "t.py::p[1-4]", "t.py::p[2-4]", "t.py::p[3-4]", "t.py::p[4-4]"},
+			RepeatMarks{"t.py::m": 3}},
+		{"marked with parameters", 50, []string{"t.py::m[cuda-1-2]", "t.py::m[cuda-2-2]", "t.py::m[cpu-1-2]", "t.py::m[cpu-2-2]"},
+			RepeatMarks{"t.py::m[cuda]": 2, "t.py::m[cpu]": 2}},
+		// -k left out a repetition: not all of 1..n, so not taken for a mark.
+		{"incomplete", 4, []string{"t.py::m[1-3]", "t.py::m[3-3]"}, nil},
+		// The user's own ids that end in two numbers, repeated by --count: not a mark.
+		{"user ids under --count", 4, []string{"t.py::u[a-1-2-1-4]", "t.py::u[a-1-2-2-4]", "t.py::u[a-1-2-3-4]", "t.py::u[a-1-2-4-4]"}, nil},
+		{"nothing", 4, []string{"t.py::x", "t.py::y[cuda]"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewRepeatMarkFinder(tt.count)
+			for _, id := range tt.collected {
+				f.Add(id)
+			}
+			if diff := cmp.Diff(tt.want, f.Marks()); diff != "" {
+				t.Errorf("Marks (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	marks := RepeatMarks{"python/t.py::m[cuda]": 3}
+	split := []struct {
+		id    string
+		base  string
+		iter  int
+		ok    bool
+		runs  int
+		count int
+	}{
+		{"tests/python/t.py::m[cuda-2-3]", "tests/python/t.py::m[cuda]", 2, true, 3, 50},
+		{"python/t.py::m[cuda-3-3]", "python/t.py::m[cuda]", 3, true, 3, 50},
+		{"tests/python/t.py::m[cuda-2-50]", "tests/python/t.py::m[cuda]", 2, true, 3, 50}, // --count's own
+		{"tests/python/t.py::m[cuda-2-4]", "tests/python/t.py::m[cuda-2-4]", 0, false, 50, 50},
+		{"tests/other/t.py::m[cuda-2-3]", "tests/other/t.py::m[cuda-2-3]", 0, false, 50, 50},
+		{"t.py::m[cuda-2-3]", "t.py::m[cuda-2-3]", 0, false, 50, 50}, // a shorter id than the mark's
+	}
+	for _, s := range split {
+		base, iter, ok := marks.Split(s.id, s.count)
+		if base != s.base || iter != s.iter || ok != s.ok {
+			t.Errorf("Split(%q) = %q, %d, %v; want %q, %d, %v", s.id, base, iter, ok, s.base, s.iter, s.ok)
+		}
+		if runs := marks.Runs(base, s.count); ok && runs != s.runs {
+			t.Errorf("Runs(%q) = %d, want %d", base, runs, s.runs)
+		}
+	}
+	if got := RepeatMarks(nil).BaseIDs([]string{"t.py::m[2-3]", "t.py::a[1-5]", "t.py::a[2-5]"}, 5); !cmp.Equal(got, []string{"t.py::m[2-3]", "t.py::a"}) {
+		t.Errorf("BaseIDs without marks = %q", got)
+	}
+}
+
+// BenchmarkRepeatMarkFinder: a collection of 200,000 ids, as a large suite with --count 50
+// lists them, few of them marked.
+func BenchmarkRepeatMarkFinder(b *testing.B) {
+	ids := make([]string, 0, 200_000)
+	for i := range 4000 {
+		for r := 1; r <= 50; r++ {
+			ids = append(ids, "tests/python/test_mod.py::test_case[cuda-"+strconv.Itoa(i)+"-"+strconv.Itoa(r)+"-50]")
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		f := NewRepeatMarkFinder(50)
+		for _, id := range ids {
+			f.Add(id)
+		}
+		if f.Marks() != nil {
+			b.Fatal("no mark in this collection")
+		}
 	}
 }

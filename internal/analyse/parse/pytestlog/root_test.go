@@ -92,7 +92,7 @@ func TestRootdirUnderTheCheckout(t *testing.T) {
 			if tt.dir != "" {
 				return
 			}
-			trials, err := CountTrials(strings.NewReader(strings.Join(tt.log, "\n")+"\n"), 3)
+			trials, err := CountTrials(strings.NewReader(strings.Join(tt.log, "\n")+"\n"), 3, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,6 +43,7 @@ const MaxTrialIDs = 4 << 20
 type TrialCounter struct {
 	p         *Parser
 	count     int
+	marks     RepeatMarks
 	seed      maphash.Seed
 	seen      map[uint64]bool // repeat id hash -> failed
 	index     map[string]int  // base id -> position in tests
@@ -50,9 +51,10 @@ type TrialCounter struct {
 	truncated bool
 }
 
-// NewTrialCounter returns a counter for a run with pytest-repeat's --count.
-func NewTrialCounter(count int) *TrialCounter {
-	c := &TrialCounter{p: NewParser(), count: count, seed: maphash.MakeSeed(),
+// NewTrialCounter returns a counter for a run with pytest-repeat's --count and the tests
+// that ran their own number of times (marks, nil when none: the reproducer summary's).
+func NewTrialCounter(count int, marks RepeatMarks) *TrialCounter {
+	c := &TrialCounter{p: NewParser(), count: count, marks: marks, seed: maphash.MakeSeed(),
 		seen: map[uint64]bool{}, index: map[string]int{}}
 	c.p.observe = c.observe
 	return c
@@ -101,7 +103,7 @@ func (c *TrialCounter) observe(node string, o Outcome) {
 
 // test returns the position of node's base test, adding it when new.
 func (c *TrialCounter) test(node string) int {
-	base, _, _ := SplitRepeatID(node, c.count)
+	base, _, _ := c.marks.Split(node, c.count)
 	if base == "" {
 		base = node // "[1-3]" alone: nothing but the repeat id
 	}
@@ -115,9 +117,10 @@ func (c *TrialCounter) test(node string) int {
 }
 
 // CountTrials reads a whole pytest log from r (streaming, overlong lines cut at 1 MiB) and
-// returns the trials per test of a run with pytest-repeat's --count.
-func CountTrials(r io.Reader, count int) (Trials, error) {
-	c := NewTrialCounter(count)
+// returns the trials per test of a run with pytest-repeat's --count (and marks, as
+// NewTrialCounter).
+func CountTrials(r io.Reader, count int, marks RepeatMarks) (Trials, error) {
+	c := NewTrialCounter(count, marks)
 	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
 	c.p.settle()
 	return c.Result(), err

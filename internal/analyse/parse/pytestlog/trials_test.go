@@ -18,7 +18,7 @@ func TestCountTrialsRealCrashLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := CountTrials(f, 3)
+	got, err := CountTrials(f, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ FAILED t.py::test_d[2-3] - AssertionError`,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := CountTrials(strings.NewReader(tt.log), tt.count)
+			got, err := CountTrials(strings.NewReader(tt.log), tt.count, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func FuzzCountTrials(f *testing.F) {
 	}
 	f.Add("[gw0] [ 25%] PASSED t.py::a[1-2]\n[gw0] [ 25%] ERROR t.py::a[1-2]\nFAILED t.py::a[1-2]\n", 2)
 	f.Fuzz(func(t *testing.T, log string, count int) {
-		got, err := CountTrials(strings.NewReader(log), count)
+		got, err := CountTrials(strings.NewReader(log), count, nil)
 		if err != nil {
 			t.Fatalf("CountTrials on an in-memory reader: %v", err)
 		}
@@ -143,7 +143,7 @@ func BenchmarkCountTrials(b *testing.B) {
 	log := sb.String()
 	b.SetBytes(int64(len(log)))
 	for b.Loop() {
-		if _, err := CountTrials(strings.NewReader(log), 2000); err != nil {
+		if _, err := CountTrials(strings.NewReader(log), 2000, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -174,7 +174,7 @@ func TestStoppedAfterFailures(t *testing.T) {
 			log := "============================= test session starts ==============================\n" +
 				"t.py::test_a[1-20] FAILED [  5%]\n" + tt.line + "\n" +
 				"========================= 1 failed in 0.05s =========================\n"
-			tr, err := CountTrials(strings.NewReader(log), 20)
+			tr, err := CountTrials(strings.NewReader(log), 20, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestWorkerRetirementIsNoCrash(t *testing.T) {
 	if _, err := f.Seek(0, 0); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := CountTrials(f, 5)
+	tr, err := CountTrials(f, 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
