@@ -97,6 +97,9 @@ func TestDiagnose(t *testing.T) {
 			"pytest does not know --count (added by pytest-repeat), --reruns (added by pytest-rerunfailures), --frobnicate (a typo, or an option of a plugin that is not installed): " +
 				"not installed for /usr/bin/python3 or disabled (PYTEST_ADDOPTS, a pytest config): pip install pytest-repeat pytest-rerunfailures " +
 				"(Debian: apt-get install python3-pytest-repeat python3-pytest-rerunfailures)"},
+		// The reference project's test dependencies include pytest-retry, which Debian does not package.
+		{"pytest-retry's option", collection{Selected: -1, Unrecognized: []string{"--retries"}}, streamResult{ExitCode: 4}, nil,
+			"pytest does not know --retries (added by pytest-retry): not installed for /usr/bin/python3 or disabled (PYTEST_ADDOPTS, a pytest config): pip install pytest-retry"},
 		{"repeat turned off", collection{Selected: -1, Unrecognized: []string{"--count"}}, streamResult{ExitCode: 4},
 			func(o *ReproduceOptions) { o.PytestArgs = []string{"-pno:repeat"} },
 			"pytest does not know --count (added by pytest-repeat): the pytest arguments turn pytest-repeat off (-p no:repeat)"},

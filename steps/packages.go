@@ -20,6 +20,7 @@ var knownModules = []struct{ module, pip, apt string }{
 	{"xdist", "pytest-xdist", "python3-pytest-xdist"},
 	{"pytest_repeat", "pytest-repeat", "python3-pytest-repeat"},
 	{"pytest_rerunfailures", "pytest-rerunfailures", "python3-pytest-rerunfailures"},
+	{"pytest_retry", "pytest-retry", ""}, // not packaged by Debian
 	{"pytest_timeout", "pytest-timeout", "python3-pytest-timeout"},
 	{"pytest_cov", "pytest-cov", "python3-pytest-cov"},
 	{"pytest_mock", "pytest-mock", "python3-pytest-mock"},
@@ -60,6 +61,8 @@ var pluginOptions = []pluginOption{
 	{"--count", "pytest_repeat", "repeat"}, {"--repeat-scope", "pytest_repeat", "repeat"},
 	{"--reruns", "pytest_rerunfailures", "rerunfailures"}, {"--reruns-delay", "pytest_rerunfailures", "rerunfailures"},
 	{"--only-rerun", "pytest_rerunfailures", "rerunfailures"},
+	{"--retries", "pytest_retry", "pytest-retry"}, {"--retry-delay", "pytest_retry", "pytest-retry"},
+	{"--cumulative-timing", "pytest_retry", "pytest-retry"},
 	{"--timeout", "pytest_timeout", "timeout"}, {"--timeout-method", "pytest_timeout", "timeout"},
 	{"--cov", "pytest_cov", "pytest_cov"}, {"--cov-report", "pytest_cov", "pytest_cov"},
 	{"--forked", "pytest_forked", "forked"},

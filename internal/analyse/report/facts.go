@@ -233,7 +233,7 @@ func (v *Verdict) testsLine() string {
 		line += fmt.Sprintf(" (%s among them)", plural(r.Errors, "error", "errors"))
 	}
 	if r.Rerun > 0 {
-		line += fmt.Sprintf(" (%s retried by pytest-rerunfailures among them)", plural(r.Rerun, "failed attempt", "failed attempts"))
+		line += fmt.Sprintf(" (%s among them that a retry plugin ran again: pytest-rerunfailures' RERUN, pytest-retry's RETRY)", plural(r.Rerun, "failed attempt", "failed attempts"))
 	}
 	if r.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped", r.Skipped)

@@ -134,8 +134,9 @@ type Reproducer struct {
 	Failed  int `json:"failed"`
 	Errors  int `json:"errors"`
 	Skipped int `json:"skipped"`
-	// Rerun counts the failed attempts pytest-rerunfailures retried (RERUN): failures the
-	// run's exit code hides when the retry passed. Known from reproducer.log only.
+	// Rerun counts the failed attempts a retry plugin ran again (pytest-rerunfailures' RERUN,
+	// pytest-retry's RETRY): failures the run's exit code hides when the retry passed. Known
+	// from reproducer.log only.
 	Rerun int `json:"rerun"`
 	// XFailed and XPassed are the tests marked xfail that failed or passed: their bodies ran.
 	// Known from reproducer.log only.

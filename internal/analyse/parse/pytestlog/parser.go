@@ -520,7 +520,7 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 		c.xfailed++
 	case XPass:
 		c.xpassed++
-	case Rerun:
+	case Rerun, Retry:
 		c.rerun++
 	}
 	if p.observe != nil && node != "" {
@@ -792,7 +792,7 @@ func (t *tally) add(word string, n int) bool {
 		field = &t.warnings
 	case "error", "errors":
 		field = &t.errors
-	case "rerun", "reruns":
+	case "rerun", "reruns", "retried": // pytest-rerunfailures', pytest-retry's
 		field = &t.rerun
 	default:
 		if t.other == nil {

@@ -173,6 +173,14 @@ func TestParseFixtures(t *testing.T) {
 			// test_flaky failed its first attempt (RERUN) before it passed: a failed attempt.
 			FailedTests: []string{"t.py::test_flaky", "t.py::test_b"}, Crashes: []Crash{},
 		}},
+		{"plugin_retry_xdist.txt", facts{
+			// pytest-retry's reporting (testenv's retrysuite): each test's first failed attempt is
+			// a RETRY line, then the test's own line with its last attempt's outcome. test_once
+			// passed when retried: its RETRY is the failure that would otherwise be lost.
+			Passed: 4, Failed: 2, Rerun: 4, Complete: true, Duration: 0.59, Collected: 6, Done: 10,
+			FailedTests: []string{"test_flaky_gpu.py::test_once[1-2]", "test_flaky_gpu.py::test_once[2-2]",
+				"test_flaky_gpu.py::test_always[1-2]", "test_flaky_gpu.py::test_always[2-2]"}, Crashes: []Crash{},
+		}},
 		{"count_style_progress.txt", facts{
 			Passed: 2, XPassed: 1, Warnings: 1, Errors: 1, Complete: true, Duration: 0.01, Collected: 4, Done: 4,
 			FailedTests: []string{"test_b.py::test_setup_err"}, Crashes: []Crash{},

@@ -23,7 +23,7 @@ var (
 	// Progress letters, optionally after the file path and before the
 	// right-edge progress: "test_50.py FF   [100%]", "F....sssxxx.".
 	// "f" is old pytest's failure outside the call phase (crash reports),
-	// "R" is pytest-rerunfailures.
+	// "R" is pytest-rerunfailures' and pytest-retry's failed attempt.
 	reLetters = lazyre.New(`^(?:(\S+) )?([.FEsxXfR]+)(?:\s+\[[^\]]*\])?$`)
 
 	// Collection header: "collected 10 items / 2 deselected / 8 selected",

@@ -132,7 +132,7 @@ func (p *Parser) quickXdistResult(s []byte) bool {
 	case "XPASS":
 		c.xpassed++
 	default:
-		return false // a failure (RERUN is a failed attempt), or no outcome: Line
+		return false // a failure (RERUN and RETRY are failed attempts), or no outcome: Line
 	}
 	p.done++
 	return true

@@ -3,6 +3,7 @@ package pytestlog
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,5 +133,44 @@ func TestRealPytestXdistRepeatCrash(t *testing.T) {
 	}
 	if slices.Sort(ids); !slices.Equal(ids, []string{failID, crashID}) {
 		t.Errorf("lastfailed ids = %q", ids)
+	}
+}
+
+// TestRealPytestRetryPlugin runs Debian's pytest with xdist and pytest-repeat on
+// testenv's retry suite, whose conftest reports retries as pytest-retry does (RETRY for a test's
+// first failed attempt, then its last attempt's outcome): a test that fails and passes when
+// retried exits 0, and its failed attempts are still failures and trials that failed.
+func TestRealPytestRetryPlugin(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	testenv.WriteRetrySuite(t, dir)
+	testenv.WriteFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// test_always is left out: only retried attempts fail, as with a flaky GPU test.
+	cmd := exec.CommandContext(ctx, py, "-m", "pytest", "-n", "2", "--count", "2", "-v", "-ra", "-p", "no:cacheprovider",
+		"-k", "once or plain", "test_flaky_gpu.py")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=", "COLUMNS=120")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pytest: %v (the retried test passes: want exit 0)\n%s", err, out)
+	}
+	c := NewTrialCounter(2, nil)
+	for _, line := range strings.Split(string(out), "\n") {
+		c.Line(line)
+	}
+	r := c.Parser().Result()
+	want := []string{"test_flaky_gpu.py::test_once[1-2]", "test_flaky_gpu.py::test_once[2-2]"}
+	if got := slices.Sorted(slices.Values(r.FailedTests)); !slices.Equal(got, want) || r.Rerun != 2 || r.Passed != 4 || !r.Complete {
+		t.Errorf("failed tests %q, rerun %d, passed %d, complete %v; want %q, 2, 4, true\n%s", got, r.Rerun, r.Passed, r.Complete, want, out)
+	}
+	trials := map[string][2]int{}
+	for _, tt := range c.Result().Tests {
+		trials[tt.ID] = [2]int{tt.Trials, tt.Failures}
+	}
+	if want := map[string][2]int{"test_flaky_gpu.py::test_once": {2, 2}, "test_flaky_gpu.py::test_plain": {2, 0}}; !maps.Equal(trials, want) {
+		t.Errorf("trials %v, want %v", trials, want)
 	}
 }

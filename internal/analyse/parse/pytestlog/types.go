@@ -14,6 +14,10 @@ const (
 	XPass   Outcome = "XPASS"
 	// Rerun is printed by pytest-rerunfailures for an attempt that will be retried.
 	Rerun Outcome = "RERUN"
+	// Retry is printed by pytest-retry for the first failed attempt of a test it runs again
+	// (a test marked @pytest.mark.flaky(retries=N), or every test under --retries N); the
+	// test's own line that follows has the outcome of its last attempt.
+	Retry Outcome = "RETRY"
 )
 
 // outcomeWord is the Outcome an outcome word names; its words are also those that may
@@ -22,17 +26,17 @@ const (
 // never read a pytest log.
 func outcomeWord(word string) (Outcome, bool) {
 	switch o := Outcome(word); o {
-	case Passed, Failed, Error, Skipped, XFail, XPass, Rerun:
+	case Passed, Failed, Error, Skipped, XFail, XPass, Rerun, Retry:
 		return o, true
 	}
 	return "", false
 }
 
-// isFailure reports whether the outcome is a failed attempt: FAILED, ERROR, or RERUN, which
-// pytest-rerunfailures prints for an attempt that failed and is retried. A test that passes
-// on its retry still failed once, and for a flaky GPU bug that failure is the reproduction
-// (the run's exit code hides it).
-func (o Outcome) isFailure() bool { return o == Failed || o == Error || o == Rerun }
+// isFailure reports whether the outcome is a failed attempt: FAILED, ERROR, or RERUN and
+// RETRY, which pytest-rerunfailures and pytest-retry print for an attempt that failed and is
+// retried. A test that passes on its retry still failed once, and for a flaky GPU bug that
+// failure is the reproduction (the run's exit code hides it).
+func (o Outcome) isFailure() bool { return o == Failed || o == Error || o == Rerun || o == Retry }
 
 // EventKind says what a line meant to the step runner.
 type EventKind int
@@ -131,7 +135,10 @@ type Result struct {
 	XPassed    int `json:"xpassed"`
 	Deselected int `json:"deselected"`
 	Warnings   int `json:"warnings"`
-	Rerun      int `json:"rerun"`
+	// Rerun counts the failed attempts a retry plugin ran again: pytest-rerunfailures' RERUN
+	// ("3 rerun" on the final line) and pytest-retry's RETRY ("2 retried", one per test it
+	// retried: it reports a test's first failed attempt only).
+	Rerun int `json:"rerun"`
 	// Other holds plugin categories of the final line that have no field
 	// ("3 flaky"), keyed by their word.
 	Other map[string]int `json:"other,omitempty"`
@@ -147,7 +154,7 @@ type Result struct {
 	Workers int `json:"workers"`
 	// Done is the number of per-test results seen so far (for progress).
 	Done int `json:"done"`
-	// FailedTests are node ids with FAILED, ERROR or RERUN (a failed attempt), including
+	// FailedTests are node ids with FAILED, ERROR, RERUN or RETRY (a failed attempt), including
 	// crash-synthesised failures and -r summary lines, first-seen order,
 	// deduplicated.
 	FailedTests []string `json:"failed_tests"`
