@@ -40,7 +40,7 @@ func TestReproduceSeesRetriedFailures(t *testing.T) {
 	if err := v.WriteText(&text, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Reproduced:     yes", "2 failed attempts among them that a retry plugin ran again", "2 of 2    test_flaky_gpu.py::test_once"} {
+	for _, want := range []string{"Reproduced:     yes", "2 failed attempts retried by pytest-retry among them", "2 of 2    test_flaky_gpu.py::test_once"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}

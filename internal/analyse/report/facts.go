@@ -233,7 +233,11 @@ func (v *Verdict) testsLine() string {
 		line += fmt.Sprintf(" (%s among them)", plural(r.Errors, "error", "errors"))
 	}
 	if r.Rerun > 0 {
-		line += fmt.Sprintf(" (%s among them that a retry plugin ran again: pytest-rerunfailures' RERUN, pytest-retry's RETRY)", plural(r.Rerun, "failed attempt", "failed attempts"))
+		by := strings.Join(r.RetryPlugins, " and ")
+		if by == "" {
+			by = "a retry plugin"
+		}
+		line += fmt.Sprintf(" (%s retried by %s among them)", plural(r.Rerun, "failed attempt", "failed attempts"), by)
 	}
 	if r.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped", r.Skipped)

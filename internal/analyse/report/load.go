@@ -435,7 +435,7 @@ func (v *loader) loadReproducerLog(name string) error {
 	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
-		Rerun:   res.Rerun,
+		Rerun: res.Rerun, RetryPlugins: res.RetryPlugins,
 		XFailed: res.XFailed, XPassed: res.XPassed,
 		WorkerLimit: res.MaxWorkerRestartReached, Collected: res.Collected,
 		StoppedAfter:   res.StoppedAfter,

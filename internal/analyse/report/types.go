@@ -138,6 +138,8 @@ type Reproducer struct {
 	// pytest-retry's RETRY): failures the run's exit code hides when the retry passed. Known
 	// from reproducer.log only.
 	Rerun int `json:"rerun"`
+	// RetryPlugins names the plugins whose retries Rerun counts (pytestlog.Result's).
+	RetryPlugins []string `json:"-"`
 	// XFailed and XPassed are the tests marked xfail that failed or passed: their bodies ran.
 	// Known from reproducer.log only.
 	XFailed int `json:"xfailed"`

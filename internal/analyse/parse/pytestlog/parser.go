@@ -36,6 +36,26 @@ const maxLineBytes = 1 << 20
 type tally struct {
 	passed, failed, errors, skipped, xfailed, xpassed, deselected, warnings, rerun int
 	other                                                                          map[string]int
+	// retriedBy are the retry plugins whose words counted in rerun (retryPlugins bits).
+	retriedBy uint8
+}
+
+// The retry plugins a log shows, as bits of tally.retriedBy, in Result.RetryPlugins' order.
+const (
+	byRerunfailures uint8 = 1 << iota // RERUN, "N rerun"
+	byRetry                           // RETRY, "N retried"
+)
+
+// retryPlugins names the plugins of the bits by.
+func retryPlugins(by uint8) []string {
+	var out []string
+	if by&byRerunfailures != 0 {
+		out = append(out, "pytest-rerunfailures")
+	}
+	if by&byRetry != 0 {
+		out = append(out, "pytest-retry")
+	}
+	return out
 }
 
 // Parser consumes pytest console output one line at a time. The zero value
@@ -173,7 +193,7 @@ func (p *Parser) Result() Result {
 		RetiredWorkers: p.retired,
 		Passed:         c.passed, Failed: c.failed, Errors: c.errors, Skipped: c.skipped,
 		XFailed: c.xfailed, XPassed: c.xpassed, Deselected: c.deselected,
-		Warnings: c.warnings, Rerun: c.rerun,
+		Warnings: c.warnings, Rerun: c.rerun, RetryPlugins: retryPlugins(p.counted.retriedBy | p.final.retriedBy),
 		Complete: p.complete, NoTestsRan: p.noTests, DurationSeconds: p.duration,
 		Collected: p.collected, Workers: p.workers, Done: p.done,
 		FailedTests:             append(make([]string, 0, len(p.failed)), p.failed...),
@@ -520,8 +540,12 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 		c.xfailed++
 	case XPass:
 		c.xpassed++
-	case Rerun, Retry:
+	case Rerun:
 		c.rerun++
+		c.retriedBy |= byRerunfailures
+	case Retry:
+		c.rerun++
+		c.retriedBy |= byRetry
 	}
 	if p.observe != nil && node != "" {
 		p.observe(node, o)
@@ -792,8 +816,12 @@ func (t *tally) add(word string, n int) bool {
 		field = &t.warnings
 	case "error", "errors":
 		field = &t.errors
-	case "rerun", "reruns", "retried": // pytest-rerunfailures', pytest-retry's
+	case "rerun", "reruns":
 		field = &t.rerun
+		t.retriedBy |= byRerunfailures
+	case "retried":
+		field = &t.rerun
+		t.retriedBy |= byRetry
 	default:
 		if t.other == nil {
 			t.other = map[string]int{}

@@ -139,6 +139,8 @@ type Result struct {
 	// ("3 rerun" on the final line) and pytest-retry's RETRY ("2 retried", one per test it
 	// retried: it reports a test's first failed attempt only).
 	Rerun int `json:"rerun"`
+	// RetryPlugins names the plugins that retried: "pytest-rerunfailures", "pytest-retry".
+	RetryPlugins []string `json:"retry_plugins,omitempty"`
 	// Other holds plugin categories of the final line that have no field
 	// ("3 flaky"), keyed by their word.
 	Other map[string]int `json:"other,omitempty"`
