@@ -9,19 +9,23 @@ package steps
 // it is).
 
 // rerunIDs are the ids to give pytest for the failing base tests bases of rep, and whether
-// pytest-repeat must stay on for them (a marked test among them).
+// pytest-repeat must stay on for them (a marked test among them). One pass over the failed
+// ids: a sweep may have failed a hundred thousand of them.
 func rerunIDs(rep *ReproducerResult, bases []string) (ids []string, withRepeat bool) {
+	first := map[string]string{} // marked base -> its first failed repetition's id
+	if len(rep.RepeatMarks) > 0 {
+		for _, id := range rep.FailedTests {
+			b, _, ok := rep.RepeatMarks.Split(id, rep.Count)
+			if _, seen := first[b]; ok && !seen && rep.RepeatMarks.Runs(b, 0) > 0 {
+				first[b] = id
+			}
+		}
+	}
 	ids = make([]string, len(bases))
 	for i, base := range bases {
 		ids[i] = base
-		if rep.RepeatMarks.Runs(base, 0) == 0 {
-			continue // not marked
-		}
-		for _, id := range rep.FailedTests {
-			if b, _, ok := rep.RepeatMarks.Split(id, rep.Count); ok && b == base {
-				ids[i], withRepeat = id, true
-				break
-			}
+		if id, ok := first[base]; ok {
+			ids[i], withRepeat = id, true
 		}
 	}
 	return ids, withRepeat
