@@ -155,14 +155,7 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 
 	// The experiment's trial counting (the bisection counts through it): three tests, five
 	// trials each, two failures, all under tests/.
-	obs, err := experiment.LoadDir(w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][2]int{}
-	for _, tt := range obs.Tests {
-		got[tt.ID] = [2]int{tt.Trials, tt.Failures}
-	}
+	got := experimentTrials(t, w.out)
 	want := map[string][2]int{base: {5, 2}, "tests/python/test_ad.py::test_x[cpu]": {5, 0}, "tests/python/test_ad.py::test_y": {5, 0}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("experiment trials (-want +got):\n%s", diff)
@@ -227,4 +220,19 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 	if md := v.Markdown("artifact"); !strings.Contains(md, "did not run the tests") {
 		t.Errorf("the job summary does not say the sanitizer ran no test:\n%s", md)
 	}
+}
+
+// experimentTrials are the trials and failures the experiment counts per base test in the
+// evidence folder dir.
+func experimentTrials(t *testing.T, dir string) map[string][2]int {
+	t.Helper()
+	obs, err := experiment.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, tt := range obs.Tests {
+		got[tt.ID] = [2]int{tt.Trials, tt.Failures}
+	}
+	return got
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/debugflow/debugflow/internal/analyse/experiment"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/testenv"
@@ -72,14 +71,7 @@ func TestRepeatMarkedTest(t *testing.T) {
 
 	// Trials: the marked test ran 3 times, the others 4 times per id; the user's parameter
 	// ids that end in two numbers stay two tests.
-	obs, err := experiment.LoadDir(w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][2]int{}
-	for _, tt := range obs.Tests {
-		got[tt.ID] = [2]int{tt.Trials, tt.Failures}
-	}
+	got := experimentTrials(t, w.out)
 	want := map[string][2]int{base: {3, 1}, "tests/python/test_marked.py::test_user[a-1-2]": {4, 0},
 		"tests/python/test_marked.py::test_user[a-2-2]": {4, 0}, "tests/python/test_marked.py::test_plain": {4, 0}}
 	if diff := cmp.Diff(want, got); diff != "" {
