@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,14 +161,7 @@ func TestReferenceLayoutEndToEnd(t *testing.T) {
 	}
 
 	// The sanitizer reruns the failing test from the checkout: it exists, it runs.
-	r = runStep(t, checkout, w.env, "sanitize", "--out", w.out, "--python", py)
-	if r.code != 0 {
-		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	var argv []string
-	if err := json.Unmarshal([]byte(readFile(t, w.argvFile)), &argv); err != nil {
-		t.Fatal(err)
-	}
+	argv := w.sanitize(t, checkout, py)
 	if got := argv[len(argv)-1]; got != base {
 		t.Errorf("the sanitizer was handed %q, want %q", got, base)
 	}

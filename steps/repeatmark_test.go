@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,14 +78,7 @@ func TestRepeatMarkedTest(t *testing.T) {
 	}
 
 	// The sanitizer reruns the repetition that failed, with pytest-repeat on and --count 1.
-	r = runStep(t, checkout, w.env, "sanitize", "--out", w.out, "--python", py)
-	if r.code != 0 {
-		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	var argv []string
-	if err := json.Unmarshal([]byte(readFile(t, w.argvFile)), &argv); err != nil {
-		t.Fatal(err)
-	}
+	argv := w.sanitize(t, checkout, py)
 	if got := pytestArgs(argv); !slices.Equal(got, []string{failed}) {
 		t.Errorf("the sanitizer was handed %q, want %q", got, failed)
 	}

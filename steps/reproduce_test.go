@@ -52,6 +52,20 @@ type e2eWorld struct {
 	env                                  []string
 }
 
+// sanitize runs the sanitize step from dir over the world's evidence, which must exit 0, and
+// returns the argv the compute-sanitizer double was given.
+func (w *e2eWorld) sanitize(t *testing.T, dir, py string) []string {
+	t.Helper()
+	if r := runStep(t, dir, w.env, "sanitize", "--out", w.out, "--python", py); r.code != 0 {
+		t.Fatalf("sanitize exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(readFile(t, w.argvFile)), &argv); err != nil {
+		t.Fatal(err)
+	}
+	return argv
+}
+
 func newE2EWorld(t *testing.T, suite string, extraEnv ...string) *e2eWorld {
 	t.Helper()
 	w := &e2eWorld{out: filepath.Join(t.TempDir(), "repro"), suite: copySuite(t, suite)}
