@@ -495,13 +495,22 @@ func (r *Reproducer) finish(count int, marks pytestlog.RepeatMarks) {
 	r.FailedTests = nonNil(r.FailedTests)
 	r.FailedBaseTests = nonNil(marks.BaseIDs(r.FailedTests, count))
 	per := map[string]int{}
+	folded := map[string]bool{}
 	for _, id := range r.FailedTests {
-		base, _, _ := marks.Split(id, count)
+		base, _, ok := marks.Split(id, count)
 		per[base]++
+		folded[base] = folded[base] || ok
 	}
 	r.PerTest = make([]TestFailures, 0, len(r.FailedBaseTests))
 	for _, base := range r.FailedBaseTests {
-		r.PerTest = append(r.PerTest, TestFailures{Test: base, Failed: per[base], Runs: marks.Runs(base, count)})
+		runs := marks.Runs(base, count)
+		if n := repeatTail(base); !folded[base] && n > 0 && n != count {
+			// "t.py::test_m[3-6]" under --count 50 with no mark known (a summary from before
+			// marks were recorded, or none): one repetition of a test with its own
+			// @pytest.mark.repeat(6), most likely, so not "1 of 50".
+			runs = 0
+		}
+		r.PerTest = append(r.PerTest, TestFailures{Test: base, Failed: per[base], Runs: runs})
 	}
 	sort.SliceStable(r.PerTest, func(i, j int) bool { return r.PerTest[i].Failed > r.PerTest[j].Failed })
 }
