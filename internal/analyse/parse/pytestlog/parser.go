@@ -518,7 +518,13 @@ func (p *Parser) letters(s string) Event {
 		case 'R':
 			o = Rerun
 		}
+		by := p.counted.retriedBy
 		ev = moreImportant(ev, p.result(o, "", ""))
+		if o == Rerun {
+			// pytest-rerunfailures and pytest-retry both print R: the letter names neither
+			// (the final line's "rerun" or "retried" does).
+			p.counted.retriedBy = by
+		}
 	}
 	return ev
 }

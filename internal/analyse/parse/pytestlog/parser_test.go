@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -503,5 +504,39 @@ func TestDisplacedResultLineIsNotASummaryEntry(t *testing.T) {
 	q.Line("FAILED t.py::test_x[cuda-3-50]")
 	if r := q.Result(); len(r.ShortSummary) != 1 {
 		t.Errorf("excerpt: short summary %+v, want the entry", r.ShortSummary)
+	}
+}
+
+// TestRetryPluginsFromLetters: pytest-rerunfailures and pytest-retry both print the progress
+// letter R, so without -v only the final line's word ("rerun", "retried") names the plugin; a
+// log cut before it names none.
+func TestRetryPluginsFromLetters(t *testing.T) {
+	const head = "============================= test session starts ==============================\n" +
+		"platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack\n" +
+		"rootdir: /tmp/p\ncollected 6 items\n\n"
+	tests := []struct {
+		name    string
+		log     string
+		rerun   int
+		plugins []string
+	}{
+		{"pytest-retry", head + "test_flaky_gpu.py R.R.RFRF..                                             [100%]\n" +
+			"======================= 2 failed, 4 passed, 4 retried in 0.05s =======================\n", 4, []string{"pytest-retry"}},
+		{"pytest-rerunfailures", head + "test_flaky_gpu.py R.R.RFRF..                                             [100%]\n" +
+			"======================= 2 failed, 4 passed, 4 rerun in 0.05s =======================\n", 4, []string{"pytest-rerunfailures"}},
+		{"cut before the final line", head + "test_flaky_gpu.py R.R.RFRF..\n", 4, nil},
+		{"verbose RETRY", head + "test_flaky_gpu.py::test_once RETRY\ntest_flaky_gpu.py::test_once PASSED\n", 1, []string{"pytest-retry"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewParser()
+			for _, line := range strings.Split(strings.TrimSuffix(tt.log, "\n"), "\n") {
+				p.Line(line)
+			}
+			r := p.Result()
+			if r.Rerun != tt.rerun || !slices.Equal(r.RetryPlugins, tt.plugins) {
+				t.Errorf("Rerun %d, RetryPlugins %q; want %d, %q", r.Rerun, r.RetryPlugins, tt.rerun, tt.plugins)
+			}
+		})
 	}
 }

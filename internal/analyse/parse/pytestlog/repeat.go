@@ -130,9 +130,13 @@ func (m RepeatMarks) BaseIDs(ids []string, count int) []string {
 }
 
 // RepeatMarkFinder finds the marked tests among the ids of a collection (pytest
-// --collect-only -q): a base id whose "<i>-<n>" ids, n not the --count, are all there, 1 to n,
-// was repeated by its own mark. Memory is bounded: at most maxMarkCandidates bases and
-// maxMarkIDs repetition ids are followed.
+// --collect-only -q). With a --count of 2 or more every test pytest-repeat repeats by --count
+// ends in "<i>-<count>", the user's own parameter ids included ("t.py::u[a-1-2-3-50]"), so an
+// id that ends in "<i>-<n>" with n not the count is a mark's, even when -k or a conftest
+// deselected some of its repetitions. Without --count (0 or 1) pytest-repeat adds nothing to an
+// unmarked test, and only a base whose "<i>-<n>" ids are all there, 1 to n, is taken for a mark.
+// Memory is bounded: at most maxMarkCandidates bases and maxMarkIDs repetition ids are
+// followed.
 type RepeatMarkFinder struct {
 	count int
 	seen  map[markCandidate]map[int]struct{} // the repetitions i seen of each (base, n)
@@ -179,18 +183,29 @@ func (f *RepeatMarkFinder) Add(id string) {
 	}
 }
 
-// Marks returns the marked tests found (nil when none): the bases with every repetition 1 to
-// n of an n.
+// Marks returns the marked tests found (nil when none): under a --count of 2 or more the
+// bases with a repetition id of one n, else the bases with every repetition 1 to n of an n.
+// A base seen with two different n is no mark's (a mark has one n).
 func (f *RepeatMarkFinder) Marks() RepeatMarks {
 	var m RepeatMarks
+	conflict := map[string]bool{}
 	for c, reps := range f.seen {
-		if len(reps) != c.n {
+		if f.count < 2 && len(reps) != c.n {
 			continue // i is within 1..n, so n distinct ones are all of them
 		}
 		if m == nil {
 			m = RepeatMarks{}
 		}
+		if n, dup := m[c.base]; dup && n != c.n {
+			conflict[c.base] = true
+		}
 		m[c.base] = c.n
+	}
+	for base := range conflict {
+		delete(m, base)
+	}
+	if len(m) == 0 {
+		return nil
 	}
 	return m
 }

@@ -76,8 +76,14 @@ func TestRepeatMarks(t *testing.T) {
 			RepeatMarks{"t.py::m": 3}},
 		{"marked with parameters", 50, []string{"t.py::m[cuda-1-2]", "t.py::m[cuda-2-2]", "t.py::m[cpu-1-2]", "t.py::m[cpu-2-2]"},
 			RepeatMarks{"t.py::m[cuda]": 2, "t.py::m[cpu]": 2}},
-		// -k left out a repetition: not all of 1..n, so not taken for a mark.
-		{"incomplete", 4, []string{"t.py::m[1-3]", "t.py::m[3-3]"}, nil},
+		// -k left out a repetition: under --count 4 an id ending in "-3" can only be a mark's.
+		{"incomplete", 4, []string{"t.py::m[1-3]", "t.py::m[3-3]"}, RepeatMarks{"t.py::m": 3}},
+		{"only one repetition selected", 50, []string{"t.py::m[cuda-2-3]", "t.py::p[cuda-1-50]"}, RepeatMarks{"t.py::m[cuda]": 3}},
+		// Without --count the user's ids are unchanged: only all of 1..n is a mark.
+		{"incomplete without --count", 1, []string{"t.py::m[1-3]", "t.py::m[3-3]"}, nil},
+		{"complete without --count", 0, []string{"t.py::m[1-2]", "t.py::m[2-2]"}, RepeatMarks{"t.py::m": 2}},
+		// Two n for one base: no mark has that.
+		{"two n", 50, []string{"t.py::m[1-3]", "t.py::m[1-4]"}, nil},
 		// The user's own ids that end in two numbers, repeated by --count: not a mark.
 		{"user ids under --count", 4, []string{"t.py::u[a-1-2-1-4]", "t.py::u[a-1-2-2-4]", "t.py::u[a-1-2-3-4]", "t.py::u[a-1-2-4-4]"}, nil},
 		{"nothing", 4, []string{"t.py::x", "t.py::y[cuda]"}, nil},
