@@ -698,7 +698,7 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if pids := v.unlinkedXidPIDs(appCodes); pids != "" {
 			// The worker record names every pytest process of the run and none had the pid
 			// the driver blamed: an application faulted, not necessarily this one.
-			r += fmt.Sprintf(" from %s, which no pytest process of this run had (another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's", pids)
+			r += fmt.Sprintf(" from %s, which no pytest process of this run had (a process a test started, another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's pytest processes", pids)
 		}
 		app = append(app, r)
 	}

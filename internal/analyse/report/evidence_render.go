@@ -136,7 +136,7 @@ func (e XidEvent) unlinkedText() string {
 }
 
 // noWorkerPID says why an Xid event has no worker although the run has a worker record.
-const noWorkerPID = "no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
+const noWorkerPID = "no pytest process of this run had that pid (a process a test started, another job's process, or the runner's container has its own pid namespace)"
 
 // sanitizerLines are the ladder's tools, one line each: "memcheck: ERROR SUMMARY 2 errors, ...".
 func (v *Verdict) sanitizerLines() []string {

@@ -56,7 +56,7 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 	if err := v.WriteText(&text, false); err != nil {
 		t.Fatal(err)
 	}
-	const want = "Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2_c8000000) from pid 4242 (python): no pytest process of this run had that pid (another job's process, or the runner's container has its own pid namespace)"
+	const want = "Xid 31 (GPU memory page fault (MMU fault), write @ 0x70a2_c8000000) from pid 4242 (python): no pytest process of this run had that pid (a process a test started, another job's process, or the runner's container has its own pid namespace)"
 	if !strings.Contains(text.String(), "  from:         "+want+"\n") {
 		t.Errorf("text:\n%s", text.String())
 	}
@@ -67,7 +67,7 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 	r := v.runnerVerdict()
 	if got := strings.Join(r.Reasons, "; "); r.Verdict != RunnerApplication ||
 		!strings.Contains(got, "only application-class Xid 31 fired from pid 4242, which no pytest process of this run had") ||
-		!strings.Contains(got, "not necessarily this run's") {
+		!strings.Contains(got, "not necessarily this run's pytest processes") {
 		t.Errorf("runner verdict %+v, want an application fault from a pid of no pytest process", r)
 	}
 }
