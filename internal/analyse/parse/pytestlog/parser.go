@@ -518,13 +518,7 @@ func (p *Parser) letters(s string) Event {
 		case 'R':
 			o = Rerun
 		}
-		by := p.counted.retriedBy
 		ev = moreImportant(ev, p.result(o, "", ""))
-		if o == Rerun {
-			// pytest-rerunfailures and pytest-retry both print R: the letter names neither
-			// (the final line's "rerun" or "retried" does).
-			p.counted.retriedBy = by
-		}
 	}
 	return ev
 }
@@ -548,7 +542,9 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 		c.xpassed++
 	case Rerun:
 		c.rerun++
-		c.retriedBy |= byRerunfailures
+		if node != "" { // a RERUN line; the progress letter R is pytest-retry's too
+			c.retriedBy |= byRerunfailures
+		}
 	case Retry:
 		c.rerun++
 		c.retriedBy |= byRetry
