@@ -38,8 +38,9 @@ func TestRepeatMarkedTest(t *testing.T) {
 		t.Fatalf("the sweep is not the fixture's (3 + 8 + 4 tests, one failing):\n%s", log)
 	}
 	sum := loadSummary(t, w.out)
-	// The collection's ids are relative to the rootdir (tests/).
-	if diff := cmp.Diff(pytestlog.RepeatMarks{"python/test_marked.py::test_marked": 3}, sum.RepeatMarks); diff != "" {
+	// From the worker record: ids as pytest prints them (the collection's are relative to the
+	// rootdir, tests/, and name the same test).
+	if diff := cmp.Diff(pytestlog.RepeatMarks{base: 3}, sum.RepeatMarks); diff != "" {
 		t.Errorf("repeat_marks (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{failed}, sum.FailedTests); diff != "" {
@@ -93,6 +94,71 @@ func TestRepeatMarkedTest(t *testing.T) {
 	test, withRepeat, why, err := coredumpTarget(w.out)
 	if err != nil || test != failed || !withRepeat {
 		t.Errorf("coredumpTarget = %q, %v, %q, %v; want %q with pytest-repeat on", test, withRepeat, why, err, failed)
+	}
+}
+
+// TestRepeatMarksTheIDsCannotTell: the marks come from the worker record, which reads each
+// test's mark, so two cases the ids alone get wrong are right. A mark whose n is the count
+// (repeat(4) under --count 4) looks like the count's repetitions: under --strict-markers the
+// sanitizer's -p no:repeat would make its mark an error, so it gets the failing repetition with
+// pytest-repeat on. And without --count, parameter ids of the user's that end in two numbers
+// ("a-1-2", "a-2-2") are two tests, not a mark's repetitions.
+func TestRepeatMarksTheIDsCannotTell(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	const (
+		file = "tests/python/test_same_n.py"
+		same = file + "::test_same_n"
+	)
+	// Either way: one marked test failing 1 of its 4, two tests of the user's failing.
+	user := []string{file + "::test_user_fails[a-1-2]", file + "::test_user_fails[a-2-2]"}
+	wantMarks := pytestlog.RepeatMarks{same: 4}
+	wantFailed := append([]string{same}, user...)
+	sanitized := append([]string{same + "[3-4]"}, user...)
+	tests := []struct {
+		name  string
+		count string
+	}{
+		{"n is the count", "4"},
+		{"no count", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			checkout := copyTree(t, filepath.Join("testdata", "repeatmark"))
+			testenv.WriteFile(t, filepath.Join(checkout, file), `import pytest
+
+
+@pytest.mark.repeat(4)
+def test_same_n(request):
+    assert not request.node.name.endswith("[3-4]"), "the third repetition fails"
+
+
+@pytest.mark.parametrize("k", ["a-1-2", "a-2-2"])
+def test_user_fails(k):
+    assert False, "fails"
+`)
+			w := newE2EWorld(t, "crash")
+			r := runStep(t, checkout, w.env, "reproduce", "--out", w.out, "--python", py,
+				"--workers", "1", "--count", tt.count, file)
+			if r.code != 0 {
+				t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			sum := loadSummary(t, w.out)
+			if diff := cmp.Diff(wantMarks, sum.RepeatMarks); diff != "" {
+				t.Errorf("repeat_marks (-want +got):\n%s", diff)
+			}
+			if got := slices.Sorted(slices.Values(sum.FailedBaseTests)); !slices.Equal(got, wantFailed) {
+				t.Errorf("failed_base_tests %q, want %q", got, wantFailed)
+			}
+			argv := w.sanitize(t, checkout, py)
+			if got := slices.Sorted(slices.Values(pytestArgs(argv))); !slices.Equal(got, sanitized) {
+				t.Errorf("the sanitizer was handed %q, want %q", got, sanitized)
+			}
+			if slices.Contains(argv, "no:repeat") {
+				t.Errorf("sanitizer argv %q: -p no:repeat makes the repeat mark an error under --strict-markers", argv)
+			}
+		})
 	}
 }
 

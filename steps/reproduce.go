@@ -305,6 +305,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return nil, runErr
 	}
 
+	opts.RepeatMarks = sweepRepeatMarks(opts.Out, opts.Count, opts.RepeatMarks)
 	res := summarizeReproducer(parser.Result(), sr, argv, opts)
 	res.EndedAt = float64(env.Now().UnixMilli()) / 1000
 	switch {

@@ -1,5 +1,15 @@
 package steps
 
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/readfile"
+)
+
 // The sanitizer and the core dump pass run the failing tests again, once each. pytest-repeat
 // is disabled for that (-p no:repeat), so a base id such as t.py::test_x[cuda] selects its
 // test once whatever --count the project's configuration adds. A test with its own
@@ -7,6 +17,49 @@ package steps
 // ("t.py::test_x[3-6]") exist, and only with the plugin on. Such a test is run by the id of a
 // repetition that failed, with pytest-repeat on and --count 1 (which leaves every other id as
 // it is).
+
+// sweepRepeatMarks are the marked tests of the sweep that wrote the worker record in out: the
+// record's (the plugin reads each test's mark: exact) and, under a --count of 2 or more, those
+// the collection found that the record does not name (a -k that left out a marked test's
+// first repetition, whose line the plugin writes). Without a record (the plugin wrote
+// nothing) they are the collection's, collected.
+func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) pytestlog.RepeatMarks {
+	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
+	if err != nil {
+		return collected
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(io.LimitReader(f, workerLogMax))
+	if err != nil || log.Sessions == 0 {
+		return collected
+	}
+	marks := pytestlog.RepeatMarksOf(log.Repeats)
+	if count < 2 {
+		// Without --count the collection's ids cannot tell a mark from a parameter id
+		// that ends in two numbers; the record can.
+		return marks
+	}
+	for base, n := range collected {
+		if !namedIn(marks, base) {
+			if marks == nil {
+				marks = pytestlog.RepeatMarks{}
+			}
+			marks[base] = n
+		}
+	}
+	return marks
+}
+
+// namedIn says whether marks (the record's, relative to the working directory) name the
+// collection's base (relative to the rootdir, which may be a folder below it).
+func namedIn(marks pytestlog.RepeatMarks, base string) bool {
+	for id := range marks {
+		if id == base || strings.HasSuffix(id, "/"+base) {
+			return true
+		}
+	}
+	return false
+}
 
 // rerunIDs are the ids to give pytest for the failing base tests bases of rep, and whether
 // pytest-repeat must stay on for them (a marked test among them). One pass over the failed

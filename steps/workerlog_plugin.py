@@ -167,6 +167,25 @@ def pytest_runtest_logfinish(nodeid, location):
         _write("finish", _id(nodeid))
 
 
+def pytest_collection_finish(session):
+    """One line per test that pytest-repeat runs its own number of times: @pytest.mark.repeat(n)
+    overrides --count, and its ids ("t.py::test_x[3-6]") cannot tell debugflow so when n is the
+    count, or without --count. The line names the first repetition and n."""
+    if _worker == "controller":
+        return
+    try:
+        for item in session.items:
+            mark = item.get_closest_marker("repeat")
+            spec = getattr(item, "callspec", None)
+            if mark is None or spec is None or spec.params.get("__pytest_repeat_step_number") != 0:
+                continue
+            n = int(mark.args[0])
+            if n >= 2:
+                _write("repeat", _id(item.nodeid), {"n": n})
+    except Exception:
+        pass
+
+
 def _message(report):
     """The failure's message as pytest's report says it ("AssertionError: ..."), first line."""
     crash = getattr(report.longrepr, "reprcrash", None)

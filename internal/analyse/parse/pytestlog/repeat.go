@@ -129,6 +129,25 @@ func (m RepeatMarks) BaseIDs(ids []string, count int) []string {
 	return out
 }
 
+// RepeatMarksOf are the marks the worker record names (workerlog.Log.Repeats: each marked
+// test's first repetition id and its n): exact, where the ids alone cannot tell a mark whose
+// n is the count, or, without --count, a parameter id that ends in two numbers. A record that
+// does not end in its own "1-<n>" is no mark's.
+func RepeatMarksOf(first map[string]int) RepeatMarks {
+	var m RepeatMarks
+	for id, n := range first {
+		base, i, got, ok := splitRepeat(id)
+		if !ok || i != 1 || got != n || base == "" {
+			continue
+		}
+		if m == nil {
+			m = RepeatMarks{}
+		}
+		m[base] = n
+	}
+	return m
+}
+
 // RepeatMarkFinder finds the marked tests among the ids of a collection (pytest
 // --collect-only -q). With a --count of 2 or more every test pytest-repeat repeats by --count
 // ends in "<i>-<count>", the user's own parameter ids included ("t.py::u[a-1-2-3-50]"), so an

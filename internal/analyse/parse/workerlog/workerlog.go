@@ -12,8 +12,10 @@
 // phase is "session" (a pytest process started; tz_offset is the runner's UTC offset in
 // seconds), "start" or "finish" (a test's logstart and logfinish), "failed" (the process's first
 // failing test: when is its phase, setup, call or teardown, and message the first line of the
-// failure's message, whole), or "truncated" (the plugin reached its size bound and wrote nothing
-// more). time is Unix seconds, mono the monotonic
+// failure's message, whole), "repeat" (a test with its own @pytest.mark.repeat(n), which
+// overrides --count: nodeid is its first repetition's id, n the mark's count; each pytest process
+// that collected it writes one), or "truncated" (the plugin reached its size bound and wrote
+// nothing more). time is Unix seconds, mono the monotonic
 // clock (the kernel log's own timestamps). The parser is pure and bounded; lines that are not
 // records are counted, not fatal.
 package workerlog
@@ -34,6 +36,8 @@ const (
 	MaxWorkers = 4096
 	// MaxTests bounds the test runs kept over all workers.
 	MaxTests = 200_000
+	// MaxRepeats bounds the marked tests kept (Log.Repeats).
+	MaxRepeats = 100_000
 	// maxLineBytes is the longest record read; a longer line is not a record.
 	maxLineBytes = 64 << 10
 	// maxName bounds a worker name, maxNodeID a node id, maxMessage a failure's message (longer
@@ -50,6 +54,7 @@ const (
 	PhaseFinish    = "finish"
 	PhaseFailed    = "failed"
 	PhaseTruncated = "truncated"
+	PhaseRepeat    = "repeat"
 )
 
 // Worker names that are not xdist workers: the xdist controller (runs no test) and a
@@ -72,6 +77,8 @@ type Record struct {
 	// When and Message are a failed record's test phase and failure message.
 	When    string `json:"when,omitempty"`
 	Message string `json:"message,omitempty"`
+	// N is a repeat record's repetition count.
+	N int `json:"n,omitempty"`
 }
 
 // Log is the parsed worker record.
@@ -91,6 +98,12 @@ type Log struct {
 	// FirstFailure is the earliest failed record: the run's first failing test and its message,
 	// which a run stopped at that failure has nowhere else (nil when no test failed).
 	FirstFailure *Failure `json:"first_failure,omitempty"`
+	// Repeats maps the first repetition's id of each test with its own
+	// @pytest.mark.repeat(n) to n, from the repeat records (nil when none; at most MaxRepeats).
+	Repeats map[string]int `json:"repeats,omitempty"`
+	// Sessions counts the session records: 0 when the plugin wrote nothing (no record of the
+	// marks either).
+	Sessions int `json:"-"`
 
 	index map[workerKey]int
 	tests int
@@ -173,6 +186,8 @@ func (r *Record) valid() bool {
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID
 	case PhaseFailed:
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID && len(r.When) <= maxName
+	case PhaseRepeat:
+		return r.NodeID != "" && len(r.NodeID) <= maxNodeID && r.N >= 2
 	case PhaseSession, PhaseTruncated:
 		return true
 	}
@@ -206,6 +221,20 @@ func (l *Log) Add(rec Record) {
 	}
 	if rec.Time > 0 && (l.Start == 0 || rec.Time < l.Start) {
 		l.Start = rec.Time
+	}
+	if rec.Phase == PhaseSession {
+		l.Sessions++
+	}
+	if rec.Phase == PhaseRepeat {
+		if _, seen := l.Repeats[rec.NodeID]; seen || len(l.Repeats) < MaxRepeats {
+			if l.Repeats == nil {
+				l.Repeats = map[string]int{}
+			}
+			l.Repeats[rec.NodeID] = rec.N
+		} else {
+			l.Dropped++
+		}
+		return
 	}
 	if rec.Phase == PhaseFailed {
 		if l.FirstFailure == nil || rec.Time < l.FirstFailure.Time {

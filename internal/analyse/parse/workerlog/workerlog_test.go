@@ -274,3 +274,28 @@ func TestAttributeBetweenTests(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatRecords: each process that collected a marked test writes its repeat line; the log
+// keeps one entry per first repetition, and a repeat record without a test or with an n below 2
+// is not a record.
+func TestRepeatRecords(t *testing.T) {
+	in := strings.Join([]string{
+		`{"worker":"gw0","pid":10,"phase":"session","time":100,"mono":1}`,
+		`{"worker":"gw0","pid":10,"phase":"repeat","nodeid":"tests/t.py::m[1-6]","n":6,"time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"session","time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"repeat","nodeid":"tests/t.py::m[1-6]","n":6,"time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"repeat","nodeid":"tests/t.py::p[cuda-1-2]","n":2,"time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"repeat","n":3,"time":100,"mono":1}`,
+		`{"worker":"gw1","pid":11,"phase":"repeat","nodeid":"tests/t.py::one[1-1]","n":1,"time":100,"mono":1}`,
+	}, "\n")
+	l, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"tests/t.py::m[1-6]": 6, "tests/t.py::p[cuda-1-2]": 2}, l.Repeats); diff != "" {
+		t.Errorf("repeats (-want +got):\n%s", diff)
+	}
+	if l.Invalid != 2 || l.Sessions != 2 || len(l.Workers) != 2 {
+		t.Errorf("invalid %d, sessions %d, workers %d; want 2, 2, 2", l.Invalid, l.Sessions, len(l.Workers))
+	}
+}
