@@ -192,3 +192,34 @@ func TestRerunIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepRepeatMarks: the record's marks win; under --count the collection adds the marks the
+// record does not name (its ids relative to the rootdir, tests/), without --count it adds none;
+// without a record the collection's are all there is.
+func TestSweepRepeatMarks(t *testing.T) {
+	record := `{"v":1,"worker":"gw0","pid":10,"phase":"session","time":1,"mono":1}
+{"v":1,"worker":"gw0","pid":10,"phase":"repeat","nodeid":"tests/python/t.py::m[1-4]","n":4,"time":1,"mono":1}
+`
+	collected := pytestlog.RepeatMarks{"python/t.py::m": 4, "python/t.py::k": 3}
+	tests := []struct {
+		name   string
+		record string
+		count  int
+		want   pytestlog.RepeatMarks
+	}{
+		{"record and collection", record, 4, pytestlog.RepeatMarks{"tests/python/t.py::m": 4, "python/t.py::k": 3}},
+		{"record alone without --count", record, 1, pytestlog.RepeatMarks{"tests/python/t.py::m": 4}},
+		{"no record", "", 4, collected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			if tt.record != "" {
+				testenv.WriteFile(t, filepath.Join(out, WorkerLog), tt.record)
+			}
+			if diff := cmp.Diff(tt.want, sweepRepeatMarks(out, tt.count, collected)); diff != "" {
+				t.Errorf("marks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

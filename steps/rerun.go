@@ -39,8 +39,9 @@ func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) py
 		// that ends in two numbers; the record can.
 		return marks
 	}
+	named := underFolders(marks)
 	for base, n := range collected {
-		if !namedIn(marks, base) {
+		if !named[base] {
 			if marks == nil {
 				marks = pytestlog.RepeatMarks{}
 			}
@@ -50,15 +51,25 @@ func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) py
 	return marks
 }
 
-// namedIn says whether marks (the record's, relative to the working directory) name the
-// collection's base (relative to the rootdir, which may be a folder below it).
-func namedIn(marks pytestlog.RepeatMarks, base string) bool {
+// underFolders are the ids of marks (the record's, relative to the working directory) and the
+// same ids without each of their leading folders: the names the collection (relative to the
+// rootdir, which may be a folder below) gives the same tests. A set, not a scan per id: a
+// record may name 100,000 marked tests.
+func underFolders(marks pytestlog.RepeatMarks) map[string]bool {
+	names := make(map[string]bool, len(marks))
 	for id := range marks {
-		if id == base || strings.HasSuffix(id, "/"+base) {
-			return true
+		file, test, ok := strings.Cut(id, "::")
+		names[id] = true
+		for ok {
+			var slash bool
+			_, file, slash = strings.Cut(file, "/")
+			if !slash {
+				break
+			}
+			names[file+"::"+test] = true
 		}
 	}
-	return false
+	return names
 }
 
 // rerunIDs are the ids to give pytest for the failing base tests bases of rep, and whether
