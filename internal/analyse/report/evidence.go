@@ -808,7 +808,6 @@ func (v *Verdict) unlinkedXidPIDs(codes []string) string {
 	return "pids " + strings.Join(firstFew(pids, 5, func(n int) string { return fmt.Sprintf("and %d more", n) }), ", ")
 }
 
-// xidClass is "application", "hardware" or "other" for an Xid code.
 // foreignXidCodes are the Xid codes whose every event names a GPU (PCI address) that the
 // job's health snapshots do not list, while they list the job's GPUs with their addresses:
 // on a shared host, another job's GPU. Empty when that cannot be told (no snapshot with
@@ -890,6 +889,7 @@ func joinCodes(codes map[int]bool) string {
 	return strings.Join(parts, ", ")
 }
 
+// xidClass is "application", "hardware" or "other" for an Xid code.
 func xidClass(code int) string {
 	m, ok := xidlog.Lookup(code)
 	switch {
