@@ -170,8 +170,11 @@ def pytest_runtest_logfinish(nodeid, location):
 def pytest_collection_finish(session):
     """One line per test that pytest-repeat runs its own number of times: @pytest.mark.repeat(n)
     overrides --count, and its ids ("t.py::test_x[3-6]") cannot tell debugflow so when n is the
-    count, or without --count. The line names the first repetition and n."""
-    if _worker == "controller":
+    count, or without --count. The line names the first repetition and n. Every worker
+    collects the same tests, and each replacement of a crashed one again: only the first worker
+    (gw0) or pytest alone writes them, so a run with many crashes does not spend the record's
+    size bound on copies."""
+    if _worker not in ("gw0", "main"):
         return
     try:
         for item in session.items:

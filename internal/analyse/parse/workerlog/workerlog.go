@@ -13,8 +13,8 @@
 // seconds), "start" or "finish" (a test's logstart and logfinish), "failed" (the process's first
 // failing test: when is its phase, setup, call or teardown, and message the first line of the
 // failure's message, whole), "repeat" (a test with its own @pytest.mark.repeat(n), which
-// overrides --count: nodeid is its first repetition's id, n the mark's count; each pytest process
-// that collected it writes one), or "truncated" (the plugin reached its size bound and wrote
+// overrides --count: nodeid is its first repetition's id, n the mark's count; the first xdist
+// worker, or pytest alone, writes them after its collection), or "truncated" (the plugin reached its size bound and wrote
 // nothing more). time is Unix seconds, mono the monotonic
 // clock (the kernel log's own timestamps). The parser is pure and bounded; lines that are not
 // records are counted, not fatal.
