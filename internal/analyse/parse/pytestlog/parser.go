@@ -525,7 +525,9 @@ func (p *Parser) letters(s string) Event {
 
 // result records one per-test outcome.
 func (p *Parser) result(o Outcome, node, worker string) Event {
-	p.done++
+	if o != Rerun && o != Retry {
+		p.done++ // a retried attempt's test reports again: one test done, not two
+	}
 	c := &p.counted
 	switch o {
 	case Passed:

@@ -154,7 +154,8 @@ type Result struct {
 	// Workers is the xdist worker count announced by "created: N/N workers"
 	// or by "N workers [M items]", 0 if unknown.
 	Workers int `json:"workers"`
-	// Done is the number of per-test results seen so far (for progress).
+	// Done is the number of per-test results seen so far (for progress), a retried attempt's
+	// (RERUN, RETRY) not among them: its test reports again.
 	Done int `json:"done"`
 	// FailedTests are node ids with FAILED, ERROR, RERUN or RETRY (a failed attempt), including
 	// crash-synthesised failures and -r summary lines, first-seen order,
