@@ -102,7 +102,8 @@ func TestRepeatMarkedTest(t *testing.T) {
 // (repeat(4) under --count 4) looks like the count's repetitions: under --strict-markers the
 // sanitizer's -p no:repeat would make its mark an error, so it gets the failing repetition with
 // pytest-repeat on. And without --count, parameter ids of the user's that end in two numbers
-// ("a-1-2", "a-2-2") are two tests, not a mark's repetitions.
+// ("a-1-2", "a-2-2") are two tests, not a mark's repetitions. The record names a marked test
+// by its first selected repetition, so a --deselect of the first one changes nothing.
 func TestRepeatMarksTheIDsCannotTell(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
@@ -118,9 +119,13 @@ func TestRepeatMarksTheIDsCannotTell(t *testing.T) {
 	tests := []struct {
 		name  string
 		count string
+		args  []string
 	}{
-		{"n is the count", "4"},
-		{"no count", "1"},
+		{"n is the count", "4", nil},
+		{"no count", "1", nil},
+		// The first repetition left out (ids relative to the rootdir, tests/): the record
+		// names the first one selected.
+		{"first repetition deselected", "4", []string{"--pytest-arg", "--deselect=python/test_same_n.py::test_same_n[1-4]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,8 +144,8 @@ def test_user_fails(k):
     assert False, "fails"
 `)
 			w := newE2EWorld(t, "crash")
-			r := runStep(t, checkout, w.env, "reproduce", "--out", w.out, "--python", py,
-				"--workers", "1", "--count", tt.count, file)
+			args := append([]string{"reproduce", "--out", w.out, "--python", py, "--workers", "1", "--count", tt.count}, tt.args...)
+			r := runStep(t, checkout, w.env, append(args, file)...)
 			if r.code != 0 {
 				t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}

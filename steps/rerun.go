@@ -20,8 +20,8 @@ import (
 
 // sweepRepeatMarks are the marked tests of the sweep that wrote the worker record in out: the
 // record's (the plugin reads each test's mark: exact) and, under a --count of 2 or more, those
-// the collection found that the record does not name (a -k that left out a marked test's
-// first repetition, whose line the plugin writes). Without a record (the plugin wrote
+// the collection found that the record does not name (a record cut at its size bound, or a
+// first worker that died before writing its lines). Without a record (the plugin wrote
 // nothing) they are the collection's, collected.
 func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) pytestlog.RepeatMarks {
 	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))

@@ -167,23 +167,36 @@ def pytest_runtest_logfinish(nodeid, location):
         _write("finish", _id(nodeid))
 
 
+def _repeat_base(nodeid, i, n):
+    """nodeid without pytest-repeat's "i-n" ("t.py::x[cuda-3-6]" -> "t.py::x[cuda]"), or None."""
+    suffix = "%d-%d]" % (i, n)
+    if nodeid.endswith("[" + suffix):
+        return nodeid[:-len(suffix) - 1]
+    if nodeid.endswith("-" + suffix):
+        return nodeid[:-len(suffix) - 1] + "]"
+    return None
+
+
 def pytest_collection_finish(session):
     """One line per test that pytest-repeat runs its own number of times: @pytest.mark.repeat(n)
     overrides --count, and its ids ("t.py::test_x[3-6]") cannot tell debugflow so when n is the
-    count, or without --count. The line names the first repetition and n. Every worker
-    collects the same tests, and each replacement of a crashed one again: only the first worker
-    (gw0) or pytest alone writes them, so a run with many crashes does not spend the record's
-    size bound on copies."""
+    count, or without --count. The line names the test's first selected repetition (-k may
+    leave out some) and n. Every worker collects the same tests, and each replacement of a
+    crashed one again: only the first worker (gw0) or pytest alone writes them, so a run with
+    many crashes does not spend the record's size bound on copies."""
     if _worker not in ("gw0", "main"):
         return
     try:
+        seen = set()
         for item in session.items:
             mark = item.get_closest_marker("repeat")
             spec = getattr(item, "callspec", None)
-            if mark is None or spec is None or spec.params.get("__pytest_repeat_step_number") != 0:
+            if mark is None or spec is None or "__pytest_repeat_step_number" not in spec.params:
                 continue
             n = int(mark.args[0])
-            if n >= 2:
+            base = _repeat_base(item.nodeid, spec.params["__pytest_repeat_step_number"] + 1, n)
+            if n >= 2 and base is not None and base not in seen:
+                seen.add(base)
                 _write("repeat", _id(item.nodeid), {"n": n})
     except Exception:
         pass

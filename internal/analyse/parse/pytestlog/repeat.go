@@ -130,14 +130,14 @@ func (m RepeatMarks) BaseIDs(ids []string, count int) []string {
 }
 
 // RepeatMarksOf are the marks the worker record names (workerlog.Log.Repeats: each marked
-// test's first repetition id and its n): exact, where the ids alone cannot tell a mark whose
-// n is the count, or, without --count, a parameter id that ends in two numbers. A record that
-// does not end in its own "1-<n>" is no mark's.
+// test's first selected repetition id and its n): exact, where the ids alone cannot tell a
+// mark whose n is the count, or, without --count, a parameter id that ends in two numbers. A
+// record whose id does not end in a repetition "<i>-<n>" of its own n is no mark's.
 func RepeatMarksOf(first map[string]int) RepeatMarks {
 	var m RepeatMarks
 	for id, n := range first {
-		base, i, got, ok := splitRepeat(id)
-		if !ok || i != 1 || got != n || base == "" {
+		base, _, got, ok := splitRepeat(id)
+		if !ok || got != n || base == "" {
 			continue
 		}
 		if m == nil {

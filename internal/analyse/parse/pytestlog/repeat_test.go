@@ -151,17 +151,17 @@ func BenchmarkRepeatMarkFinder(b *testing.B) {
 	}
 }
 
-// TestRepeatMarksOf: the worker record's first repetitions become marks by their base id; a
-// record whose id is not its own first repetition of n is no mark.
+// TestRepeatMarksOf: the worker record's repetitions become marks by their base id; a record
+// whose id is not a repetition of its own n is no mark.
 func TestRepeatMarksOf(t *testing.T) {
 	got := RepeatMarksOf(map[string]int{
 		"tests/t.py::m[1-6]":       6,
 		"tests/t.py::p[cuda-1-50]": 50, // n is the count: only the record can say so
-		"tests/t.py::q[2-6]":       6,  // not the first repetition
+		"tests/t.py::q[2-6]":       6,  // -k left out the first repetition
 		"tests/t.py::r[1-6]":       4,  // another n than its id's
 		"tests/t.py::s":            3,  // no repetition id
 	})
-	if diff := cmp.Diff(RepeatMarks{"tests/t.py::m": 6, "tests/t.py::p[cuda]": 50}, got); diff != "" {
+	if diff := cmp.Diff(RepeatMarks{"tests/t.py::m": 6, "tests/t.py::p[cuda]": 50, "tests/t.py::q": 6}, got); diff != "" {
 		t.Errorf("RepeatMarksOf (-want +got):\n%s", diff)
 	}
 	if RepeatMarksOf(nil) != nil {

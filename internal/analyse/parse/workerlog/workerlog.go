@@ -13,7 +13,7 @@
 // seconds), "start" or "finish" (a test's logstart and logfinish), "failed" (the process's first
 // failing test: when is its phase, setup, call or teardown, and message the first line of the
 // failure's message, whole), "repeat" (a test with its own @pytest.mark.repeat(n), which
-// overrides --count: nodeid is its first repetition's id, n the mark's count; the first xdist
+// overrides --count: nodeid is its first selected repetition's id, n the mark's count; the first xdist
 // worker, or pytest alone, writes them after its collection), or "truncated" (the plugin reached its size bound and wrote
 // nothing more). time is Unix seconds, mono the monotonic
 // clock (the kernel log's own timestamps). The parser is pure and bounded; lines that are not
@@ -98,7 +98,7 @@ type Log struct {
 	// FirstFailure is the earliest failed record: the run's first failing test and its message,
 	// which a run stopped at that failure has nowhere else (nil when no test failed).
 	FirstFailure *Failure `json:"first_failure,omitempty"`
-	// Repeats maps the first repetition's id of each test with its own
+	// Repeats maps the first selected repetition's id of each test with its own
 	// @pytest.mark.repeat(n) to n, from the repeat records (nil when none; at most MaxRepeats).
 	Repeats map[string]int `json:"repeats,omitempty"`
 	// Sessions counts the session records: 0 when the plugin wrote nothing (no record of the
