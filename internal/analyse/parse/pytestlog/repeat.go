@@ -63,12 +63,12 @@ func splitRepeat(nodeID string) (base string, i, n int, ok bool) {
 
 // RepeatMarks are the tests pytest-repeat runs their own number of times, by base id: a
 // @pytest.mark.repeat(n) overrides --count, so "t.py::test_x[3-6]" is repetition 3 of 6 of
-// t.py::test_x in a run with --count 50. Only the collection can tell such an id from a
-// parameter of the user's that ends in two numbers (RepeatMarkFinder). The ids are the
-// collection's, relative to pytest's rootdir, where the run's results are relative to its
-// working directory ("python/t.py::test_x" for "tests/python/t.py::test_x" when
-// tests/pytest.ini makes tests/ the rootdir): a lookup tries the id, then the id without its
-// leading folders, one at a time. nil knows no mark.
+// t.py::test_x in a run with --count 50. The ids alone do not always tell such an id from a
+// parameter of the user's that ends in two numbers: the worker record names the marks
+// (RepeatMarksOf, ids as pytest prints them), the collection's ids show most of them
+// (RepeatMarkFinder, ids relative to pytest's rootdir: "python/t.py::test_x" for
+// "tests/python/t.py::test_x" when tests/pytest.ini makes tests/ the rootdir). So a lookup
+// tries the id, then the id without its leading folders, one at a time. nil knows no mark.
 type RepeatMarks map[string]int
 
 // Split is SplitRepeatID that also folds the repetitions of the marked tests.
