@@ -125,10 +125,6 @@ type ReproduceOptions struct {
 	// tree with the same arguments (a local experiment's or bisection's later
 	// sweeps of a ref).
 	SkipPreflight bool `flag:"-"`
-	// RepeatMarks are the tests the collection showed with their own repetition count
-	// (Preflight returns them), for a caller that skips the preflight; the preflight finds
-	// them itself otherwise.
-	RepeatMarks pytestlog.RepeatMarks `flag:"-"`
 	// Timeout ends the sweep after this long, as reproducer.timeout_minutes does on a runner
 	// (0: none). Local runs set it: on a runner the step's timeout-minutes cancels the step.
 	// A sweep that reaches it is recorded as timed out (TimedOut, StopReason), not as an error,
@@ -202,6 +198,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	}
 	argv := pytestCommand(opts.Python, opts.ReproducerFlags)
 	var python string
+	var collected pytestlog.RepeatMarks // the marked tests the collection shows
 	if opts.SkipPreflight {
 		var se *SetupError
 		if python, se = lookPython(env, opts.Python); se != nil {
@@ -213,7 +210,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		if python, pf, res, err = preflight(ctx, env, opts, argv); res != nil || err != nil {
 			return res, err
 		}
-		opts.RepeatMarks = pf.RepeatMarks
+		collected = pf.RepeatMarks
 	}
 	if ctx.Err() != nil { // a signal between the checks and the sweep
 		return cancelledBeforeSweep(ctx, env, opts, argv, env.Now())
@@ -305,8 +302,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return nil, runErr
 	}
 
-	opts.RepeatMarks = sweepRepeatMarks(opts.Out, opts.Count, opts.RepeatMarks)
-	res := summarizeReproducer(parser.Result(), sr, argv, opts)
+	res := summarizeReproducer(parser.Result(), sr, argv, opts, sweepRepeatMarks(opts.Out, opts.Count, collected))
 	res.EndedAt = float64(env.Now().UnixMilli()) / 1000
 	switch {
 	case timedOut:
@@ -411,21 +407,18 @@ func (opts ReproduceOptions) prepare(env *Env) (ReproduceOptions, error) {
 }
 
 // Preflight is the check reproduce makes before its sweep, alone: it finds the interpreter and
-// runs pytest's collection with the reproducer's arguments (preflight.log). When the sweep can
-// run it returns the tests with their own repetition count (for ReproduceOptions.RepeatMarks)
-// and a nil summary; otherwise it writes reproducer_summary.json as reproduce would (setup
+// runs pytest's collection with the reproducer's arguments (preflight.log). It returns nil, nil
+// when the sweep can run; otherwise it writes reproducer_summary.json as reproduce would (setup
 // failed, or cancelled) and returns that summary with reproduce's *ExitError. `debugflow local`
-// calls it before its slower steps, then reproduce with SkipPreflight.
-func Preflight(ctx context.Context, env *Env, opts ReproduceOptions) (pytestlog.RepeatMarks, *ReproducerResult, error) {
+// calls it before its slower steps, then reproduce with SkipPreflight (whose marked tests then
+// come from the worker record alone: sweepRepeatMarks).
+func Preflight(ctx context.Context, env *Env, opts ReproduceOptions) (*ReproducerResult, error) {
 	opts, err := opts.prepare(env)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	_, pf, res, err := preflight(ctx, env, opts, pytestCommand(opts.Python, opts.ReproducerFlags))
-	if pf == nil {
-		return nil, res, err
-	}
-	return pf.RepeatMarks, res, err
+	_, _, res, err := preflight(ctx, env, opts, pytestCommand(opts.Python, opts.ReproducerFlags))
+	return res, err
 }
 
 // preflight returns the interpreter's path and the collection's result when the sweep can
@@ -514,9 +507,9 @@ func cancelledBeforeSweep(ctx context.Context, env *Env, opts ReproduceOptions, 
 	return res, &ExitError{Code: res.ExitCode, Err: fmt.Errorf("reproducer cancelled (%v) before pytest started", context.Cause(ctx))}
 }
 
-// summarizeReproducer builds reproducer_summary.json from the parse and
-// the way pytest ended.
-func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opts ReproduceOptions) *ReproducerResult {
+// summarizeReproducer builds reproducer_summary.json from the parse, the way pytest ended and
+// the sweep's marked tests (sweepRepeatMarks), which fold the failing ids.
+func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opts ReproduceOptions, marks pytestlog.RepeatMarks) *ReproducerResult {
 	res := &ReproducerResult{
 		Command: argv, ExitCode: sr.ExitCode, Cancelled: sr.Cancelled,
 		StoppedEarly: sr.Stopped && !sr.Cancelled, Count: opts.Count, Workers: opts.Workers,
@@ -540,8 +533,8 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 			res.ExitCode = 1
 		}
 	}
-	res.RepeatMarks = opts.RepeatMarks
-	res.FailedBaseTests = nonNil(opts.RepeatMarks.BaseIDs(res.FailedTests, opts.Count))
+	res.RepeatMarks = marks
+	res.FailedBaseTests = nonNil(marks.BaseIDs(res.FailedTests, opts.Count))
 	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
 		len(res.FailedTests) > 0 || res.ExitCode == 1
 	cause := erroredBeforeAnyTest(r, res.StoppedEarly)

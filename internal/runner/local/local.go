@@ -230,7 +230,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if rep == nil {
 		section("pytest collection check")
 		var preErr error
-		repOpts.RepeatMarks, rep, preErr = steps.Preflight(ctx, &quiet, repOpts)
+		rep, preErr = steps.Preflight(ctx, &quiet, repOpts)
 		if rep == nil && preErr != nil {
 			return nil, fmt.Errorf("collection check: %w", preErr)
 		}

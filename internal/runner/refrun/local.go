@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/gitcmd"
@@ -84,9 +83,6 @@ type tree struct {
 	// collection imports the project and takes seconds, and a bisection runs a commit again
 	// and again.
 	collected int
-	// repeatMarks are the tests with their own repetition count that check found: a sweep
-	// that skips it folds their repetitions all the same.
-	repeatMarks pytestlog.RepeatMarks
 }
 
 // Run runs the reproducer against every ref of sw, in order, each into sw.Out/<name>. Every
@@ -330,9 +326,6 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 	o.Env = append(o.Env, EnvRef+"="+r.Name, EnvRound+"="+strconv.Itoa(sw.Round))
 	o.DmesgSource, o.Dir, o.ProgressInterval = l.DmesgSource, t.dir, -1
 	o.SkipPreflight = t.collected == o.Count
-	if o.SkipPreflight {
-		o.RepeatMarks = t.repeatMarks
-	}
 	// reproducer.timeout_minutes, as the step's timeout-minutes on a runner: a hanging test
 	// ends this ref's sweep, not the experiment.
 	o.Timeout = time.Duration(s.Reproducer.TimeoutMinutes) * l.minute()
@@ -356,7 +349,7 @@ func (l *Local) reproduce(ctx context.Context, sw Sweep, r Ref) (Artifact, error
 		return Artifact{}, fmt.Errorf("reproducer of %s: %w", r, err)
 	}
 	// No error: the check passed (or was skipped) and the sweep ran.
-	t.collected, t.repeatMarks = o.Count, res.RepeatMarks
+	t.collected = o.Count
 	fmt.Fprintf(l.log(), "    %d passed, %d failed, %d crashed workers in %s\n", res.Passed, res.Failed+res.Errors,
 		len(res.CrashedWorkers), time.Since(start).Round(100*time.Millisecond))
 	if res.TimedOut {
