@@ -93,6 +93,12 @@ type Parser struct {
 
 	inSummary  bool
 	inFailures bool // inside the FAILURES or ERRORS section
+	// inOutput: inside a section that prints the tests' own text (FAILURES, ERRORS, PASSES,
+	// XFAILURES, XPASSES, warnings summary): tracebacks quote the test's source and captured
+	// output is whatever the test printed, so a line there that looks like a result, a summary
+	// entry or xdist's "node down" is text. Only xdist's "worker 'gw1' crashed while running"
+	// report (a FAILURES entry of its own) is read there.
+	inOutput   bool
 	afterTests bool // a report section (FAILURES, summary, ...) began
 	sawSession bool // a "test session starts" rule was seen (not a log excerpt)
 	// headerSeen: a session's header was seen, its "test session starts" rule or a collection
@@ -241,7 +247,7 @@ func (p *Parser) segment(s string) Event {
 		return Event{}
 	}
 	if ev, ok := p.finalLine(s); ok {
-		p.inSummary = false
+		p.inSummary, p.inOutput = false, false
 		return ev
 	}
 	if isSeparator(s) {
@@ -271,6 +277,13 @@ func (p *Parser) segment(s string) Event {
 			f.Error = truncate(strings.TrimSpace(s[1:]))
 		}
 	}
+	if p.inOutput {
+		if !containsFoldCrashed(s) {
+			return Event{}
+		}
+		ev, _ := p.whileRunning(s, "", len(s))
+		return ev
+	}
 	if word, rest, ok := p.summaryCandidate(s); ok {
 		// While the tests run, "FAILED t.py::x" with nothing after it is a verbose result line
 		// whose "[gw1] [ 33%] " head a crashing worker's stack dump took (stdout and stderr in
@@ -281,8 +294,16 @@ func (p *Parser) segment(s string) Event {
 			}
 		}
 		ev, node := p.summaryEntry(word, rest)
-		// "FAILED x - worker 'gw1' crashed while running 'x'".
-		cev, _ := p.crashMarkers(s, node)
+		// "FAILED x - worker 'gw1' crashed while running 'x'". Inside the short summary the
+		// rest is the test's message: a "[gw3] node down" there is the test's text.
+		var cev Event
+		if p.inSummary {
+			if containsFoldCrashed(s) {
+				cev, _ = p.whileRunning(s, node, len(s))
+			}
+		} else {
+			cev, _ = p.crashMarkers(s, node)
+		}
 		return moreImportant(ev, cev)
 	}
 	ev, head := p.crashMarkers(s, "")
@@ -299,6 +320,12 @@ func (p *Parser) failureSeparator(s string) {
 	case '=':
 		title := strings.Trim(s, "= ")
 		p.inFailures = title == "FAILURES" || title == "ERRORS"
+		switch title {
+		case "FAILURES", "ERRORS", "PASSES", "XFAILURES", "XPASSES", "warnings summary":
+			p.inOutput = true
+		default:
+			p.inOutput = false
+		}
 		p.section = -1
 	case '_':
 		p.section = -1
@@ -634,6 +661,38 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 	if !containsFoldCrashed(s) {
 		return ev, s[:cut]
 	}
+	wev, wcut := p.whileRunning(s, fallbackNode, cut)
+	ev, cut = moreImportant(ev, wev), wcut
+	for _, m := range reReplacing.FindAllStringSubmatchIndex(s, -1) {
+		w := s[m[2]:m[3]]
+		p.markDown(w)
+		p.addCrash(w, "", "")
+		mark(m[0], Event{Kind: EventCrash, Worker: w})
+	}
+	for _, m := range reNoRestart.FindAllStringSubmatchIndex(s, -1) {
+		w := s[m[2]:m[3]]
+		p.markDown(w)
+		p.addCrash(w, "", "")
+		p.maxRestart = true
+		mark(m[0], Event{Kind: EventCrash, Worker: w})
+	}
+	for _, m := range reMaxReached.FindAllStringIndex(s, -1) {
+		p.maxRestart = true
+		mark(m[0], Event{Kind: EventCrash})
+	}
+	return ev, s[:cut]
+}
+
+// whileRunning records every "worker 'gw1' crashed while running 'x'" in s and returns the
+// most important event and where the first one starts (cut when there is none before it).
+func (p *Parser) whileRunning(s, fallbackNode string, cut int) (Event, int) {
+	var ev Event
+	mark := func(start int, e Event) {
+		if start < cut {
+			cut = start
+		}
+		ev = moreImportant(ev, e)
+	}
 	for _, m := range reWhileRunning.FindAllStringSubmatchIndex(s, -1) {
 		w := s[m[2]:m[3]]
 		node := ""
@@ -662,24 +721,7 @@ func (p *Parser) crashMarkers(s, fallbackNode string) (Event, string) {
 		}
 		mark(m[0], Event{Kind: EventFailure, NodeID: node, Outcome: Failed, Worker: w})
 	}
-	for _, m := range reReplacing.FindAllStringSubmatchIndex(s, -1) {
-		w := s[m[2]:m[3]]
-		p.markDown(w)
-		p.addCrash(w, "", "")
-		mark(m[0], Event{Kind: EventCrash, Worker: w})
-	}
-	for _, m := range reNoRestart.FindAllStringSubmatchIndex(s, -1) {
-		w := s[m[2]:m[3]]
-		p.markDown(w)
-		p.addCrash(w, "", "")
-		p.maxRestart = true
-		mark(m[0], Event{Kind: EventCrash, Worker: w})
-	}
-	for _, m := range reMaxReached.FindAllStringIndex(s, -1) {
-		p.maxRestart = true
-		mark(m[0], Event{Kind: EventCrash})
-	}
-	return ev, s[:cut]
+	return ev, cut
 }
 
 // markDown records that xdist saw worker w die (bounded like the crash list).

@@ -190,6 +190,13 @@ func TestParseFixtures(t *testing.T) {
 			Errors: 1, Complete: true, Duration: 0.2, Collected: 3,
 			FailedTests: []string{"test_mod.py"}, Crashes: []Crash{},
 		}},
+		// Tracebacks and captured output (FAILURES, PASSES under -rA) quote lines that look
+		// like results, summary entries and xdist crashes; so does a failure's message in the
+		// short summary. None is one.
+		{"tests_own_text_real_pytest72.txt", facts{
+			Passed: 1, Failed: 1, Complete: true, Duration: 0.34, Collected: 2, Done: 2,
+			FailedTests: []string{"test_a.py::test_fail"}, Crashes: []Crash{},
+		}},
 		{"crlf_line_endings.txt", facts{
 			Passed: 1, Failed: 1, Complete: true, Duration: 0.1, Collected: 2, Done: 2,
 			FailedTests: []string{"test_w.py::test_b"}, Crashes: []Crash{},
@@ -536,6 +543,46 @@ func TestRetryPluginsFromLetters(t *testing.T) {
 			r := p.Result()
 			if r.Rerun != tt.rerun || !slices.Equal(r.RetryPlugins, tt.plugins) {
 				t.Errorf("Rerun %d, RetryPlugins %q; want %d, %q", r.Rerun, r.RetryPlugins, tt.rerun, tt.plugins)
+			}
+		})
+	}
+}
+
+// TestTestsOwnTextIsNotAResult: a run stopped while pytest printed its report sections (the
+// step's timeout) has no final line, so the counts are the parser's own: the result lines,
+// summary entries and "node down" lines a test printed, or its source quoted in a traceback,
+// must not add tests, failing ids or crashed workers. Line alone and Parse agree.
+func TestTestsOwnTextIsNotAResult(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "logs", "tests_own_text_real_pytest72.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := string(b)
+	cut := full[:strings.Index(full, "=== short test summary info")]
+	for _, tt := range []struct {
+		name, log string
+		complete  bool
+	}{{"whole log", full, true}, {"stopped in the report sections", cut, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewParser()
+			for _, l := range strings.Split(tt.log, "\n") {
+				p.Line(l)
+			}
+			viaLine := p.Result()
+			viaParse, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []Result{viaLine, viaParse} {
+				if r.Passed != 1 || r.Failed != 1 || r.Done != 2 || r.Complete != tt.complete {
+					t.Errorf("passed %d failed %d done %d complete %v, want 1 1 2 %v", r.Passed, r.Failed, r.Done, r.Complete, tt.complete)
+				}
+				if want := []string{"test_a.py::test_fail"}; !slices.Equal(r.FailedTests, want) {
+					t.Errorf("failed tests %q, want %q", r.FailedTests, want)
+				}
+				if len(r.Crashes) != 0 || len(r.CrashedWorkers) != 0 {
+					t.Errorf("crashes %+v, want none", r.Crashes)
+				}
 			}
 		})
 	}
