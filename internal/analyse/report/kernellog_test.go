@@ -170,3 +170,45 @@ func TestSanitizerNotAvailable(t *testing.T) {
 		t.Errorf("comparison:\n%s", c.Markdown())
 	}
 }
+
+// TestXidSinceAnUnreadStart: without xid_added.log (the sweep never ran) the Xid section comes
+// from the snapshots; a start snapshot that could not read the kernel log ("# source: none")
+// holds nothing to tell old lines from new, so the latest snapshot's own count of new lines
+// (its last M, found by the step runner's timestamps) decides, and an Xid of days before the
+// job is not this job's fault. When the step could not tell either, the report says so.
+func TestXidSinceAnUnreadStart(t *testing.T) {
+	const (
+		oldXid79 = "[Thu Dec  3 10:00:00 2026] NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus."
+		newXid13 = "[Sat Dec  5 23:50:00 2026] NVRM: Xid (PCI:0000:02:00): 13, pid=99, name=python, Graphics Exception"
+	)
+	start := lines(`# debugflow dmesg snapshot "start" taken 2026-12-05T22:00:00Z`, "# source: none",
+		"# note: dmesg --ctime: exit status 1: dmesg: read kernel buffer failed: Operation not permitted", "# lines: 0 (first snapshot)")
+	final := func(since string) string {
+		return lines(`# debugflow dmesg snapshot "final" taken 2026-12-05T23:55:00Z`, "# source: dmesg --ctime", "# lines: 2, new since "+since, oldXid79, newXid13)
+	}
+	tests := []struct {
+		name     string
+		since    string
+		wantXid  map[int]int
+		wantNote string
+	}{
+		{"the step's timestamps", `"start": 1 (timestamp, since the earlier snapshot was taken (it could not read the kernel log))`, map[int]int{13: 1}, ""},
+		{"no timestamps", `"start": 2 (all, which may predate the run (the earlier snapshot could not read the kernel log))`, map[int]int{13: 1, 79: 1}, "may predate the run"},
+		{"another base", `"before_reproducer": 1 (anchor)`, map[int]int{13: 1, 79: 1}, "include any logged before the run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, map[string]string{DmesgStartLog: start, "dmesg_final.log": final(tt.since)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
+				t.Fatalf("Xid %+v, want the counts %v", v.Xid, tt.wantXid)
+			}
+			notes := strings.Join(v.Run.Notes, "\n")
+			if tt.wantNote == "" && strings.Contains(notes, "Xid") || !strings.Contains(notes, tt.wantNote) {
+				t.Errorf("notes %q, want one containing %q", notes, tt.wantNote)
+			}
+		})
+	}
+}

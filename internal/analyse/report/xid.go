@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
@@ -241,9 +242,14 @@ func (v *loader) loadDmesg(names []string) error {
 	if !contains(names, DmesgStartLog) {
 		v.note("the Xid events of %s include any logged before the run: there is no %s to tell them apart", latest, DmesgStartLog)
 	}
+	// startUnread: the start snapshot could not read the kernel log ("# source: none"), so it
+	// holds no line to tell old from new by.
+	startUnread := false
 	if contains(names, DmesgStartLog) {
+		var sh kernelLogHeader
 		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
 			return eachLine(r, func(line string) bool {
+				sh.header(line)
 				if xidlog.IsEventLine(line) {
 					seen[line] = true
 				}
@@ -258,12 +264,29 @@ func (v *loader) loadDmesg(names []string) error {
 			clear(seen)
 			v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
 		}
+		startUnread = ok && sh.source == "none" && !sh.body
 	}
 	b := newXid(latest)
 	var h kernelLogHeader
+	// With an unread start, the step runner's own count says which lines are new: its header
+	// "# lines: N, new since "start": M (method)" (the new lines are the last M, in every
+	// method); body is the index of the line after that header.
+	var since snapshotSince
+	body := -1
 	ok, err := v.readLog(latest, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
 			h.header(line)
+			if body < 0 {
+				if s, isHeader := parseSnapshotSince(line); isHeader {
+					since, body = s, 0
+					return true
+				}
+			} else {
+				body++
+			}
+			if startUnread && since.base == "start" && body >= 1 && body-1 < since.total-since.added {
+				return true // before the start snapshot was taken: not this job's
+			}
 			if seen[line] {
 				return true
 			}
@@ -273,10 +296,51 @@ func (v *loader) loadDmesg(names []string) error {
 			return true
 		})
 	})
+	if ok && startUnread && len(b.x.Counts) > 0 {
+		switch {
+		case since.base != "start":
+			v.note("the Xid events of %s include any logged before the run: %s could not read the kernel log", latest, DmesgStartLog)
+		case strings.HasPrefix(since.method, evidencefiles.XidMayPredate):
+			v.note("the Xid events may predate the run: the kernel log could not be read before it, so every Xid line counted as new (%s)", latest)
+		}
+	}
 	if ok {
 		v.setXid(b, &h)
 	}
 	return err
+}
+
+// snapshotSince is a snapshot's "# lines: N, new since "BASE": M (METHOD)" header line.
+type snapshotSince struct {
+	total, added int
+	base, method string
+}
+
+// parseSnapshotSince reads that header line; isHeader is true for any "# lines:" line (the
+// last of a snapshot's header), s is zero unless it names a base.
+func parseSnapshotSince(line string) (s snapshotSince, isHeader bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "# lines: ")
+	if !ok {
+		return s, false
+	}
+	total, rest, ok := strings.Cut(rest, `, new since "`)
+	if !ok {
+		return s, true
+	}
+	base, rest, ok := strings.Cut(rest, `": `)
+	if !ok {
+		return s, true
+	}
+	added, method, ok := strings.Cut(rest, " (")
+	if !ok {
+		return s, true
+	}
+	n, err1 := strconv.Atoi(total)
+	m, err2 := strconv.Atoi(added)
+	if err1 != nil || err2 != nil || n < 0 || m < 0 || m > n {
+		return s, true
+	}
+	return snapshotSince{total: n, added: m, base: base, method: strings.TrimSuffix(method, ")")}, true
 }
 
 // header takes one line of a dmesg_NAME.log snapshot: its "# " header lines come first.
