@@ -437,3 +437,20 @@ func TestErrorMessagesShowNamesVisibly(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadlineIsEscaped: the Markdown's heading names the tests still running when a run was
+// cancelled, and a test id is the test author's text: a parameter id such as
+// "<img src=x onerror=alert(1)>" or "*bold*|pipe" (pytest keeps printable ASCII as written)
+// must reach $GITHUB_STEP_SUMMARY as text, not as HTML or emphasis. The fixture is a real run
+// of such tests stopped by SIGTERM.
+func TestHeadlineIsEscaped(t *testing.T) {
+	v, err := Load(filepath.Join("testdata", "hostile_headline"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(v.Markdown(""), "\n")
+	want := `## Reproduced: unknown (cancelled by SIGTERM before any test finished; still running: test\_h.py::test\_h\[\<img src=x onerror=alert(1)\>\], test\_h.py::test\_h\[\*bold\*\|pipe\]: the rest of the sweep never ran)`
+	if head != want {
+		t.Errorf("heading\n%s\nwant\n%s", head, want)
+	}
+}

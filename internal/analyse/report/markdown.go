@@ -13,7 +13,7 @@ import (
 // events. artifactName is the name the directory was uploaded under ("" leaves it out).
 func (v *Verdict) Markdown(artifactName string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Reproduced: %s\n\n", v.headline())
+	fmt.Fprintf(&b, "## Reproduced: %s\n\n", mdText(v.headline()))
 	if end := v.endLine(); end != "" {
 		fmt.Fprintf(&b, "**%s**\n\n", mdText(capitalize(end)))
 	}
