@@ -212,3 +212,44 @@ func TestXidSinceAnUnreadStart(t *testing.T) {
 		})
 	}
 }
+
+// TestXidOutsideTheReproducer: xid_added.log holds the reproducer's window only; an Xid the
+// xid step found later in the job (dmesg_final.log, new since "start") — a GPU that fell off the
+// bus in the sanitizer pass — is this job's evidence too, not "Xid: none, no GPU fault seen".
+// Lines before "start" by the snapshot's own count, and a snapshot that could not tell, add
+// nothing.
+func TestXidOutsideTheReproducer(t *testing.T) {
+	const (
+		oldXid13 = "[   50.000000] NVRM: Xid (PCI:0001:00:00): 13, pid=11, name=python, Graphics Exception"
+		xid79    = "[ 3000.000000] NVRM: Xid (PCI:0001:00:00): 79, pid=4242, name=python3, GPU has fallen off the bus."
+	)
+	added := lines(`# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (anchor): 1`, "# source: dmesg", newXid31, "", "# decoded", "Xid summary: 1 event")
+	final := func(since string) string {
+		return lines(`# debugflow dmesg snapshot "final" taken 2026-12-05T23:55:00Z`, "# source: dmesg", "# lines: 3, new since "+since, oldXid13, newXid31, xid79)
+	}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		wantXid  map[int]int
+		wantNote string
+	}{
+		{"an Xid after the reproducer", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 2 (anchor)`)}, map[int]int{31: 1, 79: 1}, "Xid 79, before it"},
+		{"the final snapshot cannot tell", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 3 (all, which may predate the run (the earlier snapshot could not read the kernel log))`)}, map[int]int{31: 1}, ""},
+		{"no final snapshot", map[string]string{XidAddedLog: added}, map[int]int{31: 1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
+				t.Fatalf("Xid %+v, want the counts %v", v.Xid, tt.wantXid)
+			}
+			notes := strings.Join(v.Run.Notes, "\n")
+			if tt.wantNote == "" && strings.Contains(notes, "Xid") || !strings.Contains(notes, tt.wantNote) {
+				t.Errorf("notes %q, want one containing %q", notes, tt.wantNote)
+			}
+		})
+	}
+}

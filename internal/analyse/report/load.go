@@ -126,7 +126,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 		}
 	}
 	if have[XidAddedLog] {
-		if err := v.loadXidAdded(XidAddedLog); err != nil {
+		if err := v.loadXidAdded(XidAddedLog, contains(dmesg, dmesgFinalLog)); err != nil {
 			return nil, err
 		}
 	}

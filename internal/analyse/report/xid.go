@@ -183,9 +183,10 @@ func (h *kernelLogHeader) unavailable() string {
 // header says no kernel log source could be read ("# source: none") and it holds no Xid line,
 // the Xid section stays nil and Run.KernelLogUnavailable says why: the run saw no Xid because
 // it could not look, not because there was none.
-func (v *loader) loadXidAdded(name string) error {
+func (v *loader) loadXidAdded(name string, final bool) error {
 	b := newXid(XidAddedLog)
 	var h kernelLogHeader
+	added := map[string]bool{} // its raw event lines, to find the final snapshot's others
 	ok, err := v.readLog(name, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
 			trimmed := strings.TrimSpace(line)
@@ -199,14 +200,71 @@ func (v *loader) loadXidAdded(name string) error {
 			if trimmed != "" {
 				h.body = true
 			}
-			b.addLine(line)
+			if b.addLine(line) && len(added) <= maxAddedLines {
+				added[line] = true
+			}
 			return true
 		})
 	})
+	if ok && final && len(added) <= maxAddedLines {
+		if err := v.xidOutsideReproducer(b, added); err != nil {
+			return err
+		}
+	}
 	if ok {
 		v.setXid(b, &h)
 	}
 	return err
+}
+
+// maxAddedLines bounds the xid_added.log lines remembered; beyond it the final snapshot is not
+// compared (its note would rest on lines forgotten).
+const maxAddedLines = 10_000
+
+// xidOutsideReproducer adds to b the Xid events of dmesg_final.log (the xid step's snapshot, new
+// since "start" by its own count: its last M lines) that xid_added.log, the reproducer's window,
+// does not hold: a GPU that faulted or fell off the bus in the build, the sanitizer or the core
+// dump pass is this job's evidence too. A snapshot that cannot tell its new lines from old ones
+// (no "new since "start"" count, or every line counted) adds nothing.
+func (v *loader) xidOutsideReproducer(b *xidBuilder, added map[string]bool) error {
+	var since snapshotSince
+	body := -1
+	codes := map[int]bool{}
+	n := 0
+	_, err := v.readLog(dmesgFinalLog, func(r io.Reader) error {
+		return eachLine(r, func(line string) bool {
+			if body < 0 {
+				if s, isHeader := parseSnapshotSince(line); isHeader {
+					since, body = s, 0
+					if since.base != "start" || strings.HasPrefix(since.method, evidencefiles.XidMayPredate) {
+						return false
+					}
+				}
+				return true
+			}
+			body++
+			if body-1 < since.total-since.added || added[line] {
+				return true
+			}
+			if e, ok := xidlog.ParseLine(line); ok {
+				codes[e.Code] = true
+			} else if _, ok := xidlog.FallenOff(line); ok {
+				codes[79] = true
+			} else {
+				return true
+			}
+			b.addLine(line)
+			n++
+			return true
+		})
+	})
+	if err != nil || n == 0 {
+		return err
+	}
+	b.x.Source = XidAddedLog + ", " + dmesgFinalLog
+	v.note("%d Xid event(s) of this job came outside the reproducer's run (in %s, not in %s): Xid %s, before it (install, build) or after it (sanitizer, core dump pass); they are counted with the reproducer's",
+		n, dmesgFinalLog, XidAddedLog, joinCodes(codes))
+	return nil
 }
 
 // setXid keeps the section b built, unless its file says the kernel log was not available and
