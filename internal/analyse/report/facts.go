@@ -66,6 +66,12 @@ func (v *Verdict) headline() string {
 		// it never ran are untested.
 		code := v.pytestEndedAbnormally()
 		return fmt.Sprintf("unknown (pytest exited %d, %s, with no failing test: the tests after that point never ran; see %s)", code, pytestExitMeaning(code), ReproducerLog)
+	case v.Reproducer != nil && !v.Reproducer.Complete && !v.Run.HasSummary:
+		// Not "no": pytest printed no final line and no reproducer_summary.json says how it
+		// ended (the step was killed, or its files were lost): the tests after the log's last
+		// line never ran, or ran unseen.
+		return fmt.Sprintf("unknown (%s ends before pytest's final line and there is no %s: the run was cut short after %s, none failed, and the tests after that point are untested)",
+			ReproducerLog, ReproducerSummary, plural(v.Reproducer.total(), "result", "results"))
 	case v.Reproducer != nil && v.Reproducer.skippedEvery():
 		return fmt.Sprintf("unknown (every test was skipped: %d skipped, none ran its body)", v.Reproducer.Skipped)
 	case v.Reproducer != nil && v.Reproducer.XFailed > 0:

@@ -40,6 +40,22 @@ func TestPartialEvidence(t *testing.T) {
 			},
 		},
 		{
+			// The step was killed (or its summary lost) while pytest ran: 2 results, no final
+			// line, no reproducer_summary.json. Nothing says the rest of the sweep passed.
+			name: "a log cut mid-sweep without its summary",
+			files: map[string]string{ReproducerLog: "============================= test session starts ==============================\n" +
+				"2 workers [80 items]\n" +
+				"[gw0] [  1%] PASSED t.py::test_x[0-1-2] \n" +
+				"[gw1] [  2%] PASSED t.py::test_x[1-1-2] \n" +
+				"t.py::test_x[2-1-2] "},
+			wantText: []string{"Reproduced:     unknown (reproducer.log ends before pytest's final line and there is no reproducer_summary.json: the run was cut short after 2 results, none failed"},
+			check: func(t *testing.T, v *Verdict) {
+				if md := v.Markdown(""); !strings.HasPrefix(md, "## Reproduced: unknown (") {
+					t.Errorf("Markdown:\n%s", md)
+				}
+			},
+		},
+		{
 			name:     "only a sanitizer log",
 			files:    map[string]string{SanitizerLog: "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"},
 			wantText: []string{"Reproduced:     unknown (reproducer.log missing)"},
