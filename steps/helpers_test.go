@@ -221,3 +221,11 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 
 // fixedNow is a stable clock value for marks built in tests.
 var fixedNow = time.Date(2026, 12, 2, 10, 46, 0, 0, time.UTC)
+
+// processMarker is a marker for the environment of the processes a test starts, unique to this
+// test run: t.TempDir's own name is "001" in every run, so a marker made of it alone found the
+// processes of the same test run concurrently by another `go test` on the machine.
+func processMarker(t *testing.T, prefix string) string {
+	t.Helper()
+	return prefix + filepath.Base(filepath.Dir(t.TempDir()))
+}

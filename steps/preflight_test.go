@@ -240,7 +240,7 @@ func TestReproduceSIGTERMBeforeTheSweep(t *testing.T) {
 func TestReproduceSIGTERMKillsDaemons(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
-	marker := "DEBUGFLOW_DAEMON_MARKER_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "DEBUGFLOW_DAEMON_MARKER_")
 	ready := filepath.Join(t.TempDir(), "ready")
 	w := newE2EWorld(t, "setsid")
 	t.Cleanup(func() { killMarked(t, marker) })

@@ -245,7 +245,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 func TestReproduceStopOnFirstFailure(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
-	marker := "DEBUGFLOW_STOP_MARKER_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "DEBUGFLOW_STOP_MARKER_")
 	w := newE2EWorld(t, "crash")
 	writeFile(t, filepath.Join(w.suite, "test_sleep.py"), readFile(t, "testdata/pysuite/sleep/test_sleep.py"))
 
@@ -280,7 +280,7 @@ func TestReproduceStopOnFirstFailure(t *testing.T) {
 func TestReproduceSIGTERM(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
-	marker := "DEBUGFLOW_TERM_MARKER_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "DEBUGFLOW_TERM_MARKER_")
 	w := newE2EWorld(t, "sleep")
 	cmd := exec.Command(stepBinary(t), "reproduce", "--out", w.out, "--python", py,
 		"--workers", "2", "--count", "2", "--env", "MARKER="+marker, "test_sleep.py")

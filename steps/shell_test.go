@@ -56,7 +56,7 @@ func TestRunShell(t *testing.T) {
 // compiler that moved to a session of its own, in seconds.
 func TestRunShellCancelKillsTheTree(t *testing.T) {
 	t.Parallel()
-	marker := "SHELL_TREE_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "SHELL_TREE_")
 	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin"})
 	t.Cleanup(func() { killMarked(t, marker) })
 	ctx, cancel := context.WithCancel(context.Background())

@@ -67,7 +67,7 @@ func TestStreamGiantLine(t *testing.T) {
 // SIGTERM: after the grace period SIGKILL takes the group down.
 func TestStreamStopKillsStubbornGroup(t *testing.T) {
 	t.Parallel()
-	marker := "STREAM_STOP_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "STREAM_STOP_")
 	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
 	var st *stream
 	st = newStream(te.Env, streamSpec{
@@ -101,7 +101,7 @@ func TestStreamStopKillsStubbornGroup(t *testing.T) {
 // leader exits) keeps the output pipe open; Run must still return.
 func TestStreamEscapedPipeHolder(t *testing.T) {
 	t.Parallel()
-	marker := "STREAM_ESCAPE_" + filepath.Base(t.TempDir())
+	marker := processMarker(t, "STREAM_ESCAPE_")
 	te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
 	t.Cleanup(func() {
 		for _, p := range markedProcesses(t, marker) {
@@ -144,7 +144,7 @@ func TestStreamKillsTheWholeTree(t *testing.T) {
 	for _, stop := range []bool{true, false} {
 		name := map[bool]string{true: "stopped", false: "leader exits"}[stop]
 		t.Run(name, func(t *testing.T) {
-			marker := "STREAM_TREE_" + filepath.Base(t.TempDir())
+			marker := processMarker(t, "STREAM_TREE_")
 			te := newTestEnv(t, map[string]string{"MARKER": marker, "PATH": "/usr/bin:/bin"})
 			t.Cleanup(func() { killMarked(t, marker) })
 			script := "setsid sleep 61 & " + // own session, still our child's child
