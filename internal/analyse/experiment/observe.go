@@ -109,6 +109,9 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	if sum.NoTestsRan || len(o.Tests) == 0 {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
 	}
+	if trials.Unplaced > 0 {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%d outcome(s) that a report names by the test's name alone (a strict XPASS, a failed attempt in the flaky plugin's report) could not be placed on one trial (a test of that name in two files or classes?): those trials count as their own lines say", trials.Unplaced))
+	}
 	if trials.Truncated {
 		o.Warnings = append(o.Warnings, "more repeat ids than the counter keeps: a teardown error may count as an extra trial")
 	}
