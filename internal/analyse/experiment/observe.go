@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -86,7 +88,17 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		return nil, fmt.Errorf("%s: cannot count trials: %w", dir, err)
 	}
 	defer f.Close()
-	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks)
+	// Without xdist a test that crashes the process kills pytest: its log ends at the test's
+	// start line, and only the summary's crash of worker "main" (from the worker record) names
+	// it. Uncounted, a candidate whose every sweep died in the flaky test read "fixed" from the
+	// passes before each death.
+	var killedIn []string
+	for _, cr := range sum.Crashes {
+		if cr.Worker == workerlog.Main && cr.NodeID != "" {
+			killedIn = append(killedIn, cr.NodeID)
+		}
+	}
+	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, killedIn...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -103,6 +115,8 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, "the reproducer stopped at the first failure (stop_on_first_failure): the rates are biased; experiments need a full sweep")
 	case trials.StoppedAfter != "":
 		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest stopped the sweep itself (%s: -x or --maxfail among its arguments): the rates are biased; experiments need a full sweep", trials.StoppedAfter))
+	case len(killedIn) > 0:
+		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest was killed (%s) in %s, which counts as a failed trial: the repetitions after it never ran and do not count", cmp.Or(sum.PytestSignal, "a signal"), killedIn[0]))
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}

@@ -232,10 +232,18 @@ func (c *TrialCounter) test(node string) int {
 
 // CountTrials reads a whole pytest log from r (streaming, overlong lines cut at 1 MiB) and
 // returns the trials per test of a run with pytest-repeat's --count (and marks, as
-// NewTrialCounter).
-func CountTrials(r io.Reader, count int, marks RepeatMarks) (Trials, error) {
+// NewTrialCounter). killedIn are the tests a signal killed pytest in, without xdist (the
+// reproducer summary's crashes of worker "main", which the worker record shows): the log ends
+// at the test's start line with no result, and each is one failed trial, as xdist's crashed
+// worker's test is.
+func CountTrials(r io.Reader, count int, marks RepeatMarks, killedIn ...string) (Trials, error) {
 	c := NewTrialCounter(count, marks)
 	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
 	c.p.settle()
+	for _, node := range killedIn {
+		if node != "" {
+			c.observe(node, Failed)
+		}
+	}
 	return c.Result(), err
 }

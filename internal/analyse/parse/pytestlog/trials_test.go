@@ -347,3 +347,19 @@ test_gone failed (1 runs remaining out of 2).
 		})
 	}
 }
+
+// A test that killed pytest without xdist has a start line and no result: the caller names it
+// (the reproducer summary's crash of worker "main") and it is one failed trial; a test the log
+// already counts failed is not counted twice.
+func TestCountTrialsKilledIn(t *testing.T) {
+	log := `t.py::test_k[1-3] PASSED [ 33%]
+t.py::test_k[2-3] FAILED [ 66%]
+t.py::test_k[3-3] `
+	got, err := CountTrials(strings.NewReader(log), 3, nil, "t.py::test_k[3-3]", "t.py::test_k[2-3]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]TestTrials{{ID: "t.py::test_k", Trials: 3, Failures: 2}}, got.Tests); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
