@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -476,5 +477,16 @@ func TestSameCommitIsWarned(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "warning: "+want[0]) || !strings.Contains(c.Markdown(), want[1]) {
 		t.Errorf("the warning is not shown:\n%s\n%s", text.String(), c.Markdown())
+	}
+	// --json carries them too: a script that reads the verdicts reads why they may mislead.
+	var js bytes.Buffer
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || !slices.Equal(got.Warnings, want) {
+		t.Errorf("--json warnings %q (%v), want %q", got.Warnings, err, want)
 	}
 }
