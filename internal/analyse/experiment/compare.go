@@ -44,6 +44,8 @@ type Row struct {
 	Tests  []TestRow
 	// Decision is the rule against the baseline on the same runner; nil for a baseline row.
 	Decision *Decision
+	// Skipped are the SKIPPED repetitions of the pooled tests (not trials), by base id.
+	Skipped map[string]int
 }
 
 // GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
@@ -106,6 +108,12 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
 			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}
+			if n := a.skipped[id]; n > 0 {
+				if row.Skipped == nil {
+					row.Skipped = map[string]int{}
+				}
+				row.Skipped[id] = n
+			}
 			row.Counts.Failures += tc.Failures
 			row.Counts.Trials += tc.Trials
 			ci, _ := stats.ClopperPearson(tc.Failures, tc.Trials, 0.95)
@@ -148,12 +156,56 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
 		}
 		row.Decision = &d
+		if w := skipWarning(row, *base, c.PooledIDs); w != "" {
+			c.Warnings = append(c.Warnings, w)
+		}
 		if w := sameCommitWarning(*row, *base); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}
 	}
 	c.Rows = append(baseRows, candRows...)
 	return c, nil
+}
+
+// skipWarning looks for a pooled test that the candidate skipped on a larger share of its
+// repetitions than the baseline did: a candidate that turns the failure into a skip
+// (pytest.skip in an except, a skipif on the symptom) has fewer trials and none failing, which
+// reads "fixed". A skip is no trial either way, so a "fixed" or "improved" verdict with such a
+// skip becomes inconclusive, saying why; any other verdict keeps the warning.
+func skipWarning(row *Row, base Row, ids []string) string {
+	for _, id := range ids {
+		skipped := row.Skipped[id]
+		if skipped == 0 {
+			continue
+		}
+		ran := skipped + testCounts(*row, id).Trials
+		baseSkipped := base.Skipped[id]
+		baseRan := baseSkipped + testCounts(base, id).Trials
+		if skipped*baseRan <= baseSkipped*ran { // not a larger share than the baseline's
+			continue
+		}
+		what := fmt.Sprintf("%s was skipped in %d of its %d repetitions at %s on %s (%d of %d at %s)", id, skipped, ran,
+			row.Ref, orDash(row.Runner), baseSkipped, baseRan, base.Ref)
+		if d := row.Decision; d != nil && (d.Verdict == Fixed || d.Verdict == Improved) {
+			was := d.Verdict
+			*d = Decision{Verdict: Inconclusive, PLess: d.PLess, PGreater: d.PGreater, PFixed: d.PFixed, PNoChange: d.PNoChange,
+				PAboveMargin: d.PAboveMargin, PBelowMargin: d.PBelowMargin, PAboveAbs: d.PAboveAbs, PBelowAbs: d.PBelowAbs, MoreTrials: -1,
+				Why: fmt.Sprintf("%d of %d repetitions of a pooled test skipped (%d of %d at the baseline): a skip may hide a failure, not called %s",
+					skipped, ran, baseSkipped, baseRan, was)}
+		}
+		return what + ": a skipped repetition is no trial, so a skip that hides a failure looks like a fix"
+	}
+	return ""
+}
+
+// testCounts is a row's counts of one pooled test (zero when it has none).
+func testCounts(r Row, id string) stats.Counts {
+	for _, t := range r.Tests {
+		if t.ID == id {
+			return t.Counts
+		}
+	}
+	return stats.Counts{}
 }
 
 // sameCommitWarning says when a candidate row ran the commit of the baseline row it is judged

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -489,4 +490,66 @@ func TestSameCommitIsWarned(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil || !slices.Equal(got.Warnings, want) {
 		t.Errorf("--json warnings %q (%v), want %q", got.Warnings, err, want)
 	}
+}
+
+// A candidate that turns the failure into a skip (pytest.skip in an except, a skipif on the
+// symptom) has fewer trials and none failing: it read "fixed". A pooled test skipped on a larger
+// share of its repetitions than at the baseline makes "fixed" or "improved" inconclusive, and
+// warns whatever the verdict; the same share skipped on both sides changes nothing.
+func TestSkipThatMayHideAFailure(t *testing.T) {
+	const id = "t.py::test_k[cuda]"
+	tests := []struct {
+		name               string
+		baseFail, candFail []int
+		baseSkip, candSkip []int
+		verdict            Verdict
+		warned             bool
+		absMargin          float64
+	}{
+		{"skipped where the baseline failed: not fixed", every(4, 100), nil, nil, every(4, 100), Inconclusive, true, 0.02},
+		{"skips it on both sides alike: fixed stands", every(4, 100), nil, []int{1, 2, 3}, []int{1, 2, 3}, Fixed, false, 0.02},
+		{"skips more, fails as often: the verdict stands, warned", every(4, 100), every(4, 100), nil, []int{1, 2, 3, 5, 6, 7}, NoChange, true, 0.45},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			var dirs []string
+			for _, side := range []struct {
+				name        string
+				fail, skips []int
+			}{{"base", tt.baseFail, tt.baseSkip}, {"cand", tt.candFail, tt.candSkip}} {
+				d := filepath.Join(root, side.name)
+				fakeRun(t, d, &refinfo.Info{Name: side.name, Ref: side.name, Runner: "t4"}, 100, map[string][]int{id: side.fail})
+				log := testenvRead(t, filepath.Join(d, reproducerLog))
+				for _, i := range side.skips {
+					rep := fmt.Sprintf("t.py::test_k[cuda-%d-100] ", i)
+					log = strings.Replace(log, "PASSED "+rep, "SKIPPED "+rep, 1)
+					log = strings.Replace(log, "FAILED "+rep, "SKIPPED "+rep, 1)
+				}
+				write(t, filepath.Join(d, reproducerLog), log)
+				dirs = append(dirs, d)
+			}
+			c, err := Compare(loadAll(t, dirs), "base", Rule{Confidence: 0.95, MinEffect: 0.5, AbsMargin: tt.absMargin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := c.Rows[1]
+			warned := strings.Contains(strings.Join(c.Warnings, "\n"), id+" was skipped in")
+			if row.Verdict() != tt.verdict || warned != tt.warned {
+				t.Errorf("verdict %q (%s), warned %v; want %q, %v\nwarnings %q", row.Verdict(), row.Decision.Why, warned, tt.verdict, tt.warned, c.Warnings)
+			}
+			if tt.verdict == Inconclusive && !strings.Contains(row.Decision.Why, "a skip may hide a failure, not called fixed") {
+				t.Errorf("why %q", row.Decision.Why)
+			}
+		})
+	}
+}
+
+func testenvRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -31,6 +31,8 @@ type Observation struct {
 	Count int
 	// Tests are the trials per base test id.
 	Tests []pytestlog.TestTrials
+	// Skipped are the SKIPPED repetitions per base test id (not trials).
+	Skipped map[string]int
 	// Warnings say why the numbers may be short (a cancelled or incomplete run, pytest that
 	// collected nothing).
 	Warnings []string
@@ -105,7 +107,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	if st.Size() > maxLogBytes {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
-	o.Tests = trials.Tests
+	o.Tests, o.Skipped = trials.Tests, trials.Skipped
 	switch {
 	case sum.TimedOut:
 		o.Warnings = append(o.Warnings, "the sweep reached reproducer.timeout_minutes ("+sum.StopReason+"): only the repetitions that finished count, and a test that hung is not counted as a failure")
@@ -186,6 +188,7 @@ type arm struct {
 	repetitions int // sum of the folders' counts
 	tests       []pytestlog.TestTrials
 	index       map[string]int
+	skipped     map[string]int // SKIPPED repetitions per base id
 }
 
 // gpuTally is what the folders of one arm that ran on one GPU (or one set of GPUs) measured.
@@ -215,6 +218,12 @@ func (a *arm) add(o *Observation) {
 		}
 	}
 	a.repetitions += o.Count
+	for id, n := range o.Skipped {
+		if a.skipped == nil {
+			a.skipped = map[string]int{}
+		}
+		a.skipped[id] += n
+	}
 	if a.commit == "" {
 		a.commit = o.Info.Commit
 	}

@@ -3,6 +3,7 @@ package pytestlog
 import (
 	"hash/maphash"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,6 +36,10 @@ type Trials struct {
 	// trial: two tests of the same name in different files, or a test the log never showed
 	// running. Their trials keep what their own lines said.
 	Unplaced int `json:"unplaced,omitempty"`
+	// Skipped are the SKIPPED repetitions per base id (not trials). A candidate that skips the
+	// flaky test when it fails (pytest.skip in an except) has fewer trials and no failures:
+	// package experiment compares these shares.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // MaxTrialIDs bounds the memory of TrialCounter (8 bytes and a flag per repeat id).
@@ -62,6 +67,7 @@ type TrialCounter struct {
 	tests     []TestTrials
 	truncated bool
 	unplaced  int
+	skipped   map[string]int // base id -> SKIPPED repetitions
 }
 
 // The state of one trial (TrialCounter.seen).
@@ -92,7 +98,11 @@ func (c *TrialCounter) Result() Trials {
 	c.p.mu.Lock()
 	stopped := c.p.stopAfter
 	c.p.mu.Unlock()
-	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, Unplaced: c.unplaced}
+	var skipped map[string]int
+	if len(c.skipped) > 0 {
+		skipped = maps.Clone(c.skipped)
+	}
+	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, Unplaced: c.unplaced, Skipped: skipped}
 }
 
 // Parser returns the parser underneath, for the rest of what the log says.
@@ -100,6 +110,16 @@ func (c *TrialCounter) Parser() *Parser { return c.p }
 
 func (c *TrialCounter) observe(node string, o Outcome) {
 	if o == Skipped {
+		base, _, _ := c.marks.Split(node, c.count)
+		if base == "" {
+			base = node
+		}
+		if _, ok := c.skipped[base]; ok || len(c.skipped) < MaxEntries {
+			if c.skipped == nil {
+				c.skipped = map[string]int{}
+			}
+			c.skipped[base]++
+		}
 		return
 	}
 	failed := o.isFailure() || o == XFail // RERUN and XFAIL, failed bodies, included

@@ -28,9 +28,9 @@ func TestCountTrialsRealCrashLog(t *testing.T) {
 		// it three times (the synthesised FAILED line, the crash message, the summary).
 		{ID: "test_crash.py::test_x[cuda]", Trials: 3, Failures: 1},
 		{ID: "test_crash.py::test_plain", Trials: 3},
-		// test_skip: skipped repetitions are no trials.
+		// test_skip: skipped repetitions are no trials, counted apart.
 		{ID: "test_crash.py::test_xf", Trials: 3, Failures: 3}, // XFAIL: the body failed
-	}}
+	}, Skipped: map[string]int{"test_crash.py::test_skip": 3}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CountTrials (-want +got):\n%s", diff)
 	}
