@@ -46,6 +46,8 @@ type Row struct {
 	Decision *Decision
 	// Skipped are the SKIPPED repetitions of the pooled tests (not trials), by base id.
 	Skipped map[string]int
+	// allTrials are the trials of every test of the row's folders, pooled or not.
+	allTrials int
 }
 
 // GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
@@ -105,6 +107,9 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	var baseRows, candRows []Row
 	for _, a := range arms {
 		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
+		for _, t := range a.tests {
+			row.allTrials += t.Trials
+		}
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
 			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}
@@ -156,6 +161,16 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
 		}
 		row.Decision = &d
+		if d.NoTrials {
+			// Not "yet" when the side ran other tests: the pooled ones do not run there, and
+			// more repetitions will not change that.
+			for _, side := range []*Row{row, base} {
+				if side.Counts.Trials == 0 && side.allTrials > 0 {
+					d.Why = fmt.Sprintf("the pooled tests did not run at %s, other tests did (renamed, deselected or skipped there?)", side.Ref)
+					break
+				}
+			}
+		}
 		if w := skipWarning(row, *base, c.PooledIDs); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}

@@ -553,3 +553,21 @@ func testenvRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// A candidate where the failing test does not run (renamed, deselected, skipped) while other
+// tests do has no trials of the pooled test, and more repetitions will not give it any: the
+// verdict says so, not "no trials yet".
+func TestPooledTestDidNotRunAtTheCandidate(t *testing.T) {
+	root := t.TempDir()
+	base, cand := filepath.Join(root, "base"), filepath.Join(root, "cand")
+	fakeRun(t, base, &refinfo.Info{Name: "base", Ref: "base", Runner: "t4"}, 20, map[string][]int{"t.py::test_k": every(4, 20), "t.py::test_ok": nil})
+	fakeRun(t, cand, &refinfo.Info{Name: "cand", Ref: "cand", Runner: "t4"}, 20, map[string][]int{"t.py::test_k_renamed": nil, "t.py::test_ok": nil})
+	c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Rows[1].Decision
+	if want := "the pooled tests did not run at cand, other tests did (renamed, deselected or skipped there?)"; d.Verdict != Inconclusive || d.Why != want {
+		t.Errorf("verdict %q, why %q; want inconclusive, %q", d.Verdict, d.Why, want)
+	}
+}
