@@ -571,3 +571,18 @@ func TestPooledTestDidNotRunAtTheCandidate(t *testing.T) {
 		t.Errorf("verdict %q, why %q; want inconclusive, %q", d.Verdict, d.Why, want)
 	}
 }
+
+// TestMaxWorkerRestartIsWarned: xdist's "maximum crashed workers reached" ends the sweep right
+// after a crash, the rest never run; the observation says so (it said nothing: the row just had
+// fewer trials).
+func TestMaxWorkerRestartIsWarned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	fakeRun(t, dir, nil, 20, map[string][]int{"t.py::test_a": {-3}})
+	logPath := filepath.Join(dir, reproducerLog)
+	log := strings.Replace(testenvRead(t, logPath), "=========================== short test summary info", "=========== xdist: maximum crashed workers reached: 8 ===========\n=========================== short test summary info", 1)
+	write(t, logPath, log)
+	obs := loadAll(t, []string{dir})
+	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "xdist stopped the sweep at its maximum of crashed workers") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -117,6 +117,8 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, "the reproducer stopped at the first failure (stop_on_first_failure): the rates are biased; experiments need a full sweep")
 	case trials.StoppedAfter != "":
 		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest stopped the sweep itself (%s: -x or --maxfail among its arguments): the rates are biased; experiments need a full sweep", trials.StoppedAfter))
+	case trials.MaxRestartReached:
+		o.Warnings = append(o.Warnings, "xdist stopped the sweep at its maximum of crashed workers: the repetitions after it never ran, and a sweep cut right after a crash has biased rates (raise --max-worker-restart among pytest_args)")
 	case len(killedIn) > 0:
 		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest was killed (%s) in %s, which counts as a failed trial: the repetitions after it never ran and do not count", cmp.Or(sum.PytestSignal, "a signal"), killedIn[0]))
 	case !sum.Complete:

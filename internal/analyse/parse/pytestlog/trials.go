@@ -31,6 +31,9 @@ type Trials struct {
 	// StoppedAfter is pytest's own "stopping after N failures" (-x, --maxfail): the
 	// repetitions after it never ran, and the counts are those of a sweep cut at a failure.
 	StoppedAfter string `json:"stopped_after,omitempty"`
+	// MaxRestartReached is xdist's "maximum crashed workers reached": the repetitions not run
+	// by then never ran, and the sweep ended right after a crash, a failure.
+	MaxRestartReached bool `json:"max_restart_reached,omitempty"`
 	// Unplaced counts the outcomes a report section gave by a test's head alone (a strict
 	// XPASS, a failed attempt in the flaky plugin's report) that could not be placed on one
 	// trial: two tests of the same name in different files, or a test the log never showed
@@ -96,13 +99,13 @@ func (c *TrialCounter) Line(line string) { c.p.Line(line) }
 // Result returns the tally so far; the caller owns the slice.
 func (c *TrialCounter) Result() Trials {
 	c.p.mu.Lock()
-	stopped := c.p.stopAfter
+	stopped, maxRestart := c.p.stopAfter, c.p.maxRestart
 	c.p.mu.Unlock()
 	var skipped map[string]int
 	if len(c.skipped) > 0 {
 		skipped = maps.Clone(c.skipped)
 	}
-	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, Unplaced: c.unplaced, Skipped: skipped}
+	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, MaxRestartReached: maxRestart, Unplaced: c.unplaced, Skipped: skipped}
 }
 
 // Parser returns the parser underneath, for the rest of what the log says.
