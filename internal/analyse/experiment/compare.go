@@ -171,7 +171,10 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 				}
 			}
 		}
-		if w := skipWarning(row, *base, c.PooledIDs); w != "" {
+		switch w, err := skipWarning(row, *base, c.PooledIDs, rule, level); {
+		case err != nil:
+			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
+		case w != "":
 			c.Warnings = append(c.Warnings, w)
 		}
 		if w := sameCommitWarning(*row, *base); w != "" {
@@ -182,35 +185,52 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	return c, nil
 }
 
-// skipWarning looks for a pooled test that the candidate skipped on a larger share of its
+// skipWarning looks for the pooled tests that the candidate skipped on a larger share of their
 // repetitions than the baseline did: a candidate that turns the failure into a skip
 // (pytest.skip in an except, a skipif on the symptom) has fewer trials and none failing, which
-// reads "fixed". A skip is no trial either way, so a "fixed" or "improved" verdict with such a
-// skip becomes inconclusive, saying why; any other verdict keeps the warning.
-func skipWarning(row *Row, base Row, ids []string) string {
+// reads "fixed". A skip is no trial either way; a "fixed" or "improved" verdict that would not
+// hold were those skips failures becomes inconclusive, saying why (one that holds even then
+// stands: a rare skip of the candidate's does not undo a clear fix). Any verdict keeps the
+// warning.
+func skipWarning(row *Row, base Row, ids []string, rule Rule, level float64) (string, error) {
+	var what []string
+	worst := row.Counts // every extra skip a failure
+	skipped, ran := 0, 0
 	for _, id := range ids {
-		skipped := row.Skipped[id]
-		if skipped == 0 {
+		n := row.Skipped[id]
+		if n == 0 {
 			continue
 		}
-		ran := skipped + testCounts(*row, id).Trials
+		r := n + testCounts(*row, id).Trials
 		baseSkipped := base.Skipped[id]
 		baseRan := baseSkipped + testCounts(base, id).Trials
-		if skipped*baseRan <= baseSkipped*ran { // not a larger share than the baseline's
+		if n*baseRan <= baseSkipped*r { // not a larger share than the baseline's
 			continue
 		}
-		what := fmt.Sprintf("%s was skipped in %d of its %d repetitions at %s on %s (%d of %d at %s)", id, skipped, ran,
-			row.Ref, orDash(row.Runner), baseSkipped, baseRan, base.Ref)
-		if d := row.Decision; d != nil && (d.Verdict == Fixed || d.Verdict == Improved) {
+		what = append(what, fmt.Sprintf("%s was skipped in %d of its %d repetitions at %s on %s (%d of %d at %s)", id, n, r,
+			row.Ref, orDash(row.Runner), baseSkipped, baseRan, base.Ref))
+		worst.Failures += n
+		worst.Trials += n
+		skipped += n
+		ran += r
+	}
+	if len(what) == 0 {
+		return "", nil
+	}
+	if d := row.Decision; d != nil && (d.Verdict == Fixed || d.Verdict == Improved) {
+		w, err := rule.Decide(worst, base.Counts, level)
+		if err != nil {
+			return "", err
+		}
+		if w.Verdict != d.Verdict {
 			was := d.Verdict
 			*d = Decision{Verdict: Inconclusive, PLess: d.PLess, PGreater: d.PGreater, PFixed: d.PFixed, PNoChange: d.PNoChange,
 				PAboveMargin: d.PAboveMargin, PBelowMargin: d.PBelowMargin, PAboveAbs: d.PAboveAbs, PBelowAbs: d.PBelowAbs, MoreTrials: -1,
-				Why: fmt.Sprintf("%d of %d repetitions of a pooled test skipped (%d of %d at the baseline): a skip may hide a failure, not called %s",
-					skipped, ran, baseSkipped, baseRan, was)}
+				Why: fmt.Sprintf("%d of %d repetitions of the pooled tests skipped, more than at the baseline: a skip may hide a failure, and were they failures it would not be %s",
+					skipped, ran, was)}
 		}
-		return what + ": a skipped repetition is no trial, so a skip that hides a failure looks like a fix"
 	}
-	return ""
+	return strings.Join(what, "; ") + ": a skipped repetition is no trial, so a skip that hides a failure looks like a fix", nil
 }
 
 // testCounts is a row's counts of one pooled test (zero when it has none).

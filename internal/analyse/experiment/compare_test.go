@@ -494,8 +494,9 @@ func TestSameCommitIsWarned(t *testing.T) {
 
 // A candidate that turns the failure into a skip (pytest.skip in an except, a skipif on the
 // symptom) has fewer trials and none failing: it read "fixed". A pooled test skipped on a larger
-// share of its repetitions than at the baseline makes "fixed" or "improved" inconclusive, and
-// warns whatever the verdict; the same share skipped on both sides changes nothing.
+// share of its repetitions than at the baseline makes "fixed" or "improved" inconclusive unless
+// it holds with every such skip a failure, and warns whatever the verdict; the same share
+// skipped on both sides changes nothing.
 func TestSkipThatMayHideAFailure(t *testing.T) {
 	const id = "t.py::test_k[cuda]"
 	tests := []struct {
@@ -508,6 +509,8 @@ func TestSkipThatMayHideAFailure(t *testing.T) {
 	}{
 		{"skipped where the baseline failed: not fixed", every(4, 100), nil, nil, every(4, 100), Inconclusive, true, 0.02},
 		{"skips it on both sides alike: fixed stands", every(4, 100), nil, []int{1, 2, 3}, []int{1, 2, 3}, Fixed, false, 0.02},
+		{"a rare skip does not undo a clear improvement, warned", every(4, 100), every(20, 100), nil, []int{1}, Improved, true, 0.02},
+		{"one skip is enough to doubt a fix that never failed", every(4, 100), nil, nil, []int{1}, Inconclusive, true, 0.02},
 		{"skips more, fails as often: the verdict stands, warned", every(4, 100), every(4, 100), nil, []int{1, 2, 3, 5, 6, 7}, NoChange, true, 0.45},
 	}
 	for _, tt := range tests {
@@ -538,7 +541,7 @@ func TestSkipThatMayHideAFailure(t *testing.T) {
 			if row.Verdict() != tt.verdict || warned != tt.warned {
 				t.Errorf("verdict %q (%s), warned %v; want %q, %v\nwarnings %q", row.Verdict(), row.Decision.Why, warned, tt.verdict, tt.warned, c.Warnings)
 			}
-			if tt.verdict == Inconclusive && !strings.Contains(row.Decision.Why, "a skip may hide a failure, not called fixed") {
+			if tt.verdict == Inconclusive && !strings.Contains(row.Decision.Why, "a skip may hide a failure, and were they failures it would not be fixed") {
 				t.Errorf("why %q", row.Decision.Why)
 			}
 		})
