@@ -487,3 +487,35 @@ func TestReproduceTrialsMatchPytestTotals(t *testing.T) {
 		})
 	}
 }
+
+// A project whose pytest.ini says "addopts = -ra -q" (pytest's own example) cancels the -v the
+// reproducer passes: the log had progress dots and no per-test lines, and the experiment's
+// trials were the failures alone (every test 100% failing). The worker record's plugin raises
+// the verbosity back, so every repetition's result is on a line that names it.
+func TestReproduceQuietAddoptsStillNamesEveryResult(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\naddopts = -ra -q -q\n")
+	writeFile(t, filepath.Join(dir, "test_q.py"), "def test_q(request):\n    assert not request.node.name.endswith(('[2-5]', '[4-5]'))\n\ndef test_ok():\n    pass\n")
+	for _, workers := range []string{"2", "0"} {
+		t.Run("workers "+workers, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "repro")
+			r := runStep(t, dir, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + t.TempDir()}, "reproduce", "--out", out,
+				"--python", py, "--workers", workers, "--count", "5", "--pytest-arg=-p", "--pytest-arg=no:cacheprovider", "test_q.py")
+			if r.code != 0 {
+				t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			log := readFile(t, filepath.Join(out, "reproducer.log"))
+			trials, err := pytestlog.CountTrials(strings.NewReader(log), 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []pytestlog.TestTrials{{ID: "test_q.py::test_q", Trials: 5, Failures: 2}, {ID: "test_q.py::test_ok", Trials: 5}}
+			slices.SortFunc(trials.Tests, func(a, b pytestlog.TestTrials) int { return -strings.Compare(a.ID, b.ID) })
+			if !slices.Equal(trials.Tests, want) {
+				t.Errorf("trials %+v, want %+v\n%s", trials.Tests, want, log)
+			}
+		})
+	}
+}

@@ -133,10 +133,25 @@ def _guard_xdist_sends(config):
     WorkerController.send_runtest_some = send_runtest_some
 
 
+def _at_least_verbose(config):
+    """The reproducer passes -v: its log must say every test's result on a line of its own that
+    names the test (the experiment's trial counter and the live parser read those). A -q in the
+    project's addopts (pytest's own docs suggest "addopts = -ra -q") or in PYTEST_ADDOPTS
+    cancels it, and the log had progress dots only: the trials were the failures alone (15 of 15
+    for a test failing 15 of 40). The verbosity is raised back to that of -v."""
+    option = getattr(config, "option", None)
+    if option is not None and getattr(option, "verbose", 1) < 1:
+        option.verbose = 1
+
+
 def pytest_configure(config):
     global _fd, _worker, _limit, _prefix
     try:
         _guard_xdist_sends(config)
+    except Exception:
+        pass
+    try:
+        _at_least_verbose(config)
     except Exception:
         pass
     try:

@@ -744,3 +744,52 @@ func TestExperimentWorkflowNeverOverwritesAnotherSpecs(t *testing.T) {
 		t.Errorf("--force: exit %d:\n%s", code, o)
 	}
 }
+
+// Without xdist (workers: 0) a test that aborts kills pytest itself: the log ends at the test's
+// start line, and only the worker record (the summary's crash of worker "main") names it. That
+// test is one failed trial, as a crashed xdist worker's test is; before, it was none, and a
+// candidate whose every round died in the flaky test read "fixed" from the passes before each
+// death (10 rounds of 40: 0/30, "fixed", against a baseline failing 30%).
+func TestExperimentLocalPytestKilledWithoutXdist(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	repo := t.TempDir()
+	const rate, count = 0.3, 20
+	testenv.FlakyRepoCrashing(t, repo, map[string]float64{"base": rate, "crash": rate}, 1) // every failure aborts
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, strings.Replace(testenv.FlakySpec(py), "workers: 2", "workers: 0", 1))
+	out := filepath.Join(t.TempDir(), "exp")
+	code, stdout, stderr := runCLISplit(t, "experiment", "--spec", specPath, "--local", "--checkout", repo,
+		"--baseline", "base", "--candidate", "crash", "--count", strconv.Itoa(count), "--out", out, "--json")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var got experimentJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(got.Rows) != 2 {
+		t.Fatalf("rows %+v\n%s", got.Rows, stderr)
+	}
+	for _, row := range got.Rows {
+		// pytest runs the repetitions in order and dies in the first that fails.
+		first := 0
+		for i := 1; i <= count && first == 0; i++ {
+			if testenv.FlakyDraw(testenv.FlakyDefaultSeed, row.Ref, "0", fmt.Sprintf("test_kernel[cuda-%d-%d]", i, count)) < rate {
+				first = i
+			}
+		}
+		if first == 0 {
+			t.Fatalf("%s: no failure drawn in %d repetitions: the test covers nothing", row.Ref, count)
+		}
+		if row.Trials != first || row.Failures != 1 {
+			t.Errorf("%s: %d/%d, want 1/%d: pytest died in repetition %d", row.Ref, row.Failures, row.Trials, first, first)
+		}
+	}
+	if v := got.Rows[1].Verdict; v == "fixed" || v == "improved" {
+		t.Errorf("candidate %s: it fails as the baseline does", v)
+	}
+	if md := testenv.ReadFile(t, filepath.Join(out, "experiment.md")); !strings.Contains(md, "pytest was killed (aborted) in test") {
+		t.Errorf("experiment.md has no warning naming the test pytest died in:\n%s", md)
+	}
+}

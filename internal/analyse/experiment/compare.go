@@ -44,6 +44,10 @@ type Row struct {
 	Tests  []TestRow
 	// Decision is the rule against the baseline on the same runner; nil for a baseline row.
 	Decision *Decision
+	// Skipped are the SKIPPED repetitions of the pooled tests (not trials), by base id.
+	Skipped map[string]int
+	// allTrials are the trials of every test of the row's folders, pooled or not.
+	allTrials int
 }
 
 // GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
@@ -103,9 +107,18 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	var baseRows, candRows []Row
 	for _, a := range arms {
 		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
+		for _, t := range a.tests {
+			row.allTrials += t.Trials
+		}
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
 			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}
+			if n := a.skipped[id]; n > 0 {
+				if row.Skipped == nil {
+					row.Skipped = map[string]int{}
+				}
+				row.Skipped[id] = n
+			}
 			row.Counts.Failures += tc.Failures
 			row.Counts.Trials += tc.Trials
 			ci, _ := stats.ClopperPearson(tc.Failures, tc.Trials, 0.95)
@@ -148,12 +161,86 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
 		}
 		row.Decision = &d
+		if d.NoTrials {
+			// Not "yet" when the side ran other tests: the pooled ones do not run there, and
+			// more repetitions will not change that.
+			for _, side := range []*Row{row, base} {
+				if side.Counts.Trials == 0 && side.allTrials > 0 {
+					d.Why = fmt.Sprintf("the pooled tests did not run at %s, other tests did (renamed, deselected or skipped there?)", side.Ref)
+					break
+				}
+			}
+		}
+		switch w, err := skipWarning(row, *base, c.PooledIDs, rule, level); {
+		case err != nil:
+			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
+		case w != "":
+			c.Warnings = append(c.Warnings, w)
+		}
 		if w := sameCommitWarning(*row, *base); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}
 	}
 	c.Rows = append(baseRows, candRows...)
 	return c, nil
+}
+
+// skipWarning looks for the pooled tests that the candidate skipped on a larger share of their
+// repetitions than the baseline did: a candidate that turns the failure into a skip
+// (pytest.skip in an except, a skipif on the symptom) has fewer trials and none failing, which
+// reads "fixed". A skip is no trial either way; a "fixed" or "improved" verdict that would not
+// hold were those skips failures becomes inconclusive, saying why (one that holds even then
+// stands: a rare skip of the candidate's does not undo a clear fix). Any verdict keeps the
+// warning.
+func skipWarning(row *Row, base Row, ids []string, rule Rule, level float64) (string, error) {
+	var what []string
+	worst := row.Counts // every extra skip a failure
+	skipped, ran := 0, 0
+	for _, id := range ids {
+		n := row.Skipped[id]
+		if n == 0 {
+			continue
+		}
+		r := n + testCounts(*row, id).Trials
+		baseSkipped := base.Skipped[id]
+		baseRan := baseSkipped + testCounts(base, id).Trials
+		if n*baseRan <= baseSkipped*r { // not a larger share than the baseline's
+			continue
+		}
+		what = append(what, fmt.Sprintf("%s was skipped in %d of its %d repetitions at %s on %s (%d of %d at %s)", id, n, r,
+			row.Ref, orDash(row.Runner), baseSkipped, baseRan, base.Ref))
+		worst.Failures += n
+		worst.Trials += n
+		skipped += n
+		ran += r
+	}
+	if len(what) == 0 {
+		return "", nil
+	}
+	if d := row.Decision; d != nil && (d.Verdict == Fixed || d.Verdict == Improved) {
+		w, err := rule.Decide(worst, base.Counts, level)
+		if err != nil {
+			return "", err
+		}
+		if w.Verdict != d.Verdict {
+			was := d.Verdict
+			*d = Decision{Verdict: Inconclusive, PLess: d.PLess, PGreater: d.PGreater, PFixed: d.PFixed, PNoChange: d.PNoChange,
+				PAboveMargin: d.PAboveMargin, PBelowMargin: d.PBelowMargin, PAboveAbs: d.PAboveAbs, PBelowAbs: d.PBelowAbs, MoreTrials: -1,
+				Why: fmt.Sprintf("%d of %d repetitions of the pooled tests skipped, more than at the baseline: a skip may hide a failure, and were they failures it would not be %s",
+					skipped, ran, was)}
+		}
+	}
+	return strings.Join(what, "; ") + ": a skipped repetition is no trial, so a skip that hides a failure looks like a fix", nil
+}
+
+// testCounts is a row's counts of one pooled test (zero when it has none).
+func testCounts(r Row, id string) stats.Counts {
+	for _, t := range r.Tests {
+		if t.ID == id {
+			return t.Counts
+		}
+	}
+	return stats.Counts{}
 }
 
 // sameCommitWarning says when a candidate row ran the commit of the baseline row it is judged

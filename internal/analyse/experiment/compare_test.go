@@ -3,9 +3,11 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -476,5 +478,114 @@ func TestSameCommitIsWarned(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "warning: "+want[0]) || !strings.Contains(c.Markdown(), want[1]) {
 		t.Errorf("the warning is not shown:\n%s\n%s", text.String(), c.Markdown())
+	}
+	// --json carries them too: a script that reads the verdicts reads why they may mislead.
+	var js bytes.Buffer
+	if err := c.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || !slices.Equal(got.Warnings, want) {
+		t.Errorf("--json warnings %q (%v), want %q", got.Warnings, err, want)
+	}
+}
+
+// A candidate that turns the failure into a skip (pytest.skip in an except, a skipif on the
+// symptom) has fewer trials and none failing: it read "fixed". A pooled test skipped on a larger
+// share of its repetitions than at the baseline makes "fixed" or "improved" inconclusive unless
+// it holds with every such skip a failure, and warns whatever the verdict; the same share
+// skipped on both sides changes nothing.
+func TestSkipThatMayHideAFailure(t *testing.T) {
+	const id = "t.py::test_k[cuda]"
+	tests := []struct {
+		name               string
+		baseFail, candFail []int
+		baseSkip, candSkip []int
+		verdict            Verdict
+		warned             bool
+		absMargin          float64
+	}{
+		{"skipped where the baseline failed: not fixed", every(4, 100), nil, nil, every(4, 100), Inconclusive, true, 0.02},
+		{"skips it on both sides alike: fixed stands", every(4, 100), nil, []int{1, 2, 3}, []int{1, 2, 3}, Fixed, false, 0.02},
+		{"a rare skip does not undo a clear improvement, warned", every(4, 100), every(20, 100), nil, []int{1}, Improved, true, 0.02},
+		{"one skip is enough to doubt a fix that never failed", every(4, 100), nil, nil, []int{1}, Inconclusive, true, 0.02},
+		{"skips more, fails as often: the verdict stands, warned", every(4, 100), every(4, 100), nil, []int{1, 2, 3, 5, 6, 7}, NoChange, true, 0.45},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			var dirs []string
+			for _, side := range []struct {
+				name        string
+				fail, skips []int
+			}{{"base", tt.baseFail, tt.baseSkip}, {"cand", tt.candFail, tt.candSkip}} {
+				d := filepath.Join(root, side.name)
+				fakeRun(t, d, &refinfo.Info{Name: side.name, Ref: side.name, Runner: "t4"}, 100, map[string][]int{id: side.fail})
+				log := testenvRead(t, filepath.Join(d, reproducerLog))
+				for _, i := range side.skips {
+					rep := fmt.Sprintf("t.py::test_k[cuda-%d-100] ", i)
+					log = strings.Replace(log, "PASSED "+rep, "SKIPPED "+rep, 1)
+					log = strings.Replace(log, "FAILED "+rep, "SKIPPED "+rep, 1)
+				}
+				write(t, filepath.Join(d, reproducerLog), log)
+				dirs = append(dirs, d)
+			}
+			c, err := Compare(loadAll(t, dirs), "base", Rule{Confidence: 0.95, MinEffect: 0.5, AbsMargin: tt.absMargin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := c.Rows[1]
+			warned := strings.Contains(strings.Join(c.Warnings, "\n"), id+" was skipped in")
+			if row.Verdict() != tt.verdict || warned != tt.warned {
+				t.Errorf("verdict %q (%s), warned %v; want %q, %v\nwarnings %q", row.Verdict(), row.Decision.Why, warned, tt.verdict, tt.warned, c.Warnings)
+			}
+			if tt.verdict == Inconclusive && !strings.Contains(row.Decision.Why, "a skip may hide a failure, and were they failures it would not be fixed") {
+				t.Errorf("why %q", row.Decision.Why)
+			}
+		})
+	}
+}
+
+func testenvRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A candidate where the failing test does not run (renamed, deselected, skipped) while other
+// tests do has no trials of the pooled test, and more repetitions will not give it any: the
+// verdict says so, not "no trials yet".
+func TestPooledTestDidNotRunAtTheCandidate(t *testing.T) {
+	root := t.TempDir()
+	base, cand := filepath.Join(root, "base"), filepath.Join(root, "cand")
+	fakeRun(t, base, &refinfo.Info{Name: "base", Ref: "base", Runner: "t4"}, 20, map[string][]int{"t.py::test_k": every(4, 20), "t.py::test_ok": nil})
+	fakeRun(t, cand, &refinfo.Info{Name: "cand", Ref: "cand", Runner: "t4"}, 20, map[string][]int{"t.py::test_k_renamed": nil, "t.py::test_ok": nil})
+	c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Rows[1].Decision
+	if want := "the pooled tests did not run at cand, other tests did (renamed, deselected or skipped there?)"; d.Verdict != Inconclusive || d.Why != want {
+		t.Errorf("verdict %q, why %q; want inconclusive, %q", d.Verdict, d.Why, want)
+	}
+}
+
+// TestMaxWorkerRestartIsWarned: xdist's "maximum crashed workers reached" ends the sweep right
+// after a crash, the rest never run; the observation says so (it said nothing: the row just had
+// fewer trials).
+func TestMaxWorkerRestartIsWarned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	fakeRun(t, dir, nil, 20, map[string][]int{"t.py::test_a": {-3}})
+	logPath := filepath.Join(dir, reproducerLog)
+	log := strings.Replace(testenvRead(t, logPath), "=========================== short test summary info", "=========== xdist: maximum crashed workers reached: 8 ===========\n=========================== short test summary info", 1)
+	write(t, logPath, log)
+	obs := loadAll(t, []string{dir})
+	if w := strings.Join(obs[0].Warnings, "\n"); !strings.Contains(w, "xdist stopped the sweep at its maximum of crashed workers") {
+		t.Errorf("warnings %q", w)
 	}
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -29,6 +31,8 @@ type Observation struct {
 	Count int
 	// Tests are the trials per base test id.
 	Tests []pytestlog.TestTrials
+	// Skipped are the SKIPPED repetitions per base test id (not trials).
+	Skipped map[string]int
 	// Warnings say why the numbers may be short (a cancelled or incomplete run, pytest that
 	// collected nothing).
 	Warnings []string
@@ -86,14 +90,24 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		return nil, fmt.Errorf("%s: cannot count trials: %w", dir, err)
 	}
 	defer f.Close()
-	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks)
+	// Without xdist a test that crashes the process kills pytest: its log ends at the test's
+	// start line, and only the summary's crash of worker "main" (from the worker record) names
+	// it. Uncounted, a candidate whose every sweep died in the flaky test read "fixed" from the
+	// passes before each death.
+	var killedIn []string
+	for _, cr := range sum.Crashes {
+		if cr.Worker == workerlog.Main && cr.NodeID != "" {
+			killedIn = append(killedIn, cr.NodeID)
+		}
+	}
+	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, killedIn...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if st.Size() > maxLogBytes {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
-	o.Tests = trials.Tests
+	o.Tests, o.Skipped = trials.Tests, trials.Skipped
 	switch {
 	case sum.TimedOut:
 		o.Warnings = append(o.Warnings, "the sweep reached reproducer.timeout_minutes ("+sum.StopReason+"): only the repetitions that finished count, and a test that hung is not counted as a failure")
@@ -103,11 +117,18 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, "the reproducer stopped at the first failure (stop_on_first_failure): the rates are biased; experiments need a full sweep")
 	case trials.StoppedAfter != "":
 		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest stopped the sweep itself (%s: -x or --maxfail among its arguments): the rates are biased; experiments need a full sweep", trials.StoppedAfter))
+	case trials.MaxRestartReached:
+		o.Warnings = append(o.Warnings, "xdist stopped the sweep at its maximum of crashed workers: the repetitions after it never ran, and a sweep cut right after a crash has biased rates (raise --max-worker-restart among pytest_args)")
+	case len(killedIn) > 0:
+		o.Warnings = append(o.Warnings, fmt.Sprintf("pytest was killed (%s) in %s, which counts as a failed trial: the repetitions after it never ran and do not count", cmp.Or(sum.PytestSignal, "a signal"), killedIn[0]))
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}
 	if sum.NoTestsRan || len(o.Tests) == 0 {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
+	}
+	if trials.Unplaced > 0 {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%d outcome(s) that a report names by the test's name alone (a strict XPASS, a failed attempt in the flaky plugin's report) could not be placed on one trial (a test of that name in two files or classes?): those trials count as their own lines say", trials.Unplaced))
 	}
 	if trials.Truncated {
 		o.Warnings = append(o.Warnings, "more repeat ids than the counter keeps: a teardown error may count as an extra trial")
@@ -169,6 +190,7 @@ type arm struct {
 	repetitions int // sum of the folders' counts
 	tests       []pytestlog.TestTrials
 	index       map[string]int
+	skipped     map[string]int // SKIPPED repetitions per base id
 }
 
 // gpuTally is what the folders of one arm that ran on one GPU (or one set of GPUs) measured.
@@ -198,6 +220,12 @@ func (a *arm) add(o *Observation) {
 		}
 	}
 	a.repetitions += o.Count
+	for id, n := range o.Skipped {
+		if a.skipped == nil {
+			a.skipped = map[string]int{}
+		}
+		a.skipped[id] += n
+	}
 	if a.commit == "" {
 		a.commit = o.Info.Commit
 	}

@@ -18,10 +18,14 @@ import (
 // jsonComparison is the --json shape:
 // {"baseline", "rows": [{"ref", "runner", "trials", "failures", "rate", "ci95": [lo, hi],
 // "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "no_change_within",
-// "more_trials_needed", "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}]}.
+// "more_trials_needed", "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}], "warnings"}.
 type jsonComparison struct {
 	Baseline string    `json:"baseline"`
 	Rows     []jsonRow `json:"rows"`
+	// Warnings are the text's: why some numbers may be short or biased (a sweep cut short,
+	// a setup that failed, an A/A comparison); [] when none. A script that reads only the
+	// verdicts must see them too.
+	Warnings []string `json:"warnings"`
 }
 
 type jsonRow struct {
@@ -64,7 +68,7 @@ type jsonTest struct {
 
 // WriteJSON writes the comparison in the --json shape.
 func (c *Comparison) WriteJSON(w io.Writer) error {
-	out := jsonComparison{Baseline: c.Baseline, Rows: make([]jsonRow, 0, len(c.Rows))}
+	out := jsonComparison{Baseline: c.Baseline, Rows: make([]jsonRow, 0, len(c.Rows)), Warnings: append([]string{}, c.Warnings...)}
 	for _, r := range c.Rows {
 		jr := jsonRow{Ref: r.Ref, Runner: r.Runner, Trials: r.Counts.Trials, Failures: r.Counts.Failures,
 			Rate: r.Counts.Rate(), CI95: [2]float64{r.CI95.Lo, r.CI95.Hi}, Tests: make([]jsonTest, 0, len(r.Tests)),

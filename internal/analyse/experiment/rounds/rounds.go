@@ -55,7 +55,9 @@ type Result struct {
 	Repetitions int // per ref
 	Elapsed     time.Duration
 	// Stop says why the rounds ended: "decided", "repetition budget spent", "time budget
-	// spent" or "single sweep".
+	// spent" or "single sweep"; with an error after a round was compared, "interrupted in round
+	// N" (ctx cancelled) or "stopped by an error in round N": the comparison is that of the
+	// rounds before N.
 	Stop string
 }
 
@@ -149,22 +151,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				}
 			}
 		}
+		// An error leaves the comparison of the rounds before this one: the stop reason says
+		// so, not the budget that the last round set.
+		stopped := func(err error) (*Result, error) {
+			res.Elapsed = now().Sub(start)
+			if ctx.Err() != nil {
+				res.Stop = fmt.Sprintf("interrupted in round %d", max(round, 1))
+			} else {
+				res.Stop = fmt.Sprintf("stopped by an error in round %d", max(round, 1))
+			}
+			return res, err
+		}
 		roundStart := now()
 		arts, err := o.Runner.Run(ctx, refrun.Sweep{Refs: refs, Count: count, Round: round, Rounds: rounds, Out: out})
 		if err != nil {
-			return res, fmt.Errorf("round %d: %w", max(round, 1), err)
+			return stopped(fmt.Errorf("round %d: %w", max(round, 1), err))
 		}
 		lastRound = now().Sub(roundStart)
 		for _, a := range arts {
 			ob, err := experiment.LoadDir(a.Dir)
 			if err != nil {
-				return res, err
+				return stopped(err)
 			}
 			obs = append(obs, ob)
 		}
 		c, err := experiment.Compare(obs, o.Baseline.Name, o.Rule)
 		if err != nil {
-			return res, err
+			return stopped(err)
 		}
 		res.Comparison, res.Rounds = c, i+1
 		res.Repetitions += count

@@ -186,3 +186,45 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("same names: %v", err)
 	}
 }
+
+// failSecond runs the first sweep and fails the second: cancelled (Ctrl-C) or with an error.
+type failSecond struct {
+	*fakeRunner
+	cancel context.CancelFunc
+	calls  int
+}
+
+func (f *failSecond) Run(ctx context.Context, sw refrun.Sweep) ([]refrun.Artifact, error) {
+	if f.calls++; f.calls == 2 {
+		if f.cancel != nil {
+			f.cancel()
+			return nil, context.Cause(ctx)
+		}
+		return nil, errors.New("setup of fix failed")
+	}
+	return f.fakeRunner.Run(ctx, sw)
+}
+
+// A round that ends in an error (Ctrl-C, a setup that fails) leaves the comparison of the
+// rounds before it, and the stop reason says so: it read "repetition budget spent", which the
+// undecided round before it had set, with the budget far from spent.
+func TestUntilDecidedStoppedInARound(t *testing.T) {
+	for _, cancelled := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		f := &failSecond{fakeRunner: &fakeRunner{rate: map[string]int{"baseline": 5, "fix": 5}}}
+		if cancelled {
+			f.cancel = cancel
+		}
+		o := options(t, f.fakeRunner)
+		o.Runner, o.UntilDecided, o.MaxCount = f, true, 400
+		res, err := Run(ctx, o)
+		cancel()
+		want := "stopped by an error in round 2"
+		if cancelled {
+			want = "interrupted in round 2"
+		}
+		if err == nil || res == nil || res.Comparison == nil || res.Rounds != 1 || res.Repetitions != 25 || res.Stop != want {
+			t.Errorf("cancelled %v: err %v, result %+v; want the first round's comparison, stop %q", cancelled, err, res, want)
+		}
+	}
+}

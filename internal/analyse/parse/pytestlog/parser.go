@@ -90,6 +90,14 @@ type Parser struct {
 	section  int // index in failures of the section being read, -1 outside one
 	// observe, when set, sees every per-test outcome and every failing id (TrialCounter).
 	observe func(node string, o Outcome)
+	// observeHead, when set, sees the outcomes that only a report section names, by the
+	// test's head (no file path): a FAILURES section whose body is "[XPASS(strict)] ..." (a
+	// FAILED test whose body passed), and the flaky plugin's report of a failed attempt.
+	observeHead func(head string, o HeadOutcome)
+	// sectionHead is the head of the FAILURES report being read until its first line of body
+	// is seen ("" otherwise); flakyReport is set inside the flaky plugin's report.
+	sectionHead string
+	flakyReport bool
 
 	inSummary  bool
 	inFailures bool // inside the FAILURES or ERRORS section
@@ -272,6 +280,9 @@ func (p *Parser) segment(s string) Event {
 		// "--- Captured stderr call ---": the traceback is over; an "E" now is output.
 		p.section = -1
 	}
+	if p.sectionHead != "" || p.flakyReport {
+		p.headOutcome(s)
+	}
 	if p.section >= 0 && (s == "E" || strings.HasPrefix(s, "E ")) {
 		if f := &p.failures[p.section]; f.Error == "" {
 			f.Error = truncate(strings.TrimSpace(s[1:]))
@@ -316,6 +327,8 @@ func (p *Parser) segment(s string) Event {
 // failureSeparator follows the FAILURES and ERRORS sections: "=== FAILURES ===" opens one,
 // "___ test_x[1-2] ___" starts the report of one test, any other "===" rule closes it.
 func (p *Parser) failureSeparator(s string) {
+	p.sectionHead = ""
+	p.flakyReport = false
 	switch s[0] {
 	case '=':
 		title := strings.Trim(s, "= ")
@@ -327,12 +340,15 @@ func (p *Parser) failureSeparator(s string) {
 			p.inOutput = false
 		}
 		p.section = -1
+		// "===Flaky Test Report===" (the flaky plugin) up to "===End Flaky Test Report===".
+		p.flakyReport = title == "Flaky Test Report"
 	case '_':
 		p.section = -1
 		if !p.inFailures {
 			return
 		}
 		head := strings.Trim(s, "_ ")
+		p.sectionHead = head
 		if head == "" || len(p.failures) >= MaxFailures {
 			return
 		}
@@ -994,4 +1010,81 @@ func stripANSI(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// HeadOutcome is an outcome that only a report section tells, for a test named by its head.
+type HeadOutcome int
+
+const (
+	// StrictXPass is a FAILURES report whose body is "[XPASS(strict)] <reason>": the test's
+	// FAILED line is an xfail(strict=True) test whose body passed.
+	StrictXPass HeadOutcome = iota + 1
+	// FlakyRetry is the flaky plugin's report of a failed attempt ("test_x[3-50] failed (2 runs
+	// remaining out of 3)." or "... failed; it passed 0 out of the required 1 times."): an
+	// attempt that failed, whatever the test's own line says after its reruns.
+	FlakyRetry
+)
+
+// headOutcome reads a line of a FAILURES report's body (the one after its head, or after
+// xdist's "[gw1] linux -- Python 3.11.2 /usr/bin/python3" that comes first) or of the flaky
+// plugin's report.
+func (p *Parser) headOutcome(s string) {
+	if p.flakyReport {
+		// A test's name has no blank outside its parameters: an exception's line that ends
+		// like a report's line is not one.
+		if name, ok := flakyFailedAttempt(s); ok && p.observeHead != nil {
+			if _, rest := splitNodeID(name); rest == "" && !strings.ContainsAny(name, "\t") {
+				p.observeHead(name, FlakyRetry)
+			}
+		}
+		return
+	}
+	if strings.HasPrefix(s, "[gw") && strings.Contains(s, " -- Python ") {
+		return // xdist's line naming the worker's interpreter
+	}
+	head := p.sectionHead
+	p.sectionHead = ""
+	if strings.HasPrefix(s, "[XPASS(strict)]") && p.observeHead != nil {
+		p.observeHead(head, StrictXPass)
+	}
+}
+
+// flakyFailedAttempt reads one line of the flaky plugin's report that says an attempt failed,
+// whole (the exception lines between them are not taken for one): "NAME failed (N runs
+// remaining out of M).", "NAME failed; it passed N out of the required M times." or "NAME
+// failed and was not selected for rerun.".
+func flakyFailedAttempt(s string) (name string, ok bool) {
+	if name, ok := strings.CutSuffix(s, " failed and was not selected for rerun."); ok && name != "" {
+		return name, true
+	}
+	if rest, ok := strings.CutSuffix(s, ")."); ok {
+		if i := strings.LastIndex(rest, " failed ("); i > 0 {
+			n, m, ok := strings.Cut(rest[i+len(" failed ("):], " runs remaining out of ")
+			if ok && allDigits(n) && allDigits(m) {
+				return rest[:i], true
+			}
+		}
+	}
+	if rest, ok := strings.CutSuffix(s, " times."); ok {
+		if i := strings.LastIndex(rest, " failed; it passed "); i > 0 {
+			n, m, ok := strings.Cut(rest[i+len(" failed; it passed "):], " out of the required ")
+			if ok && allDigits(n) && allDigits(m) {
+				return rest[:i], true
+			}
+		}
+	}
+	return "", false
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

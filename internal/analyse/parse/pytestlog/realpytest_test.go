@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/debugflow/debugflow/internal/analyse/parse/internal/lines"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
@@ -172,5 +174,48 @@ func TestRealPytestRetryPlugin(t *testing.T) {
 	}
 	if want := map[string][2]int{"test_flaky_gpu.py::test_once": {2, 2}, "test_flaky_gpu.py::test_plain": {2, 0}}; !maps.Equal(trials, want) {
 		t.Errorf("trials %v, want %v", trials, want)
+	}
+}
+
+// A flaky test marked xfail under xfail_strict (a common ini setting): pytest reports a
+// repetition whose body failed XFAIL and one whose body passed FAILED, "[XPASS(strict)]" in
+// its report. The trials that failed are the XFAILs, not every repetition: counted as FAILED,
+// a candidate that marks the test xfail read 100% failing, "worse".
+func TestRealPytestStrictXPass(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	dir := t.TempDir()
+	testenv.WriteFile(t, filepath.Join(dir, "pytest.ini"), "[pytest]\nxfail_strict = true\n")
+	testenv.WriteFile(t, filepath.Join(dir, "test_x.py"), `import pytest
+
+@pytest.mark.xfail(reason="flaky")
+@pytest.mark.parametrize("device", ["cuda"])
+def test_kernel(device, request):
+    assert request.node.name[-4] not in "24"  # repetitions 2 and 4 of 4 fail
+
+
+class TestA:
+    @pytest.mark.xfail(reason="flaky")
+    def test_m(self, request):
+        assert request.node.name[-4] != "1"
+`)
+	for _, args := range [][]string{{"-n", "2"}, {"-p", "no:xdist"}} {
+		t.Run(args[1], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, py, append([]string{"-m", "pytest", "--count", "4", "-v", "-ra", "--tb=long", "-p", "no:cacheprovider", "test_x.py"}, args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=", "COLUMNS=120")
+			out, _ := cmd.CombinedOutput()
+			got, err := CountTrials(strings.NewReader(string(out)), 4, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Trials{Tests: []TestTrials{{ID: "test_x.py::test_kernel[cuda]", Trials: 4, Failures: 2}, {ID: "test_x.py::TestA::test_m", Trials: 4, Failures: 1}}}
+			slices.SortFunc(got.Tests, func(a, b TestTrials) int { return -strings.Compare(a.ID, b.ID) })
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, out)
+			}
+		})
 	}
 }

@@ -3,6 +3,9 @@ package pytestlog
 import (
 	"hash/maphash"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/internal/lines"
 )
@@ -14,7 +17,8 @@ type TestTrials struct {
 	// Trials are the repetitions that ran: one per distinct repeat id with a result.
 	Trials int `json:"trials"`
 	// Failures are the trials that failed (FAILED or ERROR in any phase, a worker crash
-	// while running it, a RERUN attempt, or an XFAIL).
+	// while running it, a RERUN or RETRY attempt, a failed attempt in the flaky plugin's
+	// report, or an XFAIL; not a strict XPASS, which pytest reports FAILED).
 	Failures int `json:"failures"`
 }
 
@@ -27,6 +31,18 @@ type Trials struct {
 	// StoppedAfter is pytest's own "stopping after N failures" (-x, --maxfail): the
 	// repetitions after it never ran, and the counts are those of a sweep cut at a failure.
 	StoppedAfter string `json:"stopped_after,omitempty"`
+	// MaxRestartReached is xdist's "maximum crashed workers reached": the repetitions not run
+	// by then never ran, and the sweep ended right after a crash, a failure.
+	MaxRestartReached bool `json:"max_restart_reached,omitempty"`
+	// Unplaced counts the outcomes a report section gave by a test's head alone (a strict
+	// XPASS, a failed attempt in the flaky plugin's report) that could not be placed on one
+	// trial: two tests of the same name in different files, or a test the log never showed
+	// running. Their trials keep what their own lines said.
+	Unplaced int `json:"unplaced,omitempty"`
+	// Skipped are the SKIPPED repetitions per base id (not trials). A candidate that skips the
+	// flaky test when it fails (pytest.skip in an except) has fewer trials and no failures:
+	// package experiment compares these shares.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
 
 // MaxTrialIDs bounds the memory of TrialCounter (8 bytes and a flag per repeat id).
@@ -39,24 +55,41 @@ const MaxTrialIDs = 4 << 20
 // FAILED report it synthesises for a dead worker's test, a -r summary entry). A crashed
 // worker's test is therefore one failed trial, and the tests it never got to are not trials.
 // SKIPPED repetitions are not trials; an XFAIL is a failed trial (its body failed: an xfail
-// marker hides a failure from the exit code, it fixes nothing), an XPASS one that did not fail.
+// marker hides a failure from the exit code, it fixes nothing), an XPASS one that did not fail,
+// also a strict one, which pytest reports FAILED (its report's "[XPASS(strict)]" says so). A
+// failed attempt that the flaky plugin retried into a pass fails its trial (its report, at the
+// end of the log, names it), as a RERUN or RETRY does.
 type TrialCounter struct {
 	p         *Parser
 	count     int
 	marks     RepeatMarks
 	seed      maphash.Seed
-	seen      map[uint64]bool // repeat id hash -> failed
-	index     map[string]int  // base id -> position in tests
+	seen      map[uint64]uint8 // repeat id hash -> trial* bits
+	index     map[string]int   // base id -> position in tests
+	byName    map[string][]int // a base id's test function name -> positions in tests
 	tests     []TestTrials
 	truncated bool
+	unplaced  int
+	skipped   map[string]int // base id -> SKIPPED repetitions
 }
+
+// The state of one trial (TrialCounter.seen).
+const (
+	trialFailed uint8 = 1 << iota
+	// trialStrictXPass: its FAILED lines are those of a strict XPASS, a body that passed.
+	trialStrictXPass
+	// trialHard: it failed otherwise than by a FAILED line (ERROR, RERUN, RETRY, XFAIL, a
+	// flaky retry), which no strict XPASS undoes.
+	trialHard
+)
 
 // NewTrialCounter returns a counter for a run with pytest-repeat's --count and the tests
 // that ran their own number of times (marks, nil when none: the reproducer summary's).
 func NewTrialCounter(count int, marks RepeatMarks) *TrialCounter {
 	c := &TrialCounter{p: NewParser(), count: count, marks: marks, seed: maphash.MakeSeed(),
-		seen: map[uint64]bool{}, index: map[string]int{}}
+		seen: map[uint64]uint8{}, index: map[string]int{}, byName: map[string][]int{}}
 	c.p.observe = c.observe
+	c.p.observeHead = c.observeHead
 	return c
 }
 
@@ -66,9 +99,13 @@ func (c *TrialCounter) Line(line string) { c.p.Line(line) }
 // Result returns the tally so far; the caller owns the slice.
 func (c *TrialCounter) Result() Trials {
 	c.p.mu.Lock()
-	stopped := c.p.stopAfter
+	stopped, maxRestart := c.p.stopAfter, c.p.maxRestart
 	c.p.mu.Unlock()
-	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped}
+	var skipped map[string]int
+	if len(c.skipped) > 0 {
+		skipped = maps.Clone(c.skipped)
+	}
+	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, MaxRestartReached: maxRestart, Unplaced: c.unplaced, Skipped: skipped}
 }
 
 // Parser returns the parser underneath, for the rest of what the log says.
@@ -76,21 +113,42 @@ func (c *TrialCounter) Parser() *Parser { return c.p }
 
 func (c *TrialCounter) observe(node string, o Outcome) {
 	if o == Skipped {
+		base, _, _ := c.marks.Split(node, c.count)
+		if base == "" {
+			base = node
+		}
+		if _, ok := c.skipped[base]; ok || len(c.skipped) < MaxEntries {
+			if c.skipped == nil {
+				c.skipped = map[string]int{}
+			}
+			c.skipped[base]++
+		}
 		return
 	}
 	failed := o.isFailure() || o == XFail // RERUN and XFAIL, failed bodies, included
+	var st uint8
+	if failed {
+		st = trialFailed
+		if o != Failed {
+			st |= trialHard
+		}
+	}
 	h := maphash.String(c.seed, node)
 	prev, seen := c.seen[h]
-	switch {
-	case seen && (prev || !failed):
+	if seen {
+		if prev&trialStrictXPass != 0 && st&trialHard == 0 {
+			return // a strict XPASS's FAILED again (its summary line)
+		}
+		if prev|st != prev {
+			c.seen[h] = prev | st
+		}
+		if failed && prev&trialFailed == 0 {
+			c.tests[c.test(node)].Failures++
+		}
 		return // the same trial again (its summary line, a second phase)
-	case seen:
-		c.seen[h] = true
-		c.tests[c.test(node)].Failures++
-		return
 	}
 	if len(c.seen) < MaxTrialIDs {
-		c.seen[h] = failed
+		c.seen[h] = st
 	} else {
 		c.truncated = true
 	}
@@ -99,6 +157,79 @@ func (c *TrialCounter) observe(node string, o Outcome) {
 	if failed {
 		t.Failures++
 	}
+}
+
+// observeHead takes an outcome a report section gives by the test's head: it undoes the
+// failure of a strict XPASS (unless the trial also failed otherwise) and fails a trial the
+// flaky plugin retried.
+func (c *TrialCounter) observeHead(head string, o HeadOutcome) {
+	node, ok := c.place(head)
+	if !ok {
+		c.unplaced++
+		return
+	}
+	h := maphash.String(c.seed, node)
+	st := c.seen[h]
+	switch o {
+	case StrictXPass:
+		if st&(trialFailed|trialHard) == trialFailed {
+			c.tests[c.test(node)].Failures--
+			st &^= trialFailed
+		}
+		c.seen[h] = st | trialStrictXPass
+	case FlakyRetry:
+		if st&trialFailed == 0 {
+			c.tests[c.test(node)].Failures++
+		}
+		c.seen[h] = st | trialFailed | trialHard
+	}
+}
+
+// place finds the node id of the one trial that a report's head names: pytest's head is the
+// test's name within its module ("TestA.test_x[cuda-3-50]"), the flaky plugin's its name alone
+// ("test_x[cuda-3-50]"). It is looked for among the trials seen, under every base test of that
+// name; false when none or several match.
+func (c *TrialCounter) place(head string) (string, bool) {
+	names, params := splitNames(head, ".")
+	if len(names) == 0 {
+		return "", false
+	}
+	found := ""
+	for _, i := range c.byName[names[len(names)-1]] {
+		base := c.tests[i].ID
+		path, rest, ok := strings.Cut(base, "::")
+		if !ok {
+			continue
+		}
+		bnames, _ := splitNames(rest, "::")
+		if len(bnames) < len(names) || !slices.Equal(bnames[len(bnames)-len(names):], names) {
+			continue
+		}
+		node := path + "::" + strings.Join(bnames, "::") + params
+		if b, _, _ := c.marks.Split(node, c.count); b != base && !(b == "" && node == base) {
+			continue
+		}
+		if _, seen := c.seen[maphash.String(c.seed, node)]; !seen || node == found {
+			continue
+		}
+		if found != "" {
+			return "", false // test_x in two files (or classes): which one is not said
+		}
+		found = node
+	}
+	return found, found != ""
+}
+
+// splitNames splits a test's name within its module at sep ("TestA::test_x[p]" at "::": TestA,
+// test_x) and returns its parameter part ("[p]"), which is not split.
+func splitNames(s, sep string) (names []string, params string) {
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		s, params = s[:i], s[i:]
+	}
+	if s == "" {
+		return nil, params
+	}
+	return strings.Split(s, sep), params
 }
 
 // test returns the position of node's base test, adding it when new.
@@ -112,16 +243,30 @@ func (c *TrialCounter) test(node string) int {
 		i = len(c.tests)
 		c.index[base] = i
 		c.tests = append(c.tests, TestTrials{ID: base})
+		if _, rest, ok := strings.Cut(base, "::"); ok {
+			if names, _ := splitNames(rest, "::"); len(names) > 0 {
+				name := names[len(names)-1]
+				c.byName[name] = append(c.byName[name], i)
+			}
+		}
 	}
 	return i
 }
 
 // CountTrials reads a whole pytest log from r (streaming, overlong lines cut at 1 MiB) and
 // returns the trials per test of a run with pytest-repeat's --count (and marks, as
-// NewTrialCounter).
-func CountTrials(r io.Reader, count int, marks RepeatMarks) (Trials, error) {
+// NewTrialCounter). killedIn are the tests a signal killed pytest in, without xdist (the
+// reproducer summary's crashes of worker "main", which the worker record shows): the log ends
+// at the test's start line with no result, and each is one failed trial, as xdist's crashed
+// worker's test is.
+func CountTrials(r io.Reader, count int, marks RepeatMarks, killedIn ...string) (Trials, error) {
 	c := NewTrialCounter(count, marks)
 	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
 	c.p.settle()
+	for _, node := range killedIn {
+		if node != "" {
+			c.observe(node, Failed)
+		}
+	}
 	return c.Result(), err
 }

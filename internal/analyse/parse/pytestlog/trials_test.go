@@ -28,9 +28,9 @@ func TestCountTrialsRealCrashLog(t *testing.T) {
 		// it three times (the synthesised FAILED line, the crash message, the summary).
 		{ID: "test_crash.py::test_x[cuda]", Trials: 3, Failures: 1},
 		{ID: "test_crash.py::test_plain", Trials: 3},
-		// test_skip: skipped repetitions are no trials.
+		// test_skip: skipped repetitions are no trials, counted apart.
 		{ID: "test_crash.py::test_xf", Trials: 3, Failures: 3}, // XFAIL: the body failed
-	}}
+	}, Skipped: map[string]int{"test_crash.py::test_skip": 3}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CountTrials (-want +got):\n%s", diff)
 	}
@@ -219,5 +219,147 @@ func TestWorkerRetirementIsNoCrash(t *testing.T) {
 		if tt.Trials != 5 || tt.Failures != 1 {
 			t.Errorf("%s: %d failures in %d trials, want 1 in 5", tt.ID, tt.Failures, tt.Trials)
 		}
+	}
+}
+
+// Outcomes only a report section tells: a strict XPASS is a FAILED line whose report says
+// "[XPASS(strict)]" (its body passed: not a failed trial), and the flaky plugin retries a failed
+// attempt silently, its report at the end naming it (a failed trial, as a RERUN is). The
+// excerpts are real pytest 7.2 output (xdist, pytest-repeat, flaky 3.7).
+func TestCountTrialsReportSections(t *testing.T) {
+	tests := []struct {
+		name  string
+		count int
+		log   string
+		want  Trials
+	}{
+		{
+			name:  "strict xpass under xdist is a trial that passed; a strict xfail one that failed",
+			count: 3,
+			log: `[gw0] [ 33%] FAILED t.py::test_k[cuda-1-3]
+[gw1] [ 66%] XFAIL t.py::test_k[cuda-2-3]
+[gw0] [100%] FAILED t.py::test_k[cuda-3-3]
+=================================== FAILURES ===================================
+____________________________ test_k[cuda-1-3] ____________________________
+[gw0] linux -- Python 3.11.2 /usr/bin/python3
+[XPASS(strict)] flaky
+____________________________ test_k[cuda-3-3] ____________________________
+[gw0] linux -- Python 3.11.2 /usr/bin/python3
+
+    def test_k(device):
+>       assert False
+E       AssertionError
+=========================== short test summary info ============================
+XFAIL t.py::test_k[cuda-2-3] - flaky
+FAILED t.py::test_k[cuda-1-3]
+FAILED t.py::test_k[cuda-3-3] - AssertionError
+=================== 2 failed, 1 xfailed in 0.58s ===================`,
+			want: Trials{Tests: []TestTrials{{ID: "t.py::test_k[cuda]", Trials: 3, Failures: 2}}},
+		},
+		{
+			name:  "strict xpass without xdist, in a class; its teardown error still fails it",
+			count: 2,
+			log: `t.py::TestA::test_k[1-2] FAILED [ 50%]
+t.py::TestA::test_k[1-2] ERROR [ 50%]
+t.py::TestA::test_k[2-2] FAILED [100%]
+==================================== ERRORS ====================================
+_____________________ ERROR at teardown of TestA.test_k[1-2] _____________________
+E   RuntimeError: teardown
+=================================== FAILURES ===================================
+______________________________ TestA.test_k[1-2] ______________________________
+[XPASS(strict)] 
+______________________________ TestA.test_k[2-2] ______________________________
+[XPASS(strict)] 
+=========================== short test summary info ============================
+FAILED t.py::TestA::test_k[1-2]
+FAILED t.py::TestA::test_k[2-2]
+ERROR t.py::TestA::test_k[1-2] - RuntimeError: teardown
+=================== 2 failed, 1 error in 0.10s ===================`,
+			want: Trials{Tests: []TestTrials{{ID: "t.py::TestA::test_k", Trials: 2, Failures: 1}}},
+		},
+		{
+			name:  "[XPASS(strict)] in a failure's captured output is output",
+			count: 1,
+			log: `t.py::test_k FAILED [100%]
+=================================== FAILURES ===================================
+____________________________________ test_k ____________________________________
+E   AssertionError
+----------------------------- Captured stdout call -----------------------------
+[XPASS(strict)] printed by the test
+=========================== short test summary info ============================
+FAILED t.py::test_k - AssertionError
+============================== 1 failed in 0.10s ===============================`,
+			want: Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 1, Failures: 1}}},
+		},
+		{
+			name:  "flaky's failed attempts fail their trial, once, also when retried into a pass",
+			count: 3,
+			log: `[gw0] [ 33%] PASSED t.py::test_k[cuda-1-3]
+[gw1] [ 66%] PASSED t.py::test_k[cuda-2-3]
+[gw0] [100%] FAILED t.py::test_k[cuda-3-3]
+===Flaky Test Report===
+
+test_k[cuda-1-3] passed 1 out of the required 1 times. Success!
+test_k[cuda-2-3] failed (2 runs remaining out of 3).
+	<class 'AssertionError'>
+	assert 0.23 >= 0.3
+	[<TracebackEntry /tmp/t.py:11>]
+test_k[cuda-2-3] failed (1 runs remaining out of 3).
+	<class 'AssertionError'>
+	kernel test_k[cuda-1-3] failed (1 runs remaining out of 3).
+test_k[cuda-2-3] passed 1 out of the required 1 times. Success!
+test_k[cuda-3-3] failed (2 runs remaining out of 3).
+test_k[cuda-3-3] failed; it passed 0 out of the required 1 times.
+
+===End Flaky Test Report===
+=========================== short test summary info ============================
+FAILED t.py::test_k[cuda-3-3] - AssertionError: assert 0.01 >= 0.3
+=================== 1 failed, 2 passed in 0.56s ===================`,
+			want: Trials{Tests: []TestTrials{{ID: "t.py::test_k[cuda]", Trials: 3, Failures: 2}}},
+		},
+		{
+			name:  "flaky names a test without its file or class: one of two files' is not placed",
+			count: 1,
+			log: `a.py::test_k PASSED [ 33%]
+b.py::TestB::test_k PASSED [ 66%]
+b.py::test_other PASSED [100%]
+===Flaky Test Report===
+
+test_k failed (1 runs remaining out of 2).
+test_other failed (1 runs remaining out of 2).
+test_gone failed (1 runs remaining out of 2).
+
+===End Flaky Test Report===
+============================== 3 passed in 0.10s ===============================`,
+			want: Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 1}, {ID: "b.py::TestB::test_k", Trials: 1},
+				{ID: "b.py::test_other", Trials: 1, Failures: 1}}, Unplaced: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CountTrials(strings.NewReader(tt.log), tt.count, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A test that killed pytest without xdist has a start line and no result: the caller names it
+// (the reproducer summary's crash of worker "main") and it is one failed trial; a test the log
+// already counts failed is not counted twice.
+func TestCountTrialsKilledIn(t *testing.T) {
+	log := `t.py::test_k[1-3] PASSED [ 33%]
+t.py::test_k[2-3] FAILED [ 66%]
+t.py::test_k[3-3] `
+	got, err := CountTrials(strings.NewReader(log), 3, nil, "t.py::test_k[3-3]", "t.py::test_k[2-3]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]TestTrials{{ID: "t.py::test_k", Trials: 3, Failures: 2}}, got.Tests); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
