@@ -302,7 +302,9 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return nil, runErr
 	}
 
-	res := summarizeReproducer(parser.Result(), sr, argv, opts, sweepRepeatMarks(opts.Out, opts.Count, collected))
+	parsed := parser.Result()
+	parsed.FailedTests = placeFlakyRetried(opts.Out, parsed.FailedTests, parsed.FlakyRetried)
+	res := summarizeReproducer(parsed, sr, argv, opts, sweepRepeatMarks(opts.Out, opts.Count, collected))
 	res.EndedAt = float64(env.Now().UnixMilli()) / 1000
 	switch {
 	case timedOut:
@@ -535,8 +537,10 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 	}
 	res.RepeatMarks = marks
 	res.FailedBaseTests = nonNil(marks.BaseIDs(res.FailedTests, opts.Count))
+	// A failed attempt the flaky plugin retried into a pass failed: the bug showed, placed or
+	// not among the failing ids (placeFlakyRetried).
 	res.Reproduced = res.Failed > 0 || res.Errors > 0 || len(res.CrashedWorkers) > 0 ||
-		len(res.FailedTests) > 0 || res.ExitCode == 1
+		len(res.FailedTests) > 0 || res.ExitCode == 1 || len(r.FlakyRetried) > 0
 	cause := erroredBeforeAnyTest(r, res.StoppedEarly)
 	if cause == "" {
 		cause = skippedEveryTest(r)

@@ -51,6 +51,57 @@ func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) py
 	return marks
 }
 
+// placeFlakyRetried adds to failed the ids of the tests the flaky plugin retried (names: the
+// plugin's report gives a test's name alone, "test_x[cuda]", without its file or class): the
+// one id the sweep's worker record started whose last "::" part is that name. A name two
+// started tests share (test_x in two files) or no started test has is not placed: the run still
+// reproduced (summarizeReproducer), but the sanitizer and the core dump pass cannot tell which
+// test to run again. The record is read only when the plugin retried something.
+func placeFlakyRetried(out string, failed, names []string) []string {
+	if len(names) == 0 {
+		return failed
+	}
+	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
+	if err != nil {
+		return failed
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(io.LimitReader(f, workerLogMax))
+	if err != nil {
+		return failed
+	}
+	found := make(map[string]string, len(names)) // name -> its one id, "" once two ids have it
+	for _, name := range names {
+		found[name] = "\x00" // not seen yet
+	}
+	for _, w := range log.Workers {
+		for _, t := range w.Tests {
+			i := strings.LastIndex(t.NodeID, "::")
+			if i < 0 {
+				continue
+			}
+			switch id, wanted := found[t.NodeID[i+2:]]; {
+			case !wanted || id == t.NodeID:
+			case id == "\x00":
+				found[t.NodeID[i+2:]] = t.NodeID
+			default:
+				found[t.NodeID[i+2:]] = "" // two tests of that name
+			}
+		}
+	}
+	have := make(map[string]bool, len(failed))
+	for _, id := range failed {
+		have[id] = true
+	}
+	for _, name := range names {
+		if id := found[name]; id != "" && id != "\x00" && !have[id] && len(failed) < pytestlog.MaxEntries {
+			have[id] = true
+			failed = append(failed, id)
+		}
+	}
+	return failed
+}
+
 // underFolders are the ids of marks (the record's, relative to the working directory) and the
 // same ids without each of their leading folders: the names the collection (relative to the
 // rootdir, which may be a folder below) gives the same tests. A set, not a scan per id: a

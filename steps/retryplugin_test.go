@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,5 +45,78 @@ func TestReproduceSeesRetriedFailures(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
+	}
+}
+
+// flakySuite is a test the flaky plugin retries: each repetition of test_kernel[cuda] fails its
+// first attempt and passes when run again (in the same worker); test_kernel[cpu] passes.
+const flakySuite = `import pytest
+from flaky import flaky
+
+_calls = {}
+
+
+@flaky(max_runs=3)
+@pytest.mark.parametrize("dev", ["cuda", "cpu"])
+def test_kernel(request, dev):
+    name = request.node.name
+    _calls[name] = _calls.get(name, 0) + 1
+    if dev == "cuda" and _calls[name] == 1:
+        assert 0.23 >= 0.3, "CUDA error: an illegal memory access was encountered"
+`
+
+// TestReproduceSeesFlakyRetries: the flaky plugin (Debian's python3-flaky, real) retries a
+// failed attempt into a pass with no line of its own; pytest exits 0 and its final line says
+// every test passed. The attempt is in the plugin's report only, by the test's name alone: the
+// step places it among the ids the worker record started, so the run reproduced, the sanitizer
+// runs that test, and the report names the plugin. A name two files' tests share is not
+// placed: the run still reproduced.
+func TestReproduceSeesFlakyRetries(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	w := newE2EWorld(t, "crash", "PYTHONPATH="+testenv.FlakyPluginPath(t))
+	writeFile(t, filepath.Join(w.suite, "test_flaky_plugin.py"), flakySuite)
+	r := runStep(t, w.suite, w.env, "reproduce", "--out", w.out, "--python", py,
+		"--workers", "1", "--count", "2", "test_flaky_plugin.py")
+	if r.code != 0 {
+		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	sum := loadSummary(t, w.out)
+	if sum.ExitCode != 0 || !sum.Reproduced || !slices.Equal(sum.FailedBaseTests, []string{"test_flaky_plugin.py::test_kernel[cuda]"}) {
+		t.Errorf("summary: exit code %d, reproduced %v, failed base tests %q; want pytest's 0, reproduced, test_kernel[cuda]",
+			sum.ExitCode, sum.Reproduced, sum.FailedBaseTests)
+	}
+	if outs := readOutputs(t, w.ghOutput); outs["reproduced"] != "true" {
+		t.Errorf("step outputs %v, want reproduced=true (the sanitizer's condition)", outs)
+	}
+	v, err := report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Reproduced:     yes", "2 failed attempts retried by flaky among them"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if argv := w.sanitize(t, w.suite, py); !slices.Contains(argv, "test_flaky_plugin.py::test_kernel[cuda]") {
+		t.Errorf("the sanitizer ran %q, not the retried test", argv)
+	}
+
+	// The same test name in two files: the report cannot tell which one failed.
+	w2 := newE2EWorld(t, "crash", "PYTHONPATH="+testenv.FlakyPluginPath(t))
+	for _, file := range []string{"test_flaky_a.py", "test_flaky_b.py"} {
+		writeFile(t, filepath.Join(w2.suite, file), flakySuite)
+	}
+	r = runStep(t, w2.suite, w2.env, "reproduce", "--out", w2.out, "--python", py,
+		"--workers", "1", "--count", "1", "-k", "cuda", "test_flaky_a.py", "test_flaky_b.py")
+	if r.code != 0 {
+		t.Fatalf("reproduce of two files exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if sum := loadSummary(t, w2.out); !sum.Reproduced || len(sum.FailedTests) != 0 {
+		t.Errorf("two files: reproduced %v, failing ids %q; want reproduced, none placed", sum.Reproduced, sum.FailedTests)
 	}
 }

@@ -44,6 +44,7 @@ type tally struct {
 const (
 	byRerunfailures uint8 = 1 << iota // RERUN, "N rerun"
 	byRetry                           // RETRY, "N retried"
+	byFlaky                           // the flaky plugin's report: "NAME failed (N runs remaining out of M)."
 )
 
 // retryPlugins names the plugins of the bits by.
@@ -54,6 +55,9 @@ func retryPlugins(by uint8) []string {
 	}
 	if by&byRetry != 0 {
 		out = append(out, "pytest-retry")
+	}
+	if by&byFlaky != 0 {
+		out = append(out, "flaky")
 	}
 	return out
 }
@@ -98,6 +102,13 @@ type Parser struct {
 	// is seen ("" otherwise); flakyReport is set inside the flaky plugin's report.
 	sectionHead string
 	flakyReport bool
+	// flakyRetried are the names the flaky plugin's report gives the tests whose failed
+	// attempts it ran again (first-seen order, at most MaxEntries), flakyRetries counts those
+	// attempts: the plugin reports them nowhere else, and pytest's final line does not count
+	// them.
+	flakyRetried []string
+	flakySeen    map[string]struct{} // flakyRetried as a set (made with its first name)
+	flakyRetries int
 
 	inSummary  bool
 	inFailures bool // inside the FAILURES or ERRORS section
@@ -207,7 +218,7 @@ func (p *Parser) Result() Result {
 		RetiredWorkers: p.retired,
 		Passed:         c.passed, Failed: c.failed, Errors: c.errors, Skipped: c.skipped,
 		XFailed: c.xfailed, XPassed: c.xpassed, Deselected: c.deselected,
-		Warnings: c.warnings, Rerun: c.rerun, RetryPlugins: retryPlugins(p.counted.retriedBy | p.final.retriedBy),
+		Warnings: c.warnings, Rerun: c.rerun + p.flakyRetries, RetryPlugins: retryPlugins(p.counted.retriedBy | p.final.retriedBy | flakyBit(p.flakyRetries)),
 		Complete: p.complete, NoTestsRan: p.noTests, DurationSeconds: p.duration,
 		Collected: p.collected, Workers: p.workers, Done: p.done,
 		FailedTests:             append(make([]string, 0, len(p.failed)), p.failed...),
@@ -220,6 +231,7 @@ func (p *Parser) Result() Result {
 		Truncated:               p.truncated,
 		Session:                 p.headerSeen || p.complete,
 		RootPrefix:              p.rootPrefix,
+		FlakyRetried:            append([]string(nil), p.flakyRetried...),
 	}
 	// Crash-line ids never placed against a printed id stay as xdist wrote them.
 	for _, raw := range p.pending {
@@ -1032,10 +1044,22 @@ func (p *Parser) headOutcome(s string) {
 	if p.flakyReport {
 		// A test's name has no blank outside its parameters: an exception's line that ends
 		// like a report's line is not one.
-		if name, ok := flakyFailedAttempt(s); ok && p.observeHead != nil {
-			if _, rest := splitNodeID(name); rest == "" && !strings.ContainsAny(name, "\t") {
-				p.observeHead(name, FlakyRetry)
+		name, retried, ok := flakyFailedAttempt(s)
+		if _, rest := splitNodeID(name); !ok || rest != "" || strings.ContainsAny(name, "\t") {
+			return
+		}
+		if retried {
+			p.flakyRetries++
+			if _, seen := p.flakySeen[name]; !seen && len(p.flakyRetried) < MaxEntries {
+				if p.flakySeen == nil {
+					p.flakySeen = map[string]struct{}{}
+				}
+				p.flakySeen[name] = struct{}{}
+				p.flakyRetried = append(p.flakyRetried, name)
 			}
+		}
+		if p.observeHead != nil {
+			p.observeHead(name, FlakyRetry)
 		}
 		return
 	}
@@ -1051,17 +1075,18 @@ func (p *Parser) headOutcome(s string) {
 
 // flakyFailedAttempt reads one line of the flaky plugin's report that says an attempt failed,
 // whole (the exception lines between them are not taken for one): "NAME failed (N runs
-// remaining out of M).", "NAME failed; it passed N out of the required M times." or "NAME
-// failed and was not selected for rerun.".
-func flakyFailedAttempt(s string) (name string, ok bool) {
+// remaining out of M)." (retried: the plugin ran the test again, and the attempt is in no
+// other line of the log), "NAME failed; it passed N out of the required M times." or "NAME
+// failed and was not selected for rerun." (the test's last attempt: its FAILED line says so).
+func flakyFailedAttempt(s string) (name string, retried, ok bool) {
 	if name, ok := strings.CutSuffix(s, " failed and was not selected for rerun."); ok && name != "" {
-		return name, true
+		return name, false, true
 	}
 	if rest, ok := strings.CutSuffix(s, ")."); ok {
 		if i := strings.LastIndex(rest, " failed ("); i > 0 {
 			n, m, ok := strings.Cut(rest[i+len(" failed ("):], " runs remaining out of ")
 			if ok && allDigits(n) && allDigits(m) {
-				return rest[:i], true
+				return rest[:i], true, true
 			}
 		}
 	}
@@ -1069,11 +1094,19 @@ func flakyFailedAttempt(s string) (name string, ok bool) {
 		if i := strings.LastIndex(rest, " failed; it passed "); i > 0 {
 			n, m, ok := strings.Cut(rest[i+len(" failed; it passed "):], " out of the required ")
 			if ok && allDigits(n) && allDigits(m) {
-				return rest[:i], true
+				return rest[:i], false, true
 			}
 		}
 	}
-	return "", false
+	return "", false, false
+}
+
+// flakyBit is byFlaky when the flaky plugin retried attempts, else nothing.
+func flakyBit(retries int) uint8 {
+	if retries > 0 {
+		return byFlaky
+	}
+	return 0
 }
 
 // allDigits reports whether s is one or more ASCII digits.

@@ -182,6 +182,12 @@ func TestParseFixtures(t *testing.T) {
 			FailedTests: []string{"test_flaky_gpu.py::test_once[1-2]", "test_flaky_gpu.py::test_once[2-2]",
 				"test_flaky_gpu.py::test_always[1-2]", "test_flaky_gpu.py::test_always[2-2]"}, Crashes: []Crash{},
 		}},
+		{"flaky_plugin_xdist_real.txt", facts{
+			// The flaky plugin (3.7.0, Debian's) under xdist: test_kernel[cuda] failed its first
+			// attempt and passed when retried. pytest's own lines say 3 passed; only the
+			// plugin's report at the end names the failed attempt.
+			Passed: 3, Rerun: 1, Complete: true, Duration: 0.52, Collected: 3, Done: 3,
+		}},
 		{"count_style_progress.txt", facts{
 			Passed: 2, XPassed: 1, Warnings: 1, Errors: 1, Complete: true, Duration: 0.01, Collected: 4, Done: 4,
 			FailedTests: []string{"test_b.py::test_setup_err"}, Crashes: []Crash{},
@@ -545,6 +551,66 @@ func TestRetryPluginsFromLetters(t *testing.T) {
 				t.Errorf("Rerun %d, RetryPlugins %q; want %d, %q", r.Rerun, r.RetryPlugins, tt.rerun, tt.plugins)
 			}
 		})
+	}
+}
+
+// TestFlakyPluginReport: the flaky plugin retries a failed attempt without a line of its own;
+// its report at the end of the log ("===Flaky Test Report===") is the only trace. Each "NAME
+// failed (N runs remaining out of M)." is a failed attempt retried (Rerun, RetryPlugins
+// "flaky", the test's name in FlakyRetried); a test's last failed attempt ("failed; it passed N
+// out of the required M times.", "failed and was not selected for rerun.") is its FAILED line
+// already; the exception lines between them are not report lines, whatever they end with.
+// Line by line and Parse (whose quick path skips most lines) agree.
+func TestFlakyPluginReport(t *testing.T) {
+	const log = `============================= test session starts ==============================
+platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack
+rootdir: /tmp/p
+plugins: flaky-3.7.0, xdist-3.1.0
+2 workers [4 items]
+[gw0] [ 25%] PASSED a.py::test_k[cuda]
+[gw1] [ 50%] FAILED b.py::TestB::test_m
+[gw0] [ 75%] PASSED b.py::test_k[cuda]
+[gw1] [100%] FAILED b.py::test_n
+===Flaky Test Report===
+
+test_k[cuda] failed (2 runs remaining out of 3).
+	<class 'AssertionError'>
+	kernel test_x failed (1 runs remaining out of 3).
+	[<TracebackEntry /tmp/p/a.py:11>]
+test_k[cuda] passed 1 out of the required 1 times. Success!
+test_k[cuda] failed (2 runs remaining out of 3).
+test_k[cuda] passed 1 out of the required 1 times. Success!
+test_m failed (1 runs remaining out of 2).
+test_m failed; it passed 0 out of the required 1 times.
+test_n failed and was not selected for rerun.
+
+===End Flaky Test Report===
+=========================== short test summary info ============================
+FAILED b.py::TestB::test_m - AssertionError
+FAILED b.py::test_n - AssertionError
+==================== 2 failed, 2 passed in 0.40s ====================
+`
+	byLine := NewParser()
+	for _, line := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
+		byLine.Line(line)
+	}
+	whole, err := Parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]Result{"Line": byLine.Result(), "Parse": whole} {
+		if r.Rerun != 3 || !slices.Equal(r.RetryPlugins, []string{"flaky"}) ||
+			!slices.Equal(r.FlakyRetried, []string{"test_k[cuda]", "test_m"}) || r.Failed != 2 || r.Passed != 2 {
+			t.Errorf("%s: Rerun %d, RetryPlugins %q, FlakyRetried %q, %d failed, %d passed; want 3, flaky, "+
+				"[test_k[cuda] test_m], 2 failed, 2 passed", name, r.Rerun, r.RetryPlugins, r.FlakyRetried, r.Failed, r.Passed)
+		}
+	}
+	// Without the report's rule the same lines are a test's output, not the plugin's.
+	plain := NewParser()
+	plain.Line("rootdir: /tmp/p")
+	plain.Line("test_k[cuda] failed (2 runs remaining out of 3).")
+	if r := plain.Result(); r.Rerun != 0 || r.FlakyRetried != nil {
+		t.Errorf("outside the report: Rerun %d, FlakyRetried %q", r.Rerun, r.FlakyRetried)
 	}
 }
 

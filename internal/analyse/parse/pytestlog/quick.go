@@ -56,8 +56,8 @@ func containsAround(b []byte, needle string, c byte) bool {
 // it did; m is what the line's block holds (nil: unknown). Only for a Parser no other goroutine
 // sees (Parse): it takes no lock.
 func (p *Parser) quick(line []byte, m *blockMarks) bool {
-	if p.observe != nil {
-		return false
+	if p.observe != nil || p.flakyReport {
+		return false // the flaky plugin's report: its lines of failed attempts count
 	}
 	if m == nil {
 		m = &allMarks

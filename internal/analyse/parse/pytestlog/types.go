@@ -136,11 +136,18 @@ type Result struct {
 	Deselected int `json:"deselected"`
 	Warnings   int `json:"warnings"`
 	// Rerun counts the failed attempts a retry plugin ran again: pytest-rerunfailures' RERUN
-	// ("3 rerun" on the final line) and pytest-retry's RETRY ("2 retried", one per test it
-	// retried: it reports a test's first failed attempt only).
+	// ("3 rerun" on the final line), pytest-retry's RETRY ("2 retried", one per test it
+	// retried: it reports a test's first failed attempt only) and the flaky plugin's "NAME
+	// failed (N runs remaining out of M)." lines in its report at the end of the log.
 	Rerun int `json:"rerun"`
-	// RetryPlugins names the plugins that retried: "pytest-rerunfailures", "pytest-retry".
+	// RetryPlugins names the plugins that retried: "pytest-rerunfailures", "pytest-retry",
+	// "flaky".
 	RetryPlugins []string `json:"retry_plugins,omitempty"`
+	// FlakyRetried are the tests whose failed attempts the flaky plugin ran again, by the
+	// name its report gives them: the test's name alone ("test_x[cuda]"), without its file or
+	// class, so not in FailedTests (a caller that knows the ids run places them). First-seen
+	// order, at most MaxEntries.
+	FlakyRetried []string `json:"flaky_retried,omitempty"`
 	// Other holds plugin categories of the final line that have no field
 	// ("3 flaky"), keyed by their word.
 	Other map[string]int `json:"other,omitempty"`
