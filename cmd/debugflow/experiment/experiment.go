@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -335,7 +336,7 @@ func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io
 		}
 	}
 	fmt.Fprintf(stdout, "\n%s in %s. Everything is in %s (experiment.json, experiment.md); read it again with:\n  debugflow report --compare --baseline %s %s\n",
-		how, res.Elapsed.Round(time.Second), o.Out, shellWord(baseDir), dirGlob(o.Out, o.UntilDecided))
+		how, res.Elapsed.Round(time.Second), o.Out, shellWord(baseDir), dirGlob(o.Out, o.UntilDecided, res.Rounds))
 	return nil
 }
 
@@ -363,13 +364,23 @@ func claimDefaultOut(base string) (string, error) {
 
 // dirGlob is the shell glob of the artifact folders under out, out quoted. It ends in a
 // slash, so it matches folders only: out also holds experiment.json and experiment.md, which
-// report --compare refuses.
-func dirGlob(out string, rounds bool) string {
-	g := "/*/"
-	if rounds {
-		g = "/round-*/*/"
+// report --compare refuses. With rounds, the comparison printed holds the first compared
+// rounds: when a round after them left folders (it was interrupted, or failed), the glob names
+// those rounds one by one, so that reading them again gives the same comparison.
+func dirGlob(out string, rounds bool, compared int) string {
+	dir := filepath.Clean(out)
+	word := shellWord(dir)
+	if !rounds {
+		return word + "/*/"
 	}
-	return shellWord(filepath.Clean(out)) + g
+	if _, err := os.Stat(filepath.Join(dir, "round-"+strconv.Itoa(compared+1))); err != nil || compared < 1 {
+		return word + "/round-*/*/"
+	}
+	globs := make([]string, compared)
+	for i := range globs {
+		globs[i] = word + "/round-" + strconv.Itoa(i+1) + "/*/"
+	}
+	return strings.Join(globs, " ")
 }
 
 // shellWord is s as one POSIX shell word: unchanged when it has no special characters, else
