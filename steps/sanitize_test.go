@@ -358,3 +358,37 @@ func TestFindSanitizer(t *testing.T) {
 		}
 	})
 }
+
+// A test killed by SIGKILL under the sanitizer (the OOM killer) prints no crash message and no
+// pytest final line; the sanitizer still prints "ERROR SUMMARY: 0 errors". That run checked
+// only what ran before the kill: inconclusive, never clean.
+func TestSanitizeTargetKilled(t *testing.T) {
+	t.Parallel()
+	ghOut := filepath.Join(t.TempDir(), "out")
+	writeFile(t, ghOut, "")
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_kill.py::test_k"}},
+		map[string]string{"FAKE_SANITIZER_MODE": "clean", "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+	writeFile(t, filepath.Join(w.suite, "test_kill.py"),
+		"import os, signal\n\ndef test_k():\n    print('launching', flush=True)\n    os.kill(os.getpid(), signal.SIGKILL)\n")
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Complete || !strings.Contains(res.Report.Inconclusive, "pytest printed no final summary line") {
+		t.Errorf("complete %v, inconclusive %q: a killed target's 0 errors is not clean", res.Report.Complete, res.Report.Inconclusive)
+	}
+	if outs := readOutputs(t, ghOut); outs["inconclusive"] != "true" || outs["ladder"] != "memcheck:inconclusive" {
+		t.Errorf("outputs = %v", outs)
+	}
+	v, err := report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "memcheck inconclusive: pytest printed no final summary line") || strings.Contains(text.String(), "memcheck clean") {
+		t.Errorf("report text:\n%s", text.String())
+	}
+}

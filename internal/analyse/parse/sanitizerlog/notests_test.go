@@ -82,3 +82,43 @@ func TestPytestStoppedUnderTheSanitizer(t *testing.T) {
 		t.Errorf("without the line: Stopped %q, err %v", rep.Stopped, err)
 	}
 }
+
+// A pytest killed under the sanitizer (SIGKILL, the OOM killer, a timeout's os._exit) prints
+// no crash message and no final line, while compute-sanitizer still prints "ERROR SUMMARY: 0
+// errors" and "Target application returned an error", as it does for an ordinary test failure.
+// Only the failure's final line tells the two apart: without it the run is never clean.
+func TestPytestKilledUnderTheSanitizer(t *testing.T) {
+	const head = "========= COMPUTE-SANITIZER\n" +
+		"============================= test session starts ==============================\n" +
+		"collecting ... collected 1 item\n\ntest_k.py::test_k launching\n"
+	const failed = "============================== 1 failed in 0.02s ===============================\n"
+	const target = "========= Error: process didn't terminate successfully\n========= Target application returned an error\n"
+	const finding = "========= Invalid __global__ write of size 4 bytes\n=========     at k()+0x10\n=========     by thread (0,0,0) in block (0,0,0)\n=========\n"
+	tests := []struct {
+		name, log    string
+		wantComplete bool
+		wantFindings int
+	}{
+		{"killed: no final line", head + "========= ERROR SUMMARY: 0 errors\n" + target, false, 0},
+		{"killed after a finding", head + finding + "========= ERROR SUMMARY: 1 error\n" + target, false, 1},
+		{"killed, exit 0 (os._exit)", head + "========= ERROR SUMMARY: 0 errors\n", false, 0},
+		{"an ordinary failure", head + "FAILED\n" + failed + "========= ERROR SUMMARY: 0 errors\n" + target, true, 0},
+		{"a final line whose left run matches the prefix", head + "PASSED\n========= 1 passed in 12.31s =========\n========= ERROR SUMMARY: 0 errors\n", true, 0},
+		{"a long run", head + "PASSED\n====== 4 passed in 61.87s (0:01:01) ======\n========= ERROR SUMMARY: 0 errors\n", true, 0},
+		{"the second of two sessions killed", head + "PASSED\n" + failed + "========= ERROR SUMMARY: 0 errors\n" + head + "========= ERROR SUMMARY: 0 errors\n" + target, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Complete != tt.wantComplete || rep.Findings() != tt.wantFindings {
+				t.Errorf("complete %v (%s), %d findings; want complete %v, %d findings", rep.Complete, rep.Inconclusive, rep.Findings(), tt.wantComplete, tt.wantFindings)
+			}
+			if !tt.wantComplete && !strings.Contains(rep.Inconclusive, "pytest printed no final summary line") {
+				t.Errorf("inconclusive %q: want the missing final line named", rep.Inconclusive)
+			}
+		})
+	}
+}

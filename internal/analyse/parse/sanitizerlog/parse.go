@@ -147,6 +147,10 @@ type parser struct {
 	crashReason string   // application output saying the target died
 	noTests     string   // pytest's output saying it ran no test, and why
 	noTestsWhy  bool     // noTests names the cause (a test not found, a usage error)
+	// pytest sessions: a "test session starts" rule opens one, pytest's final line ("== 1
+	// failed in 0.12s ==") closes it. One left open means pytest never finished its tests.
+	pytestOpen bool
+	pytestCut  int
 }
 
 func newParser(o Options) *parser {
@@ -304,6 +308,9 @@ func (p *parser) appLine(s []byte) {
 	}
 	p.checkCrash(s)
 	p.checkNoTests(s)
+	if s[0] == '=' {
+		p.pytestRule(s)
+	}
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
 	}
@@ -469,6 +476,8 @@ func (p *parser) topLevel(raw, c []byte) {
 	if c[len(c)-1] == '=' {
 		// A pytest separator such as "========= 2 failed in 3.1s =========" whose
 		// left run happens to match the prefix: application output.
+		p.pytestRule(c)
+		p.checkNoTests(c)
 		return
 	}
 	if p.blk == blkAPIExt && p.cur.extra == 0 {
@@ -666,6 +675,29 @@ func skippedOnly(s []byte) bool {
 		}
 	}
 	return true
+}
+
+// pytestRule follows pytest's sessions through its '='-padded rules: "test session starts"
+// opens one, the final line ("== 1 failed, 2 passed in 0.12s ==", "== no tests ran in 0.01s
+// ==") closes it. s is the line, or what follows the tool's prefix when the rule's left run
+// matched it.
+func (p *parser) pytestRule(s []byte) {
+	s = trimRightBlank(s)
+	if len(s) == 0 || s[len(s)-1] != '=' {
+		return
+	}
+	inner := bytes.Trim(s, "= ")
+	switch {
+	case string(inner) == "test session starts":
+		if p.pytestOpen {
+			p.pytestCut++
+		}
+		p.pytestOpen = true
+	case p.pytestOpen:
+		if i := bytes.LastIndex(inner, []byte(" in ")); i >= 0 && i+4 < len(inner) && inner[i+4] >= '0' && inner[i+4] <= '9' {
+			p.pytestOpen = false
+		}
+	}
 }
 
 func (p *parser) crash(s []byte) {
@@ -894,6 +926,19 @@ func (p *parser) finish(truncated int, readErr error) {
 		reasons = append(reasons, "no "+summary+" line: the log stops before the sanitizer finished (the target may have crashed or been killed)")
 	case p.cutSessions > 0:
 		reasons = append(reasons, fmt.Sprintf("%d of %d sanitizer runs printed no %s line: the log stops before they finished", p.cutSessions, rep.Sessions, summary))
+	}
+	if p.pytestOpen {
+		p.pytestCut++
+	}
+	if len(reasons) == 0 && p.pytestCut > 0 {
+		// pytest started its session and never printed its final line: it did not end on its
+		// own (SIGKILL, the OOM killer, a timeout, os._exit) and said nothing of it. The
+		// tool's summary then covers only what ran before, whatever it counts.
+		reason := "pytest printed no final summary line: the target was killed or died before its tests finished, with no crash message, so the sanitizer only checked what ran before"
+		if len(rep.TargetErrors) > 0 {
+			reason += " (compute-sanitizer: " + strings.Join(rep.TargetErrors, "; ") + ")"
+		}
+		reasons = append(reasons, reason)
 	}
 	rep.Complete = len(reasons) == 0
 	rep.Inconclusive = strings.Join(reasons, "; ")
