@@ -258,12 +258,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			section("compute-sanitizer on the failed tests")
 			sanitize(ctx, &quiet, s, opts, python, out)
 		}
-		if s.Coredump.Enabled {
+		// Ctrl-C during a pass ends the run as one during the sweep does: the passes after it
+		// do not run (on a cancelled context they would fail, and a health snapshot nvidia-smi
+		// never answered would read as a GPU missing after the run), and the exit is 130.
+		if s.Coredump.Enabled && ctx.Err() == nil {
 			section("GPU core dump pass")
 			coredump(ctx, &quiet, s, opts, python, rep, out)
 		}
-		section("GPU health after the run")
-		health(ctx, &quiet, opts.Out, out)
+		if ctx.Err() == nil {
+			section("GPU health after the run")
+			health(ctx, &quiet, opts.Out, out)
+		}
+		if ctx.Err() != nil {
+			res.Cancelled = true
+			fmt.Fprintln(out, "    cancelled: skipping the passes after it and the health snapshot, writing what was gathered")
+		}
 	}
 	if !res.SetupFailed {
 		section("dmesg and Xid summary")
@@ -400,7 +409,9 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	res, err := steps.RunSanitize(sctx, env, o)
 	var notFound *steps.SanitizerNotFoundError
 	switch {
-	case ctx.Err() == nil && sctx.Err() != nil:
+	case ctx.Err() != nil:
+		fmt.Fprintln(out, "    cancelled and stopped: what it logged before is in the report")
+	case sctx.Err() != nil:
 		fmt.Fprintf(out, "    timed out after %s (sanitizer.timeout_minutes) and stopped: what it logged before is in the report\n", limit)
 	case errors.As(err, &notFound):
 		fmt.Fprintf(out, "    skipped: not available on this machine (%v)\n", err)

@@ -427,3 +427,53 @@ func TestLocalSanitizerTimeout(t *testing.T) {
 		t.Errorf("exit code %d, want %d, and output with %q:\n%s", res.ExitCode, ExitReproduced, want, text)
 	}
 }
+
+// TestLocalCancelDuringSanitizer: Ctrl-C while compute-sanitizer runs the failed test ends the
+// run as one during the sweep does: the core dump pass and the health snapshot do not run on the
+// cancelled context (whose nvidia-smi, never answered, read as "GPU missing after the run"), and
+// the exit is 130, not the sweep's 1.
+func TestLocalCancelDuringSanitizer(t *testing.T) {
+	t.Parallel()
+	python := testenv.PytestPython(t)
+	suite := t.TempDir()
+	marker := filepath.Join(suite, "ran-once")
+	src := fmt.Sprintf("import os, time\n\ndef test_once():\n    if not os.path.exists(%q):\n        open(%q, 'w').close()\n        assert False\n    time.sleep(600)\n", marker, marker)
+	if err := os.WriteFile(filepath.Join(suite, "test_once.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := testSpec(t, python)
+	s.Reproducer.Paths, s.Reproducer.Count, s.Reproducer.Workers = []string{"test_once.py"}, 1, 0
+	s.Coredump.Enabled = true
+	dmesg := emptyDmesg(t)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Interrupt once pytest under the sanitizer is in the test.
+		for ctx.Err() == nil {
+			if b, _ := os.ReadFile(filepath.Join(out, steps.SanitizerLog)); bytes.Contains(b, []byte("test_once.py::test_once")) {
+				cancel()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	var stdout bytes.Buffer
+	res, err := Run(ctx, Options{Spec: s, Out: out, Dir: suite, Env: testEnv(t, dmesg, "FAKE_SANITIZER_MODE=clean"),
+		Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stdout.String())
+	}
+	text := stdout.String()
+	if res.ExitCode != ExitCancelled || !res.Cancelled {
+		t.Errorf("exit code %d cancelled %v, want %d:\n%s", res.ExitCode, res.Cancelled, ExitCancelled, text)
+	}
+	for _, bad := range []string{"GPU core dump pass", "GPU health after the run", "missing after the run", "sanitizer failed"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+	if !strings.Contains(text, "cancelled and stopped: what it logged before is in the report") || !strings.Contains(text, "memcheck inconclusive") {
+		t.Errorf("output lacks the cancelled sanitizer:\n%s", text)
+	}
+}
