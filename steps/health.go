@@ -34,6 +34,9 @@ const healthTimeout = 60 * time.Second
 // nvidia-smi's output, saying why there is none: "# debugflow: nvidia-smi: not found".
 const HealthNote = "# debugflow: "
 
+// HealthCancelled starts the note of a snapshot a cancel cut short.
+const HealthCancelled = evidencefiles.HealthCancelled
+
 // HealthQueryFile and HealthCSVFile are the files of snapshot name: the -q text and the
 // --query-gpu CSV.
 func HealthQueryFile(name string) string { return evidencefiles.HealthQuery(name) }
@@ -92,6 +95,9 @@ func RunHealth(ctx context.Context, env *Env, opts HealthOptions) (*HealthResult
 			fmt.Fprintf(env.Stdout, "health: no %q snapshot to compare with (%s missing)\n", opts.Since, HealthQueryFile(opts.Since))
 		case err != nil:
 			return res, err
+		case ctx.Err() != nil && len(res.Snapshot.GPUs) == 0:
+			// nvidia-smi was stopped by the cancel, not failed by the GPU: nothing to compare.
+			fmt.Fprintf(env.Stdout, "health: %s: not compared with %q\n", HealthCancelled, opts.Since)
 		case len(before.GPUs) > 0:
 			// Also when nvidia-smi now fails: a GPU seen before the run and not after it
 			// (fallen off the bus, lost by the driver) is missing after the run, suspect.
@@ -127,6 +133,16 @@ func TakeHealth(ctx context.Context, env *Env, out, name string) (*HealthResult,
 	q, qerr := env.runCapture(ctx, healthTimeout, "nvidia-smi", "-q")
 	qerr = withOutput(qerr, q)
 	csvOut, notes, cerr := queryGPU(ctx, env)
+	if ctx.Err() != nil {
+		// A cancel (Ctrl-C, the job's end) cut nvidia-smi short: its failure says nothing about
+		// the GPU, and the note says so (the report compares nothing with such a snapshot).
+		if qerr != nil {
+			qerr = fmt.Errorf("%s: %w", HealthCancelled, qerr)
+		}
+		if cerr != nil {
+			cerr = fmt.Errorf("%s: %w", HealthCancelled, cerr)
+		}
+	}
 	if err := writeHealthFile(filepath.Join(out, HealthQueryFile(name)), q.Stdout, qerr); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/report"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // healthEnv is a test env with the nvidia-smi double on PATH and a state file it reads.
@@ -107,6 +109,39 @@ func TestHealthGPULostAfterTheRun(t *testing.T) {
 	}
 	if outs := terminalOutputs(after.stdout.String()); !res.Suspect() || outs["suspect"] != "true" || outs["health_changed"] != "true" {
 		t.Errorf("suspect %v, outputs %v: want the runner suspect", res.Suspect(), outs)
+	}
+}
+
+// TestHealthCancelledIsNoGPULoss: a snapshot a cancel cut short (Ctrl-C in debugflow local, the
+// job's end) has no GPU because nvidia-smi was stopped, not because the GPU fell off the bus:
+// neither the step nor the report calls the GPU missing after the run, and the file says why.
+func TestHealthCancelledIsNoGPULoss(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	te, _ := healthEnv(t, nil)
+	if _, err := RunHealth(context.Background(), te.Env, HealthOptions{Out: out, Name: HealthBefore}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	after, _ := healthEnv(t, nil)
+	res, err := RunHealth(ctx, after.Env, HealthOptions{Out: out, Name: HealthAfter, Since: HealthBefore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := after.stdout.String() + after.stderr.String()
+	if res.Suspect() || strings.Contains(stdout, "missing after the run") || terminalOutputs(after.stdout.String())["suspect"] != "false" {
+		t.Errorf("suspect %v: a cancelled snapshot is no GPU loss:\n%s", res.Suspect(), stdout)
+	}
+	if f := readFile(t, filepath.Join(out, HealthQueryFile(HealthAfter))); !strings.HasPrefix(f, HealthNote+evidencefiles.HealthCancelled) {
+		t.Errorf("%s = %q: want the cancel named", HealthQueryFile(HealthAfter), f)
+	}
+	v, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Health == nil || len(v.Health.Changes) > 0 {
+		t.Errorf("report health %+v: want the snapshots read and nothing compared", v.Health)
 	}
 }
 

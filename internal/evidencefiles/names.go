@@ -78,6 +78,10 @@ func HealthQuery(name string) string { return "gpu_health_" + name + ".txt" }
 // HealthCSV is the `nvidia-smi --query-gpu` CSV of health snapshot name.
 func HealthCSV(name string) string { return "gpu_health_" + name + ".csv" }
 
+// HealthCancelled starts the `# debugflow: ` note of a health snapshot a cancel cut short:
+// nvidia-smi did not answer because it was stopped, which says nothing about the GPU.
+const HealthCancelled = "snapshot cancelled before nvidia-smi answered"
+
 // SanitizerFiles are the log, text summary and JSON summary of tool: the historical names for
 // the first tool of the ladder, sanitizer_TOOL* for the others.
 func SanitizerFiles(tool string, first bool) (log, text, json string) {

@@ -525,8 +525,8 @@ func (v *loader) loadHealth(have map[string]bool) error {
 	}
 	// A GPU nvidia-smi saw before the run but cannot see after it (it fell off the bus, the
 	// driver lost it, nvidia-smi hangs) is missing after the run: suspect.
-	// But an nvidia-smi that could not be started after the run (not found, not executable)
-	// says nothing about the GPU: nothing is compared.
+	// But an nvidia-smi that could not be started after the run (not found, not executable), or
+	// that a cancel stopped before it answered, says nothing about the GPU: nothing is compared.
 	afterUnknown := h.After != nil && len(h.After.GPUs) == 0 && toolDidNotStart(h.AfterNote)
 	if h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && !afterUnknown {
 		h.Changes = nvsmi.Compare(*h.Before, *h.After)
@@ -546,7 +546,7 @@ func (v *loader) loadHealth(have map[string]bool) error {
 // at all ("nvidia-smi: not found", a permission error), rather than that it ran and found no
 // GPU, failed to reach the driver or hung, which are about the GPU.
 func toolDidNotStart(note string) bool {
-	for _, s := range []string{"not found", "permission denied", "no such file or directory"} {
+	for _, s := range []string{"not found", "permission denied", "no such file or directory", strings.ToLower(evidencefiles.HealthCancelled)} {
 		if strings.Contains(strings.ToLower(note), s) {
 			return true
 		}
