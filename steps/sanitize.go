@@ -322,7 +322,7 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 	defer logFile.Close()
 	// The command heads the log: a clean log has no record naming its tool, and a folder whose
 	// summary JSON is lost still says which tool came out clean (the parser reads this line).
-	if _, err := fmt.Fprintf(logFile, "# debugflow-step sanitize: %s\n", commandString(argv[0], argv[1:])); err != nil {
+	if _, err := fmt.Fprintf(logFile, "%s%s\n", sanitizerlog.CommandHeader, commandString(argv[0], argv[1:])); err != nil {
 		return nil, fmt.Errorf("write %s: %w", logName, err)
 	}
 	end := env.group("compute-sanitizer " + tool)

@@ -392,3 +392,25 @@ func TestSanitizeTargetKilled(t *testing.T) {
 		t.Errorf("report text:\n%s", text.String())
 	}
 }
+
+// A compute-sanitizer that prints its banner and "ERROR SUMMARY: 0 errors" and exits 0 without
+// running pytest (a broken install) checked nothing: the run is inconclusive, never clean.
+func TestSanitizeTargetNeverRan(t *testing.T) {
+	t.Parallel()
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}}, nil)
+	fake := filepath.Join(t.TempDir(), "compute-sanitizer")
+	writeFile(t, fake, "#!/bin/sh\necho '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n")
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.Sanitizer = fake }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Complete || !strings.Contains(res.Report.Inconclusive, "pytest printed nothing under the sanitizer") {
+		t.Errorf("complete %v, inconclusive %q: a sanitizer that never ran pytest is not clean", res.Report.Complete, res.Report.Inconclusive)
+	}
+	if out := w.te.stdout.String(); !strings.Contains(out, "output ladder=memcheck:inconclusive") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}

@@ -122,3 +122,37 @@ func TestPytestKilledUnderTheSanitizer(t *testing.T) {
 		})
 	}
 }
+
+// A sanitizer can print its banner and a clean summary without running the target at all (a
+// broken install; "exit 0, ERROR SUMMARY: 0 errors, and the test never ran"). Under the
+// command debugflow-step sanitize writes at the head of its log (pytest -v), a log with no
+// pytest session shows no test ran: never clean. Without that header (any other log) nothing
+// is assumed about the target.
+func TestSanitizerRanNoPytest(t *testing.T) {
+	const header = CommandHeader + "/usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 99 /usr/bin/python3 -m pytest -p no:repeat -n 0 -x --tb=long -v -s t.py::test_a\n"
+	const clean = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+	tests := []struct {
+		name, log    string
+		wantComplete bool
+	}{
+		{"banner and summary only", header + clean, false},
+		{"the same log from elsewhere", clean, true},
+		{"pytest ran", header + "========= COMPUTE-SANITIZER\n============================= test session starts ==============================\n" +
+			"t.py::test_a PASSED\n============================== 1 passed in 0.01s ===============================\n========= ERROR SUMMARY: 0 errors\n", true},
+		{"pytest -qq: the final line alone", header + "========= COMPUTE-SANITIZER\n1 passed in 0.01s\n========= ERROR SUMMARY: 0 errors\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Complete != tt.wantComplete {
+				t.Errorf("complete %v (%s), want %v", rep.Complete, rep.Inconclusive, tt.wantComplete)
+			}
+			if !tt.wantComplete && !strings.Contains(rep.Inconclusive, "pytest printed nothing under the sanitizer") {
+				t.Errorf("inconclusive %q: want the missing pytest output named", rep.Inconclusive)
+			}
+		})
+	}
+}

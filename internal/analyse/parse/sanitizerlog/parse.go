@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// CommandHeader starts the first line of a log debugflow-step sanitize writes: the command
+// it ran ("# debugflow-step sanitize: compute-sanitizer --tool memcheck ... -m pytest ...").
+const CommandHeader = "# debugflow-step sanitize: "
+
 // DefaultPrefix is what compute-sanitizer and cuda-memcheck put before each line
 // they write (changed with --prefix).
 const DefaultPrefix = "========="
@@ -151,6 +155,10 @@ type parser struct {
 	// failed in 0.12s ==") closes it. One left open means pytest never finished its tests.
 	pytestOpen bool
 	pytestCut  int
+	// pytestSeen: pytest's session rule or final line was seen; cmdPytest: the log's header
+	// (debugflow-step sanitize's command line) says the target is pytest.
+	pytestSeen bool
+	cmdPytest  bool
 }
 
 func newParser(o Options) *parser {
@@ -308,8 +316,11 @@ func (p *parser) appLine(s []byte) {
 	}
 	p.checkCrash(s)
 	p.checkNoTests(s)
-	if s[0] == '=' {
+	switch {
+	case s[0] == '=':
 		p.pytestRule(s)
+	case !p.pytestSeen && (s[0] >= '0' && s[0] <= '9' || s[0] == 'n') && finalTally(trimRightBlank(s)):
+		p.pytestSeen = true // -qq: the final line without its padding
 	}
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
@@ -692,12 +703,20 @@ func (p *parser) pytestRule(s []byte) {
 		if p.pytestOpen {
 			p.pytestCut++
 		}
-		p.pytestOpen = true
-	case p.pytestOpen:
-		if i := bytes.LastIndex(inner, []byte(" in ")); i >= 0 && i+4 < len(inner) && inner[i+4] >= '0' && inner[i+4] <= '9' {
-			p.pytestOpen = false
-		}
+		p.pytestOpen, p.pytestSeen = true, true
+	case finalTally(inner):
+		p.pytestOpen, p.pytestSeen = false, true
 	}
+}
+
+// finalTally reports whether s (without its '=' padding) is pytest's final line: "1 failed, 2
+// passed in 0.12s", "no tests ran in 0.01s", "4 passed in 61.87s (0:01:01)".
+func finalTally(s []byte) bool {
+	if len(s) == 0 || !(s[0] >= '0' && s[0] <= '9' || hasPrefix(s, "no tests ran")) {
+		return false
+	}
+	i := bytes.LastIndex(s, []byte(" in "))
+	return i > 0 && i+4 < len(s) && s[i+4] >= '0' && s[i+4] <= '9'
 }
 
 func (p *parser) crash(s []byte) {
@@ -709,6 +728,9 @@ func (p *parser) crash(s []byte) {
 
 // checkCommandLine notes the tool of an echoed "compute-sanitizer --tool X" line.
 func (p *parser) checkCommandLine(s []byte) {
+	if hasPrefix(s, CommandHeader) && bytes.Contains(s, []byte(" -m pytest ")) {
+		p.cmdPytest = true
+	}
 	i := bytes.Index(s, []byte("--tool"))
 	if i < 0 || !(bytes.Contains(s, []byte("sanitizer")) || bytes.Contains(s, []byte("memcheck"))) {
 		return
@@ -929,6 +951,12 @@ func (p *parser) finish(truncated int, readErr error) {
 	}
 	if p.pytestOpen {
 		p.pytestCut++
+	}
+	if len(reasons) == 0 && p.cmdPytest && !p.pytestSeen {
+		// A sanitizer can print its banner and a clean summary without running the target (a
+		// broken install, an unsupported setup): under debugflow-step sanitize's pytest -v,
+		// no session rule and no final line means nothing shows a test ran.
+		reasons = append(reasons, "pytest printed nothing under the sanitizer (no \"test session starts\", no final line): nothing shows the tests ran, so the summary covers nothing known")
 	}
 	if len(reasons) == 0 && p.pytestCut > 0 {
 		// pytest started its session and never printed its final line: it did not end on its
