@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,8 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/debugflow/debugflow/internal/analyse/report"
 )
 
 // TestSanitizeLadder runs memcheck (with its leak check), racecheck, initcheck and synccheck
@@ -159,5 +163,46 @@ func TestSanitizeLadderFlags(t *testing.T) {
 	// racecheck is first: it writes sanitizer.log.
 	if !strings.Contains(readFile(t, filepath.Join(w.out, SanitizerLog)), "RACECHECK SUMMARY: 1 hazard displayed") {
 		t.Error("sanitizer.log is not racecheck's")
+	}
+}
+
+// TestSanitizeLadderRerunCancelled: a rerun of the ladder in the same folder (run_sanitizer.sh)
+// cancelled during its first tool leaves no further tool's log of the earlier run behind: the
+// report says the ladder stopped before racecheck, not the earlier run's racecheck hazard (which
+// read "application fault: racecheck found 1 hazard").
+func TestSanitizeLadderRerunCancelled(t *testing.T) {
+	t.Parallel()
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_slow.py::test_s"}},
+		map[string]string{"FAKE_SANITIZER_MODE": "memcheck=clean,racecheck=hazard"})
+	writeFile(t, filepath.Join(w.suite, "test_slow.py"), "import os, time\n\ndef test_s():\n    if os.environ.get('SLOW'):\n        time.sleep(600)\n")
+	ladder := func(o *SanitizeOptions) { o.Tool, o.Tools = "", []string{"memcheck", "racecheck"} }
+	if _, err := RunSanitize(context.Background(), w.te.Env, w.opts(ladder)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil { // cancel once the second run's memcheck is in the test
+			if b, _ := os.ReadFile(filepath.Join(w.out, SanitizerLog)); bytes.Contains(b, []byte("test_slow.py::test_s ")) && !bytes.Contains(b, []byte("PASSED")) {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	_, err := RunSanitize(ctx, w.te.Env, w.opts(func(o *SanitizeOptions) { ladder(o); o.Env = []string{"SLOW=1"} }))
+	if ExitCodeFor(err) != 130 {
+		t.Fatalf("err = %v, want the cancel", err)
+	}
+	v, err := report.Load(w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range v.Sanitizers {
+		got = append(got, s.Result)
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "memcheck inconclusive") || !strings.Contains(got[1], "not run (sanitizer_racecheck.log missing: the ladder stopped before it)") {
+		t.Errorf("ladder results %q: want memcheck inconclusive and racecheck not run", got)
 	}
 }

@@ -249,7 +249,7 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 		fmt.Fprintf(env.Stdout, "sanitize: --max-tests %d leaves out %d failing test(s): %s\n",
 			opts.MaxTests, len(dropped), strings.Join(dropped, " "))
 	}
-	removeStaleLadder(opts.Out, opts.Tools)
+	removeStaleLadder(opts.Out)
 	if len(opts.Tools) > 1 {
 		fmt.Fprintf(env.Stdout, "sanitize: ladder %s over the same %d test selection(s)\n", strings.Join(opts.Tools, " → "), len(args))
 	}
@@ -404,13 +404,11 @@ func sanitizerEnv(env *Env, extra []string) (out, cleared []string) {
 }
 
 // removeStaleLadder deletes the sanitizer_TOOL files an earlier run in the same directory left
-// behind for tools that do not write them now (the first tool writes sanitizer.log), so the
-// report shows only this run's tools.
-func removeStaleLadder(dir string, tools []string) {
+// behind, so the report shows only this run's tools: also those of this run's ladder, which
+// each tool rewrites only when the ladder reaches it (a cancel or an error stops it before;
+// the report then says the ladder stopped before the tool, not what an earlier run found).
+func removeStaleLadder(dir string) {
 	for _, t := range SanitizerTools {
-		if slices.Contains(tools[1:], t) {
-			continue
-		}
 		logName, textName, jsonName := SanitizerFiles(t, false)
 		for _, name := range []string{logName, textName, jsonName} {
 			os.Remove(filepath.Join(dir, name))
