@@ -146,6 +146,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	fmt.Fprintf(env.Stdout, "coredump: rerunning %s with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 (lightweight dump, at most %d attempt(s))\n", res.Test, opts.Attempts)
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(argv[0], argv[1:]))
 	var dump string
+	timeouts := 0 // attempts the timeout stopped: they never showed whether the test faults
 	for res.Attempts < opts.Attempts && dump == "" {
 		res.Attempts++
 		fmt.Fprintf(logFile, "# debugflow: attempt %d of %d\n", res.Attempts, opts.Attempts)
@@ -170,6 +171,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			}
 			return res, &ExitError{Code: cancelExitCode(ctx), Err: fmt.Errorf("core dump pass cancelled (%v)", context.Cause(ctx))}
 		case timedOut:
+			timeouts++
 			fmt.Fprintf(env.Stdout, "coredump: attempt %d timed out after %s\n", res.Attempts, opts.Timeout)
 		case dump == "" && (sr.ExitCode == 4 || sr.ExitCode == 5):
 			// pytest ran nothing: another attempt would too.
@@ -190,7 +192,14 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun did not run the test %s (%s), so it says nothing about the bug", res.Test, res.NoTests)
 		return res, finishCoredump(env, opts.Out, res)
 	}
-	if dump == "" {
+	switch {
+	case dump == "" && timeouts == res.Attempts:
+		res.Note = fmt.Sprintf("no GPU core dump: every rerun of %s (%d attempt(s)) hit the %s timeout before it ended (a hang?), so nothing shows whether it faults", res.Test, res.Attempts, opts.Timeout)
+		return res, finishCoredump(env, opts.Out, res)
+	case dump == "" && timeouts > 0:
+		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in the %d attempt(s) that ended (an intermittent bug, or not a GPU exception); %d more hit the %s timeout before it ended (a hang?)", res.Test, res.Attempts-timeouts, timeouts, opts.Timeout)
+		return res, finishCoredump(env, opts.Out, res)
+	case dump == "":
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
 		return res, finishCoredump(env, opts.Out, res)
 	}

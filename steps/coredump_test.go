@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/testenv"
@@ -26,6 +27,7 @@ func TestCoredump(t *testing.T) {
 		vars     map[string]string
 		attempts int
 		maxBytes int64
+		timeout  time.Duration
 		// want
 		attemptsRun int
 		dumped      bool
@@ -41,6 +43,9 @@ func TestCoredump(t *testing.T) {
 		{name: "never faults", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_AFTER": "9"}, attempts: 2,
 			attemptsRun: 2, note: "no GPU core dump: the rerun of test_repro.py::test_x[cuda] did not fault in 2 attempt(s)"},
+		{name: "every attempt timed out: a hang, not no fault", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_HANG": "1"}, attempts: 2, timeout: 2 * time.Second,
+			attemptsRun: 2, note: "no GPU core dump: every rerun of test_repro.py::test_x[cuda] (2 attempt(s)) hit the 2s timeout before it ended (a hang?), so nothing shows whether it faults"},
 		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
@@ -75,7 +80,7 @@ func TestCoredump(t *testing.T) {
 			// A dump an earlier pass kept goes.
 			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
 			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
-				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes})
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout})
 			if err != nil {
 				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
 			}

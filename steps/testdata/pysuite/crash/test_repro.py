@@ -10,7 +10,8 @@ faults the way the CUDA driver reports a kernel exception with core dumps on:
 the driver's progress lines on stderr, a (fake) dump where CUDA_COREDUMP_FILE
 says, then an abort. FAKE_COREDUMP_COUNTER (a file) and FAKE_COREDUMP_AFTER=N
 make only the N-th and later runs fault (an intermittent bug);
-FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger. The dump records the core dump
+FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger; FAKE_COREDUMP_HANG=1 makes test_x[cuda]
+hang instead. The dump records the core dump
 variables it was written under (generation_flags=, lightweight=).
 """
 import os
@@ -61,6 +62,8 @@ def fake_gpu_fault():
 @pytest.mark.parametrize("dev", ["cpu", "cuda"])
 def test_x(dev, request):
     name = request.node.name
+    if dev == "cuda" and os.environ.get("FAKE_COREDUMP_HANG"):
+        time.sleep(600)
     if dev == "cuda" and os.environ.get("CUDA_ENABLE_COREDUMP_ON_EXCEPTION") == "1":
         fake_gpu_fault()
     if dev == "cuda" and name.endswith("-3-5]"):
