@@ -414,3 +414,18 @@ func TestSanitizeTargetNeverRan(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 }
+
+// A module that fails to import under the sanitizer (--when always over a folder) stops pytest
+// at collection: no test ran, and the clean ERROR SUMMARY checked only the imports.
+func TestSanitizeCollectionError(t *testing.T) {
+	t.Parallel()
+	w := newSanitizeWorld(t, nil, map[string]string{"FAKE_SANITIZER_MODE": "clean"})
+	writeFile(t, filepath.Join(w.suite, "test_col.py"), "raise ImportError('libcuda.so.1: cannot open shared object file')\n")
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.When, o.Paths = WhenAlways, []string{"."} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Complete || !strings.HasPrefix(res.Report.NoTests, "pytest: errors during collection (collected ") {
+		t.Errorf("complete %v, no_tests %q: a run stopped at collection is not clean", res.Report.Complete, res.Report.NoTests)
+	}
+}

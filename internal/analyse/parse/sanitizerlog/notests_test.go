@@ -156,3 +156,38 @@ func TestSanitizerRanNoPytest(t *testing.T) {
 		})
 	}
 }
+
+// pytest runs no test when collection fails (it stops there, with -x as without): a clean
+// summary over a collection error checked only the imports. With --continue-on-collection-errors
+// the tests that collected run, and the final line counts them.
+func TestPytestCollectionErrorUnderTheSanitizer(t *testing.T) {
+	const head = "========= COMPUTE-SANITIZER\n============================= test session starts ==============================\n"
+	const tail = "========= ERROR SUMMARY: 0 errors\n========= Error: process didn't terminate successfully\n========= Target application returned an error\n"
+	tests := []struct {
+		name, app, want string
+	}{
+		{"-x stops at the collection error", "collecting ... collected 0 items / 1 error\n\nERROR test_col.py\n" +
+			"!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n" +
+			"=============================== 1 error in 0.02s ===============================\n",
+			"pytest: errors during collection (collected 0 items / 1 error)"},
+		{"interrupted, other modules collected", "collecting ... collected 3 items / 1 error\n\n" +
+			"!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n" +
+			"=============================== 1 error in 0.30s ===============================\n",
+			"pytest: errors during collection (collected 3 items / 1 error)"},
+		{"--continue-on-collection-errors: the others ran", "collecting ... collected 3 items / 1 error\n\ntest_a.py::test_a PASSED\n" +
+			"========================= 3 passed, 1 error in 0.30s ==========================\n", ""},
+		{"a setup error is no collection error", "collecting ... collected 1 item\n\ntest_a.py::test_a ERROR\n" +
+			"=============================== 1 error in 0.02s ===============================\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(head + tt.app + tail))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.NoTests != tt.want || rep.Complete != (tt.want == "") {
+				t.Errorf("NoTests %q, complete %v (%s); want NoTests %q", rep.NoTests, rep.Complete, rep.Inconclusive, tt.want)
+			}
+		})
+	}
+}

@@ -159,6 +159,11 @@ type parser struct {
 	// (debugflow-step sanitize's command line) says the target is pytest.
 	pytestSeen bool
 	cmdPytest  bool
+	// collectErr is pytest's collection line with errors ("collected 0 items / 1 error"):
+	// pytest then runs no test (unless --continue-on-collection-errors); finalRan is set by a
+	// final line that counts a test that ran (passed, failed, ...).
+	collectErr string
+	finalRan   bool
 }
 
 func newParser(o Options) *parser {
@@ -319,8 +324,9 @@ func (p *parser) appLine(s []byte) {
 	switch {
 	case s[0] == '=':
 		p.pytestRule(s)
-	case !p.pytestSeen && (s[0] >= '0' && s[0] <= '9' || s[0] == 'n') && finalTally(trimRightBlank(s)):
+	case (s[0] >= '0' && s[0] <= '9' || s[0] == 'n') && finalTally(trimRightBlank(s)):
 		p.pytestSeen = true // -qq: the final line without its padding
+		p.finalRan = p.finalRan || tallyRan(s)
 	}
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
@@ -663,6 +669,13 @@ func (p *parser) checkNoTests(s []byte) {
 			why = "pytest collected 0 items"
 		} else if bytes.Contains(s, []byte(" / 0 selected")) {
 			why = "pytest selected 0 items"
+		} else if p.collectErr == "" && hasPrefix(s, "collect") && bytes.Contains(s, []byte(" error")) {
+			// "collecting ... collected 3 items / 1 error": decided at the end (finish).
+			line := s
+			if i := bytes.Index(line, []byte("collected")); i > 0 {
+				line = line[i:]
+			}
+			p.collectErr = string(cut(line, 200))
 		}
 	}
 	if s[0] == '!' && p.rep.Stopped == "" && bytes.Contains(s, []byte("stopping after ")) {
@@ -672,6 +685,16 @@ func (p *parser) checkNoTests(s []byte) {
 	if why != "" && (cause || p.noTests == "") {
 		p.noTests, p.noTestsWhy = why, cause
 	}
+}
+
+// tallyRan reports whether pytest's final line s counts a test whose body ran.
+func tallyRan(s []byte) bool {
+	for _, ran := range []string{"passed", "failed", "xfail", "xpass", "rerun"} {
+		if bytes.Contains(s, []byte(ran)) {
+			return true
+		}
+	}
+	return false
 }
 
 // skippedOnly reports whether s is pytest's final line counting skipped tests and no test that
@@ -706,6 +729,7 @@ func (p *parser) pytestRule(s []byte) {
 		p.pytestOpen, p.pytestSeen = true, true
 	case finalTally(inner):
 		p.pytestOpen, p.pytestSeen = false, true
+		p.finalRan = p.finalRan || tallyRan(inner)
 	}
 }
 
@@ -919,6 +943,10 @@ func (p *parser) finish(truncated int, readErr error) {
 		rep.APIErrors = []APIError{}
 	}
 
+	if p.noTests == "" && p.collectErr != "" && !p.finalRan {
+		// pytest stops at collection errors before any test: only the imports ran.
+		p.noTests = "pytest: errors during collection (" + p.collectErr + ")"
+	}
 	var reasons []string
 	if readErr != nil {
 		reasons = append(reasons, "the log could not be read to the end: "+readErr.Error())
