@@ -25,10 +25,19 @@ func TestReproduceSeesRetriedFailures(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	checkRetriedRun(t, w, "test_flaky_gpu.py::test_once",
+		"2 failed attempts retried by pytest-retry among them", "2 of 2    test_flaky_gpu.py::test_once")
+}
+
+// checkRetriedRun checks a reproduce run whose only failures a retry plugin retried into
+// passes: pytest exited 0, yet the run reproduced with base as its one failing base test (the
+// sanitizer's condition and target), and the report says it did, with wants.
+func checkRetriedRun(t *testing.T, w *e2eWorld, base string, wants ...string) {
+	t.Helper()
 	sum := loadSummary(t, w.out)
-	if sum.ExitCode != 0 || !sum.Reproduced || !slices.Equal(sum.FailedBaseTests, []string{"test_flaky_gpu.py::test_once"}) {
-		t.Errorf("summary: exit code %d, reproduced %v, failed base tests %q; want pytest's 0, reproduced, test_once",
-			sum.ExitCode, sum.Reproduced, sum.FailedBaseTests)
+	if sum.ExitCode != 0 || !sum.Reproduced || !slices.Equal(sum.FailedBaseTests, []string{base}) {
+		t.Errorf("summary: exit code %d, reproduced %v, failed base tests %q; want pytest's 0, reproduced, %s",
+			sum.ExitCode, sum.Reproduced, sum.FailedBaseTests, base)
 	}
 	if outs := readOutputs(t, w.ghOutput); outs["reproduced"] != "true" {
 		t.Errorf("step outputs %v, want reproduced=true (the sanitizer's condition)", outs)
@@ -41,7 +50,7 @@ func TestReproduceSeesRetriedFailures(t *testing.T) {
 	if err := v.WriteText(&text, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Reproduced:     yes", "2 failed attempts retried by pytest-retry among them", "2 of 2    test_flaky_gpu.py::test_once"} {
+	for _, want := range append([]string{"Reproduced:     yes"}, wants...) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
@@ -81,27 +90,7 @@ func TestReproduceSeesFlakyRetries(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	sum := loadSummary(t, w.out)
-	if sum.ExitCode != 0 || !sum.Reproduced || !slices.Equal(sum.FailedBaseTests, []string{"test_flaky_plugin.py::test_kernel[cuda]"}) {
-		t.Errorf("summary: exit code %d, reproduced %v, failed base tests %q; want pytest's 0, reproduced, test_kernel[cuda]",
-			sum.ExitCode, sum.Reproduced, sum.FailedBaseTests)
-	}
-	if outs := readOutputs(t, w.ghOutput); outs["reproduced"] != "true" {
-		t.Errorf("step outputs %v, want reproduced=true (the sanitizer's condition)", outs)
-	}
-	v, err := report.Load(w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	if err := v.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Reproduced:     yes", "2 failed attempts retried by flaky among them"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, text.String())
-		}
-	}
+	checkRetriedRun(t, w, "test_flaky_plugin.py::test_kernel[cuda]", "2 failed attempts retried by flaky among them")
 	if argv := w.sanitize(t, w.suite, py); !slices.Contains(argv, "test_flaky_plugin.py::test_kernel[cuda]") {
 		t.Errorf("the sanitizer ran %q, not the retried test", argv)
 	}

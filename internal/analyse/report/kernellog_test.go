@@ -202,14 +202,21 @@ func TestXidSinceAnUnreadStart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
-				t.Fatalf("Xid %+v, want the counts %v", v.Xid, tt.wantXid)
-			}
-			notes := strings.Join(v.Run.Notes, "\n")
-			if tt.wantNote == "" && strings.Contains(notes, "Xid") || !strings.Contains(notes, tt.wantNote) {
-				t.Errorf("notes %q, want one containing %q", notes, tt.wantNote)
-			}
+			checkXidNote(t, v, tt.wantXid, tt.wantNote)
 		})
+	}
+}
+
+// checkXidNote checks the Xid counts of v and its notes: one containing wantNote, or, when
+// wantNote is "", none about Xid.
+func checkXidNote(t *testing.T, v *Verdict, wantXid map[int]int, wantNote string) {
+	t.Helper()
+	if v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(wantXid) {
+		t.Fatalf("Xid %+v, want the counts %v", v.Xid, wantXid)
+	}
+	notes := strings.Join(v.Run.Notes, "\n")
+	if wantNote == "" && strings.Contains(notes, "Xid") || !strings.Contains(notes, wantNote) {
+		t.Errorf("notes %q, want one containing %q", notes, wantNote)
 	}
 }
 
@@ -243,13 +250,7 @@ func TestXidOutsideTheReproducer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
-				t.Fatalf("Xid %+v, want the counts %v", v.Xid, tt.wantXid)
-			}
-			notes := strings.Join(v.Run.Notes, "\n")
-			if tt.wantNote == "" && strings.Contains(notes, "Xid") || !strings.Contains(notes, tt.wantNote) {
-				t.Errorf("notes %q, want one containing %q", notes, tt.wantNote)
-			}
+			checkXidNote(t, v, tt.wantXid, tt.wantNote)
 		})
 	}
 }
