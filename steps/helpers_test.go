@@ -14,6 +14,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -228,4 +229,18 @@ var fixedNow = time.Date(2026, 12, 2, 10, 46, 0, 0, time.UTC)
 func processMarker(t *testing.T, prefix string) string {
 	t.Helper()
 	return prefix + filepath.Base(filepath.Dir(t.TempDir()))
+}
+
+// reportText is the text verdict `debugflow report` prints for the artifact folder dir.
+func reportText(t *testing.T, dir string) string {
+	t.Helper()
+	v, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	return text.String()
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debugflow/debugflow/internal/analyse/report"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -42,17 +41,10 @@ func checkRetriedRun(t *testing.T, w *e2eWorld, base string, wants ...string) {
 	if outs := readOutputs(t, w.ghOutput); outs["reproduced"] != "true" {
 		t.Errorf("step outputs %v, want reproduced=true (the sanitizer's condition)", outs)
 	}
-	v, err := report.Load(w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	if err := v.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
+	text := reportText(t, w.out)
 	for _, want := range append([]string{"Reproduced:     yes"}, wants...) {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, text.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/debugflow/debugflow/internal/testenv"
-
-	"github.com/debugflow/debugflow/internal/analyse/report"
 )
 
 // sanitizeWorld is an artifact dir with a reproducer summary, the crash
@@ -282,16 +279,9 @@ func TestSanitizeMissingSanitizer(t *testing.T) {
 		}
 	}
 	// The report says why there is no sanitizer log.
-	v, lerr := report.Load(w.out)
-	if lerr != nil {
-		t.Fatal(lerr)
-	}
-	var text bytes.Buffer
-	if err := v.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
-	if want := "Sanitizer:      compute-sanitizer not available on this runner (compute-sanitizer not found; searched $PATH"; !strings.Contains(text.String(), want) {
-		t.Errorf("the verdict does not say compute-sanitizer was not available:\n%s", text.String())
+	text := reportText(t, w.out)
+	if want := "Sanitizer:      compute-sanitizer not available on this runner (compute-sanitizer not found; searched $PATH"; !strings.Contains(text, want) {
+		t.Errorf("the verdict does not say compute-sanitizer was not available:\n%s", text)
 	}
 }
 
@@ -380,16 +370,9 @@ func TestSanitizeTargetKilled(t *testing.T) {
 	if outs := readOutputs(t, ghOut); outs["inconclusive"] != "true" || outs["ladder"] != "memcheck:inconclusive" {
 		t.Errorf("outputs = %v", outs)
 	}
-	v, err := report.Load(w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	if err := v.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "memcheck inconclusive: pytest printed no final summary line") || strings.Contains(text.String(), "memcheck clean") {
-		t.Errorf("report text:\n%s", text.String())
+	text := reportText(t, w.out)
+	if !strings.Contains(text, "memcheck inconclusive: pytest printed no final summary line") || strings.Contains(text, "memcheck clean") {
+		t.Errorf("report text:\n%s", text)
 	}
 }
 

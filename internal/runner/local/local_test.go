@@ -392,19 +392,27 @@ func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
 	}
 }
 
-// TestLocalSanitizerTimeout: sanitizer.timeout_minutes ends a sanitizer pass whose test hangs
-// under the tool (here: the test fails once, then hangs), and the verdict still follows.
-func TestLocalSanitizerTimeout(t *testing.T) {
-	t.Parallel()
+// failOnceThenHang is a suite whose test_once.py fails the first time it runs and hangs every
+// time after (the sanitizer's pass over it), and a spec that sweeps it once without xdist.
+func failOnceThenHang(t *testing.T) (suite string, s *spec.Spec) {
+	t.Helper()
 	python := testenv.PytestPython(t)
-	suite := t.TempDir()
+	suite = t.TempDir()
 	marker := filepath.Join(suite, "ran-once")
 	src := fmt.Sprintf("import os, time\n\ndef test_once():\n    if not os.path.exists(%q):\n        open(%q, 'w').close()\n        assert False\n    time.sleep(600)\n", marker, marker)
 	if err := os.WriteFile(filepath.Join(suite, "test_once.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := testSpec(t, python)
+	s = testSpec(t, python)
 	s.Reproducer.Paths, s.Reproducer.Count, s.Reproducer.Workers = []string{"test_once.py"}, 1, 0
+	return suite, s
+}
+
+// TestLocalSanitizerTimeout: sanitizer.timeout_minutes ends a sanitizer pass whose test hangs
+// under the tool (here: the test fails once, then hangs), and the verdict still follows.
+func TestLocalSanitizerTimeout(t *testing.T) {
+	t.Parallel()
+	suite, s := failOnceThenHang(t)
 	s.Sanitizer.TimeoutMinutes = 1
 	dmesg := emptyDmesg(t)
 	var stdout bytes.Buffer
@@ -434,15 +442,7 @@ func TestLocalSanitizerTimeout(t *testing.T) {
 // the exit is 130, not the sweep's 1.
 func TestLocalCancelDuringSanitizer(t *testing.T) {
 	t.Parallel()
-	python := testenv.PytestPython(t)
-	suite := t.TempDir()
-	marker := filepath.Join(suite, "ran-once")
-	src := fmt.Sprintf("import os, time\n\ndef test_once():\n    if not os.path.exists(%q):\n        open(%q, 'w').close()\n        assert False\n    time.sleep(600)\n", marker, marker)
-	if err := os.WriteFile(filepath.Join(suite, "test_once.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := testSpec(t, python)
-	s.Reproducer.Paths, s.Reproducer.Count, s.Reproducer.Workers = []string{"test_once.py"}, 1, 0
+	suite, s := failOnceThenHang(t)
 	s.Coredump.Enabled = true
 	dmesg := emptyDmesg(t)
 	out := t.TempDir()
