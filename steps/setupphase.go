@@ -70,17 +70,20 @@ func withRecordedFailure(out, cause string) string {
 	return fmt.Sprintf("%s; first: %s (in %s): %s", cause, ff.NodeID, ff.When, ff.Message)
 }
 
-// recordPytestCrash makes a pytest that a signal killed in a test a crash of that test. Without
-// xdist (-n 0) pytest runs the tests itself, so a test that crashes the process (SIGSEGV in a
-// kernel launch, SIGABRT from the driver) ends the run with no failure reported: the worker
-// record's "main" process started the test and never finished it. That is the crash xdist
-// would report as a crashed worker, and it is recorded as one: worker "main", the test among
-// the failed ones (the sanitizer and the core dump pass target it). A signal the step sent
-// (a cancel, the stop at the first failure) is not a crash; and when the record names no test
-// in flight (the xdist controller died) the run stays unexplained, never "not reproduced"
-// (the verdict reads the exit code).
+// recordPytestCrash makes a pytest that died in a test a crash of that test. Without xdist
+// (-n 0) pytest runs the tests itself, so a test that ends the process ends the run with no
+// failure reported: a signal (SIGSEGV in a kernel launch, SIGABRT from the driver), or an exit
+// before pytest's final line with a code other than 0 (os._exit(1), which pytest-timeout's
+// thread method calls on a hang after dumping the stacks; a native library's exit()). The
+// worker record's "main" process started the test and never finished it. That is the crash
+// xdist would report as a crashed worker, and it is recorded as one: worker "main", the test
+// among the failed ones (the sanitizer and the core dump pass target it). A signal the step sent
+// (a cancel, the stop at the first failure, the timeout) is not a crash; and when the record
+// names no test in flight (the xdist controller died) the run stays unexplained, never "not
+// reproduced" (the verdict reads the exit code).
 func recordPytestCrash(out string, res *ReproducerResult) {
-	if res.PytestSignal == "" || res.Cancelled || res.StoppedEarly || res.SetupFailed {
+	died := res.PytestSignal != "" || (!res.Complete && res.ExitCode != 0)
+	if !died || res.Cancelled || res.StoppedEarly || res.TimedOut || res.SetupFailed {
 		return
 	}
 	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
@@ -98,7 +101,11 @@ func recordPytestCrash(out string, res *ReproducerResult) {
 	}
 	id := w.Tests[len(w.Tests)-1].NodeID
 	res.CrashedWorkers = append(res.CrashedWorkers, workerlog.Main)
-	res.Crashes = append(res.Crashes, pytestlog.Crash{Worker: workerlog.Main, NodeID: id, Reason: "pytest killed by " + res.PytestSignal})
+	reason := "pytest killed by " + res.PytestSignal
+	if res.PytestSignal == "" {
+		reason = fmt.Sprintf("pytest exited with code %d in this test, before its final line", res.ExitCode)
+	}
+	res.Crashes = append(res.Crashes, pytestlog.Crash{Worker: workerlog.Main, NodeID: id, Reason: reason})
 	if !slices.Contains(res.FailedTests, id) {
 		res.FailedTests = append(res.FailedTests, id)
 	}

@@ -130,38 +130,54 @@ func TestReproduceEveryTestSkipped(t *testing.T) {
 	}
 }
 
-// pytest without xdist runs the tests itself: a test that crashes the process (SIGSEGV) ends
-// the run with no failure reported. The worker record names the test in flight: it is a
-// crash of that test (worker "main"), reproduced, and the test is among the failing ones for
-// the sanitizer. Real pytest, a real signal.
+// pytest without xdist runs the tests itself: a test that ends the process (a SIGSEGV, or
+// os._exit(1) as pytest-timeout's thread method calls on a hang) ends the run with no failure
+// reported. The worker record names the test in flight: it is a crash of that test (worker
+// "main"), reproduced, and the test is among the failing ones for the sanitizer. Real pytest,
+// a real signal, a real exit.
 func TestReproducePytestKilledInATest(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "test_gpu.py"), "import os, signal\n\ndef test_ok():\n    pass\n\n"+
-		"def test_kernel(request):\n    if request.node.name.startswith('test_kernel[2-'):\n        os.kill(os.getpid(), signal.SIGSEGV)\n")
-	te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
-	out := t.TempDir()
-	res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
-		Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
-		ReproducerFlags: ReproducerFlags{Python: py, Workers: 0, Count: 3, Paths: []string{"test_gpu.py"},
-			PytestArgs: []string{"-p", "no:cacheprovider"}},
-	})
-	if err != nil || res == nil {
-		t.Fatalf("err %v", err)
-	}
-	sum := loadSummary(t, out)
-	if !sum.Reproduced || sum.ExitCode != 128+11 || sum.PytestSignal == "" {
-		t.Errorf("summary %+v, want reproduced, exit 139", sum)
-	}
-	if len(sum.Crashes) != 1 || sum.Crashes[0].Worker != "main" || sum.Crashes[0].NodeID != "test_gpu.py::test_kernel[2-3]" {
-		t.Errorf("crashes %+v, want main in test_gpu.py::test_kernel[2-3]", sum.Crashes)
-	}
-	if len(sum.FailedBaseTests) != 1 || sum.FailedBaseTests[0] != "test_gpu.py::test_kernel" {
-		t.Errorf("failed base tests %v", sum.FailedBaseTests)
-	}
-	if outs := terminalOutputs(te.stdout.String()); outs["reproduced"] != "true" || outs["crashed_workers"] != "main" {
-		t.Errorf("outputs %v", outs)
+	for _, tt := range []struct {
+		name, end  string // how test_kernel[2-3] ends the process
+		exit       int
+		signal     bool
+		wantReason string
+	}{
+		{"a signal", "os.kill(os.getpid(), signal.SIGSEGV)", 128 + 11, true, "pytest killed by "},
+		// What pytest-timeout's thread method does on a hang, after dumping the stacks.
+		{"an exit before the final line", "os._exit(1)", 1, false, "pytest exited with code 1 in this test, before its final line"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "test_gpu.py"), "import os, signal\n\ndef test_ok():\n    pass\n\n"+
+				"def test_kernel(request):\n    if request.node.name.startswith('test_kernel[2-'):\n        "+tt.end+"\n")
+			te := newTestEnv(t, map[string]string{"PATH": "/usr/bin:/bin", "HOME": t.TempDir()})
+			out := t.TempDir()
+			res, err := RunReproduce(context.Background(), te.Env, ReproduceOptions{
+				Out: out, Dir: dir, DmesgSource: filepath.Join(t.TempDir(), "kern.log"),
+				ReproducerFlags: ReproducerFlags{Python: py, Workers: 0, Count: 3, Paths: []string{"test_gpu.py"},
+					PytestArgs: []string{"-p", "no:cacheprovider"}},
+			})
+			if err != nil || res == nil {
+				t.Fatalf("err %v", err)
+			}
+			sum := loadSummary(t, out)
+			if !sum.Reproduced || sum.ExitCode != tt.exit || (sum.PytestSignal != "") != tt.signal {
+				t.Errorf("summary %+v, want reproduced, exit %d", sum, tt.exit)
+			}
+			if len(sum.Crashes) != 1 || sum.Crashes[0].Worker != "main" || sum.Crashes[0].NodeID != "test_gpu.py::test_kernel[2-3]" ||
+				!strings.Contains(sum.Crashes[0].Reason, tt.wantReason) {
+				t.Errorf("crashes %+v, want main in test_gpu.py::test_kernel[2-3], %q", sum.Crashes, tt.wantReason)
+			}
+			if len(sum.FailedBaseTests) != 1 || sum.FailedBaseTests[0] != "test_gpu.py::test_kernel" {
+				t.Errorf("failed base tests %v", sum.FailedBaseTests)
+			}
+			if outs := terminalOutputs(te.stdout.String()); outs["reproduced"] != "true" || outs["crashed_workers"] != "main" {
+				t.Errorf("outputs %v", outs)
+			}
+		})
 	}
 }
 
