@@ -134,8 +134,14 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	defer logFile.Close()
 
-	argv := append(append(append([]string{python, "-m", "pytest"}, repeatArgs(withRepeat)...), "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test), opts.PytestArgs...)
-	childEnv := append(childEnv(env, opts.Env),
+	// The plugin keeps -v's line naming the test under a project's "addopts = -q".
+	plugin, err := stagePytestPlugin(env, opts.Env)
+	if err != nil {
+		env.warnf("%v; running pytest without it (a -q in the project's addopts then hides the test's line)", err)
+	}
+	defer plugin.cleanup()
+	argv := append(append(append(append([]string{python, "-m", "pytest"}, repeatArgs(withRepeat)...), plugin.args...), "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test), opts.PytestArgs...)
+	childEnv := append(append(childEnv(env, opts.Env), plugin.env...),
 		"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
 		// The host process's own core (gigabytes) is not wanted, only the GPU's.
 		"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION=0",

@@ -144,3 +144,25 @@ func TestCoredumpGenerationFlags(t *testing.T) {
 		t.Errorf("flags %s = %d, want CU_COREDUMP_LIGHTWEIGHT_FLAGS 47", CoredumpGenerationFlags, sum)
 	}
 }
+
+// A project whose pytest.ini says "addopts = -ra -qqq" cancels the rerun's -v: coredump.log
+// had the driver's lines and no line naming the test that ran. The worker record's plugin
+// raises the verbosity back, as in the sweep.
+func TestCoredumpQuietAddopts(t *testing.T) {
+	t.Parallel()
+	out, suite := t.TempDir(), copySuite(t, "crash")
+	writeFile(t, filepath.Join(suite, "pytest.ini"), "[pytest]\naddopts = -ra -qqq\n")
+	te := newTestEnv(t, map[string]string{"PATH": binDir(t, "cuda-gdb") + ":/usr/bin:/bin", "HOME": t.TempDir()})
+	te.Root = t.TempDir()
+	res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: testenv.PytestPython(t),
+		Dir: suite, Test: "test_repro.py::test_x[cuda]", Attempts: 1})
+	if err != nil {
+		t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
+	}
+	if log := readFile(t, filepath.Join(out, CoredumpLog)); !res.Dumped || !strings.Contains(log, "test_repro.py::test_x[cuda] ") {
+		t.Errorf("dumped %v; coredump.log does not name the test rerun:\n%s", res.Dumped, log)
+	}
+	if _, err := os.Stat(filepath.Join(out, WorkerLog)); err == nil {
+		t.Errorf("the core dump pass wrote %s", WorkerLog)
+	}
+}

@@ -185,7 +185,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 	}
 	wantArgv := []string{"--tool", "memcheck", "--print-limit", "100", "--launch-timeout", "0",
 		"--error-exitcode", "99", "--target-processes", "all",
-		py, "-m", "pytest", "-p", "no:repeat", "-n", "0", "-x", "--tb=long", "-v", "-s",
+		py, "-m", "pytest", "-p", "no:repeat", "-p", "debugflow_worker_log", "-n", "0", "-x", "--tb=long", "-v", "-s",
 		"test_repro.py::test_x[cuda]"}
 	if diff := cmp.Diff(wantArgv, argv); diff != "" {
 		t.Errorf("sanitizer argv (-want +got):\n%s", diff)

@@ -173,7 +173,8 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 
 // sanitizerCommand builds the compute-sanitizer argv of one tool. Each test of the selection
 // runs once (repeatArgs: pytest-repeat off, or on with --count 1 for a marked test's id).
-func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selection []string, withRepeat bool, pytestArgs []string) []string {
+// plugin loads the worker record plugin (stagePytestPlugin; nil when it could not be staged).
+func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selection []string, withRepeat bool, plugin, pytestArgs []string) []string {
 	argv := []string{sanitizer,
 		"--tool", tool,
 		"--print-limit", strconv.Itoa(f.PrintLimit),
@@ -185,7 +186,7 @@ func sanitizerCommand(sanitizer, python, tool string, f SanitizerFlags, selectio
 		argv = append(argv, "--leak-check", "full")
 	}
 	argv = append(argv, f.SanitizerArgs...)
-	argv = append(append(append(argv, python, "-m", "pytest"), repeatArgs(withRepeat)...), "-n", "0", "-x", "--tb=long", "-v", "-s")
+	argv = append(append(append(append(argv, python, "-m", "pytest"), repeatArgs(withRepeat)...), plugin...), "-n", "0", "-x", "--tb=long", "-v", "-s")
 	argv = append(argv, selection...)
 	return append(argv, pytestArgs...)
 }
@@ -257,11 +258,19 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 	if len(cleared) > 0 {
 		fmt.Fprintf(env.Stdout, "sanitize: cleared %s (core dumps are the core dump pass's job)\n", strings.Join(cleared, ", "))
 	}
+	// The plugin keeps -v's per-test lines, session rule and final line under a project's
+	// "addopts = -q": without them a clean run reads "pytest printed nothing".
+	plugin, err := stagePytestPlugin(env, opts.Env)
+	if err != nil {
+		env.warnf("%v; running pytest without it (a -q in the project's addopts then hides the per-test lines)", err)
+	}
+	defer plugin.cleanup()
+	childEnv = append(childEnv, plugin.env...)
 	var results []*SanitizerResult
 	findings, inconclusive := 0, false
 	var ladder []string
 	for i, tool := range opts.Tools {
-		res, err := runSanitizerTool(ctx, env, opts, sanitizer, python, tool, i == 0, childEnv, args, withRepeat)
+		res, err := runSanitizerTool(ctx, env, opts, sanitizer, python, tool, i == 0, childEnv, args, withRepeat, plugin.args)
 		if err != nil {
 			return ladderResult(results), err
 		}
@@ -310,8 +319,8 @@ func ladderResult(results []*SanitizerResult) *SanitizerResult {
 }
 
 // runSanitizerTool runs one tool of the ladder and parses its log.
-func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanitizer, python, tool string, first bool, childEnv, args []string, withRepeat bool) (*SanitizerResult, error) {
-	argv := sanitizerCommand(sanitizer, python, tool, opts.SanitizerFlags, args, withRepeat, opts.PytestArgs)
+func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanitizer, python, tool string, first bool, childEnv, args []string, withRepeat bool, plugin []string) (*SanitizerResult, error) {
+	argv := sanitizerCommand(sanitizer, python, tool, opts.SanitizerFlags, args, withRepeat, plugin, opts.PytestArgs)
 	fmt.Fprintf(env.Stdout, "sanitize: %s\n", commandString(argv[0], argv[1:]))
 	logName, _, _ := SanitizerFiles(tool, first)
 	logPath := filepath.Join(opts.Out, logName)

@@ -412,3 +412,34 @@ func TestSanitizeCollectionError(t *testing.T) {
 		t.Errorf("complete %v, no_tests %q: a run stopped at collection is not clean", res.Report.Complete, res.Report.NoTests)
 	}
 }
+
+// A project whose pytest.ini says "addopts = -ra -qqq" cancels the sanitizer's -v (pytest
+// sums them: -qq): pytest printed neither its session rule nor its final line, and the parser
+// read a clean run as "pytest printed nothing under the sanitizer", and a run with errors had no
+// test line to place them. The worker record's plugin raises the verbosity back, as in the sweep.
+func TestSanitizeQuietAddopts(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"clean", "access-at"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
+				map[string]string{"FAKE_SANITIZER_MODE": mode})
+			writeFile(t, filepath.Join(w.suite, "pytest.ini"), "[pytest]\naddopts = -ra -qqq\n")
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := readFile(t, filepath.Join(w.out, SanitizerLog))
+			if !res.Report.Complete || !strings.Contains(log, "test_repro.py::test_y PASSED") {
+				t.Errorf("complete %v, inconclusive %q; want a complete run whose log names the test\n%s", res.Report.Complete, res.Report.Inconclusive, log)
+			}
+			if wantFindings := mode != "clean"; (res.Findings > 0) != wantFindings {
+				t.Errorf("findings %d, want some: %v", res.Findings, wantFindings)
+			}
+			// The reproducer's worker record is the sweep's: the sanitizer does not write one.
+			if _, err := os.Stat(filepath.Join(w.out, WorkerLog)); err == nil {
+				t.Errorf("the sanitizer wrote %s", WorkerLog)
+			}
+		})
+	}
+}

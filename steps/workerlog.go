@@ -23,8 +23,9 @@ const workerLogMax = 16 << 20
 //go:embed workerlog_plugin.py
 var workerLogPlugin []byte
 
-// workerLogSetup is what pytest needs to write the worker record: the plugin's arguments and
-// environment, and the temporary folder holding the plugin, removed by cleanup.
+// workerLogSetup is what pytest needs to load the plugin (and, for the sweep, write the worker
+// record): the plugin's arguments and environment, and the temporary folder holding the
+// plugin, removed by cleanup.
 type workerLogSetup struct {
 	args    []string
 	env     []string
@@ -36,11 +37,29 @@ type workerLogSetup struct {
 // any PYTHONPATH of --env pairs or of the step's own environment, which stay), and the path and
 // size bound of the record. The record file is emptied: it describes this run only.
 func stageWorkerLog(env *Env, out string, extra []string) (workerLogSetup, error) {
-	none := workerLogSetup{cleanup: func() {}}
 	record := filepath.Join(out, WorkerLog)
 	if err := os.WriteFile(record, nil, 0o644); err != nil {
-		return none, fmt.Errorf("create %s: %w", WorkerLog, err)
+		return workerLogSetup{cleanup: func() {}}, fmt.Errorf("create %s: %w", WorkerLog, err)
 	}
+	abs, err := filepath.Abs(record)
+	if err != nil {
+		abs = record
+	}
+	return stagePlugin(env, extra, abs)
+}
+
+// stagePytestPlugin stages the plugin without a record, for the sanitizer's and the core dump
+// pass's pytest: it writes nothing (the sweep's workers.jsonl stays the reproducer's) and still
+// raises a -q of the project's addopts back to -v's verbosity, so those logs name each test and
+// have pytest's session rule and final line, which the sanitizer's verdict reads.
+func stagePytestPlugin(env *Env, extra []string) (workerLogSetup, error) {
+	return stagePlugin(env, extra, "")
+}
+
+// stagePlugin stages the plugin with record as $DEBUGFLOW_WORKER_LOG ("" set empty: no record,
+// whatever the step's environment says).
+func stagePlugin(env *Env, extra []string, record string) (workerLogSetup, error) {
+	none := workerLogSetup{cleanup: func() {}}
 	dir, err := os.MkdirTemp("", "debugflow-plugin-")
 	if err != nil {
 		return none, fmt.Errorf("stage the worker record plugin: %w", err)
@@ -61,15 +80,11 @@ func stageWorkerLog(env *Env, out string, extra []string) (workerLogSetup, error
 	} else {
 		pythonPath = dir
 	}
-	abs, err := filepath.Abs(record)
-	if err != nil {
-		abs = record
-	}
 	return workerLogSetup{
 		args: []string{"-p", workerLogModule},
 		env: []string{
 			"PYTHONPATH=" + pythonPath,
-			"DEBUGFLOW_WORKER_LOG=" + abs,
+			"DEBUGFLOW_WORKER_LOG=" + record,
 			"DEBUGFLOW_WORKER_LOG_MAX=" + strconv.Itoa(workerLogMax),
 		},
 		cleanup: cleanup,

@@ -1,7 +1,8 @@
 """debugflow's worker record: which pytest process ran which test, and when.
 
 `debugflow-step reproduce` loads this module with `-p debugflow_worker_log` from a temporary
-folder it puts on PYTHONPATH; nothing is installed into the project under test. Every pytest
+folder it puts on PYTHONPATH; nothing is installed into the project under test. `sanitize` and
+`coredump` load it too, with $DEBUGFLOW_WORKER_LOG empty: no record, only the -v kept. Every pytest
 process (the xdist controller, each worker, or pytest alone without xdist) appends one JSON line
 when it starts and one per test start and finish to $DEBUGFLOW_WORKER_LOG, and stops writing at
 $DEBUGFLOW_WORKER_LOG_MAX bytes. A process's first failing test also gets a "failed" line with
@@ -138,7 +139,8 @@ def _at_least_verbose(config):
     names the test (the experiment's trial counter and the live parser read those). A -q in the
     project's addopts (pytest's own docs suggest "addopts = -ra -q") or in PYTEST_ADDOPTS
     cancels it, and the log had progress dots only: the trials were the failures alone (15 of 15
-    for a test failing 15 of 40). The verbosity is raised back to that of -v."""
+    for a test failing 15 of 40). Under the sanitizer, -qqq also hid pytest's session rule and
+    final line, which the sanitizer's verdict needs. The verbosity is raised back to that of -v."""
     option = getattr(config, "option", None)
     if option is not None and getattr(option, "verbose", 1) < 1:
         option.verbose = 1
