@@ -356,7 +356,9 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 	noTestsRan(report, sr.ExitCode, sr.Cancelled)
 	res := &SanitizerResult{
 		Command: argv, Log: logName,
-		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings(), Report: report,
+		// An error the parser did not recognise counts too (one each: they cannot be told
+		// apart): findings=0 reads clean.
+		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings() + report.Unrecognised, Report: report,
 	}
 	if sr.Cancelled {
 		res.ExitCode = cancelExitCode(ctx)
@@ -463,14 +465,30 @@ func printSanitizer(env *Env, res *SanitizerResult) {
 	if r.ErrorSummary != nil {
 		summary = fmt.Sprintf("ERROR SUMMARY %d", *r.ErrorSummary)
 	}
-	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d\n", r.Tool, res.Findings, summary, res.ExitCode)
+	if r.Unrecognised > 0 {
+		summary += ", " + sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised)
+	}
+	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d\n", r.Tool, r.Findings(), summary, res.ExitCode)
 	if !r.Complete {
 		fmt.Fprintf(env.Stdout, "sanitize: INCONCLUSIVE: %s\n", r.Inconclusive)
 	}
 }
 
-// firstFinding is the one-line annotation for the most telling finding.
+// firstFinding is the one-line annotation for the most telling finding, with the errors the
+// parser did not recognise.
 func firstFinding(r *sanitizerlog.Report, summary string) string {
+	msg := recognisedFinding(r, summary)
+	switch {
+	case r.Unrecognised > 0 && msg == "":
+		return fmt.Sprintf("compute-sanitizer %s: %s (see %s)", r.Tool, sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised), summary)
+	case r.Unrecognised > 0:
+		return msg + "; and " + sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised)
+	}
+	return msg
+}
+
+// recognisedFinding is the annotation of the first finding the parser recognised ("" for none).
+func recognisedFinding(r *sanitizerlog.Report, summary string) string {
 	switch {
 	case len(r.Errors) > 0:
 		e := r.Errors[0]

@@ -443,3 +443,36 @@ func TestSanitizeQuietAddopts(t *testing.T) {
 		})
 	}
 }
+
+// An error report in a wording the parser does not know (a newer compute-sanitizer's) still
+// counts in the tool's ERROR SUMMARY: the run found errors. It read "0 distinct finding(s)",
+// findings=0 and inconclusive=false, which a workflow reads as clean, and the report did not
+// say what the errors were not.
+func TestSanitizeUnrecognisedErrorKind(t *testing.T) {
+	t.Parallel()
+	ghOut := filepath.Join(t.TempDir(), "out")
+	writeFile(t, ghOut, "")
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
+		map[string]string{"FAKE_SANITIZER_MODE": "unknown-kind", "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Unrecognised != 1 || res.Findings != 1 {
+		t.Errorf("unrecognised %d, findings %d; want 1 and 1", res.Report.Unrecognised, res.Findings)
+	}
+	if outs := readOutputs(t, ghOut); outs["findings"] != "1" || outs["ladder"] != "memcheck:1" {
+		t.Errorf("outputs = %v", outs)
+	}
+	const unknown = "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes"
+	if out := w.te.stdout.String(); !strings.Contains(out, "::error::compute-sanitizer memcheck: 1 error of a kind debugflow does not recognise (first: \""+unknown+"\") (see sanitizer_summary.txt)") {
+		t.Errorf("stdout lacks the annotation of the unrecognised error:\n%s", out)
+	}
+	if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, "ERROR SUMMARY: 1 error, 0 recognised, 1 error of a kind debugflow does not recognise") {
+		t.Errorf("sanitizer_summary.txt:\n%s", txt)
+	}
+	text := reportText(t, w.out)
+	if !strings.Contains(text, "memcheck: ERROR SUMMARY 1 error, 0 recognised, 1 error of a kind debugflow does not recognise (first: \""+unknown+"\")") {
+		t.Errorf("report text:\n%s", text)
+	}
+}

@@ -30,7 +30,8 @@ type SanitizerResult struct {
 	Dropped   []string `json:"dropped_tests"`
 	ExitCode  int      `json:"exit_code"`
 	Cancelled bool     `json:"cancelled"`
-	Findings  int      `json:"findings"`
+	// Findings is the report's distinct findings plus its Unrecognised errors (one each).
+	Findings int `json:"findings"`
 	// NotAvailable says why no tool ran: no compute-sanitizer was found (then it is the only
 	// field with Ladder).
 	NotAvailable string `json:"not_available,omitempty"`

@@ -112,6 +112,9 @@ func (r ComparisonRow) cells() compareRow {
 			row.sanitizer = "did not run the tests (inconclusive)"
 		case !s.Complete:
 			row.sanitizer = "inconclusive"
+		case !s.clean():
+			// Leaks, or an ERROR SUMMARY over no record: errors all the same.
+			row.sanitizer = s.state()
 		default:
 			row.sanitizer = "clean"
 		}

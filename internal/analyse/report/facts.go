@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
@@ -409,6 +410,10 @@ func (s *Sanitizer) state() string {
 		if s.NotPrinted > 0 {
 			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
 		}
+		if s.Unrecognised > 0 {
+			parts[0] += fmt.Sprintf(", %d recognised, %s", *s.ErrorSummary-s.NotPrinted-s.Unrecognised,
+				sanitizerlog.UnrecognisedText(s.Unrecognised, s.FirstUnrecognised))
+		}
 	}
 	if len(s.Errors) > 0 {
 		parts = append(parts, plural(len(s.Errors), "distinct invalid access", "distinct invalid accesses"))
@@ -470,6 +475,8 @@ func (s *Sanitizer) firstFinding() string {
 		return e.Call + " returned " + e.Result
 	case s.FirstHazard != "":
 		return s.FirstHazard
+	case s.Unrecognised > 0:
+		return sanitizerlog.UnrecognisedText(s.Unrecognised, s.FirstUnrecognised)
 	}
 	return ""
 }

@@ -585,20 +585,22 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		return nil, err
 	}
 	s := &Sanitizer{
-		Tool:         rep.Tool,
-		Log:          name,
-		ErrorSummary: rep.ErrorSummary,
-		NotPrinted:   rep.NotPrinted,
-		Complete:     rep.Complete,
-		Errors:       []AccessError{},
-		APIErrors:    []APIError{},
-		Inconclusive: rep.Inconclusive,
-		NoTests:      rep.NoTests,
-		Stopped:      rep.Stopped,
-		Hazards:      len(rep.Hazards),
-		HazardLimit:  rep.HazardLimit,
-		Leaks:        len(rep.Leaks),
-		TargetErrors: rep.TargetErrors,
+		Tool:              rep.Tool,
+		Log:               name,
+		ErrorSummary:      rep.ErrorSummary,
+		NotPrinted:        rep.NotPrinted,
+		Unrecognised:      rep.Unrecognised,
+		FirstUnrecognised: rep.FirstUnrecognised,
+		Complete:          rep.Complete,
+		Errors:            []AccessError{},
+		APIErrors:         []APIError{},
+		Inconclusive:      rep.Inconclusive,
+		NoTests:           rep.NoTests,
+		Stopped:           rep.Stopped,
+		Hazards:           len(rep.Hazards),
+		HazardLimit:       rep.HazardLimit,
+		Leaks:             len(rep.Leaks),
+		TargetErrors:      rep.TargetErrors,
 	}
 	for _, e := range rep.Errors {
 		s.Errors = append(s.Errors, AccessError{

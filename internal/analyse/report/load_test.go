@@ -469,3 +469,61 @@ func TestStepVersionInJSON(t *testing.T) {
 		})
 	}
 }
+
+// A sanitizer whose ERROR SUMMARY counts more errors than the parser recognised (a report in a
+// wording it does not know, a newer tool's; or records written elsewhere, --save) found errors
+// all the same: the line says how many were recognised and how many not, and the comparison
+// never reads "clean". Both used to be silent: "memcheck: ERROR SUMMARY 1 error" and, in
+// --compare, "clean".
+func TestSanitizerUnrecognisedErrors(t *testing.T) {
+	unknown := lines(
+		"========= Tensor Memory Access Violation on tcgen05.ld of size 32 bytes",
+		"=========     at tmem_copy_kernel(float *, int)+0x2f0 in /src/tmem.cu:58",
+		"=========     by thread (0,0,0) in block (1,0,0)",
+		"=========",
+	)
+	access := lines(
+		"========= Invalid __global__ write of size 4 bytes",
+		"=========     at fill(float *)+0x70 in /src/fill.cu:12",
+		"=========     by thread (32,0,0) in block (0,0,0)",
+		"=========     Access at 0x7f0000000080 is out of bounds",
+		"=========",
+	)
+	tests := []struct {
+		name, log, state, compare string
+	}{
+		{"only an unknown kind", "========= COMPUTE-SANITIZER\n" + unknown + "========= ERROR SUMMARY: 1 error\n",
+			`memcheck: ERROR SUMMARY 1 error, 0 recognised, 1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes")`,
+			`1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes")`},
+		{"a known and an unknown kind", "========= COMPUTE-SANITIZER\n" + access + unknown + "========= ERROR SUMMARY: 2 errors\n",
+			`memcheck: ERROR SUMMARY 2 errors, 1 recognised, 1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes"), 1 distinct invalid access`,
+			"Invalid __global__ write of size 4 bytes in fill(float *)"},
+		{"records not in the log (--save)", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 133 errors\n========= ERROR SUMMARY: 33 errors were not printed. Use --print-limit option to adjust the number of printed errors\n",
+			"memcheck: ERROR SUMMARY 133 errors (33 not printed), 0 recognised, 100 errors not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)",
+			"100 errors not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)"},
+		// Not an unrecognised error, but the comparison read "clean" the same way: a leak is
+		// no first finding.
+		{"only a leak", lines("========= COMPUTE-SANITIZER", "========= Leaked 1,024 bytes at 0x7f2a4d000000",
+			"=========     Saved host backtrace up to driver entry point at allocation time", "=========",
+			"========= LEAK SUMMARY: 1024 bytes leaked in 1 allocations", "========= ERROR SUMMARY: 1 error"),
+			"memcheck: ERROR SUMMARY 1 error, 1 leak", "memcheck: ERROR SUMMARY 1 error, 1 leak"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, map[string]string{SanitizerLog: tt.log}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := v.Sanitizer
+			if got := s.state(); got != tt.state {
+				t.Errorf("state\n got %s\nwant %s", got, tt.state)
+			}
+			if s.clean() {
+				t.Error("clean")
+			}
+			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().sanitizer; got != tt.compare {
+				t.Errorf("compare cell %q, want %q", got, tt.compare)
+			}
+		})
+	}
+}

@@ -206,6 +206,11 @@ type Sanitizer struct {
 	ErrorSummary *int `json:"error_summary"`
 	// NotPrinted is K of "ERROR SUMMARY: K errors were not printed".
 	NotPrinted int `json:"not_printed"`
+	// Unrecognised is how many printed errors of the summary are in no record the parser
+	// recognised (a newer tool's wording, records written elsewhere); FirstUnrecognised the
+	// first report line it did not know. Such errors are errors: the run is not clean.
+	Unrecognised      int    `json:"unrecognised,omitempty"`
+	FirstUnrecognised string `json:"first_unrecognised,omitempty"`
 	// Complete is false when the log is inconclusive (no summary, the target crashed).
 	Complete bool `json:"complete"`
 	// Errors has one entry per distinct (kind, size, kernel), first-seen order.

@@ -164,6 +164,8 @@ type parser struct {
 	// final line that counts a test that ran (passed, failed, ...).
 	collectErr string
 	finalRan   bool
+	// unknown is the first report-level tool line no case of topLevel knew.
+	unknown string
 }
 
 func newParser(o Options) *parser {
@@ -255,7 +257,11 @@ func (p *parser) toolLine(raw, rest []byte) {
 		p.continuation(raw, c)
 		return
 	}
-	p.topLevel(raw, c)
+	if !p.topLevel(raw, c) && indent < 2 && p.unknown == "" {
+		// An indented line outside a report is the body of one not recognised: its
+		// headline, at report level, names it.
+		p.unknown = string(cut(c, 200))
+	}
 }
 
 // isContinuation reports whether a line with collapsed indentation (as in the HTML
@@ -366,143 +372,144 @@ func (p *parser) continuation(raw, c []byte) {
 }
 
 // topLevel handles a line at report level: a record headline, a summary, a tool
-// message, or something unknown (which ends the report in progress).
-func (p *parser) topLevel(raw, c []byte) {
+// message, or something unknown (which ends the report in progress; it reports false).
+func (p *parser) topLevel(raw, c []byte) bool {
 	switch c[0] {
 	case 'I':
 		if hasPrefix(c, "Invalid __") {
 			p.startAccess(raw, c, ToolMemcheck)
-			return
+			return true
 		}
 		if hasPrefix(c, "Internal Sanitizer Error") {
 			p.endBlock()
 			p.targetMessage(c)
-			return
+			return true
 		}
 		if p.severityRecord(raw, c) {
-			return
+			return true
 		}
 	case 'U':
 		if hasPrefix(c, "Uninitialized __") {
 			p.startAccess(raw, c, ToolInitcheck)
-			return
+			return true
 		}
 		if hasPrefix(c, "Unused ") {
 			p.startUnused(raw, c)
-			return
+			return true
 		}
 	case 'P':
 		if hasPrefix(c, "Program hit ") {
 			p.startAPI(raw, c)
-			return
+			return true
 		}
 		if hasPrefix(c, "Potential ") {
 			p.startHazard(raw, "", c)
-			return
+			return true
 		}
 		if hasPrefix(c, "Please use the compute-sanitizer") {
 			p.endBlock() // cuda-memcheck deprecation notice
-			return
+			return true
 		}
 	case 'C':
 		if hasPrefix(c, "CUDA API Error:") {
 			p.startAPIExt(raw, c)
-			return
+			return true
 		}
 		if string(c) == "COMPUTE-SANITIZER" {
 			p.banner(false)
-			return
+			return true
 		}
 		if string(c) == "CUDA-MEMCHECK" {
 			p.banner(true)
-			return
+			return true
 		}
 	case 'L':
 		if hasPrefix(c, "Leaked ") {
 			p.startLeak(raw, c)
-			return
+			return true
 		}
 		if hasPrefix(c, "LEAK SUMMARY:") {
 			p.endBlock()
 			p.leakSummary(c)
-			return
+			return true
 		}
 	case 'E':
 		if hasPrefix(c, "ERROR SUMMARY:") {
 			p.endBlock()
 			p.errorSummary(c)
-			return
+			return true
 		}
 		if p.severityRecord(raw, c) {
-			return
+			return true
 		}
 	case 'W':
 		if p.severityRecord(raw, c) {
-			return
+			return true
 		}
 		if hasPrefix(c, "Warpgroup ") {
 			p.startSync(raw, c)
-			return
+			return true
 		}
 	case 'R':
 		if hasPrefix(c, "RACECHECK SUMMARY:") {
 			p.endBlock()
 			p.raceSummary(c)
-			return
+			return true
 		}
 		if hasPrefix(c, "Race reported between ") {
 			p.startRace(raw, "", c)
-			return
+			return true
 		}
 	case 'B':
 		if hasPrefix(c, "Barrier error") {
 			p.startSync(raw, c)
-			return
+			return true
 		}
 	case 'M':
 		if hasPrefix(c, "Malloc/Free error") {
 			p.startAccess(raw, c, ToolMemcheck)
-			return
+			return true
 		}
 	case 'H':
 		if hasPrefix(c, "Host API memory access error") {
 			p.startAccess(raw, c, ToolInitcheck)
-			return
+			return true
 		}
 	case 'T':
 		if hasPrefix(c, "Target application") || hasPrefix(c, "Tracking kernels launched by child processes") {
 			p.endBlock()
 			p.targetMessage(c)
-			return
+			return true
 		}
 		if hasPrefix(c, "This tool is deprecated") {
 			p.endBlock()
-			return
+			return true
 		}
 	case 'D':
 		if hasPrefix(c, "Default timeout can be adjusted") {
 			p.endBlock()
 			p.targetMessage(c)
-			return
+			return true
 		}
 	}
 	if isHardwareException(c) {
 		p.startAccess(raw, c, ToolMemcheck)
-		return
+		return true
 	}
 	if c[len(c)-1] == '=' {
 		// A pytest separator such as "========= 2 failed in 3.1s =========" whose
 		// left run happens to match the prefix: application output.
 		p.pytestRule(c)
 		p.checkNoTests(c)
-		return
+		return true
 	}
 	if p.blk == blkAPIExt && p.cur.extra == 0 {
 		// "CUDA API Error: ..." can be followed by a free-text explanation.
 		p.continuation(raw, c)
-		return
+		return true
 	}
 	p.endBlock()
+	return false
 }
 
 // hardwareExceptions are memcheck record headlines without "of size": device
@@ -998,6 +1005,13 @@ func (p *parser) finish(truncated int, readErr error) {
 	}
 	rep.Complete = len(reasons) == 0
 	rep.Inconclusive = strings.Join(reasons, "; ")
+	if rep.ErrorSummary != nil {
+		// Every printed report counts in the summary: those the parser did not recognise are
+		// errors it would otherwise drop in silence.
+		if n := *rep.ErrorSummary - rep.NotPrinted - rep.recognised(); n > 0 {
+			rep.Unrecognised, rep.FirstUnrecognised = n, p.unknown
+		}
+	}
 }
 
 // --- small helpers --------------------------------------------------------------

@@ -53,6 +53,10 @@ func TestParseFixtures(t *testing.T) {
 		targetErrors int
 		firstBlock0  string // first line of FirstBlock
 		firstDetail  string // Detail of Errors[0]
+		// unrecognised and firstUnknown: errors the summary counts and no recognised record
+		// holds, and the first report line the parser did not know.
+		unrecognised int
+		firstUnknown string
 	}{
 		{
 			file: "cs2023_func_offset_file_line.log", tool: "memcheck", errorSummary: intp(1), complete: true,
@@ -110,7 +114,17 @@ func TestParseFixtures(t *testing.T) {
 			firstBlock0: "19:12:56.6287Z  ========= Invalid __global__ write of size 4 bytes",
 		},
 		{
+			// --xml --save: the 100 printed records are in the XML file, not in the log.
 			file: "summary_without_prefix.log", tool: "memcheck", errorSummary: intp(133), notPrinted: 33, complete: true,
+			unrecognised: 100,
+		},
+		{
+			// A report in a wording the parser does not know (a newer tool's) between two it
+			// knows: the summary's third error.
+			file: "unrecognised_record.log", tool: "memcheck", errorSummary: intp(3), complete: true, targetErrors: 1,
+			errors:       []errKey{{"Invalid __global__ write", 4, "tmem_store_kernel(float *, int)", "/src/tmem.cu", 41, 1}},
+			api:          []apiKey{{"cudaDeviceSynchronize", "cudaErrorLaunchFailure", 719, 1}},
+			unrecognised: 1, firstUnknown: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes",
 		},
 		{
 			file: "interleaved_app_output.log", tool: "memcheck", errorSummary: intp(1), complete: true,
@@ -238,6 +252,9 @@ func TestParseFixtures(t *testing.T) {
 			}
 			if tt.firstDetail != "" && (len(rep.Errors) == 0 || rep.Errors[0].Detail != tt.firstDetail) {
 				t.Errorf("Errors[0].Detail = %q, want %q", rep.Errors[0].Detail, tt.firstDetail)
+			}
+			if rep.Unrecognised != tt.unrecognised || rep.FirstUnrecognised != tt.firstUnknown {
+				t.Errorf("Unrecognised = %d, FirstUnrecognised = %q; want %d, %q", rep.Unrecognised, rep.FirstUnrecognised, tt.unrecognised, tt.firstUnknown)
 			}
 			if got, want := rep.Findings(), len(rep.Errors)+len(rep.APIErrors)+len(rep.Hazards)+len(rep.Leaks); got != want {
 				t.Errorf("Findings() = %d, want %d", got, want)

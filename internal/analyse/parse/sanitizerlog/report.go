@@ -9,6 +9,8 @@
 // marked inconclusive with a reason.
 package sanitizerlog
 
+import "fmt"
+
 // Tool names a Report can carry in Report.Tool.
 const (
 	ToolMemcheck  = "memcheck"
@@ -33,6 +35,14 @@ type Report struct {
 	ErrorSummary *int `json:"error_summary"`
 	// NotPrinted is the total of the "ERROR SUMMARY: K errors were not printed" lines.
 	NotPrinted int `json:"not_printed"`
+	// Unrecognised is how many of the errors ErrorSummary counts as printed (less NotPrinted)
+	// are in no record the parser recognised: a report in a wording it does not know (a newer
+	// tool's), or records the log does not hold (--save, --log-file). They are errors all the
+	// same: a run with some is never clean. 0 when the counts agree or no summary was printed.
+	Unrecognised int `json:"unrecognised,omitempty"`
+	// FirstUnrecognised is the first report-level tool line the parser did not know (in all
+	// likelihood the headline of such a report), kept only when Unrecognised > 0.
+	FirstUnrecognised string `json:"first_unrecognised,omitempty"`
 	// Complete is true when every sanitizer session in the log printed its summary
 	// and nothing says the target died or went unchecked.
 	Complete bool `json:"complete"`
@@ -166,6 +176,42 @@ type Leak struct {
 	DeviceHeap bool `json:"device_heap,omitempty"`
 	// Count is the number of records aggregated into this entry (>= 1).
 	Count int `json:"count"`
+}
+
+// recognised is the number of records the parser recognised: those aggregated in Errors,
+// APIErrors, Hazards and Leaks, and those the distinct-entry cap dropped.
+func (r *Report) recognised() int {
+	n := r.Dropped
+	for _, e := range r.Errors {
+		n += e.Count
+	}
+	for _, e := range r.APIErrors {
+		n += e.Count
+	}
+	for _, h := range r.Hazards {
+		n += h.Count
+	}
+	for _, l := range r.Leaks {
+		n += l.Count
+	}
+	return n
+}
+
+// UnrecognisedText says what n errors the parser did not recognise are: "1 error of a kind
+// debugflow does not recognise (first: "...")" with the first unknown report line, else "n
+// errors not found in the log (...)"; "" for n = 0. Summaries, the step and the report share it.
+func UnrecognisedText(n int, first string) string {
+	if n <= 0 {
+		return ""
+	}
+	errs := "errors"
+	if n == 1 {
+		errs = "error"
+	}
+	if first != "" {
+		return fmt.Sprintf("%d %s of a kind debugflow does not recognise (first: \"%s\")", n, errs, first)
+	}
+	return fmt.Sprintf("%d %s not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)", n, errs)
 }
 
 // Findings is the number of distinct findings: Errors, APIErrors, Hazards and Leaks.

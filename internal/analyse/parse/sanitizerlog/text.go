@@ -9,7 +9,8 @@ import (
 
 // WriteText writes the human summary (sanitizer_summary.txt): the first invalid
 // access report verbatim, each distinct error with its count, the API errors, the
-// ERROR SUMMARY line (or "error summary: none printed"), the target messages, and
+// ERROR SUMMARY line (or "error summary: none printed") with the errors it counts that the
+// parser did not recognise, the target messages, and
 // "inconclusive: <reason>" when the log is not complete.
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
@@ -74,6 +75,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "ERROR SUMMARY: %d error%s", *r.ErrorSummary, plural(*r.ErrorSummary))
 		if r.NotPrinted > 0 {
 			fmt.Fprintf(bw, " (%d not printed: raise --print-limit to see them)", r.NotPrinted)
+		}
+		if r.Unrecognised > 0 {
+			fmt.Fprintf(bw, ", %d recognised, %s", *r.ErrorSummary-r.NotPrinted-r.Unrecognised, UnrecognisedText(r.Unrecognised, r.FirstUnrecognised))
 		}
 		fmt.Fprintln(bw)
 	} else {
