@@ -117,22 +117,24 @@ type parser struct {
 	prefix     string
 	prefix0    byte
 	prefixWord uint64 // first 8 bytes of a prefix of 8 bytes or more, else 0
-	maxBlock   int
-	maxDist    int
-	maxLine    int
-	blk        blockKind
-	cur        pending
-	key        []byte
-	errIdx     map[string]int
-	apiIdx     map[string]int
-	hazIdx     map[string]int
-	leakIdx    map[string]int
-	distinct   int
-	keyBytes   int
-	tool       string // from records
-	cmdTool    string // from a "--tool X" command line echo
-	sawTool    bool   // any sanitizer line at all
-	sawBanner  bool
+	// prefixSpace is the prefix and a blank, as a report line glued to pytest's test line has it.
+	prefixSpace []byte
+	maxBlock    int
+	maxDist     int
+	maxLine     int
+	blk         blockKind
+	cur         pending
+	key         []byte
+	errIdx      map[string]int
+	apiIdx      map[string]int
+	hazIdx      map[string]int
+	leakIdx     map[string]int
+	distinct    int
+	keyBytes    int
+	tool        string // from records
+	cmdTool     string // from a "--tool X" command line echo
+	sawTool     bool   // any sanitizer line at all
+	sawBanner   bool
 
 	// FirstBlock capture.
 	capturing   bool
@@ -184,6 +186,7 @@ func newParser(o Options) *parser {
 		p.prefix = DefaultPrefix
 	}
 	p.prefix0 = p.prefix[0]
+	p.prefixSpace = []byte(p.prefix + " ")
 	if len(p.prefix) >= 8 {
 		p.prefixWord = binary.LittleEndian.Uint64([]byte(p.prefix))
 	}
@@ -216,7 +219,25 @@ func (p *parser) line(raw []byte) {
 		p.toolLine(raw, s[pl:])
 		return
 	}
+	if i := p.afterTestLine(s); i > 0 {
+		p.appLine(s[:i])
+		p.toolLine(s[i:], s[i+pl:])
+		return
+	}
 	p.appLine(s)
+}
+
+// afterTestLine is where the tool's prefix starts in a line that begins with pytest's
+// unfinished test line, or 0. pytest -v prints "path::test " and runs the test, so a report the
+// tool writes while the test runs (the sanitizer shares the target's stdout) begins on that
+// line: "tests/test_x.py::test_k ========= Invalid __global__ write of size 4 bytes". A line
+// whose rest ends in '=' is pytest's own rule, not a report.
+func (p *parser) afterTestLine(s []byte) int {
+	i := bytes.Index(s, p.prefixSpace)
+	if i < 1 || s[i-1] != ' ' || !bytes.Contains(s[:i], []byte("::")) || s[len(s)-1] == '=' {
+		return 0
+	}
+	return i
 }
 
 // hasToolPrefix reports whether s (at least as long as the prefix) starts with it.

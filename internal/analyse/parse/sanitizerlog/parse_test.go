@@ -119,6 +119,14 @@ func TestParseFixtures(t *testing.T) {
 			unrecognised: 100,
 		},
 		{
+			// pytest -v -s prints "path::test " and runs the test: the tool's first report
+			// line follows on the same line.
+			file: "glued_to_test_line.log", tool: "memcheck", errorSummary: intp(2), complete: true, targetErrors: 1,
+			errors:      []errKey{{"Invalid __global__ write", 4, "fill_store_kernel(float *, int)", "/src/fill.cu", 41, 1}},
+			api:         []apiKey{{"cudaDeviceSynchronize", "cudaErrorLaunchFailure", 719, 1}},
+			firstBlock0: "========= Invalid __global__ write of size 4 bytes",
+		},
+		{
 			// A report in a wording the parser does not know (a newer tool's) between two it
 			// knows: the summary's third error.
 			file: "unrecognised_record.log", tool: "memcheck", errorSummary: intp(3), complete: true, targetErrors: 1,
