@@ -30,6 +30,8 @@ const (
 	CoredumpSummary = evidencefiles.CoredumpSummary
 	// CoredumpPrefix starts the name of the dump kept in the artifact directory.
 	CoredumpPrefix = evidencefiles.CoredumpPrefix
+	// CoredumpPartialSuffix ends the name of a dump a killed rerun left.
+	CoredumpPartialSuffix = evidencefiles.CoredumpPartialSuffix
 )
 
 // CoredumpGenerationFlags makes the dump lightweight: no global, shared, local or constant bank
@@ -73,6 +75,9 @@ type CoredumpOptions struct {
 
 // CoredumpResult is coredump_summary.json (package evidencefiles owns it).
 type CoredumpResult = evidencefiles.CoredumpResult
+
+// PartialDump is a dump a killed rerun left (CoredumpResult.Partial).
+type PartialDump = evidencefiles.PartialDump
 
 // RunCoredump is `debugflow-step coredump`. A pass that finds nothing (no failing test, no
 // dump, no cuda-gdb) writes its summary with a Note and exits 0: it is evidence, never a reason
@@ -167,11 +172,26 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		if runErr != nil {
 			return nil, runErr
 		}
-		dump = newestDump(tmp)
+		killed := ""
+		switch {
+		case ctx.Err() != nil:
+			killed = "cancel"
+		case timedOut:
+			killed = "timeout"
+		}
+		if killed != "" {
+			// The rerun was killed after the driver had begun a dump, or finished it: nothing
+			// tells which. The file is kept, apart, and never read as a dump.
+			if err := keepPartialDumps(env, tmp, opts.Out, opts.MaxBytes, killed, res); err != nil {
+				return nil, err
+			}
+		} else {
+			dump = newestDump(tmp)
+		}
 		switch {
 		case ctx.Err() != nil:
 			res.Cancelled = true
-			res.Note = "cancelled"
+			res.Note = joinNotes("cancelled", partialNote(res.Partial, opts.Timeout, context.Cause(ctx)))
 			if err := finishCoredump(env, opts.Out, res); err != nil {
 				return res, err
 			}
@@ -194,23 +214,38 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		return nil, fmt.Errorf("close %s: %w", CoredumpLog, err)
 	}
 	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	// Every outcome below also says what the killed reruns left.
+	partial := partialNote(res.Partial, opts.Timeout, nil)
+	finish := func() error {
+		res.Note = joinNotes(res.Note, partial)
+		return finishCoredump(env, opts.Out, res)
+	}
 	if dump == "" && res.NoTests != "" {
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun did not run the test %s (%s), so it says nothing about the bug", res.Test, res.NoTests)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	}
 	switch {
+	case dump == "" && len(res.Partial) > 0:
+		// The driver's progress lines say what it detected before the kill; the dump may not.
+		res.Note = fmt.Sprintf("no complete GPU core dump of %s in %d attempt(s)", res.Test, res.Attempts)
+		if others := res.Attempts - partialAttempts(res.Partial); others > 0 {
+			partial += fmt.Sprintf("; %d other attempt(s) left no dump", others)
+		}
+		res.Note, partial = res.Note+": "+partial, ""
+		res.Report = reportOrNil(progress)
+		return res, finish()
 	case dump == "" && timeouts == res.Attempts:
 		res.Note = fmt.Sprintf("no GPU core dump: every rerun of %s (%d attempt(s)) hit the %s timeout before it ended (a hang?), so nothing shows whether it faults", res.Test, res.Attempts, opts.Timeout)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	case dump == "" && timeouts > 0:
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in the %d attempt(s) that ended (an intermittent bug, or not a GPU exception); %d more hit the %s timeout before it ended (a hang?)", res.Test, res.Attempts-timeouts, timeouts, opts.Timeout)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	case dump == "":
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	}
 	res.Dumped = true
-	kept, size, err := keepDump(dump, opts.Out, opts.MaxBytes)
+	kept, size, err := keepDump(dump, opts.Out, filepath.Base(dump), opts.MaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +253,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	if kept == "" {
 		res.Note = fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", sizeMB(size), sizeMB(opts.MaxBytes))
 		res.Report = reportOrNil(progress)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	}
 	res.Dump = kept
 	gdb, err := findCudaGDB(env, opts.CudaGDB)
@@ -226,7 +261,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
 		res.Note = fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", kept, kept)
 		res.Report = reportOrNil(progress)
-		return res, finishCoredump(env, opts.Out, res)
+		return res, finish()
 	}
 	res.CudaGDB = gdb
 	rep, err := runCudaGDB(ctx, env, gdb, opts.Out, kept)
@@ -241,7 +276,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			res.Note += ": " + rep.Errors[0]
 		}
 	}
-	return res, finishCoredump(env, opts.Out, res)
+	return res, finish()
 }
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker
@@ -279,6 +314,14 @@ func coredumpTarget(dir string) (test string, withRepeat bool, why string, err e
 
 // newestDump is the newest dump the driver wrote into dir ("" for none).
 func newestDump(dir string) string {
+	if files := dumpsIn(dir); len(files) > 0 {
+		return files[0]
+	}
+	return ""
+}
+
+// dumpsIn is the dumps the driver wrote into dir, newest first.
+func dumpsIn(dir string) []string {
 	entries, _ := os.ReadDir(dir)
 	type f struct {
 		path string
@@ -290,11 +333,12 @@ func newestDump(dir string) string {
 			files = append(files, f{filepath.Join(dir, e.Name()), info.ModTime()})
 		}
 	}
-	if len(files) == 0 {
-		return ""
-	}
 	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
-	return files[0].path
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+	}
+	return paths
 }
 
 // removeOldDumps deletes what an earlier pass left in dir: the artifact holds this pass's.
@@ -307,10 +351,73 @@ func removeOldDumps(dir string) {
 	}
 }
 
-// keepDump copies the dump into out when it is at most maxBytes and returns its name there
+// keepPartialDumps keeps every dump a killed rerun (res.Attempts) left in tmp, under the cap,
+// as <name>.partial in out, records them in res.Partial and removes them from tmp: the next
+// attempt's dump is then the only one there.
+func keepPartialDumps(env *Env, tmp, out string, maxBytes int64, killed string, res *CoredumpResult) error {
+	for _, path := range dumpsIn(tmp) {
+		kept, size, err := keepDump(path, out, filepath.Base(path)+CoredumpPartialSuffix, maxBytes)
+		if err != nil {
+			return err
+		}
+		os.Remove(path)
+		res.Partial = append(res.Partial, PartialDump{Attempt: res.Attempts, Killed: killed, File: kept, Bytes: size})
+		where := "kept as " + kept
+		if kept == "" {
+			where = "over the cap, deleted"
+		}
+		fmt.Fprintf(env.Stdout, "coredump: attempt %d was killed (%s) after a GPU core dump appeared: it may be cut short (%s, %s)\n", res.Attempts, killed, where, sizeMB(size))
+	}
+	return nil
+}
+
+// partialNote says what is known of the dumps killed reruns left: each appeared before the
+// kill, so the driver may not have finished it. cause is the cancel's ("" for none).
+func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
+	var notes []string
+	for _, p := range ps {
+		killer := fmt.Sprintf("the %s timeout", timeout)
+		if p.Killed == "cancel" {
+			killer = "the cancel"
+			if cause != nil {
+				killer += " (" + cause.Error() + ")"
+			}
+		}
+		n := fmt.Sprintf("attempt %d's dump appeared before %s killed the rerun, so it may be cut short", p.Attempt, killer)
+		if p.File != "" {
+			n += fmt.Sprintf(" (kept as %s, %s, not read by cuda-gdb)", p.File, sizeMB(p.Bytes))
+		} else {
+			n += fmt.Sprintf(" (%s, over the size cap and deleted)", sizeMB(p.Bytes))
+		}
+		notes = append(notes, n)
+	}
+	return strings.Join(notes, "; ")
+}
+
+// partialAttempts is how many attempts left a partial dump.
+func partialAttempts(ps []PartialDump) int {
+	seen := map[int]bool{}
+	for _, p := range ps {
+		seen[p.Attempt] = true
+	}
+	return len(seen)
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// keepDump copies the dump into out as name when it is at most maxBytes and returns that name
 // ("" when it was over the cap) and its size. The copy reads at most maxBytes+1 bytes, so a
 // dump that grows while it is copied cannot exceed the cap either.
-func keepDump(dump, out string, maxBytes int64) (string, int64, error) {
+func keepDump(dump, out, name string, maxBytes int64) (string, int64, error) {
 	st, err := os.Stat(dump)
 	if err != nil {
 		return "", 0, fmt.Errorf("coredump: %w", err)
@@ -318,7 +425,6 @@ func keepDump(dump, out string, maxBytes int64) (string, int64, error) {
 	if st.Size() > maxBytes {
 		return "", st.Size(), nil
 	}
-	name := filepath.Base(dump)
 	src, err := os.Open(dump)
 	if err != nil {
 		return "", 0, fmt.Errorf("coredump: %w", err)

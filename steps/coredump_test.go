@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ func TestCoredump(t *testing.T) {
 		kept        bool
 		summaryLine string
 		note        string
+		partial     int // dumps kept as incomplete (*.partial)
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
@@ -46,6 +48,17 @@ func TestCoredump(t *testing.T) {
 		{name: "every attempt timed out: a hang, not no fault", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_HANG": "1"}, attempts: 2, timeout: 2 * time.Second,
 			attemptsRun: 2, note: "no GPU core dump: every rerun of test_repro.py::test_x[cuda] (2 attempt(s)) hit the 2s timeout before it ended (a hang?), so nothing shows whether it faults"},
+		// The driver had begun the dump when the timeout killed the rerun: the file may be cut
+		// short. It is kept under a name that says so, not read by cuda-gdb, and the summary is
+		// the driver's own lines'.
+		{name: "the timeout killed the rerun while it dumped", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 1, timeout: 2 * time.Second,
+			attemptsRun: 1, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 2s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+		{name: "a later attempt's complete dump is the one read", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
+			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
+			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
 		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
@@ -94,8 +107,17 @@ func TestCoredump(t *testing.T) {
 				t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
 			}
 			entries, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"))
-			if len(entries) != map[bool]int{true: 1, false: 0}[tt.kept] {
-				t.Errorf("dumps in the artifact: %q", entries)
+			partial, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"+CoredumpPartialSuffix))
+			if len(entries)-len(partial) != map[bool]int{true: 1, false: 0}[tt.kept] || len(partial) != tt.partial || len(onDisk.Partial) != tt.partial {
+				t.Errorf("dumps in the artifact: %q; partial in coredump_summary.json: %+v", entries, onDisk.Partial)
+			}
+			for i, p := range onDisk.Partial {
+				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != 1 || p.Killed != "timeout" || p.Bytes == 0) {
+					t.Errorf("partial dump %+v, file %s", p, partial[i])
+				}
+				if strings.Contains(readFileQuiet(filepath.Join(out, CoredumpGDBLog)), p.File) {
+					t.Errorf("cuda-gdb read the partial dump %s", p.File)
+				}
 			}
 			if tt.kept {
 				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
@@ -164,5 +186,45 @@ func TestCoredumpQuietAddopts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, WorkerLog)); err == nil {
 		t.Errorf("the core dump pass wrote %s", WorkerLog)
+	}
+}
+
+// A cancel that kills the rerun after the driver began the dump keeps the file, marked as
+// possibly cut short: it was deleted with the pass's temporary folder, the only evidence of the
+// fault the pass had.
+func TestCoredumpCancelledWhileDumping(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	te := newTestEnv(t, map[string]string{"PATH": binDir(t, "cuda-gdb") + ":/usr/bin:/bin", "HOME": t.TempDir(),
+		"FAKE_COREDUMP_COUNTER": filepath.Join(t.TempDir(), "runs"), "FAKE_COREDUMP_STALL": "1"})
+	te.Root = t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		// The driver's "Writing ELF file" line: the dump has begun.
+		for i := 0; i < 3000 && !strings.Contains(readFileQuiet(filepath.Join(out, CoredumpLog)), "Writing ELF file"); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		cancel(&SignalCause{Signal: syscall.SIGTERM})
+	}()
+	res, err := RunCoredump(ctx, te.Env, CoredumpOptions{Out: out, Python: testenv.PytestPython(t),
+		Dir: copySuite(t, "crash"), Test: "test_repro.py::test_x[cuda]", Attempts: 3})
+	if got := ExitCodeFor(err); got != 143 {
+		t.Fatalf("exit %d (%v), want 143\n%s", got, err, te.stdout)
+	}
+	partial, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"+CoredumpPartialSuffix))
+	if !res.Cancelled || res.Dumped || res.Dump != "" || len(partial) != 1 || len(res.Partial) != 1 ||
+		res.Partial[0].Killed != "cancel" || res.Partial[0].File != filepath.Base(partial[0]) {
+		t.Fatalf("result %+v, partial dumps %q", res, partial)
+	}
+	if b := readFile(t, partial[0]); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") || strings.Contains(b, "generation_flags=") {
+		t.Errorf("the partial dump is not the cut file:\n%s", b)
+	}
+	if want := "cancelled; attempt 1's dump appeared before the cancel (received terminated) killed the rerun, so it may be cut short (kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) {
+		t.Errorf("note %q, want it to start with %q", res.Note, want)
+	}
+	var onDisk CoredumpResult
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || len(onDisk.Partial) != 1 || onDisk.Note != res.Note {
+		t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
 	}
 }

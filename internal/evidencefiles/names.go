@@ -38,9 +38,11 @@ const (
 	CoredumpGDBLog       = "coredump_gdb.log"
 	CoredumpSummary      = "coredump_summary.json"
 	// CoredumpPrefix starts the name of a GPU core dump kept in the folder.
-	CoredumpPrefix      = "cuda_coredump_"
-	SummaryMarkdown     = "summary.md"
-	StepSummaryMarkdown = "step_summary.md"
+	CoredumpPrefix = "cuda_coredump_"
+	// CoredumpPartialSuffix ends the name of a dump a killed rerun left: it may be cut short.
+	CoredumpPartialSuffix = ".partial"
+	SummaryMarkdown       = "summary.md"
+	StepSummaryMarkdown   = "step_summary.md"
 	// RefInfo says which ref an experiment's folder measured (package refinfo).
 	RefInfo            = "ref.json"
 	ExperimentJSON     = "experiment.json"

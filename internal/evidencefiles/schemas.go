@@ -65,7 +65,8 @@ func LoadSanitizerSummary(dir, name string) (*SanitizerResult, error) {
 type CoredumpResult struct {
 	Test     string `json:"test"`
 	Attempts int    `json:"attempts"`
-	// Dumped is set when a run wrote a GPU core dump.
+	// Dumped is set when a rerun that ended on its own wrote a GPU core dump (one a killed
+	// rerun left is in Partial).
 	Dumped bool `json:"dumped"`
 	// Dump is the dump's file name in the artifact directory ("" when none was kept).
 	Dump      string `json:"dump"`
@@ -84,6 +85,20 @@ type CoredumpResult struct {
 	// NoTests says why the rerun's pytest ran no test ("pytest exit code 4: ..."): then no dump
 	// says nothing about the bug.
 	NoTests string `json:"no_tests,omitempty"`
+	// Partial are the dumps that appeared during a rerun that was then killed (the timeout, a
+	// cancel): the driver may not have finished them. Never Dump, never read by cuda-gdb.
+	Partial []PartialDump `json:"partial,omitempty"`
+}
+
+// PartialDump is a GPU core dump a killed rerun left, which may be cut short.
+type PartialDump struct {
+	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel".
+	Attempt int    `json:"attempt"`
+	Killed  string `json:"killed"`
+	// File is its name in the artifact directory (the driver's name and CoredumpPartialSuffix;
+	// "" when it was over the size cap and deleted); Bytes its size.
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
 }
 
 // WriteCoredumpSummary writes dir/coredump_summary.json.

@@ -125,6 +125,9 @@ type Coredump struct {
 	Thread    string `json:"thread"`
 	// Note says what is missing and why ("" when cuda-gdb read the dump).
 	Note string `json:"note"`
+	// Partial are the dumps reruns left when they were killed (the timeout, a cancel) after
+	// the dump appeared: they may be cut short, and no fact above comes from them.
+	Partial []evidencefiles.PartialDump `json:"partial,omitempty"`
 }
 
 // Health is the GPUs' health before and after the run, from nvidia-smi.
@@ -470,7 +473,7 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 		}
 	}
 	c := &Coredump{Test: f.Test, Attempts: max(f.Attempts, 0), Dumped: f.Dumped, Dump: f.Dump, DumpBytes: max(f.DumpBytes, 0),
-		CudaGDB: f.CudaGDB, Note: f.Note}
+		CudaGDB: f.CudaGDB, Note: f.Note, Partial: f.Partial}
 	var rep cudagdb.Report
 	for _, name := range []string{CoredumpGDBLog, CoredumpLog} {
 		if !have[name] {
@@ -717,7 +720,12 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {
-		app = append(app, "the GPU core dump shows "+c.Exception)
+		if !c.Dumped && len(c.Partial) > 0 {
+			// Only a dump a killed rerun left: the driver's own lines are the evidence.
+			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump (which may be cut short)")
+		} else {
+			app = append(app, "the GPU core dump shows "+c.Exception)
+		}
 	}
 	healthKnown := h != nil && ((h.Before != nil && len(h.Before.GPUs) > 0) || (h.After != nil && len(h.After.GPUs) > 0))
 	if len(app) > 0 {

@@ -440,6 +440,21 @@ func (v *Verdict) markdownCoredump(b *strings.Builder) {
 	if c.Dump != "" {
 		fmt.Fprintf(b, "- **Dump:** %s (%s; open it with `cuda-gdb -ex \"target cudacore FILE\"`)\n", mdCode(c.Dump), sizeText(c.DumpBytes))
 	}
+	for _, p := range c.Partial {
+		if p.File != "" {
+			// The rerun was killed after the file appeared: the driver may not have finished it.
+			fmt.Fprintf(b, "- **Dump that may be cut short:** %s (%s; attempt %d, killed by %s after it appeared; not read)\n",
+				mdCode(p.File), sizeText(p.Bytes), p.Attempt, mdText(killedBy(p.Killed)))
+		}
+	}
+}
+
+// killedBy names what killed a rerun: "the timeout" or "a cancel".
+func killedBy(killed string) string {
+	if killed == "cancel" {
+		return "a cancel"
+	}
+	return "the " + killed
 }
 
 // markdownHealth writes the before/after table of each GPU's health.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -210,5 +211,44 @@ func TestLadderJSON(t *testing.T) {
 	}
 	if got.Runner.Verdict != RunnerApplication || !slices.Contains(got.Runner.Reasons, "racecheck found 1 hazard") {
 		t.Errorf("runner %+v", got.Runner)
+	}
+}
+
+// A dump a killed rerun left is named as one that may be cut short, never as the dump: the
+// facts come from the driver's progress lines and cuda-gdb on a complete dump only.
+func TestCoredumpPartial(t *testing.T) {
+	progress := "# debugflow: attempt 1 of 1\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.0 MB, not read by cuda-gdb)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":40}]}`)},
+		CoredumpLog: {Data: []byte(progress)},
+	}
+	v, err := LoadFS(context.Background(), fsys, "partial", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v.Coredump
+	if c == nil || c.Dumped || c.Dump != "" || len(c.Partial) != 1 || c.Exception != "Warp Illegal Address" {
+		t.Fatalf("coredump %+v", c)
+	}
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
+		t.Errorf("core dump line %q", line)
+	}
+	md := v.Markdown("a")
+	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (40 bytes; attempt 1, killed by the timeout after it appeared; not read)") ||
+		strings.Contains(md, "- **Dump:**") ||
+		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (which may be cut short)") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	var js bytes.Buffer
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"partial": [`) {
+		t.Errorf("JSON lacks the partial dump:\n%s", js.String())
 	}
 }

@@ -11,7 +11,9 @@ the driver's progress lines on stderr, a (fake) dump where CUDA_COREDUMP_FILE
 says, then an abort. FAKE_COREDUMP_COUNTER (a file) and FAKE_COREDUMP_AFTER=N
 make only the N-th and later runs fault (an intermittent bug);
 FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger; FAKE_COREDUMP_HANG=1 makes test_x[cuda]
-hang instead. The dump records the core dump
+hang instead. FAKE_COREDUMP_STALL=N makes the first N faulting runs (by the counter) stall
+halfway through writing the dump, as a driver writing a big dump to a slow disk does, until the
+rerun's timeout kills them; later runs dump whole. The dump records the core dump
 variables it was written under (generation_flags=, lightweight=).
 """
 import os
@@ -31,6 +33,7 @@ DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception=
 
 def fake_gpu_fault():
     counter = os.environ.get("FAKE_COREDUMP_COUNTER")
+    runs = 0
     if counter:
         runs = 1
         if os.path.exists(counter):
@@ -47,15 +50,18 @@ def fake_gpu_fault():
         sys.stderr.write("[10:47:01.100300] coredump: Detected an exception of type "
                          "CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
                          "[10:47:01.100302] coredump:   - SM: 12\n"
-                         "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")
+                         "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n"
+                         "[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
+    sys.stderr.flush()
+    if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_STALL", "0")):
+        with open(path, "w") as f:
+            f.write(DUMP[:len(DUMP) // 2])
+        time.sleep(600)
     with open(path, "w") as f:
         f.write(DUMP + "generation_flags=%s\nlightweight=%s\n" % (
             os.environ.get("CUDA_COREDUMP_GENERATION_FLAGS", ""),
             os.environ.get("CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", ""))
                 + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
-    if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
-        sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
-    sys.stderr.flush()
     os.abort()
 
 
