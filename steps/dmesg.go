@@ -21,20 +21,31 @@ import (
 // Kernel-log snapshots.
 //
 // Each snapshot writes dmesg_NAME.log (a "# " header, then the raw kernel
-// log) and records in dmesg_state.json where it ended: its last few lines
-// (the anchor) and the last kernel timestamp. Lines new since an earlier
+// log) and records in dmesg_state.json where it ended: its last lines (the
+// anchor: five, more while they also occur earlier in the snapshot, which
+// repeated lines do) and the last kernel timestamp. Lines new since an earlier
 // snapshot are found by position, never by diff:
 //
-//  1. the anchor found in the new snapshot → everything after it;
+//  1. the anchor found in the new snapshot, no later than where it was (the
+//     ring buffer only drops lines at its start) → everything after it; an
+//     anchor that occurs once in its snapshot can only be at its first match;
 //  2. the ring buffer rotated and dropped the older part of the anchor, so
 //     the new snapshot starts with the anchor's tail → everything after it;
 //  3. the anchor rotated away entirely → lines whose kernel timestamp is
 //     later than the last one seen;
-//  4. no usable timestamp → everything.
+//  4. no usable timestamp → everything, under a method that says those lines
+//     may predate the run.
+//
+// When repeated lines leave several places where the earlier snapshot could
+// have ended, the lines after the first are counted and the method says they
+// may predate the run (evidencefiles.MayPredate): a guess could blame an old
+// Xid on the run or miss one of the run's.
 
 const (
 	dmesgStateFile = evidencefiles.DmesgState
 	anchorLines    = 5
+	// maxAnchorLines bounds an anchor grown past repeated lines (dmesg_state.json keeps it).
+	maxAnchorLines = 64
 	dmesgTimeout   = 30 * time.Second
 )
 
@@ -64,7 +75,8 @@ type Snapshot struct {
 	Lines []string
 	// Base is the snapshot New was computed against ("" when none).
 	Base string
-	// Method is how New was found: anchor, rotated-anchor, timestamp, all.
+	// Method is how New was found: anchor, rotated-anchor, timestamp, all, or, when
+	// it may include lines from before Base, a method containing evidencefiles.MayPredate.
 	Method string
 	// New holds the lines that appeared since Base.
 	New []string
@@ -77,13 +89,14 @@ type dmesgState struct {
 
 // snapshotMark remembers where one snapshot ended.
 type snapshotMark struct {
-	Name     string      `json:"name"`
-	File     string      `json:"file"`
-	Source   string      `json:"source"`
-	Taken    time.Time   `json:"taken"`
-	Lines    int         `json:"lines"`
-	Anchor   []string    `json:"anchor"`
-	LastTime *kernelTime `json:"last_time,omitempty"`
+	Name         string      `json:"name"`
+	File         string      `json:"file"`
+	Source       string      `json:"source"`
+	Taken        time.Time   `json:"taken"`
+	Lines        int         `json:"lines"`
+	Anchor       []string    `json:"anchor"`
+	AnchorUnique bool        `json:"anchor_unique,omitempty"`
+	LastTime     *kernelTime `json:"last_time,omitempty"`
 }
 
 // kernelTime is a comparable timestamp parsed from a kernel-log line. Only
@@ -136,16 +149,15 @@ func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
 	if base == nil || base.Lines == 0 || len(base.Anchor) == 0 {
 		return cur, "all"
 	}
-	if i := indexSeq(cur, base.Anchor); i >= 0 {
-		return cur[i+len(base.Anchor):], "anchor"
-	}
-	// Rotation drops the oldest lines first, so the new snapshot may start
-	// with the tail of the anchor.
-	for k := len(base.Anchor) - 1; k >= 1; k-- {
-		tail := base.Anchor[len(base.Anchor)-k:]
-		if len(cur) >= k && slices.Equal(cur[:k], tail) {
-			return cur[k:], "rotated-anchor"
+	if starts, rotated := anchorStarts(base, cur); len(starts) == 1 {
+		method := "anchor"
+		if rotated {
+			method = "rotated-anchor"
 		}
+		return cur[starts[0]:], method
+	} else if len(starts) > 1 {
+		return cur[slices.Min(starts):], fmt.Sprintf("repeated anchor, %s (the earlier snapshot's last lines repeat: %d places could be where it ended; counted from the first)",
+			evidencefiles.MayPredate, len(starts))
 	}
 	if base.LastTime != nil {
 		var out []string
@@ -165,7 +177,44 @@ func newLinesSince(base *snapshotMark, cur []string) ([]string, string) {
 			return out, "timestamp"
 		}
 	}
-	return cur, "all"
+	// The buffer may have rotated past the anchor, or the lines read differently (another
+	// source): nothing tells.
+	return cur, "all, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines are not in this one, and no timestamp of theirs orders the lines)"
+}
+
+// anchorStarts returns the indexes of cur where the lines new since base could start: after
+// the anchor, where it is found whole, or, when the ring buffer dropped its older part, after
+// the anchor's tail at cur's start (rotated). One index is an exact answer; several mean the
+// lines cannot tell.
+//
+// The anchor is never later in cur than it was in its own snapshot: the buffer only drops
+// lines at its start. An anchor that occurs once in its snapshot (AnchorUnique) is at its
+// first match: a match before the right one would be another occurrence in the snapshot. A
+// tail at cur's start is another answer only where it overlaps that first match (the match
+// may then be old lines and new ones repeating them); a whole match after the tail would be
+// a copy of the anchor in the new lines alone, which is taken as the old anchor.
+func anchorStarts(base *snapshotMark, cur []string) (starts []int, rotated bool) {
+	a := base.Anchor
+	first := -1
+	for i := 0; i <= min(base.Lines-len(a), len(cur)-len(a)); i++ {
+		if slices.Equal(cur[i:i+len(a)], a) {
+			if first < 0 {
+				first = i
+			}
+			starts = append(starts, i+len(a))
+			if base.AnchorUnique {
+				break
+			}
+		}
+	}
+	tails := 0
+	for k := min(len(a)-1, len(cur)); k >= 1; k-- {
+		if (first < 0 || k > first) && slices.Equal(cur[:k], a[len(a)-k:]) {
+			starts = append(starts, k)
+			tails++
+		}
+	}
+	return starts, tails > 0 && tails == len(starts)
 }
 
 // sinceUnreadBase is newLinesSince when the earlier snapshot could not read the kernel log
@@ -192,23 +241,41 @@ func sinceUnreadBase(base *snapshotMark, cur []string) ([]string, string) {
 	if sawStamp && !base.Taken.IsZero() {
 		return out, "timestamp, since the earlier snapshot was taken (it could not read the kernel log)"
 	}
-	return cur, evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"
+	return cur, evidencefiles.XidMayPredate + " " + evidencefiles.UnreadBase
 }
 
-func indexSeq(hay, needle []string) int {
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		if slices.Equal(hay[i:i+len(needle)], needle) {
-			return i
+// anchorOf returns the last lines of a snapshot that occur nowhere else in it: anchorLines of
+// them, more while those also occur earlier (repeated lines), at most maxAnchorLines; unique
+// is false when that many still occur earlier.
+func anchorOf(lines []string) (anchor []string, unique bool) {
+	n := len(lines)
+	k := min(anchorLines, n)
+	// ends are the ends of the earlier occurrences of the last k lines: growing the anchor by
+	// one line keeps those preceded by the same line.
+	var ends []int
+	for e := k; e < n; e++ {
+		if slices.Equal(lines[e-k:e], lines[n-k:]) {
+			ends = append(ends, e)
 		}
 	}
-	return -1
+	for len(ends) > 0 && k < min(n, maxAnchorLines) {
+		k++
+		kept := ends[:0]
+		for _, e := range ends {
+			if e-k >= 0 && lines[e-k] == lines[n-k] {
+				kept = append(kept, e)
+			}
+		}
+		ends = kept
+	}
+	return lines[n-k:], len(ends) == 0
 }
 
 // markOf summarises a snapshot for dmesg_state.json.
 func markOf(s *Snapshot, file string, taken time.Time) snapshotMark {
 	m := snapshotMark{Name: s.Name, File: file, Source: s.Source, Taken: taken.UTC(), Lines: len(s.Lines)}
-	start := max(len(s.Lines)-anchorLines, 0)
-	m.Anchor = append([]string{}, s.Lines[start:]...)
+	anchor, unique := anchorOf(s.Lines)
+	m.Anchor, m.AnchorUnique = append([]string{}, anchor...), unique
 	for i := len(s.Lines) - 1; i >= 0; i-- {
 		if t, ok := parseKernelTime(s.Lines[i]); ok {
 			m.LastTime = &t

@@ -56,6 +56,7 @@ func markFor(lines []string) *snapshotMark {
 
 func TestNewLinesSince(t *testing.T) {
 	t.Parallel()
+	const lostAnchor = "all, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines are not in this one, and no timestamp of theirs orders the lines)"
 	base := numbered("k", 1, 10)
 	tests := []struct {
 		name       string
@@ -82,13 +83,15 @@ func TestNewLinesSince(t *testing.T) {
 			[]string{"[     4.000000] NVRM: GPU at", "    continued", "[     5.000000] x"},
 			[]string{"[     4.000000] NVRM: GPU at", "    continued", "[     5.000000] x"}, "timestamp",
 		},
+		// Nothing places the earlier snapshot's end (rotated past it, or another source's
+		// lines): every line counts, and the method says they may be older.
 		{
 			"no usable timestamps", markFor([]string{"a", "b", "c"}),
-			[]string{"x", "y"}, []string{"x", "y"}, "all",
+			[]string{"x", "y"}, []string{"x", "y"}, lostAnchor,
 		},
 		{
 			"different timestamp kind falls back to everything", markFor(numbered("k", 1, 3)),
-			[]string{"[Wed Jun 24 15:44:20 2026] x"}, []string{"[Wed Jun 24 15:44:20 2026] x"}, "all",
+			[]string{"[Wed Jun 24 15:44:20 2026] x"}, []string{"[Wed Jun 24 15:44:20 2026] x"}, lostAnchor,
 		},
 	}
 	// The earlier snapshot could not read the kernel log (dmesg refused, readable later): an
@@ -116,6 +119,104 @@ func TestNewLinesSince(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
 				t.Errorf("new lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNewLinesSinceRepeatedLines: the driver logs one Xid several times within a second, which
+// dmesg --ctime prints alike, and plain dmesg without timestamps prints every repeat alike. An
+// anchor of such lines matches in more than one place: counted from the wrong one, an Xid from
+// before the run was blamed on it, or one of the run's was missed. When the lines cannot tell
+// where the earlier snapshot ended, the method says so.
+func TestNewLinesSinceRepeatedLines(t *testing.T) {
+	t.Parallel()
+	boot := []string{
+		"[Sat Dec  5 11:58:01 2026] Linux version 6.8.0-1015-aws (buildd@lcy02-amd64-052) (gcc-12)",
+		"[Sat Dec  5 11:58:02 2026] nvidia: loading out-of-tree module taints kernel.",
+		"[Sat Dec  5 11:58:03 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07",
+	}
+	oldXid := "[Sat Dec  5 11:59:40 2026] NVRM: Xid (PCI:0000:00:1e): 13, pid=4242, name=python3, Graphics Exception: ESR 0x405840=0x40010000"
+	newXid := "[Sat Dec  5 12:00:30 2026] NVRM: Xid (PCI:0000:00:1e): 31, pid=5151, name=python3, channel 0x00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f3a_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ"
+	// Without timestamps (printk.time=0, or a log kept without them).
+	plainBoot := []string{"Linux version 6.8.0-1015-aws (buildd@lcy02-amd64-052) (gcc-12)", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07"}
+	plainXid := "NVRM: Xid (PCI:0000:00:1e): 13, pid=4242, name=python3, Graphics Exception: ESR 0x405840=0x40010000"
+	plainOther := "NVRM: GPU at PCI:0000:00:1e: GPU-6f0c3a8e-7a4b-2f61-9d3c-0e5b8a1c2d3e"
+	plainNew := "nvidia-uvm: Loaded the UVM driver, major device number 235."
+
+	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
+	rep := func(line string, n int) []string { return slices.Repeat([]string{line}, n) }
+	sixOld := cat(boot, rep(oldXid, 6))
+	plainSix := cat(plainBoot, rep(plainXid, 6))
+	// The earlier snapshot ends in one line, then four repeats of the Xid.
+	plainTail := cat(plainBoot, []string{plainOther}, rep(plainXid, 4))
+	long := cat(plainBoot, rep(plainXid, maxAnchorLines+20))
+
+	tests := []struct {
+		name       string
+		base       []string
+		cur        []string
+		want       []string
+		wantMethod string
+	}{
+		{"an Xid six times alike, nothing new", sixOld, sixOld, nil, "anchor"},
+		{"an Xid six times alike, then a new one", sixOld, cat(sixOld, []string{newXid}), []string{newXid}, "anchor"},
+		{"no timestamps: the same Xid twice more in the run", plainSix, cat(plainSix, rep(plainXid, 2)), rep(plainXid, 2), "anchor"},
+		{"no timestamps: other lines in the run", plainSix, cat(plainSix, []string{plainNew}), []string{plainNew}, "anchor"},
+		{"ring buffer rotated, repeated lines intact", sixOld, cat(sixOld[2:], []string{newXid}), []string{newXid}, "anchor"},
+		{
+			// Three of the four repeats survived and the run logged the Xid once more: the
+			// first four lines could be four old ones, or three old and a new one.
+			"ring buffer rotated into the repeats", plainTail, cat(rep(plainXid, 4), []string{plainNew}),
+			cat(rep(plainXid, 3), []string{plainNew}),
+			"repeated anchor, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines repeat: 4 places could be where it ended; counted from the first)",
+		},
+		{
+			// More repeats than an anchor holds: with the log's start not kept, a rotation
+			// cannot be told from none.
+			"more repeats than the anchor holds", long, cat(long, []string{plainNew}),
+			cat(rep(plainXid, 20), []string{plainNew}),
+			"repeated anchor, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines repeat: 21 places could be where it ended; counted from the first)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, method := newLinesSince(markFor(tt.base), tt.cur)
+			if method != tt.wantMethod {
+				t.Errorf("method = %q, want %q", method, tt.wantMethod)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
+				t.Errorf("new lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAnchorGrowsUntilUnique: the mark keeps as many last lines as it takes for them to occur
+// once in the snapshot, at most maxAnchorLines.
+func TestAnchorGrowsUntilUnique(t *testing.T) {
+	t.Parallel()
+	x := "NVRM: Xid (PCI:0000:00:1e): 13, pid=4242, name=python3, Graphics Exception"
+	tests := []struct {
+		name       string
+		lines      []string
+		wantLen    int
+		wantUnique bool
+	}{
+		{"distinct lines", numbered("k", 1, 10), anchorLines, true},
+		{"shorter than an anchor", []string{x, x}, 2, true},
+		{"six repeats", append([]string{"boot"}, slices.Repeat([]string{x}, 6)...), 6, true},
+		{"a block seen before", []string{"a", "b", "c", "d", "e", "f", "z", "b", "c", "d", "e", "f"}, 6, true},
+		{"all alike", slices.Repeat([]string{x}, maxAnchorLines+1), maxAnchorLines, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := markFor(tt.lines)
+			if len(m.Anchor) != tt.wantLen || m.AnchorUnique != tt.wantUnique {
+				t.Errorf("anchor of %d lines, unique %v; want %d, %v", len(m.Anchor), m.AnchorUnique, tt.wantLen, tt.wantUnique)
+			}
+			if !slices.Equal(m.Anchor, tt.lines[len(tt.lines)-len(m.Anchor):]) {
+				t.Errorf("anchor %q is not the last lines", m.Anchor)
 			}
 		})
 	}
@@ -310,37 +411,60 @@ func TestSnapshotSurvivesCorruptState(t *testing.T) {
 	}
 }
 
-// FuzzNewLinesSince checks the position rules on arbitrary logs: the
-// result is always a subsequence of the current snapshot, and a snapshot
-// that only grew yields exactly the appended lines.
+// FuzzNewLinesSince checks the position rules on arbitrary logs: the result is always a
+// subsequence of the current snapshot; while a line of the earlier snapshot is left in it
+// (the ring buffer dropped fewer), it is exactly the appended lines, or, under a method that
+// says they may predate the run, a tail of the snapshot that holds them all. A rotated log's
+// appended lines that hold a whole copy of the anchor are taken for the anchor (the one
+// assumption the rules make), so those are checked as a subsequence only.
 func FuzzNewLinesSince(f *testing.F) {
 	f.Add("[ 1.0] a\n[ 2.0] b\n[ 3.0] c", "[ 4.0] d\n[ 5.0] e", 1)
 	f.Add("a\na\na", "a", 0)
+	f.Add("a\na\na\na\na\na", "a", 0)
+	f.Add("b\na\na\na\na\na\na", "a\nc", 3)
 	f.Add("[Wed Jun 24 15:44:20 2026] x", "[Wed Jun 24 15:44:21 2026] y", 1)
 	f.Fuzz(func(t *testing.T, old, added string, drop int) {
 		oldLines := splitLines(old)
 		addLines := splitLines(added)
 		base := markFor(oldLines)
 		grown := append(append([]string{}, oldLines...), addLines...)
-		got, _ := newLinesSince(base, grown)
-		if len(oldLines) > 0 && !slices.Equal(got, addLines) {
-			t.Fatalf("grown log: got %q, want %q", got, addLines)
-		}
 		if drop < 0 {
 			drop = -drop
 		}
-		rotated := grown[min(drop%(len(grown)+1), len(grown)):]
-		got, _ = newLinesSince(base, rotated)
-		j := 0
-		for _, l := range rotated {
-			if j < len(got) && got[j] == l {
-				j++
+		for _, d := range []int{0, min(drop%(len(grown)+1), len(grown))} {
+			cur := grown[d:]
+			got, method := newLinesSince(base, cur)
+			j := 0
+			for _, l := range cur {
+				if j < len(got) && got[j] == l {
+					j++
+				}
+			}
+			if j != len(got) {
+				t.Fatalf("dropped %d: result %q is not a subsequence of %q", d, got, cur)
+			}
+			if len(oldLines) == 0 || d >= len(oldLines) || d > 0 && containsSeq(addLines, base.Anchor) {
+				continue
+			}
+			if !strings.Contains(method, evidencefiles.MayPredate) {
+				if !slices.Equal(got, addLines) {
+					t.Fatalf("dropped %d: got %q (%s), want %q", d, got, method, addLines)
+				}
+			} else if len(got) < len(addLines) || !slices.Equal(got, cur[len(cur)-len(got):]) {
+				t.Fatalf("dropped %d: got %q (%s), want a tail holding %q", d, got, method, addLines)
 			}
 		}
-		if j != len(got) {
-			t.Fatalf("result %q is not a subsequence of %q", got, rotated)
-		}
 	})
+}
+
+// containsSeq reports whether needle occurs in hay as consecutive lines.
+func containsSeq(hay, needle []string) bool {
+	for i := 0; i+len(needle) <= len(hay); i++ {
+		if slices.Equal(hay[i:i+len(needle)], needle) {
+			return true
+		}
+	}
+	return false
 }
 
 func FuzzParseKernelTime(f *testing.F) {

@@ -222,7 +222,7 @@ func TestSweepRepeatMarks(t *testing.T) {
 			if tt.record != "" {
 				testenv.WriteFile(t, filepath.Join(out, WorkerLog), tt.record)
 			}
-			if diff := cmp.Diff(tt.want, sweepRepeatMarks(out, tt.count, collected)); diff != "" {
+			if diff := cmp.Diff(tt.want, sweepRepeatMarks(readWorkerRecord(out), tt.count, collected)); diff != "" {
 				t.Errorf("marks (-want +got):\n%s", diff)
 			}
 		})

@@ -303,8 +303,9 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 	}
 
 	parsed := parser.Result()
-	parsed.FailedTests = placeFlakyRetried(opts.Out, parsed.FailedTests, parsed.FlakyRetried)
-	res := summarizeReproducer(parsed, sr, argv, opts, sweepRepeatMarks(opts.Out, opts.Count, collected))
+	record := readWorkerRecord(opts.Out)
+	parsed.FailedTests = placeFlakyRetried(record, parsed.FailedTests, parsed.FlakyRetried)
+	res := summarizeReproducer(parsed, sr, argv, opts, sweepRepeatMarks(record, opts.Count, collected))
 	res.EndedAt = float64(env.Now().UnixMilli()) / 1000
 	switch {
 	case timedOut:

@@ -18,19 +18,27 @@ import (
 // repetition that failed, with pytest-repeat on and --count 1 (which leaves every other id as
 // it is).
 
-// sweepRepeatMarks are the marked tests of the sweep that wrote the worker record in out: the
-// record's (the plugin reads each test's mark: exact) and, under a --count of 2 or more, those
-// the collection found that the record does not name (a record cut at its size bound, or a
-// first worker that died before writing its lines). Without a record (the plugin wrote
-// nothing) they are the collection's, collected.
-func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) pytestlog.RepeatMarks {
+// readWorkerRecord parses the sweep's worker record in out (nil when it cannot be read).
+func readWorkerRecord(out string) *workerlog.Log {
 	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
 	if err != nil {
-		return collected
+		return nil
 	}
 	defer f.Close()
 	log, err := workerlog.Parse(io.LimitReader(f, workerLogMax))
-	if err != nil || log.Sessions == 0 {
+	if err != nil {
+		return nil
+	}
+	return log
+}
+
+// sweepRepeatMarks are the marked tests of the sweep whose worker record is log: the
+// record's (the plugin reads each test's mark: exact) and, under a --count of 2 or more, those
+// the collection found that the record does not name (a record cut at its size bound, or a
+// first worker that died before writing its lines). Without a record (nil, or the plugin wrote
+// nothing) they are the collection's, collected.
+func sweepRepeatMarks(log *workerlog.Log, count int, collected pytestlog.RepeatMarks) pytestlog.RepeatMarks {
+	if log == nil || log.Sessions == 0 {
 		return collected
 	}
 	marks := pytestlog.RepeatMarksOf(log.Repeats)
@@ -51,55 +59,73 @@ func sweepRepeatMarks(out string, count int, collected pytestlog.RepeatMarks) py
 	return marks
 }
 
-// placeFlakyRetried adds to failed the ids of the tests the flaky plugin retried (names: the
-// plugin's report gives a test's name alone, "test_x[cuda]", without its file or class): the
-// one id the sweep's worker record started whose last "::" part is that name. A name two
-// started tests share (test_x in two files) or no started test has is not placed: the run still
-// reproduced (summarizeReproducer), but the sanitizer and the core dump pass cannot tell which
-// test to run again. The record is read only when the plugin retried something.
-func placeFlakyRetried(out string, failed, names []string) []string {
-	if len(names) == 0 {
+// placeFlakyRetried adds to failed the ids of the tests the flaky plugin retried. The worker
+// record's held_failure lines name the test of each failed attempt whose report a retry plugin
+// held back, whole, written by the worker before the attempt's teardown: for the flaky plugin,
+// each attempt it ran again, which pytest never reports. They are exact for a name two tests
+// share, and there for a worker that crashed, whose part of the plugin's report (gathered from
+// each xdist worker as it ends) was lost. (pytest-rerunfailures' attempts have them too: failing
+// ids already.) A name of the flaky plugin's report (the test's name alone, "test_x[cuda]", in
+// names) that no held_failure line has, as in a record cut at its size bound, is placed on the
+// one id the record started whose last "::" part is that name; a name two started tests share
+// or none has is not placed: the run still reproduced (summarizeReproducer), but the sanitizer
+// and the core dump pass cannot tell which test to run again.
+func placeFlakyRetried(log *workerlog.Log, failed, names []string) []string {
+	if log == nil {
 		return failed
-	}
-	f, _, err := readfile.Open(filepath.Join(out, WorkerLog))
-	if err != nil {
-		return failed
-	}
-	defer f.Close()
-	log, err := workerlog.Parse(io.LimitReader(f, workerLogMax))
-	if err != nil {
-		return failed
-	}
-	found := make(map[string]string, len(names)) // name -> its one id, "" once two ids have it
-	for _, name := range names {
-		found[name] = "\x00" // not seen yet
-	}
-	for _, w := range log.Workers {
-		for _, t := range w.Tests {
-			i := strings.LastIndex(t.NodeID, "::")
-			if i < 0 {
-				continue
-			}
-			switch id, wanted := found[t.NodeID[i+2:]]; {
-			case !wanted || id == t.NodeID:
-			case id == "\x00":
-				found[t.NodeID[i+2:]] = t.NodeID
-			default:
-				found[t.NodeID[i+2:]] = "" // two tests of that name
-			}
-		}
 	}
 	have := make(map[string]bool, len(failed))
 	for _, id := range failed {
 		have[id] = true
 	}
-	for _, name := range names {
-		if id := found[name]; id != "" && id != "\x00" && !have[id] && len(failed) < pytestlog.MaxEntries {
+	add := func(id string) {
+		if !have[id] && len(failed) < pytestlog.MaxEntries {
 			have[id] = true
 			failed = append(failed, id)
 		}
 	}
+	recorded := map[string]bool{} // names the held_failure lines have
+	for _, h := range log.HeldFailures {
+		add(h.NodeID)
+		recorded[testName(h.NodeID)] = true
+	}
+	found := make(map[string]string, len(names)) // name -> its one id, "" once two ids have it
+	for _, name := range names {
+		if !recorded[name] {
+			found[name] = "\x00" // not seen yet
+		}
+	}
+	if len(found) == 0 {
+		return failed
+	}
+	for _, w := range log.Workers {
+		for _, t := range w.Tests {
+			name := testName(t.NodeID)
+			switch id, wanted := found[name]; {
+			case !wanted || name == "" || id == t.NodeID:
+			case id == "\x00":
+				found[name] = t.NodeID
+			default:
+				found[name] = "" // two tests of that name
+			}
+		}
+	}
+	for _, name := range names {
+		if id := found[name]; id != "" && id != "\x00" {
+			add(id)
+		}
+	}
 	return failed
+}
+
+// testName is a node id's last "::" part, the name the flaky plugin gives the test ("" for an
+// id without one).
+func testName(nodeid string) string {
+	i := strings.LastIndex(nodeid, "::")
+	if i < 0 {
+		return ""
+	}
+	return nodeid[i+2:]
 }
 
 // underFolders are the ids of marks (the record's, relative to the working directory) and the

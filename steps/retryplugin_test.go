@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -68,10 +69,9 @@ def test_kernel(request, dev):
 
 // TestReproduceSeesFlakyRetries: the flaky plugin (Debian's python3-flaky, real) retries a
 // failed attempt into a pass with no line of its own; pytest exits 0 and its final line says
-// every test passed. The attempt is in the plugin's report only, by the test's name alone: the
-// step places it among the ids the worker record started, so the run reproduced, the sanitizer
-// runs that test, and the report names the plugin. A name two files' tests share is not
-// placed: the run still reproduced.
+// every test passed. The attempt is in the plugin's report, by the test's name alone, and in
+// the worker record's held_failure line, by its id: the step places it, so the run reproduced, the
+// sanitizer runs that test, and the report names the plugin.
 func TestReproduceSeesFlakyRetries(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
@@ -87,17 +87,114 @@ func TestReproduceSeesFlakyRetries(t *testing.T) {
 		t.Errorf("the sanitizer ran %q, not the retried test", argv)
 	}
 
-	// The same test name in two files: the report cannot tell which one failed.
-	w2 := newE2EWorld(t, "crash", "PYTHONPATH="+testenv.FlakyPluginPath(t))
-	for _, file := range []string{"test_flaky_a.py", "test_flaky_b.py"} {
-		writeFile(t, filepath.Join(w2.suite, file), flakySuite)
+}
+
+// flakyPassSuite has test_kernel's names and passes: the same names as flakySuite's in
+// another file.
+const flakyPassSuite = `import pytest
+from flaky import flaky
+
+
+@flaky(max_runs=3)
+@pytest.mark.parametrize("dev", ["cuda", "cpu"])
+def test_kernel(dev):
+    pass
+`
+
+// TestReproducePlacesFlakyRetriesByTheRecord: the flaky plugin's report names a retried test by
+// its name alone, which test_flaky_a.py and test_flaky_b.py share, and under xdist it gathers
+// each worker's report when the worker ends, so a worker that crashes (os.abort()) after a
+// retried failure takes its part with it. The worker record writes a held_failure line for each
+// failed attempt whose report the plugin held back, with its whole id, before the attempt's
+// teardown: the step places the test that failed and no other, with or without the report. Before, the shared name placed no test, and the
+// crashed worker's retried test was not among the failing ones.
+func TestReproducePlacesFlakyRetriesByTheRecord(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	const retried = "test_flaky_a.py::test_kernel[cuda]"
+	abort := "import os\n\n\ndef test_abort():\n    os.abort()\n"
+	tests := []struct {
+		name  string
+		files []string
+		// fromReport: the plugin's report names the retried attempt (no crash lost it).
+		fromReport bool
+		want       []string
+	}{
+		{"a name two files share", []string{"test_flaky_a.py", "test_flaky_b.py"}, true, []string{retried}},
+		{"the worker crashed after the retried failure", []string{"test_flaky_a.py", "test_flaky_b.py", "test_zz_abort.py"}, false,
+			[]string{retried, "test_zz_abort.py::test_abort"}},
 	}
-	r = runStep(t, w2.suite, w2.env, "reproduce", "--out", w2.out, "--python", py,
-		"--workers", "1", "--count", "1", "-k", "cuda", "test_flaky_a.py", "test_flaky_b.py")
-	if r.code != 0 {
-		t.Fatalf("reproduce of two files exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newE2EWorld(t, "crash", "PYTHONPATH="+testenv.FlakyPluginPath(t))
+			writeFile(t, filepath.Join(w.suite, "test_flaky_a.py"), flakySuite)
+			writeFile(t, filepath.Join(w.suite, "test_flaky_b.py"), flakyPassSuite)
+			writeFile(t, filepath.Join(w.suite, "test_zz_abort.py"), abort)
+			args := append([]string{"reproduce", "--out", w.out, "--python", py, "--workers", "1", "--count", "1"}, tt.files...)
+			r := runStep(t, w.suite, w.env, args...)
+			if r.code != 0 && r.code != 1 {
+				t.Fatalf("reproduce exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			log := readFile(t, filepath.Join(w.out, ReproducerLog))
+			if inReport := strings.Contains(log, "test_kernel[cuda] failed (2 runs remaining out of 3)."); inReport != tt.fromReport {
+				t.Fatalf("the flaky report names the retried attempt: %v, want %v (the scenario changed):\n%s", inReport, tt.fromReport, log)
+			}
+			sum := loadSummary(t, w.out)
+			got := slices.Sorted(slices.Values(sum.FailedTests))
+			if !sum.Reproduced || !slices.Equal(got, tt.want) {
+				t.Errorf("reproduced %v, failing ids %q; want reproduced, %q", sum.Reproduced, got, tt.want)
+			}
+			rec := readFile(t, filepath.Join(w.out, WorkerLog))
+			if n := strings.Count(rec, `"phase":"held_failure"`); n != 1 || !strings.Contains(rec, `"nodeid":"`+retried+`","when":"call","message":"AssertionError: CUDA error: an illegal memory access was encountered`) {
+				t.Errorf("%d held_failure lines in the worker record, want 1 naming %s, its phase and message:\n%s", n, retried, rec)
+			}
+		})
 	}
-	if sum := loadSummary(t, w2.out); !sum.Reproduced || len(sum.FailedTests) != 0 {
-		t.Errorf("two files: reproduced %v, failing ids %q; want reproduced, none placed", sum.Reproduced, sum.FailedTests)
+}
+
+// TestPlaceFlakyRetried: the record's held_failure lines place their tests by their whole ids;
+// a name of the flaky plugin's report that no held_failure line has falls back to the one started test
+// of that name.
+func TestPlaceFlakyRetried(t *testing.T) {
+	t.Parallel()
+	line := func(phase, nodeid string) string {
+		return `{"worker":"gw0","pid":10,"phase":"` + phase + `","nodeid":"` + nodeid + `","when":"call","time":101,"mono":2}`
+	}
+	started := []string{
+		`{"worker":"gw0","pid":10,"phase":"session","time":100,"mono":1}`,
+		line("start", "a/t.py::test_x[cuda]"), line("start", "b/t.py::test_x[cuda]"), line("start", "a/t.py::test_y"),
+	}
+	heldA := line("held_failure", "a/t.py::test_x[cuda]")
+	tests := []struct {
+		name   string
+		record []string // nil: no record
+		failed []string
+		names  []string
+		want   []string
+	}{
+		{"a held failure, a name two tests share", append(slices.Clone(started), heldA), nil, []string{"test_x[cuda]"}, []string{"a/t.py::test_x[cuda]"}},
+		{"a held failure the report lost", append(slices.Clone(started), heldA), []string{"c/t.py::test_crash"}, nil, []string{"c/t.py::test_crash", "a/t.py::test_x[cuda]"}},
+		{"already failing", append(slices.Clone(started), heldA), []string{"a/t.py::test_x[cuda]"}, []string{"test_x[cuda]"}, []string{"a/t.py::test_x[cuda]"}},
+		{"no held failure: one test of the name", started, nil, []string{"test_y"}, []string{"a/t.py::test_y"}},
+		{"no held failure: two tests of the name", started, nil, []string{"test_x[cuda]"}, nil},
+		{"no held failure: no test of the name", started, nil, []string{"test_z"}, nil},
+		{"a name without a held failure beside one with", append(slices.Clone(started), heldA), nil, []string{"test_x[cuda]", "test_y"}, []string{"a/t.py::test_x[cuda]", "a/t.py::test_y"}},
+		{"no record", nil, []string{"c/t.py::test_crash"}, []string{"test_y"}, []string{"c/t.py::test_crash"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log *workerlog.Log
+			if tt.record != nil {
+				var err error
+				if log, err = workerlog.Parse(strings.NewReader(strings.Join(tt.record, "\n"))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := placeFlakyRetried(log, slices.Clone(tt.failed), tt.names)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("placed %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -7,7 +7,13 @@ process (the xdist controller, each worker, or pytest alone without xdist) appen
 when it starts and one per test start and finish to $DEBUGFLOW_WORKER_LOG, and stops writing at
 $DEBUGFLOW_WORKER_LOG_MAX bytes. A process's first failing test also gets a "failed" line with
 the failure's message, whole: pytest prints its reports only when the session ends, which a run
-stopped at its first failure (SIGTERM) never reaches. A worker's process id is what the kernel's Xid lines name
+stopped at its first failure (SIGTERM) never reaches. A failed setup or call whose report pytest
+has not logged when the test's teardown begins gets a "held_failure" line with the test's whole
+id, before the teardown runs: a retry plugin held the report back. The flaky plugin logs only a
+test's last attempt, so a failed attempt it runs again has no other trace than its own report at
+the session's end, by the test's name alone, which a crashed xdist worker never sends to the
+controller; pytest-rerunfailures logs each attempt's reports after its teardown (RERUN or
+FAILED), so its failed attempts get one too. A worker's process id is what the kernel's Xid lines name
 (pid=...): the record links each Xid to a worker and the test it was running. Writes are single
 O_APPEND writes, so the processes' lines never interleave, and a line is on disk before the test
 runs: a worker that dies in a test leaves its start line behind.
@@ -181,6 +187,10 @@ def pytest_runtest_logstart(nodeid, location):
 
 def pytest_runtest_logfinish(nodeid, location):
     if _worker != "controller":
+        try:
+            _write_held()
+        except Exception:
+            pass
         _write("finish", _id(nodeid))
 
 
@@ -229,13 +239,60 @@ def _message(report):
     return lines[0][:_max_message] if lines else ""
 
 
+# A failed setup or call whose report pytest has not logged yet: (nodeid, when, message).
+_unlogged = None
+
+
+# The outermost wrapper sees the report as the other plugins' wrappers leave it (an xfail is
+# skipped). The flaky plugin makes the report of every attempt through this hook and logs only
+# the last attempt's.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    global _unlogged
+    outcome = yield
+    if _worker == "controller" or _fd is None:
+        return
+    try:
+        _write_held()
+        report = outcome.get_result()
+        if report.failed and report.when in ("setup", "call"):
+            _unlogged = (_id(report.nodeid), report.when, _message(report))
+    except Exception:
+        _unlogged = None
+
+
+def _write_held():
+    """A failed report pytest has not logged by the time the test moves on: one "held_failure"
+    line."""
+    global _unlogged
+    if _unlogged is not None:
+        nodeid, when, message = _unlogged
+        _unlogged = None
+        _write("held_failure", nodeid, {"when": when, "message": message})
+
+
+# tryfirst: before the teardown runs, so a worker that dies in it has the line on disk. The
+# flaky plugin tears the failed attempt down before running the test again.
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    try:
+        _write_held()
+    except Exception:
+        pass
+
+
 # tryfirst: an xdist worker sends each report to the controller from its own
 # pytest_runtest_logreport, and a run stopped at its first failure is killed as soon as the
 # controller prints that report. The failure line must be on disk before the report leaves.
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report):
+    global _failed, _unlogged
+    try:
+        if _unlogged is not None and _unlogged[:2] == (_id(report.nodeid), report.when):
+            _unlogged = None  # reported in time: a failure like any other
+    except Exception:
+        _unlogged = None
     # One per process: the first failure of the run is the earliest of these.
-    global _failed
     if _worker == "controller" or _failed or not report.failed:
         return
     _failed = True

@@ -97,7 +97,18 @@ func sanitizerLog(tool string) string  { return "sanitizer_" + tool + ".log" }
 func sanitizerText(tool string) string { return "sanitizer_" + tool + "_summary.txt" }
 func sanitizerJSON(tool string) string { return "sanitizer_" + tool + "_summary.json" }
 
-// XidMayPredate starts the method in xid_added.log's header ("# NVIDIA Xid lines new in dmesg
-// snapshot ... (METHOD): N") when every line of the kernel log counted as new although some
-// may predate the run: the earlier snapshot could not read the kernel log. The report says so.
-const XidMayPredate = "all, which may predate the run"
+// MayPredate is in the method of a kernel-log snapshot's new lines (its "# lines: N, new since
+// "BASE": M (METHOD)" header, and xid_added.log's "# NVIDIA Xid lines new in dmesg snapshot ...
+// (METHOD): N") when the step runner could not tell where the earlier snapshot ended and
+// counted as new lines that may predate the run ("repeated anchor, which may predate the run
+// (...)"). The report says so.
+const MayPredate = "which may predate the run"
+
+// XidMayPredate starts the method when every line of the kernel log counted as new although
+// some may predate the run.
+const XidMayPredate = "all, " + MayPredate
+
+// UnreadBase ends the method of lines counted since a snapshot that could not read the
+// kernel log ("all, which may predate the run (the earlier snapshot could not read the kernel
+// log)"): an empty snapshot is not an empty log.
+const UnreadBase = "(the earlier snapshot could not read the kernel log)"

@@ -107,9 +107,10 @@ func TestUnclassifiedXidIsNoAllClear(t *testing.T) {
 	}
 }
 
-// TestXidThatMayPredateTheRun: the step runner counted every kernel-log line as new because
-// the snapshot before the run could not read the kernel log; the report says the events may
-// predate the run.
+// TestXidThatMayPredateTheRun: the step runner counted as new kernel-log lines that may predate
+// the run, because the snapshot before the run could not read the kernel log, or because its
+// last lines repeat and could not tell where it ended; the report says the events may predate
+// the run.
 func TestXidThatMayPredateTheRun(t *testing.T) {
 	line := "[Thu Dec  3 09:12:44 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201\n"
 	for _, tt := range []struct {
@@ -117,6 +118,7 @@ func TestXidThatMayPredateTheRun(t *testing.T) {
 		want   bool
 	}{
 		{evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)", true},
+		{"repeated anchor, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines repeat: 3 places could be where it ended; counted from the first)", true},
 		{"anchor", false},
 	} {
 		v, err := Load(writeDir(t, map[string]string{XidAddedLog: `# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (` +

@@ -242,6 +242,7 @@ func TestXidOutsideTheReproducer(t *testing.T) {
 	}{
 		{"an Xid after the reproducer", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 2 (anchor)`)}, map[int]int{31: 1, 79: 1}, "Xid 79, before it"},
 		{"the final snapshot cannot tell", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 3 (all, which may predate the run (the earlier snapshot could not read the kernel log))`)}, map[int]int{31: 1}, ""},
+		{"the final snapshot's anchor repeats", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 3 (repeated anchor, which may predate the run (the earlier snapshot's last lines repeat: 2 places could be where it ended; counted from the first))`)}, map[int]int{31: 1}, ""},
 		{"no final snapshot", map[string]string{XidAddedLog: added}, map[int]int{31: 1}, ""},
 	}
 	for _, tt := range tests {

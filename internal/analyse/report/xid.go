@@ -131,9 +131,9 @@ type kernelLogHeader struct {
 	notes  []string
 	more   int  // notes beyond maxKernelLogNotes
 	body   bool // a log line came: later "#" lines are not the header
-	// mayPredate is set when the step runner counted every line as new although some may
-	// predate the run (evidencefiles.XidMayPredate in the header).
-	mayPredate bool
+	// mayPredate is the method of an xid_added.log header that says the step runner counted
+	// as new lines that may predate the run (evidencefiles.MayPredate), else "".
+	mayPredate string
 }
 
 // line takes a trimmed comment line ("# ...") of the header.
@@ -146,8 +146,16 @@ func (h *kernelLogHeader) line(trimmed string) {
 		h.source = clip(strings.TrimSpace(s), maxKernelLogNoteSize)
 		return
 	}
-	if strings.HasPrefix(rest, "NVIDIA Xid lines new") && strings.Contains(rest, "("+evidencefiles.XidMayPredate) {
-		h.mayPredate = true
+	if strings.HasPrefix(rest, "NVIDIA Xid lines new") && strings.Contains(rest, evidencefiles.MayPredate) {
+		// "... since "BASE" (METHOD): N"
+		method := rest
+		if i := strings.Index(method, `" (`); i >= 0 {
+			method = method[i+3:]
+		}
+		if i := strings.LastIndex(method, "): "); i >= 0 {
+			method = method[:i]
+		}
+		h.mayPredate = clip(method, maxKernelLogNoteSize)
 		return
 	}
 	if n, ok := strings.CutPrefix(rest, "note:"); ok {
@@ -225,7 +233,7 @@ const maxAddedLines = 10_000
 // since "start" by its own count: its last M lines) that xid_added.log, the reproducer's window,
 // does not hold: a GPU that faulted or fell off the bus in the build, the sanitizer or the core
 // dump pass is this job's evidence too. A snapshot that cannot tell its new lines from old ones
-// (no "new since "start"" count, or every line counted) adds nothing.
+// (no "new since "start"" count, or a method that says they may predate the run) adds nothing.
 func (v *loader) xidOutsideReproducer(b *xidBuilder, added map[string]bool) error {
 	var since snapshotSince
 	body := -1
@@ -236,7 +244,7 @@ func (v *loader) xidOutsideReproducer(b *xidBuilder, added map[string]bool) erro
 			if body < 0 {
 				if s, isHeader := parseSnapshotSince(line); isHeader {
 					since, body = s, 0
-					if since.base != "start" || strings.HasPrefix(since.method, evidencefiles.XidMayPredate) {
+					if since.base != "start" || strings.Contains(since.method, evidencefiles.MayPredate) {
 						return false
 					}
 				}
@@ -275,9 +283,18 @@ func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
 		return
 	}
 	v.Xid = b.done()
-	if h.mayPredate && len(v.Xid.Counts) > 0 {
-		v.note("the Xid events may predate the run: the kernel log could not be read before it, so every Xid line counted as new (%s)", XidAddedLog)
+	if h.mayPredate != "" && len(v.Xid.Counts) > 0 {
+		v.note("%s", predateNote(h.mayPredate, XidAddedLog))
 	}
+}
+
+// predateNote is the note on Xid events counted from lines the step runner's method says may
+// predate the run (evidencefiles.MayPredate).
+func predateNote(method, file string) string {
+	if strings.HasSuffix(method, evidencefiles.UnreadBase) {
+		return fmt.Sprintf("the Xid events may predate the run: the kernel log could not be read before it, so every Xid line counted as new (%s)", file)
+	}
+	return fmt.Sprintf("the Xid events may predate the run: where the kernel log stood before the run could not be told, so lines from before it may count as new (%s: %s)", file, method)
 }
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
@@ -358,8 +375,8 @@ func (v *loader) loadDmesg(names []string) error {
 		switch {
 		case since.base != "start":
 			v.note("the Xid events of %s include any logged before the run: %s could not read the kernel log", latest, DmesgStartLog)
-		case strings.HasPrefix(since.method, evidencefiles.XidMayPredate):
-			v.note("the Xid events may predate the run: the kernel log could not be read before it, so every Xid line counted as new (%s)", latest)
+		case strings.Contains(since.method, evidencefiles.MayPredate):
+			v.note("%s", predateNote(since.method, latest))
 		}
 	}
 	if ok {

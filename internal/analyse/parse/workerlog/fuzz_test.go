@@ -54,6 +54,14 @@ func FuzzParse(f *testing.F) {
 		if ff := l.FirstFailure; ff != nil && (ff.NodeID == "" || len(ff.Message) > maxMessage || !utf8.ValidString(ff.Message) && utf8.ValidString(in)) {
 			t.Fatalf("first failure %+v", ff)
 		}
+		for _, h := range l.HeldFailures {
+			if h.NodeID == "" || len(h.Message) > maxMessage {
+				t.Fatalf("held failure %+v", h)
+			}
+		}
+		if len(l.HeldFailures) > MaxHeldFailures {
+			t.Fatalf("%d held failures", len(l.HeldFailures))
+		}
 		if n > MaxTests {
 			t.Fatalf("%d tests", n)
 		}

@@ -12,7 +12,10 @@
 // phase is "session" (a pytest process started; tz_offset is the runner's UTC offset in
 // seconds), "start" or "finish" (a test's logstart and logfinish), "failed" (the process's first
 // failing test: when is its phase, setup, call or teardown, and message the first line of the
-// failure's message, whole), "repeat" (a test with its own @pytest.mark.repeat(n), which
+// failure's message, whole), "held_failure" (a failed setup or call whose report pytest had not
+// logged when the test's teardown began: a retry plugin held it back, the flaky plugin for good
+// when it runs the test again, pytest-rerunfailures until the attempt ends; when and message
+// as for failed; one per attempt, written before its teardown), "repeat" (a test with its own @pytest.mark.repeat(n), which
 // overrides --count: nodeid is its first selected repetition's id, n the mark's count; the first xdist
 // worker, or pytest alone, writes them after its collection), or "truncated" (the plugin reached its size bound and wrote
 // nothing more). time is Unix seconds, mono the monotonic
@@ -38,6 +41,8 @@ const (
 	MaxTests = 200_000
 	// MaxRepeats bounds the marked tests kept (Log.Repeats).
 	MaxRepeats = 100_000
+	// MaxHeldFailures bounds the held failures kept (Log.HeldFailures).
+	MaxHeldFailures = 100_000
 	// maxLineBytes is the longest record read; a longer line is not a record.
 	maxLineBytes = 64 << 10
 	// maxName bounds a worker name, maxNodeID a node id, maxMessage a failure's message (longer
@@ -49,12 +54,13 @@ const (
 
 // Phases of a record.
 const (
-	PhaseSession   = "session"
-	PhaseStart     = "start"
-	PhaseFinish    = "finish"
-	PhaseFailed    = "failed"
-	PhaseTruncated = "truncated"
-	PhaseRepeat    = "repeat"
+	PhaseSession     = "session"
+	PhaseStart       = "start"
+	PhaseFinish      = "finish"
+	PhaseFailed      = "failed"
+	PhaseTruncated   = "truncated"
+	PhaseRepeat      = "repeat"
+	PhaseHeldFailure = "held_failure"
 )
 
 // Worker names that are not xdist workers: the xdist controller (runs no test) and a
@@ -74,7 +80,7 @@ type Record struct {
 	Mono   float64 `json:"mono"`
 	// TZOffset is the runner's offset from UTC in seconds (session records).
 	TZOffset *int `json:"tz_offset,omitempty"`
-	// When and Message are a failed record's test phase and failure message.
+	// When and Message are a failed or held_failure record's test phase and failure message.
 	When    string `json:"when,omitempty"`
 	Message string `json:"message,omitempty"`
 	// N is a repeat record's repetition count.
@@ -98,6 +104,9 @@ type Log struct {
 	// FirstFailure is the earliest failed record: the run's first failing test and its message,
 	// which a run stopped at that failure has nowhere else (nil when no test failed).
 	FirstFailure *Failure `json:"first_failure,omitempty"`
+	// HeldFailures are the held_failure records in record order: failed attempts whose report
+	// a retry plugin held back (nil when none; at most MaxHeldFailures).
+	HeldFailures []Failure `json:"held_failures,omitempty"`
 	// Repeats maps the first selected repetition's id of each test with its own
 	// @pytest.mark.repeat(n) to n, from the repeat records (nil when none; at most MaxRepeats).
 	Repeats map[string]int `json:"repeats,omitempty"`
@@ -124,7 +133,8 @@ type Worker struct {
 	Tests []TestRun `json:"tests"`
 }
 
-// Failure is a failed record: the first failing test of one pytest process.
+// Failure is a failed record, the first failing test of one pytest process, or a held_failure
+// record, a failed attempt whose report a retry plugin held back.
 type Failure struct {
 	Worker string  `json:"worker"`
 	PID    int     `json:"pid"`
@@ -184,7 +194,7 @@ func (r *Record) valid() bool {
 	switch r.Phase {
 	case PhaseStart, PhaseFinish:
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID
-	case PhaseFailed:
+	case PhaseFailed, PhaseHeldFailure:
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID && len(r.When) <= maxName
 	case PhaseRepeat:
 		return r.NodeID != "" && len(r.NodeID) <= maxNodeID && r.N >= 2
@@ -234,6 +244,15 @@ func (l *Log) Add(rec Record) {
 		} else {
 			l.Dropped++
 		}
+		return
+	}
+	if rec.Phase == PhaseHeldFailure {
+		if len(l.HeldFailures) >= MaxHeldFailures {
+			l.Dropped++
+			return
+		}
+		l.HeldFailures = append(l.HeldFailures, Failure{Worker: rec.Worker, PID: rec.PID, NodeID: rec.NodeID, When: rec.When,
+			Time: rec.Time, Message: clip(rec.Message, maxMessage)})
 		return
 	}
 	if rec.Phase == PhaseFailed {

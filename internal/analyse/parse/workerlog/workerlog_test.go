@@ -299,3 +299,31 @@ func TestRepeatRecords(t *testing.T) {
 		t.Errorf("invalid %d, sessions %d, workers %d; want 2, 2, 2", l.Invalid, l.Sessions, len(l.Workers))
 	}
 }
+
+// TestHeldFailureRecords: each held_failure line is one failed attempt, kept in record order
+// with its whole id; it adds no test run and is not the process's first failure.
+func TestHeldFailureRecords(t *testing.T) {
+	in := strings.Join([]string{
+		`{"worker":"gw0","pid":10,"phase":"session","time":100,"mono":1}`,
+		`{"worker":"gw0","pid":10,"phase":"start","nodeid":"a/t.py::test_x[cuda]","time":101,"mono":2}`,
+		`{"worker":"gw0","pid":10,"phase":"held_failure","nodeid":"a/t.py::test_x[cuda]","when":"call","message":"AssertionError: boom","time":101.5,"mono":2.5}`,
+		`{"worker":"gw0","pid":10,"phase":"finish","nodeid":"a/t.py::test_x[cuda]","time":102,"mono":3}`,
+		`{"worker":"gw0","pid":10,"phase":"start","nodeid":"a/t.py::test_x[cuda]","time":102,"mono":3}`,
+		`{"worker":"gw0","pid":10,"phase":"held_failure","nodeid":"a/t.py::test_x[cuda]","when":"setup","time":102.5,"mono":3.5}`,
+		`{"worker":"gw0","pid":10,"phase":"held_failure","when":"call","message":"no test","time":103,"mono":4}`,
+	}, "\n")
+	l, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Failure{
+		{Worker: "gw0", PID: 10, NodeID: "a/t.py::test_x[cuda]", When: "call", Time: 101.5, Message: "AssertionError: boom"},
+		{Worker: "gw0", PID: 10, NodeID: "a/t.py::test_x[cuda]", When: "setup", Time: 102.5},
+	}
+	if diff := cmp.Diff(want, l.HeldFailures); diff != "" {
+		t.Errorf("held failures (-want +got):\n%s", diff)
+	}
+	if l.Invalid != 1 || l.FirstFailure != nil || len(l.Workers) != 1 || len(l.Workers[0].Tests) != 2 {
+		t.Errorf("invalid %d, first failure %+v, workers %+v; want 1, none, one with two runs", l.Invalid, l.FirstFailure, l.Workers)
+	}
+}
