@@ -54,6 +54,18 @@ func markFor(lines []string) *snapshotMark {
 	return &m
 }
 
+// checkNewLines asserts what newLinesSince finds in cur since base, and how.
+func checkNewLines(t *testing.T, base *snapshotMark, cur, want []string, wantMethod string) {
+	t.Helper()
+	got, method := newLinesSince(base, cur)
+	if method != wantMethod {
+		t.Errorf("method = %q, want %q", method, wantMethod)
+	}
+	if diff := cmp.Diff(want, got, cmpEmpty); diff != "" {
+		t.Errorf("new lines (-want +got):\n%s", diff)
+	}
+}
+
 func TestNewLinesSince(t *testing.T) {
 	t.Parallel()
 	const lostAnchor = "all, " + evidencefiles.MayPredate + " (the earlier snapshot's last lines are not in this one, and no timestamp of theirs orders the lines)"
@@ -112,15 +124,7 @@ func TestNewLinesSince(t *testing.T) {
 			evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"},
 	}...)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, method := newLinesSince(tt.base, tt.cur)
-			if method != tt.wantMethod {
-				t.Errorf("method = %q, want %q", method, tt.wantMethod)
-			}
-			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
-				t.Errorf("new lines (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkNewLines(t, tt.base, tt.cur, tt.want, tt.wantMethod) })
 	}
 }
 
@@ -180,15 +184,7 @@ func TestNewLinesSinceRepeatedLines(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, method := newLinesSince(markFor(tt.base), tt.cur)
-			if method != tt.wantMethod {
-				t.Errorf("method = %q, want %q", method, tt.wantMethod)
-			}
-			if diff := cmp.Diff(tt.want, got, cmpEmpty); diff != "" {
-				t.Errorf("new lines (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkNewLines(t, markFor(tt.base), tt.cur, tt.want, tt.wantMethod) })
 	}
 }
 

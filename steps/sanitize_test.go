@@ -45,6 +45,18 @@ func newSanitizeWorld(t *testing.T, summary *ReproducerResult, vars map[string]s
 	return w
 }
 
+// newSanitizeWorldOnActions is a sanitize world as on GitHub Actions, with a GITHUB_OUTPUT file
+// (returned) to read the step's outputs from: the reproducer's summary names test as the one
+// failing test, and the compute-sanitizer double runs in mode.
+func newSanitizeWorldOnActions(t *testing.T, test, mode string) (*sanitizeWorld, string) {
+	t.Helper()
+	ghOut := filepath.Join(t.TempDir(), "out")
+	writeFile(t, ghOut, "")
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{test}},
+		map[string]string{"FAKE_SANITIZER_MODE": mode, "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+	return w, ghOut
+}
+
 func (w *sanitizeWorld) opts(mut func(*SanitizeOptions)) SanitizeOptions {
 	o := SanitizeOptions{
 		Out:            w.out,
@@ -216,10 +228,7 @@ func TestSanitizeReports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			ghOut := filepath.Join(t.TempDir(), "out")
-			writeFile(t, ghOut, "")
-			w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
-				map[string]string{"FAKE_SANITIZER_MODE": tt.mode, "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+			w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", tt.mode)
 			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
 			if err != nil {
 				t.Fatal(err)
@@ -354,10 +363,7 @@ func TestFindSanitizer(t *testing.T) {
 // only what ran before the kill: inconclusive, never clean.
 func TestSanitizeTargetKilled(t *testing.T) {
 	t.Parallel()
-	ghOut := filepath.Join(t.TempDir(), "out")
-	writeFile(t, ghOut, "")
-	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_kill.py::test_k"}},
-		map[string]string{"FAKE_SANITIZER_MODE": "clean", "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+	w, ghOut := newSanitizeWorldOnActions(t, "test_kill.py::test_k", "clean")
 	writeFile(t, filepath.Join(w.suite, "test_kill.py"),
 		"import os, signal\n\ndef test_k():\n    print('launching', flush=True)\n    os.kill(os.getpid(), signal.SIGKILL)\n")
 	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
@@ -450,10 +456,7 @@ func TestSanitizeQuietAddopts(t *testing.T) {
 // say what the errors were not.
 func TestSanitizeUnrecognisedErrorKind(t *testing.T) {
 	t.Parallel()
-	ghOut := filepath.Join(t.TempDir(), "out")
-	writeFile(t, ghOut, "")
-	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, FailedBaseTests: []string{"test_repro.py::test_y"}},
-		map[string]string{"FAKE_SANITIZER_MODE": "unknown-kind", "GITHUB_OUTPUT": ghOut, "GITHUB_ACTIONS": "true"})
+	w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", "unknown-kind")
 	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
 	if err != nil {
 		t.Fatal(err)
