@@ -301,6 +301,9 @@ func (v *loader) loadWorkerLog(name string) error {
 	if log.Invalid > 0 {
 		v.note("%s: %d line(s) are not worker records: ignored", name, log.Invalid)
 	}
+	if r := v.Reproducer; r != nil {
+		r.addHeldFailures(log.HeldFailures, v.Run.Count, v.Run.RepeatMarks)
+	}
 	// A run stopped at its first failure ends before pytest prints any report: the record
 	// keeps that failure's message.
 	if r := v.Reproducer; r != nil && r.FirstMessage == "" && log.FirstFailure != nil {

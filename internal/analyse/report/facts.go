@@ -246,6 +246,9 @@ func (v *Verdict) testsLine() string {
 		}
 		line += fmt.Sprintf(" (%s retried by %s among them)", plural(r.Rerun, "failed attempt", "failed attempts"), by)
 	}
+	if n := len(r.RecordOnly); n > 0 {
+		line += fmt.Sprintf(" (%s alone names %s with a retried failed attempt)", WorkerLog, plural(n, "test", "tests"))
+	}
 	if r.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped", r.Skipped)
 	}

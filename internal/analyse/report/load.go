@@ -18,6 +18,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
@@ -410,6 +411,27 @@ func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int, marks pytestlog
 		added = true
 	}
 	if added {
+		r.finish(count, marks)
+	}
+}
+
+// addHeldFailures adds the tests of the worker record's held_failure lines that the log does
+// not name (Reproducer.RecordOnly): attempts a retry plugin held back and ran again. Without
+// them a flaky-retried test was counted in "Tests:" but missing from "Failing:", and one whose
+// worker crashed was in neither.
+func (r *Reproducer) addHeldFailures(held []workerlog.Failure, count int, marks pytestlog.RepeatMarks) {
+	have := make(map[string]bool, len(r.FailedTests))
+	for _, id := range r.FailedTests {
+		have[id] = true
+	}
+	for _, h := range held {
+		if id := h.NodeID; id != "" && !have[id] && len(r.FailedTests) < pytestlog.MaxEntries {
+			have[id] = true
+			r.FailedTests = append(r.FailedTests, id)
+			r.RecordOnly = append(r.RecordOnly, id)
+		}
+	}
+	if len(r.RecordOnly) > 0 {
 		r.finish(count, marks)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -523,6 +524,55 @@ func TestSanitizerUnrecognisedErrors(t *testing.T) {
 			}
 			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().sanitizer; got != tt.compare {
 				t.Errorf("compare cell %q, want %q", got, tt.compare)
+			}
+		})
+	}
+}
+
+// TestHeldFailuresAreFailing: the flaky plugin retried tests/test_gpu.py::test_kernel[cuda]
+// into a pass (testdata/flaky_retried: a real pytest, xdist and flaky log, with the worker
+// record's held_failure line for that attempt). Its report names the test by its name alone,
+// so "Tests:" counted the attempt but "Failing:" had no test; with a crashed worker the
+// attempt is in the record alone.
+func TestHeldFailuresAreFailing(t *testing.T) {
+	const id = "tests/test_gpu.py::test_kernel[cuda]"
+	log, err := os.ReadFile(filepath.Join("testdata", "flaky_retried", ReproducerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := lines(
+		`{"v":1,"worker":"gw0","pid":29419,"phase":"session","time":1796517589.8,"mono":63997.7,"tz_offset":0}`,
+		`{"v":1,"worker":"gw0","pid":29419,"phase":"start","time":1796517589.85,"mono":63997.79,"nodeid":"`+id+`"}`,
+		`{"v":1,"worker":"gw0","pid":29419,"phase":"held_failure","time":1796517589.86,"mono":63997.80,"nodeid":"`+id+`","when":"call","message":"AssertionError: reduction lost a block"}`,
+		`{"v":1,"worker":"gw0","pid":29419,"phase":"finish","time":1796517589.87,"mono":63997.81,"nodeid":"`+id+`"}`)
+	tests := []struct {
+		name       string
+		files      map[string]string
+		wantRecord []string
+		want       []string
+	}{
+		{"log alone", map[string]string{ReproducerLog: string(log)}, nil,
+			[]string{"Tests:          1 of 4 failed (1 failed attempt retried by flaky among them)"}},
+		{"with the worker record", map[string]string{ReproducerLog: string(log), WorkerLog: record}, []string{id},
+			[]string{"(workers.jsonl alone names 1 test with a retried failed attempt)", "Failing:", id}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Reproducer.RecordOnly; !slices.Equal(got, tt.wantRecord) {
+				t.Errorf("RecordOnly = %q, want %q", got, tt.wantRecord)
+			}
+			var b strings.Builder
+			if err := v.WriteText(&b, false); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("the text lacks %q:\n%s", want, b.String())
+				}
 			}
 		})
 	}

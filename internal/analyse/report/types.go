@@ -154,6 +154,11 @@ type Reproducer struct {
 	FailedTests []string `json:"failed_tests"`
 	// FailedBaseTests are FailedTests without the pytest-repeat id, deduplicated.
 	FailedBaseTests []string `json:"failed_base_tests"`
+	// RecordOnly are the failing ids (among FailedTests) of the worker record's held_failure
+	// lines that reproducer.log does not name: tests with a failed attempt a retry plugin held
+	// back and ran again. The flaky plugin names a test by its name
+	// alone, and under xdist a crashed worker's part of its report is lost.
+	RecordOnly []string `json:"record_only_failed_tests,omitempty"`
 
 	// PerTest counts failed repetitions per base test, most failures first.
 	PerTest []TestFailures `json:"-"`
