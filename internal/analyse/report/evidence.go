@@ -333,6 +333,7 @@ func (v *loader) loadWorkerLog(name string) error {
 			}
 			a := log.Attribute(*e.PID, e.Timestamp, crashed)
 			e.Worker, e.Test, e.LinkedBy, e.At = a.Worker, a.Test, a.By, a.At
+			e.AmongTests, e.Chosen, e.Slack, e.Outside = a.Among, a.Chosen, a.Slack, a.Outside
 		}
 	}
 	v.Timeline = buildTimeline(log, crashes, v.Run.Workers, v.failedSet())

@@ -51,12 +51,34 @@ func (e XidEvent) xidFrom() string {
 	if e.Worker == "" {
 		return ""
 	}
-	s := "from " + e.Worker
+	return e.xidFromWith(func(s string) string { return s }, func(s string) string { return s })
+}
+
+// xidFromWith is xidFrom with the worker's and test's names through code and the prose
+// through text (the Markdown list escapes both). It says how sure the link is: a time that
+// could fall in several of the worker's tests names the likeliest and how many there were,
+// and a test found by the worker's crash alone says so.
+func (e XidEvent) xidFromWith(code, text func(string) string) string {
+	s := text("from ") + code(e.Worker)
+	within := func() string {
+		return fmt.Sprintf("%d tests within ±%s s of the Xid", e.AmongTests, strconv.FormatFloat(e.Slack, 'f', -1, 64))
+	}
 	switch {
-	case e.Test != "":
-		s += " while running " + e.Test
-	case e.LinkedBy == workerlog.ByGap:
-		s += " between tests (it ran none at that time)"
+	case e.Test == "" && e.LinkedBy == workerlog.ByGap:
+		s += text(" between tests (it ran none at that time)")
+	case e.Test == "":
+	case e.LinkedBy == workerlog.ByCrash && e.Outside:
+		s += text(", which crashed in ") + code(e.Test) + text(" (linked by the crash alone: the Xid's time falls outside the worker's tests)")
+	case e.LinkedBy == workerlog.ByCrash:
+		s += text(", which crashed in ") + code(e.Test) + text(" (linked by the crash alone: the Xid's time could not be placed)")
+	case e.AmongTests > 1 && e.Chosen == workerlog.ChosenCrash:
+		s += text(" while running ") + code(e.Test) + text(" (it crashed in it; "+within()+")")
+	case e.AmongTests > 1 && e.Chosen == workerlog.ChosenFailure:
+		s += text(" probably while running ") + code(e.Test) + text(" (the one that failed of "+within()+")")
+	case e.AmongTests > 1:
+		s += text(" during one of "+within()+", most likely ") + code(e.Test) + text(" (the longest there; none crashed or failed alone)")
+	default:
+		s += text(" while running ") + code(e.Test)
 	}
 	return s
 }
@@ -401,10 +423,7 @@ func (v *Verdict) markdownXidLinks(b *strings.Builder) {
 			fmt.Fprintf(b, "- %s from pid %d: %s\n", mdText(e.xidShort()), *e.PID, mdText(noWorkerPID))
 			continue
 		}
-		line := mdText(e.xidShort()) + " from " + mdCode(e.Worker)
-		if e.Test != "" {
-			line += " while running " + mdCode(e.Test)
-		}
+		line := mdText(e.xidShort()) + " " + e.xidFromWith(mdCode, mdText)
 		fmt.Fprintf(b, "- %s\n", line)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
@@ -287,5 +288,54 @@ func addT4Files(t *testing.T, files map[string]string, names ...string) {
 			t.Fatal(err)
 		}
 		files[name] = string(b)
+	}
+}
+
+// An Xid's link to a test says how sure it is: a time whose resolution holds several of the
+// worker's tests names the likeliest and how many there were, and a test found by the
+// worker's crash alone says so, in the text and in Markdown alike.
+func TestXidLinkSaysHowSure(t *testing.T) {
+	const id = "t.py::test_x[cuda-3-5]"
+	tests := []struct {
+		name string
+		e    XidEvent
+		text string
+		md   string
+	}{
+		{"one test held the time",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByTime, AmongTests: 1, Slack: 1},
+			"from gw1 while running " + id, "from `gw1` while running `" + id + "`"},
+		{"the crash test among six",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByTime, AmongTests: 6, Chosen: workerlog.ChosenCrash, Slack: 1},
+			"from gw1 while running " + id + " (it crashed in it; 6 tests within ±1 s of the Xid)", ""},
+		{"the only failed one among three",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByTime, AmongTests: 3, Chosen: workerlog.ChosenFailure, Slack: 0.5},
+			"from gw1 probably while running " + id + " (the one that failed of 3 tests within ±0.5 s of the Xid)", ""},
+		{"a guess by overlap",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByTime, AmongTests: 3, Chosen: workerlog.ChosenOverlap, Slack: 0.5},
+			"from gw1 during one of 3 tests within ±0.5 s of the Xid, most likely " + id + " (the longest there; none crashed or failed alone)",
+			"from `gw1` during one of 3 tests within ±0.5 s of the Xid, most likely `" + id + "` (the longest there; none crashed or failed alone)"},
+		{"the crash alone, the time outside",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByCrash, Outside: true, Slack: 1},
+			"from gw1, which crashed in " + id + " (linked by the crash alone: the Xid's time falls outside the worker's tests)", ""},
+		{"the crash alone, no time",
+			XidEvent{Worker: "gw1", Test: id, LinkedBy: workerlog.ByCrash},
+			"from gw1, which crashed in " + id + " (linked by the crash alone: the Xid's time could not be placed)", ""},
+		{"between tests",
+			XidEvent{Worker: "gw1", LinkedBy: workerlog.ByGap},
+			"from gw1 between tests (it ran none at that time)", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.xidFrom(); got != tt.text {
+				t.Errorf("text:\n got %s\nwant %s", got, tt.text)
+			}
+			if tt.md == "" {
+				return
+			}
+			if got := tt.e.xidFromWith(mdCode, mdText); got != tt.md {
+				t.Errorf("markdown:\n got %s\nwant %s", got, tt.md)
+			}
+		})
 	}
 }

@@ -326,10 +326,22 @@ type XidEvent struct {
 	Worker string `json:"worker"`
 	Test   string `json:"test"`
 
+	// AmongTests is how many of the worker's tests the line's time (with its resolution) could
+	// fall in when Test was found by that time (0 otherwise): above 1, Test is the likeliest of
+	// them (the crash test, the one that failed, else the one that overlaps the time most), not
+	// a certainty.
+	AmongTests int `json:"among_tests"`
+
 	// Timestamp is the kernel log's time of the line, as printed.
 	Timestamp string `json:"-"`
 	// LinkedBy says how Test was found: "time" or "crash" (workerlog.ByTime, ByCrash); At is the
 	// line's time as Unix seconds when found by time.
 	LinkedBy string  `json:"-"`
 	At       float64 `json:"-"`
+	// Chosen, Slack and Outside are the attribution's (workerlog.Attribution): why Test won
+	// among AmongTests, the time's resolution, and whether a crash-linked time fell outside the
+	// worker's tests.
+	Chosen  string  `json:"-"`
+	Slack   float64 `json:"-"`
+	Outside bool    `json:"-"`
 }

@@ -123,7 +123,31 @@ type Attribution struct {
 	By string `json:"by,omitempty"`
 	// At is the line's time as Unix seconds when By is ByTime (0 otherwise).
 	At float64 `json:"at,omitempty"`
+	// Among is how many of the worker's tests the time's window (Slack either side) held when
+	// By is ByTime (0 otherwise): above 1, Test is the likeliest of them, for the reason Chosen
+	// gives, not the only test that ran then.
+	Among int `json:"among"`
+	// Chosen is why Test won among them: ChosenCrash, ChosenFailure or ChosenOverlap ("" when
+	// one test held the time).
+	Chosen string `json:"chosen,omitempty"`
+	// Slack is the time's resolution in seconds when By is ByTime or Outside is set.
+	Slack float64 `json:"slack,omitempty"`
+	// Outside (By ByCrash): the time was placed, but outside every test of the worker (a
+	// clock the record cannot place exactly, or a pid an earlier process had), so only the
+	// crash names the test.
+	Outside bool `json:"outside,omitempty"`
 }
+
+// Why Attribute chose one test among several its time window held.
+const (
+	// ChosenCrash: the test the worker crashed in.
+	ChosenCrash = "crash"
+	// ChosenFailure: the only one of them that failed.
+	ChosenFailure = "failure"
+	// ChosenOverlap: none crashed and no single one failed; the test that overlaps the
+	// window the most.
+	ChosenOverlap = "overlap"
+)
 
 // Attribute links an Xid line (its pid and its time as printed) to the worker with that pid and
 // the test it was running then. crashed maps a crashed worker to the test it crashed in (from
@@ -137,9 +161,12 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 	a := Attribution{Worker: w.Name}
 	crashTest := crashed[w.Name]
 	if kt := l.PlaceStamp(stamp); kt.Clock != NoClock {
-		if i := w.testAt(kt, crashTest); i >= 0 {
+		if i, among, chosen := w.testAt(kt, crashTest); i >= 0 {
 			t := w.Tests[i]
-			a.Test, a.By, a.At = t.NodeID, ByTime, kt.Value
+			a.Test, a.By, a.At, a.Slack, a.Among = t.NodeID, ByTime, kt.Value, kt.Slack, among
+			if among > 1 {
+				a.Chosen = chosen
+			}
 			if kt.Clock == Monotonic {
 				a.At = kt.Value - t.StartMono + t.Start
 			}
@@ -150,6 +177,9 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 			a.By = ByGap
 			return a
 		}
+		if crashTest != "" {
+			a.Outside, a.Slack = true, kt.Slack
+		}
 	}
 	if crashTest != "" {
 		a.Test, a.By = crashTest, ByCrash
@@ -157,14 +187,18 @@ func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attrib
 	return a
 }
 
-// testAt is the index of the test running at kt (-1 for none). The candidates are the tests
+// testAt is the index of the test running at kt (-1 for none), how many tests were
+// candidates and why the chosen one won when there were several. The candidates are the tests
 // whose interval, widened by the stamp's slack (an unfinished test runs to the end), holds kt.
 // A stamp of whole seconds often holds two or three short tests of one worker; the Xid goes to
 // the first of: the test the worker crashed in, the test that failed on it (a CUDA fault fails
 // or kills the test that caused it), the test that overlaps the stamp's window the most (an
-// unfinished test up to the window's end: the worker died or was stopped in it).
-func (w *Worker) testAt(kt KernelTime, crashTest string) int {
-	best, bestRank, bestOverlap := -1, 0, 0.0
+// unfinished test up to the window's end: the worker died or was stopped in it). A GPU fault
+// can surface in a later test than the one that caused it (kernels run asynchronously), so the
+// choice is a likelihood, which the count of candidates lets the report say.
+func (w *Worker) testAt(kt KernelTime, crashTest string) (best, among int, chosen string) {
+	best = -1
+	bestRank, bestOverlap, atRank := 0, 0.0, 0
 	lo, hi := kt.Value-kt.Slack, kt.Value+kt.Slack
 	for i, t := range w.Tests {
 		start, end, finished := t.Start, t.End, t.Finished
@@ -185,11 +219,26 @@ func (w *Worker) testAt(kt KernelTime, crashTest string) int {
 			rank = 1
 		}
 		overlap := math.Min(end, hi) - math.Max(start, lo)
-		if best < 0 || rank > bestRank || (rank == bestRank && overlap > bestOverlap) {
-			best, bestRank, bestOverlap = i, rank, overlap
+		among++
+		switch {
+		case best < 0 || rank > bestRank:
+			best, bestRank, bestOverlap, atRank = i, rank, overlap, 1
+		case rank == bestRank:
+			atRank++
+			if overlap > bestOverlap {
+				best, bestOverlap = i, overlap
+			}
 		}
 	}
-	return best
+	switch {
+	case bestRank == 2:
+		chosen = ChosenCrash
+	case bestRank == 1 && atRank == 1:
+		chosen = ChosenFailure
+	default:
+		chosen = ChosenOverlap
+	}
+	return best, among, chosen
 }
 
 // within reports whether kt falls inside the worker's tests' span, from its first test's

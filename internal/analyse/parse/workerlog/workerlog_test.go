@@ -123,13 +123,18 @@ func TestAttribute(t *testing.T) {
 		want  Attribution
 	}{
 		// gw3 started its crash test at 10:46:42.36 UTC: a ctime stamp of that second places it.
-		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
-		{"monotonic in the crash test", gw3, "4402.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
-		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
-		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime}},
-		// gw0 never crashed; at 4402.50 (monotonic) it ran test_ad_fibonacci[cuda-1-50].
-		{"a worker that did not crash", gw0, "4402.30", Attribution{Worker: "gw0", Test: base + "test_ad_fibonacci[cuda-1-50]", By: ByTime}},
-		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash}},
+		// The second 10:46:42 also holds gw3's test before its crash test: the crash test is
+		// the likelier of the two, and the attribution says there were two.
+		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 2, Chosen: ChosenCrash, Slack: 1}},
+		{"monotonic in the crash test", gw3, "4402.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 2, Chosen: ChosenCrash, Slack: 0.5}},
+		// A stamp of hundredths holds the crash test alone.
+		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 1, Slack: 0.01}},
+		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 1, Slack: 0.01}},
+		// gw0 never crashed; 4402.30 (monotonic) with its half second of slack holds three of its
+		// tests, none failed: test_ad_fibonacci[cuda-1-50] overlaps the window most, a guess the
+		// attribution must not hide.
+		{"a worker that did not crash", gw0, "4402.30", Attribution{Worker: "gw0", Test: base + "test_ad_fibonacci[cuda-1-50]", By: ByTime, Among: 3, Chosen: ChosenOverlap, Slack: 0.5}},
+		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash, Outside: true, Slack: 1}},
 		{"no time", gw3, "", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash}},
 		{"no time, no crash", gw0, "", Attribution{Worker: "gw0", Test: "", By: ""}},
 		{"controller", l.ByName("controller").PID, "4402.40", Attribution{Worker: "controller", Test: "", By: ""}},
@@ -200,22 +205,28 @@ func TestAttributeWithinOneSecond(t *testing.T) {
 		runs    []run
 		crashed string
 		want    string
+		among   int    // the tests the second held
+		chosen  string // why want won among them
 	}{
 		{"a passed test, then the one the worker died in (the pytest log missed the crash)",
-			[]run{{"t[cuda-1-4]", 0.10, 0.12, false}, {"t[cuda-2-4]", 0.13, 0, false}}, "", "t[cuda-2-4]"},
+			[]run{{"t[cuda-1-4]", 0.10, 0.12, false}, {"t[cuda-2-4]", 0.13, 0, false}}, "", "t[cuda-2-4]", 2, ChosenOverlap},
 		{"a failed test, then one the stop killed",
-			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "", "t[cuda-1-4]"},
+			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "", "t[cuda-1-4]", 2, ChosenFailure},
 		{"the crash test wins over a failed one",
-			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "t[cuda-2-4]", "t[cuda-2-4]"},
+			[]run{{"t[cuda-1-4]", 0.10, 0.30, true}, {"t[cuda-2-4]", 0.31, 0, false}}, "t[cuda-2-4]", "t[cuda-2-4]", 2, ChosenCrash},
+		{"two failed tests: the longer in the second, not a failure that tells",
+			[]run{{"a", 0.05, 0.10, true}, {"b", 0.11, 0.80, true}}, "", "b", 2, ChosenOverlap},
 		{"three passed tests: the longest in the second",
-			[]run{{"a", 0.05, 0.10, false}, {"b", 0.11, 0.80, false}, {"c", 0.81, 0.90, false}}, "", "b"},
+			[]run{{"a", 0.05, 0.10, false}, {"b", 0.11, 0.80, false}, {"c", 0.81, 0.90, false}}, "", "b", 3, ChosenOverlap},
+		{"one test holds the second",
+			[]run{{"a", -2, 3, false}}, "", "a", 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := build(tt.runs)
 			a := l.Attribute(7, stamp, map[string]string{"gw0": tt.crashed})
-			if a.Test != tt.want || a.By != ByTime {
-				t.Errorf("Attribute = %+v, want %s by time", a, tt.want)
+			if a.Test != tt.want || a.By != ByTime || a.Among != tt.among || a.Chosen != tt.chosen || a.Slack != 1 {
+				t.Errorf("Attribute = %+v, want %s by time among %d (%q), slack 1", a, tt.want, tt.among, tt.chosen)
 			}
 		})
 	}
@@ -263,9 +274,10 @@ func TestAttributeBetweenTests(t *testing.T) {
 		want  Attribution
 	}{
 		{"110.00", Attribution{Worker: "gw0", By: ByGap}},
-		{"100.50", Attribution{Worker: "gw0", Test: "t.py::test_a", By: ByTime}},
-		{"131.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByTime}},
-		{"50.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByCrash}}, // before the worker's first test
+		{"100.50", Attribution{Worker: "gw0", Test: "t.py::test_a", By: ByTime, Among: 1, Slack: 0.5}},
+		{"131.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByTime, Among: 1, Slack: 0.5}},
+		// Before the worker's first test: the crash names the test, and says the time was outside.
+		{"50.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByCrash, Outside: true, Slack: 0.5}},
 	} {
 		got := l.Attribute(7, tt.stamp, crashed)
 		got.At = 0
