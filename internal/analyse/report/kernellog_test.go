@@ -244,6 +244,10 @@ func TestXidOutsideTheReproducer(t *testing.T) {
 		{"the final snapshot cannot tell", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 3 (all, which may predate the run (the earlier snapshot could not read the kernel log))`)}, map[int]int{31: 1}, ""},
 		{"the final snapshot's anchor repeats", map[string]string{XidAddedLog: added, "dmesg_final.log": final(`"start": 3 (repeated anchor, which may predate the run (the earlier snapshot's last lines repeat: 2 places could be where it ended; counted from the first))`)}, map[int]int{31: 1}, ""},
 		{"no final snapshot", map[string]string{XidAddedLog: added}, map[int]int{31: 1}, ""},
+		// The sanitizer pass logged the reproducer's Xid line again, word for word (a kernel log
+		// without timestamps): one copy is xid_added.log's, the other came after it.
+		{"an identical Xid after the reproducer", map[string]string{XidAddedLog: added, "dmesg_final.log": lines(`# debugflow dmesg snapshot "final" taken 2026-12-05T23:55:00Z`, "# source: dmesg",
+			`# lines: 3, new since "start": 2 (anchor)`, oldXid13, newXid31, newXid31)}, map[int]int{31: 2}, "Xid 31, before it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,6 +256,84 @@ func TestXidOutsideTheReproducer(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkXidNote(t, v, tt.wantXid, tt.wantNote)
+		})
+	}
+}
+
+// TestXidSnapshotsRepeatedLines: without xid_added.log, an Xid line of the latest snapshot
+// identical to one of dmesg_start.log (a kernel log without timestamps, as a container sees it,
+// or the same Xid twice within a second) is new when the step runner's count says so (its last M
+// lines, found by position); without a count it can trust, the lines are matched one for one by
+// text, so the k+j copies of a line the start held k times add j, and a note says what matching
+// by text may get wrong.
+func TestXidSnapshotsRepeatedLines(t *testing.T) {
+	const (
+		xid13  = "NVRM: Xid (PCI:0001:00:00): 13, pid=99, name=python, Graphics Exception"
+		xid13T = "[Sat Dec  5 23:50:00 2026] NVRM: Xid (PCI:0001:00:00): 13, pid=99, name=python, Graphics Exception"
+		boot   = "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  590.48.01"
+		byText = "told new from old by their text"
+		mayPre = `repeated anchor, which may predate the run (the earlier snapshot's last lines repeat: 2 places could be where it ended; counted from the first)`
+	)
+	start := func(body ...string) string {
+		return lines(append([]string{`# debugflow dmesg snapshot "start" taken 2026-12-05T22:00:00Z`, "# source: dmesg", fmt.Sprintf("# lines: %d (first snapshot)", len(body))}, body...)...)
+	}
+	final := func(header string, body ...string) string {
+		h := []string{`# debugflow dmesg snapshot "final" taken 2026-12-05T23:55:00Z`, "# source: dmesg"}
+		if header != "" {
+			h = append(h, header)
+		}
+		return lines(append(h, body...)...)
+	}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		wantXid  map[int]int
+		wantNote string // "": no note about Xid
+	}{
+		{"the step's count: a new line identical to an old one",
+			map[string]string{DmesgStartLog: start(boot, xid13), dmesgFinalLog: final(`# lines: 3, new since "start": 1 (anchor)`, boot, xid13, xid13)},
+			map[int]int{13: 1}, ""},
+		{"the step's count: two new lines identical to each other",
+			map[string]string{DmesgStartLog: start(boot), dmesgFinalLog: final(`# lines: 3, new since "start": 2 (anchor)`, boot, xid13, xid13)},
+			map[int]int{13: 2}, ""},
+		{"the step's count: the old line stays old",
+			map[string]string{DmesgStartLog: start(boot, xid13), dmesgFinalLog: final(`# lines: 3, new since "start": 1 (anchor)`, boot, xid13, boot)},
+			map[int]int{}, ""},
+		{"the step's count needs no dmesg_start.log",
+			map[string]string{dmesgFinalLog: final(`# lines: 3, new since "start": 1 (timestamp)`, xid13T, boot, xid13T)},
+			map[int]int{13: 1}, ""},
+		{"no count: matched one for one by text",
+			map[string]string{DmesgStartLog: start(boot, xid13), dmesgFinalLog: final("", boot, xid13, xid13, xid13)},
+			map[int]int{13: 2}, byText},
+		{"no count: the same timestamp text",
+			map[string]string{DmesgStartLog: start(xid13T), dmesgFinalLog: final("# lines: 2 (first snapshot)", xid13T, xid13T)},
+			map[int]int{13: 1}, byText},
+		{"no count: fewer copies than at the start (the ring buffer rotated)",
+			map[string]string{DmesgStartLog: start(xid13, boot, xid13), dmesgFinalLog: final("", boot, xid13)},
+			map[int]int{}, "missed"},
+		{"a count that may predate the run",
+			map[string]string{DmesgStartLog: start(xid13), dmesgFinalLog: final(`# lines: 3, new since "start": 2 (`+mayPre+`)`, xid13, xid13, xid13)},
+			map[int]int{13: 2}, "may include lines from before the run"},
+		{"a count since another snapshot",
+			map[string]string{DmesgStartLog: start(boot, xid13), dmesgFinalLog: final(`# lines: 3, new since "before_reproducer": 0 (anchor)`, boot, xid13, xid13)},
+			map[int]int{13: 1}, `since "before_reproducer"`},
+		{"a count that does not fit the lines",
+			map[string]string{DmesgStartLog: start(boot, xid13), dmesgFinalLog: final(`# lines: 9, new since "start": 1 (anchor)`, boot, xid13, xid13)},
+			map[int]int{13: 1}, "counts 9 lines but holds 3"},
+		{"no dmesg_start.log and no count: every line, each time",
+			map[string]string{dmesgFinalLog: final("", xid13, xid13)},
+			map[int]int{13: 2}, "there is no dmesg_start.log"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkXidNote(t, v, tt.wantXid, tt.wantNote)
+			if n := len(v.Xid.Events); n != v.Xid.Counts[13] {
+				t.Errorf("%d events for %d counted", n, v.Xid.Counts[13])
+			}
 		})
 	}
 }

@@ -74,9 +74,10 @@ func TestLoadXid(t *testing.T) {
 			wantCounts: map[int]int{31: 1, 13: 1}, wantSource: "dmesg_after_reproducer.log",
 		},
 		{
-			name:       "a snapshot without dmesg_start.log counts every line once",
+			// Two identical lines are two events: the kernel logged the Xid twice.
+			name:       "a snapshot without dmesg_start.log counts every line, each time",
 			files:      map[string]string{"dmesg_final.log": lines(oldXid43, newXid31, newXid31)},
-			wantCounts: map[int]int{43: 1, 31: 1}, wantSource: "dmesg_final.log",
+			wantCounts: map[int]int{43: 1, 31: 2}, wantSource: "dmesg_final.log",
 		},
 		{
 			name:       "only the start snapshot: nothing new",

@@ -194,7 +194,7 @@ func (h *kernelLogHeader) unavailable() string {
 func (v *loader) loadXidAdded(name string, final bool) error {
 	b := newXid(XidAddedLog)
 	var h kernelLogHeader
-	added := map[string]bool{} // its raw event lines, to find the final snapshot's others
+	added := map[string]int{} // its raw event lines and how often each came, to find the final snapshot's others
 	ok, err := v.readLog(name, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
 			trimmed := strings.TrimSpace(line)
@@ -209,7 +209,7 @@ func (v *loader) loadXidAdded(name string, final bool) error {
 				h.body = true
 			}
 			if b.addLine(line) && len(added) <= maxAddedLines {
-				added[line] = true
+				added[line]++
 			}
 			return true
 		})
@@ -233,41 +233,38 @@ const maxAddedLines = 10_000
 // since "start" by its own count: its last M lines) that xid_added.log, the reproducer's window,
 // does not hold: a GPU that faulted or fell off the bus in the build, the sanitizer or the core
 // dump pass is this job's evidence too. A snapshot that cannot tell its new lines from old ones
-// (no "new since "start"" count, or a method that says they may predate the run) adds nothing.
-func (v *loader) xidOutsideReproducer(b *xidBuilder, added map[string]bool) error {
-	var since snapshotSince
-	body := -1
+// (snapshotRead.newSinceStart) adds nothing. The lines are matched one for one: a line
+// xid_added.log holds k times and the new lines k+j times came j times outside the reproducer
+// (a kernel log without timestamps repeats an Xid word for word).
+func (v *loader) xidOutsideReproducer(b *xidBuilder, added map[string]int) error {
+	s, ok, err := v.readSnapshot(dmesgFinalLog)
+	if err != nil || !ok {
+		return err
+	}
+	m, ok := s.newSinceStart()
+	if !ok {
+		return nil
+	}
 	codes := map[int]bool{}
 	n := 0
-	_, err := v.readLog(dmesgFinalLog, func(r io.Reader) error {
-		return eachLine(r, func(line string) bool {
-			if body < 0 {
-				if s, isHeader := parseSnapshotSince(line); isHeader {
-					since, body = s, 0
-					if since.base != "start" || strings.Contains(since.method, evidencefiles.MayPredate) {
-						return false
-					}
-				}
-				return true
-			}
-			body++
-			if body-1 < since.total-since.added || added[line] {
-				return true
-			}
-			if e, ok := xidlog.ParseLine(line); ok {
-				codes[e.Code] = true
-			} else if _, ok := xidlog.FallenOff(line); ok {
-				codes[79] = true
-			} else {
-				return true
-			}
-			b.addLine(line)
-			n++
-			return true
-		})
-	})
-	if err != nil || n == 0 {
-		return err
+	for _, e := range s.events {
+		if e.at < s.lines-m {
+			continue
+		}
+		if added[e.text] > 0 {
+			added[e.text]--
+			continue
+		}
+		if x, ok := xidlog.ParseLine(e.text); ok {
+			codes[x.Code] = true
+		} else {
+			codes[79] = true // a "fallen off the bus" line
+		}
+		b.addLine(e.text)
+		n++
+	}
+	if n == 0 {
+		return nil
 	}
 	b.x.Source = XidAddedLog + ", " + dmesgFinalLog
 	v.note("%d Xid event(s) of this job came outside the reproducer's run (in %s, not in %s): Xid %s, before it (install, build) or after it (sanitizer, core dump pass); they are counted with the reproducer's",
@@ -298,7 +295,11 @@ func predateNote(method, file string) string {
 }
 
 // loadDmesg builds the Xid section from the kernel log snapshots when xid_added.log is
-// missing: the Xid lines of the latest snapshot that dmesg_start.log does not have.
+// missing: the Xid lines of the latest snapshot new since dmesg_start.log. The latest
+// snapshot's own count of its lines new since "start" decides when it can be trusted
+// (snapshotRead.newSinceStart: the step runner found them by position, as it did for
+// xid_added.log); else its Xid lines are matched one for one by text with the start's, and a
+// note says what that may get wrong.
 func (v *loader) loadDmesg(names []string) error {
 	latest, err := v.latestSnapshot(names)
 	if err != nil || latest == "" {
@@ -313,76 +314,155 @@ func (v *loader) loadDmesg(names []string) error {
 		v.setXid(newXid(DmesgStartLog), &h)
 		return nil
 	}
-	seen := map[string]bool{}
-	if !contains(names, DmesgStartLog) {
-		v.note("the Xid events of %s include any logged before the run: there is no %s to tell them apart", latest, DmesgStartLog)
-	}
-	// startUnread: the start snapshot could not read the kernel log ("# source: none"), so it
-	// holds no line to tell old from new by.
-	startUnread := false
-	if contains(names, DmesgStartLog) {
-		var sh kernelLogHeader
-		ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error {
-			return eachLine(r, func(line string) bool {
-				sh.header(line)
-				if xidlog.IsEventLine(line) {
-					seen[line] = true
-				}
-				return true
-			})
-		})
+	hasStart := contains(names, DmesgStartLog)
+	// old counts the start snapshot's Xid lines: a line it holds k times is old k times.
+	old := map[string]int{}
+	startSource := ""
+	// startRead: dmesg_start.log was read. startUnread: it could not read the kernel log
+	// ("# source: none"), so it holds no line to tell old from new by.
+	startRead, startUnread := false, false
+	if hasStart {
+		st, ok, err := v.readSnapshot(DmesgStartLog)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			// Without the start snapshot every Xid line of the latest one counts, old or new.
-			clear(seen)
-			v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
+		if ok {
+			startRead = true
+			startUnread = st.h.source == "none" && !st.h.body
+			startSource = st.h.source
+			for _, e := range st.events {
+				old[e.text]++
+			}
 		}
-		startUnread = ok && sh.source == "none" && !sh.body
+	}
+	s, ok, err := v.readSnapshot(latest)
+	if err != nil || !ok {
+		return err
 	}
 	b := newXid(latest)
-	var h kernelLogHeader
-	// With an unread start, the step runner's own count says which lines are new: its header
-	// "# lines: N, new since "start": M (method)" (the new lines are the last M, in every
-	// method); body is the index of the line after that header.
-	var since snapshotSince
-	body := -1
-	ok, err := v.readLog(latest, func(r io.Reader) error {
+	if m, ok := s.newSinceStart(); ok {
+		for _, e := range s.events {
+			if e.at >= s.lines-m {
+				b.addLine(e.text)
+			}
+		}
+		v.setXid(b, &s.h)
+		return nil
+	}
+	// Lines before the step runner's count of lines new since "start" are older than it in
+	// every method; a count that may include older lines does not make the others new.
+	before := -1
+	if s.since.base == "start" && s.lines == s.since.total {
+		before = s.since.total - s.since.added
+	}
+	matched, added := 0, 0
+	for _, e := range s.events {
+		if old[e.text] > 0 {
+			old[e.text]--
+			matched++
+			continue
+		}
+		if e.at < before {
+			continue
+		}
+		b.addLine(e.text)
+		added++
+	}
+	counted := len(b.x.Counts) > 0 || len(b.lost) > 0
+	switch {
+	case !hasStart:
+		v.note("the Xid events of %s include any logged before the run: there is no %s to tell them apart", latest, DmesgStartLog)
+	case !startRead:
+		v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
+	case startUnread && counted && before >= 0 && strings.Contains(s.since.method, evidencefiles.MayPredate):
+		v.note("%s", predateNote(s.since.method, latest))
+	case startUnread && counted:
+		v.note("the Xid events of %s include any logged before the run: %s could not read the kernel log", latest, DmesgStartLog)
+	case !startUnread && (matched > 0 || added > 0):
+		v.note("%s", textMatchNote(latest, &s, matched, added, startSource))
+	}
+	v.setXid(b, &s.h)
+	return nil
+}
+
+// textMatchNote says what matching the latest snapshot's Xid lines with dmesg_start.log's by
+// text may get wrong, in each direction it took lines.
+func textMatchNote(latest string, s *snapshotRead, matched, added int, startSource string) string {
+	n := fmt.Sprintf("the Xid lines of %s were told new from old by their text, matched one for one with those of %s (%s)", latest, DmesgStartLog, s.noCountReason())
+	if matched > 0 {
+		n += fmt.Sprintf("; %d taken as old (a new Xid line identical to an old one that the kernel's ring buffer dropped between the two snapshots would be one of them, and missed)", matched)
+	}
+	// The same source prints a line the same way in both snapshots; another may not.
+	if added > 0 && (startSource == "" || startSource != s.h.source) {
+		n += fmt.Sprintf("; %d counted as new (an old line that reads differently in the two snapshots, from another kernel-log source or timestamp format, would be one of them)", added)
+	}
+	return n
+}
+
+// snapshotRead is what loadDmesg and xidOutsideReproducer keep of a dmesg_NAME.log snapshot.
+type snapshotRead struct {
+	h     kernelLogHeader
+	since snapshotSince // its "# lines: ..." header line; zero without one
+	lines int           // the kernel-log lines after the header
+	// events are its Xid and "fallen off the bus" lines in order, at their index among lines.
+	events []snapshotLine
+}
+
+type snapshotLine struct {
+	text string
+	at   int
+}
+
+// readSnapshot reads a dmesg_NAME.log snapshot; ok is false when it was skipped.
+func (v *loader) readSnapshot(name string) (s snapshotRead, ok bool, err error) {
+	body := false // past the "# lines:" header line, the last of the header
+	ok, err = v.readLog(name, func(r io.Reader) error {
 		return eachLine(r, func(line string) bool {
-			h.header(line)
-			if body < 0 {
-				if s, isHeader := parseSnapshotSince(line); isHeader {
-					since, body = s, 0
+			s.h.header(line)
+			if !body {
+				if since, isHeader := parseSnapshotSince(line); isHeader {
+					s.since, body = since, true
 					return true
 				}
-			} else {
-				body++
+				if strings.HasPrefix(strings.TrimSpace(line), "# ") {
+					return true
+				}
+				body = true // a snapshot without the step runner's "# lines:" line
 			}
-			if startUnread && since.base == "start" && body >= 1 && body-1 < since.total-since.added {
-				return true // before the start snapshot was taken: not this job's
+			if xidlog.IsEventLine(line) {
+				s.events = append(s.events, snapshotLine{line, s.lines})
 			}
-			if seen[line] {
-				return true
-			}
-			if b.addLine(line) {
-				seen[line] = true // a snapshot can repeat lines it shares with an earlier one
-			}
+			s.lines++
 			return true
 		})
 	})
-	if ok && startUnread && len(b.x.Counts) > 0 {
-		switch {
-		case since.base != "start":
-			v.note("the Xid events of %s include any logged before the run: %s could not read the kernel log", latest, DmesgStartLog)
-		case strings.Contains(since.method, evidencefiles.MayPredate):
-			v.note("%s", predateNote(since.method, latest))
-		}
+	return s, ok, err
+}
+
+// newSinceStart returns how many of the snapshot's last lines are new since the "start"
+// snapshot by the step runner's own count, which found them by position (the same count
+// xid_added.log is made from). ok is false when there is no such count, when it says the
+// lines may predate the run (evidencefiles.MayPredate), or when the snapshot does not hold
+// the lines its header counts.
+func (s *snapshotRead) newSinceStart() (m int, ok bool) {
+	if s.since.base != "start" || strings.Contains(s.since.method, evidencefiles.MayPredate) || s.lines != s.since.total {
+		return 0, false
 	}
-	if ok {
-		v.setXid(b, &h)
+	return s.since.added, true
+}
+
+// noCountReason says why newSinceStart could not be used.
+func (s *snapshotRead) noCountReason() string {
+	switch {
+	case s.since.base == "":
+		return "it holds no count of its lines new since the start"
+	case s.since.base != "start":
+		return fmt.Sprintf("its count of new lines is since %q, not since the start", clip(s.since.base, maxKernelLogNoteSize))
+	case s.lines != s.since.total:
+		return fmt.Sprintf("its header counts %d lines but holds %d, so its count of new lines does not fit them", s.since.total, s.lines)
+	default:
+		return "its count of lines new since the start may include lines from before the run: " + clip(s.since.method, maxKernelLogNoteSize)
 	}
-	return err
 }
 
 // snapshotSince is a snapshot's "# lines: N, new since "BASE": M (METHOD)" header line.
