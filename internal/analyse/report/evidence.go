@@ -692,7 +692,7 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	if len(hwCodes) > 0 {
-		suspect = append(suspect, fmt.Sprintf("hardware-class Xid %s fired", strings.Join(hwCodes, ", ")))
+		suspect = append(suspect, fmt.Sprintf("hardware-class Xid %s fired", strings.Join(hwCodes, ", "))+v.xidMayPredate(hwCodes))
 	}
 	if len(suspect) > 0 {
 		return RunnerVerdict{Verdict: RunnerSuspect, Reasons: suspect}
@@ -707,7 +707,7 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 			// the driver blamed: an application faulted, not necessarily this one.
 			r += fmt.Sprintf(" from %s, which no pytest process of this run had (a process a test started, another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's pytest processes", pids)
 		}
-		app = append(app, r)
+		app = append(app, r+v.xidMayPredate(appCodes))
 	}
 	for _, s := range v.Sanitizers {
 		var found []string
@@ -783,6 +783,31 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		reasons = append(reasons, "the GPU's health shows no problem")
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}
+}
+
+// xidMayPredate is ", which may predate the run (WHY)" when the kernel log could not tell the
+// run's lines from earlier ones (Xid.MayPredate) and some event of the given codes is not
+// placed by its time in a test of this run (a pid of the run's worker at a time within its
+// tests is the run's, whatever the kernel log's window); "" otherwise. The Runner line is
+// what a reader takes in at a glance, so the doubt goes there, not only into the notes.
+func (v *Verdict) xidMayPredate(codes []string) string {
+	x := v.Xid
+	if x == nil || x.MayPredate == "" {
+		return ""
+	}
+	want := map[string]bool{}
+	for _, c := range codes {
+		want[c] = true
+	}
+	for _, e := range x.Events {
+		if want[strconv.Itoa(e.Code)] && e.LinkedBy != workerlog.ByTime {
+			return ", which may predate the run (" + x.MayPredate + ")"
+		}
+	}
+	if x.Dropped > 0 {
+		return ", which may predate the run (" + x.MayPredate + ")" // events not kept: not all placed
+	}
+	return ""
 }
 
 // unlinkedXidPIDs is "pid 4242" or "pids 4242, 4250" when every event of the given codes

@@ -131,6 +131,41 @@ func TestXidThatMayPredateTheRun(t *testing.T) {
 		if got != tt.want || v.Xid == nil || v.Xid.Counts[31] != 1 {
 			t.Errorf("method %q: note %v, want %v; xid %+v", tt.method, got, tt.want, v.Xid)
 		}
+		// The Runner line, read at a glance, carries the doubt too.
+		r := v.runnerVerdict()
+		reason := strings.Join(r.Reasons, "; ")
+		if r.Verdict != RunnerApplication || strings.Contains(reason, "Xid 31 fired, which may predate the run (where the kernel log stood before the run could not be told)") != tt.want {
+			t.Errorf("method %q: runner verdict %+v, want the doubt %v", tt.method, r, tt.want)
+		}
+	}
+}
+
+// TestXidPlacedInTheRunDoesNotPredateIt: the kernel log's window may reach before the run, but
+// the worker record places the Xid (its pid gw3's, its time in gw3's crash test): it is the
+// run's, and the Runner line does not doubt it.
+func TestXidPlacedInTheRunDoesNotPredateIt(t *testing.T) {
+	files := map[string]string{}
+	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
+	files[XidAddedLog] = strings.Replace(files[XidAddedLog], "(anchor): 3",
+		"("+evidencefiles.XidMayPredate+" (the earlier snapshot could not read the kernel log)): 3", 1)
+	v, err := Load(writeDir(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Xid == nil || v.Xid.MayPredate == "" {
+		t.Fatalf("the fixture's xid_added.log does not say its lines may predate the run: %+v", v.Xid)
+	}
+	r := v.runnerVerdict()
+	if got := strings.Join(r.Reasons, "; "); r.Verdict != RunnerApplication || strings.Contains(got, "may predate") {
+		t.Errorf("runner verdict %+v: the Xid placed in gw3's test is the run's", r)
+	}
+	// Without the worker record nothing places them.
+	delete(files, WorkerLog)
+	if v, err = Load(writeDir(t, files)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(v.runnerVerdict().Reasons, "; "); !strings.Contains(got, "may predate the run") {
+		t.Errorf("without workers.jsonl: runner reasons %q, want the doubt", got)
 	}
 }
 
@@ -144,6 +179,9 @@ func TestXidWithoutTheStartSnapshot(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(v.Run.Notes, "\n"), "include any logged before the run: there is no dmesg_start.log") {
 		t.Errorf("notes %q", v.Run.Notes)
+	}
+	if got := strings.Join(v.runnerVerdict().Reasons, "; "); !strings.Contains(got, "Xid 31 fired, which may predate the run (there is no dmesg_start.log to tell them apart)") {
+		t.Errorf("runner reasons %q", got)
 	}
 }
 

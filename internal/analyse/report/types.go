@@ -300,6 +300,9 @@ type Xid struct {
 	Triage string `json:"-"`
 	// Dropped counts events beyond MaxXidEvents (Counts stays exact).
 	Dropped int `json:"-"`
+	// MayPredate says why the events may include lines logged before the run (the kernel
+	// log's place before it could not be told); "" when they are the run's.
+	MayPredate string `json:"-"`
 }
 
 // MaxXidEvents caps Xid.Events: one fault can log an Xid 13 per SM, and a long run many more.

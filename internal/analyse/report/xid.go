@@ -282,6 +282,7 @@ func (v *loader) setXid(b *xidBuilder, h *kernelLogHeader) {
 	v.Xid = b.done()
 	if h.mayPredate != "" && len(v.Xid.Counts) > 0 {
 		v.note("%s", predateNote(h.mayPredate, XidAddedLog))
+		v.Xid.MayPredate = "where the kernel log stood before the run could not be told"
 	}
 }
 
@@ -369,19 +370,27 @@ func (v *loader) loadDmesg(names []string) error {
 		added++
 	}
 	counted := len(b.x.Counts) > 0 || len(b.lost) > 0
+	predate := "" // why the counted lines may include some from before the run
 	switch {
 	case !hasStart:
-		v.note("the Xid events of %s include any logged before the run: there is no %s to tell them apart", latest, DmesgStartLog)
+		predate = "there is no " + DmesgStartLog + " to tell them apart"
+		v.note("the Xid events of %s include any logged before the run: %s", latest, predate)
 	case !startRead:
-		v.note("the Xid events of %s include any logged before the run: %s could not be read", latest, DmesgStartLog)
+		predate = DmesgStartLog + " could not be read"
+		v.note("the Xid events of %s include any logged before the run: %s", latest, predate)
 	case startUnread && counted && before >= 0 && strings.Contains(s.since.method, evidencefiles.MayPredate):
+		predate = "where the kernel log stood before the run could not be told"
 		v.note("%s", predateNote(s.since.method, latest))
 	case startUnread && counted:
-		v.note("the Xid events of %s include any logged before the run: %s could not read the kernel log", latest, DmesgStartLog)
+		predate = DmesgStartLog + " could not read the kernel log"
+		v.note("the Xid events of %s include any logged before the run: %s", latest, predate)
 	case !startUnread && (matched > 0 || added > 0):
 		v.note("%s", textMatchNote(latest, &s, matched, added, startSource))
 	}
 	v.setXid(b, &s.h)
+	if v.Xid != nil && counted && predate != "" {
+		v.Xid.MayPredate = predate
+	}
 	return nil
 }
 
