@@ -9,6 +9,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/analyse/stats"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
@@ -269,6 +270,45 @@ func (v *Verdict) testsLine() string {
 		line += " (pytest " + strings.Join(flags, " ") + ")"
 	}
 	return line
+}
+
+// rulesOutConfidence is the confidence of rulesOutLine's bound.
+const rulesOutConfidence = 0.95
+
+// rulesOutLine says how rare a failure a run that did not reproduce could still have missed:
+// each test ran n times and none failed, so a test failing in at least the exact one-sided
+// upper bound of its runs (1-0.05^(1/n), about 3/n) would have failed at least once with 95%
+// probability, and a rarer one may pass them all. "No" after 50 runs is not "fixed" for a
+// 1-in-20 crash (it passes 50 runs 7.7% of the time): the line says where the evidence stops.
+// "" unless the headline is "no" and each test ran at least twice (pytest-repeat's --count;
+// a test's own repeat mark counts when smaller).
+func (v *Verdict) rulesOutLine() string {
+	n := v.Run.Count
+	for _, m := range v.Run.RepeatMarks {
+		if m > 0 {
+			n = min(n, m)
+		}
+	}
+	if n < 2 || v.headline() != "no" {
+		return ""
+	}
+	bound, err := stats.UpperBound(0, n, rulesOutConfidence)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("a test failing %s of its runs or more (each test ran %d times and none failed; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
+		ratePercent(bound), n, n, n)
+}
+
+// ratePercent formats a rate for people: 5.8%, 0.30%, 0.030%.
+func ratePercent(r float64) string {
+	switch {
+	case r >= 0.01:
+		return fmt.Sprintf("%.1f%%", 100*r)
+	case r >= 0.001:
+		return fmt.Sprintf("%.2f%%", 100*r)
+	}
+	return fmt.Sprintf("%.2g%%", 100*r)
 }
 
 // endLine says how the run ended when that changes how to read the counts ("" when it simply

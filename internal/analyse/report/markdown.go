@@ -18,6 +18,9 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "**%s**\n\n", mdText(capitalize(end)))
 	}
 	fmt.Fprintf(&b, "- **Tests:** %s\n", mdText(v.testsLine()))
+	if line := v.rulesOutLine(); line != "" {
+		fmt.Fprintf(&b, "- **Rules out:** %s\n", mdText(line))
+	}
 	if r := v.Reproducer; r != nil {
 		if crashes := r.crashed(); len(crashes) > 0 {
 			parts := make([]string, len(crashes))

@@ -98,6 +98,9 @@ func (v *Verdict) WriteText(w io.Writer, color bool) error {
 		t.styled("Run:", ansiYellow, end)
 	}
 	t.field("Tests:", v.testsLine())
+	if line := v.rulesOutLine(); line != "" {
+		t.field("Rules out:", line)
+	}
 	if r := v.Reproducer; r != nil {
 		if crashes := r.crashed(); len(crashes) > 0 {
 			lines := make([]string, len(crashes))
