@@ -1031,10 +1031,14 @@ const (
 	// StrictXPass is a FAILURES report whose body is "[XPASS(strict)] <reason>": the test's
 	// FAILED line is an xfail(strict=True) test whose body passed.
 	StrictXPass HeadOutcome = iota + 1
-	// FlakyRetry is the flaky plugin's report of a failed attempt ("test_x[3-50] failed (2 runs
-	// remaining out of 3)." or "... failed; it passed 0 out of the required 1 times."): an
-	// attempt that failed, whatever the test's own line says after its reruns.
+	// FlakyRetry is the flaky plugin's report of a failed attempt it ran again ("test_x[3-50]
+	// failed (2 runs remaining out of 3)."): an attempt that failed, whatever the test's own
+	// line says after its reruns.
 	FlakyRetry
+	// FlakyLastAttempt is the flaky plugin's report of a test's last attempt that failed
+	// ("... failed; it passed 0 out of the required 1 times.", "... failed and was not selected
+	// for rerun."): its own FAILED line says so too.
+	FlakyLastAttempt
 )
 
 // headOutcome reads a line of a FAILURES report's body (the one after its head, or after
@@ -1059,7 +1063,11 @@ func (p *Parser) headOutcome(s string) {
 			}
 		}
 		if p.observeHead != nil {
-			p.observeHead(name, FlakyRetry)
+			o := FlakyRetry
+			if !retried {
+				o = FlakyLastAttempt
+			}
+			p.observeHead(name, o)
 		}
 		return
 	}
