@@ -10,6 +10,7 @@ package pytestlog
 
 import (
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -109,6 +110,9 @@ type Parser struct {
 	flakyRetried []string
 	flakySeen    map[string]struct{} // flakyRetried as a set (made with its first name)
 	flakyRetries int
+	// retriedNames counts the retried attempts of the lines that name their test (RERUN and
+	// RETRY lines, the flaky plugin's report) per test name (at most MaxEntries names).
+	retriedNames map[string]int
 
 	inSummary  bool
 	inFailures bool // inside the FAILURES or ERRORS section
@@ -232,6 +236,7 @@ func (p *Parser) Result() Result {
 		Session:                 p.headerSeen || p.complete,
 		RootPrefix:              p.rootPrefix,
 		FlakyRetried:            append([]string(nil), p.flakyRetried...),
+		RetriedByName:           maps.Clone(p.retriedNames),
 	}
 	// Crash-line ids never placed against a printed id stay as xdist wrote them.
 	for _, raw := range p.pending {
@@ -601,10 +606,14 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 		c.rerun++
 		if node != "" { // a RERUN line; the progress letter R is pytest-retry's too
 			c.retriedBy |= byRerunfailures
+			p.retriedName(testName(node))
 		}
 	case Retry:
 		c.rerun++
 		c.retriedBy |= byRetry
+		if node != "" {
+			p.retriedName(testName(node))
+		}
 	}
 	if p.observe != nil && node != "" {
 		p.observe(node, o)
@@ -1054,6 +1063,7 @@ func (p *Parser) headOutcome(s string) {
 		}
 		if retried {
 			p.flakyRetries++
+			p.retriedName(name)
 			if _, seen := p.flakySeen[name]; !seen && len(p.flakyRetried) < MaxEntries {
 				if p.flakySeen == nil {
 					p.flakySeen = map[string]struct{}{}
@@ -1079,6 +1089,20 @@ func (p *Parser) headOutcome(s string) {
 	if strings.HasPrefix(s, "[XPASS(strict)]") && p.observeHead != nil {
 		p.observeHead(head, StrictXPass)
 	}
+}
+
+// retriedName counts one retried attempt of the test named name (Result.RetriedByName).
+func (p *Parser) retriedName(name string) {
+	if name == "" {
+		return
+	}
+	if _, seen := p.retriedNames[name]; !seen && len(p.retriedNames) >= MaxEntries {
+		return // counted in Rerun, not by name
+	}
+	if p.retriedNames == nil {
+		p.retriedNames = map[string]int{}
+	}
+	p.retriedNames[name]++
 }
 
 // flakyFailedAttempt reads one line of the flaky plugin's report that says an attempt failed,
