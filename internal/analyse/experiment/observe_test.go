@@ -23,16 +23,25 @@ func TestFlakyRetriesCountByTheRecord(t *testing.T) {
 	tests := []struct {
 		name     string
 		record   bool
+		cut      bool // the record ends at its size bound
 		want     []pytestlog.TestTrials
 		unplaced bool // a warning says an outcome could not be placed
 	}{
-		{"log alone", false, []pytestlog.TestTrials{
+		{"log alone", false, false, []pytestlog.TestTrials{
 			{ID: "c/test_crash.py::test_boom[cuda]", Trials: 3},
 			{ID: "c/test_crash.py::test_zz_die", Trials: 3, Failures: 1},
 			{ID: "a/test_k.py::test_kernel[cuda]", Trials: 3},
 			{ID: "b/test_k.py::test_kernel[cuda]", Trials: 3},
 		}, true},
-		{"with the worker record", true, []pytestlog.TestTrials{
+		{"with the worker record", true, false, []pytestlog.TestTrials{
+			{ID: "c/test_crash.py::test_boom[cuda]", Trials: 3, Failures: 1},
+			{ID: "c/test_crash.py::test_zz_die", Trials: 3, Failures: 1},
+			{ID: "a/test_k.py::test_kernel[cuda]", Trials: 3, Failures: 1},
+			{ID: "b/test_k.py::test_kernel[cuda]", Trials: 3},
+		}, false},
+		// The same counts, and a warning: a retried attempt past the bound, on the worker that
+		// crashed, would be in no file.
+		{"with a record cut at its size bound", true, true, []pytestlog.TestTrials{
 			{ID: "c/test_crash.py::test_boom[cuda]", Trials: 3, Failures: 1},
 			{ID: "c/test_crash.py::test_zz_die", Trials: 3, Failures: 1},
 			{ID: "a/test_k.py::test_kernel[cuda]", Trials: 3, Failures: 1},
@@ -51,6 +60,9 @@ func TestFlakyRetriesCountByTheRecord(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if name == evidencefiles.WorkerLog && tt.cut {
+					b = append(b, `{"v":1,"worker":"gw1","pid":17953,"phase":"truncated","time":1796524161.0,"mono":70568.95}`+"\n"...)
+				}
 				write(t, filepath.Join(dir, name), string(b))
 			}
 			o, err := LoadDir(dir)
@@ -63,6 +75,10 @@ func TestFlakyRetriesCountByTheRecord(t *testing.T) {
 			unplaced := slices.ContainsFunc(o.Warnings, func(w string) bool { return strings.Contains(w, "could not be placed") })
 			if unplaced != tt.unplaced {
 				t.Errorf("an unplaced outcome warned: %v, want %v: %q", unplaced, tt.unplaced, o.Warnings)
+			}
+			cut := slices.ContainsFunc(o.Warnings, func(w string) bool { return strings.Contains(w, "reached its size bound") })
+			if cut != tt.cut {
+				t.Errorf("a record cut at its bound warned: %v, want %v: %q", cut, tt.cut, o.Warnings)
 			}
 		})
 	}
