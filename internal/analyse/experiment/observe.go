@@ -42,14 +42,15 @@ type Observation struct {
 }
 
 // LoadDir reads one artifact folder: ref.json (optional), reproducer_summary.json for the
-// repeat count and reproducer.log for the trials.
+// repeat count, reproducer.log for the trials and workers.jsonl (optional) for the failed
+// attempts a retry plugin ran again, by their whole ids.
 func LoadDir(dir string) (*Observation, error) {
 	return LoadDirContext(context.Background(), dir)
 }
 
 // LoadDirContext is LoadDir that stops reading when ctx is done. Like `debugflow report`, it
 // reads regular files only (a FIFO or a device in a downloaded folder is refused, never waited
-// on) and at most maxLogBytes of reproducer.log.
+// on), at most maxLogBytes of reproducer.log and maxRecordBytes of workers.jsonl.
 func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -100,11 +101,20 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 			killedIn = append(killedIn, cr.NodeID)
 		}
 	}
-	trials, err := pytestlog.CountTrials(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, killedIn...)
+	rec := pytestlog.WorkerRecord{KilledIn: killedIn, LogCut: st.Size() > maxLogBytes}
+	held, recordCut, err := heldFailures(ctx, dir)
+	if err != nil {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%v: the flaky plugin's retried attempts are placed by the test's name alone, and a crashed worker's are not counted", err))
+	}
+	rec.Held = held
+	trials, err := pytestlog.CountTrialsWithRecord(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if st.Size() > maxLogBytes {
+	if recordCut && len(held) > 0 && (len(sum.CrashedWorkers) > 0 || !sum.Complete) {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%s reached its size bound and a worker crashed or pytest did not finish: a failed attempt a retry plugin ran again after the bound, in a process whose part of the log is lost, may count as a pass", workerLog))
+	}
+	if rec.LogCut {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
 	o.Tests, o.Skipped = trials.Tests, trials.Skipped
@@ -137,6 +147,29 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	return o, nil
 }
 
+// heldFailures are the ids of the worker record's held_failure lines (none without a record),
+// read up to the reproduce step's bound of it; cut says the record, or what was read of it,
+// ended at a size bound. Each is a failed attempt a retry plugin held back and ran again: the
+// flaky plugin's report names it by the test's name alone, and loses a crashed worker's.
+func heldFailures(ctx context.Context, dir string) (ids []string, cut bool, err error) {
+	f, st, err := readfile.Open(filepath.Join(dir, workerLog))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil // a folder from before the record, or a run without one
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
+	}
+	defer f.Close()
+	log, err := workerlog.Parse(readfile.WithContext(ctx, io.LimitReader(f, maxRecordBytes)))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
+	}
+	for _, h := range log.HeldFailures {
+		ids = append(ids, h.NodeID)
+	}
+	return ids, log.Truncated || st.Size() > maxRecordBytes || len(log.HeldFailures) >= workerlog.MaxHeldFailures, nil
+}
+
 // gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the
 // one before; none when neither was taken): which physical GPU the trials ran on.
 func gpuUUIDs(ctx context.Context, dir string) []string {
@@ -167,7 +200,11 @@ func gpuUUIDs(ctx context.Context, dir string) []string {
 const (
 	reproducerLog     = evidencefiles.ReproducerLog
 	reproducerSummary = evidencefiles.ReproducerSummary
+	workerLog         = evidencefiles.WorkerLog
 	maxLogBytes       = 128 << 20 // trials are counted in the first 128 MiB of reproducer.log
+	// maxRecordBytes bounds the read of workers.jsonl: the reproduce step's bound of it
+	// (DEBUGFLOW_WORKER_LOG_MAX), at which its plugin stops writing.
+	maxRecordBytes = 16 << 20
 	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
 	maxHealthBytes = 8 << 20
 )

@@ -302,7 +302,7 @@ func (v *loader) loadWorkerLog(name string) error {
 		v.note("%s: %d line(s) are not worker records: ignored", name, log.Invalid)
 	}
 	if r := v.Reproducer; r != nil {
-		r.addHeldFailures(log.HeldFailures, v.Run.Count, v.Run.RepeatMarks)
+		r.addHeldFailures(log.HeldFailures, log.Truncated || len(log.HeldFailures) >= workerlog.MaxHeldFailures, v.Run.Count, v.Run.RepeatMarks)
 	}
 	// A run stopped at its first failure ends before pytest prints any report: the record
 	// keeps that failure's message.

@@ -245,7 +245,17 @@ func (v *Verdict) testsLine() string {
 		if by == "" {
 			by = "a retry plugin"
 		}
-		line += fmt.Sprintf(" (%s retried by %s among them)", plural(r.Rerun, "failed attempt", "failed attempts"), by)
+		attempts := plural(r.Rerun, "failed attempt", "failed attempts")
+		switch {
+		case r.RerunAtLeast && r.RerunRecordOnly > 0:
+			line += fmt.Sprintf(" (at least %s retried by %s among them, %s shows %d more than %s)", attempts, by, WorkerLog, r.RerunRecordOnly, ReproducerLog)
+		case r.RerunAtLeast:
+			line += fmt.Sprintf(" (at least %s retried by %s among them)", attempts, by)
+		case r.RerunRecordOnly > 0:
+			line += fmt.Sprintf(" (%s retried by %s among them, %d of them in %s alone)", attempts, by, r.RerunRecordOnly, WorkerLog)
+		default:
+			line += fmt.Sprintf(" (%s retried by %s among them)", attempts, by)
+		}
 	}
 	if n := len(r.RecordOnly); n > 0 {
 		line += fmt.Sprintf(" (%s alone names %s with a retried failed attempt)", WorkerLog, plural(n, "test", "tests"))

@@ -418,8 +418,10 @@ func (r *Reproducer) addSummaryCrashes(s *Reproducer, count int, marks pytestlog
 // addHeldFailures adds the tests of the worker record's held_failure lines that the log does
 // not name (Reproducer.RecordOnly): attempts a retry plugin held back and ran again. Without
 // them a flaky-retried test was counted in "Tests:" but missing from "Failing:", and one whose
-// worker crashed was in neither.
-func (r *Reproducer) addHeldFailures(held []workerlog.Failure, count int, marks pytestlog.RepeatMarks) {
+// worker crashed was in neither. It also counts their attempts in Rerun (addHeldAttempts);
+// cut says the record ended at its size bound.
+func (r *Reproducer) addHeldFailures(held []workerlog.Failure, cut bool, count int, marks pytestlog.RepeatMarks) {
+	r.addHeldAttempts(held, cut)
 	have := make(map[string]bool, len(r.FailedTests))
 	for _, id := range r.FailedTests {
 		have[id] = true
@@ -434,6 +436,57 @@ func (r *Reproducer) addHeldFailures(held []workerlog.Failure, count int, marks 
 	if len(r.RecordOnly) > 0 {
 		r.finish(count, marks)
 	}
+}
+
+// addHeldAttempts raises Rerun to what the worker record shows. Each held_failure line is one
+// failed attempt a retry plugin held back; the log's retried attempts of a test are the same
+// attempts where both have them (the flaky plugin's report lines are its held attempts, and
+// pytest-rerunfailures' RERUN attempts get held_failure lines too), so per test name the count
+// is the larger of the two, never their sum: the log lacks a crashed worker's part of the flaky
+// report, the record what lies past its size bound and pytest-retry's attempts (retried within
+// one report). The log's retries that name no test (progress letters, a final line's "N rerun"
+// beyond its named lines) may be any of the record's: the total is the larger of the log's total
+// and the per-name sum, a lower bound (RerunAtLeast) when the record adds to such a log.
+func (r *Reproducer) addHeldAttempts(held []workerlog.Failure, cut bool) {
+	if len(held) == 0 {
+		return
+	}
+	byName := map[string]int{}
+	for _, h := range held {
+		if name := testName(h.NodeID); name != "" {
+			byName[name]++
+		}
+	}
+	named, sum := 0, 0
+	for name, n := range r.retriedByName {
+		named += n
+		sum += max(n, byName[name])
+	}
+	for name, n := range byName {
+		if _, inLog := r.retriedByName[name]; !inLog {
+			sum += n
+		}
+	}
+	total := max(r.Rerun, sum)
+	if total > r.Rerun {
+		r.RerunRecordOnly = total - r.Rerun
+		r.RerunAtLeast = r.Rerun > named
+		r.Rerun = total
+	}
+	// A record cut at its bound may lack the held attempts of a worker whose part of the log
+	// (the flaky report) a crash took, or of a run pytest did not finish.
+	if cut && (len(r.CrashedWorkers) > 0 || !r.Complete) {
+		r.RerunAtLeast = true
+	}
+}
+
+// testName is a node id's last "::" part, the name the flaky plugin's report gives the test ("").
+func testName(nodeid string) string {
+	i := strings.LastIndex(nodeid, "::")
+	if i < 0 {
+		return ""
+	}
+	return nodeid[i+2:]
 }
 
 // capList keeps at most pytestlog.MaxEntries ids, as the log parser does.
@@ -457,7 +510,7 @@ func (v *loader) loadReproducerLog(name string) error {
 	}
 	r := &Reproducer{
 		Passed: res.Passed, Failed: res.Failed, Errors: res.Errors, Skipped: res.Skipped,
-		Rerun: res.Rerun, RetryPlugins: res.RetryPlugins,
+		Rerun: res.Rerun, RetryPlugins: res.RetryPlugins, retriedByName: res.RetriedByName,
 		XFailed: res.XFailed, XPassed: res.XPassed,
 		WorkerLimit: res.MaxWorkerRestartReached, Collected: res.Collected,
 		StoppedAfter:   res.StoppedAfter,

@@ -578,3 +578,79 @@ func TestHeldFailuresAreFailing(t *testing.T) {
 		})
 	}
 }
+
+// TestRetriedAttemptsCountTheRecord: testdata/flaky_crashed is a real reproduce step's folder
+// (pytest 7.2, xdist -n 1, pytest-repeat --count 3, flaky 3.7): test_boom[cuda-1-3] failed an
+// attempt the flaky plugin ran again, then the worker aborted in test_zz_die[1-3] and took its
+// part of the plugin's report along; test_kernel[cuda-2-3] failed one on the replacement worker,
+// and the report names it. The worker record's held_failure lines have both attempts: the Tests
+// line counted one. A held_failure line and a report line of the same attempt count once; retries
+// the log counts without naming a test may be the record's, so the count is then a lower bound.
+func TestRetriedAttemptsCountTheRecord(t *testing.T) {
+	fixture := map[string]string{}
+	for _, name := range []string{ReproducerLog, ReproducerSummary, WorkerLog} {
+		b, err := os.ReadFile(filepath.Join("testdata", "flaky_crashed", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixture[name] = string(b)
+	}
+	retried, err := os.ReadFile(filepath.Join("testdata", "flaky_retried", ReproducerLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func(ids ...string) string {
+		var ls []string
+		for i, id := range ids {
+			ls = append(ls, fmt.Sprintf(`{"v":1,"worker":"gw0","pid":29419,"phase":"held_failure","time":%d,"mono":%d,"nodeid":"%s","when":"call","message":"AssertionError"}`, 100+i, 10+i, id))
+		}
+		return lines(ls...)
+	}
+	tests := []struct {
+		name       string
+		files      map[string]string
+		rerun      int
+		recordOnly int
+		atLeast    bool
+		want       string
+	}{
+		{"the log alone", map[string]string{ReproducerLog: fixture[ReproducerLog], ReproducerSummary: fixture[ReproducerSummary]}, 1, 0, false,
+			"Tests:          2 of 13 failed (1 failed attempt retried by flaky among them) (pytest -n 1 --count 3)"},
+		{"a crashed worker's attempt in the record alone", fixture, 2, 1, false,
+			"Tests:          3 of 14 failed (2 failed attempts retried by flaky among them, 1 of them in workers.jsonl alone) (workers.jsonl alone names 2 tests with a retried failed attempt) (pytest -n 1 --count 3)"},
+		{"one attempt in the report and in the record counts once", map[string]string{ReproducerLog: string(retried), WorkerLog: held("tests/test_gpu.py::test_kernel[cuda]")}, 1, 0, false,
+			"Tests:          1 of 4 failed (1 failed attempt retried by flaky among them) (workers.jsonl alone names 1 test with a retried failed attempt)"},
+		{"retries the log does not name may be the record's", map[string]string{
+			ReproducerLog: lines("============================= test session starts ==============================",
+				"t.py R..                                                                 [100%]",
+				"========================= 2 passed, 1 rerun in 0.10s =========================="),
+			WorkerLog: held("t.py::test_a", "t.py::test_b")}, 2, 1, true,
+			"Tests:          2 of 4 failed (at least 2 failed attempts retried by pytest-rerunfailures among them, workers.jsonl shows 1 more than reproducer.log) (workers.jsonl alone names 2 tests with a retried failed attempt)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := v.Reproducer
+			if r.Rerun != tt.rerun || r.RerunRecordOnly != tt.recordOnly || r.RerunAtLeast != tt.atLeast {
+				t.Errorf("rerun %d, of them the record's alone %d, at least %v; want %d, %d, %v", r.Rerun, r.RerunRecordOnly, r.RerunAtLeast, tt.rerun, tt.recordOnly, tt.atLeast)
+			}
+			var b strings.Builder
+			if err := v.WriteText(&b, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want+"\n") {
+				t.Errorf("the text lacks %q:\n%s", tt.want, b.String())
+			}
+			var js bytes.Buffer
+			if err := v.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`"rerun": %d,`, tt.rerun); !strings.Contains(js.String(), want) {
+				t.Errorf("--json lacks %s:\n%s", want, js.String())
+			}
+		})
+	}
+}

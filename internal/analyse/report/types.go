@@ -135,9 +135,18 @@ type Reproducer struct {
 	Errors  int `json:"errors"`
 	Skipped int `json:"skipped"`
 	// Rerun counts the failed attempts a retry plugin ran again (pytest-rerunfailures' RERUN,
-	// pytest-retry's RETRY): failures the run's exit code hides when the retry passed. Known
-	// from reproducer.log only.
+	// pytest-retry's RETRY, the flaky plugin's report): failures the run's exit code hides when
+	// the retry passed. From reproducer.log, raised where the worker record's held_failure lines
+	// show more (addHeldFailures): the log lacks a crashed worker's part of the flaky report.
 	Rerun int `json:"rerun"`
+	// RerunRecordOnly is how many of Rerun the worker record alone shows.
+	RerunRecordOnly int `json:"rerun_record_only,omitempty"`
+	// RerunAtLeast says Rerun is a lower bound: the log counted retries it does not name
+	// (progress letters, the final line's "N rerun") that may or may not be among the record's,
+	// or the record was cut at its size bound in a run that lost a worker's part of the log.
+	RerunAtLeast bool `json:"rerun_at_least,omitempty"`
+	// retriedByName are the log's retried attempts per test name (pytestlog.Result's).
+	retriedByName map[string]int
 	// RetryPlugins names the plugins whose retries Rerun counts (pytestlog.Result's).
 	RetryPlugins []string `json:"-"`
 	// XFailed and XPassed are the tests marked xfail that failed or passed: their bodies ran.

@@ -10,6 +10,7 @@ package pytestlog
 
 import (
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -109,6 +110,9 @@ type Parser struct {
 	flakyRetried []string
 	flakySeen    map[string]struct{} // flakyRetried as a set (made with its first name)
 	flakyRetries int
+	// retriedNames counts the retried attempts of the lines that name their test (RERUN and
+	// RETRY lines, the flaky plugin's report) per test name (at most MaxEntries names).
+	retriedNames map[string]int
 
 	inSummary  bool
 	inFailures bool // inside the FAILURES or ERRORS section
@@ -232,6 +236,7 @@ func (p *Parser) Result() Result {
 		Session:                 p.headerSeen || p.complete,
 		RootPrefix:              p.rootPrefix,
 		FlakyRetried:            append([]string(nil), p.flakyRetried...),
+		RetriedByName:           maps.Clone(p.retriedNames),
 	}
 	// Crash-line ids never placed against a printed id stay as xdist wrote them.
 	for _, raw := range p.pending {
@@ -601,10 +606,14 @@ func (p *Parser) result(o Outcome, node, worker string) Event {
 		c.rerun++
 		if node != "" { // a RERUN line; the progress letter R is pytest-retry's too
 			c.retriedBy |= byRerunfailures
+			p.retriedName(testName(node))
 		}
 	case Retry:
 		c.rerun++
 		c.retriedBy |= byRetry
+		if node != "" {
+			p.retriedName(testName(node))
+		}
 	}
 	if p.observe != nil && node != "" {
 		p.observe(node, o)
@@ -1031,10 +1040,14 @@ const (
 	// StrictXPass is a FAILURES report whose body is "[XPASS(strict)] <reason>": the test's
 	// FAILED line is an xfail(strict=True) test whose body passed.
 	StrictXPass HeadOutcome = iota + 1
-	// FlakyRetry is the flaky plugin's report of a failed attempt ("test_x[3-50] failed (2 runs
-	// remaining out of 3)." or "... failed; it passed 0 out of the required 1 times."): an
-	// attempt that failed, whatever the test's own line says after its reruns.
+	// FlakyRetry is the flaky plugin's report of a failed attempt it ran again ("test_x[3-50]
+	// failed (2 runs remaining out of 3)."): an attempt that failed, whatever the test's own
+	// line says after its reruns.
 	FlakyRetry
+	// FlakyLastAttempt is the flaky plugin's report of a test's last attempt that failed
+	// ("... failed; it passed 0 out of the required 1 times.", "... failed and was not selected
+	// for rerun."): its own FAILED line says so too.
+	FlakyLastAttempt
 )
 
 // headOutcome reads a line of a FAILURES report's body (the one after its head, or after
@@ -1050,6 +1063,7 @@ func (p *Parser) headOutcome(s string) {
 		}
 		if retried {
 			p.flakyRetries++
+			p.retriedName(name)
 			if _, seen := p.flakySeen[name]; !seen && len(p.flakyRetried) < MaxEntries {
 				if p.flakySeen == nil {
 					p.flakySeen = map[string]struct{}{}
@@ -1059,7 +1073,11 @@ func (p *Parser) headOutcome(s string) {
 			}
 		}
 		if p.observeHead != nil {
-			p.observeHead(name, FlakyRetry)
+			o := FlakyRetry
+			if !retried {
+				o = FlakyLastAttempt
+			}
+			p.observeHead(name, o)
 		}
 		return
 	}
@@ -1071,6 +1089,20 @@ func (p *Parser) headOutcome(s string) {
 	if strings.HasPrefix(s, "[XPASS(strict)]") && p.observeHead != nil {
 		p.observeHead(head, StrictXPass)
 	}
+}
+
+// retriedName counts one retried attempt of the test named name (Result.RetriedByName).
+func (p *Parser) retriedName(name string) {
+	if name == "" {
+		return
+	}
+	if _, seen := p.retriedNames[name]; !seen && len(p.retriedNames) >= MaxEntries {
+		return // counted in Rerun, not by name
+	}
+	if p.retriedNames == nil {
+		p.retriedNames = map[string]int{}
+	}
+	p.retriedNames[name]++
 }
 
 // flakyFailedAttempt reads one line of the flaky plugin's report that says an attempt failed,

@@ -1,6 +1,7 @@
 package pytestlog
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -649,6 +650,46 @@ func TestTestsOwnTextIsNotAResult(t *testing.T) {
 				if len(r.Crashes) != 0 || len(r.CrashedWorkers) != 0 {
 					t.Errorf("crashes %+v, want none", r.Crashes)
 				}
+			}
+		})
+	}
+}
+
+// RetriedByName counts the retried attempts a line names, per test name, for a caller to compare
+// with the worker record's held_failure lines; retries no line names are in Rerun alone.
+func TestRetriedByName(t *testing.T) {
+	tests := []struct {
+		name  string
+		log   string
+		rerun int
+		want  map[string]int
+	}{
+		{"RERUN lines", `t.py::test_k[1-2] RERUN [ 50%]
+t.py::test_k[1-2] RERUN [ 50%]
+t.py::test_k[1-2] PASSED [ 50%]
+t.py::TestA::test_j[2-2] RERUN [100%]
+t.py::TestA::test_j[2-2] PASSED [100%]
+================== 2 passed, 3 rerun in 0.10s ==================`, 3, map[string]int{"test_k[1-2]": 2, "test_j[2-2]": 1}},
+		{"the flaky report: retried attempts, not the last one", `a.py::test_k FAILED [100%]
+===Flaky Test Report===
+
+test_k failed (2 runs remaining out of 3).
+test_k failed (1 runs remaining out of 3).
+test_k failed; it passed 0 out of the required 1 times.
+
+===End Flaky Test Report===
+================== 1 failed in 0.10s ==================`, 2, map[string]int{"test_k": 2}},
+		{"progress letters name no test", `t.py R.. [100%]
+================== 2 passed, 1 rerun in 0.10s ==================`, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Rerun != tt.rerun || !maps.Equal(r.RetriedByName, tt.want) {
+				t.Errorf("Rerun %d, RetriedByName %v; want %d, %v", r.Rerun, r.RetriedByName, tt.rerun, tt.want)
 			}
 		})
 	}

@@ -58,7 +58,8 @@ const MaxTrialIDs = 4 << 20
 // marker hides a failure from the exit code, it fixes nothing), an XPASS one that did not fail,
 // also a strict one, which pytest reports FAILED (its report's "[XPASS(strict)]" says so). A
 // failed attempt that the flaky plugin retried into a pass fails its trial (its report, at the
-// end of the log, names it), as a RERUN or RETRY does.
+// end of the log, names it), as a RERUN or RETRY does; the worker record's held_failure ids
+// place such attempts exactly (CountTrialsWithRecord).
 type TrialCounter struct {
 	p         *Parser
 	count     int
@@ -71,6 +72,10 @@ type TrialCounter struct {
 	truncated bool
 	unplaced  int
 	skipped   map[string]int // base id -> SKIPPED repetitions
+	// heldNames counts the worker record's held_failure ids per test name (the name the flaky
+	// plugin's report gives a test, its id's last "::" part), less the report's lines of
+	// retried attempts taken for them so far (nil without a record).
+	heldNames map[string]int
 }
 
 // The state of one trial (TrialCounter.seen).
@@ -163,6 +168,22 @@ func (c *TrialCounter) observe(node string, o Outcome) {
 // failure of a strict XPASS (unless the trial also failed otherwise) and fails a trial the
 // flaky plugin retried.
 func (c *TrialCounter) observeHead(head string, o HeadOutcome) {
+	if o == FlakyRetry || o == FlakyLastAttempt {
+		if n, covered := c.heldNames[head]; covered {
+			// The record's ids fail these trials exactly (addHeld): a retried attempt of a name
+			// it covers is one of its held_failure lines, and a last attempt has its FAILED line.
+			// A retried attempt beyond the record's count of that name (a record cut at its size
+			// bound) is placed by name, as without a record.
+			if o == FlakyLastAttempt {
+				return
+			}
+			if n > 0 {
+				c.heldNames[head] = n - 1
+				return
+			}
+		}
+		o = FlakyRetry
+	}
 	node, ok := c.place(head)
 	if !ok {
 		c.unplaced++
@@ -260,13 +281,73 @@ func (c *TrialCounter) test(node string) int {
 // at the test's start line with no result, and each is one failed trial, as xdist's crashed
 // worker's test is.
 func CountTrials(r io.Reader, count int, marks RepeatMarks, killedIn ...string) (Trials, error) {
+	return CountTrialsWithRecord(r, count, marks, WorkerRecord{KilledIn: killedIn})
+}
+
+// WorkerRecord is what the worker record (workers.jsonl, package workerlog) says of a run's
+// trials that its log may not.
+type WorkerRecord struct {
+	// KilledIn are the tests a signal killed pytest in, without xdist (CountTrials).
+	KilledIn []string
+	// Held are the ids of its held_failure lines, one per failed attempt a retry plugin held
+	// back (the flaky plugin's retried attempts, pytest-rerunfailures' RERUN ones): each fails
+	// the trial of its id, the repetition's own. The flaky plugin's report names a retried
+	// attempt by the test's name alone, which two files may share, and under xdist a crashed
+	// worker's part of it is lost; a held_failure line is written by the worker, whole, before
+	// the attempt's teardown.
+	Held []string
+	// LogCut says the log was read in part: a held id whose trial the log shows no result for
+	// may lie past the cut, and is not counted (without a cut it is one failed trial: pytest was
+	// killed in its retry).
+	LogCut bool
+}
+
+// CountTrialsWithRecord is CountTrials with the worker record's evidence: the flaky plugin's
+// report lines of a test name the record's held_failure ids cover are not placed by name (the
+// ids fail their trials exactly); a name they do not cover, or a retried attempt beyond their
+// count of it, is placed as CountTrials places it.
+func CountTrialsWithRecord(r io.Reader, count int, marks RepeatMarks, rec WorkerRecord) (Trials, error) {
 	c := NewTrialCounter(count, marks)
+	for _, id := range rec.Held {
+		if name := testName(id); name != "" {
+			if c.heldNames == nil {
+				c.heldNames = map[string]int{}
+			}
+			c.heldNames[name]++
+		}
+	}
 	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
 	c.p.settle()
-	for _, node := range killedIn {
+	for _, node := range rec.KilledIn {
 		if node != "" {
 			c.observe(node, Failed)
 		}
 	}
+	c.addHeld(rec.Held, rec.LogCut)
 	return c.Result(), err
+}
+
+// addHeld fails the trial of each held id. One the log shows no result for is a new failed
+// trial (pytest was killed in its retry), unless the log was cut or the counter forgot ids
+// (Truncated): then it may be a trial already counted, or one past the cut.
+func (c *TrialCounter) addHeld(held []string, logCut bool) {
+	for _, id := range held {
+		if id == "" {
+			continue
+		}
+		if _, seen := c.seen[maphash.String(c.seed, id)]; seen || !(logCut || c.truncated) {
+			// As a RERUN: a failed attempt, which no strict XPASS undoes.
+			c.observe(id, Rerun)
+		}
+	}
+}
+
+// testName is a node id's last "::" part, the name the flaky plugin's report gives the test (""
+// for an id without one).
+func testName(nodeid string) string {
+	i := strings.LastIndex(nodeid, "::")
+	if i < 0 {
+		return ""
+	}
+	return nodeid[i+2:]
 }

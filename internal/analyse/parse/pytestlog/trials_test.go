@@ -363,3 +363,75 @@ t.py::test_k[3-3] `
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// The worker record's held_failure ids fail their trials exactly, where the flaky plugin's
+// report names a test by its name alone (two files may share it) or lost a crashed worker's
+// part; a retried attempt the record does not cover is placed by name, as without a record.
+func TestCountTrialsWithRecord(t *testing.T) {
+	const shared = `a.py::test_k[1-2] PASSED [ 25%]
+a.py::test_k[2-2] PASSED [ 50%]
+b.py::TestB::test_k[1-2] PASSED [ 75%]
+b.py::TestB::test_k[2-2] PASSED [100%]
+===Flaky Test Report===
+
+test_k[2-2] failed (1 runs remaining out of 2).
+test_k[2-2] passed 1 out of the required 1 times. Success!
+
+===End Flaky Test Report===
+============================== 4 passed in 0.10s ===============================`
+	tests := []struct {
+		name string
+		log  string
+		rec  WorkerRecord
+		want Trials
+	}{
+		{"a name two files share, its file by the record", shared, WorkerRecord{Held: []string{"a.py::test_k[2-2]"}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}}},
+		{"a retried attempt beyond the record's count of its name is placed by name", strings.Replace(shared,
+			"test_k[2-2] passed", "test_k[2-2] failed (1 runs remaining out of 2).\ntest_k[2-2] passed", 1),
+			WorkerRecord{Held: []string{"a.py::test_k[2-2]"}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}, Unplaced: 1}},
+		{"a crashed worker's retried attempt, in no line of the log", `[gw0] [ 50%] PASSED t.py::test_k[1-2]
+[gw0] node down: Not properly terminated
+[gw0] [100%] FAILED t.py::test_z[1-2]
+============================== 1 failed, 1 passed in 0.10s ===============================`,
+			WorkerRecord{Held: []string{"t.py::test_k[1-2]"}},
+			Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 1, Failures: 1}, {ID: "t.py::test_z", Trials: 1, Failures: 1}}}},
+		{"a RERUN the record holds too is one failed trial", `t.py::test_k[1-2] RERUN [ 50%]
+t.py::test_k[1-2] PASSED [ 50%]
+t.py::test_k[2-2] PASSED [100%]
+===================== 2 passed, 1 rerun in 0.10s =====================`,
+			WorkerRecord{Held: []string{"t.py::test_k[1-2]"}},
+			Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 2, Failures: 1}}}},
+		{"a last failed attempt of a covered name is its FAILED line's", `a.py::test_k FAILED [ 50%]
+b.py::test_k PASSED [100%]
+===Flaky Test Report===
+
+test_k failed (1 runs remaining out of 2).
+test_k failed; it passed 0 out of the required 1 times.
+
+===End Flaky Test Report===
+=========================== short test summary info ============================
+FAILED a.py::test_k - AssertionError
+============================== 1 failed, 1 passed in 0.10s ===============================`,
+			WorkerRecord{Held: []string{"a.py::test_k"}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 1, Failures: 1}, {ID: "b.py::test_k", Trials: 1}}}},
+		{"pytest killed in the retry: the trial failed", `t.py::test_k[1-2] PASSED [ 50%]
+t.py::test_k[2-2] `, WorkerRecord{Held: []string{"t.py::test_k[2-2]"}},
+			Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 2, Failures: 1}}}},
+		{"a log read in part: a trial it does not show may lie past the cut", `t.py::test_k[1-2] PASSED [ 50%]
+t.py::test_k[2-2] `, WorkerRecord{Held: []string{"t.py::test_k[2-2]"}, LogCut: true},
+			Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 1}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CountTrialsWithRecord(strings.NewReader(tt.log), 2, nil, tt.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

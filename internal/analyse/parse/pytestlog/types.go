@@ -148,6 +148,12 @@ type Result struct {
 	// class, so not in FailedTests (a caller that knows the ids run places them). First-seen
 	// order, at most MaxEntries.
 	FlakyRetried []string `json:"flaky_retried,omitempty"`
+	// RetriedByName counts the retried attempts of Rerun that a line names, per test name (the
+	// id's last "::" part, the name the flaky plugin's report gives: "test_x[cuda-3-50]"): the
+	// RERUN and RETRY lines and the flaky report's. A caller compares them with the worker
+	// record's held_failure lines. Rerun beyond their sum was counted from lines that name no
+	// test (progress letters, the final line). At most MaxEntries names; nil when none.
+	RetriedByName map[string]int `json:"-"`
 	// Other holds plugin categories of the final line that have no field
 	// ("3 flaky"), keyed by their word.
 	Other map[string]int `json:"other,omitempty"`
