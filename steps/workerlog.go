@@ -3,11 +3,13 @@ package steps
 import (
 	_ "embed"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // WorkerLog is the worker record the reproducer writes into the artifact directory: one JSON
@@ -17,8 +19,8 @@ const WorkerLog = evidencefiles.WorkerLog
 // workerLogModule is the plugin's module name, loaded with -p.
 const workerLogModule = "debugflow_worker_log"
 
-// workerLogMax bounds workers.jsonl: about 80000 tests' start and finish lines.
-const workerLogMax = 16 << 20
+// workerLogMax bounds workers.jsonl (the plugin stops writing there).
+const workerLogMax = workerlog.MaxFileBytes
 
 //go:embed workerlog_plugin.py
 var workerLogPlugin []byte

@@ -50,7 +50,7 @@ func LoadDir(dir string) (*Observation, error) {
 
 // LoadDirContext is LoadDir that stops reading when ctx is done. Like `debugflow report`, it
 // reads regular files only (a FIFO or a device in a downloaded folder is refused, never waited
-// on), at most maxLogBytes of reproducer.log and maxRecordBytes of workers.jsonl.
+// on), at most maxLogBytes of reproducer.log and workerlog.MaxFileBytes of workers.jsonl.
 func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -160,14 +160,14 @@ func heldFailures(ctx context.Context, dir string) (ids []string, cut bool, err 
 		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
 	}
 	defer f.Close()
-	log, err := workerlog.Parse(readfile.WithContext(ctx, io.LimitReader(f, maxRecordBytes)))
+	log, err := workerlog.Parse(readfile.WithContext(ctx, io.LimitReader(f, workerlog.MaxFileBytes)))
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
 	}
 	for _, h := range log.HeldFailures {
 		ids = append(ids, h.NodeID)
 	}
-	return ids, log.Truncated || st.Size() > maxRecordBytes || len(log.HeldFailures) >= workerlog.MaxHeldFailures, nil
+	return ids, log.Truncated || st.Size() > workerlog.MaxFileBytes || len(log.HeldFailures) >= workerlog.MaxHeldFailures, nil
 }
 
 // gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the
@@ -202,9 +202,6 @@ const (
 	reproducerSummary = evidencefiles.ReproducerSummary
 	workerLog         = evidencefiles.WorkerLog
 	maxLogBytes       = 128 << 20 // trials are counted in the first 128 MiB of reproducer.log
-	// maxRecordBytes bounds the read of workers.jsonl: the reproduce step's bound of it
-	// (DEBUGFLOW_WORKER_LOG_MAX), at which its plugin stops writing.
-	maxRecordBytes = 16 << 20
 	// maxHealthBytes bounds an nvidia-smi snapshot (a -q of eight GPUs is about 60 KB).
 	maxHealthBytes = 8 << 20
 )

@@ -37,6 +37,10 @@ import (
 const (
 	// MaxWorkers bounds the processes kept (-n 64 with every worker replaced many times).
 	MaxWorkers = 4096
+	// MaxFileBytes is the size at which the plugin stops writing workers.jsonl (the reproduce
+	// step passes it as DEBUGFLOW_WORKER_LOG_MAX; a "truncated" line marks it): about 80000
+	// tests' start and finish lines. Readers read at most this much.
+	MaxFileBytes = 16 << 20
 	// MaxTests bounds the test runs kept over all workers.
 	MaxTests = 200_000
 	// MaxRepeats bounds the marked tests kept (Log.Repeats).
