@@ -462,11 +462,14 @@ func writeSanitizerSummaries(dir, tool string, first bool, res *SanitizerResult)
 func printSanitizer(env *Env, res *SanitizerResult) {
 	r := res.Report
 	summary := "no ERROR SUMMARY line"
-	if r.ErrorSummary != nil {
+	switch {
+	case r.ErrorSummary != nil:
 		summary = fmt.Sprintf("ERROR SUMMARY %d", *r.ErrorSummary)
+	case r.HazardsDisplayed != nil:
+		summary = fmt.Sprintf("RACECHECK SUMMARY %d", *r.HazardsDisplayed)
 	}
 	if r.Unrecognised > 0 {
-		summary += ", " + sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised)
+		summary += ", " + sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
 	}
 	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d\n", r.Tool, r.Findings(), summary, res.ExitCode)
 	if !r.Complete {
@@ -480,9 +483,9 @@ func firstFinding(r *sanitizerlog.Report, summary string) string {
 	msg := recognisedFinding(r, summary)
 	switch {
 	case r.Unrecognised > 0 && msg == "":
-		return fmt.Sprintf("compute-sanitizer %s: %s (see %s)", r.Tool, sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised), summary)
+		return fmt.Sprintf("compute-sanitizer %s: %s (see %s)", r.Tool, sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised), summary)
 	case r.Unrecognised > 0:
-		return msg + "; and " + sanitizerlog.UnrecognisedText(r.Unrecognised, r.FirstUnrecognised)
+		return msg + "; and " + sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
 	}
 	return msg
 }

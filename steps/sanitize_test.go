@@ -450,6 +450,35 @@ func TestSanitizeQuietAddopts(t *testing.T) {
 	}
 }
 
+// A racecheck hazard report in a wording the parser does not know (a newer compute-sanitizer's)
+// still counts in RACECHECK SUMMARY's hazards displayed: the run found a hazard. It read "0
+// distinct finding(s)", findings=0, and the report "racecheck clean: no hazard".
+func TestSanitizeUnrecognisedHazard(t *testing.T) {
+	t.Parallel()
+	w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", "racecheck=unknown-hazard")
+	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.Tool = "racecheck" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Unrecognised != 1 || res.Findings != 1 || !res.Report.Complete {
+		t.Errorf("unrecognised %d, findings %d, complete %v; want 1, 1 and true", res.Report.Unrecognised, res.Findings, res.Report.Complete)
+	}
+	if outs := readOutputs(t, ghOut); outs["findings"] != "1" || outs["ladder"] != "racecheck:1" {
+		t.Errorf("outputs = %v", outs)
+	}
+	const unknown = "Error: Shared memory data race detected between Write access at ad_reduce_max_kernel(float *, int)+0x260 in /src/reduce.cu:31"
+	if out := w.te.stdout.String(); !strings.Contains(out, "::error::compute-sanitizer racecheck: 1 hazard of a kind debugflow does not recognise (first: \""+unknown+"\") (see sanitizer_summary.txt)") {
+		t.Errorf("stdout lacks the annotation of the unrecognised hazard:\n%s", out)
+	}
+	if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings), 1 hazard of a kind debugflow does not recognise") {
+		t.Errorf("sanitizer_summary.txt:\n%s", txt)
+	}
+	text := reportText(t, w.out)
+	if !strings.Contains(text, "racecheck: 1 hazard of a kind debugflow does not recognise (first: \""+unknown+"\")") || strings.Contains(text, "clean") {
+		t.Errorf("report text:\n%s", text)
+	}
+}
+
 // An error report in a wording the parser does not know (a newer compute-sanitizer's) still
 // counts in the tool's ERROR SUMMARY: the run found errors. It read "0 distinct finding(s)",
 // findings=0 and inconclusive=false, which a workflow reads as clean, and the report did not

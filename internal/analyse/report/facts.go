@@ -463,10 +463,14 @@ func (s *Sanitizer) state() string {
 		if s.NotPrinted > 0 {
 			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
 		}
-		if s.Unrecognised > 0 {
+		if s.Unrecognised > 0 && s.Tool != sanitizerlog.ToolRacecheck {
 			parts[0] += fmt.Sprintf(", %d recognised, %s", *s.ErrorSummary-s.NotPrinted-s.Unrecognised,
-				sanitizerlog.UnrecognisedText(s.Unrecognised, s.FirstUnrecognised))
+				sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 		}
+	}
+	if s.Unrecognised > 0 && s.Tool == sanitizerlog.ToolRacecheck {
+		// Counted against racecheck's "N hazards displayed", which the report does not keep.
+		parts = append(parts, sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 	}
 	if len(s.Errors) > 0 {
 		parts = append(parts, plural(len(s.Errors), "distinct invalid access", "distinct invalid accesses"))
@@ -511,7 +515,7 @@ func (s *Sanitizer) state() string {
 
 // clean reports a complete run that found nothing.
 func (s *Sanitizer) clean() bool {
-	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) &&
+	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) && s.Unrecognised == 0 &&
 		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0
 }
 
@@ -529,7 +533,7 @@ func (s *Sanitizer) firstFinding() string {
 	case s.FirstHazard != "":
 		return s.FirstHazard
 	case s.Unrecognised > 0:
-		return sanitizerlog.UnrecognisedText(s.Unrecognised, s.FirstUnrecognised)
+		return sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised)
 	}
 	return ""
 }

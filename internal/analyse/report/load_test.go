@@ -503,6 +503,14 @@ func TestSanitizerUnrecognisedErrors(t *testing.T) {
 		{"records not in the log (--save)", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 133 errors\n========= ERROR SUMMARY: 33 errors were not printed. Use --print-limit option to adjust the number of printed errors\n",
 			"memcheck: ERROR SUMMARY 133 errors (33 not printed), 0 recognised, 100 errors not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)",
 			"100 errors not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)"},
+		// racecheck's "N hazards displayed" counts its hazard reports as ERROR SUMMARY does:
+		// a hazard in a wording the parser does not know read "racecheck clean: no hazard".
+		{"racecheck: only an unknown hazard", lines("========= COMPUTE-SANITIZER",
+			"========= Error: Shared memory data race detected between Write access at t(float *)+0x10",
+			"=========     and Read access at t(float *)+0x30 [4 hazards]", "=========",
+			"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"),
+			`racecheck: 1 hazard of a kind debugflow does not recognise (first: "Error: Shared memory data race detected between Write access at t(float *)+0x10")`,
+			`1 hazard of a kind debugflow does not recognise (first: "Error: Shared memory data race detected between Write access at t(float *)+0x10")`},
 		// Not an unrecognised error, but the comparison read "clean" the same way: a leak is
 		// no first finding.
 		{"only a leak", lines("========= COMPUTE-SANITIZER", "========= Leaked 1,024 bytes at 0x7f2a4d000000",

@@ -220,9 +220,10 @@ type Sanitizer struct {
 	ErrorSummary *int `json:"error_summary"`
 	// NotPrinted is K of "ERROR SUMMARY: K errors were not printed".
 	NotPrinted int `json:"not_printed"`
-	// Unrecognised is how many printed errors of the summary are in no record the parser
-	// recognised (a newer tool's wording, records written elsewhere); FirstUnrecognised the
-	// first report line it did not know. Such errors are errors: the run is not clean.
+	// Unrecognised is how many printed errors of the summary (racecheck's: hazards of its
+	// "N hazards displayed") are in no record the parser recognised (a newer tool's wording,
+	// records written elsewhere); FirstUnrecognised the first report line it did not know.
+	// Such errors are errors: the run is not clean.
 	Unrecognised      int    `json:"unrecognised,omitempty"`
 	FirstUnrecognised string `json:"first_unrecognised,omitempty"`
 	// Complete is false when the log is inconclusive (no summary, the target crashed).

@@ -52,8 +52,8 @@ func checkInvariants(t *testing.T, rep *Report) {
 	if rep.NotPrinted < 0 || rep.Dropped < 0 || rep.TruncatedLines < 0 || rep.Unrecognised < 0 {
 		t.Errorf("negative counter: %+v", rep)
 	}
-	if rep.Unrecognised > 0 && (rep.ErrorSummary == nil || rep.Unrecognised > *rep.ErrorSummary) || rep.Unrecognised == 0 && rep.FirstUnrecognised != "" {
-		t.Errorf("Unrecognised %d, FirstUnrecognised %q with ErrorSummary %v", rep.Unrecognised, rep.FirstUnrecognised, rep.ErrorSummary)
+	if rep.Unrecognised > 0 && rep.Unrecognised > rep.printed() || rep.Unrecognised == 0 && rep.FirstUnrecognised != "" {
+		t.Errorf("Unrecognised %d, FirstUnrecognised %q with ErrorSummary %v, HazardsDisplayed %v", rep.Unrecognised, rep.FirstUnrecognised, rep.ErrorSummary, rep.HazardsDisplayed)
 	}
 	switch rep.Tool {
 	case ToolMemcheck, ToolRacecheck, ToolInitcheck, ToolSynccheck:

@@ -166,8 +166,21 @@ type parser struct {
 	// final line that counts a test that ran (passed, failed, ...).
 	collectErr string
 	finalRan   bool
-	// unknown is the first report-level tool line no case of topLevel knew.
-	unknown string
+	// unknown is the first report-level tool line no case of topLevel knew; unknowns counts
+	// them (each heads at most one report the parser did not recognise).
+	unknown  string
+	unknowns int
+	// msg is the tool message ("Error: ...", "Warning: ...") of the line before, until another
+	// report-level line: an indented line after it makes it the headline of a report the parser
+	// does not know (a newer racecheck's hazard), not a message.
+	msg toolMessage
+}
+
+// toolMessage is a tool message severityRecord took, and the list it went to (nil for none).
+type toolMessage struct {
+	text  string
+	list  *[]string
+	added bool // appended to list (not already there)
 }
 
 func newParser(o Options) *parser {
@@ -272,16 +285,39 @@ func (p *parser) toolLine(raw, rest []byte) {
 	if len(c) == 0 {
 		// "=========" or "========= " separates reports.
 		p.endBlock()
+		p.msg = toolMessage{}
 		return
 	}
 	if p.blk != blkNone && (indent >= 2 || isContinuation(c)) {
 		p.continuation(raw, c)
 		return
 	}
-	if !p.topLevel(raw, c) && indent < 2 && p.unknown == "" {
-		// An indented line outside a report is the body of one not recognised: its
-		// headline, at report level, names it.
-		p.unknown = string(cut(c, 200))
+	if indent >= 2 && p.msg.text != "" {
+		// The message above has a body: it heads a report in a wording the parser does not
+		// know ("Error: <a newer racecheck's hazard>"), not a message about the target.
+		if p.msg.added {
+			*p.msg.list = (*p.msg.list)[:len(*p.msg.list)-1]
+		}
+		p.unknownLine(p.msg.text)
+	}
+	if indent < 2 {
+		p.msg = toolMessage{}
+	}
+	if !p.topLevel(raw, c) && indent < 2 {
+		// A report-level line no case knows: in all likelihood the headline of a report the
+		// parser does not recognise (its body, indented, follows).
+		p.unknownLine(string(cut(c, 200)))
+	}
+	if indent >= 2 {
+		p.msg = toolMessage{}
+	}
+}
+
+// unknownLine counts a report-level line the parser did not know and keeps the first.
+func (p *parser) unknownLine(text string) {
+	p.unknowns++
+	if p.unknown == "" {
+		p.unknown = text
 	}
 }
 
@@ -588,18 +624,27 @@ func (p *parser) severityRecord(raw, c []byte) bool {
 		return true
 	}
 	p.endBlock()
+	msg := toolMessage{text: string(cut(c, 200))}
 	switch sev {
 	case "error":
-		p.targetMessage(c)
+		var fatal bool
+		msg.list = &p.rep.TargetErrors
+		if msg.added, fatal = p.targetMessage(c); fatal || bytes.Contains(c, []byte("process didn't terminate")) {
+			// A message the parser knows, whatever follows it (cuda-memcheck explains this
+			// one on an indented line).
+			return true
+		}
 	case "warning":
-		addMessage(&p.rep.Warnings, c)
+		msg.list, msg.added = &p.rep.Warnings, addMessage(&p.rep.Warnings, c)
 		if bytes.Contains(c, []byte("RACECHECK")) || bytes.Contains(c, []byte("hazards")) {
 			p.evidence(ToolRacecheck)
 		}
 		if bytes.Contains(c, []byte("Maximum number of hazards reached")) {
 			p.rep.HazardLimit = true
+			return true
 		}
 	}
+	p.msg = msg
 	return true
 }
 
@@ -611,13 +656,17 @@ var fatalMessages = []struct{ text, reason string }{
 	{"Internal Sanitizer Error", "compute-sanitizer reported an internal error"},
 }
 
-func (p *parser) targetMessage(c []byte) {
-	addMessage(&p.rep.TargetErrors, c)
+// targetMessage keeps a tool message about the target; added reports whether it was appended
+// to TargetErrors, fatal whether it is one of fatalMessages.
+func (p *parser) targetMessage(c []byte) (added, fatal bool) {
+	added = addMessage(&p.rep.TargetErrors, c)
 	for _, f := range fatalMessages {
 		if bytes.Contains(c, []byte(f.text)) {
 			addReason(&p.fatal, f.reason)
+			fatal = true
 		}
 	}
+	return added, fatal
 }
 
 // crashPrefixes start application output lines that say the target process died:
@@ -1026,10 +1075,13 @@ func (p *parser) finish(truncated int, readErr error) {
 	}
 	rep.Complete = len(reasons) == 0
 	rep.Inconclusive = strings.Join(reasons, "; ")
-	if rep.ErrorSummary != nil {
-		// Every printed report counts in the summary: those the parser did not recognise are
-		// errors it would otherwise drop in silence.
-		if n := *rep.ErrorSummary - rep.NotPrinted - rep.recognised(); n > 0 {
+	if n := rep.printed() - rep.recognised(); n > 0 {
+		if rep.HazardLimit && rep.HazardsDisplayed != nil {
+			// Past its hazard limit racecheck may count hazards it never printed: only the
+			// report lines the parser did not know show reports it did not recognise.
+			n = min(n, p.unknowns)
+		}
+		if n > 0 {
 			rep.Unrecognised, rep.FirstUnrecognised = n, p.unknown
 		}
 	}
@@ -1045,17 +1097,20 @@ func cut(s []byte, n int) []byte {
 	return s
 }
 
-// addMessage appends s to list unless it is there already or the list is full.
-func addMessage(list *[]string, s []byte) {
+// addMessage appends s to list unless it is there already or the list is full; it reports
+// whether it did.
+func addMessage(list *[]string, s []byte) bool {
 	s = cut(s, maxFieldBytes)
 	for _, m := range *list {
 		if m == string(s) {
-			return
+			return false
 		}
 	}
 	if len(*list) < maxMessages {
 		*list = append(*list, string(s))
+		return true
 	}
+	return false
 }
 
 func addReason(list *[]string, r string) {

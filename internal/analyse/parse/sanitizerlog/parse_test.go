@@ -153,6 +153,12 @@ func TestParseFixtures(t *testing.T) {
 		{file: "racecheck_analysis.log", tool: "racecheck", complete: true, hazards: 2},
 		{file: "racecheck_hazard_mode.log", tool: "racecheck", complete: true, hazards: 2},
 		{
+			// Two hazard reports in a wording the parser does not know (a newer racecheck's):
+			// RACECHECK SUMMARY counts the three displayed, one is recognised.
+			file: "racecheck_unrecognised.log", tool: "racecheck", complete: true, hazards: 1,
+			unrecognised: 2, firstUnknown: "Error: Shared memory data race detected between Write access at tile_transpose(float *, const float *)+0x1f0 in transpose.cu:22",
+		},
+		{
 			file: "initcheck_records.log", tool: "initcheck", errorSummary: intp(2), complete: true, hazards: 1,
 			errors: []errKey{
 				{"Uninitialized __global__ memory read", 8, "cub::ThreadLoad<(cub::CacheLoadModifier)2, const unsigned long long *>(T2)", "/src/cub/thread/thread_load.cuh", 260, 1},
@@ -742,5 +748,62 @@ func TestHeaderNamesTheToolOfACleanLog(t *testing.T) {
 	}
 	if rep.Tool != ToolInitcheck {
 		t.Errorf("Tool = %q, want %q", rep.Tool, ToolInitcheck)
+	}
+}
+
+// TestRacecheckSummaryCountsHazards: racecheck's "RACECHECK SUMMARY: N hazards displayed" counts
+// every hazard report it printed, as ERROR SUMMARY counts memcheck's errors, so the reports the
+// parser did not recognise are Unrecognised. Past racecheck's hazard limit the count may hold
+// hazards it never printed: only report lines the parser did not know are claimed then.
+func TestRacecheckSummaryCountsHazards(t *testing.T) {
+	const (
+		banner  = "========= COMPUTE-SANITIZER\n"
+		known   = "========= Error: Race reported between Write access at k(int *)+0x60 in k.cu:3\n=========     and Read access at k(int *)+0x40 in k.cu:2 [8 hazards]\n=========\n"
+		unknown = "========= Error: Shared memory data race detected between Write access at t(float *)+0x10\n=========     and Read access at t(float *)+0x30 [4 hazards]\n=========\n"
+		limit   = "========= Warning: Maximum number of hazards reached. Environment variable NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS can be used to increase this count.\n"
+		access  = "========= Invalid __global__ write of size 4 bytes\n=========     at f(int *)+0x10\n=========     by thread (0,0,0) in block (0,0,0)\n=========     Address 0x10 is out of bounds\n=========\n"
+		firstUn = "Error: Shared memory data race detected between Write access at t(float *)+0x10"
+	)
+	race := func(n int) string {
+		return fmt.Sprintf("========= RACECHECK SUMMARY: %d hazards displayed (%d errors, 0 warnings)\n", n, n)
+	}
+	tests := []struct {
+		name         string
+		log          string
+		unrecognised int
+		first        string
+		targetErrors int
+	}{
+		{"all recognised", banner + known + known + race(2), 0, "", 0},
+		{"clean", banner + race(0), 0, "", 0},
+		{"a report in an unknown wording", banner + known + unknown + race(2), 1, firstUn, 0},
+		{"reports not in the log (--save)", banner + race(2), 2, "", 0},
+		{"hazard limit: the rest may not have been printed", banner + limit + known + race(3), 0, "", 0},
+		{"hazard limit: only unknown report lines are claimed", banner + limit + known + unknown + race(4), 1, firstUn, 0},
+		{"a tool message is not a hazard report", banner + known + "========= Error: process didn't terminate successfully\n" +
+			"=========     The application may have hit an error when dereferencing Unified Memory from the host.\n" + race(2), 1, "", 1},
+		{"memcheck and racecheck sessions in one log", banner + access + "========= ERROR SUMMARY: 2 errors\n" + banner + known + race(1), 1, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Unrecognised != tt.unrecognised || rep.FirstUnrecognised != tt.first {
+				t.Errorf("Unrecognised = %d, FirstUnrecognised = %q; want %d, %q", rep.Unrecognised, rep.FirstUnrecognised, tt.unrecognised, tt.first)
+			}
+			if len(rep.TargetErrors) != tt.targetErrors {
+				t.Errorf("TargetErrors = %q, want %d", rep.TargetErrors, tt.targetErrors)
+			}
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(text.String(), "does not recognise") || strings.Contains(text.String(), "not found in the log"); got != (tt.unrecognised > 0) {
+				t.Errorf("the summary text says %v about unrecognised hazards:\n%s", got, text.String())
+			}
+			checkInvariants(t, rep)
+		})
 	}
 }

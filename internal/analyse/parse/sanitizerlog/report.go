@@ -9,7 +9,10 @@
 // marked inconclusive with a reason.
 package sanitizerlog
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Tool names a Report can carry in Report.Tool.
 const (
@@ -35,10 +38,13 @@ type Report struct {
 	ErrorSummary *int `json:"error_summary"`
 	// NotPrinted is the total of the "ERROR SUMMARY: K errors were not printed" lines.
 	NotPrinted int `json:"not_printed"`
-	// Unrecognised is how many of the errors ErrorSummary counts as printed (less NotPrinted)
-	// are in no record the parser recognised: a report in a wording it does not know (a newer
-	// tool's), or records the log does not hold (--save, --log-file). They are errors all the
-	// same: a run with some is never clean. 0 when the counts agree or no summary was printed.
+	// Unrecognised is how many of the reports the summaries count as printed (ErrorSummary
+	// less NotPrinted, and racecheck's HazardsDisplayed) are in no record the parser
+	// recognised: a report in a wording it does not know (a newer tool's), or records the log
+	// does not hold (--save, --log-file). They are findings all the same: a run with some is
+	// never clean. 0 when the counts agree or no summary was printed; past racecheck's hazard
+	// limit (HazardLimit), at most the report lines the parser did not know, since the
+	// hazards displayed may include some never printed.
 	Unrecognised int `json:"unrecognised,omitempty"`
 	// FirstUnrecognised is the first report-level tool line the parser did not know (in all
 	// likelihood the headline of such a report), kept only when Unrecognised > 0.
@@ -178,6 +184,28 @@ type Leak struct {
 	Count int `json:"count"`
 }
 
+// printed is the number of reports the summaries count as printed: ERROR SUMMARY's N less the K
+// not printed (memcheck, initcheck, synccheck) and racecheck's N hazards displayed; 0 without
+// a summary.
+func (r *Report) printed() int {
+	n := 0
+	if r.ErrorSummary != nil {
+		n = *r.ErrorSummary - r.NotPrinted
+	}
+	if r.HazardsDisplayed != nil {
+		n = addSat(n, *r.HazardsDisplayed)
+	}
+	return n
+}
+
+// addSat is a + b for counts, at most the largest int.
+func addSat(a, b int) int {
+	if b > 0 && a > int(^uint(0)>>1)-b {
+		return int(^uint(0) >> 1)
+	}
+	return a + b
+}
+
 // recognised is the number of records the parser recognised: those aggregated in Errors,
 // APIErrors, Hazards and Leaks, and those the distinct-entry cap dropped.
 func (r *Report) recognised() int {
@@ -197,21 +225,39 @@ func (r *Report) recognised() int {
 	return n
 }
 
-// UnrecognisedText says what n errors the parser did not recognise are: "1 error of a kind
+// UnrecognisedText says what n reports the parser did not recognise are: "1 error of a kind
 // debugflow does not recognise (first: "...")" with the first unknown report line, else "n
-// errors not found in the log (...)"; "" for n = 0. Summaries, the step and the report share it.
-func UnrecognisedText(n int, first string) string {
+// errors not found in the log (...)"; racecheck's are hazards; "" for n = 0. Summaries, the
+// step and the report share it.
+func UnrecognisedText(tool string, n int, first string) string {
 	if n <= 0 {
 		return ""
 	}
 	errs := "errors"
+	if tool == ToolRacecheck {
+		errs = "hazards"
+	}
 	if n == 1 {
-		errs = "error"
+		errs = strings.TrimSuffix(errs, "s")
 	}
 	if first != "" {
 		return fmt.Sprintf("%d %s of a kind debugflow does not recognise (first: \"%s\")", n, errs, first)
 	}
 	return fmt.Sprintf("%d %s not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)", n, errs)
+}
+
+// unrecognisedSuffix is what a summary line adds about the reports the parser did not
+// recognise: ", 2 recognised, 1 error of a kind ..." after ERROR SUMMARY (its printed errors
+// less those), ", 1 hazard of a kind ..." after RACECHECK SUMMARY; "" when there are none.
+func (r *Report) unrecognisedSuffix() string {
+	if r.Unrecognised <= 0 {
+		return ""
+	}
+	text := ", " + UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
+	if r.ErrorSummary != nil && r.HazardsDisplayed == nil {
+		return fmt.Sprintf(", %d recognised", *r.ErrorSummary-r.NotPrinted-r.Unrecognised) + text
+	}
+	return text
 }
 
 // Findings is the number of distinct findings: Errors, APIErrors, Hazards and Leaks.

@@ -76,8 +76,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.NotPrinted > 0 {
 			fmt.Fprintf(bw, " (%d not printed: raise --print-limit to see them)", r.NotPrinted)
 		}
-		if r.Unrecognised > 0 {
-			fmt.Fprintf(bw, ", %d recognised, %s", *r.ErrorSummary-r.NotPrinted-r.Unrecognised, UnrecognisedText(r.Unrecognised, r.FirstUnrecognised))
+		if r.HazardsDisplayed == nil {
+			fmt.Fprint(bw, r.unrecognisedSuffix())
 		}
 		fmt.Fprintln(bw)
 	} else {
@@ -87,7 +87,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(bw, r.LeakSummary)
 	}
 	if r.RaceSummary != "" {
-		fmt.Fprintln(bw, r.RaceSummary)
+		// racecheck's summary counts its hazard reports, as ERROR SUMMARY counts errors.
+		fmt.Fprintln(bw, r.RaceSummary+r.unrecognisedSuffix())
 	}
 
 	if len(r.TargetErrors) > 0 {

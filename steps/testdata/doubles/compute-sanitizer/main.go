@@ -18,6 +18,8 @@
 //	barrier      synccheck: a barrier with divergent threads
 //	unknown-kind memcheck: one error report in a wording no release before 2026 printed (a
 //	             newer tool's), counted in ERROR SUMMARY as every report is
+//	unknown-hazard racecheck: one hazard report in a wording no release before 2026 printed,
+//	             counted in RACECHECK SUMMARY's hazards displayed as every report is
 //
 // Exit status follows the real tool: the target's non-zero status passes
 // through; otherwise --error-exitcode when errors were "found"; else 0.
@@ -178,6 +180,12 @@ func main() {
 =========     by thread (0,0,0) in block (1,0,0)
 =========     Saved host backtrace up to driver entry point at kernel launch time
 =========         Host Frame: cuLaunchKernel [0x2f1b3a] in libcuda.so.1
+=========
+`)
+		found = 1
+	case "unknown-hazard":
+		fmt.Print(`========= Error: Shared memory data race detected between Write access at ad_reduce_max_kernel(float *, int)+0x260 in /src/reduce.cu:31
+=========     and Read access at ad_reduce_max_kernel(float *, int)+0x200 in /src/reduce.cu:29 [64 hazards]
 =========
 `)
 		found = 1
