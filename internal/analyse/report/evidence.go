@@ -169,6 +169,9 @@ func (v *loader) loadEvidence(have map[string]bool) error {
 			return err
 		}
 	}
+	if r := v.Reproducer; r != nil && v.Timeline == nil {
+		r.flakyLostWithoutRecord()
+	}
 	if have[CoredumpSummary] || have[CoredumpGDBLog] {
 		if err := v.loadCoredump(have); err != nil {
 			return err

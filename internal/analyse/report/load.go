@@ -480,6 +480,16 @@ func (r *Reproducer) addHeldAttempts(held []workerlog.Failure, cut bool) {
 	}
 }
 
+// flakyLostWithoutRecord marks Rerun a lower bound when no worker record was read and a worker
+// crashed in a run the flaky plugin retried in: the plugin's report of a worker reaches the
+// controller only when the worker ends, so a crashed worker's retried attempts are in neither
+// the log nor any record.
+func (r *Reproducer) flakyLostWithoutRecord() {
+	if r.Rerun > 0 && len(r.CrashedWorkers) > 0 && slices.Contains(r.RetryPlugins, pytestlog.PluginFlaky) {
+		r.RerunAtLeast = true
+	}
+}
+
 // testName is a node id's last "::" part, the name the flaky plugin's report gives the test ("").
 func testName(nodeid string) string {
 	i := strings.LastIndex(nodeid, "::")

@@ -48,17 +48,24 @@ const (
 	byFlaky                           // the flaky plugin's report: "NAME failed (N runs remaining out of M)."
 )
 
+// The retry plugins' names in Result.RetryPlugins.
+const (
+	PluginRerunfailures = "pytest-rerunfailures"
+	PluginRetry         = "pytest-retry"
+	PluginFlaky         = "flaky"
+)
+
 // retryPlugins names the plugins of the bits by.
 func retryPlugins(by uint8) []string {
 	var out []string
 	if by&byRerunfailures != 0 {
-		out = append(out, "pytest-rerunfailures")
+		out = append(out, PluginRerunfailures)
 	}
 	if by&byRetry != 0 {
-		out = append(out, "pytest-retry")
+		out = append(out, PluginRetry)
 	}
 	if by&byFlaky != 0 {
-		out = append(out, "flaky")
+		out = append(out, PluginFlaky)
 	}
 	return out
 }
