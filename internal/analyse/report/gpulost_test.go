@@ -22,10 +22,7 @@ func TestRunnerSuspectWhenTheGPUIsLost(t *testing.T) {
 		"gpu_health_after.csv": "# debugflow: nvidia-smi --query-gpu=...: exit status 15\n",
 	}
 	addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary)
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	r := v.runnerVerdict()
 	if r.Verdict != RunnerSuspect || !strings.Contains(strings.Join(r.Reasons, "; "), "GPU-5f0e4c7a: GPU missing after the run") {
 		t.Errorf("runner verdict %+v, want suspect: the GPU is missing after the run", r)
@@ -49,10 +46,7 @@ func TestXidFromNoWorkerPID(t *testing.T) {
 	files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n" +
 		"[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n"}
 	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary)
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	var text strings.Builder
 	if err := v.WriteText(&text, false); err != nil {
 		t.Fatal(err)
@@ -79,10 +73,7 @@ func TestXidFromAWorkerIsThisRunsFault(t *testing.T) {
 	files := map[string]string{}
 	// The T4 record's Xid 31 came from pid 37800, gw3's.
 	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	r := v.runnerVerdict()
 	if got := strings.Join(r.Reasons, "; "); r.Verdict != RunnerApplication ||
 		!strings.Contains(got, "application-class Xid 31 fired") || strings.Contains(got, "no pytest process") {
@@ -148,10 +139,7 @@ func TestXidPlacedInTheRunDoesNotPredateIt(t *testing.T) {
 	addT4Files(t, files, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
 	files[XidAddedLog] = strings.Replace(files[XidAddedLog], "(anchor): 3",
 		"("+evidencefiles.XidMayPredate+" (the earlier snapshot could not read the kernel log)): 3", 1)
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	if v.Xid == nil || v.Xid.MayPredate == "" {
 		t.Fatalf("the fixture's xid_added.log does not say its lines may predate the run: %+v", v.Xid)
 	}
@@ -161,9 +149,7 @@ func TestXidPlacedInTheRunDoesNotPredateIt(t *testing.T) {
 	}
 	// Without the worker record nothing places them.
 	delete(files, WorkerLog)
-	if v, err = Load(writeDir(t, files)); err != nil {
-		t.Fatal(err)
-	}
+	v = loadFiles(t, files)
 	if got := strings.Join(v.runnerVerdict().Reasons, "; "); !strings.Contains(got, "may predate the run") {
 		t.Errorf("without workers.jsonl: runner reasons %q, want the doubt", got)
 	}
@@ -200,10 +186,7 @@ func TestXidGoesToTheCrashTestTheLogDoesNotName(t *testing.T) {
 			"[gw0] [ 50%] PASSED t.py::test_a \n[gw0] node down: Not properly terminated\n",
 		XidAddedLog: "# source: dmesg\n[  101.700000] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=pytest-xdist, channel 0x00000201\n",
 	}
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	if v.Xid == nil || len(v.Xid.Events) != 1 || v.Xid.Events[0].Worker != "gw0" || v.Xid.Events[0].Test != "t.py::test_b" {
 		t.Errorf("Xid events %+v, want one from gw0 running t.py::test_b", v.Xid)
 	}
@@ -220,10 +203,7 @@ func TestGPUFallenOffTheBusWithoutAnXid(t *testing.T) {
 		"old message":   {DmesgStartLog: "# source: dmesg\n" + lost, "dmesg_final.log": "# source: dmesg\n" + lost},
 	} {
 		t.Run(name, func(t *testing.T) {
-			v, err := Load(writeDir(t, files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, files)
 			r := v.runnerVerdict()
 			if name == "old message" {
 				if v.Xid == nil || len(v.Xid.Counts) != 0 || r.Verdict == RunnerSuspect {
@@ -247,10 +227,7 @@ func TestNvidiaSMIMissingAfterTheRunIsNoLostGPU(t *testing.T) {
 		"gpu_health_after.csv": "# debugflow: nvidia-smi: not found\n",
 	}
 	addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary)
-	v, err := Load(writeDir(t, files))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, files)
 	r := v.runnerVerdict()
 	gpu := strings.Join(v.gpuLines(), "\n")
 	if r.Verdict == RunnerSuspect || strings.Contains(gpu, "missing after the run") || !strings.Contains(gpu, "health after the run: nvidia-smi: not found") {
@@ -272,10 +249,7 @@ func TestXidOnAnotherJobsGPU(t *testing.T) {
 		files := map[string]string{XidAddedLog: "# source: dmesg --ctime\n[Wed Dec  2 10:46:42 2026] NVRM: Xid (PCI:" + tt.pci +
 			"): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at physAddr 0x1234.\n"}
 		addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", "gpu_health_after.txt", "gpu_health_after.csv")
-		v, err := Load(writeDir(t, files))
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := loadFiles(t, files)
 		if r := v.runnerVerdict(); r.Verdict != tt.want {
 			t.Errorf("Xid 48 on %s: runner %+v, want %s", tt.pci, r, tt.want)
 		} else if tt.want == RunnerNoFault && !strings.Contains(strings.Join(r.Reasons, "; "), "Xid 48 fired on a GPU its health snapshot does not list") {
@@ -294,10 +268,7 @@ func TestXid45AfterTheRunsOwnKill(t *testing.T) {
 		{`{"exit_code":130,"reproduced":false,"cancelled":true,"stop_signal":"interrupt","count":5,"workers":2,"passed":3}`, RunnerNoFault},
 		{`{"exit_code":1,"reproduced":true,"cancelled":false,"count":5,"workers":2,"passed":3,"failed":1}`, RunnerApplication},
 	} {
-		v, err := Load(writeDir(t, map[string]string{XidAddedLog: xid45, ReproducerSummary: tt.summary}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := loadFiles(t, map[string]string{XidAddedLog: xid45, ReproducerSummary: tt.summary})
 		if r := v.runnerVerdict(); r.Verdict != tt.want {
 			t.Errorf("%s: runner %+v, want %s", tt.summary, r, tt.want)
 		}

@@ -40,10 +40,7 @@ func TestLoadKernelLogUnavailable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			got := v.Run.KernelLogUnavailable
 			if tt.wantWhy == "" {
 				if got != "" || v.Xid == nil || fmt.Sprint(v.Xid.Counts) != fmt.Sprint(tt.wantXid) {
@@ -198,10 +195,7 @@ func TestXidSinceAnUnreadStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, map[string]string{DmesgStartLog: start, "dmesg_final.log": final(tt.since)}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, map[string]string{DmesgStartLog: start, "dmesg_final.log": final(tt.since)})
 			checkXidNote(t, v, tt.wantXid, tt.wantNote)
 		})
 	}
@@ -251,10 +245,7 @@ func TestXidOutsideTheReproducer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			checkXidNote(t, v, tt.wantXid, tt.wantNote)
 		})
 	}
@@ -326,10 +317,7 @@ func TestXidSnapshotsRepeatedLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			checkXidNote(t, v, tt.wantXid, tt.wantNote)
 			if n := len(v.Xid.Events); n != v.Xid.Counts[13] {
 				t.Errorf("%d events for %d counted", n, v.Xid.Counts[13])

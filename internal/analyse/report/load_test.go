@@ -135,10 +135,7 @@ func TestLoadXidEventsCapped(t *testing.T) {
 	for i := 0; i < MaxXidEvents+25; i++ {
 		fmt.Fprintf(&b, "[%5d.%06d] NVRM: Xid (PCI:0001:00:00): 13, pid=9921, name=python, Graphics SM Warp Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address\n", 1000+i, i)
 	}
-	v, err := Load(writeDir(t, map[string]string{XidAddedLog: b.String()}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, map[string]string{XidAddedLog: b.String()})
 	if v.Xid.Counts[13] != MaxXidEvents+25 || len(v.Xid.Events) != MaxXidEvents || v.Xid.Dropped != 25 {
 		t.Errorf("count %d, events %d, dropped %d", v.Xid.Counts[13], len(v.Xid.Events), v.Xid.Dropped)
 	}
@@ -261,10 +258,7 @@ func TestLoadReproducer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			r := v.Reproducer
 			if r == nil {
 				t.Fatal("no reproducer section")
@@ -356,10 +350,7 @@ func TestLoadSanitizerMergesAPIErrors(t *testing.T) {
 		"=========",
 		"========= ERROR SUMMARY: 3 errors",
 	)
-	v, err := Load(writeDir(t, map[string]string{SanitizerLog: log}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := loadFiles(t, map[string]string{SanitizerLog: log})
 	s := v.Sanitizer
 	if s == nil || !s.Complete || s.ErrorSummary == nil || *s.ErrorSummary != 3 {
 		t.Fatalf("sanitizer %+v", s)
@@ -454,10 +445,7 @@ func TestStepVersionInJSON(t *testing.T) {
 		{"too long", `{"step_version": "` + long + `"}`, strings.Repeat("é", 100) + "..."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, map[string]string{ReproducerSummary: tt.summary}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, map[string]string{ReproducerSummary: tt.summary})
 			var buf bytes.Buffer
 			if err := v.WriteJSON(&buf); err != nil {
 				t.Fatal(err)
@@ -520,10 +508,7 @@ func TestSanitizerUnrecognisedErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, map[string]string{SanitizerLog: tt.log}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, map[string]string{SanitizerLog: tt.log})
 			s := v.Sanitizer
 			if got := s.state(); got != tt.state {
 				t.Errorf("state\n got %s\nwant %s", got, tt.state)
@@ -567,10 +552,7 @@ func TestHeldFailuresAreFailing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			if got := v.Reproducer.RecordOnly; !slices.Equal(got, tt.wantRecord) {
 				t.Errorf("RecordOnly = %q, want %q", got, tt.wantRecord)
 			}
@@ -639,10 +621,7 @@ func TestRetriedAttemptsCountTheRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Load(writeDir(t, tt.files))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := loadFiles(t, tt.files)
 			r := v.Reproducer
 			if r.Rerun != tt.rerun || r.RerunRecordOnly != tt.recordOnly || r.RerunAtLeast != tt.atLeast {
 				t.Errorf("rerun %d, of them the record's alone %d, at least %v; want %d, %d, %v", r.Rerun, r.RerunRecordOnly, r.RerunAtLeast, tt.rerun, tt.recordOnly, tt.atLeast)
@@ -663,4 +642,14 @@ func TestRetriedAttemptsCountTheRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadFiles writes files into a new folder and loads it, failing the test on an error.
+func loadFiles(t testing.TB, files map[string]string) *Verdict {
+	t.Helper()
+	v, err := Load(writeDir(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
