@@ -102,14 +102,17 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		}
 	}
 	rec := pytestlog.WorkerRecord{KilledIn: killedIn, LogCut: st.Size() > maxLogBytes}
-	held, recordCut, err := heldFailures(ctx, dir)
-	if err != nil {
+	held, recordCut, recorded, recErr := heldFailures(ctx, dir)
+	if recErr != nil {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%v: the flaky plugin's retried attempts are placed by the test's name alone, and a crashed worker's are not counted", err))
 	}
 	rec.Held = held
 	trials, err := pytestlog.CountTrialsWithRecord(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if !recorded && recErr == nil && trials.FlakyRetried && len(sum.CrashedWorkers) > 0 {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("a worker crashed in a sweep the flaky plugin retried in, and there is no %s: the plugin's report of a crashed worker is lost with it, so a failed attempt it retried into a pass may count as a pass (the failures are a lower bound)", workerLog))
 	}
 	if recordCut && len(held) > 0 && (len(sum.CrashedWorkers) > 0 || !sum.Complete) {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s reached its size bound and a worker crashed or pytest did not finish: a failed attempt a retry plugin ran again after the bound, in a process whose part of the log is lost, may count as a pass", workerLog))
@@ -149,25 +152,25 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 
 // heldFailures are the ids of the worker record's held_failure lines (none without a record),
 // read up to the reproduce step's bound of it; cut says the record, or what was read of it,
-// ended at a size bound. Each is a failed attempt a retry plugin held back and ran again: the
+// ended at a size bound, found that the folder has one. Each is a failed attempt a retry plugin held back and ran again: the
 // flaky plugin's report names it by the test's name alone, and loses a crashed worker's.
-func heldFailures(ctx context.Context, dir string) (ids []string, cut bool, err error) {
+func heldFailures(ctx context.Context, dir string) (ids []string, cut, found bool, err error) {
 	f, st, err := readfile.Open(filepath.Join(dir, workerLog))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil // a folder from before the record, or a run without one
+		return nil, false, false, nil // a folder from before the record, or a run without one
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
+		return nil, false, false, fmt.Errorf("%s: %w", workerLog, err)
 	}
 	defer f.Close()
 	log, err := workerlog.Parse(readfile.WithContext(ctx, io.LimitReader(f, workerlog.MaxFileBytes)))
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", workerLog, err)
+		return nil, false, false, fmt.Errorf("%s: %w", workerLog, err)
 	}
 	for _, h := range log.HeldFailures {
 		ids = append(ids, h.NodeID)
 	}
-	return ids, log.Truncated || st.Size() > workerlog.MaxFileBytes || len(log.HeldFailures) >= workerlog.MaxHeldFailures, nil
+	return ids, log.Truncated || st.Size() > workerlog.MaxFileBytes || len(log.HeldFailures) >= workerlog.MaxHeldFailures, true, nil
 }
 
 // gpuUUIDs are the GPU UUIDs the folder's health snapshot names (the one after the run, else the

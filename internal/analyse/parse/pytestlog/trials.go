@@ -43,6 +43,10 @@ type Trials struct {
 	// flaky test when it fails (pytest.skip in an except) has fewer trials and no failures:
 	// package experiment compares these shares.
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// FlakyRetried says the flaky plugin's report retried a failed attempt: under xdist a
+	// crashed worker's part of that report is lost, so without the worker record's
+	// held_failure lines a retried failure on it counts as a pass.
+	FlakyRetried bool `json:"flaky_retried,omitempty"`
 }
 
 // MaxTrialIDs bounds the memory of TrialCounter (8 bytes and a flag per repeat id).
@@ -104,13 +108,13 @@ func (c *TrialCounter) Line(line string) { c.p.Line(line) }
 // Result returns the tally so far; the caller owns the slice.
 func (c *TrialCounter) Result() Trials {
 	c.p.mu.Lock()
-	stopped, maxRestart := c.p.stopAfter, c.p.maxRestart
+	stopped, maxRestart, flaky := c.p.stopAfter, c.p.maxRestart, c.p.flakyRetries > 0
 	c.p.mu.Unlock()
 	var skipped map[string]int
 	if len(c.skipped) > 0 {
 		skipped = maps.Clone(c.skipped)
 	}
-	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, MaxRestartReached: maxRestart, Unplaced: c.unplaced, Skipped: skipped}
+	return Trials{Tests: append([]TestTrials(nil), c.tests...), Truncated: c.truncated, StoppedAfter: stopped, MaxRestartReached: maxRestart, Unplaced: c.unplaced, Skipped: skipped, FlakyRetried: flaky}
 }
 
 // Parser returns the parser underneath, for the rest of what the log says.

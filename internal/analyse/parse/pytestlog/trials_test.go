@@ -315,7 +315,7 @@ test_k[cuda-3-3] failed; it passed 0 out of the required 1 times.
 =========================== short test summary info ============================
 FAILED t.py::test_k[cuda-3-3] - AssertionError: assert 0.01 >= 0.3
 =================== 1 failed, 2 passed in 0.56s ===================`,
-			want: Trials{Tests: []TestTrials{{ID: "t.py::test_k[cuda]", Trials: 3, Failures: 2}}},
+			want: Trials{Tests: []TestTrials{{ID: "t.py::test_k[cuda]", Trials: 3, Failures: 2}}, FlakyRetried: true},
 		},
 		{
 			name:  "flaky names a test without its file or class: one of two files' is not placed",
@@ -332,7 +332,7 @@ test_gone failed (1 runs remaining out of 2).
 ===End Flaky Test Report===
 ============================== 3 passed in 0.10s ===============================`,
 			want: Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 1}, {ID: "b.py::TestB::test_k", Trials: 1},
-				{ID: "b.py::test_other", Trials: 1, Failures: 1}}, Unplaced: 2},
+				{ID: "b.py::test_other", Trials: 1, Failures: 1}}, Unplaced: 2, FlakyRetried: true},
 		},
 	}
 	for _, tt := range tests {
@@ -386,11 +386,11 @@ test_k[2-2] passed 1 out of the required 1 times. Success!
 		want Trials
 	}{
 		{"a name two files share, its file by the record", shared, WorkerRecord{Held: []string{"a.py::test_k[2-2]"}},
-			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}, FlakyRetried: true}},
 		{"a retried attempt beyond the record's count of its name is placed by name", strings.Replace(shared,
 			"test_k[2-2] passed", "test_k[2-2] failed (1 runs remaining out of 2).\ntest_k[2-2] passed", 1),
 			WorkerRecord{Held: []string{"a.py::test_k[2-2]"}},
-			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}, Unplaced: 1}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 2, Failures: 1}, {ID: "b.py::TestB::test_k", Trials: 2}}, Unplaced: 1, FlakyRetried: true}},
 		{"a crashed worker's retried attempt, in no line of the log", `[gw0] [ 50%] PASSED t.py::test_k[1-2]
 [gw0] node down: Not properly terminated
 [gw0] [100%] FAILED t.py::test_z[1-2]
@@ -415,7 +415,7 @@ test_k failed; it passed 0 out of the required 1 times.
 FAILED a.py::test_k - AssertionError
 ============================== 1 failed, 1 passed in 0.10s ===============================`,
 			WorkerRecord{Held: []string{"a.py::test_k"}},
-			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 1, Failures: 1}, {ID: "b.py::test_k", Trials: 1}}}},
+			Trials{Tests: []TestTrials{{ID: "a.py::test_k", Trials: 1, Failures: 1}, {ID: "b.py::test_k", Trials: 1}}, FlakyRetried: true}},
 		{"pytest killed in the retry: the trial failed", `t.py::test_k[1-2] PASSED [ 50%]
 t.py::test_k[2-2] `, WorkerRecord{Held: []string{"t.py::test_k[2-2]"}},
 			Trials{Tests: []TestTrials{{ID: "t.py::test_k", Trials: 2, Failures: 1}}}},
