@@ -64,6 +64,7 @@ func fill(g *GPU, h GPU) {
 	str(&g.Serial, h.Serial)
 	str(&g.PCI, h.PCI)
 	str(&g.ECCMode, h.ECCMode)
+	str(&g.Fault, h.Fault)
 	if g.TemperatureC == nil {
 		g.TemperatureC = h.TemperatureC
 	}
@@ -171,6 +172,10 @@ func slowdowns(reasons []string) []string {
 func Problems(s Snapshot) []Finding {
 	var out []Finding
 	for _, g := range s.GPUs {
+		if g.Fault != "" {
+			// Its counters read as unknown, so without this it would look clean.
+			out = append(out, Finding{GPU: g.Label(), What: "nvidia-smi reports", After: g.Fault, Suspect: true})
+		}
 		if v := g.ECC.VolatileUncorrected; v != nil && *v > 0 {
 			out = append(out, Finding{GPU: g.Label(), What: "ECC volatile uncorrected", After: strconv.FormatInt(*v, 10), Suspect: true})
 		}
@@ -228,6 +233,9 @@ func Compare(before, after Snapshot) []Finding {
 func compareGPU(b, a GPU) []Finding {
 	var out []Finding
 	label := b.Label()
+	if a.Fault != "" && a.Fault != b.Fault {
+		out = append(out, Finding{GPU: label, What: "nvidia-smi reports", Before: orNo(b.Fault), After: a.Fault, Suspect: true})
+	}
 	if b.Serial != "" && a.Serial != "" && b.Serial != a.Serial {
 		out = append(out, Finding{GPU: label, What: "serial number", Before: b.Serial, After: a.Serial, Suspect: true})
 	}
@@ -265,6 +273,13 @@ func compareGPU(b, a GPU) []Finding {
 	return out
 }
 
+func orNo(s string) string {
+	if s == "" {
+		return "no fault"
+	}
+	return s
+}
+
 // AnySuspect reports whether one of the findings points at the hardware.
 func AnySuspect(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Suspect })
@@ -283,6 +298,9 @@ func Describe(s Snapshot, g GPU) string {
 	parts := []string{strings.TrimSpace(g.Name + " " + g.UUID)}
 	if g.Serial != "" {
 		parts[0] += " serial " + g.Serial
+	}
+	if g.Fault != "" {
+		parts = append(parts, "nvidia-smi reports "+g.Fault)
 	}
 	if s.Driver != "" {
 		parts = append(parts, "driver "+s.Driver)

@@ -125,3 +125,28 @@ func TestShortUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUThatCannotAnswer: nvidia-smi prints NVML's "GPU requires reset" or "GPU is lost" in
+// place of the values of a GPU that is out of service. Those are no mere "unknown": the GPU is
+// a problem, suspect, and a comparison with it never reads "no change".
+func TestGPUThatCannotAnswer(t *testing.T) {
+	tests := []struct {
+		name string
+		snap Snapshot
+		want string
+	}{
+		{"-q, GPU requires reset", parseQueryFile(t, "t4_590_requires_reset.txt"), "GPU-5f0e4c7a: nvidia-smi reports GPU requires reset"},
+		{"CSV, GPU is lost", csvFile(t, "t4_gpu_lost.csv"), "GPU-5f0e4c7a: nvidia-smi reports GPU is lost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := Problems(tt.snap)
+			if len(ps) != 1 || ps[0].String() != tt.want || !ps[0].Suspect {
+				t.Errorf("Problems = %v, want one suspect %q", ps, tt.want)
+			}
+			if cs := Compare(parseQueryFile(t, "t4_590_clean.txt"), tt.snap); !AnySuspect(cs) {
+				t.Errorf("Compare(clean, %s) = %v: no suspect change", tt.name, cs)
+			}
+		})
+	}
+}
