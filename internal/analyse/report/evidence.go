@@ -652,6 +652,23 @@ func (h *Health) newProblems() []nvsmi.Finding {
 	return out
 }
 
+// blind is nvsmi.Blind of the latest snapshot with GPUs, against the one before the run when
+// both have GPUs: why the counters cannot show a hardware fault ("" when they can).
+func (h *Health) blind() string {
+	after, before := h.After, h.Before
+	if after == nil || len(after.GPUs) == 0 {
+		after, before = h.Before, nil
+	}
+	if after == nil {
+		return ""
+	}
+	var b nvsmi.Snapshot
+	if before != nil {
+		b = *before
+	}
+	return strings.Join(nvsmi.Blind(b, *after), "; ")
+}
+
 // runnerVerdict weighs the evidence: health that got worse or is bad, or a hardware-class
 // Xid, make the runner suspect; application-class Xids or sanitizer or core dump findings with
 // the health unchanged make it an application fault.
@@ -732,8 +749,15 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	healthKnown := h != nil && ((h.Before != nil && len(h.Before.GPUs) > 0) || (h.After != nil && len(h.After.GPUs) > 0))
+	blind := ""
+	if healthKnown {
+		blind = h.blind()
+	}
 	if len(app) > 0 {
 		switch {
+		case blind != "":
+			// A GPU without ECC, or with ECC off: "did not change" would say nothing.
+			app = append(app, "the GPU's health counters cannot show a hardware fault ("+blind+")")
 		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
 			app = append(app, "the GPU's health counters did not change")
 		case healthKnown:
@@ -779,7 +803,10 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	if why := v.Run.KernelLogUnavailable; why != "" {
 		reasons = append(reasons, "kernel log "+notAvailableRunner+" ("+why+")")
 	}
-	if healthKnown {
+	switch {
+	case blind != "":
+		reasons = append(reasons, "the GPU's health counters cannot show a hardware fault ("+blind+")")
+	case healthKnown:
 		reasons = append(reasons, "the GPU's health shows no problem")
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}

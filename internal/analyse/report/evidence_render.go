@@ -221,6 +221,8 @@ func (v *Verdict) gpuLines() []string {
 		out = append(out, "health before the run: "+orText(h.BeforeNote, "not recorded"))
 	case h.After == nil || len(h.After.GPUs) == 0:
 		out = append(out, "health after the run: "+orText(h.AfterNote, "not recorded"))
+	case len(h.Changes) == 0 && h.blind() != "":
+		out = append(out, "no change seen from before to after the run, but the counters cannot show one ("+h.blind()+")")
 	case len(h.Changes) == 0:
 		out = append(out, "no change from before to after the run")
 	}

@@ -280,6 +280,61 @@ func orNo(s string) string {
 	return s
 }
 
+// Blind says, per GPU of after, why its health counters cannot show a hardware fault:
+// "GPU-5f0e4c7a: ECC disabled, so no memory error is counted" (nor page retired), or
+// "GPU-6b1d0869: nvidia-smi reports no ECC, retired-page or remapped-row count" (a GeForce,
+// or every count N/A; with before's GPUs, counted in both snapshots). Empty when every GPU
+// has a counter that could show one. GPUs that Compare or Problems already call suspect (a
+// replaced GPU, a Fault) are left out: they are not "unchanged".
+func Blind(before, after Snapshot) []string {
+	var out []string
+	for i, a := range after.GPUs {
+		if a.Fault != "" {
+			continue
+		}
+		var b *GPU
+		if len(before.GPUs) > 0 {
+			if b = pairOf(before.GPUs, a, i); b == nil || b.Fault != "" {
+				continue
+			}
+		}
+		if strings.EqualFold(a.ECCMode, "Disabled") || b != nil && strings.EqualFold(b.ECCMode, "Disabled") {
+			out = append(out, ShortUUID(a.Label())+": ECC disabled, so no memory error is counted")
+			continue
+		}
+		known := 0
+		bc := counters(GPU{})
+		if b != nil {
+			bc = counters(*b)
+		}
+		for k, c := range counters(a) {
+			if c.v != nil && (b == nil || bc[k].v != nil) {
+				known++
+			}
+		}
+		if known == 0 {
+			out = append(out, ShortUUID(a.Label())+": nvidia-smi reports no ECC, retired-page or remapped-row count")
+		}
+	}
+	return out
+}
+
+// pairOf is the GPU of before that Compare compares with after's GPU a at position i: the
+// one with a's UUID, else the one at i when either lacks a UUID; nil for none.
+func pairOf(before []GPU, a GPU, i int) *GPU {
+	if a.UUID != "" {
+		for k := range before {
+			if before[k].UUID == a.UUID {
+				return &before[k]
+			}
+		}
+	}
+	if i < len(before) && (a.UUID == "" || before[i].UUID == "") {
+		return &before[i]
+	}
+	return nil
+}
+
 // AnySuspect reports whether one of the findings points at the hardware.
 func AnySuspect(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Suspect })
