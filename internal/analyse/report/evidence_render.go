@@ -38,11 +38,11 @@ func (v *Verdict) timelineLine() string {
 	if len(t.Crashes) == 0 {
 		return ""
 	}
-	line := t.Summary
+	line := strings.TrimSuffix(t.Summary, t.chance)
 	if p := t.crashPositions(); p != "" && t.KnownCrashes > 1 {
 		line += " (" + p + ")"
 	}
-	return line
+	return line + t.chance
 }
 
 // xidFrom is what the worker record says about an Xid event: "from gw3 while running T",
