@@ -103,7 +103,7 @@ func RunHealth(ctx context.Context, env *Env, opts HealthOptions) (*HealthResult
 			// (fallen off the bus, lost by the driver) is missing after the run, suspect.
 			res.Changes = nvsmi.Compare(before, res.Snapshot)
 			changed = len(res.Changes) > 0
-			printChanges(env, opts.Since, opts.Name, res.Changes)
+			printChanges(env, opts.Since, opts.Name, res.Changes, nvsmi.Blind(before, res.Snapshot))
 		}
 	}
 	uuids := make([]string, 0, len(res.Snapshot.GPUs))
@@ -277,8 +277,14 @@ func printHealth(env *Env, name string, r *HealthResult) {
 	}
 }
 
-func printChanges(env *Env, since, name string, changes []nvsmi.Finding) {
-	if len(changes) == 0 {
+// printChanges prints the changes; "no change" says when the counters could not show one
+// (blind: nvsmi.Blind).
+func printChanges(env *Env, since, name string, changes []nvsmi.Finding, blind []string) {
+	switch {
+	case len(changes) == 0 && len(blind) > 0:
+		fmt.Fprintf(env.Stdout, "health: no change seen from %s to %s, but the counters cannot show one (%s)\n", since, name, strings.Join(blind, "; "))
+		return
+	case len(changes) == 0:
 		fmt.Fprintf(env.Stdout, "health: no change from %s to %s\n", since, name)
 		return
 	}

@@ -256,3 +256,21 @@ func TestHealthVerbDefaultsSince(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestHealthUnchangedButBlind: a GPU with ECC off counts no memory error and retires no page,
+// so its counts never change: it never gets a bare "no change".
+func TestHealthUnchangedButBlind(t *testing.T) {
+	t.Parallel()
+	te, state := healthEnv(t, nil)
+	writeFile(t, state, "ecc_mode=Disabled\n")
+	out := t.TempDir()
+	for _, o := range []HealthOptions{{Out: out, Name: HealthBefore}, {Out: out, Name: HealthAfter, Since: HealthBefore}} {
+		if _, err := RunHealth(context.Background(), te.Env, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const want = "health: no change seen from before to after, but the counters cannot show one (GPU-5f0e4c7a: ECC disabled, so no memory error is counted)\n"
+	if s := te.stdout.String(); !strings.Contains(s, want) {
+		t.Errorf("output lacks %q:\n%s", want, s)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/stats"
 )
 
@@ -180,6 +182,9 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		if w := sameCommitWarning(*row, *base); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}
+		if w := otherGPUWarning(*row, *base); w != "" {
+			c.Warnings = append(c.Warnings, w)
+		}
 	}
 	c.Rows = append(baseRows, candRows...)
 	return c, nil
@@ -255,6 +260,46 @@ func sameCommitWarning(row, base Row) string {
 		commit = commit[:12]
 	}
 	return fmt.Sprintf("%s on %s ran the same commit %s as the baseline: an A/A comparison of one commit, not a change", row.Ref, orDash(row.Runner), commit)
+}
+
+// otherGPUWarning says when a candidate row judged fixed or improved never ran on a GPU that
+// the baseline row failed on (their health snapshots say which): on a pool of machines, a
+// failure that comes from one GPU (a bad board, a driver state) stops on any other GPU, with
+// or without the change, so the verdict cannot tell the change from the machine.
+func otherGPUWarning(row, base Row) string {
+	if v := row.Verdict(); (v != Fixed && v != Improved) || len(row.GPUs) == 0 {
+		return ""
+	}
+	var failing []string
+	for _, g := range base.ByGPU {
+		if g.Counts.Failures == 0 {
+			continue
+		}
+		for _, u := range strings.Split(g.GPU, "+") {
+			if slices.Contains(row.GPUs, u) {
+				return "" // the candidate ran on a GPU the baseline failed on
+			}
+		}
+		failing = append(failing, fmt.Sprintf("%s (%d/%d)", shortGPUs(g.GPU), g.Counts.Failures, g.Counts.Trials))
+	}
+	if len(failing) == 0 {
+		return ""
+	}
+	ran := make([]string, len(row.GPUs))
+	for i, u := range row.GPUs {
+		ran[i] = nvsmi.ShortUUID(u)
+	}
+	return fmt.Sprintf("%s on %s ran only on %s, and every failure of %s came from %s, where %s never ran: the GPU, not the change, may explain the verdict",
+		row.Ref, orDash(row.Runner), strings.Join(ran, ", "), base.Ref, strings.Join(failing, ", "), row.Ref)
+}
+
+// shortGPUs is "GPU-5f0e4c7a+GPU-9a3b27d1" for a ByGPU key.
+func shortGPUs(key string) string {
+	names := strings.Split(key, "+")
+	for i, n := range names {
+		names[i] = nvsmi.ShortUUID(n)
+	}
+	return strings.Join(names, "+")
 }
 
 // MoreRepetitions converts a row's MoreTrials into repetitions of the sweep (one repetition

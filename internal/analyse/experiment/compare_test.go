@@ -589,3 +589,53 @@ func TestMaxWorkerRestartIsWarned(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// TestFixOnAnotherGPU: on a pool of machines, a candidate that never ran on a GPU the
+// baseline failed on may look fixed because its GPU is sound, not because of the change: the
+// comparison warns. A candidate that ran on a failing GPU gets no warning.
+func TestFixOnAnotherGPU(t *testing.T) {
+	const a, b = "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11", "GPU-9a3b27d1-4c55-4f0b-8e21-0d6f3c9a7b42"
+	tests := []struct {
+		name    string
+		pinGPU  string
+		warning string // "" for none
+	}{
+		{"the candidate ran on another GPU", b,
+			"pin on local ran only on GPU-9a3b27d1, and every failure of baseline came from GPU-5f0e4c7a (10/50), where pin never ran: the GPU, not the change, may explain the verdict"},
+		{"the candidate ran on the failing GPU", a, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			var dirs []string
+			for _, ref := range []struct {
+				name, gpu string
+				fails     []int
+			}{{"baseline", a, every(5, 50)}, {"pin", tt.pinGPU, nil}} {
+				dir := filepath.Join(root, ref.name)
+				fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.name, Commit: ref.name + "c0ffee", Runner: "local"}, 50,
+					map[string][]int{"t.py::test_grad[cuda]": ref.fails})
+				write(t, filepath.Join(dir, "gpu_health_after.csv"), "index, uuid, temperature.gpu\n0, "+ref.gpu+", 40\n")
+				dirs = append(dirs, dir)
+			}
+			c, err := Compare(loadAll(t, dirs), "baseline", DefaultRule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := c.Rows[1].Verdict(); v != Fixed {
+				t.Fatalf("pin: %s, want fixed", v)
+			}
+			got := strings.Join(c.Warnings, "\n")
+			if tt.warning == "" && strings.Contains(got, "never ran") || tt.warning != "" && !strings.Contains(got, tt.warning) {
+				t.Errorf("warnings:\n%s\nwant %q", got, tt.warning)
+			}
+			var text bytes.Buffer
+			if err := c.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if tt.warning != "" && !strings.Contains(text.String(), "warning: "+tt.warning) {
+				t.Errorf("text output lacks the warning:\n%s", text.String())
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
+	"github.com/debugflow/debugflow/internal/analyse/stats"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
 )
@@ -58,6 +59,14 @@ type Timeline struct {
 	// the crashes whose position the record gives.
 	EarlyCrashes int `json:"early_crashes"`
 	KnownCrashes int `json:"known_crashes"`
+	// EarlyRuns counts the record's test runs that were a worker's first or second, Runs all
+	// of them: the share of early crashes chance alone gives (every run if workers ran one or
+	// two tests each).
+	EarlyRuns int `json:"early_runs"`
+	Runs      int `json:"runs"`
+	// chance is the end of Summary that compares the early crashes with EarlyRuns/Runs (the
+	// crash positions go before it).
+	chance string
 	// Summary says it in words: "4 of 5 crashes hit a worker's first or second test".
 	Summary string `json:"summary"`
 	// Dropped counts test runs left out of Workers (at most maxTimelineTests are listed; the
@@ -367,7 +376,14 @@ func buildTimeline(log *workerlog.Log, crashes [][2]string, initial int, failed 
 		t.Crashes = []workerlog.Crash{}
 	}
 	t.EarlyCrashes, t.KnownCrashes = workerlog.EarlyCrashes(t.Crashes)
-	t.Summary = crashSentence(t.Crashes, t.EarlyCrashes, t.KnownCrashes)
+	for _, w := range log.Workers {
+		if w.RunsTests() {
+			t.EarlyRuns += min(len(w.Tests), 2)
+			t.Runs += len(w.Tests)
+		}
+	}
+	t.chance = earlyAgainstChance(t.EarlyCrashes, t.KnownCrashes, t.EarlyRuns, t.Runs)
+	t.Summary = crashSentence(t.Crashes, t.EarlyCrashes, t.KnownCrashes) + t.chance
 	crashTest := map[string]string{}
 	replacedBy := map[string]string{}
 	replaces := map[string]string{}
@@ -443,6 +459,29 @@ func crashSentence(cs []workerlog.Crash, early, known int) string {
 		s += fmt.Sprintf(" (%d more not in the worker record)", len(cs)-known)
 	}
 	return s
+}
+
+// earlyAgainstChance compares the early crashes with the test runs that were a worker's first
+// or second: if any run is as likely to crash as another, that is the share of early crashes
+// to expect. ", but so were 20 of 32 test runs (62%): chance alone explains it" when the crashes
+// are not significantly more often early (one-sided binomial test at 5%), ", which only 14 of
+// 234 test runs were (6%)" when they are; "" with fewer than two placed crashes or no early
+// one.
+func earlyAgainstChance(early, known, earlyRuns, runs int) string {
+	if known < 2 || early == 0 || runs == 0 {
+		return ""
+	}
+	share := float64(earlyRuns) / float64(runs)
+	runsText := fmt.Sprintf("%d of %d test runs (%.0f%%)", earlyRuns, runs, 100*share)
+	// P(at least `early` of `known` crashes early | each early with probability share).
+	p := 1.0
+	if share < 1 {
+		p = stats.RegIncBeta(float64(early), float64(known-early+1), share)
+	}
+	if p >= 0.05 {
+		return ", but so were " + runsText + ": chance alone explains it"
+	}
+	return fmt.Sprintf(", which only %d of %d test runs were (%.0f%%)", earlyRuns, runs, 100*share)
 }
 
 // crashPositions is "gw5 1st, gw3 2nd, gw9 1st".
@@ -655,6 +694,23 @@ func (h *Health) newProblems() []nvsmi.Finding {
 	return out
 }
 
+// blind is nvsmi.Blind of the latest snapshot with GPUs, against the one before the run when
+// both have GPUs: why the counters cannot show a hardware fault ("" when they can).
+func (h *Health) blind() string {
+	after, before := h.After, h.Before
+	if after == nil || len(after.GPUs) == 0 {
+		after, before = h.Before, nil
+	}
+	if after == nil {
+		return ""
+	}
+	var b nvsmi.Snapshot
+	if before != nil {
+		b = *before
+	}
+	return strings.Join(nvsmi.Blind(b, *after), "; ")
+}
+
 // runnerVerdict weighs the evidence: health that got worse or is bad, or a hardware-class
 // Xid, make the runner suspect; application-class Xids or sanitizer or core dump findings with
 // the health unchanged make it an application fault.
@@ -735,8 +791,15 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	healthKnown := h != nil && ((h.Before != nil && len(h.Before.GPUs) > 0) || (h.After != nil && len(h.After.GPUs) > 0))
+	blind := ""
+	if healthKnown {
+		blind = h.blind()
+	}
 	if len(app) > 0 {
 		switch {
+		case blind != "":
+			// A GPU without ECC, or with ECC off: "did not change" would say nothing.
+			app = append(app, "the GPU's health counters cannot show a hardware fault ("+blind+")")
 		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
 			app = append(app, "the GPU's health counters did not change")
 		case healthKnown:
@@ -782,7 +845,10 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	if why := v.Run.KernelLogUnavailable; why != "" {
 		reasons = append(reasons, "kernel log "+notAvailableRunner+" ("+why+")")
 	}
-	if healthKnown {
+	switch {
+	case blind != "":
+		reasons = append(reasons, "the GPU's health counters cannot show a hardware fault ("+blind+")")
+	case healthKnown:
 		reasons = append(reasons, "the GPU's health shows no problem")
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}

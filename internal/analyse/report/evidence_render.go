@@ -38,11 +38,11 @@ func (v *Verdict) timelineLine() string {
 	if len(t.Crashes) == 0 {
 		return ""
 	}
-	line := t.Summary
+	line := strings.TrimSuffix(t.Summary, t.chance)
 	if p := t.crashPositions(); p != "" && t.KnownCrashes > 1 {
 		line += " (" + p + ")"
 	}
-	return line
+	return line + t.chance
 }
 
 // xidFrom is what the worker record says about an Xid event: "from gw3 while running T",
@@ -221,6 +221,8 @@ func (v *Verdict) gpuLines() []string {
 		out = append(out, "health before the run: "+orText(h.BeforeNote, "not recorded"))
 	case h.After == nil || len(h.After.GPUs) == 0:
 		out = append(out, "health after the run: "+orText(h.AfterNote, "not recorded"))
+	case len(h.Changes) == 0 && h.blind() != "":
+		out = append(out, "no change seen from before to after the run, but the counters cannot show one ("+h.blind()+")")
 	case len(h.Changes) == 0:
 		out = append(out, "no change from before to after the run")
 	}

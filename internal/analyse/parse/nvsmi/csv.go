@@ -122,6 +122,9 @@ func ParseCSV(r io.Reader) (Snapshot, error) {
 				break
 			}
 			v = strings.TrimSpace(v)
+			if g.Fault == "" {
+				g.Fault = fault(v)
+			}
 			switch cols[j] {
 			case "index":
 				if n := count(v); n != nil && *n < MaxGPUs*16 {

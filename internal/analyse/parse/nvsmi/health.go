@@ -64,6 +64,7 @@ func fill(g *GPU, h GPU) {
 	str(&g.Serial, h.Serial)
 	str(&g.PCI, h.PCI)
 	str(&g.ECCMode, h.ECCMode)
+	str(&g.Fault, h.Fault)
 	if g.TemperatureC == nil {
 		g.TemperatureC = h.TemperatureC
 	}
@@ -171,6 +172,10 @@ func slowdowns(reasons []string) []string {
 func Problems(s Snapshot) []Finding {
 	var out []Finding
 	for _, g := range s.GPUs {
+		if g.Fault != "" {
+			// Its counters read as unknown, so without this it would look clean.
+			out = append(out, Finding{GPU: g.Label(), What: "nvidia-smi reports", After: g.Fault, Suspect: true})
+		}
 		if v := g.ECC.VolatileUncorrected; v != nil && *v > 0 {
 			out = append(out, Finding{GPU: g.Label(), What: "ECC volatile uncorrected", After: strconv.FormatInt(*v, 10), Suspect: true})
 		}
@@ -228,6 +233,9 @@ func Compare(before, after Snapshot) []Finding {
 func compareGPU(b, a GPU) []Finding {
 	var out []Finding
 	label := b.Label()
+	if a.Fault != "" && a.Fault != b.Fault {
+		out = append(out, Finding{GPU: label, What: "nvidia-smi reports", Before: orNo(b.Fault), After: a.Fault, Suspect: true})
+	}
 	if b.Serial != "" && a.Serial != "" && b.Serial != a.Serial {
 		out = append(out, Finding{GPU: label, What: "serial number", Before: b.Serial, After: a.Serial, Suspect: true})
 	}
@@ -265,6 +273,68 @@ func compareGPU(b, a GPU) []Finding {
 	return out
 }
 
+func orNo(s string) string {
+	if s == "" {
+		return "no fault"
+	}
+	return s
+}
+
+// Blind says, per GPU of after, why its health counters cannot show a hardware fault:
+// "GPU-5f0e4c7a: ECC disabled, so no memory error is counted" (nor page retired), or
+// "GPU-6b1d0869: nvidia-smi reports no ECC, retired-page or remapped-row count" (a GeForce,
+// or every count N/A; with before's GPUs, counted in both snapshots). Empty when every GPU
+// has a counter that could show one. GPUs that Compare or Problems already call suspect (a
+// replaced GPU, a Fault) are left out: they are not "unchanged".
+func Blind(before, after Snapshot) []string {
+	var out []string
+	for i, a := range after.GPUs {
+		if a.Fault != "" {
+			continue
+		}
+		var b *GPU
+		if len(before.GPUs) > 0 {
+			if b = pairOf(before.GPUs, a, i); b == nil || b.Fault != "" {
+				continue
+			}
+		}
+		if strings.EqualFold(a.ECCMode, "Disabled") || b != nil && strings.EqualFold(b.ECCMode, "Disabled") {
+			out = append(out, ShortUUID(a.Label())+": ECC disabled, so no memory error is counted")
+			continue
+		}
+		known := 0
+		bc := counters(GPU{})
+		if b != nil {
+			bc = counters(*b)
+		}
+		for k, c := range counters(a) {
+			if c.v != nil && (b == nil || bc[k].v != nil) {
+				known++
+			}
+		}
+		if known == 0 {
+			out = append(out, ShortUUID(a.Label())+": nvidia-smi reports no ECC, retired-page or remapped-row count")
+		}
+	}
+	return out
+}
+
+// pairOf is the GPU of before that Compare compares with after's GPU a at position i: the
+// one with a's UUID, else the one at i when either lacks a UUID; nil for none.
+func pairOf(before []GPU, a GPU, i int) *GPU {
+	if a.UUID != "" {
+		for k := range before {
+			if before[k].UUID == a.UUID {
+				return &before[k]
+			}
+		}
+	}
+	if i < len(before) && (a.UUID == "" || before[i].UUID == "") {
+		return &before[i]
+	}
+	return nil
+}
+
 // AnySuspect reports whether one of the findings points at the hardware.
 func AnySuspect(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Suspect })
@@ -283,6 +353,9 @@ func Describe(s Snapshot, g GPU) string {
 	parts := []string{strings.TrimSpace(g.Name + " " + g.UUID)}
 	if g.Serial != "" {
 		parts[0] += " serial " + g.Serial
+	}
+	if g.Fault != "" {
+		parts = append(parts, "nvidia-smi reports "+g.Fault)
 	}
 	if s.Driver != "" {
 		parts = append(parts, "driver "+s.Driver)

@@ -125,3 +125,66 @@ func TestShortUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUThatCannotAnswer: nvidia-smi prints NVML's "GPU requires reset" or "GPU is lost" in
+// place of the values of a GPU that is out of service. Those are no mere "unknown": the GPU is
+// a problem, suspect, and a comparison with it never reads "no change".
+func TestGPUThatCannotAnswer(t *testing.T) {
+	tests := []struct {
+		name string
+		snap Snapshot
+		want string
+	}{
+		{"-q, GPU requires reset", parseQueryFile(t, "t4_590_requires_reset.txt"), "GPU-5f0e4c7a: nvidia-smi reports GPU requires reset"},
+		{"CSV, GPU is lost", csvFile(t, "t4_gpu_lost.csv"), "GPU-5f0e4c7a: nvidia-smi reports GPU is lost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := Problems(tt.snap)
+			if len(ps) != 1 || ps[0].String() != tt.want || !ps[0].Suspect {
+				t.Errorf("Problems = %v, want one suspect %q", ps, tt.want)
+			}
+			if cs := Compare(parseQueryFile(t, "t4_590_clean.txt"), tt.snap); !AnySuspect(cs) {
+				t.Errorf("Compare(clean, %s) = %v: no suspect change", tt.name, cs)
+			}
+		})
+	}
+}
+
+// TestBlind: a GPU whose counters cannot show a fault (no ECC, ECC off, nothing counted in
+// both snapshots) is named, so "the counters did not change" is never said of it.
+func TestBlind(t *testing.T) {
+	t4 := func(edit func(*GPU)) Snapshot {
+		s := parseQueryFile(t, "t4_590_clean.txt")
+		edit(&s.GPUs[0])
+		return s
+	}
+	same := func(*GPU) {}
+	naCounts := func(g *GPU) {
+		g.ECC = ECC{}
+		g.RetiredPages = RetiredPages{}
+	}
+	tests := []struct {
+		name          string
+		before, after Snapshot
+		want          []string
+	}{
+		{"a T4 with ECC on", t4(same), t4(same), nil},
+		{"one snapshot", Snapshot{}, t4(same), nil},
+		{"a GeForce", parseQueryFile(t, "rtx3090_535_no_ecc.txt"), parseQueryFile(t, "rtx3090_535_no_ecc.txt"),
+			[]string{"GPU-6b1d0869: nvidia-smi reports no ECC, retired-page or remapped-row count"}},
+		{"ECC disabled, retired pages still counted", t4(same), t4(func(g *GPU) { g.ECCMode = "Disabled" }),
+			[]string{"GPU-5f0e4c7a: ECC disabled, so no memory error is counted"}},
+		{"counted after the run only", t4(naCounts), t4(same),
+			[]string{"GPU-5f0e4c7a: nvidia-smi reports no ECC, retired-page or remapped-row count"}},
+		{"a replaced GPU is Compare's", t4(same), t4(func(g *GPU) { naCounts(g); g.UUID = "GPU-00000000-0000" }), nil},
+		{"a GPU that requires a reset is Problems'", t4(same), t4(func(g *GPU) { naCounts(g); g.Fault = "GPU requires reset" }), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Blind(tt.before, tt.after)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -57,6 +57,10 @@ type GPU struct {
 	// ClockEvents are the active clock event (throttle) reasons, as nvidia-smi names them
 	// ("SW Thermal Slowdown"); nil when not reported, empty when none is active.
 	ClockEvents []string `json:"clock_event_reasons"`
+	// Fault is what nvidia-smi printed in place of a value when the GPU itself could not
+	// answer: "GPU requires reset" or "GPU is lost" (NVML's RESET_REQUIRED and GPU_IS_LOST);
+	// "" when no field said so. Such a GPU is out of service, not merely unreported.
+	Fault string `json:"fault,omitempty"`
 }
 
 // ECC are the error counts. Volatile counts reset when the driver reloads; aggregate counts
@@ -88,10 +92,23 @@ type RemappedRows struct {
 func notReported(v string) bool {
 	v = strings.Trim(strings.TrimSpace(v), "[]")
 	switch strings.ToLower(v) {
-	case "", "n/a", "not supported", "not available", "unknown error", "unknown", "insufficient permissions", "gpu requires reset":
+	case "", "n/a", "not supported", "not available", "unknown error", "unknown", "insufficient permissions", "gpu requires reset", "gpu is lost":
 		return true
 	}
 	return false
+}
+
+// fault is "GPU requires reset" or "GPU is lost" when v is nvidia-smi's way of saying the GPU
+// cannot answer, "" otherwise: such a field has no value, but unlike "N/A" it says the GPU is
+// out of service. "Unknown Error" is not one: it also stands for a field a board lacks.
+func fault(v string) string {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), "[]")) {
+	case "gpu requires reset":
+		return "GPU requires reset"
+	case "gpu is lost":
+		return "GPU is lost"
+	}
+	return ""
 }
 
 // count reads a non-negative count ("0", "177", "1 bank(s)"); nil when not reported or not a

@@ -199,6 +199,11 @@ func (b *block) gpu(index int) GPU {
 		g.RemappedRows.Failure = yesNo(v)
 	}
 	g.ClockEvents = b.clockEvents()
+	for _, f := range b.fields {
+		if g.Fault = fault(f.value); g.Fault != "" {
+			break
+		}
+	}
 	return g
 }
 
@@ -256,6 +261,9 @@ func (b *block) clockEvents() []string {
 				continue
 			}
 			found = true
+			if notReported(f.value) {
+				return nil // "[GPU requires reset]": which reasons are active is not known
+			}
 			if strings.EqualFold(f.value, "Active") {
 				active = append(active, rest[strings.LastIndexByte(rest, '/')+1:])
 			}

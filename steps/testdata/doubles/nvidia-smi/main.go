@@ -8,7 +8,7 @@
 // The health values come from the defaults below, overridden by KEY=VALUE lines of the file
 // $FAKE_NVIDIA_SMI_STATE, read at every call, so a test changes the GPU's state between two
 // snapshots (ecc_volatile_uncorrected=2, retired_dbe=1, pending=Yes, clock_reasons=0x20,
-// temperature=35, uuid=GPU-...). $FAKE_NVIDIA_SMI_REJECT names the fields --query-gpu rejects,
+// temperature=35, uuid=GPU-..., ecc_mode=Disabled). $FAKE_NVIDIA_SMI_REJECT names the fields --query-gpu rejects,
 // comma-separated (a driver older or newer than the fields); $FAKE_NVIDIA_SMI_FAIL=1 imitates
 // a runner whose driver is not loaded.
 package main
@@ -57,6 +57,7 @@ var defaults = map[string]string{
 	"retired_dbe":               "0",
 	"pending":                   "No",
 	"clock_reasons":             "0x0000000000000001",
+	"ecc_mode":                  "Enabled",
 }
 
 // clockBits are the clock event reasons of -q, by bit.
@@ -150,13 +151,13 @@ GPU 00000001:00:00.0
         Free                                           : 15108 MiB
     Compute Mode                                       : Default
     ECC Mode
-        Current                                        : Enabled
-        Pending                                        : Enabled
+        Current                                        : %[12]s
+        Pending                                        : %[12]s
     ECC Errors
         Volatile
             SRAM Correctable                           : 0
             SRAM Uncorrectable                         : 0
-            DRAM Correctable                           : %s
+            DRAM Correctable                           : %[4]s
             DRAM Uncorrectable                         : %s
         Aggregate
             SRAM Correctable                           : 0
@@ -175,7 +176,7 @@ GPU 00000001:00:00.0
     Processes                                          : None
 `, s["serial"], s["uuid"], reasons.String(),
 		s["ecc_volatile_corrected"], s["ecc_volatile_uncorrected"], s["ecc_aggregate_corrected"], s["ecc_aggregate_uncorrected"],
-		s["retired_sbe"], s["retired_dbe"], s["pending"], s["temperature"])
+		s["retired_sbe"], s["retired_dbe"], s["pending"], s["temperature"], s["ecc_mode"])
 }
 
 // csvValue is a --query-gpu field's value; ok is false for a field the double does not know.
@@ -183,7 +184,7 @@ func csvValue(s map[string]string, field string) (string, bool) {
 	v, ok := map[string]string{
 		"index": "0", "uuid": s["uuid"], "serial": s["serial"], "name": "Tesla T4",
 		"pci.bus_id": "00000001:00:00.0", "driver_version": "590.48.01", "temperature.gpu": s["temperature"],
-		"ecc.mode.current":                       "Enabled",
+		"ecc.mode.current":                       s["ecc_mode"],
 		"ecc.errors.corrected.volatile.total":    s["ecc_volatile_corrected"],
 		"ecc.errors.uncorrected.volatile.total":  s["ecc_volatile_uncorrected"],
 		"ecc.errors.corrected.aggregate.total":   s["ecc_aggregate_corrected"],
