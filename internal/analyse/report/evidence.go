@@ -463,7 +463,7 @@ func crashSentence(cs []workerlog.Crash, early, known int) string {
 
 // earlyAgainstChance compares the early crashes with the test runs that were a worker's first
 // or second: if any run is as likely to crash as another, that is the share of early crashes
-// to expect. ", but so were 20 of 32 test runs (62%): chance alone explains it" when the crashes
+// to expect. ", but so were 20 of 32 test runs (62%): chance alone could explain it" when the crashes
 // are not significantly more often early (one-sided binomial test at 5%), ", which only 14 of
 // 234 test runs were (6%)" when they are; "" with fewer than two placed crashes or no early
 // one.
@@ -479,7 +479,7 @@ func earlyAgainstChance(early, known, earlyRuns, runs int) string {
 		p = stats.RegIncBeta(float64(early), float64(known-early+1), share)
 	}
 	if p >= 0.05 {
-		return ", but so were " + runsText + ": chance alone explains it"
+		return ", but so were " + runsText + ": chance alone could explain it"
 	}
 	return fmt.Sprintf(", which only %d of %d test runs were (%.0f%%)", earlyRuns, runs, 100*share)
 }

@@ -36,7 +36,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
                 "tests":[{"test":"t.py::test_x[cuda-3-50]","start":2.36,"end":2.5,"outcome":"crashed"}],"dropped":0}],
                 "crashes":[{"worker":"gw3","pid":37803,"test":"t.py::test_x[cuda-3-50]","position":2,"replaced_by":"gw9"}],
                 "early_crashes":4,"known_crashes":5,"early_runs":20,"runs":32,
-                "summary":"4 of 5 crashes hit a worker's first or second test, but so were 20 of 32 test runs (62%): chance alone explains it",
+                "summary":"4 of 5 crashes hit a worker's first or second test, but so were 20 of 32 test runs (62%): chance alone could explain it",
                 "dropped":0,"truncated":false,"end":3.1},
  "coredump":   {"test":"t.py::test_x[cuda]","attempts":1,"dumped":true,"dump":"cuda_coredump_runner.38102.1796208406","dump_bytes":1887436,
                 "cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","summary":"Warp Illegal Address in k(float*, int) at PC 0x7f31abb9f6d0 ...",
