@@ -711,6 +711,22 @@ func (h *Health) blind() string {
 	return strings.Join(nvsmi.Blind(b, *after), "; ")
 }
 
+// history is nvsmi.History of the latest snapshot with GPUs: ", though it has had
+// uncorrectable memory errors before (GPU-5f0e4c7a: ECC aggregate uncorrected 5)", or "".
+func (h *Health) history() string {
+	snap := h.After
+	if snap == nil || len(snap.GPUs) == 0 {
+		snap = h.Before
+	}
+	if snap == nil {
+		return ""
+	}
+	if past := nvsmi.History(*snap); len(past) > 0 {
+		return ", though it has had uncorrectable memory errors before (" + strings.Join(past, "; ") + ")"
+	}
+	return ""
+}
+
 // runnerVerdict weighs the evidence: health that got worse or is bad, or a hardware-class
 // Xid, make the runner suspect; application-class Xids or sanitizer or core dump findings with
 // the health unchanged make it an application fault.
@@ -801,9 +817,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 			// A GPU without ECC, or with ECC off: "did not change" would say nothing.
 			app = append(app, "the GPU's health counters cannot show a hardware fault ("+blind+")")
 		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
-			app = append(app, "the GPU's health counters did not change")
+			app = append(app, "the GPU's health counters did not change"+h.history())
 		case healthKnown:
-			app = append(app, "the GPU's health shows no problem (one snapshot)")
+			app = append(app, "the GPU's health shows no problem (one snapshot)"+h.history())
 		case h == nil:
 			app = append(app, "runner health not recorded")
 		default:
@@ -849,7 +865,7 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	case blind != "":
 		reasons = append(reasons, "the GPU's health counters cannot show a hardware fault ("+blind+")")
 	case healthKnown:
-		reasons = append(reasons, "the GPU's health shows no problem")
+		reasons = append(reasons, "the GPU's health shows no problem"+h.history())
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}
 }

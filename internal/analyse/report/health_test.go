@@ -59,6 +59,18 @@ func TestHealthVerdictSaysOnlyWhatTheCountersShow(t *testing.T) {
 			notReason: "did not change", notGPU: "no change from before to after the run",
 		},
 		{
+			// Uncorrectable errors over the GPU's life (aggregate ECC, double-bit retired
+			// pages), none during the run: not this run's fault, but not "no problem" either.
+			name: "a GPU with past uncorrectable errors", before: healthFixture(t, "t4_past_uncorrectable.txt"), after: healthFixture(t, "t4_past_uncorrectable.txt"),
+			verdict: RunnerApplication, reason: "the GPU's health counters did not change, though it has had uncorrectable memory errors before (GPU-5f0e4c7a: ECC aggregate uncorrected 5, retired pages (double bit) 2)",
+			gpu: "no change from before to after the run",
+		},
+		{
+			name: "a GPU with past uncorrectable errors, no Xid", before: healthFixture(t, "t4_past_uncorrectable.txt"), after: healthFixture(t, "t4_past_uncorrectable.txt"), noXid: true,
+			verdict: RunnerNoFault, reason: "the GPU's health shows no problem, though it has had uncorrectable memory errors before (GPU-5f0e4c7a: ECC aggregate uncorrected 5, retired pages (double bit) 2)",
+			gpu: "no change from before to after the run",
+		},
+		{
 			name: "a GPU without ECC, one snapshot", before: "-", after: healthFixture(t, "rtx3090_no_ecc.txt"),
 			verdict: RunnerApplication, reason: "the GPU's health counters cannot show a hardware fault (GPU-6b1d0869: nvidia-smi reports no ECC, retired-page or remapped-row count)",
 			gpu:       "health before the run: not recorded",

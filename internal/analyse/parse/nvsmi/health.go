@@ -319,6 +319,30 @@ func Blind(before, after Snapshot) []string {
 	return out
 }
 
+// History says, per GPU, which uncorrectable memory errors it had before the snapshot: "GPU-5f0e4c7a:
+// ECC aggregate uncorrected 5, retired pages (double bit) 2". They are counts over the
+// GPU's life (the aggregate ECC counters, the pages retired and the rows remapped for
+// uncorrectable errors), so they say nothing of this run, but a GPU with such a history is not
+// one whose health "shows no problem". Empty when no GPU has any.
+func History(s Snapshot) []string {
+	var out []string
+	for _, g := range s.GPUs {
+		var parts []string
+		for _, c := range counters(g) {
+			switch c.what {
+			case "ECC aggregate uncorrected", "retired pages (double bit)", "remapped rows (uncorrectable)":
+				if c.v != nil && *c.v > 0 {
+					parts = append(parts, c.what+" "+strconv.FormatInt(*c.v, 10))
+				}
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, ShortUUID(g.Label())+": "+strings.Join(parts, ", "))
+		}
+	}
+	return out
+}
+
 // pairOf is the GPU of before that Compare compares with after's GPU a at position i: the
 // one with a's UUID, else the one at i when either lacks a UUID; nil for none.
 func pairOf(before []GPU, a GPU, i int) *GPU {
