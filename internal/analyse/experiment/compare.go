@@ -262,35 +262,56 @@ func sameCommitWarning(row, base Row) string {
 	return fmt.Sprintf("%s on %s ran the same commit %s as the baseline: an A/A comparison of one commit, not a change", row.Ref, orDash(row.Runner), commit)
 }
 
-// otherGPUWarning says when a candidate row judged fixed or improved never ran on a GPU that
-// the baseline row failed on (their health snapshots say which): on a pool of machines, a
-// failure that comes from one GPU (a bad board, a driver state) stops on any other GPU, with
-// or without the change, so the verdict cannot tell the change from the machine.
+// otherGPUWarning says when a candidate row's verdict may come from the GPUs the rows ran on
+// rather than the change (their health snapshots say which): on a pool of machines a failure
+// that comes from one GPU (a bad board, a driver state) shows on that GPU only, with or without
+// the change. A candidate judged fixed or improved that never ran on a GPU the baseline failed
+// on, or one judged worse whose every failure came from GPUs the baseline never ran on, cannot
+// tell the change from the machine.
 func otherGPUWarning(row, base Row) string {
-	if v := row.Verdict(); (v != Fixed && v != Improved) || len(row.GPUs) == 0 {
-		return ""
+	switch row.Verdict() {
+	case Fixed, Improved:
+		if failing, ok := failedOnlyElsewhere(base, row); ok {
+			return fmt.Sprintf("%s on %s ran only on %s, and every failure of %s came from %s, where %s never ran: the GPU, not the change, may explain the verdict",
+				row.Ref, orDash(row.Runner), shortList(row.GPUs), base.Ref, failing, row.Ref)
+		}
+	case Worse:
+		if failing, ok := failedOnlyElsewhere(row, base); ok {
+			return fmt.Sprintf("every failure of %s on %s came from %s, where %s never ran (it ran only on %s): the GPU, not the change, may explain the verdict",
+				row.Ref, orDash(row.Runner), failing, base.Ref, shortList(base.GPUs))
+		}
 	}
-	var failing []string
-	for _, g := range base.ByGPU {
+	return ""
+}
+
+// failedOnlyElsewhere lists the GPUs failed failed on with its counts ("GPU-5f0e4c7a (10/50)")
+// when other ran on known GPUs, none of them one that failed failed on; ok is false otherwise.
+func failedOnlyElsewhere(failed, other Row) (failing string, ok bool) {
+	if len(other.GPUs) == 0 {
+		return "", false
+	}
+	var list []string
+	for _, g := range failed.ByGPU {
 		if g.Counts.Failures == 0 {
 			continue
 		}
 		for _, u := range strings.Split(g.GPU, "+") {
-			if slices.Contains(row.GPUs, u) {
-				return "" // the candidate ran on a GPU the baseline failed on
+			if slices.Contains(other.GPUs, u) {
+				return "", false // other ran on a GPU failed failed on
 			}
 		}
-		failing = append(failing, fmt.Sprintf("%s (%d/%d)", shortGPUs(g.GPU), g.Counts.Failures, g.Counts.Trials))
+		list = append(list, fmt.Sprintf("%s (%d/%d)", shortGPUs(g.GPU), g.Counts.Failures, g.Counts.Trials))
 	}
-	if len(failing) == 0 {
-		return ""
+	return strings.Join(list, ", "), len(list) > 0
+}
+
+// shortList is "GPU-5f0e4c7a, GPU-9a3b27d1" for UUIDs.
+func shortList(uuids []string) string {
+	out := make([]string, len(uuids))
+	for i, u := range uuids {
+		out[i] = nvsmi.ShortUUID(u)
 	}
-	ran := make([]string, len(row.GPUs))
-	for i, u := range row.GPUs {
-		ran[i] = nvsmi.ShortUUID(u)
-	}
-	return fmt.Sprintf("%s on %s ran only on %s, and every failure of %s came from %s, where %s never ran: the GPU, not the change, may explain the verdict",
-		row.Ref, orDash(row.Runner), strings.Join(ran, ", "), base.Ref, strings.Join(failing, ", "), row.Ref)
+	return strings.Join(out, ", ")
 }
 
 // shortGPUs is "GPU-5f0e4c7a+GPU-9a3b27d1" for a ByGPU key.

@@ -598,20 +598,31 @@ func TestFixOnAnotherGPU(t *testing.T) {
 	tests := []struct {
 		name    string
 		pinGPU  string
+		worse   bool // the baseline never fails, the candidate does: "worse"
+		verdict Verdict
 		warning string // "" for none
 	}{
-		{"the candidate ran on another GPU", b,
+		{"the candidate ran on another GPU", b, false, Fixed,
 			"pin on local ran only on GPU-9a3b27d1, and every failure of baseline came from GPU-5f0e4c7a (10/50), where pin never ran: the GPU, not the change, may explain the verdict"},
-		{"the candidate ran on the failing GPU", a, ""},
+		{"the candidate ran on the failing GPU", a, false, Fixed, ""},
+		// The mirror: a candidate judged worse whose every failure came from a GPU the
+		// baseline never ran on.
+		{"worse, failing only on a GPU the baseline never ran on", b, true, Worse,
+			"every failure of pin on local came from GPU-9a3b27d1 (10/50), where baseline never ran (it ran only on GPU-5f0e4c7a): the GPU, not the change, may explain the verdict"},
+		{"worse on the baseline's GPU", a, true, Worse, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			var dirs []string
+			baseFails, pinFails := every(5, 50), []int(nil)
+			if tt.worse {
+				baseFails, pinFails = nil, every(5, 50)
+			}
 			for _, ref := range []struct {
 				name, gpu string
 				fails     []int
-			}{{"baseline", a, every(5, 50)}, {"pin", tt.pinGPU, nil}} {
+			}{{"baseline", a, baseFails}, {"pin", tt.pinGPU, pinFails}} {
 				dir := filepath.Join(root, ref.name)
 				fakeRun(t, dir, &refinfo.Info{Name: ref.name, Ref: ref.name, Commit: ref.name + "c0ffee", Runner: "local"}, 50,
 					map[string][]int{"t.py::test_grad[cuda]": ref.fails})
@@ -622,8 +633,8 @@ func TestFixOnAnotherGPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := c.Rows[1].Verdict(); v != Fixed {
-				t.Fatalf("pin: %s, want fixed", v)
+			if v := c.Rows[1].Verdict(); v != tt.verdict {
+				t.Fatalf("pin: %s, want %s", v, tt.verdict)
 			}
 			got := strings.Join(c.Warnings, "\n")
 			if tt.warning == "" && strings.Contains(got, "never ran") || tt.warning != "" && !strings.Contains(got, tt.warning) {
