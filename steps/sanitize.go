@@ -471,7 +471,8 @@ func printSanitizer(env *Env, res *SanitizerResult) {
 	if r.Unrecognised > 0 {
 		summary += ", " + sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
 	}
-	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d\n", r.Tool, r.Findings(), summary, res.ExitCode)
+	// Whether the failure happened under the tool, in the report's words (UnderTool).
+	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d%s\n", r.Tool, r.Findings(), summary, res.ExitCode, r.UnderTool())
 	if !r.Complete {
 		fmt.Fprintf(env.Stdout, "sanitize: INCONCLUSIVE: %s\n", r.Inconclusive)
 	}

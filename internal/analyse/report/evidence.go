@@ -10,6 +10,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
@@ -230,6 +231,7 @@ func (v *loader) loadLadder(have map[string]bool) error {
 			if contains(ladder, t) {
 				// In the ladder but no log: the run was cancelled before it.
 				v.Sanitizers = append(v.Sanitizers, &Sanitizer{Tool: t, Log: name, Errors: []AccessError{}, APIErrors: []APIError{},
+					Pytest: sanitizerlog.PytestResult{Outcome: sanitizerlog.OutcomeUnknown},
 					NotRun: name + " missing: the ladder stopped before it"})
 			}
 			continue

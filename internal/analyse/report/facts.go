@@ -501,16 +501,18 @@ func (s *Sanitizer) state() string {
 		}
 		over += " over the tests before pytest stopped (" + s.Stopped + "; the tests after it were not checked)"
 	}
+	// Whether the failure happened under the tool: a clean run over tests that passed says
+	// less than one over the failing test.
 	if s.clean() && s.Tool == "racecheck" {
-		return tool + " clean" + over + ": no hazard"
+		return tool + " clean" + over + ": no hazard" + s.Pytest.UnderTool(s.Tool, true)
 	}
 	if s.clean() {
-		return tool + " clean" + over + ": ERROR SUMMARY 0 errors"
+		return tool + " clean" + over + ": ERROR SUMMARY 0 errors" + s.Pytest.UnderTool(s.Tool, true)
 	}
 	if len(parts) == 0 {
 		return tool + ": no findings"
 	}
-	return tool + ": " + strings.Join(parts, ", ")
+	return tool + ": " + strings.Join(parts, ", ") + s.Pytest.UnderTool(s.Tool, false)
 }
 
 // clean reports a complete run that found nothing.

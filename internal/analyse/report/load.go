@@ -672,6 +672,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		Inconclusive:      rep.Inconclusive,
 		NoTests:           rep.NoTests,
 		Stopped:           rep.Stopped,
+		Pytest:            rep.Pytest,
 		Hazards:           len(rep.Hazards),
 		HazardLimit:       rep.HazardLimit,
 		Leaks:             len(rep.Leaks),

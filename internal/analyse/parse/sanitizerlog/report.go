@@ -62,6 +62,9 @@ type Report struct {
 	// after that failure never ran under the tool, so a clean summary covers only those
 	// before it ("" when pytest did not stop).
 	Stopped string `json:"stopped,omitempty"`
+	// Pytest is pytest's outcome under the tool, from its final line(s): whether the failure
+	// being chased happened while the tool watched.
+	Pytest PytestResult `json:"pytest"`
 	// Errors are memory access, hardware exception, malloc/free and initcheck errors.
 	Errors []AccessError `json:"errors"`
 	// APIErrors are "Program hit ..." and "CUDA API Error: ..." records.
@@ -99,6 +102,111 @@ type Report struct {
 	Lines int64 `json:"lines,omitempty"`
 	// TruncatedLines counts lines longer than Options.MaxLineBytes (cut, not failed).
 	TruncatedLines int `json:"truncated_lines,omitempty"`
+}
+
+// Outcome is pytest's result under the tool.
+type Outcome string
+
+// Values of Outcome.
+const (
+	// OutcomeFailed: a final line counts a failed test or an error (pytest -x stops at the
+	// first: "1 failed", "1 failed, 2 passed").
+	OutcomeFailed Outcome = "failed"
+	// OutcomePassed: every session's final line counts tests that ran and none failed or
+	// errored (xfailed and xpassed are passes to pytest).
+	OutcomePassed Outcome = "passed"
+	// OutcomeUnknown: no final line (a crash, a kill: the run is inconclusive anyway), no test
+	// ran, a session without one, or errors that may be collection errors of other modules.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// PytestResult is pytest's outcome under the tool, its final lines summed over the sessions
+// of the log (one per tool run).
+type PytestResult struct {
+	Outcome Outcome `json:"outcome"`
+	// Failed counts failed tests and errors; Passed counts passed, xfailed and xpassed tests.
+	Failed int `json:"failed"`
+	Passed int `json:"passed"`
+}
+
+// finding is what tool reports: racecheck hazards, the other tools errors.
+func finding(tool string, n int) string {
+	if tool == ToolRacecheck {
+		if n == 1 {
+			return "hazard"
+		}
+		return "hazards"
+	}
+	if n == 1 {
+		return "error"
+	}
+	return "errors"
+}
+
+// UnderTool is what a complete run's result line adds after the tool's result (clean: it found
+// nothing) about pytest's outcome under it; "" when the outcome is unknown and the tool found
+// something. The sanitize step's lines, the summary text and the report share it.
+func (p PytestResult) UnderTool(tool string, clean bool) string {
+	if tool == "" {
+		tool = ToolMemcheck
+	}
+	switch {
+	case p.Outcome == OutcomePassed && clean:
+		// The failure did not happen under the tool: an error that comes only with it (a race,
+		// an unlucky path) did not either, most likely.
+		return fmt.Sprintf(", but %s under it (the failure did not recur, so %s that comes with it may not have happened)",
+			p.passedText(), article(finding(tool, 1)))
+	case p.Outcome == OutcomePassed:
+		return fmt.Sprintf(", though %s under it (the %s were found all the same)", p.passedText(), finding(tool, 2))
+	case p.Outcome == OutcomeFailed && clean:
+		return fmt.Sprintf(", with %s under it (%s saw no %s of the kinds it checks)", p.failedText(), tool, finding(tool, 1))
+	case p.Outcome == OutcomeFailed:
+		return fmt.Sprintf(", with %s under it", p.failedText())
+	case clean:
+		return ", but pytest's result under it is not known, nor whether the failure recurred"
+	}
+	return ""
+}
+
+// Short is the outcome in a few words for a table cell ("tests passed", "a test failed"); ""
+// when unknown.
+func (p PytestResult) Short() string {
+	switch p.Outcome {
+	case OutcomePassed:
+		if p.Passed == 1 {
+			return "test passed"
+		}
+		return "tests passed"
+	case OutcomeFailed:
+		if p.Failed <= 1 {
+			return "a test failed"
+		}
+		return fmt.Sprintf("%d tests failed", p.Failed)
+	}
+	return ""
+}
+
+// passedText is "the test passed", "the 4 tests passed".
+func (p PytestResult) passedText() string {
+	if p.Passed == 1 {
+		return "the test passed"
+	}
+	return fmt.Sprintf("the %d tests passed", p.Passed)
+}
+
+// failedText is "a test failing", "2 tests failing" (errors included).
+func (p PytestResult) failedText() string {
+	if p.Failed <= 1 {
+		return "a test failing"
+	}
+	return fmt.Sprintf("%d tests failing", p.Failed)
+}
+
+func article(noun string) string {
+	if noun == "error" {
+		return "an error"
+	}
+	return "a " + noun
 }
 
 // AccessError is one distinct (Kind, Size, Kernel) memory error with its first
@@ -258,6 +366,21 @@ func (r *Report) unrecognisedSuffix() string {
 		return fmt.Sprintf(", %d recognised", *r.ErrorSummary-r.NotPrinted-r.Unrecognised) + text
 	}
 	return text
+}
+
+// Clean reports a complete run that found nothing: no record, no error counted in a summary
+// that the parser did not recognise.
+func (r *Report) Clean() bool {
+	return r.Complete && (r.ErrorSummary == nil || *r.ErrorSummary == 0) && r.Unrecognised == 0 && r.Findings() == 0
+}
+
+// UnderTool is what the run's result line adds about pytest's outcome under the tool
+// (PytestResult.UnderTool); "" for an inconclusive run, whose result is its reason.
+func (r *Report) UnderTool() string {
+	if !r.Complete {
+		return ""
+	}
+	return r.Pytest.UnderTool(r.Tool, r.Clean())
 }
 
 // Findings is the number of distinct findings: Errors, APIErrors, Hazards and Leaks.

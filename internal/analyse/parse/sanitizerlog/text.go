@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// WriteText writes the human summary (sanitizer_summary.txt): the first invalid
-// access report verbatim, each distinct error with its count, the API errors, the
-// ERROR SUMMARY line (or "error summary: none printed") with the errors it counts that the
-// parser did not recognise, the target messages, and
-// "inconclusive: <reason>" when the log is not complete.
+// WriteText writes the human summary (sanitizer_summary.txt): the findings with pytest's
+// outcome under the tool (UnderTool), the first invalid access report verbatim, each distinct
+// error with its count, the API errors, the ERROR SUMMARY line (or "error summary: none
+// printed") with the errors it counts that the parser did not recognise, the target messages,
+// and "inconclusive: <reason>" when the log is not complete.
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	tool := r.Tool
@@ -22,7 +22,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Legacy {
 		name = "cuda-memcheck"
 	}
-	fmt.Fprintf(bw, "%s %s: %d distinct finding(s)\n", name, tool, r.Findings())
+	fmt.Fprintf(bw, "%s %s: %d distinct finding(s)%s\n", name, tool, r.Findings(), r.UnderTool())
 
 	if len(r.FirstBlock) > 0 {
 		title := "first invalid access report"
