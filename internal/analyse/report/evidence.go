@@ -721,8 +721,24 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if s.Hazards > 0 {
 			found = append(found, plural(s.Hazards, "hazard", "hazards"))
 		}
-		if len(found) > 0 {
+		// Reports the parser did not recognise are the tool's findings all the same (its summary
+		// counts them): of a kind it does not know, or not in the log at all (--save).
+		counts := ""
+		if s.Unrecognised > 0 {
+			u := sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised)
+			if s.FirstUnrecognised != "" {
+				found = append(found, u)
+			} else {
+				counts = "summary counts " + u
+			}
+		}
+		switch {
+		case len(found) > 0 && counts != "":
+			app = append(app, s.Tool+" found "+strings.Join(found, " and ")+", and its "+counts)
+		case len(found) > 0:
 			app = append(app, s.Tool+" found "+strings.Join(found, " and "))
+		case counts != "":
+			app = append(app, s.Tool+"'s "+counts)
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {

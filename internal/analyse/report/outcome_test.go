@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -73,6 +74,37 @@ func TestSanitizerSaysWhetherTheFailureRecurred(t *testing.T) {
 			}
 			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().sanitizer; got != tt.compare {
 				t.Errorf("compare cell %q, want %q", got, tt.compare)
+			}
+		})
+	}
+}
+
+// The runner verdict counts what the sanitizer found: errors in a report the parser does not
+// recognise are errors all the same (ERROR SUMMARY counts them), and a run whose only findings
+// were those gave the verdict no application-fault reason.
+func TestRunnerVerdictCountsUnrecognisedErrors(t *testing.T) {
+	const unknown = "========= Tensor Memory Access Violation on tcgen05.ld of size 32 bytes\n" +
+		"=========     at tmem_copy_kernel(float *, int)+0x2f0 in /src/tmem.cu:58\n=========     by thread (0,0,0) in block (1,0,0)\n=========\n"
+	const access = "========= Invalid __global__ write of size 4 bytes\n=========     at fill(float *)+0x70 in /src/fill.cu:12\n" +
+		"=========     by thread (32,0,0) in block (0,0,0)\n=========     Access at 0x7f0000000080 is out of bounds\n=========\n"
+	tests := []struct {
+		name, log, reason string
+	}{
+		{"only an unknown kind", "========= COMPUTE-SANITIZER\n" + unknown + "========= ERROR SUMMARY: 1 error\n",
+			`memcheck found 1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes")`},
+		{"a known and an unknown kind", "========= COMPUTE-SANITIZER\n" + access + unknown + "========= ERROR SUMMARY: 2 errors\n",
+			`memcheck found 1 distinct invalid access and 1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes")`},
+		{"records not in the log (--save)", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 3 errors\n",
+			"memcheck's summary counts 3 errors not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, map[string]string{SanitizerLog: tt.log}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := v.runnerVerdict(); r.Verdict != RunnerApplication || !slices.Contains(r.Reasons, tt.reason) {
+				t.Errorf("runner %+v, want %s with %q", r, RunnerApplication, tt.reason)
 			}
 		})
 	}
