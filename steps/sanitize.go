@@ -356,9 +356,9 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 	noTestsRan(report, sr.ExitCode, sr.Cancelled)
 	res := &SanitizerResult{
 		Command: argv, Log: logName,
-		// An error the parser did not recognise counts too (one each: they cannot be told
-		// apart): findings=0 reads clean.
-		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings() + report.Unrecognised, Report: report,
+		// An error the parser did not recognise counts too, and racecheck's hazard limit:
+		// findings=0 reads clean.
+		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Counted(), Report: report,
 	}
 	if sr.Cancelled {
 		res.ExitCode = cancelExitCode(ctx)

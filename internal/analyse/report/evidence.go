@@ -721,6 +721,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if s.Hazards > 0 {
 			found = append(found, plural(s.Hazards, "hazard", "hazards"))
 		}
+		if s.HazardLimit && s.Hazards == 0 && s.Unrecognised == 0 {
+			found = append(found, sanitizerlog.HazardLimitOnly)
+		}
 		// Reports the parser did not recognise are the tool's findings all the same (its summary
 		// counts them): of a kind it does not know, or not in the log at all (--save).
 		counts := ""

@@ -486,6 +486,9 @@ func (s *Sanitizer) state() string {
 		}
 		parts = append(parts, h)
 	}
+	if s.HazardLimit && s.Hazards == 0 && s.Unrecognised == 0 {
+		parts = append(parts, sanitizerlog.HazardLimitOnly)
+	}
 	if s.Leaks > 0 {
 		parts = append(parts, plural(s.Leaks, "leak", "leaks"))
 	}
@@ -515,10 +518,11 @@ func (s *Sanitizer) state() string {
 	return tool + ": " + strings.Join(parts, ", ") + s.Pytest.UnderTool(s.Tool, false)
 }
 
-// clean reports a complete run that found nothing.
+// clean reports a complete run that found nothing (sanitizerlog's Report.Clean): racecheck
+// reaches its hazard limit only after finding hazards.
 func (s *Sanitizer) clean() bool {
 	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) && s.Unrecognised == 0 &&
-		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0
+		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0 && !s.HazardLimit
 }
 
 // firstFinding is a one-line description of what the sanitizer saw first ("" when nothing).

@@ -109,3 +109,28 @@ func TestRunnerVerdictCountsUnrecognisedErrors(t *testing.T) {
 		})
 	}
 }
+
+// racecheck reaches its hazard limit only after finding hazards: with no hazard recognised and
+// no unknown report line the result read "racecheck clean: no hazard", and the runner verdict
+// had no reason.
+func TestHazardLimitWithoutRecognisedHazards(t *testing.T) {
+	log := lines("========= COMPUTE-SANITIZER",
+		"========= Warning: Maximum number of hazards reached. Environment variable NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS can be used to increase this count.",
+		"============================== 1 passed in 0.10s ==============================",
+		"========= RACECHECK SUMMARY: 3 hazards displayed (3 errors, 0 warnings)")
+	v, err := Load(writeDir(t, map[string]string{SanitizerLog: log, SanitizerSummary: `{"ladder":["racecheck"]}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := v.Sanitizer
+	const want = "racecheck: hazards (racecheck's hazard limit was reached), none in a report debugflow recognises, though the test passed under it (the hazards were found all the same)"
+	if got := s.state(); got != want || s.clean() {
+		t.Errorf("state\n got %s\nwant %s", got, want)
+	}
+	if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().sanitizer; got != want {
+		t.Errorf("compare cell %q, want the state", got)
+	}
+	if r := v.runnerVerdict(); r.Verdict != RunnerApplication || !slices.Contains(r.Reasons, "racecheck found hazards (racecheck's hazard limit was reached), none in a report debugflow recognises") {
+		t.Errorf("runner %+v", r)
+	}
+}

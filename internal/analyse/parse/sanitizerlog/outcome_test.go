@@ -96,3 +96,34 @@ func TestUnderToolWording(t *testing.T) {
 		})
 	}
 }
+
+// racecheck reaches its hazard limit only after finding hazards: a log that says so is never
+// clean, even when no hazard report was recognised and no unknown report line appeared (past
+// the limit the summary's count may hold hazards never printed, so none is Unrecognised).
+func TestHazardLimitIsNeverClean(t *testing.T) {
+	const (
+		banner = "========= COMPUTE-SANITIZER\n"
+		limit  = "========= Warning: Maximum number of hazards reached. Environment variable NV_COMPUTE_SANITIZER_MAX_RACECHECK_HAZARDS can be used to increase this count.\n"
+		final  = "============================== 1 passed in 0.10s ==============================\n"
+	)
+	tests := []struct {
+		name, log string
+		clean     bool
+		counted   int
+	}{
+		{"limit, nothing recognised", banner + limit + final + "========= RACECHECK SUMMARY: 3 hazards displayed (3 errors, 0 warnings)\n", false, 1},
+		{"limit, no summary count", banner + limit + final + "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", false, 1},
+		{"no limit, clean", banner + final + "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Complete || rep.Clean() != tt.clean || rep.Counted() != tt.counted {
+				t.Errorf("complete %v (%s), Clean() %v, Counted() %d; want complete, %v, %d", rep.Complete, rep.Inconclusive, rep.Clean(), rep.Counted(), tt.clean, tt.counted)
+			}
+		})
+	}
+}

@@ -368,10 +368,26 @@ func (r *Report) unrecognisedSuffix() string {
 	return text
 }
 
+// HazardLimitOnly says what a racecheck run whose hazard limit was reached found when no hazard
+// report was recognised and none was Unrecognised: racecheck reaches its limit only after
+// finding hazards. The report's line and its runner verdict share it.
+const HazardLimitOnly = "hazards (racecheck's hazard limit was reached), none in a report debugflow recognises"
+
 // Clean reports a complete run that found nothing: no record, no error counted in a summary
-// that the parser did not recognise.
+// that the parser did not recognise, no hazard limit reached.
 func (r *Report) Clean() bool {
-	return r.Complete && (r.ErrorSummary == nil || *r.ErrorSummary == 0) && r.Unrecognised == 0 && r.Findings() == 0
+	return r.Complete && (r.ErrorSummary == nil || *r.ErrorSummary == 0) && r.Unrecognised == 0 && r.Findings() == 0 && !r.HazardLimit
+}
+
+// Counted is the sanitize step's findings count: the distinct findings, each report the parser
+// did not recognise (they cannot be told apart), and 1 for a hazard limit reached with nothing
+// else to show the hazards it implies; 0 only for a run that found nothing.
+func (r *Report) Counted() int {
+	n := r.Findings() + r.Unrecognised
+	if n == 0 && r.HazardLimit {
+		return 1
+	}
+	return n
 }
 
 // UnderTool is what the run's result line adds about pytest's outcome under the tool
