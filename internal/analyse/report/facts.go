@@ -463,13 +463,17 @@ func (s *Sanitizer) state() string {
 		if s.NotPrinted > 0 {
 			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
 		}
-		if s.Unrecognised > 0 && s.Tool != sanitizerlog.ToolRacecheck {
-			parts[0] += fmt.Sprintf(", %d recognised, %s", *s.ErrorSummary-s.NotPrinted-s.Unrecognised,
+		if s.HazardsDisplayed != nil {
+			// memcheck and racecheck sessions in one log: Unrecognised is counted against both.
+			parts[0] += " and RACECHECK SUMMARY " + plural(*s.HazardsDisplayed, "hazard", "hazards") + " displayed"
+		}
+		if s.Unrecognised > 0 {
+			parts[0] += fmt.Sprintf(", %d recognised, %s", sanitizerlog.Printed(s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed)-s.Unrecognised,
 				sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 		}
 	}
-	if s.Unrecognised > 0 && s.Tool == sanitizerlog.ToolRacecheck {
-		// Counted against racecheck's "N hazards displayed", which the report does not keep.
+	if s.Unrecognised > 0 && s.ErrorSummary == nil {
+		// racecheck alone: counted against its "N hazards displayed".
 		parts = append(parts, sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 	}
 	if len(s.Errors) > 0 {

@@ -675,6 +675,7 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		Pytest:            rep.Pytest,
 		Hazards:           len(rep.Hazards),
 		HazardLimit:       rep.HazardLimit,
+		HazardsDisplayed:  rep.HazardsDisplayed,
 		Leaks:             len(rep.Leaks),
 		TargetErrors:      rep.TargetErrors,
 	}

@@ -134,3 +134,29 @@ func TestHazardLimitWithoutRecognisedHazards(t *testing.T) {
 		t.Errorf("runner %+v", r)
 	}
 }
+
+// In a log with memcheck and racecheck sessions the reports not recognised are counted against
+// both summaries (ERROR SUMMARY's errors and RACECHECK SUMMARY's hazards displayed): the line's
+// "N recognised" counted ERROR SUMMARY alone ("1 error, 0 recognised" beside the recognised
+// invalid access).
+func TestRecognisedCountsBothSummaries(t *testing.T) {
+	log := lines("========= COMPUTE-SANITIZER",
+		"========= Invalid __global__ write of size 4 bytes", "=========     at fill(float *)+0x70 in /src/fill.cu:12",
+		"=========     by thread (32,0,0) in block (0,0,0)", "=========     Access at 0x7f0000000080 is out of bounds", "=========",
+		"============================== 1 failed in 0.10s ==============================",
+		"========= ERROR SUMMARY: 1 error",
+		"========= COMPUTE-SANITIZER",
+		"========= Error: Race reported between Write access at k(int *)+0x60 in k.cu:3",
+		"=========     and Read access at k(int *)+0x40 in k.cu:2 [8 hazards]", "=========",
+		"============================== 1 failed in 0.10s ==============================",
+		"========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)")
+	v, err := Load(writeDir(t, map[string]string{SanitizerLog: log}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "memcheck: ERROR SUMMARY 1 error and RACECHECK SUMMARY 2 hazards displayed, 2 recognised, 1 error not found in the log " +
+		"(records debugflow does not recognise, or written elsewhere: --save, --log-file), 1 distinct invalid access, 1 hazard, with 2 tests failing under it"
+	if got := v.Sanitizer.state(); got != want {
+		t.Errorf("state\n got %s\nwant %s", got, want)
+	}
+}

@@ -236,6 +236,9 @@ type Sanitizer struct {
 	// APIErrors has one entry per distinct (call, result), first-seen order.
 	APIErrors []APIError `json:"api_errors"`
 
+	// HazardsDisplayed is racecheck's "RACECHECK SUMMARY: N hazards displayed" (nil without
+	// one): with ERROR SUMMARY, the reports Unrecognised is counted against.
+	HazardsDisplayed *int `json:"-"`
 	// Hazards is the number of distinct racecheck, synccheck and initcheck (unused memory)
 	// findings: racecheck's result, which has no ERROR SUMMARY.
 	Hazards int `json:"hazards"`

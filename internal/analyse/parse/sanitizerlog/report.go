@@ -296,12 +296,18 @@ type Leak struct {
 // not printed (memcheck, initcheck, synccheck) and racecheck's N hazards displayed; 0 without
 // a summary.
 func (r *Report) printed() int {
+	return Printed(r.ErrorSummary, r.NotPrinted, r.HazardsDisplayed)
+}
+
+// Printed is the number of reports the summaries count as printed, the number Unrecognised is
+// part of: errorSummary less notPrinted, plus racecheck's hazardsDisplayed (nil: no such line).
+func Printed(errorSummary *int, notPrinted int, hazardsDisplayed *int) int {
 	n := 0
-	if r.ErrorSummary != nil {
-		n = *r.ErrorSummary - r.NotPrinted
+	if errorSummary != nil {
+		n = *errorSummary - notPrinted
 	}
-	if r.HazardsDisplayed != nil {
-		n = addSat(n, *r.HazardsDisplayed)
+	if hazardsDisplayed != nil {
+		n = addSat(n, *hazardsDisplayed)
 	}
 	return n
 }
