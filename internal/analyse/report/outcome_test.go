@@ -36,7 +36,7 @@ func TestSanitizerSaysWhetherTheFailureRecurred(t *testing.T) {
 			"memcheck clean over the tests before pytest stopped (stopping after 1 failures; the tests after it were not checked): ERROR SUMMARY 0 errors, with a test failing under it (memcheck saw no error of the kinds it checks)",
 			"clean (a test failed)"},
 		{"racecheck clean, the tests passed", "racecheck", banner + session + final("3 passed in 5.1s") + "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n",
-			"racecheck clean: no hazard, but the 3 tests passed under it (the failure did not recur, so a hazard that comes with it may not have happened)",
+			"racecheck clean: no hazard, but the tests passed under it (the failure did not recur, so a hazard that comes with it may not have happened)",
 			"clean (tests passed)"},
 		{"initcheck clean, the test failed", "initcheck", banner + session + final("1 failed in 5.1s") + "========= ERROR SUMMARY: 0 errors\n" + target,
 			"initcheck clean: ERROR SUMMARY 0 errors, with a test failing under it (initcheck saw no error of the kinds it checks)",
@@ -155,7 +155,7 @@ func TestRecognisedCountsBothSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = "memcheck: ERROR SUMMARY 1 error and RACECHECK SUMMARY 2 hazards displayed, 2 recognised, 1 error not found in the log " +
-		"(records debugflow does not recognise, or written elsewhere: --save, --log-file), 1 distinct invalid access, 1 hazard, with 2 tests failing under it"
+		"(records debugflow does not recognise, or written elsewhere: --save, --log-file), 1 distinct invalid access, 1 hazard, with a test failing under it"
 	if got := v.Sanitizer.state(); got != want {
 		t.Errorf("state\n got %s\nwant %s", got, want)
 	}

@@ -80,11 +80,11 @@ func TestUnderToolWording(t *testing.T) {
 		want  string
 	}{
 		{"clean, passed", passed, ToolMemcheck, true, ", but the test passed under it (the failure did not recur, so an error that comes with it may not have happened)"},
-		{"racecheck clean, 3 passed", PytestResult{OutcomePassed, 0, 3}, ToolRacecheck, true, ", but the 3 tests passed under it (the failure did not recur, so a hazard that comes with it may not have happened)"},
+		{"racecheck clean, 3 passed", PytestResult{OutcomePassed, 0, 3}, ToolRacecheck, true, ", but the tests passed under it (the failure did not recur, so a hazard that comes with it may not have happened)"},
 		{"clean, failed", failed, ToolMemcheck, true, ", with a test failing under it (memcheck saw no error of the kinds it checks)"},
 		{"racecheck clean, failed", failed, ToolRacecheck, true, ", with a test failing under it (racecheck saw no hazard of the kinds it checks)"},
 		{"findings, passed", passed, ToolInitcheck, false, ", though the test passed under it (the errors were found all the same)"},
-		{"findings, failed", PytestResult{OutcomeFailed, 2, 0}, ToolMemcheck, false, ", with 2 tests failing under it"},
+		{"findings, failed", PytestResult{OutcomeFailed, 2, 0}, ToolMemcheck, false, ", with a test failing under it"},
 		{"clean, unknown", PytestResult{Outcome: OutcomeUnknown}, ToolMemcheck, true, ", but pytest's result under it is not known, nor whether the failure recurred"},
 		{"findings, unknown", PytestResult{}, ToolMemcheck, false, ""},
 	}

@@ -178,28 +178,23 @@ func (p PytestResult) Short() string {
 		}
 		return "tests passed"
 	case OutcomeFailed:
-		if p.Failed <= 1 {
-			return "a test failed"
-		}
-		return fmt.Sprintf("%d tests failed", p.Failed)
+		return "a test failed"
 	}
 	return ""
 }
 
-// passedText is "the test passed", "the 4 tests passed".
+// passedText is "the test passed", "the tests passed". The counts are summed over the log's
+// sessions, where one test may count once per tool run: they give no number of tests.
 func (p PytestResult) passedText() string {
 	if p.Passed == 1 {
 		return "the test passed"
 	}
-	return fmt.Sprintf("the %d tests passed", p.Passed)
+	return "the tests passed"
 }
 
-// failedText is "a test failing", "2 tests failing" (errors included).
+// failedText is "a test failing": a failure and a teardown error of one test count twice.
 func (p PytestResult) failedText() string {
-	if p.Failed <= 1 {
-		return "a test failing"
-	}
-	return fmt.Sprintf("%d tests failing", p.Failed)
+	return "a test failing"
 }
 
 func article(noun string) string {
