@@ -356,9 +356,9 @@ func runSanitizerTool(ctx context.Context, env *Env, opts SanitizeOptions, sanit
 	noTestsRan(report, sr.ExitCode, sr.Cancelled)
 	res := &SanitizerResult{
 		Command: argv, Log: logName,
-		// An error the parser did not recognise counts too (one each: they cannot be told
-		// apart): findings=0 reads clean.
-		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Findings() + report.Unrecognised, Report: report,
+		// An error the parser did not recognise counts too, and racecheck's hazard limit:
+		// findings=0 reads clean.
+		ExitCode: sr.ExitCode, Cancelled: sr.Cancelled, Findings: report.Counted(), Report: report,
 	}
 	if sr.Cancelled {
 		res.ExitCode = cancelExitCode(ctx)
@@ -471,7 +471,8 @@ func printSanitizer(env *Env, res *SanitizerResult) {
 	if r.Unrecognised > 0 {
 		summary += ", " + sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
 	}
-	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d\n", r.Tool, r.Findings(), summary, res.ExitCode)
+	// Whether the failure happened under the tool, in the report's words (UnderTool).
+	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d%s\n", r.Tool, r.Findings(), summary, res.ExitCode, r.UnderTool())
 	if !r.Complete {
 		fmt.Fprintf(env.Stdout, "sanitize: INCONCLUSIVE: %s\n", r.Inconclusive)
 	}

@@ -508,3 +508,57 @@ func TestSanitizeUnrecognisedErrorKind(t *testing.T) {
 		t.Errorf("report text:\n%s", text)
 	}
 }
+
+// The sanitizer runs each failing test once; a flaky failure may not recur under the tool.
+// Its clean result said "0 distinct finding(s)" and the report "memcheck clean: ERROR SUMMARY 0
+// errors" whether the test passed under the tool (the failure, and an error that comes with
+// it, may not have happened) or failed (the tool saw nothing it checks): the step's line, the
+// summary text and the report now say which, in the same words.
+func TestSanitizeSaysWhetherTheFailureRecurred(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, test, mode string
+		wantOutcome      string
+		wantUnder        string
+		wantReport       string
+	}{
+		{"clean, the test passed under the tool", "test_repro.py::test_y", "clean", "passed",
+			", but the test passed under it (the failure did not recur, so an error that comes with it may not have happened)",
+			"memcheck clean: ERROR SUMMARY 0 errors, but the test passed under it"},
+		{"clean, the test failed under the tool", "test_fails.py::test_f", "clean", "failed",
+			", with a test failing under it (memcheck saw no error of the kinds it checks)",
+			"): ERROR SUMMARY 0 errors, with a test failing under it (memcheck saw no error of the kinds it checks)"},
+		{"errors, the test passed under the tool", "test_repro.py::test_y", "access-at", "passed",
+			", though the test passed under it (the errors were found all the same)",
+			"memcheck: ERROR SUMMARY 2 errors, 1 distinct invalid access, though the test passed under it (the errors were found all the same)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, _ := newSanitizeWorldOnActions(t, tt.test, tt.mode)
+			writeFile(t, filepath.Join(w.suite, "test_fails.py"), "def test_f():\n    assert False, 'ndarray gradient mismatch'\n")
+			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.Report.Pytest.Outcome) != tt.wantOutcome || !res.Report.Complete {
+				t.Errorf("pytest %+v, complete %v (%s); want outcome %s", res.Report.Pytest, res.Report.Complete, res.Report.Inconclusive, tt.wantOutcome)
+			}
+			if out := w.te.stdout.String(); !strings.Contains(out, "exit code "+itoa(res.ExitCode)+tt.wantUnder+"\n") {
+				t.Errorf("the step's line lacks %q:\n%s", tt.wantUnder, out)
+			}
+			if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, "distinct finding(s)"+tt.wantUnder+"\n") {
+				t.Errorf("sanitizer_summary.txt lacks %q:\n%s", tt.wantUnder, txt)
+			}
+			var js struct {
+				Pytest struct{ Outcome string } `json:"pytest"`
+			}
+			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(w.out, SanitizerSummaryJSON))), &js); err != nil || js.Pytest.Outcome != tt.wantOutcome {
+				t.Errorf("sanitizer_summary.json pytest %+v (%v), want outcome %s", js.Pytest, err, tt.wantOutcome)
+			}
+			if text := reportText(t, w.out); !strings.Contains(text, tt.wantReport) {
+				t.Errorf("report text lacks %q:\n%s", tt.wantReport, text)
+			}
+		})
+	}
+}

@@ -30,7 +30,8 @@ type SanitizerResult struct {
 	Dropped   []string `json:"dropped_tests"`
 	ExitCode  int      `json:"exit_code"`
 	Cancelled bool     `json:"cancelled"`
-	// Findings is the report's distinct findings plus its Unrecognised errors (one each).
+	// Findings is the report's distinct findings plus its Unrecognised errors (one each), at
+	// least 1 when racecheck's hazard limit was reached (Report.Counted).
 	Findings int `json:"findings"`
 	// NotAvailable says why no tool ran: no compute-sanitizer was found (then it is the only
 	// field with Ladder).

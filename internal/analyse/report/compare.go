@@ -116,7 +116,12 @@ func (r ComparisonRow) cells() compareRow {
 			// Leaks, or an ERROR SUMMARY over no record: errors all the same.
 			row.sanitizer = s.state()
 		default:
+			// Not more than the result line: "clean (tests passed)" when the failure did not
+			// recur under the tool.
 			row.sanitizer = "clean"
+			if o := s.Pytest.Short(); o != "" {
+				row.sanitizer += " (" + o + ")"
+			}
 		}
 	}
 	if x := v.Xid; x != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
 	"github.com/debugflow/debugflow/internal/analyse/stats"
@@ -242,6 +243,7 @@ func (v *loader) loadLadder(have map[string]bool) error {
 			if contains(ladder, t) {
 				// In the ladder but no log: the run was cancelled before it.
 				v.Sanitizers = append(v.Sanitizers, &Sanitizer{Tool: t, Log: name, Errors: []AccessError{}, APIErrors: []APIError{},
+					Pytest: sanitizerlog.PytestResult{Outcome: sanitizerlog.OutcomeUnknown},
 					NotRun: name + " missing: the ladder stopped before it"})
 			}
 			continue
@@ -794,8 +796,27 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if s.Hazards > 0 {
 			found = append(found, plural(s.Hazards, "hazard", "hazards"))
 		}
-		if len(found) > 0 {
+		if s.HazardLimit && s.Hazards == 0 && s.Unrecognised == 0 {
+			found = append(found, sanitizerlog.HazardLimitOnly)
+		}
+		// Reports the parser did not recognise are the tool's findings all the same (its summary
+		// counts them): of a kind it does not know, or not in the log at all (--save).
+		counts := ""
+		if s.Unrecognised > 0 {
+			u := sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised)
+			if s.FirstUnrecognised != "" {
+				found = append(found, u)
+			} else {
+				counts = "summary counts " + u
+			}
+		}
+		switch {
+		case len(found) > 0 && counts != "":
+			app = append(app, s.Tool+" found "+strings.Join(found, " and ")+", and its "+counts)
+		case len(found) > 0:
 			app = append(app, s.Tool+" found "+strings.Join(found, " and "))
+		case counts != "":
+			app = append(app, s.Tool+"'s "+counts)
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {

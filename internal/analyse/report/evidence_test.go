@@ -204,7 +204,7 @@ func TestLadderJSON(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Sanitizers) != 2 || got.Sanitizers[0].Result != "memcheck clean: ERROR SUMMARY 0 errors" ||
+	if len(got.Sanitizers) != 2 || got.Sanitizers[0].Result != "memcheck clean: ERROR SUMMARY 0 errors, but pytest's result under it is not known, nor whether the failure recurred" ||
 		got.Sanitizers[1].Tool != "racecheck" || got.Sanitizers[1].Hazards != 1 || got.Sanitizers[1].Result != "racecheck: 1 hazard" ||
 		!strings.Contains(got.Sanitizers[1].FirstHazard, "reduce_kernel") {
 		t.Errorf("sanitizers %+v\n%s", got.Sanitizers, js.String())

@@ -463,13 +463,17 @@ func (s *Sanitizer) state() string {
 		if s.NotPrinted > 0 {
 			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
 		}
-		if s.Unrecognised > 0 && s.Tool != sanitizerlog.ToolRacecheck {
-			parts[0] += fmt.Sprintf(", %d recognised, %s", *s.ErrorSummary-s.NotPrinted-s.Unrecognised,
+		if s.HazardsDisplayed != nil {
+			// memcheck and racecheck sessions in one log: Unrecognised is counted against both.
+			parts[0] += " and RACECHECK SUMMARY " + plural(*s.HazardsDisplayed, "hazard", "hazards") + " displayed"
+		}
+		if s.Unrecognised > 0 {
+			parts[0] += fmt.Sprintf(", %d recognised, %s", sanitizerlog.Printed(s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed)-s.Unrecognised,
 				sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 		}
 	}
-	if s.Unrecognised > 0 && s.Tool == sanitizerlog.ToolRacecheck {
-		// Counted against racecheck's "N hazards displayed", which the report does not keep.
+	if s.Unrecognised > 0 && s.ErrorSummary == nil {
+		// racecheck alone: counted against its "N hazards displayed".
 		parts = append(parts, sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
 	}
 	if len(s.Errors) > 0 {
@@ -486,6 +490,9 @@ func (s *Sanitizer) state() string {
 		}
 		parts = append(parts, h)
 	}
+	if s.HazardLimit && s.Hazards == 0 && s.Unrecognised == 0 {
+		parts = append(parts, sanitizerlog.HazardLimitOnly)
+	}
 	if s.Leaks > 0 {
 		parts = append(parts, plural(s.Leaks, "leak", "leaks"))
 	}
@@ -501,22 +508,25 @@ func (s *Sanitizer) state() string {
 		}
 		over += " over the tests before pytest stopped (" + s.Stopped + "; the tests after it were not checked)"
 	}
+	// Whether the failure happened under the tool: a clean run over tests that passed says
+	// less than one over the failing test.
 	if s.clean() && s.Tool == "racecheck" {
-		return tool + " clean" + over + ": no hazard"
+		return tool + " clean" + over + ": no hazard" + s.Pytest.UnderTool(s.Tool, true)
 	}
 	if s.clean() {
-		return tool + " clean" + over + ": ERROR SUMMARY 0 errors"
+		return tool + " clean" + over + ": ERROR SUMMARY 0 errors" + s.Pytest.UnderTool(s.Tool, true)
 	}
 	if len(parts) == 0 {
 		return tool + ": no findings"
 	}
-	return tool + ": " + strings.Join(parts, ", ")
+	return tool + ": " + strings.Join(parts, ", ") + s.Pytest.UnderTool(s.Tool, false)
 }
 
-// clean reports a complete run that found nothing.
+// clean reports a complete run that found nothing (sanitizerlog's Report.Clean): racecheck
+// reaches its hazard limit only after finding hazards.
 func (s *Sanitizer) clean() bool {
 	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) && s.Unrecognised == 0 &&
-		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0
+		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0 && !s.HazardLimit
 }
 
 // firstFinding is a one-line description of what the sanitizer saw first ("" when nothing).

@@ -682,8 +682,10 @@ func (v *loader) readSanitizer(name string) (*Sanitizer, error) {
 		Inconclusive:      rep.Inconclusive,
 		NoTests:           rep.NoTests,
 		Stopped:           rep.Stopped,
+		Pytest:            rep.Pytest,
 		Hazards:           len(rep.Hazards),
 		HazardLimit:       rep.HazardLimit,
+		HazardsDisplayed:  rep.HazardsDisplayed,
 		Leaks:             len(rep.Leaks),
 		TargetErrors:      rep.TargetErrors,
 	}

@@ -5,7 +5,10 @@
 // several runners side by side (`debugflow report --compare`).
 package report
 
-import "github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+import (
+	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+)
 
 // Verdict is everything an artifact directory says. Its JSON form (WriteJSON) is the
 // `debugflow report --json` shape of docs/design.md: the answer's fields (reproduced, exit_code,
@@ -233,6 +236,9 @@ type Sanitizer struct {
 	// APIErrors has one entry per distinct (call, result), first-seen order.
 	APIErrors []APIError `json:"api_errors"`
 
+	// HazardsDisplayed is racecheck's "RACECHECK SUMMARY: N hazards displayed" (nil without
+	// one): with ERROR SUMMARY, the reports Unrecognised is counted against.
+	HazardsDisplayed *int `json:"-"`
 	// Hazards is the number of distinct racecheck, synccheck and initcheck (unused memory)
 	// findings: racecheck's result, which has no ERROR SUMMARY.
 	Hazards int `json:"hazards"`
@@ -253,6 +259,9 @@ type Sanitizer struct {
 	// Stopped is pytest's "stopping after N failures" under the tool (-x): a clean result
 	// covers only the tests before it.
 	Stopped string `json:"stopped,omitempty"`
+	// Pytest is pytest's outcome under the tool ({"outcome":"passed","failed":0,"passed":1}):
+	// a clean result over tests that passed means the failure did not recur under the tool.
+	Pytest sanitizerlog.PytestResult `json:"pytest"`
 	// Checked and LeftOut are how many of the reproducer's failing tests ran under the tool
 	// and how many --max-tests left out (sanitizer_summary.json): a clean result covers only
 	// the ones checked.

@@ -55,6 +55,13 @@ func checkInvariants(t *testing.T, rep *Report) {
 	if rep.Unrecognised > 0 && rep.Unrecognised > rep.printed() || rep.Unrecognised == 0 && rep.FirstUnrecognised != "" {
 		t.Errorf("Unrecognised %d, FirstUnrecognised %q with ErrorSummary %v, HazardsDisplayed %v", rep.Unrecognised, rep.FirstUnrecognised, rep.ErrorSummary, rep.HazardsDisplayed)
 	}
+	switch py := rep.Pytest; {
+	case py.Failed < 0 || py.Passed < 0,
+		py.Outcome == OutcomePassed && (py.Failed > 0 || py.Passed == 0),
+		py.Outcome == OutcomeFailed && py.Failed == 0,
+		py.Outcome != OutcomePassed && py.Outcome != OutcomeFailed && py.Outcome != OutcomeUnknown:
+		t.Errorf("Pytest = %+v", py)
+	}
 	switch rep.Tool {
 	case ToolMemcheck, ToolRacecheck, ToolInitcheck, ToolSynccheck:
 	default:

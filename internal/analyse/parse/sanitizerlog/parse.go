@@ -166,6 +166,9 @@ type parser struct {
 	// final line that counts a test that ran (passed, failed, ...).
 	collectErr string
 	finalRan   bool
+	// finals counts pytest's final lines; failed, errors and passed sum what they count
+	// (passed with xfailed and xpassed): pytest's outcome under the tool (Report.Pytest).
+	finals, failed, errors, passed int
 	// unknown is the first report-level tool line no case of topLevel knew; unknowns counts
 	// them (each heads at most one report the parser did not recognise).
 	unknown  string
@@ -390,6 +393,7 @@ func (p *parser) appLine(s []byte) {
 	case (s[0] >= '0' && s[0] <= '9' || s[0] == 'n') && finalTally(trimRightBlank(s)):
 		p.pytestSeen = true // -qq: the final line without its padding
 		p.finalRan = p.finalRan || tallyRan(s)
+		p.tally(trimRightBlank(s))
 	}
 	if !p.sawBanner && p.cmdTool == "" {
 		p.checkCommandLine(s)
@@ -807,7 +811,47 @@ func (p *parser) pytestRule(s []byte) {
 	case finalTally(inner):
 		p.pytestOpen, p.pytestSeen = false, true
 		p.finalRan = p.finalRan || tallyRan(inner)
+		p.tally(inner)
 	}
+}
+
+// tally adds the counts of pytest's final line s ("1 failed, 2 passed, 1 warning in 0.12s",
+// without its padding) to the outcome under the tool.
+func (p *parser) tally(s []byte) {
+	p.finals++
+	if i := bytes.LastIndex(s, []byte(" in ")); i > 0 {
+		s = s[:i]
+	}
+	for _, part := range bytes.Split(s, []byte(", ")) {
+		v, n, ok := parseCount(part)
+		if !ok || n >= len(part) || part[n] != ' ' {
+			continue
+		}
+		switch string(part[n+1:]) {
+		case "failed":
+			p.failed = addSat(p.failed, clampInt(v))
+		case "error", "errors":
+			p.errors = addSat(p.errors, clampInt(v))
+		case "passed", "xfailed", "xpassed":
+			p.passed = addSat(p.passed, clampInt(v))
+		}
+	}
+}
+
+// outcome is pytest's result under the tool from its final lines.
+func (p *parser) outcome() PytestResult {
+	r := PytestResult{Outcome: OutcomeUnknown, Failed: addSat(p.failed, p.errors), Passed: p.passed}
+	switch {
+	case p.failed > 0 || p.errors > 0 && p.collectErr == "":
+		// -x stops at the first failure: "1 failed" is the failure under the tool.
+		r.Outcome = OutcomeFailed
+	case p.errors > 0:
+		// Collection errors (--continue-on-collection-errors): another module's, not a test's.
+	case p.passed > 0 && p.pytestCut == 0 && p.finals >= max(p.rep.Sessions, 1):
+		// Every session ended with a final line, and none counted a failure.
+		r.Outcome = OutcomePassed
+	}
+	return r
 }
 
 // finalTally reports whether s (without its '=' padding) is pytest's final line: "1 failed, 2
@@ -1075,6 +1119,7 @@ func (p *parser) finish(truncated int, readErr error) {
 	}
 	rep.Complete = len(reasons) == 0
 	rep.Inconclusive = strings.Join(reasons, "; ")
+	rep.Pytest = p.outcome()
 	if n := rep.printed() - rep.recognised(); n > 0 {
 		if rep.HazardLimit && rep.HazardsDisplayed != nil {
 			// Past its hazard limit racecheck may count hazards it never printed: only the

@@ -211,6 +211,11 @@ func TestParseFixtures(t *testing.T) {
 			file: "atomic_summary_ends_report.log", tool: "memcheck", errorSummary: intp(1), complete: true,
 			errors: []errKey{{"Invalid __global__ atomic", 4, "void histogram_atomic<int>(const int *, int *, int)", "hist.cu", 22, 1}},
 		},
+		// pytest's outcome under the tool (TestPytestOutcomeUnderTheTool checks it).
+		{file: "pytest_passed_under_tool.log", tool: "memcheck", errorSummary: intp(0), complete: true},
+		{file: "pytest_failed_under_tool.log", tool: "memcheck", errorSummary: intp(0), complete: true, targetErrors: 2},
+		{file: "pytest_stopped_after_passes.log", tool: "memcheck", errorSummary: intp(0), complete: true, targetErrors: 2},
+		{file: "pytest_two_sessions.log", tool: "memcheck", errorSummary: intp(0), complete: true, targetErrors: 2},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

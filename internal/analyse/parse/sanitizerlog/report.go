@@ -62,6 +62,9 @@ type Report struct {
 	// after that failure never ran under the tool, so a clean summary covers only those
 	// before it ("" when pytest did not stop).
 	Stopped string `json:"stopped,omitempty"`
+	// Pytest is pytest's outcome under the tool, from its final line(s): whether the failure
+	// being chased happened while the tool watched.
+	Pytest PytestResult `json:"pytest"`
 	// Errors are memory access, hardware exception, malloc/free and initcheck errors.
 	Errors []AccessError `json:"errors"`
 	// APIErrors are "Program hit ..." and "CUDA API Error: ..." records.
@@ -99,6 +102,106 @@ type Report struct {
 	Lines int64 `json:"lines,omitempty"`
 	// TruncatedLines counts lines longer than Options.MaxLineBytes (cut, not failed).
 	TruncatedLines int `json:"truncated_lines,omitempty"`
+}
+
+// Outcome is pytest's result under the tool.
+type Outcome string
+
+// Values of Outcome.
+const (
+	// OutcomeFailed: a final line counts a failed test or an error (pytest -x stops at the
+	// first: "1 failed", "1 failed, 2 passed").
+	OutcomeFailed Outcome = "failed"
+	// OutcomePassed: every session's final line counts tests that ran and none failed or
+	// errored (xfailed and xpassed are passes to pytest).
+	OutcomePassed Outcome = "passed"
+	// OutcomeUnknown: no final line (a crash, a kill: the run is inconclusive anyway), no test
+	// ran, a session without one, or errors that may be collection errors of other modules.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// PytestResult is pytest's outcome under the tool, its final lines summed over the sessions
+// of the log (one per tool run).
+type PytestResult struct {
+	Outcome Outcome `json:"outcome"`
+	// Failed counts failed tests and errors; Passed counts passed, xfailed and xpassed tests.
+	Failed int `json:"failed"`
+	Passed int `json:"passed"`
+}
+
+// finding is what tool reports: racecheck hazards, the other tools errors.
+func finding(tool string, n int) string {
+	if tool == ToolRacecheck {
+		if n == 1 {
+			return "hazard"
+		}
+		return "hazards"
+	}
+	if n == 1 {
+		return "error"
+	}
+	return "errors"
+}
+
+// UnderTool is what a complete run's result line adds after the tool's result (clean: it found
+// nothing) about pytest's outcome under it; "" when the outcome is unknown and the tool found
+// something. The sanitize step's lines, the summary text and the report share it.
+func (p PytestResult) UnderTool(tool string, clean bool) string {
+	if tool == "" {
+		tool = ToolMemcheck
+	}
+	switch {
+	case p.Outcome == OutcomePassed && clean:
+		// The failure did not happen under the tool: an error that comes only with it (a race,
+		// an unlucky path) did not either, most likely.
+		return fmt.Sprintf(", but %s under it (the failure did not recur, so %s that comes with it may not have happened)",
+			p.passedText(), article(finding(tool, 1)))
+	case p.Outcome == OutcomePassed:
+		return fmt.Sprintf(", though %s under it (the %s were found all the same)", p.passedText(), finding(tool, 2))
+	case p.Outcome == OutcomeFailed && clean:
+		return fmt.Sprintf(", with %s under it (%s saw no %s of the kinds it checks)", p.failedText(), tool, finding(tool, 1))
+	case p.Outcome == OutcomeFailed:
+		return fmt.Sprintf(", with %s under it", p.failedText())
+	case clean:
+		return ", but pytest's result under it is not known, nor whether the failure recurred"
+	}
+	return ""
+}
+
+// Short is the outcome in a few words for a table cell ("tests passed", "a test failed"); ""
+// when unknown.
+func (p PytestResult) Short() string {
+	switch p.Outcome {
+	case OutcomePassed:
+		if p.Passed == 1 {
+			return "test passed"
+		}
+		return "tests passed"
+	case OutcomeFailed:
+		return "a test failed"
+	}
+	return ""
+}
+
+// passedText is "the test passed", "the tests passed". The counts are summed over the log's
+// sessions, where one test may count once per tool run: they give no number of tests.
+func (p PytestResult) passedText() string {
+	if p.Passed == 1 {
+		return "the test passed"
+	}
+	return "the tests passed"
+}
+
+// failedText is "a test failing": a failure and a teardown error of one test count twice.
+func (p PytestResult) failedText() string {
+	return "a test failing"
+}
+
+func article(noun string) string {
+	if noun == "error" {
+		return "an error"
+	}
+	return "a " + noun
 }
 
 // AccessError is one distinct (Kind, Size, Kernel) memory error with its first
@@ -188,12 +291,18 @@ type Leak struct {
 // not printed (memcheck, initcheck, synccheck) and racecheck's N hazards displayed; 0 without
 // a summary.
 func (r *Report) printed() int {
+	return Printed(r.ErrorSummary, r.NotPrinted, r.HazardsDisplayed)
+}
+
+// Printed is the number of reports the summaries count as printed, the number Unrecognised is
+// part of: errorSummary less notPrinted, plus racecheck's hazardsDisplayed (nil: no such line).
+func Printed(errorSummary *int, notPrinted int, hazardsDisplayed *int) int {
 	n := 0
-	if r.ErrorSummary != nil {
-		n = *r.ErrorSummary - r.NotPrinted
+	if errorSummary != nil {
+		n = *errorSummary - notPrinted
 	}
-	if r.HazardsDisplayed != nil {
-		n = addSat(n, *r.HazardsDisplayed)
+	if hazardsDisplayed != nil {
+		n = addSat(n, *hazardsDisplayed)
 	}
 	return n
 }
@@ -258,6 +367,37 @@ func (r *Report) unrecognisedSuffix() string {
 		return fmt.Sprintf(", %d recognised", *r.ErrorSummary-r.NotPrinted-r.Unrecognised) + text
 	}
 	return text
+}
+
+// HazardLimitOnly says what a racecheck run whose hazard limit was reached found when no hazard
+// report was recognised and none was Unrecognised: racecheck reaches its limit only after
+// finding hazards. The report's line and its runner verdict share it.
+const HazardLimitOnly = "hazards (racecheck's hazard limit was reached), none in a report debugflow recognises"
+
+// Clean reports a complete run that found nothing: no record, no error counted in a summary
+// that the parser did not recognise, no hazard limit reached.
+func (r *Report) Clean() bool {
+	return r.Complete && (r.ErrorSummary == nil || *r.ErrorSummary == 0) && r.Unrecognised == 0 && r.Findings() == 0 && !r.HazardLimit
+}
+
+// Counted is the sanitize step's findings count: the distinct findings, each report the parser
+// did not recognise (they cannot be told apart), and 1 for a hazard limit reached with nothing
+// else to show the hazards it implies; 0 only for a run that found nothing.
+func (r *Report) Counted() int {
+	n := r.Findings() + r.Unrecognised
+	if n == 0 && r.HazardLimit {
+		return 1
+	}
+	return n
+}
+
+// UnderTool is what the run's result line adds about pytest's outcome under the tool
+// (PytestResult.UnderTool); "" for an inconclusive run, whose result is its reason.
+func (r *Report) UnderTool() string {
+	if !r.Complete {
+		return ""
+	}
+	return r.Pytest.UnderTool(r.Tool, r.Clean())
 }
 
 // Findings is the number of distinct findings: Errors, APIErrors, Hazards and Leaks.

@@ -7,11 +7,12 @@ import (
 	"strings"
 )
 
-// WriteText writes the human summary (sanitizer_summary.txt): the first invalid
-// access report verbatim, each distinct error with its count, the API errors, the
-// ERROR SUMMARY line (or "error summary: none printed") with the errors it counts that the
-// parser did not recognise, the target messages, and
-// "inconclusive: <reason>" when the log is not complete.
+// WriteText writes the human summary (sanitizer_summary.txt): the findings with pytest's
+// outcome under the tool (UnderTool), the first invalid access report verbatim, each distinct
+// error with its count, the API errors, the ERROR SUMMARY and RACECHECK SUMMARY lines (or
+// "error summary: none printed", racecheck's "racecheck summary: none printed") with the reports
+// they count that the parser did not recognise, the target messages, and "inconclusive:
+// <reason>" when the log is not complete.
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	tool := r.Tool
@@ -22,7 +23,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Legacy {
 		name = "cuda-memcheck"
 	}
-	fmt.Fprintf(bw, "%s %s: %d distinct finding(s)\n", name, tool, r.Findings())
+	fmt.Fprintf(bw, "%s %s: %d distinct finding(s)%s\n", name, tool, r.Findings(), r.UnderTool())
 
 	if len(r.FirstBlock) > 0 {
 		title := "first invalid access report"
@@ -71,7 +72,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	fmt.Fprintln(bw)
-	if r.ErrorSummary != nil {
+	switch {
+	case r.ErrorSummary != nil:
 		fmt.Fprintf(bw, "ERROR SUMMARY: %d error%s", *r.ErrorSummary, plural(*r.ErrorSummary))
 		if r.NotPrinted > 0 {
 			fmt.Fprintf(bw, " (%d not printed: raise --print-limit to see them)", r.NotPrinted)
@@ -80,7 +82,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprint(bw, r.unrecognisedSuffix())
 		}
 		fmt.Fprintln(bw)
-	} else {
+	case r.RaceSummary != "":
+		// racecheck prints no ERROR SUMMARY by design: its RACECHECK SUMMARY follows.
+	case tool == ToolRacecheck:
+		fmt.Fprintln(bw, "racecheck summary: none printed")
+	default:
 		fmt.Fprintln(bw, "error summary: none printed")
 	}
 	if r.LeakSummary != "" {

@@ -34,6 +34,17 @@ func TestWriteTextSections(t *testing.T) {
 			file: "target_returned_error.log",
 			want: []string{"ERROR SUMMARY: 1 error\n", "target messages:", "Error: process didn't terminate successfully", "Target application returned an error"},
 		},
+		// racecheck prints no ERROR SUMMARY by design: its summary is RACECHECK SUMMARY.
+		{
+			file:    "racecheck_analysis.log",
+			want:    []string{"hazards (", "RACECHECK SUMMARY: "},
+			notWant: []string{"error summary: none printed"},
+		},
+		{
+			file:    "racecheck_unrecognised.log",
+			want:    []string{"RACECHECK SUMMARY: ", "of a kind debugflow does not recognise"},
+			notWant: []string{"error summary: none printed"},
+		},
 		{
 			file: "print_limit_not_printed.log",
 			want: []string{"2x Invalid __global__ write", "ERROR SUMMARY: 5 errors (3 not printed: raise --print-limit to see them)"},
@@ -80,5 +91,20 @@ func TestFindingsNil(t *testing.T) {
 	var r *Report
 	if r.Findings() != 0 {
 		t.Error("nil report has findings")
+	}
+}
+
+// A racecheck log cut before its summary names the summary racecheck prints.
+func TestWriteTextRacecheckWithoutSummary(t *testing.T) {
+	rep, err := Parse(strings.NewReader("# debugflow-step sanitize: compute-sanitizer --tool racecheck python3 -m pytest t.py\n========= COMPUTE-SANITIZER\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if text := b.String(); !strings.Contains(text, "racecheck summary: none printed") || strings.Contains(text, "error summary") {
+		t.Errorf("text:\n%s", text)
 	}
 }
