@@ -299,7 +299,9 @@ func (v *Verdict) rulesOutLine() string {
 			n = min(n, m)
 		}
 	}
-	if n < 2 || v.headline() != "no" {
+	// Only over a sweep that ran to its end with tests that passed: "each test ran n times"
+	// is not known of a log cut short.
+	if r := v.Reproducer; n < 2 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
 		return ""
 	}
 	bound, err := stats.UpperBound(0, n, rulesOutConfidence)

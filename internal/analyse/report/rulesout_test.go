@@ -32,6 +32,10 @@ func TestRulesOutLine(t *testing.T) {
 		{"no --count", Verdict{Reproducer: passed(4)}, "", 0, 0},
 		{"reproduced", Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 199, Failed: 1, Complete: true, fromLog: true}}, "", 0, 0},
 		{"cancelled: not a no", Verdict{Run: Run{Count: 50, Cancelled: true}, Reproducer: passed(20)}, "", 0, 0},
+		// A summary that says "not reproduced" over a log without pytest's final line: how
+		// often each test ran is not known.
+		{"a log cut short", Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Passed: 20, fromLog: true}}, "", 0, 0},
+		{"no test passed", Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Complete: true, fromLog: true}}, "", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,6 +81,30 @@ func TestPytestStoppedUnderTheSanitizer(t *testing.T) {
 	if err != nil || rep.Stopped != "" {
 		t.Errorf("without the line: Stopped %q, err %v", rep.Stopped, err)
 	}
+	// -x prints its line after the last selected test too: then no test went unchecked.
+	for _, tt := range []struct {
+		collected, final string
+		stopped          bool
+	}{
+		{"collected 3 items", "1 failed", true},
+		{"collected 1 item", "1 failed", false},
+		{"collected 3 items", "1 failed, 2 passed", false},
+		{"collected 3 items", "1 failed, 1 passed, 1 skipped", false},
+		{"collected 5 items / 2 deselected / 3 selected", "1 failed, 1 passed", true},
+		{"collected 5 items / 2 deselected / 3 selected", "1 failed, 2 passed, 2 deselected", false},
+		{"collected 4 items / 2 deselected", "1 failed, 1 passed", false},
+		// A setup error is no result of its own here: the doubt stays.
+		{"collected 2 items", "1 failed, 1 error", true},
+	} {
+		l := strings.Replace(strings.Replace(log, "collected 3 items", tt.collected, 1), "1 failed in", tt.final+" in", 1)
+		rep, err := Parse(strings.NewReader(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Stopped != ""; got != tt.stopped {
+			t.Errorf("%s, %s: stopped %v, want %v", tt.collected, tt.final, got, tt.stopped)
+		}
+	}
 }
 
 // A pytest killed under the sanitizer (SIGKILL, the OOM killer, a timeout's os._exit) prints

@@ -169,6 +169,12 @@ type parser struct {
 	// finals counts pytest's final lines; failed, errors and passed sum what they count
 	// (passed with xfailed and xpassed): pytest's outcome under the tool (Report.Pytest).
 	finals, failed, errors, passed int
+	// skipped sums the final lines' skipped tests; selected sums the tests the sessions'
+	// "collected N items [/ K deselected] [/ M selected]" lines selected (selectedSeen: one
+	// was read). With failed and passed they tell whether pytest's "stopping after N
+	// failures" left a test unrun.
+	skipped, selected int
+	selectedSeen      bool
 	// unknown is the first report-level tool line no case of topLevel knew; unknowns counts
 	// them (each heads at most one report the parser did not recognise).
 	unknown  string
@@ -746,6 +752,7 @@ func (p *parser) checkNoTests(s []byte) {
 			why = "pytest skipped every test (" + string(cut(bytes.Trim(s, "= "), 200)) + ")"
 		}
 	case 'c':
+		p.collectedLine(s)
 		if bytes.Contains(s, []byte("collected 0 items")) && !bytes.Contains(s, []byte("error")) {
 			why = "pytest collected 0 items"
 		} else if bytes.Contains(s, []byte(" / 0 selected")) {
@@ -834,8 +841,46 @@ func (p *parser) tally(s []byte) {
 			p.errors = addSat(p.errors, clampInt(v))
 		case "passed", "xfailed", "xpassed":
 			p.passed = addSat(p.passed, clampInt(v))
+		case "skipped":
+			p.skipped = addSat(p.skipped, clampInt(v))
 		}
 	}
+}
+
+// collectedLine adds the tests pytest's collection line s selected ("collected 3 items",
+// "collecting ... collected 5 items / 2 deselected / 3 selected") to p.selected.
+func (p *parser) collectedLine(s []byte) {
+	i := bytes.Index(s, []byte("collected "))
+	if i < 0 {
+		return
+	}
+	parts := bytes.Split(s[i+len("collected "):], []byte(" / "))
+	n, _, ok := parseCount(parts[0])
+	if !ok {
+		return
+	}
+	for _, part := range parts[1:] {
+		v, k, ok := parseCount(part)
+		if !ok {
+			continue
+		}
+		switch string(bytes.TrimSpace(part[k:])) {
+		case "selected":
+			n = v
+		case "deselected":
+			n -= min(v, n)
+		}
+	}
+	p.selected = addSat(p.selected, clampInt(n))
+	p.selectedSeen = true
+}
+
+// leftNoneOut says every selected test has a result on the final lines (errors not counted:
+// a test can have two, and a setup error alone then keeps the doubt), so pytest's "stopping
+// after N failures" stopped before nothing.
+func (p *parser) leftNoneOut() bool {
+	return p.selectedSeen && p.pytestCut == 0 && p.finals >= max(p.rep.Sessions, 1) &&
+		addSat(addSat(p.failed, p.passed), p.skipped) >= p.selected
 }
 
 // outcome is pytest's result under the tool from its final lines.
@@ -1046,6 +1091,11 @@ func (p *parser) finish(truncated int, readErr error) {
 	p.endBlock()
 	rep := p.rep
 	rep.TruncatedLines = truncated
+	if rep.Stopped != "" && p.leftNoneOut() {
+		// -x printed its "stopping after 1 failures" after the last selected test: no test
+		// went unchecked, so the result covers them all.
+		rep.Stopped = ""
+	}
 	switch {
 	case p.tool != "":
 		rep.Tool = p.tool
