@@ -527,8 +527,7 @@ func (s *Sanitizer) state() string {
 // clean reports a complete run that found nothing (sanitizerlog's Report.Clean): racecheck
 // reaches its hazard limit only after finding hazards.
 func (s *Sanitizer) clean() bool {
-	return s.Complete && (s.ErrorSummary == nil || *s.ErrorSummary == 0) && s.Unrecognised == 0 &&
-		len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks == 0 && !s.HazardLimit
+	return sanitizerlog.IsClean(s.Complete, s.ErrorSummary, s.Unrecognised, len(s.Errors)+len(s.APIErrors)+s.Hazards+s.Leaks, s.HazardLimit)
 }
 
 // firstFinding is a one-line description of what the sanitizer saw first ("" when nothing).

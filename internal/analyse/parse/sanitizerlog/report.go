@@ -377,7 +377,15 @@ const HazardLimitOnly = "hazards (racecheck's hazard limit was reached), none in
 // Clean reports a complete run that found nothing: no record, no error counted in a summary
 // that the parser did not recognise, no hazard limit reached.
 func (r *Report) Clean() bool {
-	return r.Complete && (r.ErrorSummary == nil || *r.ErrorSummary == 0) && r.Unrecognised == 0 && r.Findings() == 0 && !r.HazardLimit
+	return IsClean(r.Complete, r.ErrorSummary, r.Unrecognised, r.Findings(), r.HazardLimit)
+}
+
+// IsClean is what Clean means, for a caller that keeps the counts in its own shape (the
+// report's Sanitizer): complete, an ERROR SUMMARY of 0 (or none: racecheck's), nothing
+// unrecognised, no finding (findings: records of errors, API errors, hazards and leaks), no
+// hazard limit reached.
+func IsClean(complete bool, errorSummary *int, unrecognised, findings int, hazardLimit bool) bool {
+	return complete && (errorSummary == nil || *errorSummary == 0) && unrecognised == 0 && findings == 0 && !hazardLimit
 }
 
 // Counted is the sanitize step's findings count: the distinct findings, each report the parser
