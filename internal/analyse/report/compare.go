@@ -103,31 +103,66 @@ func (r ComparisonRow) cells() compareRow {
 		row.xid = "not available"
 	}
 	if s := v.Sanitizer; s != nil {
-		switch f := s.firstFinding(); {
-		case f != "" && !s.Complete:
-			row.sanitizer, row.finding = f+" (inconclusive)", true
-		case f != "":
-			row.sanitizer, row.finding = f, true
-		case s.NoTests != "":
-			row.sanitizer = "did not run the tests (inconclusive)"
-		case !s.Complete:
-			row.sanitizer = "inconclusive"
-		case !s.clean():
-			// Leaks, or an ERROR SUMMARY over no record: errors all the same.
-			row.sanitizer = s.state()
-		default:
-			// Not more than the result line: "clean (tests passed)" when the failure did not
-			// recur under the tool.
-			row.sanitizer = "clean"
-			if o := s.Pytest.Short(); o != "" {
-				row.sanitizer += " (" + o + ")"
-			}
-		}
+		row.sanitizer, row.finding = s.compareCell()
+		row.sanitizer, row.finding = v.ladderCell(row.sanitizer, row.finding)
 	}
 	if x := v.Xid; x != nil {
 		row.xid = x.countsLine(false)
 	}
 	return row
+}
+
+// compareCell is one tool's result as a comparison cell, and whether it names a finding.
+func (s *Sanitizer) compareCell() (string, bool) {
+	switch f := s.firstFinding(); {
+	case f != "" && !s.Complete:
+		return f + " (inconclusive)", true
+	case f != "":
+		return f, true
+	case s.NotRun != "":
+		return "not run", false
+	case s.NoTests != "":
+		return "did not run the tests (inconclusive)", false
+	case !s.Complete:
+		return "inconclusive", false
+	case !s.clean():
+		// Leaks, or an ERROR SUMMARY over no record: errors all the same.
+		return s.state(), false
+	}
+	// Not more than the result line: "clean (tests passed)" when the failure did not recur
+	// under the tool.
+	cell := "clean"
+	if o := s.Pytest.Short(); o != "" {
+		cell += " (" + o + ")"
+	}
+	return cell, false
+}
+
+// ladderCell completes the first tool's cell with the ladder's other tools: the cell is the
+// runner's sanitizer column, and a race racecheck found after a clean memcheck must not read
+// "clean". The first finding in ladder order wins, named by its tool; without one, a tool that
+// did not end clean is added ("clean (tests passed); racecheck inconclusive").
+func (v *Verdict) ladderCell(cell string, finding bool) (string, bool) {
+	if finding {
+		return cell, true
+	}
+	var open []string
+	for _, o := range v.Sanitizers {
+		if o == v.Sanitizer {
+			continue
+		}
+		c, f := o.compareCell()
+		if f {
+			return o.Tool + ": " + c, true
+		}
+		if !strings.HasPrefix(c, "clean") {
+			open = append(open, o.Tool+" "+c)
+		}
+	}
+	if len(open) > 0 && strings.HasPrefix(cell, "clean") {
+		cell += "; " + strings.Join(open, "; ")
+	}
+	return cell, false
 }
 
 // remarks are the row's skipped files and notes, at most shownItems of each.
