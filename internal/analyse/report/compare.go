@@ -73,6 +73,15 @@ func (r ComparisonRow) cells() compareRow {
 		row.gpu = strings.Join(uuids, ", ")
 	}
 	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
+	// A "no" says how far its runs go, as the single report's "Rules out" line does: a "no"
+	// beside a "yes" is read as "only there" unless the reader sees it could be chance.
+	if n, bound, ok := v.rulesOut(); ok {
+		row.reproduced += fmt.Sprintf(" (rules out %s or more: %d runs each)", ratePercent(bound), n)
+	} else if n == 1 && v.Run.Count == 1 {
+		row.reproduced += " (each test ran once)"
+	} else if n == 1 {
+		row.reproduced += " (some tests ran once)"
+	}
 	switch {
 	case v.Run.TimedOut != "":
 		row.reproduced += " (timed out)"
@@ -206,6 +215,7 @@ func (c Comparison) Markdown() string {
 	if c.Artifact != "" {
 		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
 	}
+	b.WriteString(c.notNever())
 	writeMDRow(&b, compareHeader.list(), false)
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
@@ -220,6 +230,52 @@ func (c Comparison) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// notNever is the Markdown paragraph, when some runners reproduced and others answered "no",
+// on what each "no" rules out: without it "Reproduced on T4 (1 of 2)" reads as "T4 only". A
+// "yes" row whose every test ran all its repetitions and whose highest failure rate is below
+// what a "no" row rules out says that "no" shows no difference; the converse (a rate above the
+// bound) is not claimed to show one: that needs a test of the two counts (debugflow experiment).
+func (c Comparison) notNever() string {
+	var yes, no []ComparisonRow
+	for _, r := range c.Rows {
+		switch {
+		case r.Verdict == nil:
+		case r.Verdict.Reproduced():
+			yes = append(yes, r)
+		case r.Verdict.headline() == "no":
+			no = append(no, r)
+		}
+	}
+	if len(yes) == 0 || len(no) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("A \"no\" is not \"never\":\n")
+	for _, r := range no {
+		name := mdText(r.Runner)
+		n, bound, ok := r.Verdict.rulesOut()
+		switch {
+		case ok:
+			fmt.Fprintf(&b, "- %s ran each test %d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, n, ratePercent(bound), n)
+			for _, y := range yes {
+				test, failed, runs, known := y.Verdict.highestRate()
+				if known && float64(failed) < bound*float64(runs) {
+					fmt.Fprintf(&b, " %s's most frequent failure, %s, failed %d of %d runs (%s): below the %s %s's runs rule out, so %s's \"no\" does not show the failure is specific to %s.",
+						mdText(y.Runner), mdCode(test), failed, runs, ratePercent(float64(failed)/float64(runs)), ratePercent(bound), name, name, mdText(y.Runner))
+				}
+			}
+		case n == 1 && r.Verdict.Run.Count == 1:
+			fmt.Fprintf(&b, "- %s ran each test once: its \"no\" rules out no failure that comes in fewer than every run.", name)
+		case n == 1:
+			fmt.Fprintf(&b, "- %s ran some tests once: its \"no\" rules out no failure of those that comes in fewer than every run.", name)
+		default:
+			fmt.Fprintf(&b, "- %s: how many times each test ran is not known, nor what its \"no\" rules out.", name)
+		}
+		b.WriteString("\n")
+	}
+	return b.String() + "\n"
 }
 
 // sanitizerColumn is the index of the first sanitizer finding in compareRow.list.

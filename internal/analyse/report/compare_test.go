@@ -55,3 +55,62 @@ func TestCompareSanitizerCellCoversTheLadder(t *testing.T) {
 		})
 	}
 }
+
+// A "no" in the comparison carries what its runs rule out, as the single report's "Rules out"
+// line does: "no on A10, yes on T4" is not "T4 only" when the A10's runs could have missed a
+// failure as rare as the T4's. The Markdown says so when the rows disagree, and compares the
+// rates only when the "yes" row's sweep ran to its end (a stop at the first failure leaves its
+// rate unknown).
+func TestCompareNoCarriesWhatItRulesOut(t *testing.T) {
+	no := func(count int) *Verdict {
+		return &Verdict{Run: Run{Count: count}, Reproducer: &Reproducer{Passed: 4 * count, Complete: true, fromLog: true}}
+	}
+	yes := func(failed, runs int, stopped bool) *Verdict {
+		return &Verdict{Run: Run{Count: runs, StoppedEarly: stopped}, Reproducer: &Reproducer{Passed: 4*runs - failed, Failed: failed, Complete: true, fromLog: true,
+			PerTest: []TestFailures{{Test: "t.py::test_a", Failed: failed, Runs: runs}}}}
+	}
+	tests := []struct {
+		name     string
+		labels   []string
+		verdicts []*Verdict
+		cell     string // the last row's reproduced cell
+		want     []string
+		wantNot  []string
+	}{
+		{"50 runs", []string{"a10"}, []*Verdict{no(50)},
+			"no (rules out 5.8% or more: 50 runs each)", nil, []string{"does not show"}},
+		{"each test ran once", []string{"a10"}, []*Verdict{no(1)},
+			"no (each test ran once)", nil, nil},
+		{"a rarer failure on the other runner", []string{"t4", "a10"}, []*Verdict{yes(1, 50, false), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"A \"no\" is not \"never\"", "t4's most frequent failure, `t.py::test_a`, failed 1 of 50 runs (2.0%): below the 5.8% a10's runs rule out, so a10's \"no\" does not show the failure is specific to t4"}, nil},
+		{"a frequent failure on the other runner", []string{"t4", "a10"}, []*Verdict{yes(20, 50, false), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"A \"no\" is not \"never\"", "a10 ran each test 50 times: that rules out a failure rate of 5.8% or more there; a rarer failure can pass all 50"}, []string{"does not show"}},
+		{"the yes row stopped at its first failure", []string{"t4", "a10"}, []*Verdict{yes(1, 50, true), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"a10 ran each test 50 times"}, []string{"does not show"}},
+		{"the no row ran each test once", []string{"t4", "a10"}, []*Verdict{yes(1, 50, false), no(1)},
+			"no (each test ran once)",
+			[]string{"a10 ran each test once: its \"no\" rules out no failure that comes in fewer than every run"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare(tt.labels, tt.verdicts)
+			if got := c.Rows[len(c.Rows)-1].cells().reproduced; got != tt.cell {
+				t.Errorf("cell\n got %q\nwant %q", got, tt.cell)
+			}
+			md := c.Markdown()
+			for _, w := range tt.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("the Markdown lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(md, w) {
+					t.Errorf("the Markdown has %q:\n%s", w, md)
+				}
+			}
+		})
+	}
+}
