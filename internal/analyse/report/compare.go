@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
@@ -117,6 +118,14 @@ func (r ComparisonRow) cells() compareRow {
 	}
 	if x := v.Xid; x != nil {
 		row.xid = x.countsLine(false)
+		// The doubt the Runner line carries: lines from before the run may be counted.
+		var codes []string
+		for _, c := range x.codes() {
+			codes = append(codes, strconv.Itoa(c.Code))
+		}
+		if v.xidMayPredate(codes) != "" {
+			row.xid += " (may predate the run)"
+		}
 	}
 	return row
 }

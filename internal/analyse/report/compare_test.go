@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
 // The comparison's sanitizer cell speaks for every tool of the ladder, not only the first: a
@@ -110,6 +112,39 @@ func TestCompareNoCarriesWhatItRulesOut(t *testing.T) {
 				if strings.Contains(md, w) {
 					t.Errorf("the Markdown has %q:\n%s", w, md)
 				}
+			}
+		})
+	}
+}
+
+// The Xid cell carries the doubt the Runner line carries: counts from kernel-log lines that
+// may predate the run read in the comparison as the run's own Xids ("31 x1"), unless the
+// worker record places every event in a test of this run.
+func TestCompareXidCellMayPredate(t *testing.T) {
+	line := "[Thu Dec  3 09:12:44 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201\n"
+	added := func(method string) map[string]string {
+		return map[string]string{XidAddedLog: `# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (` +
+			method + "): 1\n# source: dmesg --ctime\n" + line}
+	}
+	placed := map[string]string{}
+	addT4Files(t, placed, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
+	placed[XidAddedLog] = strings.Replace(placed[XidAddedLog], "(anchor): 3",
+		"("+evidencefiles.XidMayPredate+" (the earlier snapshot could not read the kernel log)): 3", 1)
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"the earlier snapshot could not read the kernel log", added(evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"),
+			"31 x1 (may predate the run)"},
+		{"told by the anchor", added("anchor"), "31 x1"},
+		{"placed in the run's tests by the worker record", placed, "31 x2, 109 x1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := loadFiles(t, tt.files)
+			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().xid; got != tt.want {
+				t.Errorf("Xid cell %q, want %q", got, tt.want)
 			}
 		})
 	}
