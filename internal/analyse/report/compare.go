@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
@@ -73,6 +74,15 @@ func (r ComparisonRow) cells() compareRow {
 		row.gpu = strings.Join(uuids, ", ")
 	}
 	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
+	// A "no" says how far its runs go, as the single report's "Rules out" line does: a "no"
+	// beside a "yes" is read as "only there" unless the reader sees it could be chance.
+	if n, bound, ok := v.rulesOut(); ok {
+		row.reproduced += fmt.Sprintf(" (rules out %s or more: %d runs each)", ratePercent(bound), n)
+	} else if n == 1 && v.Run.Count == 1 {
+		row.reproduced += " (each test ran once)"
+	} else if n == 1 {
+		row.reproduced += " (some tests ran once)"
+	}
 	switch {
 	case v.Run.TimedOut != "":
 		row.reproduced += " (timed out)"
@@ -103,31 +113,74 @@ func (r ComparisonRow) cells() compareRow {
 		row.xid = "not available"
 	}
 	if s := v.Sanitizer; s != nil {
-		switch f := s.firstFinding(); {
-		case f != "" && !s.Complete:
-			row.sanitizer, row.finding = f+" (inconclusive)", true
-		case f != "":
-			row.sanitizer, row.finding = f, true
-		case s.NoTests != "":
-			row.sanitizer = "did not run the tests (inconclusive)"
-		case !s.Complete:
-			row.sanitizer = "inconclusive"
-		case !s.clean():
-			// Leaks, or an ERROR SUMMARY over no record: errors all the same.
-			row.sanitizer = s.state()
-		default:
-			// Not more than the result line: "clean (tests passed)" when the failure did not
-			// recur under the tool.
-			row.sanitizer = "clean"
-			if o := s.Pytest.Short(); o != "" {
-				row.sanitizer += " (" + o + ")"
-			}
-		}
+		row.sanitizer, row.finding = s.compareCell()
+		row.sanitizer, row.finding = v.ladderCell(row.sanitizer, row.finding)
 	}
 	if x := v.Xid; x != nil {
 		row.xid = x.countsLine(false)
+		// The doubt the Runner line carries: lines from before the run may be counted.
+		var codes []string
+		for _, c := range x.codes() {
+			codes = append(codes, strconv.Itoa(c.Code))
+		}
+		if v.xidMayPredate(codes) != "" {
+			row.xid += " (may predate the run)"
+		}
 	}
 	return row
+}
+
+// compareCell is one tool's result as a comparison cell, and whether it names a finding.
+func (s *Sanitizer) compareCell() (string, bool) {
+	switch f := s.firstFinding(); {
+	case f != "" && !s.Complete:
+		return f + " (inconclusive)", true
+	case f != "":
+		return f, true
+	case s.NotRun != "":
+		return "not run", false
+	case s.NoTests != "":
+		return "did not run the tests (inconclusive)", false
+	case !s.Complete:
+		return "inconclusive", false
+	case !s.clean():
+		// Leaks, or an ERROR SUMMARY over no record: errors all the same.
+		return s.state(), false
+	}
+	// Not more than the result line: "clean (tests passed)" when the failure did not recur
+	// under the tool.
+	cell := "clean"
+	if o := s.Pytest.Short(); o != "" {
+		cell += " (" + o + ")"
+	}
+	return cell, false
+}
+
+// ladderCell completes the first tool's cell with the ladder's other tools: the cell is the
+// runner's sanitizer column, and a race racecheck found after a clean memcheck must not read
+// "clean". The first finding in ladder order wins, named by its tool; without one, a tool that
+// did not end clean is added ("clean (tests passed); racecheck inconclusive").
+func (v *Verdict) ladderCell(cell string, finding bool) (string, bool) {
+	if finding {
+		return cell, true
+	}
+	var open []string
+	for _, o := range v.Sanitizers {
+		if o == v.Sanitizer {
+			continue
+		}
+		c, f := o.compareCell()
+		if f {
+			return o.Tool + ": " + c, true
+		}
+		if !strings.HasPrefix(c, "clean") {
+			open = append(open, o.Tool+" "+c)
+		}
+	}
+	if len(open) > 0 && strings.HasPrefix(cell, "clean") {
+		cell += "; " + strings.Join(open, "; ")
+	}
+	return cell, false
 }
 
 // remarks are the row's skipped files and notes, at most shownItems of each.
@@ -171,6 +224,7 @@ func (c Comparison) Markdown() string {
 	if c.Artifact != "" {
 		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
 	}
+	b.WriteString(c.notNever())
 	writeMDRow(&b, compareHeader.list(), false)
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
@@ -185,6 +239,52 @@ func (c Comparison) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// notNever is the Markdown paragraph, when some runners reproduced and others answered "no",
+// on what each "no" rules out: without it "Reproduced on T4 (1 of 2)" reads as "T4 only". A
+// "yes" row whose every test ran all its repetitions and whose highest failure rate is below
+// what a "no" row rules out says that "no" shows no difference; the converse (a rate above the
+// bound) is not claimed to show one: that needs a test of the two counts (debugflow experiment).
+func (c Comparison) notNever() string {
+	var yes, no []ComparisonRow
+	for _, r := range c.Rows {
+		switch {
+		case r.Verdict == nil:
+		case r.Verdict.Reproduced():
+			yes = append(yes, r)
+		case r.Verdict.headline() == "no":
+			no = append(no, r)
+		}
+	}
+	if len(yes) == 0 || len(no) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("A \"no\" is not \"never\":\n")
+	for _, r := range no {
+		name := mdText(r.Runner)
+		n, bound, ok := r.Verdict.rulesOut()
+		switch {
+		case ok:
+			fmt.Fprintf(&b, "- %s ran each test %d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, n, ratePercent(bound), n)
+			for _, y := range yes {
+				test, failed, runs, known := y.Verdict.highestRate()
+				if known && float64(failed) < bound*float64(runs) {
+					fmt.Fprintf(&b, " %s's most frequent failure, %s, failed %d of %d runs (%s): below the %s %s's runs rule out, so %s's \"no\" does not show the failure is specific to %s.",
+						mdText(y.Runner), mdCode(test), failed, runs, ratePercent(float64(failed)/float64(runs)), ratePercent(bound), name, name, mdText(y.Runner))
+				}
+			}
+		case n == 1 && r.Verdict.Run.Count == 1:
+			fmt.Fprintf(&b, "- %s ran each test once: its \"no\" rules out no failure that comes in fewer than every run.", name)
+		case n == 1:
+			fmt.Fprintf(&b, "- %s ran some tests once: its \"no\" rules out no failure of those that comes in fewer than every run.", name)
+		default:
+			fmt.Fprintf(&b, "- %s: how many times each test ran is not known, nor what its \"no\" rules out.", name)
+		}
+		b.WriteString("\n")
+	}
+	return b.String() + "\n"
 }
 
 // sanitizerColumn is the index of the first sanitizer finding in compareRow.list.

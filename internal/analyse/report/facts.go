@@ -293,6 +293,18 @@ const rulesOutConfidence = 0.95
 // "" unless the headline is "no" and each test ran at least twice (pytest-repeat's --count;
 // a test's own repeat mark counts when smaller).
 func (v *Verdict) rulesOutLine() string {
+	n, bound, ok := v.rulesOut()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("a test failing %s of its runs or more (each test ran %d times and none failed; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
+		ratePercent(bound), n, n, n)
+}
+
+// rulesOutRuns is the fewest runs any test had in a sweep answered "no" that ran to its end
+// with tests that passed (--count, or a test's own smaller repeat mark); 0 when the answer is
+// not "no", the count is unknown, or "each test ran n times" is not known of the log.
+func (v *Verdict) rulesOutRuns() int {
 	n := v.Run.Count
 	for _, m := range v.Run.RepeatMarks {
 		if m > 0 {
@@ -301,15 +313,37 @@ func (v *Verdict) rulesOutLine() string {
 	}
 	// Only over a sweep that ran to its end with tests that passed: "each test ran n times"
 	// is not known of a log cut short.
-	if r := v.Reproducer; n < 2 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
-		return ""
+	if r := v.Reproducer; n < 1 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
+		return 0
+	}
+	return n
+}
+
+// rulesOut is rulesOutRuns and the failure rate a "no" over them rules out (rulesOutLine);
+// ok is false below two runs of each test.
+func (v *Verdict) rulesOut() (n int, bound float64, ok bool) {
+	n = v.rulesOutRuns()
+	if n < 2 {
+		return n, 0, false
 	}
 	bound, err := stats.UpperBound(0, n, rulesOutConfidence)
-	if err != nil {
-		return ""
+	return n, bound, err == nil
+}
+
+// highestRate is the highest failure rate of a test in a sweep that ran every planned
+// repetition (failed over planned runs), with the test; ok is false when the sweep ended early
+// (a stop at the first failure leaves the rate unknown) or no planned count is known.
+func (v *Verdict) highestRate() (test string, failed, runs int, ok bool) {
+	r := v.Reproducer
+	if r == nil || v.partialSweep() {
+		return "", 0, 0, false
 	}
-	return fmt.Sprintf("a test failing %s of its runs or more (each test ran %d times and none failed; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
-		ratePercent(bound), n, n, n)
+	for _, t := range r.PerTest {
+		if t.Runs > 0 && t.Failed <= t.Runs && (!ok || t.Failed*runs > failed*t.Runs) {
+			test, failed, runs, ok = t.Test, t.Failed, t.Runs, true
+		}
+	}
+	return test, failed, runs, ok
 }
 
 // ratePercent formats a rate for people: 5.8%, 0.30%, 0.030%.

@@ -75,11 +75,16 @@ func (g *gate) announceStart(st *state, now time.Time) {
 }
 
 // announceTick repeats the connection line with the time left, so it does not
-// scroll away in a long log.
-func (g *gate) announceTick(st *state, now time.Time, attached bool) {
+// scroll away in a long log. countKnown is false when the number of attached clients could
+// not be read: then nobody is said to be attached or not.
+func (g *gate) announceTick(st *state, now time.Time, attached, countKnown bool) {
 	line := fmt.Sprintf("tmate: %s | %s | %s left (ends %s)",
 		st.SSH, freeJobHint(st), left(st.Deadline.Sub(now)), st.Deadline.UTC().Format(clockFormat))
-	if !st.ConnectDeadline.IsZero() && !attached {
+	switch {
+	case st.ConnectDeadline.IsZero() || attached:
+	case !countKnown:
+		line += " | attached clients unknown (tmate's count could not be read)"
+	case now.Before(st.ConnectDeadline):
 		line += fmt.Sprintf(" | nobody attached yet: ends in %s without a client", left(st.ConnectDeadline.Sub(now)))
 	}
 	g.logf("%s", line)

@@ -247,6 +247,10 @@ func (g *gate) wait(ctx context.Context, st *state, sess session) (EndReason, st
 	o := g.o
 	nextAnnounce := o.Now().Add(o.AnnounceInterval)
 	attached, clients, clientsErr := false, -1, ""
+	// countKnown: the last read of the client count succeeded. The connect timeout ends the
+	// session only on a count read as 0: an unreadable one is not "nobody attached", and a
+	// person may be in the shell it would kill.
+	countKnown, toldUnknown := false, false
 	for {
 		if ctx.Err() != nil {
 			return EndSignal, "interrupted: " + context.Cause(ctx).Error()
@@ -272,6 +276,7 @@ func (g *gate) wait(ctx context.Context, st *state, sess session) (EndReason, st
 		n, err := sess.numClients(queryCtx)
 		queryExpired := queryCtx.Err() != nil
 		cancel()
+		countKnown = err == nil
 		switch {
 		case err != nil && !queryExpired && err.Error() != clientsErr:
 			clientsErr = err.Error()
@@ -285,15 +290,22 @@ func (g *gate) wait(ctx context.Context, st *state, sess session) (EndReason, st
 		}
 		now = o.Now()
 		if !st.ConnectDeadline.IsZero() && !attached && !now.Before(st.ConnectDeadline) {
-			return EndConnectTimeout, fmt.Sprintf("nobody attached within the %d-minute connect timeout", st.ConnectMinutes)
+			if countKnown {
+				return EndConnectTimeout, fmt.Sprintf("nobody attached within the %d-minute connect timeout", st.ConnectMinutes)
+			}
+			if !toldUnknown {
+				g.logf("tmate: the %d-minute connect timeout has passed, but whether anyone attached cannot be told (the number of attached clients could not be read): the session stays open until a continue file or the %d-minute timeout (%s)",
+					st.ConnectMinutes, st.TimeoutMinutes, st.Deadline.UTC().Format(clockFormat))
+				toldUnknown = true
+			}
 		}
 		if !now.Before(nextAnnounce) {
-			g.announceTick(st, now, attached)
+			g.announceTick(st, now, attached, countKnown)
 			nextAnnounce = now.Add(o.AnnounceInterval)
 		}
 
 		sleep := min(o.PollInterval, st.Deadline.Sub(now), nextAnnounce.Sub(now))
-		if !st.ConnectDeadline.IsZero() && !attached {
+		if !st.ConnectDeadline.IsZero() && !attached && now.Before(st.ConnectDeadline) {
 			sleep = min(sleep, st.ConnectDeadline.Sub(now))
 		}
 		if sleep > 0 {

@@ -201,6 +201,27 @@ func TestGateConnectTimeout(t *testing.T) {
 			t.Fatalf("Run = %q, %v; want continue-file (the connect timeout must not fire once someone attached)\n%s", r.reason, r.err, h.stdout.String())
 		}
 	})
+	// tmate_num_clients unreadable: "nobody attached" is not known, and killing a shell
+	// someone may be using on that guess is worse than waiting out the timeout.
+	t.Run("the client count cannot be read", func(t *testing.T) {
+		h := newHarness(t)
+		h.doubleEnv = []string{"TMATE_DOUBLE_CLIENTS=?"}
+		o := h.options()
+		o.TimeoutMinutes = "8"        // 800 ms
+		o.ConnectTimeoutMinutes = "1" // 100 ms
+		o.AnnounceInterval = 300 * time.Millisecond
+		r := h.wait(h.start(context.Background(), o))
+		out := h.stdout.String()
+		if r.err != nil || r.reason != EndTimeout {
+			t.Fatalf("Run = %q, %v; want timeout (the connect timeout cannot tell nobody attached)\n%s", r.reason, r.err, out)
+		}
+		if strings.Contains(out, "nobody attached") {
+			t.Errorf("the gate says nobody attached, which it could not read:\n%s", out)
+		}
+		if !strings.Contains(out, "whether anyone attached cannot be told") {
+			t.Errorf("the gate does not say why the connect timeout did not end the session:\n%s", out)
+		}
+	})
 	t.Run("attached from the start", func(t *testing.T) {
 		h := newHarness(t)
 		h.doubleEnv = []string{"TMATE_DOUBLE_CLIENTS=1"}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/debugflow/debugflow/internal/evidencefiles"
+)
+
+// The comparison's sanitizer cell speaks for every tool of the ladder, not only the first: a
+// runner whose memcheck was clean and whose racecheck found a race read "clean (tests passed)"
+// under "first sanitizer finding", and one whose racecheck never ran read as clean too.
+func TestCompareSanitizerCellCoversTheLadder(t *testing.T) {
+	const (
+		banner  = "========= COMPUTE-SANITIZER\n"
+		session = "============================= test session starts ==============================\n"
+		passed  = "============================== 1 passed in 5.1s ==============================\n"
+		clean   = banner + session + passed + "========= ERROR SUMMARY: 0 errors\n"
+		race    = banner + session + "========= Error: Race reported between Write access at k(int *)+0x60 in k.cu:3\n" +
+			"=========     and Read access at k(int *)+0x40 in k.cu:2 [8 hazards]\n=========\n" + passed +
+			"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n"
+		raceClean = banner + session + passed + "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+		access    = banner + session + "========= Invalid __global__ write of size 4 bytes\n=========     at fill(float *)+0x70 in /src/fill.cu:12\n" +
+			"=========     by thread (32,0,0) in block (0,0,0)\n=========     Access at 0x7f0000000080 is out of bounds\n=========\n" +
+			passed + "========= ERROR SUMMARY: 1 error\n"
+		cut    = banner + session
+		ladder = `{"ladder":["memcheck","racecheck"]}`
+	)
+	tests := []struct {
+		name        string
+		files       map[string]string
+		want        string
+		wantFinding bool
+	}{
+		{"memcheck clean, racecheck found a race",
+			map[string]string{SanitizerLog: clean, SanitizerLogOf("racecheck"): race, SanitizerSummary: ladder},
+			"racecheck: Race reported between Write and Read access in k(int *)", true},
+		{"both clean", map[string]string{SanitizerLog: clean, SanitizerLogOf("racecheck"): raceClean, SanitizerSummary: ladder},
+			"clean (test passed)", false},
+		{"memcheck's finding comes first", map[string]string{SanitizerLog: access, SanitizerLogOf("racecheck"): race, SanitizerSummary: ladder},
+			"Invalid __global__ write of size 4 bytes in fill(float *)", true},
+		{"racecheck cut short", map[string]string{SanitizerLog: clean, SanitizerLogOf("racecheck"): cut, SanitizerSummary: ladder},
+			"clean (test passed); racecheck inconclusive", false},
+		{"the ladder stopped before racecheck", map[string]string{SanitizerLog: clean, SanitizerSummary: ladder},
+			"clean (test passed); racecheck not run", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := loadFiles(t, tt.files)
+			row := (ComparisonRow{Runner: "r", Verdict: v}).cells()
+			if row.sanitizer != tt.want || row.finding != tt.wantFinding {
+				t.Errorf("cell %q (finding %v), want %q (finding %v)", row.sanitizer, row.finding, tt.want, tt.wantFinding)
+			}
+			if md := Compare([]string{"r"}, []*Verdict{v}).Markdown(); strings.Contains(md, "| clean") && tt.wantFinding {
+				t.Errorf("the Markdown reads clean:\n%s", md)
+			}
+		})
+	}
+}
+
+// A "no" in the comparison carries what its runs rule out, as the single report's "Rules out"
+// line does: "no on A10, yes on T4" is not "T4 only" when the A10's runs could have missed a
+// failure as rare as the T4's. The Markdown says so when the rows disagree, and compares the
+// rates only when the "yes" row's sweep ran to its end (a stop at the first failure leaves its
+// rate unknown).
+func TestCompareNoCarriesWhatItRulesOut(t *testing.T) {
+	no := func(count int) *Verdict {
+		return &Verdict{Run: Run{Count: count}, Reproducer: &Reproducer{Passed: 4 * count, Complete: true, fromLog: true}}
+	}
+	yes := func(failed, runs int, stopped bool) *Verdict {
+		return &Verdict{Run: Run{Count: runs, StoppedEarly: stopped}, Reproducer: &Reproducer{Passed: 4*runs - failed, Failed: failed, Complete: true, fromLog: true,
+			PerTest: []TestFailures{{Test: "t.py::test_a", Failed: failed, Runs: runs}}}}
+	}
+	tests := []struct {
+		name     string
+		labels   []string
+		verdicts []*Verdict
+		cell     string // the last row's reproduced cell
+		want     []string
+		wantNot  []string
+	}{
+		{"50 runs", []string{"a10"}, []*Verdict{no(50)},
+			"no (rules out 5.8% or more: 50 runs each)", nil, []string{"does not show"}},
+		{"each test ran once", []string{"a10"}, []*Verdict{no(1)},
+			"no (each test ran once)", nil, nil},
+		{"a rarer failure on the other runner", []string{"t4", "a10"}, []*Verdict{yes(1, 50, false), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"A \"no\" is not \"never\"", "t4's most frequent failure, `t.py::test_a`, failed 1 of 50 runs (2.0%): below the 5.8% a10's runs rule out, so a10's \"no\" does not show the failure is specific to t4"}, nil},
+		{"a frequent failure on the other runner", []string{"t4", "a10"}, []*Verdict{yes(20, 50, false), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"A \"no\" is not \"never\"", "a10 ran each test 50 times: that rules out a failure rate of 5.8% or more there; a rarer failure can pass all 50"}, []string{"does not show"}},
+		{"the yes row stopped at its first failure", []string{"t4", "a10"}, []*Verdict{yes(1, 50, true), no(50)},
+			"no (rules out 5.8% or more: 50 runs each)",
+			[]string{"a10 ran each test 50 times"}, []string{"does not show"}},
+		{"the no row ran each test once", []string{"t4", "a10"}, []*Verdict{yes(1, 50, false), no(1)},
+			"no (each test ran once)",
+			[]string{"a10 ran each test once: its \"no\" rules out no failure that comes in fewer than every run"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare(tt.labels, tt.verdicts)
+			if got := c.Rows[len(c.Rows)-1].cells().reproduced; got != tt.cell {
+				t.Errorf("cell\n got %q\nwant %q", got, tt.cell)
+			}
+			md := c.Markdown()
+			for _, w := range tt.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("the Markdown lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(md, w) {
+					t.Errorf("the Markdown has %q:\n%s", w, md)
+				}
+			}
+		})
+	}
+}
+
+// The Xid cell carries the doubt the Runner line carries: counts from kernel-log lines that
+// may predate the run read in the comparison as the run's own Xids ("31 x1"), unless the
+// worker record places every event in a test of this run.
+func TestCompareXidCellMayPredate(t *testing.T) {
+	line := "[Thu Dec  3 09:12:44 2026] NVRM: Xid (PCI:0001:00:00): 31, pid=4242, name=python, channel 0x00000201\n"
+	added := func(method string) map[string]string {
+		return map[string]string{XidAddedLog: `# NVIDIA Xid lines new in dmesg snapshot "after_reproducer" since "before_reproducer" (` +
+			method + "): 1\n# source: dmesg --ctime\n" + line}
+	}
+	placed := map[string]string{}
+	addT4Files(t, placed, WorkerLog, ReproducerLog, ReproducerSummary, XidAddedLog)
+	placed[XidAddedLog] = strings.Replace(placed[XidAddedLog], "(anchor): 3",
+		"("+evidencefiles.XidMayPredate+" (the earlier snapshot could not read the kernel log)): 3", 1)
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"the earlier snapshot could not read the kernel log", added(evidencefiles.XidMayPredate + " (the earlier snapshot could not read the kernel log)"),
+			"31 x1 (may predate the run)"},
+		{"told by the anchor", added("anchor"), "31 x1"},
+		{"placed in the run's tests by the worker record", placed, "31 x2, 109 x1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := loadFiles(t, tt.files)
+			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().xid; got != tt.want {
+				t.Errorf("Xid cell %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
