@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -160,7 +159,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	timeouts := 0 // attempts the timeout stopped: they never showed whether the test faults
 	for res.Attempts < opts.Attempts && dump == "" {
 		res.Attempts++
-		fmt.Fprintf(logFile, "# debugflow: attempt %d of %d\n", res.Attempts, opts.Attempts)
+		fmt.Fprintln(logFile, evidencefiles.CoredumpAttemptLine(res.Attempts, opts.Attempts))
 		end := env.group(fmt.Sprintf("GPU core dump rerun, attempt %d", res.Attempts))
 		runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		st := newStream(env, streamSpec{Path: python, Args: argv[1:], Env: childEnv, Dir: opts.Dir,
@@ -213,7 +212,10 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	if err := logFile.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", CoredumpLog, err)
 	}
-	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	// The driver's lines of the rerun whose dump is summarised: a killed attempt's (another
+	// fault, maybe) must not fill in what this dump's lines or cuda-gdb did not say.
+	res.Dumped = dump != ""
+	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))[res.FactsAttempt()]
 	// Every outcome below also says what the killed reruns left.
 	partial := partialNote(res.Partial, opts.Timeout, nil)
 	finish := func() error {
@@ -244,7 +246,6 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
 		return res, finish()
 	}
-	res.Dumped = true
 	kept, size, err := keepDump(dump, opts.Out, filepath.Base(dump), opts.MaxBytes)
 	if err != nil {
 		return nil, err
@@ -495,13 +496,15 @@ func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string) (cudagdb.R
 	return rep, nil
 }
 
-func parseCoredumpFile(path string) cudagdb.Report {
-	b, err := os.ReadFile(path)
+// parseCoredumpFile is the driver's progress lines of each attempt in coredump.log.
+func parseCoredumpFile(path string) map[int]cudagdb.Report {
+	f, err := os.Open(path)
 	if err != nil {
-		return cudagdb.Report{}
+		return nil
 	}
-	rep, _ := cudagdb.Parse(bytes.NewReader(b))
-	return rep
+	defer f.Close()
+	reps, _ := evidencefiles.ParseCoredumpLog(f)
+	return reps
 }
 
 func reportOrNil(r cudagdb.Report) *cudagdb.Report {

@@ -59,6 +59,12 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
 			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
+		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
+		{name: "a killed attempt's driver lines do not fill in a later dump's", summary: crashSummary,
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 3, timeout: 8 * time.Second,
+			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb not available on this runner"},
 		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",

@@ -3,8 +3,11 @@ package evidencefiles
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
@@ -99,6 +102,47 @@ type PartialDump struct {
 	// "" when it was over the size cap and deleted); Bytes its size.
 	File  string `json:"file"`
 	Bytes int64  `json:"bytes"`
+}
+
+// coredumpAttemptPrefix starts the line the core dump pass writes into coredump.log before
+// each rerun's output.
+const coredumpAttemptPrefix = "# debugflow: attempt "
+
+// CoredumpAttemptLine is that line for attempt n of total.
+func CoredumpAttemptLine(n, total int) string {
+	return fmt.Sprintf("%s%d of %d", coredumpAttemptPrefix, n, total)
+}
+
+// CoredumpAttemptOf is the attempt a CoredumpAttemptLine begins.
+func CoredumpAttemptOf(line string) (int, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), coredumpAttemptPrefix)
+	if !ok {
+		return 0, false
+	}
+	num, _, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
+}
+
+// ParseCoredumpLog reads the driver's progress lines of coredump.log, each rerun's apart (by
+// attempt; 0 holds the lines before the first): the driver's lines of one rerun say nothing
+// about another's dump.
+func ParseCoredumpLog(r io.Reader) (map[int]cudagdb.Report, error) {
+	return cudagdb.ParseSections(r, CoredumpAttemptOf)
+}
+
+// FactsAttempt is the rerun whose lines of coredump.log go with the dump the pass summarises:
+// the one that wrote a complete dump (the pass stops at it), else the last one that left a
+// partial dump; 0 when no rerun left a dump.
+func (r *CoredumpResult) FactsAttempt() int {
+	if r.Dumped {
+		return r.Attempts
+	}
+	n := 0
+	for _, p := range r.Partial {
+		n = max(n, p.Attempt)
+	}
+	return n
 }
 
 // WriteCoredumpSummary writes dir/coredump_summary.json.

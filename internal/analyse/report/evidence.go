@@ -521,12 +521,9 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 	c := &Coredump{Test: f.Test, Attempts: max(f.Attempts, 0), Dumped: f.Dumped, Dump: f.Dump, DumpBytes: max(f.DumpBytes, 0),
 		CudaGDB: f.CudaGDB, Note: f.Note, Partial: f.Partial}
 	var rep cudagdb.Report
-	for _, name := range []string{CoredumpGDBLog, CoredumpLog} {
-		if !have[name] {
-			continue
-		}
+	if have[CoredumpGDBLog] {
 		var r cudagdb.Report
-		ok, err := v.readLog(name, func(in io.Reader) (err error) {
+		ok, err := v.readLog(CoredumpGDBLog, func(in io.Reader) (err error) {
 			r, err = cudagdb.Parse(in)
 			return err
 		})
@@ -534,7 +531,28 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 			return err
 		}
 		if ok {
-			rep = rep.Merge(r)
+			rep = r
+		}
+	}
+	if have[CoredumpLog] {
+		// Only the driver's lines of the rerun whose dump is summarised: a killed rerun's
+		// (another fault, maybe) say nothing about it. Without the summary, the last rerun's.
+		var sections map[int]cudagdb.Report
+		ok, err := v.readLog(CoredumpLog, func(in io.Reader) (err error) {
+			sections, err = evidencefiles.ParseCoredumpLog(in)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		attempt := f.FactsAttempt()
+		if !have[CoredumpSummary] {
+			for n := range sections {
+				attempt = max(attempt, n)
+			}
+		}
+		if ok {
+			rep = rep.Merge(sections[attempt])
 		}
 	}
 	c.Summary = rep.Summary()

@@ -252,3 +252,52 @@ func TestCoredumpPartial(t *testing.T) {
 		t.Errorf("JSON lacks the partial dump:\n%s", js.String())
 	}
 }
+
+// The driver's lines of a rerun that was killed (attempt 1: another fault) say nothing about
+// the complete dump a later rerun wrote: the facts are that rerun's, from cuda-gdb when it read
+// the dump, else from that rerun's own driver lines.
+func TestCoredumpFactsFromTheDumpsAttempt(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 3\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+		"[10:47:01.100302] coredump:   - SM: 3\n" +
+		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f7a0\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.1\n" +
+		"# debugflow: attempt 2 of 3\n" +
+		"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:49:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.2.2\n"
+	const summary = `{"test":"t.py::x","attempts":2,"dumped":true,"dump":"cuda_coredump_r.2.2","dump_bytes":900,` +
+		`"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.1.partial","bytes":40}]`
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		summary string
+		pc      string
+	}{
+		{name: "no cuda-gdb: the dump's own driver lines",
+			files:   fstest.MapFS{CoredumpSummary: {Data: []byte(summary + `,"note":"cuda-gdb not available on this runner"}`)}, CoredumpLog: {Data: []byte(log)}},
+			summary: "Warp Illegal Address"},
+		{name: "cuda-gdb read the dump",
+			files: fstest.MapFS{CoredumpSummary: {Data: []byte(summary + `,"cuda_gdb":"/usr/local/cuda/bin/cuda-gdb"}`)}, CoredumpLog: {Data: []byte(log)},
+				CoredumpGDBLog: {Data: []byte("CUDA Exception: Warp Illegal Address\n")}},
+			summary: "Warp Illegal Address"},
+		{name: "no summary: the last rerun's lines",
+			files: fstest.MapFS{CoredumpLog: {Data: []byte(log)}, ReproducerSummary: {Data: []byte(`{"count":1,"exit_code":1}`)},
+				CoredumpGDBLog: {Data: []byte("Opening GPU coredump: cuda_coredump_r.2.2\n")}},
+			summary: "Warp Illegal Address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := LoadFS(context.Background(), tt.files, "facts", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := v.Coredump
+			if c == nil || c.Summary != tt.summary || c.PC != tt.pc || c.Exception != "Warp Illegal Address" {
+				t.Errorf("coredump %+v", c)
+			}
+			if r := v.runnerLine(); strings.Contains(r, "Misaligned") {
+				t.Errorf("runner line %q", r)
+			}
+		})
+	}
+}
