@@ -159,6 +159,10 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	timeouts := 0 // attempts the timeout stopped: they never showed whether the test faults
 	for res.Attempts < opts.Attempts && dump == "" {
 		res.Attempts++
+		// On a line of its own: a killed rerun leaves pytest's test line unfinished.
+		if err := endLine(logFile); err != nil {
+			return nil, fmt.Errorf("write %s: %w", CoredumpLog, err)
+		}
 		fmt.Fprintln(logFile, evidencefiles.CoredumpAttemptLine(res.Attempts, opts.Attempts))
 		end := env.group(fmt.Sprintf("GPU core dump rerun, attempt %d", res.Attempts))
 		runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -340,6 +344,22 @@ func dumpsIn(dir string) []string {
 		paths[i] = f.path
 	}
 	return paths
+}
+
+// endLine ends f's last line when it is unfinished.
+func endLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.WriteString("\n")
+	}
+	return err
 }
 
 // removeOldDumps deletes what an earlier pass left in dir: the artifact holds this pass's.

@@ -35,7 +35,8 @@ func TestCoredump(t *testing.T) {
 		kept        bool
 		summaryLine string
 		note        string
-		partial     int // dumps kept as incomplete (*.partial)
+		partial     int    // dumps kept as incomplete (*.partial)
+		killed      string // what ended the reruns that left them ("timeout" when unset)
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
@@ -106,7 +107,7 @@ func TestCoredump(t *testing.T) {
 			stdout := te.stdout.String()
 			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
 				!strings.Contains(res.Note, tt.note) || (tt.note == "") != (res.Note == "") {
-				t.Errorf("result %+v\n%s", res, stdout)
+				t.Errorf("result %+v\n%s\nLOG:\n%s", res, stdout, readFileQuiet(filepath.Join(out, CoredumpLog)))
 			}
 			var onDisk CoredumpResult
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
@@ -117,8 +118,9 @@ func TestCoredump(t *testing.T) {
 			if len(entries)-len(partial) != map[bool]int{true: 1, false: 0}[tt.kept] || len(partial) != tt.partial || len(onDisk.Partial) != tt.partial {
 				t.Errorf("dumps in the artifact: %q; partial in coredump_summary.json: %+v", entries, onDisk.Partial)
 			}
+			killed := map[string]string{"": "timeout", "-": ""}[tt.killed]
 			for i, p := range onDisk.Partial {
-				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != 1 || p.Killed != "timeout" || p.Bytes == 0) {
+				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+1 || p.Killed != killed || (p.Bytes == 0) != (killed == "")) {
 					t.Errorf("partial dump %+v, file %s", p, partial[i])
 				}
 				if strings.Contains(readFileQuiet(filepath.Join(out, CoredumpGDBLog)), p.File) {
@@ -141,6 +143,12 @@ func TestCoredump(t *testing.T) {
 				log := readFile(t, filepath.Join(out, CoredumpLog))
 				if !strings.Contains(log, "test_repro.py::test_x[cuda]") {
 					t.Errorf("coredump.log does not show the rerun:\n%s", log)
+				}
+				for _, l := range strings.Split(log, "\n") {
+					if strings.Contains(l, "# debugflow: attempt") && !strings.HasPrefix(l, "# debugflow: attempt") {
+						// A killed rerun's unfinished test line: the attempt's line is its own.
+						t.Errorf("coredump.log line %q", l)
+					}
 				}
 			} else if _, err := os.Stat(filepath.Join(out, CoredumpLog)); err == nil {
 				t.Error("pytest ran without a failing test")

@@ -113,15 +113,18 @@ func CoredumpAttemptLine(n, total int) string {
 	return fmt.Sprintf("%s%d of %d", coredumpAttemptPrefix, n, total)
 }
 
-// CoredumpAttemptOf is the attempt a CoredumpAttemptLine begins.
+// CoredumpAttemptOf is the attempt a CoredumpAttemptLine begins. The line may end another
+// that a killed rerun left unfinished ("t.py::x # debugflow: attempt 2 of 3"), as the pass
+// wrote it before it ended such a line first.
 func CoredumpAttemptOf(line string) (int, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), coredumpAttemptPrefix)
-	if !ok {
+	i := strings.LastIndex(line, coredumpAttemptPrefix)
+	if i < 0 {
 		return 0, false
 	}
-	num, _, _ := strings.Cut(rest, " ")
+	num, total, ok := strings.Cut(strings.TrimRight(line[i+len(coredumpAttemptPrefix):], "\r"), " of ")
 	n, err := strconv.Atoi(num)
-	return n, err == nil && n > 0
+	_, terr := strconv.Atoi(total)
+	return n, ok && err == nil && terr == nil && n > 0
 }
 
 // ParseCoredumpLog reads the driver's progress lines of coredump.log, each rerun's apart (by

@@ -180,7 +180,7 @@ func TestCoredumpLogAttempts(t *testing.T) {
 	log := CoredumpAttemptLine(1, 3) + "\n" +
 		"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
 		"coredump:   - PC 0x10\n" +
-		CoredumpAttemptLine(2, 3) + "\n" +
+		"t.py::x " + CoredumpAttemptLine(2, 3) + "\n" + // after the killed rerun's unfinished line
 		"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
 	reps, err := ParseCoredumpLog(strings.NewReader(log))
 	if err != nil {
@@ -202,7 +202,7 @@ func TestCoredumpLogAttempts(t *testing.T) {
 			t.Errorf("FactsAttempt(%+v) = %d, want %d", tt.res, got, tt.want)
 		}
 	}
-	for _, line := range []string{"# debugflow: attempt x of 3", "# debugflow: attempt 0 of 3", "attempt 1 of 3"} {
+	for _, line := range []string{"# debugflow: attempt x of 3", "# debugflow: attempt 0 of 3", "attempt 1 of 3", "# debugflow: attempt 1 of 3 x"} {
 		if n, ok := CoredumpAttemptOf(line); ok {
 			t.Errorf("CoredumpAttemptOf(%q) = %d", line, n)
 		}
