@@ -188,8 +188,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			if err := keepPartialDumps(env, tmp, opts.Out, opts.MaxBytes, killed, res); err != nil {
 				return nil, err
 			}
-		} else {
-			dump = newestDump(tmp)
+		} else if dump, err = pickDump(env, tmp, opts.Out, opts.MaxBytes, res); err != nil {
+			return nil, err
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -317,12 +317,33 @@ func coredumpTarget(dir string) (test string, withRepeat bool, why string, err e
 	return "", false, "no failing test to rerun: the reproducer found none", nil
 }
 
-// newestDump is the newest dump the driver wrote into dir ("" for none).
-func newestDump(dir string) string {
-	if files := dumpsIn(dir); len(files) > 0 {
-		return files[0]
+// pickDump is the newest dump the driver wrote into tmp during a rerun that ended on its own
+// ("" for none). A file shorter than CoredumpMinBytes is no dump (the driver could not write
+// it): it is kept apart like a killed rerun's, never read by cuda-gdb, and the next attempt
+// runs.
+func pickDump(env *Env, tmp, out string, maxBytes int64, res *CoredumpResult) (string, error) {
+	dump := ""
+	for _, path := range dumpsIn(tmp) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("coredump: %w", err)
+		}
+		if st.Size() >= evidencefiles.CoredumpMinBytes {
+			if dump == "" {
+				dump = path
+			}
+			continue
+		}
+		kept, size, err := keepDump(path, out, filepath.Base(path)+CoredumpPartialSuffix, maxBytes)
+		if err != nil {
+			return "", err
+		}
+		os.Remove(path)
+		res.Partial = append(res.Partial, PartialDump{Attempt: res.Attempts, File: kept, Bytes: size})
+		fmt.Fprintf(env.Stdout, "coredump: attempt %d left a dump file of %d bytes, fewer than an ELF header (%d): no dump (kept as %s)\n",
+			res.Attempts, size, evidencefiles.CoredumpMinBytes, kept)
 	}
-	return ""
+	return dump, nil
 }
 
 // dumpsIn is the dumps the driver wrote into dir, newest first.
@@ -405,9 +426,16 @@ func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
 			}
 		}
 		n := fmt.Sprintf("attempt %d's dump appeared before %s killed the rerun, so it may be cut short", p.Attempt, killer)
-		if p.File != "" {
+		switch {
+		case p.Short() && p.Killed == "":
+			n = fmt.Sprintf("attempt %d's dump file has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
+				p.Attempt, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
+		case p.Short():
+			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
+				p.Attempt, killer, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
+		case p.File != "":
 			n += fmt.Sprintf(" (kept as %s, %s, not read by cuda-gdb)", p.File, sizeMB(p.Bytes))
-		} else {
+		default:
 			n += fmt.Sprintf(" (%s, over the size cap and deleted)", sizeMB(p.Bytes))
 		}
 		notes = append(notes, n)

@@ -89,13 +89,16 @@ type CoredumpResult struct {
 	// says nothing about the bug.
 	NoTests string `json:"no_tests,omitempty"`
 	// Partial are the dumps that appeared during a rerun that was then killed (the timeout, a
-	// cancel): the driver may not have finished them. Never Dump, never read by cuda-gdb.
+	// cancel): the driver may not have finished them; and the files shorter than
+	// CoredumpMinBytes a rerun left (no dump at all). Never Dump, never read by cuda-gdb.
 	Partial []PartialDump `json:"partial,omitempty"`
 }
 
-// PartialDump is a GPU core dump a killed rerun left, which may be cut short.
+// PartialDump is a GPU core dump a killed rerun left, which may be cut short, or a file
+// shorter than CoredumpMinBytes, which is no dump.
 type PartialDump struct {
-	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel".
+	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel";
+	// "" when it ended on its own (then the file is shorter than CoredumpMinBytes).
 	Attempt int    `json:"attempt"`
 	Killed  string `json:"killed"`
 	// File is its name in the artifact directory (the driver's name and CoredumpPartialSuffix;
@@ -147,6 +150,9 @@ func (r *CoredumpResult) FactsAttempt() int {
 	}
 	return n
 }
+
+// Short reports whether the file is too short to be a dump.
+func (p PartialDump) Short() bool { return p.Bytes < CoredumpMinBytes }
 
 // WriteCoredumpSummary writes dir/coredump_summary.json.
 func WriteCoredumpSummary(dir string, res *CoredumpResult) error {

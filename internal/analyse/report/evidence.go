@@ -135,7 +135,8 @@ type Coredump struct {
 	// Note says what is missing and why ("" when cuda-gdb read the dump).
 	Note string `json:"note"`
 	// Partial are the dumps reruns left when they were killed (the timeout, a cancel) after
-	// the dump appeared: they may be cut short, and no fact above comes from them.
+	// the dump appeared, which may be cut short, and the files shorter than an ELF header,
+	// which are no dump; cuda-gdb read none of them.
 	Partial []evidencefiles.PartialDump `json:"partial,omitempty"`
 }
 
@@ -802,8 +803,16 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {
 		if !c.Dumped && len(c.Partial) > 0 {
-			// Only a dump a killed rerun left: the driver's own lines are the evidence.
-			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump (which may be cut short)")
+			// Only a dump a killed rerun left, or a file too short to be one: the driver's own
+			// lines are the evidence.
+			what := "which may be cut short"
+			if last := c.Partial[len(c.Partial)-1]; last.Short() {
+				what = "its file is empty: no dump"
+				if last.Bytes > 0 {
+					what = fmt.Sprintf("its file has %d bytes, fewer than an ELF header: no dump", last.Bytes)
+				}
+			}
+			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump ("+what+")")
 		} else {
 			app = append(app, "the GPU core dump shows "+c.Exception)
 		}

@@ -462,7 +462,12 @@ func (v *Verdict) markdownCoredump(b *strings.Builder) {
 		fmt.Fprintf(b, "- **Dump:** %s (%s; open it with `cuda-gdb -ex \"target cudacore FILE\"`)\n", mdCode(c.Dump), sizeText(c.DumpBytes))
 	}
 	for _, p := range c.Partial {
-		if p.File != "" {
+		switch {
+		case p.File != "" && p.Short():
+			// Fewer bytes than an ELF header: the driver could not write the dump.
+			fmt.Fprintf(b, "- **File that is no dump:** %s (%s, fewer than an ELF header; attempt %d; not read)\n",
+				mdCode(p.File), sizeText(p.Bytes), p.Attempt)
+		case p.File != "":
 			// The rerun was killed after the file appeared: the driver may not have finished it.
 			fmt.Fprintf(b, "- **Dump that may be cut short:** %s (%s; attempt %d, killed by %s after it appeared; not read)\n",
 				mdCode(p.File), sizeText(p.Bytes), p.Attempt, mdText(killedBy(p.Killed)))

@@ -221,10 +221,10 @@ func TestCoredumpPartial(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
 		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
 		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
-	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.0 MB, not read by cuda-gdb)"
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb)"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
-			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":40}]}`)},
+			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":409600}]}`)},
 		CoredumpLog: {Data: []byte(progress)},
 	}
 	v, err := LoadFS(context.Background(), fsys, "partial", DefaultLimits)
@@ -239,7 +239,7 @@ func TestCoredumpPartial(t *testing.T) {
 		t.Errorf("core dump line %q", line)
 	}
 	md := v.Markdown("a")
-	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (40 bytes; attempt 1, killed by the timeout after it appeared; not read)") ||
+	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (400 KiB; attempt 1, killed by the timeout after it appeared; not read)") ||
 		strings.Contains(md, "- **Dump:**") ||
 		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (which may be cut short)") {
 		t.Errorf("markdown:\n%s", md)
@@ -299,5 +299,28 @@ func TestCoredumpFactsFromTheDumpsAttempt(t *testing.T) {
 				t.Errorf("runner line %q", r)
 			}
 		})
+	}
+}
+
+// A file the driver left empty is no dump: the report says so, never "may be cut short" nor
+// that a dump shows anything.
+func TestCoredumpEmptyFile(t *testing.T) {
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"partial":[{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":0}]}`)},
+		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 1\n" +
+			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+			"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "empty", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := v.Markdown("a")
+	if !strings.Contains(md, "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (0 bytes, fewer than an ELF header; attempt 1; not read)") ||
+		strings.Contains(md, "cut short") || strings.Contains(md, "killed by") ||
+		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is empty: no dump)") {
+		t.Errorf("markdown:\n%s", md)
 	}
 }

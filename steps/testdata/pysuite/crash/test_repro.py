@@ -13,7 +13,9 @@ make only the N-th and later runs fault (an intermittent bug);
 FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger; FAKE_COREDUMP_HANG=1 makes test_x[cuda]
 hang instead. FAKE_COREDUMP_STALL=N makes the first N faulting runs (by the counter) stall
 halfway through writing the dump, as a driver writing a big dump to a slow disk does, until the
-rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_FAULTS=14,6 gives each
+rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes the first N
+faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
+does. FAKE_COREDUMP_FAULTS=14,6 gives each
 faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
 Warp Illegal Address, 6 a Warp Misaligned Address at another PC. The dump records the core dump
 variables it was written under (generation_flags=, lightweight=).
@@ -65,6 +67,9 @@ def fake_gpu_fault():
                          "[10:47:01.100304] coredump:   - PC %s\n"
                          "[10:47:01.305111] coredump: Writing ELF file to %s\n" % (cudbg, code, pc, path))
     sys.stderr.flush()
+    if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_EMPTY", "0")):
+        open(path, "w").close()
+        os.abort()
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_STALL", "0")):
         with open(path, "w") as f:
             f.write(dump[:len(dump) // 2])
