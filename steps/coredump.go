@@ -7,10 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
@@ -70,6 +72,8 @@ type CoredumpOptions struct {
 	Env        []string `flag:"env" usage:"KEY=VALUE added to pytest's environment (repeatable)"`
 	// Dir is pytest's working directory ("" = ours).
 	Dir string `flag:"-"`
+	// GDBTimeout bounds cuda-gdb's read of the dump (0 = 2 minutes).
+	GDBTimeout time.Duration `flag:"-"`
 }
 
 // CoredumpResult is coredump_summary.json (package evidencefiles owns it).
@@ -269,17 +273,27 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		return res, finish()
 	}
 	res.CudaGDB = gdb
-	rep, err := runCudaGDB(ctx, env, gdb, opts.Out, kept)
+	gdbWait := opts.GDBTimeout
+	if gdbWait <= 0 {
+		gdbWait = cudaGDBTimeout
+	}
+	rep, failed, err := runCudaGDB(ctx, env, gdb, opts.Out, kept, gdbWait)
 	if err != nil {
 		return nil, err
 	}
 	merged := rep.Merge(progress)
 	res.Report = &merged
-	if !rep.Found() {
-		res.Note = "cuda-gdb could not read the dump"
-		if len(rep.Errors) > 0 {
-			res.Note += ": " + rep.Errors[0]
-		}
+	switch {
+	case failed != "" && rep.Found():
+		res.Note = failed + " before it finished: its summary may lack facts"
+	case failed != "":
+		res.Note = failed + ", so the dump was not read"
+	case !rep.Found():
+		res.Note = "cuda-gdb named no exception or kernel in the dump (see " + CoredumpGDBLog + ")"
+	}
+	if r := readError(rep, kept); r != "" && !rep.Found() {
+		// Only cuda-gdb's own words about the file say the dump could not be read.
+		res.Note = "cuda-gdb could not read the dump: " + r
 	}
 	return res, finish()
 }
@@ -518,30 +532,79 @@ func findCudaGDB(env *Env, explicit string) (string, error) {
 	return "", errors.New("cuda-gdb not found in $PATH or /usr/local/cuda*/bin")
 }
 
-// runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said.
-func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string) (cudagdb.Report, error) {
+// runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said and, when
+// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how: "cuda-gdb
+// exited 127 (its last stderr line)".
+func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, string, error) {
 	args := []string{"-nx", "-batch",
 		"-ex", "set pagination off", "-ex", "set confirm off",
 		"-ex", "target cudacore " + dump,
 		"-ex", "info cuda kernels", "-ex", "bt"}
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(gdb, args))
 	// Run from the artifact directory: the dump's name is a plain file name there.
-	out, err := env.runCaptureIn(ctx, cudaGDBTimeout, dir, gdb, args...)
+	out, err := env.runCaptureIn(ctx, timeout, dir, gdb, args...)
 	text := out.Stdout
 	if out.Stderr != "" {
 		text += out.Stderr
 	}
+	failed := ""
 	if err != nil {
-		text += HealthNote + err.Error() + "\n"
+		failed = gdbFailure(err, out.Stderr)
+		text += HealthNote + failed + "\n"
 	}
 	if werr := os.WriteFile(filepath.Join(dir, CoredumpGDBLog), []byte(text), 0o644); werr != nil {
-		return cudagdb.Report{}, fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
+		return cudagdb.Report{}, "", fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
 	}
 	rep, perr := cudagdb.Parse(strings.NewReader(text))
 	if perr != nil {
-		return rep, fmt.Errorf("read cuda-gdb's output: %w", perr)
+		return rep, "", fmt.Errorf("read cuda-gdb's output: %w", perr)
 	}
-	return rep, nil
+	return rep, failed, nil
+}
+
+// gdbFailure says how cuda-gdb failed: its timeout, a signal, or its exit code with the last
+// line it wrote to stderr.
+func gdbFailure(err error, stderr string) string {
+	var te *timeoutError
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Sprintf("cuda-gdb timed out after %s", te.after)
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("cuda-gdb was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		}
+		if last := lastLine(stderr); last != "" {
+			return fmt.Sprintf("cuda-gdb exited %d (%s)", ee.ExitCode(), last)
+		}
+		return fmt.Sprintf("cuda-gdb exited %d", ee.ExitCode())
+	}
+	return fmt.Sprintf("cuda-gdb failed: %v", err)
+}
+
+// lastLine is s's last non-blank line, bounded.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// readError is cuda-gdb's error about the dump file itself (it names the file, or a core
+// dump: "Error: Failed to read the GPU coredump: ...", "FILE: No such file or directory."),
+// "" when it gave none: then a failure is cuda-gdb's own (a missing library, a crash).
+func readError(rep cudagdb.Report, dump string) string {
+	for _, e := range rep.Errors {
+		l := strings.ToLower(e)
+		if strings.Contains(e, dump) || strings.Contains(l, "coredump") || strings.Contains(l, "core dump") || strings.Contains(l, "core file") {
+			return e
+		}
+	}
+	return ""
 }
 
 // parseCoredumpFile is the driver's progress lines of each attempt in coredump.log.

@@ -29,6 +29,7 @@ func TestCoredump(t *testing.T) {
 		attempts int
 		maxBytes int64
 		timeout  time.Duration
+		gdbWait  time.Duration // cuda-gdb's timeout
 		// want
 		attemptsRun int
 		dumped      bool
@@ -37,6 +38,7 @@ func TestCoredump(t *testing.T) {
 		note        string
 		partial     int    // dumps kept as incomplete (*.partial)
 		killed      string // what ended the reruns that left them ("timeout" when unset)
+		unread      bool   // cuda-gdb fails, or the dump is not one
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
@@ -75,6 +77,28 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "1"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", summaryLine: summary,
 			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+		// cuda-gdb's own failures are told apart from a dump it could not read; the summary is
+		// then the driver's lines'.
+		{name: "cuda-gdb could not read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_COREDUMP_JUNK": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb could not read the dump: Error: Failed to read the GPU coredump: not a valid GPU core dump file"},
+		{name: "cuda-gdb does not start", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_LIBS": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb exited 127 (cuda-gdb: error while loading shared libraries: libncursesw.so.5: cannot open shared object file: No such file or directory), so the dump was not read"},
+		{name: "cuda-gdb crashes", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb was killed by signal 11 (segmentation fault), so the dump was not read"},
+		{name: "cuda-gdb crashes after it read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "bt"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary,
+			note: "cuda-gdb was killed by signal 11 (segmentation fault) before it finished: its summary may lack facts"},
+		{name: "cuda-gdb hangs", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars: map[string]string{"FAKE_CUDA_GDB_HANG": "1"}, gdbWait: time.Second,
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb timed out after 1s, so the dump was not read"},
 		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
@@ -109,7 +133,7 @@ func TestCoredump(t *testing.T) {
 			// A dump an earlier pass kept goes.
 			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
 			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
-				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout})
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait})
 			if err != nil {
 				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
 			}
@@ -136,7 +160,7 @@ func TestCoredump(t *testing.T) {
 					t.Errorf("cuda-gdb read the partial dump %s", p.File)
 				}
 			}
-			if tt.kept {
+			if tt.kept && !tt.unread {
 				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
 					t.Errorf("kept dump %q", b[:min(len(b), 40)])
 				} else if !strings.Contains(b, "\ngeneration_flags="+CoredumpGenerationFlags+"\n") || !strings.Contains(b, "\nlightweight=1\n") {

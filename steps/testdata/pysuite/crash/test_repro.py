@@ -15,7 +15,8 @@ hang instead. FAKE_COREDUMP_STALL=N makes the first N faulting runs (by the coun
 halfway through writing the dump, as a driver writing a big dump to a slow disk does, until the
 rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes the first N
 faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
-does. FAKE_COREDUMP_FAULTS=14,6 gives each
+does. FAKE_COREDUMP_JUNK=1 makes the dump a file of the right size that is not a dump (the
+cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
 faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
 Warp Illegal Address, 6 a Warp Misaligned Address at another PC. The dump records the core dump
 variables it was written under (generation_flags=, lightweight=).
@@ -70,6 +71,8 @@ def fake_gpu_fault():
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_EMPTY", "0")):
         open(path, "w").close()
         os.abort()
+    if os.environ.get("FAKE_COREDUMP_JUNK") == "1":
+        dump = "\0" * len(dump)
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_STALL", "0")):
         with open(path, "w") as f:
             f.write(dump[:len(dump) // 2])
