@@ -324,3 +324,52 @@ func TestCoredumpEmptyFile(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
+
+// The runner verdict says a GPU core dump shows an exception only when cuda-gdb read it there;
+// one that only the driver's progress lines name is the driver's report, with why the dump was
+// not read.
+func TestCoredumpRunnerReasonSource(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 1\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
+	summary := func(dump, gdb, note string) []byte {
+		return []byte(`{"test":"t.py::x","attempts":1,"dumped":true,"dump":"` + dump + `","dump_bytes":900000,"cuda_gdb":"` + gdb + `","note":` + strconv.Quote(note) + `}`)
+	}
+	tests := []struct {
+		name, dump, gdb, note, gdbLog string
+		from, reason                  string
+	}{
+		{name: "cuda-gdb read the dump", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			gdbLog: "CUDA Exception: Warp Illegal Address\n",
+			from:   "cuda-gdb", reason: "the GPU core dump shows Warp Illegal Address"},
+		{name: "no cuda-gdb", dump: "cuda_coredump_r.1.2", note: "cuda-gdb not available on this runner: the dump cuda_coredump_r.1.2 is in the artifact",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+		{name: "cuda-gdb timed out", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			note: "cuda-gdb timed out after 2m0s, so the dump was not read", gdbLog: "# debugflow: cuda-gdb timed out after 2m0s\n",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb timed out after 2m0s)"},
+		{name: "cuda-gdb could not read it", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			note: "cuda-gdb could not read the dump: Error: Failed to read the GPU coredump", gdbLog: "Error: Failed to read the GPU coredump\n",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
+		{name: "over the size cap", note: "the GPU core dump (900.0 MB) is over the 512.0 MB cap and was deleted",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: over the size cap and deleted)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: summary(tt.dump, tt.gdb, tt.note)}, CoredumpLog: {Data: []byte(log)}}
+			if tt.gdbLog != "" {
+				fsys[CoredumpGDBLog] = &fstest.MapFile{Data: []byte(tt.gdbLog)}
+			}
+			v, err := LoadFS(context.Background(), fsys, "source", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Coredump == nil || v.Coredump.From != tt.from {
+				t.Errorf("coredump %+v, want from %q", v.Coredump, tt.from)
+			}
+			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
+				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+		})
+	}
+}
