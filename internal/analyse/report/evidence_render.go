@@ -169,21 +169,26 @@ func (v *Verdict) sanitizerLines() []string {
 	return out
 }
 
-// coredumpLine is the core dump pass in one line ("" when it did not run).
+// coredumpLine is the core dump pass in one line ("" when it did not run), the text's and the
+// Markdown's: what faulted, what is missing, and the test rerun unless the note names it.
 func (v *Verdict) coredumpLine() string {
 	c := v.Coredump
 	if c == nil {
 		return ""
 	}
+	line := "no GPU exception found"
 	switch {
 	case c.Summary != "" && c.Note != "":
-		return c.Summary + " (" + c.Note + ")"
+		line = c.Summary + " (" + c.Note + ")"
 	case c.Summary != "":
-		return c.Summary
+		line = c.Summary
 	case c.Note != "":
-		return c.Note
+		line = c.Note
 	}
-	return "no GPU exception found"
+	if c.Test != "" && !strings.Contains(line, c.Test) {
+		line += "; test rerun: " + c.Test
+	}
+	return line
 }
 
 // runnerLine is the runner verdict with its reasons.

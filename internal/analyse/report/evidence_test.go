@@ -373,3 +373,41 @@ func TestCoredumpRunnerReasonSource(t *testing.T) {
 		})
 	}
 }
+
+// The text's "Core dump:" line and the Markdown's "GPU core dump:" bullet say the same, the
+// test rerun included: the text named no test, so its reader could not tell what faulted.
+func TestCoredumpLineNamesTheTest(t *testing.T) {
+	tests := []struct {
+		name, summary, want string
+	}{
+		{name: "cuda-gdb read the dump", summary: `{"test":"t.py::x[cuda]","attempts":1,"dumped":true,"dump":"d","cuda_gdb":"/bin/cuda-gdb","note":""}`,
+			want: "Warp Illegal Address at PC 0x7f31abb9f6d0; test rerun: t.py::x[cuda]"},
+		{name: "with a note", summary: `{"test":"t.py::x[cuda]","attempts":1,"dumped":true,"dump":"d","note":"cuda-gdb not available on this runner"}`,
+			want: "Warp Illegal Address at PC 0x7f31abb9f6d0 (cuda-gdb not available on this runner); test rerun: t.py::x[cuda]"},
+		{name: "the note names the test", summary: `{"test":"t.py::x[cuda]","attempts":2,"dumped":false,"note":"no GPU core dump: the rerun of t.py::x[cuda] did not fault in 2 attempt(s)"}`,
+			want: "no GPU core dump: the rerun of t.py::x[cuda] did not fault in 2 attempt(s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: []byte(tt.summary)}}
+			if strings.Contains(tt.want, "Warp") {
+				fsys[CoredumpLog] = &fstest.MapFile{Data: []byte("# debugflow: attempt 1 of 1\n" +
+					"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\ncoredump:   - PC 0x7f31abb9f6d0\n")}
+			}
+			v, err := LoadFS(context.Background(), fsys, "line", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			if err := v.WriteText(&text, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "\nCore dump:      "+tt.want+"\n") {
+				t.Errorf("text lacks %q:\n%s", tt.want, text.String())
+			}
+			if md := v.Markdown("a"); !strings.Contains(md, "- **GPU core dump:** "+mdText(tt.want)+"\n") {
+				t.Errorf("markdown lacks %q:\n%s", mdText(tt.want), md)
+			}
+		})
+	}
+}
