@@ -1,17 +1,18 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
@@ -71,6 +72,8 @@ type CoredumpOptions struct {
 	Env        []string `flag:"env" usage:"KEY=VALUE added to pytest's environment (repeatable)"`
 	// Dir is pytest's working directory ("" = ours).
 	Dir string `flag:"-"`
+	// GDBTimeout bounds cuda-gdb's read of the dump (0 = 2 minutes).
+	GDBTimeout time.Duration `flag:"-"`
 }
 
 // CoredumpResult is coredump_summary.json (package evidencefiles owns it).
@@ -160,7 +163,11 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	timeouts := 0 // attempts the timeout stopped: they never showed whether the test faults
 	for res.Attempts < opts.Attempts && dump == "" {
 		res.Attempts++
-		fmt.Fprintf(logFile, "# debugflow: attempt %d of %d\n", res.Attempts, opts.Attempts)
+		// On a line of its own: a killed rerun leaves pytest's test line unfinished.
+		if err := endLine(logFile); err != nil {
+			return nil, fmt.Errorf("write %s: %w", CoredumpLog, err)
+		}
+		fmt.Fprintln(logFile, evidencefiles.CoredumpAttemptLine(res.Attempts, opts.Attempts))
 		end := env.group(fmt.Sprintf("GPU core dump rerun, attempt %d", res.Attempts))
 		runCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		st := newStream(env, streamSpec{Path: python, Args: argv[1:], Env: childEnv, Dir: opts.Dir,
@@ -185,8 +192,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			if err := keepPartialDumps(env, tmp, opts.Out, opts.MaxBytes, killed, res); err != nil {
 				return nil, err
 			}
-		} else {
-			dump = newestDump(tmp)
+		} else if dump, err = pickDump(env, tmp, opts.Out, opts.MaxBytes, res); err != nil {
+			return nil, err
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -213,7 +220,10 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	if err := logFile.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", CoredumpLog, err)
 	}
-	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	// The driver's lines of the rerun whose dump is summarised: a killed attempt's (another
+	// fault, maybe) must not fill in what this dump's lines or cuda-gdb did not say.
+	res.Dumped = dump != ""
+	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))[res.FactsAttempt()]
 	// Every outcome below also says what the killed reruns left.
 	partial := partialNote(res.Partial, opts.Timeout, nil)
 	finish := func() error {
@@ -244,7 +254,6 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		res.Note = fmt.Sprintf("no GPU core dump: the rerun of %s did not fault in %d attempt(s) (an intermittent bug, or not a GPU exception)", res.Test, res.Attempts)
 		return res, finish()
 	}
-	res.Dumped = true
 	kept, size, err := keepDump(dump, opts.Out, filepath.Base(dump), opts.MaxBytes)
 	if err != nil {
 		return nil, err
@@ -264,17 +273,27 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		return res, finish()
 	}
 	res.CudaGDB = gdb
-	rep, err := runCudaGDB(ctx, env, gdb, opts.Out, kept)
+	gdbWait := opts.GDBTimeout
+	if gdbWait <= 0 {
+		gdbWait = cudaGDBTimeout
+	}
+	rep, failed, err := runCudaGDB(ctx, env, gdb, opts.Out, kept, gdbWait)
 	if err != nil {
 		return nil, err
 	}
 	merged := rep.Merge(progress)
 	res.Report = &merged
-	if !rep.Found() {
-		res.Note = "cuda-gdb could not read the dump"
-		if len(rep.Errors) > 0 {
-			res.Note += ": " + rep.Errors[0]
-		}
+	switch {
+	case failed != "" && rep.Found():
+		res.Note = failed + " before it finished: its summary may lack facts"
+	case failed != "":
+		res.Note = failed + ", so the dump was not read"
+	case !rep.Found():
+		res.Note = "cuda-gdb named no exception or kernel in the dump (see " + CoredumpGDBLog + ")"
+	}
+	if r := readError(rep, kept); r != "" && !rep.Found() {
+		// Only cuda-gdb's own words about the file say the dump could not be read.
+		res.Note = "cuda-gdb could not read the dump: " + r
 	}
 	return res, finish()
 }
@@ -312,12 +331,33 @@ func coredumpTarget(dir string) (test string, withRepeat bool, why string, err e
 	return "", false, "no failing test to rerun: the reproducer found none", nil
 }
 
-// newestDump is the newest dump the driver wrote into dir ("" for none).
-func newestDump(dir string) string {
-	if files := dumpsIn(dir); len(files) > 0 {
-		return files[0]
+// pickDump is the newest dump the driver wrote into tmp during a rerun that ended on its own
+// ("" for none). A file shorter than CoredumpMinBytes is no dump (the driver could not write
+// it): it is kept apart like a killed rerun's, never read by cuda-gdb, and the next attempt
+// runs.
+func pickDump(env *Env, tmp, out string, maxBytes int64, res *CoredumpResult) (string, error) {
+	dump := ""
+	for _, path := range dumpsIn(tmp) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("coredump: %w", err)
+		}
+		if st.Size() >= evidencefiles.CoredumpMinBytes {
+			if dump == "" {
+				dump = path
+			}
+			continue
+		}
+		kept, size, err := keepDump(path, out, filepath.Base(path)+CoredumpPartialSuffix, maxBytes)
+		if err != nil {
+			return "", err
+		}
+		os.Remove(path)
+		res.Partial = append(res.Partial, PartialDump{Attempt: res.Attempts, File: kept, Bytes: size})
+		fmt.Fprintf(env.Stdout, "coredump: attempt %d left a dump file of %d bytes, fewer than an ELF header (%d): no dump (kept as %s)\n",
+			res.Attempts, size, evidencefiles.CoredumpMinBytes, kept)
 	}
-	return ""
+	return dump, nil
 }
 
 // dumpsIn is the dumps the driver wrote into dir, newest first.
@@ -339,6 +379,22 @@ func dumpsIn(dir string) []string {
 		paths[i] = f.path
 	}
 	return paths
+}
+
+// endLine ends f's last line when it is unfinished.
+func endLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.WriteString("\n")
+	}
+	return err
 }
 
 // removeOldDumps deletes what an earlier pass left in dir: the artifact holds this pass's.
@@ -384,9 +440,16 @@ func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
 			}
 		}
 		n := fmt.Sprintf("attempt %d's dump appeared before %s killed the rerun, so it may be cut short", p.Attempt, killer)
-		if p.File != "" {
+		switch {
+		case p.Short() && p.Killed == "":
+			n = fmt.Sprintf("attempt %d's dump file has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
+				p.Attempt, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
+		case p.Short():
+			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
+				p.Attempt, killer, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
+		case p.File != "":
 			n += fmt.Sprintf(" (kept as %s, %s, not read by cuda-gdb)", p.File, sizeMB(p.Bytes))
-		} else {
+		default:
 			n += fmt.Sprintf(" (%s, over the size cap and deleted)", sizeMB(p.Bytes))
 		}
 		notes = append(notes, n)
@@ -469,39 +532,90 @@ func findCudaGDB(env *Env, explicit string) (string, error) {
 	return "", errors.New("cuda-gdb not found in $PATH or /usr/local/cuda*/bin")
 }
 
-// runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said.
-func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string) (cudagdb.Report, error) {
+// runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said and, when
+// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how: "cuda-gdb
+// exited 127 (its last stderr line)".
+func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, string, error) {
 	args := []string{"-nx", "-batch",
 		"-ex", "set pagination off", "-ex", "set confirm off",
 		"-ex", "target cudacore " + dump,
 		"-ex", "info cuda kernels", "-ex", "bt"}
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(gdb, args))
 	// Run from the artifact directory: the dump's name is a plain file name there.
-	out, err := env.runCaptureIn(ctx, cudaGDBTimeout, dir, gdb, args...)
+	out, err := env.runCaptureIn(ctx, timeout, dir, gdb, args...)
 	text := out.Stdout
 	if out.Stderr != "" {
 		text += out.Stderr
 	}
+	failed := ""
 	if err != nil {
-		text += HealthNote + err.Error() + "\n"
+		failed = gdbFailure(err, out.Stderr)
+		text += HealthNote + failed + "\n"
 	}
 	if werr := os.WriteFile(filepath.Join(dir, CoredumpGDBLog), []byte(text), 0o644); werr != nil {
-		return cudagdb.Report{}, fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
+		return cudagdb.Report{}, "", fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
 	}
 	rep, perr := cudagdb.Parse(strings.NewReader(text))
 	if perr != nil {
-		return rep, fmt.Errorf("read cuda-gdb's output: %w", perr)
+		return rep, "", fmt.Errorf("read cuda-gdb's output: %w", perr)
 	}
-	return rep, nil
+	return rep, failed, nil
 }
 
-func parseCoredumpFile(path string) cudagdb.Report {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return cudagdb.Report{}
+// gdbFailure says how cuda-gdb failed: its timeout, a signal, or its exit code with the last
+// line it wrote to stderr.
+func gdbFailure(err error, stderr string) string {
+	var te *timeoutError
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Sprintf("cuda-gdb timed out after %s", te.after)
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("cuda-gdb was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		}
+		if last := lastLine(stderr); last != "" {
+			return fmt.Sprintf("cuda-gdb exited %d (%s)", ee.ExitCode(), last)
+		}
+		return fmt.Sprintf("cuda-gdb exited %d", ee.ExitCode())
 	}
-	rep, _ := cudagdb.Parse(bytes.NewReader(b))
-	return rep
+	return fmt.Sprintf("cuda-gdb failed: %v", err)
+}
+
+// lastLine is s's last non-blank line, bounded.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// readError is cuda-gdb's error about the dump file itself (it names the file, or a core
+// dump: "Error: Failed to read the GPU coredump: ...", "FILE: No such file or directory."),
+// "" when it gave none: then a failure is cuda-gdb's own (a missing library, a crash).
+func readError(rep cudagdb.Report, dump string) string {
+	for _, e := range rep.Errors {
+		l := strings.ToLower(e)
+		if strings.Contains(e, dump) || strings.Contains(l, "coredump") || strings.Contains(l, "core dump") || strings.Contains(l, "core file") {
+			return e
+		}
+	}
+	return ""
+}
+
+// parseCoredumpFile is the driver's progress lines of each attempt in coredump.log.
+func parseCoredumpFile(path string) map[int]cudagdb.Report {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	reps, _ := evidencefiles.ParseCoredumpLog(f)
+	return reps
 }
 
 func reportOrNil(r cudagdb.Report) *cudagdb.Report {

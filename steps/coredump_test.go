@@ -29,13 +29,16 @@ func TestCoredump(t *testing.T) {
 		attempts int
 		maxBytes int64
 		timeout  time.Duration
+		gdbWait  time.Duration // cuda-gdb's timeout
 		// want
 		attemptsRun int
 		dumped      bool
 		kept        bool
 		summaryLine string
 		note        string
-		partial     int // dumps kept as incomplete (*.partial)
+		partial     int    // dumps kept as incomplete (*.partial)
+		killed      string // what ended the reruns that left them ("timeout" when unset)
+		unread      bool   // cuda-gdb fails, or the dump is not one
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
@@ -59,6 +62,43 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
 			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
+		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
+		{name: "a killed attempt's driver lines do not fill in a later dump's", summary: crashSummary,
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 3, timeout: 8 * time.Second,
+			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb not available on this runner"},
+		// The driver created the file and wrote nothing: no dump, whatever the rerun's end.
+		{name: "an empty dump file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "9"}, attempts: 2,
+			attemptsRun: 2, partial: 2, killed: "-", summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+		{name: "an empty dump file, then a complete dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "1"}, attempts: 3,
+			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", summaryLine: summary,
+			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+		// cuda-gdb's own failures are told apart from a dump it could not read; the summary is
+		// then the driver's lines'.
+		{name: "cuda-gdb could not read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_COREDUMP_JUNK": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb could not read the dump: Error: Failed to read the GPU coredump: not a valid GPU core dump file"},
+		{name: "cuda-gdb does not start", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_LIBS": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb exited 127 (cuda-gdb: error while loading shared libraries: libncursesw.so.5: cannot open shared object file: No such file or directory), so the dump was not read"},
+		{name: "cuda-gdb crashes", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "1"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb was killed by signal 11 (segmentation fault), so the dump was not read"},
+		{name: "cuda-gdb crashes after it read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "bt"},
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary,
+			note: "cuda-gdb was killed by signal 11 (segmentation fault) before it finished: its summary may lack facts"},
+		{name: "cuda-gdb hangs", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+			vars: map[string]string{"FAKE_CUDA_GDB_HANG": "1"}, gdbWait: time.Second,
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb timed out after 1s, so the dump was not read"},
 		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
@@ -93,14 +133,14 @@ func TestCoredump(t *testing.T) {
 			// A dump an earlier pass kept goes.
 			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
 			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
-				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout})
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait})
 			if err != nil {
 				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
 			}
 			stdout := te.stdout.String()
 			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
 				!strings.Contains(res.Note, tt.note) || (tt.note == "") != (res.Note == "") {
-				t.Errorf("result %+v\n%s", res, stdout)
+				t.Errorf("result %+v\n%s\nLOG:\n%s", res, stdout, readFileQuiet(filepath.Join(out, CoredumpLog)))
 			}
 			var onDisk CoredumpResult
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
@@ -111,15 +151,16 @@ func TestCoredump(t *testing.T) {
 			if len(entries)-len(partial) != map[bool]int{true: 1, false: 0}[tt.kept] || len(partial) != tt.partial || len(onDisk.Partial) != tt.partial {
 				t.Errorf("dumps in the artifact: %q; partial in coredump_summary.json: %+v", entries, onDisk.Partial)
 			}
+			killed := map[string]string{"": "timeout", "-": ""}[tt.killed]
 			for i, p := range onDisk.Partial {
-				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != 1 || p.Killed != "timeout" || p.Bytes == 0) {
+				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+1 || p.Killed != killed || (p.Bytes == 0) != (killed == "")) {
 					t.Errorf("partial dump %+v, file %s", p, partial[i])
 				}
 				if strings.Contains(readFileQuiet(filepath.Join(out, CoredumpGDBLog)), p.File) {
 					t.Errorf("cuda-gdb read the partial dump %s", p.File)
 				}
 			}
-			if tt.kept {
+			if tt.kept && !tt.unread {
 				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
 					t.Errorf("kept dump %q", b[:min(len(b), 40)])
 				} else if !strings.Contains(b, "\ngeneration_flags="+CoredumpGenerationFlags+"\n") || !strings.Contains(b, "\nlightweight=1\n") {
@@ -135,6 +176,12 @@ func TestCoredump(t *testing.T) {
 				log := readFile(t, filepath.Join(out, CoredumpLog))
 				if !strings.Contains(log, "test_repro.py::test_x[cuda]") {
 					t.Errorf("coredump.log does not show the rerun:\n%s", log)
+				}
+				for _, l := range strings.Split(log, "\n") {
+					if strings.Contains(l, "# debugflow: attempt") && !strings.HasPrefix(l, "# debugflow: attempt") {
+						// A killed rerun's unfinished test line: the attempt's line is its own.
+						t.Errorf("coredump.log line %q", l)
+					}
 				}
 			} else if _, err := os.Stat(filepath.Join(out, CoredumpLog)); err == nil {
 				t.Error("pytest ran without a failing test")

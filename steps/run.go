@@ -67,7 +67,7 @@ func (e *Env) runCaptureIn(ctx context.Context, timeout time.Duration, dir, name
 	out := captured{Stdout: stdout.buf.String(), Stderr: stderr.buf.String(), Truncated: stdout.dropped}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return out, fmt.Errorf("%s: timed out after %s", commandString(name, args), timeout)
+			return out, &timeoutError{cmd: commandString(name, args), after: timeout}
 		}
 		msg := strings.TrimSpace(out.Stderr)
 		var exitErr *exec.ExitError
@@ -78,6 +78,14 @@ func (e *Env) runCaptureIn(ctx context.Context, timeout time.Duration, dir, name
 	}
 	return out, nil
 }
+
+// timeoutError is a command runCaptureIn stopped at its timeout.
+type timeoutError struct {
+	cmd   string
+	after time.Duration
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("%s: timed out after %s", e.cmd, e.after) }
 
 // commandString renders argv for messages, quoting arguments with spaces.
 func commandString(name string, args []string) string {

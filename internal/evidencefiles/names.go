@@ -39,10 +39,15 @@ const (
 	CoredumpSummary      = "coredump_summary.json"
 	// CoredumpPrefix starts the name of a GPU core dump kept in the folder.
 	CoredumpPrefix = "cuda_coredump_"
-	// CoredumpPartialSuffix ends the name of a dump a killed rerun left: it may be cut short.
+	// CoredumpPartialSuffix ends the name of a dump a killed rerun left (it may be cut short)
+	// or one shorter than CoredumpMinBytes (no dump at all).
 	CoredumpPartialSuffix = ".partial"
-	SummaryMarkdown       = "summary.md"
-	StepSummaryMarkdown   = "step_summary.md"
+	// CoredumpMinBytes is the least a GPU core dump can hold: the driver writes an ELF file,
+	// and an ELF64 header alone is 64 bytes. A shorter file (an empty one: the driver could
+	// not write it) is no dump.
+	CoredumpMinBytes    = 64
+	SummaryMarkdown     = "summary.md"
+	StepSummaryMarkdown = "step_summary.md"
 	// RefInfo says which ref an experiment's folder measured (package refinfo).
 	RefInfo            = "ref.json"
 	ExperimentJSON     = "experiment.json"

@@ -3,8 +3,11 @@ package evidencefiles
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/cudagdb"
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
@@ -87,13 +90,16 @@ type CoredumpResult struct {
 	// says nothing about the bug.
 	NoTests string `json:"no_tests,omitempty"`
 	// Partial are the dumps that appeared during a rerun that was then killed (the timeout, a
-	// cancel): the driver may not have finished them. Never Dump, never read by cuda-gdb.
+	// cancel): the driver may not have finished them; and the files shorter than
+	// CoredumpMinBytes a rerun left (no dump at all). Never Dump, never read by cuda-gdb.
 	Partial []PartialDump `json:"partial,omitempty"`
 }
 
-// PartialDump is a GPU core dump a killed rerun left, which may be cut short.
+// PartialDump is a GPU core dump a killed rerun left, which may be cut short, or a file
+// shorter than CoredumpMinBytes, which is no dump.
 type PartialDump struct {
-	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel".
+	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel";
+	// "" when it ended on its own (then the file is shorter than CoredumpMinBytes).
 	Attempt int    `json:"attempt"`
 	Killed  string `json:"killed"`
 	// File is its name in the artifact directory (the driver's name and CoredumpPartialSuffix;
@@ -101,6 +107,53 @@ type PartialDump struct {
 	File  string `json:"file"`
 	Bytes int64  `json:"bytes"`
 }
+
+// coredumpAttemptPrefix starts the line the core dump pass writes into coredump.log before
+// each rerun's output.
+const coredumpAttemptPrefix = "# debugflow: attempt "
+
+// CoredumpAttemptLine is that line for attempt n of total.
+func CoredumpAttemptLine(n, total int) string {
+	return fmt.Sprintf("%s%d of %d", coredumpAttemptPrefix, n, total)
+}
+
+// CoredumpAttemptOf is the attempt a CoredumpAttemptLine begins. The line may end another
+// that a killed rerun left unfinished ("t.py::x # debugflow: attempt 2 of 3"), as the pass
+// wrote it before it ended such a line first.
+func CoredumpAttemptOf(line string) (int, bool) {
+	i := strings.LastIndex(line, coredumpAttemptPrefix)
+	if i < 0 {
+		return 0, false
+	}
+	num, total, ok := strings.Cut(strings.TrimRight(line[i+len(coredumpAttemptPrefix):], "\r"), " of ")
+	n, err := strconv.Atoi(num)
+	_, terr := strconv.Atoi(total)
+	return n, ok && err == nil && terr == nil && n > 0
+}
+
+// ParseCoredumpLog reads the driver's progress lines of coredump.log, each rerun's apart (by
+// attempt; 0 holds the lines before the first): the driver's lines of one rerun say nothing
+// about another's dump.
+func ParseCoredumpLog(r io.Reader) (map[int]cudagdb.Report, error) {
+	return cudagdb.ParseSections(r, CoredumpAttemptOf)
+}
+
+// FactsAttempt is the rerun whose lines of coredump.log go with the dump the pass summarises:
+// the one that wrote a complete dump (the pass stops at it), else the last one that left a
+// partial dump; 0 when no rerun left a dump.
+func (r *CoredumpResult) FactsAttempt() int {
+	if r.Dumped {
+		return r.Attempts
+	}
+	n := 0
+	for _, p := range r.Partial {
+		n = max(n, p.Attempt)
+	}
+	return n
+}
+
+// Short reports whether the file is too short to be a dump.
+func (p PartialDump) Short() bool { return p.Bytes < CoredumpMinBytes }
 
 // WriteCoredumpSummary writes dir/coredump_summary.json.
 func WriteCoredumpSummary(dir string, res *CoredumpResult) error {

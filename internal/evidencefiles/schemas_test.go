@@ -173,3 +173,38 @@ func TestSanitizerUnavailable(t *testing.T) {
 		t.Errorf("read back %+v %v", s, err)
 	}
 }
+
+// Each rerun's driver lines in coredump.log are read apart, and FactsAttempt names the rerun
+// whose dump the pass summarises.
+func TestCoredumpLogAttempts(t *testing.T) {
+	log := CoredumpAttemptLine(1, 3) + "\n" +
+		"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+		"coredump:   - PC 0x10\n" +
+		"t.py::x " + CoredumpAttemptLine(2, 3) + "\n" + // after the killed rerun's unfinished line
+		"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
+	reps, err := ParseCoredumpLog(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reps[1].Exception != "Warp Misaligned Address" || reps[1].PC != "0x10" || reps[2].Exception != "Warp Illegal Address" || reps[2].PC != "" {
+		t.Errorf("attempts %+v", reps)
+	}
+	tests := []struct {
+		res  CoredumpResult
+		want int
+	}{
+		{CoredumpResult{Attempts: 3, Dumped: true, Partial: []PartialDump{{Attempt: 1}}}, 3},
+		{CoredumpResult{Attempts: 3, Partial: []PartialDump{{Attempt: 1}, {Attempt: 2}}}, 2},
+		{CoredumpResult{Attempts: 3}, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.res.FactsAttempt(); got != tt.want {
+			t.Errorf("FactsAttempt(%+v) = %d, want %d", tt.res, got, tt.want)
+		}
+	}
+	for _, line := range []string{"# debugflow: attempt x of 3", "# debugflow: attempt 0 of 3", "attempt 1 of 3", "# debugflow: attempt 1 of 3 x"} {
+		if n, ok := CoredumpAttemptOf(line); ok {
+			t.Errorf("CoredumpAttemptOf(%q) = %d", line, n)
+		}
+	}
+}

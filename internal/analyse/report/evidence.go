@@ -133,10 +133,15 @@ type Coredump struct {
 	Location  string `json:"location"`
 	Block     string `json:"block"`
 	Thread    string `json:"thread"`
+	// From is where the facts come from: "cuda-gdb" (it read the dump; gaps filled from the
+	// driver's lines of the same rerun), "driver" (only the driver's progress lines: the dump
+	// was not read), "" when there are none.
+	From string `json:"from"`
 	// Note says what is missing and why ("" when cuda-gdb read the dump).
 	Note string `json:"note"`
 	// Partial are the dumps reruns left when they were killed (the timeout, a cancel) after
-	// the dump appeared: they may be cut short, and no fact above comes from them.
+	// the dump appeared, which may be cut short, and the files shorter than an ELF header,
+	// which are no dump; cuda-gdb read none of them.
 	Partial []evidencefiles.PartialDump `json:"partial,omitempty"`
 }
 
@@ -523,12 +528,9 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 	c := &Coredump{Test: f.Test, Attempts: max(f.Attempts, 0), Dumped: f.Dumped, Dump: f.Dump, DumpBytes: max(f.DumpBytes, 0),
 		CudaGDB: f.CudaGDB, Note: f.Note, Partial: f.Partial}
 	var rep cudagdb.Report
-	for _, name := range []string{CoredumpGDBLog, CoredumpLog} {
-		if !have[name] {
-			continue
-		}
+	if have[CoredumpGDBLog] {
 		var r cudagdb.Report
-		ok, err := v.readLog(name, func(in io.Reader) (err error) {
+		ok, err := v.readLog(CoredumpGDBLog, func(in io.Reader) (err error) {
 			r, err = cudagdb.Parse(in)
 			return err
 		})
@@ -536,8 +538,35 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 			return err
 		}
 		if ok {
-			rep = rep.Merge(r)
+			rep = r
 		}
+	}
+	if rep.Found() {
+		c.From = "cuda-gdb"
+	}
+	if have[CoredumpLog] {
+		// Only the driver's lines of the rerun whose dump is summarised: a killed rerun's
+		// (another fault, maybe) say nothing about it. Without the summary, the last rerun's.
+		var sections map[int]cudagdb.Report
+		ok, err := v.readLog(CoredumpLog, func(in io.Reader) (err error) {
+			sections, err = evidencefiles.ParseCoredumpLog(in)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		attempt := f.FactsAttempt()
+		if !have[CoredumpSummary] {
+			for n := range sections {
+				attempt = max(attempt, n)
+			}
+		}
+		if ok {
+			rep = rep.Merge(sections[attempt])
+		}
+	}
+	if c.From == "" && rep.Found() {
+		c.From = "driver"
 	}
 	c.Summary = rep.Summary()
 	c.Exception, c.Kernel, c.PC, c.Location, c.Block, c.Thread = rep.Exception, rep.Kernel, rep.PC, rep.Location, rep.Focus.Block, rep.Focus.Thread
@@ -546,6 +575,25 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 	}
 	v.Coredump = c
 	return nil
+}
+
+// notRead says why cuda-gdb did not read the complete dump.
+func (c *Coredump) notRead() string {
+	switch {
+	case c.Attempts == 0:
+		return "the pass's " + CoredumpSummary + " is missing"
+	case c.Dump == "":
+		return "over the size cap and deleted"
+	case c.CudaGDB == "":
+		return "cuda-gdb not available"
+	case strings.HasPrefix(c.Note, "cuda-gdb could not read the dump"):
+		return "cuda-gdb could not read it"
+	}
+	// The step's "cuda-gdb timed out after 2m0s, so the dump was not read".
+	if i := strings.Index(c.Note, ", so the dump was not read"); i > 0 && strings.HasPrefix(c.Note, "cuda-gdb ") {
+		return c.Note[:i]
+	}
+	return "cuda-gdb named no exception in it"
 }
 
 // loadHealth reads the health snapshots before and after the run and compares them.
@@ -820,11 +868,23 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {
-		if !c.Dumped && len(c.Partial) > 0 {
-			// Only a dump a killed rerun left: the driver's own lines are the evidence.
-			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump (which may be cut short)")
-		} else {
+		switch {
+		case c.From == "cuda-gdb":
 			app = append(app, "the GPU core dump shows "+c.Exception)
+		case !c.Dumped && len(c.Partial) > 0:
+			// Only a dump a killed rerun left, or a file too short to be one: the driver's own
+			// lines are the evidence.
+			what := "which may be cut short"
+			if last := c.Partial[len(c.Partial)-1]; last.Short() {
+				what = "its file is empty: no dump"
+				if last.Bytes > 0 {
+					what = fmt.Sprintf("its file has %d bytes, fewer than an ELF header: no dump", last.Bytes)
+				}
+			}
+			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump ("+what+")")
+		default:
+			// Only the driver's progress lines name it: the dump itself was not read.
+			app = append(app, "the driver reported "+c.Exception+" as it wrote a GPU core dump (not read: "+c.notRead()+")")
 		}
 	}
 	healthKnown := h != nil && ((h.Before != nil && len(h.Before.GPUs) > 0) || (h.After != nil && len(h.After.GPUs) > 0))

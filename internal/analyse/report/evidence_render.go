@@ -169,21 +169,26 @@ func (v *Verdict) sanitizerLines() []string {
 	return out
 }
 
-// coredumpLine is the core dump pass in one line ("" when it did not run).
+// coredumpLine is the core dump pass in one line ("" when it did not run), the text's and the
+// Markdown's: what faulted, what is missing, and the test rerun unless the note names it.
 func (v *Verdict) coredumpLine() string {
 	c := v.Coredump
 	if c == nil {
 		return ""
 	}
+	line := "no GPU exception found"
 	switch {
 	case c.Summary != "" && c.Note != "":
-		return c.Summary + " (" + c.Note + ")"
+		line = c.Summary + " (" + c.Note + ")"
 	case c.Summary != "":
-		return c.Summary
+		line = c.Summary
 	case c.Note != "":
-		return c.Note
+		line = c.Note
 	}
-	return "no GPU exception found"
+	if c.Test != "" && !strings.Contains(line, c.Test) {
+		line += "; test rerun: " + c.Test
+	}
+	return line
 }
 
 // runnerLine is the runner verdict with its reasons.
@@ -462,7 +467,12 @@ func (v *Verdict) markdownCoredump(b *strings.Builder) {
 		fmt.Fprintf(b, "- **Dump:** %s (%s; open it with `cuda-gdb -ex \"target cudacore FILE\"`)\n", mdCode(c.Dump), sizeText(c.DumpBytes))
 	}
 	for _, p := range c.Partial {
-		if p.File != "" {
+		switch {
+		case p.File != "" && p.Short():
+			// Fewer bytes than an ELF header: the driver could not write the dump.
+			fmt.Fprintf(b, "- **File that is no dump:** %s (%s, fewer than an ELF header; attempt %d; not read)\n",
+				mdCode(p.File), sizeText(p.Bytes), p.Attempt)
+		case p.File != "":
 			// The rerun was killed after the file appeared: the driver may not have finished it.
 			fmt.Fprintf(b, "- **Dump that may be cut short:** %s (%s; attempt %d, killed by %s after it appeared; not read)\n",
 				mdCode(p.File), sizeText(p.Bytes), p.Attempt, mdText(killedBy(p.Killed)))

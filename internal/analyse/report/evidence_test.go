@@ -221,10 +221,10 @@ func TestCoredumpPartial(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
 		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
 		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
-	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.0 MB, not read by cuda-gdb)"
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb)"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
-			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":40}]}`)},
+			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":409600}]}`)},
 		CoredumpLog: {Data: []byte(progress)},
 	}
 	v, err := LoadFS(context.Background(), fsys, "partial", DefaultLimits)
@@ -239,7 +239,7 @@ func TestCoredumpPartial(t *testing.T) {
 		t.Errorf("core dump line %q", line)
 	}
 	md := v.Markdown("a")
-	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (40 bytes; attempt 1, killed by the timeout after it appeared; not read)") ||
+	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (400 KiB; attempt 1, killed by the timeout after it appeared; not read)") ||
 		strings.Contains(md, "- **Dump:**") ||
 		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (which may be cut short)") {
 		t.Errorf("markdown:\n%s", md)
@@ -250,5 +250,164 @@ func TestCoredumpPartial(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), `"partial": [`) {
 		t.Errorf("JSON lacks the partial dump:\n%s", js.String())
+	}
+}
+
+// The driver's lines of a rerun that was killed (attempt 1: another fault) say nothing about
+// the complete dump a later rerun wrote: the facts are that rerun's, from cuda-gdb when it read
+// the dump, else from that rerun's own driver lines.
+func TestCoredumpFactsFromTheDumpsAttempt(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 3\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+		"[10:47:01.100302] coredump:   - SM: 3\n" +
+		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f7a0\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.1\n" +
+		"# debugflow: attempt 2 of 3\n" +
+		"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:49:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.2.2\n"
+	const summary = `{"test":"t.py::x","attempts":2,"dumped":true,"dump":"cuda_coredump_r.2.2","dump_bytes":900,` +
+		`"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.1.partial","bytes":40}]`
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		summary string
+		pc      string
+	}{
+		{name: "no cuda-gdb: the dump's own driver lines",
+			files:   fstest.MapFS{CoredumpSummary: {Data: []byte(summary + `,"note":"cuda-gdb not available on this runner"}`)}, CoredumpLog: {Data: []byte(log)}},
+			summary: "Warp Illegal Address"},
+		{name: "cuda-gdb read the dump",
+			files: fstest.MapFS{CoredumpSummary: {Data: []byte(summary + `,"cuda_gdb":"/usr/local/cuda/bin/cuda-gdb"}`)}, CoredumpLog: {Data: []byte(log)},
+				CoredumpGDBLog: {Data: []byte("CUDA Exception: Warp Illegal Address\n")}},
+			summary: "Warp Illegal Address"},
+		{name: "no summary: the last rerun's lines",
+			files: fstest.MapFS{CoredumpLog: {Data: []byte(log)}, ReproducerSummary: {Data: []byte(`{"count":1,"exit_code":1}`)},
+				CoredumpGDBLog: {Data: []byte("Opening GPU coredump: cuda_coredump_r.2.2\n")}},
+			summary: "Warp Illegal Address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := LoadFS(context.Background(), tt.files, "facts", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := v.Coredump
+			if c == nil || c.Summary != tt.summary || c.PC != tt.pc || c.Exception != "Warp Illegal Address" {
+				t.Errorf("coredump %+v", c)
+			}
+			if r := v.runnerLine(); strings.Contains(r, "Misaligned") {
+				t.Errorf("runner line %q", r)
+			}
+		})
+	}
+}
+
+// A file the driver left empty is no dump: the report says so, never "may be cut short" nor
+// that a dump shows anything.
+func TestCoredumpEmptyFile(t *testing.T) {
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"partial":[{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":0}]}`)},
+		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 1\n" +
+			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+			"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "empty", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := v.Markdown("a")
+	if !strings.Contains(md, "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (0 bytes, fewer than an ELF header; attempt 1; not read)") ||
+		strings.Contains(md, "cut short") || strings.Contains(md, "killed by") ||
+		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is empty: no dump)") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// The runner verdict says a GPU core dump shows an exception only when cuda-gdb read it there;
+// one that only the driver's progress lines name is the driver's report, with why the dump was
+// not read.
+func TestCoredumpRunnerReasonSource(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 1\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
+	summary := func(dump, gdb, note string) []byte {
+		return []byte(`{"test":"t.py::x","attempts":1,"dumped":true,"dump":"` + dump + `","dump_bytes":900000,"cuda_gdb":"` + gdb + `","note":` + strconv.Quote(note) + `}`)
+	}
+	tests := []struct {
+		name, dump, gdb, note, gdbLog string
+		from, reason                  string
+	}{
+		{name: "cuda-gdb read the dump", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			gdbLog: "CUDA Exception: Warp Illegal Address\n",
+			from:   "cuda-gdb", reason: "the GPU core dump shows Warp Illegal Address"},
+		{name: "no cuda-gdb", dump: "cuda_coredump_r.1.2", note: "cuda-gdb not available on this runner: the dump cuda_coredump_r.1.2 is in the artifact",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+		{name: "cuda-gdb timed out", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			note: "cuda-gdb timed out after 2m0s, so the dump was not read", gdbLog: "# debugflow: cuda-gdb timed out after 2m0s\n",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb timed out after 2m0s)"},
+		{name: "cuda-gdb could not read it", dump: "cuda_coredump_r.1.2", gdb: "/usr/local/cuda/bin/cuda-gdb",
+			note: "cuda-gdb could not read the dump: Error: Failed to read the GPU coredump", gdbLog: "Error: Failed to read the GPU coredump\n",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
+		{name: "over the size cap", note: "the GPU core dump (900.0 MB) is over the 512.0 MB cap and was deleted",
+			from: "driver", reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: over the size cap and deleted)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: summary(tt.dump, tt.gdb, tt.note)}, CoredumpLog: {Data: []byte(log)}}
+			if tt.gdbLog != "" {
+				fsys[CoredumpGDBLog] = &fstest.MapFile{Data: []byte(tt.gdbLog)}
+			}
+			v, err := LoadFS(context.Background(), fsys, "source", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Coredump == nil || v.Coredump.From != tt.from {
+				t.Errorf("coredump %+v, want from %q", v.Coredump, tt.from)
+			}
+			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
+				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+		})
+	}
+}
+
+// The text's "Core dump:" line and the Markdown's "GPU core dump:" bullet say the same, the
+// test rerun included: the text named no test, so its reader could not tell what faulted.
+func TestCoredumpLineNamesTheTest(t *testing.T) {
+	tests := []struct {
+		name, summary, want string
+	}{
+		{name: "cuda-gdb read the dump", summary: `{"test":"t.py::x[cuda]","attempts":1,"dumped":true,"dump":"d","cuda_gdb":"/bin/cuda-gdb","note":""}`,
+			want: "Warp Illegal Address at PC 0x7f31abb9f6d0; test rerun: t.py::x[cuda]"},
+		{name: "with a note", summary: `{"test":"t.py::x[cuda]","attempts":1,"dumped":true,"dump":"d","note":"cuda-gdb not available on this runner"}`,
+			want: "Warp Illegal Address at PC 0x7f31abb9f6d0 (cuda-gdb not available on this runner); test rerun: t.py::x[cuda]"},
+		{name: "the note names the test", summary: `{"test":"t.py::x[cuda]","attempts":2,"dumped":false,"note":"no GPU core dump: the rerun of t.py::x[cuda] did not fault in 2 attempt(s)"}`,
+			want: "no GPU core dump: the rerun of t.py::x[cuda] did not fault in 2 attempt(s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: []byte(tt.summary)}}
+			if strings.Contains(tt.want, "Warp") {
+				fsys[CoredumpLog] = &fstest.MapFile{Data: []byte("# debugflow: attempt 1 of 1\n" +
+					"coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\ncoredump:   - PC 0x7f31abb9f6d0\n")}
+			}
+			v, err := LoadFS(context.Background(), fsys, "line", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			if err := v.WriteText(&text, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "\nCore dump:      "+tt.want+"\n") {
+				t.Errorf("text lacks %q:\n%s", tt.want, text.String())
+			}
+			if md := v.Markdown("a"); !strings.Contains(md, "- **GPU core dump:** "+mdText(tt.want)+"\n") {
+				t.Errorf("markdown lacks %q:\n%s", mdText(tt.want), md)
+			}
+		})
 	}
 }

@@ -41,7 +41,7 @@ const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "s
  "coredump":   {"test":"t.py::test_x[cuda]","attempts":1,"dumped":true,"dump":"cuda_coredump_runner.38102.1796208406","dump_bytes":1887436,
                 "cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","summary":"Warp Illegal Address in k(float*, int) at PC 0x7f31abb9f6d0 ...",
                 "exception":"Warp Illegal Address","kernel":"k(float*, int)","pc":"0x7f31abb9f6d0","location":"ad.cu:42",
-                "block":"(3,0,0)","thread":"(31,0,0)","note":""},
+                "block":"(3,0,0)","thread":"(31,0,0)","from":"cuda-gdb","note":""},
  "health":     {"before":{"driver":"590.48.01","cuda":"13.1","dropped":0,"gpus":[{"index":0,"name":"Tesla T4","uuid":"GPU-5f0e4c7a-...",
                 "serial":"1563420012345","pci":"00000001:00:00.0","temperature_c":33,"ecc_mode":"Enabled",
                 "ecc":{"volatile_corrected":0,"volatile_uncorrected":0,"aggregate_corrected":3,"aggregate_uncorrected":0},

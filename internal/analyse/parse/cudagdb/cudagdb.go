@@ -123,52 +123,92 @@ var (
 
 // Parse reads cuda-gdb batch output, the driver's core dump progress lines, or both mixed.
 func Parse(r io.Reader) (Report, error) {
-	var rep Report
-	inKernels := false
+	var p parser
+	err := lines.Each(r, maxLineBytes, "cuda-gdb output", p.line)
+	return p.rep, err
+}
+
+// maxSections bounds the sections ParseSections keeps (the core dump pass reruns at most 100
+// times).
+const maxSections = 128
+
+// ParseSections reads output made of sections, each begun by a line for which start returns
+// its number (the core dump pass's "# debugflow: attempt N of M" in coredump.log), and returns
+// each section's Report on its own: one run's facts never fill in another's. Lines before the
+// first start are section 0; a section begun again continues; sections past maxSections are
+// skipped.
+func ParseSections(r io.Reader, start func(line string) (int, bool)) (map[int]Report, error) {
+	parsers := map[int]*parser{0: {}}
+	cur := parsers[0]
 	err := lines.Each(r, maxLineBytes, "cuda-gdb output", func(line string) {
-		line = strings.TrimRight(line, " \t\r")
-		line = strings.TrimPrefix(strings.TrimLeft(line, " \t"), "(cuda-gdb) ")
-		if line == "" {
-			inKernels = false
+		if n, ok := start(line); ok {
+			cur = parsers[n]
+			if cur == nil && len(parsers) < maxSections {
+				cur = &parser{}
+				parsers[n] = cur
+			}
 			return
 		}
-		if inKernels {
-			if m := reKernelRow.FindStringSubmatch(line); m != nil {
-				rep.addKernel(m)
-				return
-			}
-			inKernels = false
-		}
-		switch {
-		case reKernelsHdr.MatchString(line):
-			inKernels = true
-		case rep.progress(line):
-		case reException.MatchString(line):
-			if rep.Exception == "" {
-				rep.Exception = clip(reException.FindStringSubmatch(line)[1])
-			}
-		case reTriggered.MatchString(line):
-			m := reTriggered.FindStringSubmatch(line)
-			setIfEmpty(&rep.PC, m[1])
-			setIfEmpty(&rep.Location, m[3])
-			if k := strings.TrimSpace(m[2]); k != "" {
-				setIfEmpty(&rep.Kernel, clip(k))
-			}
-		case reFocus.MatchString(line):
-			rep.focus(reFocus.FindStringSubmatch(line)[1])
-		case reOpening.MatchString(line):
-			setIfEmpty(&rep.Dump, clip(reOpening.FindStringSubmatch(line)[1]))
-		case reSignal.MatchString(line):
-			m := reSignal.FindStringSubmatch(line)
-			setIfEmpty(&rep.Signal, m[1])
-			setIfEmpty(&rep.Exception, clip(strings.TrimSpace(m[2])))
-		case reFrame.MatchString(line) || reFrameNum.MatchString(line):
-			rep.frame(line)
-		case reGDBError.MatchString(line) && len(rep.Errors) < maxErrors:
-			rep.Errors = append(rep.Errors, clip(line))
+		if cur != nil {
+			cur.line(line)
 		}
 	})
-	return rep, err
+	out := make(map[int]Report, len(parsers))
+	for n, p := range parsers {
+		out[n] = p.rep
+	}
+	return out, err
+}
+
+// parser is Parse's state between lines.
+type parser struct {
+	rep       Report
+	inKernels bool
+}
+
+func (p *parser) line(line string) {
+	rep := &p.rep
+	line = strings.TrimRight(line, " \t\r")
+	line = strings.TrimPrefix(strings.TrimLeft(line, " \t"), "(cuda-gdb) ")
+	if line == "" {
+		p.inKernels = false
+		return
+	}
+	if p.inKernels {
+		if m := reKernelRow.FindStringSubmatch(line); m != nil {
+			rep.addKernel(m)
+			return
+		}
+		p.inKernels = false
+	}
+	switch {
+	case reKernelsHdr.MatchString(line):
+		p.inKernels = true
+	case rep.progress(line):
+	case reException.MatchString(line):
+		if rep.Exception == "" {
+			rep.Exception = clip(reException.FindStringSubmatch(line)[1])
+		}
+	case reTriggered.MatchString(line):
+		m := reTriggered.FindStringSubmatch(line)
+		setIfEmpty(&rep.PC, m[1])
+		setIfEmpty(&rep.Location, m[3])
+		if k := strings.TrimSpace(m[2]); k != "" {
+			setIfEmpty(&rep.Kernel, clip(k))
+		}
+	case reFocus.MatchString(line):
+		rep.focus(reFocus.FindStringSubmatch(line)[1])
+	case reOpening.MatchString(line):
+		setIfEmpty(&rep.Dump, clip(reOpening.FindStringSubmatch(line)[1]))
+	case reSignal.MatchString(line):
+		m := reSignal.FindStringSubmatch(line)
+		setIfEmpty(&rep.Signal, m[1])
+		setIfEmpty(&rep.Exception, clip(strings.TrimSpace(m[2])))
+	case reFrame.MatchString(line) || reFrameNum.MatchString(line):
+		rep.frame(line)
+	case reGDBError.MatchString(line) && len(rep.Errors) < maxErrors:
+		rep.Errors = append(rep.Errors, clip(line))
+	}
 }
 
 // progress handles a driver progress line; it reports whether line was one.

@@ -82,3 +82,24 @@ func TestClip(t *testing.T) {
 		t.Error("clip cut a UTF-8 sequence")
 	}
 }
+
+// ParseSections keeps each section's facts apart and bounds how many it keeps.
+func TestParseSections(t *testing.T) {
+	start := func(line string) (int, bool) {
+		n, ok := strings.CutPrefix(line, "== ")
+		return len(n), ok
+	}
+	in := "coredump:   - PC 0x1\n== a\nCUDA Exception: Warp Illegal Address\n== aa\ncoredump:   - PC 0x2\n"
+	// More sections than are kept: the later ones are skipped.
+	for i := 3; i < maxSections+10; i++ {
+		in += "== " + strings.Repeat("c", i) + "\nCUDA Exception: Warp Assert\n"
+	}
+	secs, err := ParseSections(strings.NewReader(in), start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secs[0].PC != "0x1" || secs[0].Exception != "" || secs[1].Exception != "Warp Illegal Address" || secs[1].PC != "" ||
+		secs[2].PC != "0x2" || secs[2].Exception != "" || len(secs) != maxSections {
+		t.Errorf("%d sections: 0 %+v, 1 %+v, 2 %+v", len(secs), secs[0], secs[1], secs[2])
+	}
+}

@@ -5,6 +5,11 @@
 // KEY=VALUE lines (kernel, exception, signal, pc, file, block, thread, sm). A missing file gets
 // the real "No such file or directory." and exit 1; a file without "FAKE CUDA COREDUMP" on its
 // first line gets "not a valid GPU core dump". Other commands print nothing.
+//
+// Failures of cuda-gdb itself, unrelated to the dump: FAKE_CUDA_GDB_LIBS=1 fails to start as
+// a cuda-gdb built against a libncurses the runner lacks does (the loader's line, exit 127);
+// FAKE_CUDA_GDB_CRASH=1 prints gdb's fatal-signal banner and dies of SIGSEGV as it opens the
+// dump (=bt: at the bt command, after the dump's facts); FAKE_CUDA_GDB_HANG=1 hangs before it prints anything.
 package main
 
 import (
@@ -12,9 +17,18 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
+	"time"
 )
 
 func main() {
+	if os.Getenv("FAKE_CUDA_GDB_LIBS") == "1" {
+		fmt.Fprintln(os.Stderr, "cuda-gdb: error while loading shared libraries: libncursesw.so.5: cannot open shared object file: No such file or directory")
+		os.Exit(127)
+	}
+	if os.Getenv("FAKE_CUDA_GDB_HANG") == "1" {
+		time.Sleep(10 * time.Minute)
+	}
 	args := os.Args[1:]
 	var cmds []string
 	for i := 0; i < len(args); i++ {
@@ -44,6 +58,9 @@ func main() {
 				os.Exit(1)
 			}
 			dump = d
+			if os.Getenv("FAKE_CUDA_GDB_CRASH") == "1" {
+				crash()
+			}
 			fmt.Printf("\nCUDA Exception: %s\n", dump["exception"])
 			fmt.Printf("The exception was triggered at PC %s (%s)\n", dump["pc"], dump["file"])
 			fmt.Printf("[Current focus set to CUDA kernel 0, grid 1, block %s, thread %s, device 0, sm %s, warp 0, lane 31]\n",
@@ -54,6 +71,9 @@ func main() {
 			name, _, _ := strings.Cut(dump["kernel"], "(")
 			fmt.Printf("*      0      -   0    1 Active 0x00001000 (1,1,1) (256,1,1) %s(data=0x7f2a4c000000, n=256)\n", name)
 		case c == "bt" && dump != nil:
+			if os.Getenv("FAKE_CUDA_GDB_CRASH") == "bt" {
+				crash()
+			}
 			fmt.Print(frame(dump))
 		}
 	}
@@ -80,4 +100,15 @@ func read(path string) (map[string]string, error) {
 		}
 	}
 	return d, nil
+}
+
+// crash is gdb's end on a fatal signal: the banner on stderr, then death by the signal (the Go
+// runtime would turn a SIGSEGV into a panic: a shell with the same pid raises it instead).
+func crash() {
+	fmt.Fprint(os.Stderr, "\n\nFatal signal: Segmentation fault\n----- Backtrace -----\n0x55d4f1a2b3c4 ???\n---------------------\n"+
+		"A fatal error internal to GDB has been detected, further\ndebugging is not possible.  GDB will now terminate.\n\n"+
+		"This is a bug, please report it.  For instructions, see:\n<https://www.gnu.org/software/gdb/bugs/>.\n\n")
+	err := syscall.Exec("/bin/sh", []string{"sh", "-c", "kill -SEGV $$"}, os.Environ())
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
 }

@@ -13,7 +13,12 @@ make only the N-th and later runs fault (an intermittent bug);
 FAKE_COREDUMP_PAD=BYTES makes the dump that much bigger; FAKE_COREDUMP_HANG=1 makes test_x[cuda]
 hang instead. FAKE_COREDUMP_STALL=N makes the first N faulting runs (by the counter) stall
 halfway through writing the dump, as a driver writing a big dump to a slow disk does, until the
-rerun's timeout kills them; later runs dump whole. The dump records the core dump
+rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes the first N
+faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
+does. FAKE_COREDUMP_JUNK=1 makes the dump a file of the right size that is not a dump (the
+cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
+faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
+Warp Illegal Address, 6 a Warp Misaligned Address at another PC. The dump records the core dump
 variables it was written under (generation_flags=, lightweight=).
 """
 import os
@@ -27,8 +32,14 @@ XID = ("[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid={pid}, na
        "channel 0x00000201, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 "
        "faulted @ 0x70a2_c8000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n")
 
-DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception=Warp Illegal Address\n"
-        "pc=0x7f31abb9f6d0\nfile=/src/ad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
+DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception={exception}\n"
+        "pc={pc}\nfile=/src/ad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
+
+# CUDBG exception code: the driver's name, cuda-gdb's name, the PC.
+FAULTS = {
+    "14": ("WARP_ILLEGAL_ADDRESS", "Warp Illegal Address", "0x7f31abb9f6d0"),
+    "6": ("WARP_MISALIGNED_ADDRESS", "Warp Misaligned Address", "0x7f31abb9f7a0"),
+}
 
 
 def fake_gpu_fault():
@@ -43,22 +54,31 @@ def fake_gpu_fault():
             f.write(str(runs))
         if runs < int(os.environ.get("FAKE_COREDUMP_AFTER", "1")):
             return
+    codes = os.environ.get("FAKE_COREDUMP_FAULTS", "14").split(",")
+    code = codes[min(max(runs, 1), len(codes)) - 1]
+    cudbg, exception, pc = FAULTS[code]
+    dump = DUMP.format(exception=exception, pc=pc)
     path = (os.environ.get("CUDA_COREDUMP_FILE", "core_%h.%p.%t")
             .replace("%h", socket.gethostname()).replace("%p", str(os.getpid()))
             .replace("%t", str(int(time.time()))))
     if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
         sys.stderr.write("[10:47:01.100300] coredump: Detected an exception of type "
-                         "CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
+                         "CUDBG_EXCEPTION_%s (%s)\n"
                          "[10:47:01.100302] coredump:   - SM: 12\n"
-                         "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n"
-                         "[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
+                         "[10:47:01.100304] coredump:   - PC %s\n"
+                         "[10:47:01.305111] coredump: Writing ELF file to %s\n" % (cudbg, code, pc, path))
     sys.stderr.flush()
+    if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_EMPTY", "0")):
+        open(path, "w").close()
+        os.abort()
+    if os.environ.get("FAKE_COREDUMP_JUNK") == "1":
+        dump = "\0" * len(dump)
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_STALL", "0")):
         with open(path, "w") as f:
-            f.write(DUMP[:len(DUMP) // 2])
+            f.write(dump[:len(dump) // 2])
         time.sleep(600)
     with open(path, "w") as f:
-        f.write(DUMP + "generation_flags=%s\nlightweight=%s\n" % (
+        f.write(dump + "generation_flags=%s\nlightweight=%s\n" % (
             os.environ.get("CUDA_COREDUMP_GENERATION_FLAGS", ""),
             os.environ.get("CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", ""))
                 + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
