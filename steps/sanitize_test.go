@@ -450,62 +450,59 @@ func TestSanitizeQuietAddopts(t *testing.T) {
 	}
 }
 
-// A racecheck hazard report in a wording the parser does not know (a newer compute-sanitizer's)
-// still counts in RACECHECK SUMMARY's hazards displayed: the run found a hazard. It read "0
-// distinct finding(s)", findings=0, and the report "racecheck clean: no hazard".
-func TestSanitizeUnrecognisedHazard(t *testing.T) {
+// A report in a wording the parser does not know (a newer compute-sanitizer's error, a newer
+// racecheck's hazard) still counts in the tool's summary: the run found something. It read "0
+// distinct finding(s)", findings=0 and inconclusive=false, which a workflow reads as clean, and
+// the report said "clean" or did not say what the findings were not.
+func TestSanitizeUnrecognisedReports(t *testing.T) {
 	t.Parallel()
-	w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", "racecheck=unknown-hazard")
-	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) { o.Tool = "racecheck" }))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, mode, tool string
+		unknown          string // the first line the parser did not know
+		ladder           string // the ladder output
+		finding          string // "1 error" or "1 hazard"
+		summaryText      string // in sanitizer_summary.txt
+		reportText       string // in the report, before " (first: ...)"
+	}{
+		{"memcheck error", "unknown-kind", "",
+			"Tensor Memory Access Violation on tcgen05.ld of size 32 bytes", "memcheck:1", "1 error",
+			"ERROR SUMMARY: 1 error, 0 recognised, 1 error of a kind debugflow does not recognise",
+			"memcheck: ERROR SUMMARY 1 error, 0 recognised, 1 error of a kind debugflow does not recognise"},
+		{"racecheck hazard", "racecheck=unknown-hazard", "racecheck",
+			"Error: Shared memory data race detected between Write access at ad_reduce_max_kernel(float *, int)+0x260 in /src/reduce.cu:31", "racecheck:1", "1 hazard",
+			"RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings), 1 hazard of a kind debugflow does not recognise",
+			"racecheck: 1 hazard of a kind debugflow does not recognise"},
 	}
-	if res.Report.Unrecognised != 1 || res.Findings != 1 || !res.Report.Complete {
-		t.Errorf("unrecognised %d, findings %d, complete %v; want 1, 1 and true", res.Report.Unrecognised, res.Findings, res.Report.Complete)
-	}
-	if outs := readOutputs(t, ghOut); outs["findings"] != "1" || outs["ladder"] != "racecheck:1" {
-		t.Errorf("outputs = %v", outs)
-	}
-	const unknown = "Error: Shared memory data race detected between Write access at ad_reduce_max_kernel(float *, int)+0x260 in /src/reduce.cu:31"
-	if out := w.te.stdout.String(); !strings.Contains(out, "::error::compute-sanitizer racecheck: 1 hazard of a kind debugflow does not recognise (first: \""+unknown+"\") (see sanitizer_summary.txt)") {
-		t.Errorf("stdout lacks the annotation of the unrecognised hazard:\n%s", out)
-	}
-	if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings), 1 hazard of a kind debugflow does not recognise") {
-		t.Errorf("sanitizer_summary.txt:\n%s", txt)
-	}
-	text := reportText(t, w.out)
-	if !strings.Contains(text, "racecheck: 1 hazard of a kind debugflow does not recognise (first: \""+unknown+"\")") || strings.Contains(text, "clean") {
-		t.Errorf("report text:\n%s", text)
-	}
-}
-
-// An error report in a wording the parser does not know (a newer compute-sanitizer's) still
-// counts in the tool's ERROR SUMMARY: the run found errors. It read "0 distinct finding(s)",
-// findings=0 and inconclusive=false, which a workflow reads as clean, and the report did not
-// say what the errors were not.
-func TestSanitizeUnrecognisedErrorKind(t *testing.T) {
-	t.Parallel()
-	w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", "unknown-kind")
-	res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Report.Unrecognised != 1 || res.Findings != 1 {
-		t.Errorf("unrecognised %d, findings %d; want 1 and 1", res.Report.Unrecognised, res.Findings)
-	}
-	if outs := readOutputs(t, ghOut); outs["findings"] != "1" || outs["ladder"] != "memcheck:1" {
-		t.Errorf("outputs = %v", outs)
-	}
-	const unknown = "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes"
-	if out := w.te.stdout.String(); !strings.Contains(out, "::error::compute-sanitizer memcheck: 1 error of a kind debugflow does not recognise (first: \""+unknown+"\") (see sanitizer_summary.txt)") {
-		t.Errorf("stdout lacks the annotation of the unrecognised error:\n%s", out)
-	}
-	if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, "ERROR SUMMARY: 1 error, 0 recognised, 1 error of a kind debugflow does not recognise") {
-		t.Errorf("sanitizer_summary.txt:\n%s", txt)
-	}
-	text := reportText(t, w.out)
-	if !strings.Contains(text, "memcheck: ERROR SUMMARY 1 error, 0 recognised, 1 error of a kind debugflow does not recognise (first: \""+unknown+"\")") {
-		t.Errorf("report text:\n%s", text)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, ghOut := newSanitizeWorldOnActions(t, "test_repro.py::test_y", tt.mode)
+			opts := w.opts(nil)
+			if tt.tool != "" {
+				opts = w.opts(func(o *SanitizeOptions) { o.Tool = tt.tool })
+			}
+			res, err := RunSanitize(context.Background(), w.te.Env, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Report.Unrecognised != 1 || res.Findings != 1 || !res.Report.Complete {
+				t.Errorf("unrecognised %d, findings %d, complete %v; want 1, 1 and true", res.Report.Unrecognised, res.Findings, res.Report.Complete)
+			}
+			if outs := readOutputs(t, ghOut); outs["findings"] != "1" || outs["ladder"] != tt.ladder {
+				t.Errorf("outputs = %v", outs)
+			}
+			tool := strings.SplitN(tt.ladder, ":", 2)[0]
+			if out := w.te.stdout.String(); !strings.Contains(out, "::error::compute-sanitizer "+tool+": "+tt.finding+" of a kind debugflow does not recognise (first: \""+tt.unknown+"\") (see sanitizer_summary.txt)") {
+				t.Errorf("stdout lacks the annotation of the unrecognised report:\n%s", out)
+			}
+			if txt := readFile(t, filepath.Join(w.out, SanitizerSummaryText)); !strings.Contains(txt, tt.summaryText) {
+				t.Errorf("sanitizer_summary.txt:\n%s", txt)
+			}
+			text := reportText(t, w.out)
+			if !strings.Contains(text, tt.reportText+" (first: \""+tt.unknown+"\")") || strings.Contains(text, tool+" clean") {
+				t.Errorf("report text:\n%s", text)
+			}
+		})
 	}
 }
 
