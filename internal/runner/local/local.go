@@ -256,7 +256,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	default:
 		if s.Sanitizer.SanitizerEnabled() {
 			section("compute-sanitizer on the failed tests")
-			sanitize(ctx, &quiet, s, opts, python, out)
+			sanitize(ctx, &quiet, s, opts, python, rep, out)
 		}
 		// Ctrl-C during a pass ends the run as one during the sweep does: the passes after it
 		// do not run (on a cancelled context they would fail, and a health snapshot nvidia-smi
@@ -399,7 +399,7 @@ func repeatCount(s *spec.Spec, override int) (int, error) {
 
 // sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
 // reported (and recorded for the verdict, as the workflow's step does), not fatal.
-func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
+func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, rep *steps.ReproducerResult, out io.Writer) {
 	o := stepspec.Sanitize(s)
 	o.Out, o.Sanitizer, o.Python, o.Dir = opts.Out, opts.Sanitizer, python, opts.Dir
 	// sanitizer.timeout_minutes, as the step's timeout-minutes on a runner.
@@ -418,7 +418,7 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	case err != nil:
 		fmt.Fprintf(out, "    sanitizer failed: %v\n", err)
 	case res == nil:
-		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
+		fmt.Fprintf(out, "    skipped: %s\n", steps.NoFailureReason(opts.Out, rep))
 	default:
 		for _, r := range append([]*steps.SanitizerResult{res}, res.More...) {
 			tool := s.Sanitizer.Tool

@@ -387,6 +387,11 @@ func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
 	if !strings.Contains(text, want) {
 		t.Errorf("the verdict lacks %q:\n%s", want, text)
 	}
+	// Not "the reproducer found no failing test": the hanging test may be the bug.
+	want = "==> compute-sanitizer on the failed tests\n    skipped: the reproducer's sweep timed out after 8s (reproducer.timeout_minutes) before any test failed; still running: test_hang.py::test_hang (a hang?)\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("the sanitizer's line lacks %q:\n%s", want, text)
+	}
 	if tl := res.Verdict.Timeline; tl == nil || tl.End < 2 {
 		t.Errorf("timeline %+v: want its end at pytest's end, after the hanging test's start", tl)
 	}
