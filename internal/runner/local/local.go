@@ -37,6 +37,9 @@ const (
 	// could not collect or select the tests).
 	ExitSetupFailed = steps.ExitSetupFailed
 	ExitCancelled   = 130
+	// ExitInconclusive: pytest exited 0 but the verdict is unknown, not "no" (only xfails):
+	// nothing failed, and the run cannot say the bug is absent.
+	ExitInconclusive = 7
 )
 
 // Options configures one local run.
@@ -299,8 +302,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.ExitCode = ExitSetupFailed
 	default:
 		res.ExitCode = rep.ExitCode // pytest's own: 0 passed, 1 reproduced, 2..5 its trouble codes
+		if rep.ExitCode == ExitNotReproduced {
+			res.ExitCode = passedExit(v)
+		}
 	}
 	return res, nil
+}
+
+// passedExit is the exit code of a run pytest passed, as the printed verdict reads it: 0 only
+// for "no"; 1 when failed attempts were retried into passes (pytest exits 0, the bug showed);
+// ExitInconclusive when the verdict is unknown (only xfails).
+func passedExit(v *report.Verdict) int {
+	switch {
+	case v.Reproduced():
+		return ExitReproduced
+	case v.Answer() != "no":
+		return ExitInconclusive
+	}
+	return ExitNotReproduced
 }
 
 // identityAndSweep records the machine (identity, the first dmesg snapshot, the GPU health
