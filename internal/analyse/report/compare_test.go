@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"strings"
 	"testing"
@@ -195,6 +197,58 @@ func TestCompareGPUCellNamesAGPUMissingAfterTheRun(t *testing.T) {
 			if !strings.Contains(text.String(), tt.textShort) {
 				t.Errorf("the terminal table lacks %q:\n%s", tt.textShort, text.String())
 			}
+		})
+	}
+}
+
+// The "rules out" bound a "no" cell and the single report's "Rules out:" line show is in both
+// JSON shapes too (rules_out_rate, rules_out_runs): a script reading --json saw a bare "no".
+func TestJSONCarriesWhatANoRulesOut(t *testing.T) {
+	no := &Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Passed: 200, Complete: true, fromLog: true}}
+	once := &Verdict{Run: Run{Count: 1, HasSummary: true}, Reproducer: &Reproducer{Passed: 4, Complete: true, fromLog: true}}
+	yes := &Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Passed: 199, Failed: 1, Complete: true, fromLog: true}}
+	type bound struct {
+		Rate *float64 `json:"rules_out_rate"`
+		Runs *int     `json:"rules_out_runs"`
+	}
+	check := func(t *testing.T, what string, got bound, wantRuns int) {
+		t.Helper()
+		switch {
+		case wantRuns == 0 && (got.Rate != nil || got.Runs != nil):
+			t.Errorf("%s: rules_out_rate %v, rules_out_runs %v; want null: no bound", what, got.Rate, got.Runs)
+		case wantRuns > 0 && (got.Rate == nil || got.Runs == nil || *got.Runs != wantRuns || ratePercent(*got.Rate) != "5.8%"):
+			t.Errorf("%s: rules_out_rate %v, rules_out_runs %v; want 5.8%% over %d runs", what, got.Rate, got.Runs, wantRuns)
+		}
+	}
+	tests := []struct {
+		name     string
+		v        *Verdict
+		wantRuns int // 0: no bound (null)
+	}{
+		{"no after 50 runs", no, 50},
+		{"no, each test ran once", once, 0},
+		{"yes", yes, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var single bytes.Buffer
+			if err := tt.v.WriteJSON(&single); err != nil {
+				t.Fatal(err)
+			}
+			var got bound
+			if err := json.Unmarshal(single.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			check(t, "report --json", got, tt.wantRuns)
+			var cmp bytes.Buffer
+			if err := Compare([]string{"a10"}, []*Verdict{tt.v}).WriteJSON(&cmp); err != nil {
+				t.Fatal(err)
+			}
+			var rows []bound
+			if err := json.Unmarshal(cmp.Bytes(), &rows); err != nil || len(rows) != 1 {
+				t.Fatalf("compare JSON %s: %v", cmp.String(), err)
+			}
+			check(t, "report --compare --json", rows[0], tt.wantRuns)
 		})
 	}
 }
