@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
@@ -158,17 +159,77 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 		}
 		return "failed", ids, nil, withRepeat, "", nil
 	}
-	why := "the reproducer found no failing test"
-	if lerr != nil {
-		why = "the reproducer has not run (" + ReproducerSummary + " not found)"
+	why := "the reproducer has not run (" + ReproducerSummary + " not found)"
+	if lerr == nil {
+		why = NoFailureReason(dir, rep)
 	}
 	if opts.When != WhenAlways {
+		// The tests still running at a stop are not run under the sanitizer: a test that hung
+		// would likely hang again there, slower, until sanitizer.timeout_minutes ends the step.
 		return "", nil, nil, false, why + "; skipping the sanitizer (use --when always to run PATH... -k EXPR anyway)", nil
 	}
 	if len(opts.Paths) == 0 {
 		return "", nil, nil, false, "", usagef("--when always: %s and no PATH was given to run instead", why)
 	}
 	return "paths", nil, nil, false, "", nil
+}
+
+// NoFailureReason says why the reproducer summary rep (of the sweep in dir) names no failing
+// test: a sweep that ran to its end found none, but one that timed out or was cancelled ended
+// with tests still running (named from the worker record), and a test still running at a
+// timeout may be the bug itself (a hang), as the report's verdict says.
+func NoFailureReason(dir string, rep *ReproducerResult) string {
+	if !rep.Cancelled && !rep.TimedOut {
+		return "the reproducer found no failing test"
+	}
+	how := "was cancelled"
+	switch _, signal := rep.RunStatus(); {
+	case rep.TimedOut && rep.StopReason != "" && len(rep.StopReason) <= maxStopReason && !strings.ContainsAny(rep.StopReason, "\r\n"):
+		how = rep.StopReason // "timed out after 30m0s (reproducer.timeout_minutes)"
+	case rep.TimedOut:
+		how = "timed out (reproducer.timeout_minutes)"
+	case signal != "":
+		how = "was cancelled by " + signal + " (the step's timeout-minutes or a cancel)"
+	}
+	s := "the reproducer's sweep " + how + " before any test failed"
+	log := readWorkerRecord(dir)
+	if log == nil || log.Sessions == 0 {
+		return s + "; which tests were running is unknown (no worker record)"
+	}
+	running := stillRunning(log)
+	if len(running) == 0 {
+		return s
+	}
+	if len(running) > maxStillRunning {
+		running = append(running[:maxStillRunning:maxStillRunning], fmt.Sprintf("%d more", len(running)-maxStillRunning))
+	}
+	s += "; still running: " + strings.Join(running, ", ")
+	if rep.TimedOut {
+		s += " (a hang?)"
+	}
+	return s
+}
+
+// maxStopReason bounds the stop reason quoted from the summary; maxStillRunning the tests named.
+const (
+	maxStopReason   = 200
+	maxStillRunning = 5
+)
+
+// stillRunning are the tests the worker record shows started and never finished, once each.
+func stillRunning(log *workerlog.Log) []string {
+	var out []string
+	for _, w := range log.Workers {
+		if !w.RunsTests() {
+			continue
+		}
+		for _, t := range w.Tests {
+			if !t.Finished && !slices.Contains(out, t.NodeID) {
+				out = append(out, t.NodeID)
+			}
+		}
+	}
+	return out
 }
 
 // sanitizerCommand builds the compute-sanitizer argv of one tool. Each test of the selection

@@ -88,22 +88,40 @@ func pytestArgs(argv []string) []string {
 	return nil
 }
 
+// hungRecord is the worker record of a sweep that timed out: gw0 finished one test and was still
+// in t.py::test_hang[2-5].
+const hungRecord = `{"v":1,"worker":"gw0","pid":10,"phase":"session","time":1,"mono":1}
+{"v":1,"worker":"gw0","pid":10,"phase":"start","nodeid":"t.py::test_ok[1-5]","time":2,"mono":2}
+{"v":1,"worker":"gw0","pid":10,"phase":"finish","nodeid":"t.py::test_ok[1-5]","time":3,"mono":3}
+{"v":1,"worker":"gw0","pid":10,"phase":"start","nodeid":"t.py::test_hang[2-5]","time":4,"mono":4}
+`
+
 func TestSanitizeSkips(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		summary *ReproducerResult
+		record  string // the sweep's worker record ("": none)
 		want    string
 	}{
-		{"nothing failed", &ReproducerResult{Count: 5, ExitCode: 0, Passed: 15}, "the reproducer found no failing test; skipping"},
-		{"reproducer never ran", nil, "the reproducer has not run (reproducer_summary.json not found); skipping"},
+		{"nothing failed", &ReproducerResult{Count: 5, ExitCode: 0, Passed: 15}, "", "the reproducer found no failing test; skipping"},
+		{"reproducer never ran", nil, "", "the reproducer has not run (reproducer_summary.json not found); skipping"},
 		// --when always would run the selection itself; that cannot even be collected.
-		{"setup failed", &ReproducerResult{Count: 5, ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: "conftest.py needs module x"},
+		{"setup failed", &ReproducerResult{Count: 5, ExitCode: ExitSetupFailed, SetupFailed: true, SetupCause: "conftest.py needs module x"}, "",
 			"the reproducer's setup failed (conftest.py needs module x); skipping the sanitizer"},
+		// Not "found no failing test": a test still running at the timeout may be the bug (a hang).
+		{"timed out", &ReproducerResult{Count: 5, ExitCode: ExitTimedOut, Cancelled: true, TimedOut: true, Passed: 7,
+			StopReason: "timed out after 30m0s (reproducer.timeout_minutes)"}, hungRecord,
+			"the reproducer's sweep timed out after 30m0s (reproducer.timeout_minutes) before any test failed; still running: t.py::test_hang[2-5] (a hang?); skipping the sanitizer"},
+		{"cancelled", &ReproducerResult{Count: 5, ExitCode: 130, Cancelled: true}, "",
+			"the reproducer's sweep was cancelled by SIGINT (the step's timeout-minutes or a cancel) before any test failed; which tests were running is unknown (no worker record); skipping the sanitizer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newSanitizeWorld(t, tt.summary, nil)
+			if tt.record != "" {
+				testenv.WriteFile(t, filepath.Join(w.out, WorkerLog), tt.record)
+			}
 			res, err := RunSanitize(context.Background(), w.te.Env, w.opts(func(o *SanitizeOptions) {
 				if tt.summary != nil && tt.summary.SetupFailed {
 					o.When, o.Paths = WhenAlways, []string{"test_repro.py"}

@@ -79,7 +79,9 @@ Ctrl-C stops the install, the build or the pytest process tree and still prints 
 what ran.
 
 Exit status, as "debugflow-step verdict" in the workflow: pytest's own exit code when the
-reproducer ran (0 not reproduced, 1 reproduced, 2..5 pytest could not finish), 6 when the setup
+reproducer ran (0 not reproduced, 1 reproduced, 2..5 pytest could not finish), except that a
+pytest exit 0 follows the printed verdict: 1 when failed attempts were retried into passes, 7
+when the verdict is unknown (only xfails); 6 when the setup
 failed (an install or build line, an export, the smoke test, no usable interpreter, or pytest
 could not collect or select the tests), 124 the sweep reached reproducer.timeout_minutes with no
 failure seen, 130 interrupted, 2 bad flags or spec (a --dir that is not a folder, an --out that is

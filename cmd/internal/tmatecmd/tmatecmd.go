@@ -41,7 +41,9 @@ and the deadline recorded by --detach. Without state, --wait opens a
 session like the blocking gate.
 
 Exit status: 0 when an end condition ended the gate (or --detach returned),
-1 on errors, 2 on bad flags or inputs.`
+1 on errors, 2 on bad flags or inputs. An error records end_reason no-session
+(no session was open: tmate missing, the actor's SSH keys not fetched) or
+error (a session never became usable), with the error in tmate.txt.`
 
 const gateExample = `  # blocking gate at the end of the job; the input reaches the step via env:
   debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES"

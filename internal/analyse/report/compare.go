@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,8 +71,8 @@ func (r ComparisonRow) cells() compareRow {
 	if b := v.Build; b != nil {
 		row.build = b.compareCell()
 	}
-	if uuids := v.gpuUUIDs(); len(uuids) > 0 {
-		row.gpu = strings.Join(uuids, ", ")
+	if gpus := v.compareGPUs(); len(gpus) > 0 {
+		row.gpu = strings.Join(gpus, ", ")
 	}
 	row.suspect = v.runnerVerdict().Verdict == RunnerSuspect
 	// A "no" says how far its runs go, as the single report's "Rules out" line does: a "no"
@@ -128,6 +129,42 @@ func (r ComparisonRow) cells() compareRow {
 		}
 	}
 	return row
+}
+
+// compareGPUs are the GPU cell's entries: the UUIDs the health snapshots name (gpuUUIDs), and
+// each GPU the snapshot before the run listed and the one after did not, marked as the single
+// report's finding says: "GPU-5f0e… (missing after the run)". Without the mark, a GPU that fell
+// off the bus was absent from the row, or (the only one) listed as if still there.
+func (v *Verdict) compareGPUs() []string {
+	out := v.gpuUUIDs()
+	if v.Health == nil {
+		return out
+	}
+	for _, f := range v.Health.Changes {
+		if !f.Gone() {
+			continue
+		}
+		gone := f.GPU + " " + goneMark
+		if i := slices.Index(out, f.GPU); i >= 0 {
+			out[i] = gone
+		} else {
+			out = append(out, gone)
+		}
+	}
+	return out
+}
+
+// goneMark follows a GPU of the GPU cell that is missing after the run.
+const goneMark = "(missing after the run)"
+
+// shortGPUEntry is a GPU cell entry with its UUID's first group only (nvsmi.ShortUUID), its
+// mark kept.
+func shortGPUEntry(e string) string {
+	uuid, mark, marked := strings.Cut(e, " (")
+	if marked {
+		return nvsmi.ShortUUID(uuid) + " (" + mark
+	}
+	return nvsmi.ShortUUID(e)
 }
 
 // compareCell is one tool's result as a comparison cell, and whether it names a finding.
@@ -310,7 +347,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 		// A terminal table shows the UUIDs' first group: enough to tell a pool's GPUs apart.
 		var short []string
 		for _, u := range strings.Split(row.gpu, ", ") {
-			short = append(short, nvsmi.ShortUUID(u))
+			short = append(short, shortGPUEntry(u))
 		}
 		row.gpu = strings.Join(short, ", ")
 		cells := row.list()

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"github.com/debugflow/debugflow/internal/analyse/parse/nvsmi"
 	"strings"
 	"testing"
 
@@ -146,6 +149,106 @@ func TestCompareXidCellMayPredate(t *testing.T) {
 			if got := (ComparisonRow{Runner: "r", Verdict: v}).cells().xid; got != tt.want {
 				t.Errorf("Xid cell %q, want %q", got, tt.want)
 			}
+		})
+	}
+}
+
+// The GPU cell names a GPU the snapshot before the run listed and the one after did not (fallen
+// off the bus, or another in its place), as the single report's "GPU missing after the run"
+// does; it listed only the GPUs after the run.
+func TestCompareGPUCellNamesAGPUMissingAfterTheRun(t *testing.T) {
+	const a, b, c = "GPU-5f0e4c7a-8b1d-4e4a-9f3e-2a7c1d0b9e11", "GPU-9a8b7c6d-0000-4e4a-9f3e-2a7c1d0b9e12", "GPU-11112222-0000-4e4a-9f3e-2a7c1d0b9e13"
+	snap := func(uuids ...string) *nvsmi.Snapshot {
+		s := &nvsmi.Snapshot{}
+		for i, u := range uuids {
+			s.GPUs = append(s.GPUs, nvsmi.GPU{Index: i, UUID: u})
+		}
+		return s
+	}
+	verdict := func(before, after *nvsmi.Snapshot) *Verdict {
+		h := &Health{Before: before, After: after}
+		h.Changes = nvsmi.Compare(*before, *after)
+		return &Verdict{Health: h}
+	}
+	tests := []struct {
+		name      string
+		v         *Verdict
+		cell      string // Markdown's cell (full UUIDs)
+		textShort string // the terminal table's
+	}{
+		{"one of two fell off the bus", verdict(snap(a, b), snap(a)),
+			a + ", " + b + " (missing after the run)", "GPU-5f0e4c7a, GPU-9a8b7c6d (missing after the run)"},
+		{"the only GPU fell off the bus", verdict(snap(a), snap()),
+			a + " (missing after the run)", "GPU-5f0e4c7a (missing after the run)"},
+		{"another took its place", verdict(snap(a), snap(c)),
+			c + ", " + a + " (missing after the run)", "GPU-11112222, GPU-5f0e4c7a (missing after the run)"},
+		{"no change", verdict(snap(a, b), snap(a, b)), a + ", " + b, "GPU-5f0e4c7a, GPU-9a8b7c6d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmp := Compare([]string{"t4"}, []*Verdict{tt.v})
+			if got := cmp.Rows[0].cells().gpu; !strings.HasPrefix(got, tt.cell) {
+				t.Errorf("GPU cell\n got %q\nwant %q", got, tt.cell)
+			}
+			var text strings.Builder
+			if err := cmp.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), tt.textShort) {
+				t.Errorf("the terminal table lacks %q:\n%s", tt.textShort, text.String())
+			}
+		})
+	}
+}
+
+// The "rules out" bound a "no" cell and the single report's "Rules out:" line show is in both
+// JSON shapes too (rules_out_rate, rules_out_runs): a script reading --json saw a bare "no".
+func TestJSONCarriesWhatANoRulesOut(t *testing.T) {
+	no := &Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Passed: 200, Complete: true, fromLog: true}}
+	once := &Verdict{Run: Run{Count: 1, HasSummary: true}, Reproducer: &Reproducer{Passed: 4, Complete: true, fromLog: true}}
+	yes := &Verdict{Run: Run{Count: 50, HasSummary: true}, Reproducer: &Reproducer{Passed: 199, Failed: 1, Complete: true, fromLog: true}}
+	type bound struct {
+		Rate *float64 `json:"rules_out_rate"`
+		Runs *int     `json:"rules_out_runs"`
+	}
+	check := func(t *testing.T, what string, got bound, wantRuns int) {
+		t.Helper()
+		switch {
+		case wantRuns == 0 && (got.Rate != nil || got.Runs != nil):
+			t.Errorf("%s: rules_out_rate %v, rules_out_runs %v; want null: no bound", what, got.Rate, got.Runs)
+		case wantRuns > 0 && (got.Rate == nil || got.Runs == nil || *got.Runs != wantRuns || ratePercent(*got.Rate) != "5.8%"):
+			t.Errorf("%s: rules_out_rate %v, rules_out_runs %v; want 5.8%% over %d runs", what, got.Rate, got.Runs, wantRuns)
+		}
+	}
+	tests := []struct {
+		name     string
+		v        *Verdict
+		wantRuns int // 0: no bound (null)
+	}{
+		{"no after 50 runs", no, 50},
+		{"no, each test ran once", once, 0},
+		{"yes", yes, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var single bytes.Buffer
+			if err := tt.v.WriteJSON(&single); err != nil {
+				t.Fatal(err)
+			}
+			var got bound
+			if err := json.Unmarshal(single.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			check(t, "report --json", got, tt.wantRuns)
+			var cmp bytes.Buffer
+			if err := Compare([]string{"a10"}, []*Verdict{tt.v}).WriteJSON(&cmp); err != nil {
+				t.Fatal(err)
+			}
+			var rows []bound
+			if err := json.Unmarshal(cmp.Bytes(), &rows); err != nil || len(rows) != 1 {
+				t.Fatalf("compare JSON %s: %v", cmp.String(), err)
+			}
+			check(t, "report --compare --json", rows[0], tt.wantRuns)
 		})
 	}
 }

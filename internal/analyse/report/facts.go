@@ -43,6 +43,10 @@ func (r *Reproducer) failures() int {
 	return n
 }
 
+// Answer is the verdict's answer as the report prints it after "Reproduced:" ("yes", "no",
+// "setup failed", "unknown (...)").
+func (v *Verdict) Answer() string { return v.headline() }
+
 // headline is the answer: "yes", "no", "setup failed" when the preflight stopped the run before
 // the sweep (never "no": nothing was tested), or "unknown" when there is no reproducer output at
 // all (a folder with only a sanitizer log or kernel-log snapshots).

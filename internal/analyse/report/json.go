@@ -22,6 +22,13 @@ type verdictJSON struct {
 	// TimedOut says how the sweep reached reproducer.timeout_minutes when debugflow ended it
 	// there (a local run; cancelled is true too); "" otherwise.
 	TimedOut string `json:"timed_out"`
+	// RulesOutRate is the failure rate a "no" rules out (the text's "Rules out:" line, the
+	// comparison's "rules out 5.8% or more" cell): each test ran RulesOutRuns times and none
+	// failed, so a test failing at this rate or more would have failed at least once with 95%
+	// probability. Both are null unless the answer is "no" over a sweep that ran to its end with
+	// each test run at least twice.
+	RulesOutRate *float64 `json:"rules_out_rate"`
+	RulesOutRuns *int     `json:"rules_out_runs"`
 	// Unfinished are the tests still running when the sweep was cancelled or timed out (from
 	// the worker record; [] when none or no record).
 	Unfinished []string `json:"unfinished"`
@@ -71,7 +78,13 @@ func (v *Verdict) reproducedOrUnknown() *bool {
 
 // jsonView is v in the `--json` shape.
 func (v *Verdict) jsonView() verdictJSON {
+	var rate *float64
+	var runs *int
+	if n, bound, ok := v.rulesOut(); ok {
+		rate, runs = &bound, &n
+	}
 	return verdictJSON{
+		RulesOutRate: rate, RulesOutRuns: runs,
 		Reproduced: v.reproducedOrUnknown(), ExitCode: v.Run.ExitCode,
 		Cancelled: v.Run.Cancelled, StoppedEarly: v.Run.StoppedEarly, TimedOut: v.Run.TimedOut,
 		Unfinished:  nonNil(v.unfinished()),

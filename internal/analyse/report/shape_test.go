@@ -12,7 +12,7 @@ import (
 )
 
 // designShape is the `debugflow report --json` example of docs/design.md, verbatim.
-const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false, "timed_out": "", "unfinished": [],
+const designShape = `{"reproduced": true, "exit_code": 1, "cancelled": false, "stopped_early": false, "timed_out": "", "rules_out_rate": null, "rules_out_runs": null, "unfinished": [],
  "setup_failed": false, "setup_cause": "", "step_version": "v0.2.0", "kernel_log_unavailable": "", "sanitizer_unavailable": "",
  "runner":     {"verdict":"application fault","reasons":["application-class Xid 31 fired (with Xid 109, which follows such a fault)","memcheck found 1 distinct invalid access","the GPU's health counters did not change"]},
  "reproducer": {"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,
@@ -165,7 +165,10 @@ func TestJSONShape(t *testing.T) {
 	// What may be null: a whole section whose input is absent, error_summary without an
 	// ERROR SUMMARY line, and pid when the driver could not attribute the event.
 	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true,
-		"$.sanitizer.error_summary": true, "$.exit_code": true, "*.error_summary": true}
+		"$.sanitizer.error_summary": true, "$.exit_code": true, "*.error_summary": true,
+		"$.rules_out_rate": true, "$.rules_out_runs": true}
+	// The example is a reproduced run: its bound is null. A "no" has numbers there.
+	want.(map[string]any)["rules_out_rate"], want.(map[string]any)["rules_out_runs"] = 0.058, 50.0
 	for k := range evidenceNullable {
 		nullable[k] = true
 	}
@@ -224,8 +227,8 @@ func TestJSONNullSections(t *testing.T) {
 			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 22 {
-				t.Errorf("top-level keys %d, want 22 (8 verdict fields, the step version, kernel_log_unavailable, sanitizer_unavailable, the runner verdict, 8 sections, skipped and notes)", len(got))
+			if len(got) != 24 {
+				t.Errorf("top-level keys %d, want 24 (8 verdict fields, the rules-out bound (2), the step version, kernel_log_unavailable, sanitizer_unavailable, the runner verdict, 8 sections, skipped and notes)", len(got))
 			}
 			for _, k := range tt.wantNull {
 				if string(got[k]) != "null" {
@@ -258,14 +261,15 @@ func TestSameShapeDetectsDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, got, wantDiff string }{
-		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
-		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
-		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":"","among_tests":0}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
-		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
-		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cpu_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
-		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
+		{"extra key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[],"run":{}}`, "keys"},
+		{"missing key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "keys"},
+		{"wrong type", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{},"events":[{"code":"31","pci":"","pid":1,"process":"","fault_address":"","fault_type":"","access_type":"","meaning":"","worker":"","test":"","among_tests":0}]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "string, want float64"},
+		{"bad counts key", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":{"counts":{"x":1},"events":[]},"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "not code"},
+		{"build cache state not a string", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":null,"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":{"seconds":null,"install_seconds":null,"cpu_seconds":null,"cache":{"pip":1},"restored":{},"compiler":null},"skipped":[],"notes":[]}`, "is not a string"},
+		{"null not allowed", `{"reproduced":false,"exit_code":null,"cancelled":false,"stopped_early":false,"timed_out":"","rules_out_rate":null,"rules_out_runs":null,"unfinished":[],"setup_failed":false,"setup_cause":"","step_version":"","kernel_log_unavailable":"","sanitizer_unavailable":"","runner":{"verdict":"","reasons":[]},"reproducer":{"passed":0,"failed":0,"errors":0,"skipped":0,"rerun":0,"xfailed":0,"xpassed":0,"complete":true,"crashed_workers":null,"crashes":[],"failed_tests":[],"failed_base_tests":[]},"sanitizer":null,"xid":null,"sanitizers":null,"timeline":null,"coredump":null,"health":null,"build":null,"skipped":[],"notes":[]}`, "crashed_workers: null"},
 	}
-	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true}
+	nullable := map[string]bool{"$.reproducer": true, "$.sanitizer": true, "$.xid": true, "$.exit_code": true,
+		"$.rules_out_rate": true, "$.rules_out_runs": true}
 	for k := range evidenceNullable {
 		nullable[k] = true
 	}

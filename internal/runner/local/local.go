@@ -37,6 +37,9 @@ const (
 	// could not collect or select the tests).
 	ExitSetupFailed = steps.ExitSetupFailed
 	ExitCancelled   = 130
+	// ExitInconclusive: pytest exited 0 but the verdict is unknown, not "no" (only xfails):
+	// nothing failed, and the run cannot say the bug is absent.
+	ExitInconclusive = 7
 )
 
 // Options configures one local run.
@@ -256,7 +259,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	default:
 		if s.Sanitizer.SanitizerEnabled() {
 			section("compute-sanitizer on the failed tests")
-			sanitize(ctx, &quiet, s, opts, python, out)
+			sanitize(ctx, &quiet, s, opts, python, rep, out)
 		}
 		// Ctrl-C during a pass ends the run as one during the sweep does: the passes after it
 		// do not run (on a cancelled context they would fail, and a health snapshot nvidia-smi
@@ -299,8 +302,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.ExitCode = ExitSetupFailed
 	default:
 		res.ExitCode = rep.ExitCode // pytest's own: 0 passed, 1 reproduced, 2..5 its trouble codes
+		if rep.ExitCode == ExitNotReproduced {
+			res.ExitCode = passedExit(v)
+		}
 	}
 	return res, nil
+}
+
+// passedExit is the exit code of a run pytest passed, as the printed verdict reads it: 0 only
+// for "no"; 1 when failed attempts were retried into passes (pytest exits 0, the bug showed);
+// ExitInconclusive when the verdict is unknown (only xfails).
+func passedExit(v *report.Verdict) int {
+	switch {
+	case v.Reproduced():
+		return ExitReproduced
+	case v.Answer() != "no":
+		return ExitInconclusive
+	}
+	return ExitNotReproduced
 }
 
 // identityAndSweep records the machine (identity, the first dmesg snapshot, the GPU health
@@ -399,7 +418,7 @@ func repeatCount(s *spec.Spec, override int) (int, error) {
 
 // sanitize runs compute-sanitizer when it exists; on a box without the CUDA toolkit that is
 // reported (and recorded for the verdict, as the workflow's step does), not fatal.
-func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, out io.Writer) {
+func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, rep *steps.ReproducerResult, out io.Writer) {
 	o := stepspec.Sanitize(s)
 	o.Out, o.Sanitizer, o.Python, o.Dir = opts.Out, opts.Sanitizer, python, opts.Dir
 	// sanitizer.timeout_minutes, as the step's timeout-minutes on a runner.
@@ -418,7 +437,7 @@ func sanitize(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, p
 	case err != nil:
 		fmt.Fprintf(out, "    sanitizer failed: %v\n", err)
 	case res == nil:
-		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
+		fmt.Fprintf(out, "    skipped: %s\n", steps.NoFailureReason(opts.Out, rep))
 	default:
 		for _, r := range append([]*steps.SanitizerResult{res}, res.More...) {
 			tool := s.Sanitizer.Tool

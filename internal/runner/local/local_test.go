@@ -204,6 +204,47 @@ func TestLocalNotReproducedWithoutSanitizer(t *testing.T) {
 	}
 }
 
+// TestLocalExitCodeFollowsTheVerdict: pytest's exit 0 is not "not reproduced" when the verdict
+// says otherwise: a run whose only outcome is xfails is unknown (exit 7), and one whose failed
+// attempts a retry plugin retried into passes reproduced (exit 1).
+func TestLocalExitCodeFollowsTheVerdict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		suite  func(t *testing.T, dir string)
+		selec  string
+		want   int
+		answer string
+	}{
+		{"only xfails", func(t *testing.T, dir string) {
+			testenv.WriteFile(t, filepath.Join(dir, "test_x.py"), "import pytest\n\n@pytest.mark.xfail\ndef test_x():\n    assert False\n")
+		}, "", ExitInconclusive, "Reproduced:     unknown (no test failed, but 1 xfailed"},
+		{"failures retried into passes", func(t *testing.T, dir string) {
+			testenv.WriteRetrySuite(t, dir)
+		}, "once", ExitReproduced, "Reproduced:     yes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			python := testenv.PytestPython(t)
+			suite := t.TempDir()
+			tt.suite(t, suite)
+			s := testSpec(t, python)
+			s.Reproducer.Paths, s.Reproducer.Count, s.Reproducer.Workers, s.Reproducer.Select = []string{"."}, 1, 0, tt.selec
+			dmesg := emptyDmesg(t)
+			var stdout bytes.Buffer
+			res, err := Run(context.Background(), Options{Spec: s, Out: t.TempDir(), Dir: suite, Env: testEnv(t, dmesg),
+				Stdout: &stdout, DmesgSource: dmesg, FullSweep: true}) // a stop at the first failure would exit 1 itself
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, stdout.String())
+			}
+			if res.ExitCode != tt.want || !strings.Contains(stdout.String(), tt.answer) {
+				t.Errorf("exit code %d, want %d with %q:\n%s", res.ExitCode, tt.want, tt.answer, stdout.String())
+			}
+		})
+	}
+}
+
 // TestLocalSanitizerNotAvailable: a reproduced run on a machine without compute-sanitizer says
 // so in the sanitizer pass and in the verdict, never "sanitizer.log missing".
 func TestLocalSanitizerNotAvailable(t *testing.T) {
@@ -386,6 +427,11 @@ func TestLocalTimeoutStopsAHangingTest(t *testing.T) {
 	want := "unknown (timed out after 8s (reproducer.timeout_minutes) after 1 result, none failed; still running: test_hang.py::test_hang (a hang?)"
 	if !strings.Contains(text, want) {
 		t.Errorf("the verdict lacks %q:\n%s", want, text)
+	}
+	// Not "the reproducer found no failing test": the hanging test may be the bug.
+	want = "==> compute-sanitizer on the failed tests\n    skipped: the reproducer's sweep timed out after 8s (reproducer.timeout_minutes) before any test failed; still running: test_hang.py::test_hang (a hang?)\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("the sanitizer's line lacks %q:\n%s", want, text)
 	}
 	if tl := res.Verdict.Timeline; tl == nil || tl.End < 2 {
 		t.Errorf("timeline %+v: want its end at pytest's end, after the hanging test's start", tl)

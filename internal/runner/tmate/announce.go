@@ -129,6 +129,16 @@ func writeText(out string, st *state, ended time.Time, reason EndReason, detail 
 	return nil
 }
 
+// writeUnopenedText writes tmate.txt for a gate that ended before any session was open.
+func writeUnopenedText(out string, started, ended time.Time, reason EndReason, detail string) error {
+	text := fmt.Sprintf("ssh: (none: no session was opened)\nstarted: %s\nended: %s (after %s)\nend_reason: %s\nend_detail: %s\n",
+		started.UTC().Format(time.RFC3339), ended.UTC().Format(time.RFC3339), left(ended.Sub(started)), reason, detail)
+	if err := os.WriteFile(filepath.Join(out, TextFile), []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", TextFile, err)
+	}
+	return nil
+}
+
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {

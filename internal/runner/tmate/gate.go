@@ -17,10 +17,6 @@ const queryTimeout = 10 * time.Second
 // maxSocketPath keeps the socket path below the 108-byte sun_path limit.
 const maxSocketPath = 100
 
-// endError is recorded (tmate.txt, the end_reason output) when the gate
-// failed after starting a session; Run itself returns "" with the error.
-const endError EndReason = "error"
-
 // gate carries the defaulted options through one Run.
 type gate struct {
 	o Options
@@ -50,18 +46,20 @@ func Run(ctx context.Context, opts Options) (EndReason, error) {
 		g.logf("tmate: %s: starting a session now, like the blocking gate", note)
 	}
 
+	started := o.Now()
 	st, sess, err := g.open(ctx, timeout, connect)
 	if err != nil {
 		if st == nil || sess == nil {
 			if ctx.Err() != nil {
-				g.logf("tmate gate ended: %s: interrupted before the session was open (%v)", EndSignal, context.Cause(ctx))
-				g.output(EndSignal)
+				g.endUnopened(started, EndSignal, fmt.Sprintf("interrupted before the session was open (%v)", context.Cause(ctx)))
 				return EndSignal, nil
 			}
+			// Recorded, so a later step reading end_reason learns why nobody could attach.
+			g.endUnopened(started, EndNoSession, err.Error())
 			return "", err
 		}
 		// The session was started but never became usable.
-		reason, detail := endError, err.Error()
+		reason, detail := EndError, err.Error()
 		switch {
 		case ctx.Err() != nil:
 			reason, detail, err = EndSignal, "interrupted while tmate was starting: "+context.Cause(ctx).Error(), nil
@@ -70,7 +68,7 @@ func Run(ctx context.Context, opts Options) (EndReason, error) {
 			err = fmt.Errorf("the %d-minute timeout elapsed before the tmate session was usable: %w", st.TimeoutMinutes, err)
 		}
 		g.finish(st, *sess, reason, detail, true)
-		if reason == endError {
+		if reason == EndError {
 			return "", err
 		}
 		return reason, err
@@ -342,6 +340,18 @@ func (g *gate) finish(st *state, sess session, reason EndReason, detail string, 
 	}
 	g.logf("tmate gate ended: %s: %s (after %s)", reason, detail, left(ended.Sub(st.StartedAt)))
 	g.summary(fmt.Sprintf("tmate session ended after %s: **%s** (%s).\n", left(ended.Sub(st.StartedAt)), reason, detail))
+	g.output(reason)
+}
+
+// endUnopened records and prints the end of a gate that ended before any session was open:
+// there is nothing to kill, and tmate.txt has no ssh command.
+func (g *gate) endUnopened(started time.Time, reason EndReason, detail string) {
+	ended := g.o.Now()
+	if err := writeUnopenedText(g.o.Out, started, ended, reason, detail); err != nil {
+		g.logf("tmate: %v", err)
+	}
+	g.logf("tmate gate ended: %s: %s (after %s)", reason, detail, left(ended.Sub(started)))
+	g.summary(fmt.Sprintf("tmate gate ended before a session was open: **%s** (%s).\n", reason, detail))
 	g.output(reason)
 }
 

@@ -666,6 +666,52 @@ func TestGateNoKeysStartsNothing(t *testing.T) {
 	}
 }
 
+// TestGateFailsBeforeASession: a gate that fails before any session was open (tmate missing, the
+// actor's keys not fetched, new-session failing) still records why, in tmate.txt and the
+// end_reason output: a later step reading end_reason gets no-session, not "".
+func TestGateFailsBeforeASession(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, h *harness, o *Options)
+		wantErr string
+	}{
+		{"tmate missing", func(t *testing.T, h *harness, o *Options) {
+			o.TmatePath = filepath.Join(t.TempDir(), "tmate")
+		}, "tmate binary "},
+		{"no keys", func(t *testing.T, h *harness, o *Options) {
+			o.LimitActor, o.Actor, o.APIURL = true, "nokeys", newFakeAPI(t).URL
+		}, `GitHub user "nokeys" has no public SSH keys`},
+		{"new-session fails", func(t *testing.T, h *harness, o *Options) {
+			h.doubleEnv = []string{"TMATE_DOUBLE_FAIL=new-session"}
+		}, "starting the tmate session"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			outputs := filepath.Join(t.TempDir(), "outputs")
+			h.env["GITHUB_OUTPUT"] = outputs
+			o := h.options()
+			tc.setup(t, h, &o)
+			_, err := Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+			}
+			if got := readFile(t, outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\nno-session\n") {
+				t.Errorf("outputs file lacks end_reason=no-session:\n%s", got)
+			}
+			text := readFile(t, filepath.Join(h.out, TextFile))
+			for _, want := range []string{"ssh: (none: no session was opened)\n", "end_reason: no-session\n", "end_detail: " + tc.wantErr} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
+				}
+			}
+			if !strings.Contains(h.stdout.String(), "tmate gate ended: no-session: ") {
+				t.Errorf("the log does not say the gate ended:\n%s", h.stdout.String())
+			}
+		})
+	}
+}
+
 // TestGateFakeClock shows that every deadline is counted with the injected
 // clock: once the clock jumps two hours, a 60-minute gate ends at the next
 // poll, and tmate.txt records the clock's times.

@@ -56,6 +56,11 @@ const (
 	EndConnectTimeout EndReason = "connect-timeout" // nobody attached within the connect timeout
 	EndSignal         EndReason = "signal"          // SIGTERM/SIGINT (the context was cancelled)
 	EndDetached       EndReason = "detached"        // --detach: the session stays open for a later --wait
+	// The gate failed (Run returns "" with the error): EndNoSession before any session was
+	// open (tmate missing, the actor's SSH keys not fetched, new-session failed; nobody could
+	// attach), EndError after one was started but never became usable.
+	EndNoSession EndReason = "no-session"
+	EndError     EndReason = "error"
 )
 
 // Options configures [Run]. Zero values select the documented defaults; the

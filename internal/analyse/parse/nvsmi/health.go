@@ -191,6 +191,18 @@ func Problems(s Snapshot) []Finding {
 	return out
 }
 
+// The findings of a GPU seen before the run and not after it (Compare).
+const (
+	missingAfterRun = "missing after the run"
+	replacedBy      = "GPU replaced by"
+)
+
+// Gone reports whether f is a GPU the snapshot before the run listed and the one after did not:
+// missing after the run (fallen off the bus, lost by the driver) or replaced by another.
+func (f Finding) Gone() bool {
+	return f.What == "GPU" && f.After == missingAfterRun || f.What == replacedBy
+}
+
 // Compare lists what changed from before to after: counters that grew, states that turned
 // on, a GPU that disappeared or was replaced (suspect), slowdowns that began and the
 // temperature (informational). GPUs are matched by UUID, else by position.
@@ -211,9 +223,9 @@ func Compare(before, after Snapshot) []Finding {
 			j = i
 		}
 		if j < 0 {
-			what, now := "GPU", "missing after the run"
+			what, now := "GPU", missingAfterRun
 			if i < len(after.GPUs) && after.GPUs[i].UUID != "" {
-				what, now = "GPU replaced by", after.GPUs[i].UUID
+				what, now = replacedBy, after.GPUs[i].UUID
 				used[i] = true
 			}
 			out = append(out, Finding{GPU: b.Label(), What: what, After: now, Suspect: true})
