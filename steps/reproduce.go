@@ -518,7 +518,7 @@ func summarizeReproducer(r pytestlog.Result, sr streamResult, argv []string, opt
 		StoppedEarly: sr.Stopped && !sr.Cancelled, Count: opts.Count, Workers: opts.Workers,
 		Select: opts.Select, Paths: nonNil(opts.Paths), DurationSeconds: sr.Duration.Seconds(),
 		Collected: r.Collected, Passed: r.Passed, Failed: r.Failed, Errors: r.Errors, Skipped: r.Skipped,
-		Complete: r.Complete, NoTestsRan: r.NoTestsRan,
+		XFailed: r.XFailed, Complete: r.Complete, NoTestsRan: r.NoTestsRan,
 		CrashedWorkers: nonNil(r.CrashedWorkers), Crashes: r.Crashes, StepVersion: version.Get().String(),
 		FailedTests: nonNil(r.FailedTests),
 	}

@@ -25,6 +25,12 @@ func TestVerdict(t *testing.T) {
 			"verdict: reproduced: pytest exited 1 (2 failed, 1 crashed worker(s): gw3)"},
 		{"stopped early", &ReproducerResult{ExitCode: 1, Reproduced: true, StoppedEarly: true, StopReason: "first failure: t.py::x", Failed: 1}, 1,
 			"stopped at the first failure (first failure: t.py::x); exiting 1"},
+		// The flaky plugin retried a failed attempt into a pass: pytest exits 0, the bug showed.
+		{"retried into a pass", &ReproducerResult{ExitCode: 0, Reproduced: true, Passed: 40}, 1,
+			"verdict: reproduced: a test failed and a retry plugin ran it again into a pass, so pytest exited 0; exiting 1"},
+		// Only xfails: their bodies failed where a marker expected it, which may be the bug.
+		{"xfailed only", &ReproducerResult{ExitCode: 0, Passed: 36, XFailed: 4}, 0,
+			"verdict: pytest passed 36 tests, but 4 xfailed: their bodies failed where an xfail marker expected it, so whether the bug showed is not known (debugflow report says unknown); exiting 0"},
 		{"no tests collected", &ReproducerResult{ExitCode: 5}, 5, "pytest exited 5 without failing tests"},
 		{"usage error", &ReproducerResult{ExitCode: 4}, 4, "pytest exited 4 without failing tests"},
 		{"cancelled", &ReproducerResult{ExitCode: 143, Cancelled: true}, 143, "the reproducer was stopped by SIGTERM (the step's timeout or a cancel) before it finished; the counts cover the tests that ran; exiting 143"},

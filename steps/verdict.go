@@ -35,6 +35,10 @@ func RunVerdict(env *Env, opts VerdictOptions) error {
 		env.errorf("setup failed", "%s", r.SetupCause)
 		return &ExitError{Code: ExitSetupFailed}
 	}
+	if r.ExitCode == 0 && r.Reproduced {
+		// A failed attempt a retry plugin ran again into a pass: pytest says 0, the bug showed.
+		return &ExitError{Code: ExitFailure}
+	}
 	if r.ExitCode == 0 {
 		return nil
 	}
@@ -65,6 +69,10 @@ func verdictLine(r *ReproducerResult) string {
 			by = " by " + sig
 		}
 		return fmt.Sprintf("the reproducer was stopped%s (the step's timeout or a cancel) before it finished; the counts cover the tests that ran; exiting %d%s", by, r.ExitCode, detail)
+	case r.ExitCode == 0 && r.Reproduced:
+		return fmt.Sprintf("reproduced: a test failed and a retry plugin ran it again into a pass, so pytest exited 0%s; exiting %d", detail, ExitFailure)
+	case r.ExitCode == 0 && r.XFailed > 0:
+		return fmt.Sprintf("pytest passed %d tests, but %d xfailed: their bodies failed where an xfail marker expected it, so whether the bug showed is not known (debugflow report says unknown); exiting 0", r.Passed, r.XFailed)
 	case r.ExitCode == 0:
 		return fmt.Sprintf("pytest passed %d tests, bug not reproduced; exiting 0", r.Passed)
 	case r.StoppedEarly:

@@ -45,9 +45,12 @@ type ReproducerResult struct {
 	Failed          int      `json:"failed"`
 	Errors          int      `json:"errors"`
 	Skipped         int      `json:"skipped"`
-	Complete        bool     `json:"complete"`
-	NoTestsRan      bool     `json:"no_tests_ran"`
-	CrashedWorkers  []string `json:"crashed_workers"`
+	// XFailed counts the tests whose bodies failed under an xfail marker: with nothing else
+	// failing, whether the bug showed is not known (omitted when none).
+	XFailed        int      `json:"xfailed,omitempty"`
+	Complete       bool     `json:"complete"`
+	NoTestsRan     bool     `json:"no_tests_ran"`
+	CrashedWorkers []string `json:"crashed_workers"`
 	// Crashes pairs each crashed worker with the test it was running.
 	Crashes         []pytestlog.Crash `json:"crashes"`
 	FailedTests     []string          `json:"failed_tests"`
