@@ -149,6 +149,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	defer plugin.cleanup()
 	argv := append(append(append(append([]string{python, "-m", "pytest"}, repeatArgs(withRepeat)...), plugin.args...), "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test), opts.PytestArgs...)
+	res.DumpPattern = filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t")
 	childEnv := append(append(childEnv(env, opts.Env), plugin.env...),
 		"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
 		// The host process's own core (gigabytes) is not wanted, only the GPU's.
@@ -156,7 +157,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		"CUDA_COREDUMP_SHOW_PROGRESS=1",
 		"CUDA_COREDUMP_GENERATION_FLAGS="+CoredumpGenerationFlags,
 		"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP=1",
-		"CUDA_COREDUMP_FILE="+filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t"))
+		"CUDA_COREDUMP_FILE="+res.DumpPattern)
 	fmt.Fprintf(env.Stdout, "coredump: rerunning %s with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 (lightweight dump, at most %d attempt(s))\n", res.Test, opts.Attempts)
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(argv[0], argv[1:]))
 	var dump string
@@ -223,7 +224,15 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	// The driver's lines of the rerun whose dump is summarised: a killed attempt's (another
 	// fault, maybe) must not fill in what this dump's lines or cuda-gdb did not say.
 	res.Dumped = dump != ""
-	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))[res.FactsAttempt()]
+	sections := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	reported := reportedAttempts(sections, res.Attempts)
+	if !res.Dumped && len(res.Partial) == 0 && len(reported) > 0 {
+		// The driver said the kernel faulted, yet no file appeared: the rerun did fault.
+		res.FactsFrom = reported[len(reported)-1]
+	} else if res.Dumped || len(res.Partial) > 0 {
+		res.FactsFrom = res.FactsAttempt()
+	}
+	progress := sections[res.FactsAttempt()]
 	// Every outcome below also says what the killed reruns left.
 	partial := partialNote(res.Partial, opts.Timeout, nil)
 	finish := func() error {
@@ -242,6 +251,13 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			partial += fmt.Sprintf("; %d other attempt(s) left no dump", others)
 		}
 		res.Note, partial = res.Note+": "+partial, ""
+		res.Report = reportOrNil(progress)
+		return res, finish()
+	case dump == "" && res.FactsFrom > 0:
+		res.Note = noFileNote(res, progress, reported)
+		if timeouts > 0 {
+			res.Note += fmt.Sprintf("; %d attempt(s) hit the %s timeout before they ended", timeouts, opts.Timeout)
+		}
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	case dump == "" && timeouts == res.Attempts:
@@ -296,6 +312,40 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		res.Note = "cuda-gdb could not read the dump: " + r
 	}
 	return res, finish()
+}
+
+// reportedAttempts are the reruns, in order, whose driver lines in coredump.log name an
+// exception.
+func reportedAttempts(sections map[int]cudagdb.Report, attempts int) []int {
+	var ns []int
+	for n := 1; n <= attempts; n++ {
+		if sections[n].Exception != "" {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// noFileNote says that the driver reported an exception (res.FactsFrom's) but no dump file
+// appeared where the pass told it to write one: the rerun faulted, the dump is what is missing.
+func noFileNote(res *CoredumpResult, rep cudagdb.Report, reported []int) string {
+	others := ""
+	if len(reported) > 1 {
+		var ns []string
+		for _, n := range reported[:len(reported)-1] {
+			ns = append(ns, strconv.Itoa(n))
+		}
+		others = "; attempt " + strings.Join(ns, ", ") + " too"
+		if len(ns) > 1 {
+			others = "; attempts " + strings.Join(ns, ", ") + " too"
+		}
+	}
+	n := fmt.Sprintf("no GPU core dump file: the driver reported %s in the rerun of %s (attempt %d of %d%s), but no dump file appeared where CUDA_COREDUMP_FILE said (%s)",
+		rep.Exception, res.Test, res.FactsFrom, res.Attempts, others, res.DumpPattern)
+	if rep.Dump != "" {
+		n += "; the driver named " + rep.Dump
+	}
+	return n
 }
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker

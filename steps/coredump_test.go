@@ -48,6 +48,12 @@ func TestCoredump(t *testing.T) {
 		{name: "never faults", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_AFTER": "9"}, attempts: 2,
 			attemptsRun: 2, note: "no GPU core dump: the rerun of test_repro.py::test_x[cuda] did not fault in 2 attempt(s)"},
+		// The driver printed its exception lines and no file appeared (it could not create
+		// it): the rerun faulted; the note said it did not.
+		{name: "the driver reported an exception but left no dump file", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "9"}, attempts: 2,
+			attemptsRun: 2, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said ("},
 		{name: "every attempt timed out: a hang, not no fault", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_HANG": "1"}, attempts: 2, timeout: 2 * time.Second,
 			attemptsRun: 2, note: "no GPU core dump: every rerun of test_repro.py::test_x[cuda] (2 attempt(s)) hit the 2s timeout before it ended (a hang?), so nothing shows whether it faults"},
@@ -145,6 +151,12 @@ func TestCoredump(t *testing.T) {
 			var onDisk CoredumpResult
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
 				t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
+			}
+			if onDisk.Attempts > 0 && !strings.HasSuffix(onDisk.DumpPattern, "/"+CoredumpPrefix+"%h.%p.%t") {
+				t.Errorf("dump_pattern %q: not where the driver was told to write", onDisk.DumpPattern)
+			}
+			if res.Summary != "" && onDisk.FactsAttempt() != res.Attempts && len(onDisk.Partial) == 0 {
+				t.Errorf("facts from attempt %d, want %d", onDisk.FactsAttempt(), res.Attempts)
 			}
 			entries, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"))
 			partial, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"+CoredumpPartialSuffix))

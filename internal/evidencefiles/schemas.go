@@ -93,6 +93,12 @@ type CoredumpResult struct {
 	// cancel): the driver may not have finished them; and the files shorter than
 	// CoredumpMinBytes a rerun left (no dump at all). Never Dump, never read by cuda-gdb.
 	Partial []PartialDump `json:"partial,omitempty"`
+	// DumpPattern is the CUDA_COREDUMP_FILE the driver was given: where the pass looked for
+	// the dump (a temporary folder, gone after the pass).
+	DumpPattern string `json:"dump_pattern,omitempty"`
+	// FactsFrom is the rerun whose driver lines of coredump.log go with Report (FactsAttempt);
+	// 0 in summaries written before it was recorded.
+	FactsFrom int `json:"facts_attempt,omitempty"`
 }
 
 // PartialDump is a GPU core dump a killed rerun left, which may be cut short, or a file
@@ -140,8 +146,12 @@ func ParseCoredumpLog(r io.Reader) (map[int]cudagdb.Report, error) {
 
 // FactsAttempt is the rerun whose lines of coredump.log go with the dump the pass summarises:
 // the one that wrote a complete dump (the pass stops at it), else the last one that left a
-// partial dump; 0 when no rerun left a dump.
+// partial dump, else the last one whose driver reported an exception without leaving a file
+// (FactsFrom; older summaries did not record it); 0 when none.
 func (r *CoredumpResult) FactsAttempt() int {
+	if r.FactsFrom > 0 {
+		return r.FactsFrom
+	}
 	if r.Dumped {
 		return r.Attempts
 	}

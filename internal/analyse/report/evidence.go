@@ -882,6 +882,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 				}
 			}
 			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump ("+what+")")
+		case !c.Dumped:
+			// The driver named the exception, yet no dump file appeared at all.
+			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump (no dump file appeared)")
 		default:
 			// Only the driver's progress lines name it: the dump itself was not read.
 			app = append(app, "the driver reported "+c.Exception+" as it wrote a GPU core dump (not read: "+c.notRead()+")")

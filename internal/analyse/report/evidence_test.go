@@ -325,6 +325,35 @@ func TestCoredumpEmptyFile(t *testing.T) {
 	}
 }
 
+// The driver printed its exception lines but no dump file appeared: the rerun faulted, and the
+// report carries the driver's report, never "did not fault" nor a dump that shows anything.
+func TestCoredumpDriverReportedNoFile(t *testing.T) {
+	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"dump_pattern":"/tmp/d/cuda_coredump_%h.%p.%t","facts_attempt":2}`)},
+		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 2\n" +
+			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+			"# debugflow: attempt 2 of 2\n" +
+			"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+			"[10:49:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "nofile", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Coredump; c == nil || c.From != "driver" || c.Exception != "Warp Illegal Address" || c.PC != "0x7f31abb9f6d0" {
+		t.Fatalf("coredump %+v", c)
+	}
+	const reason = "the driver reported Warp Illegal Address as it began a GPU core dump (no dump file appeared)"
+	if r := v.runnerVerdict(); r.Verdict != "application fault" || !slices.Contains(r.Reasons, reason) {
+		t.Errorf("runner %q %q, want the reason %q", r.Verdict, r.Reasons, reason)
+	}
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
+		t.Errorf("core dump line %q", line)
+	}
+}
+
 // The runner verdict says a GPU core dump shows an exception only when cuda-gdb read it there;
 // one that only the driver's progress lines name is the driver's report, with why the dump was
 // not read.
