@@ -276,7 +276,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	res.DumpBytes = size
 	if kept == "" {
-		res.Note = fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", sizeMB(size), sizeMB(opts.MaxBytes))
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBOverCap}
+		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	}
@@ -284,7 +285,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	gdb, err := findCudaGDB(env, opts.CudaGDB)
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
-		res.Note = fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", kept, kept)
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing}
+		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	}
@@ -300,17 +302,17 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	merged := rep.Merge(progress)
 	res.Report = &merged
 	switch {
-	case failed != "" && rep.Found():
-		res.Note = failed + " before it finished: its summary may lack facts"
-	case failed != "":
-		res.Note = failed + ", so the dump was not read"
+	case failed != nil:
+		failed.Partial = rep.Found()
+		res.GDBFailure = failed
 	case !rep.Found():
-		res.Note = "cuda-gdb named no exception or kernel in the dump (see " + CoredumpGDBLog + ")"
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBNothingNamed}
 	}
 	if r := readError(rep, kept); r != "" && !rep.Found() {
 		// Only cuda-gdb's own words about the file say the dump could not be read.
-		res.Note = "cuda-gdb could not read the dump: " + r
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBReadError, Detail: r}
 	}
+	res.Note = res.GDBNote()
 	return res, finish()
 }
 
@@ -583,9 +585,8 @@ func findCudaGDB(env *Env, explicit string) (string, error) {
 }
 
 // runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said and, when
-// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how: "cuda-gdb
-// exited 127 (its last stderr line)".
-func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, string, error) {
+// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how.
+func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, *evidencefiles.GDBFailure, error) {
 	args := []string{"-nx", "-batch",
 		"-ex", "set pagination off", "-ex", "set confirm off",
 		"-ex", "target cudacore " + dump,
@@ -597,39 +598,40 @@ func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout ti
 	if out.Stderr != "" {
 		text += out.Stderr
 	}
-	failed := ""
+	var failed *evidencefiles.GDBFailure
 	if err != nil {
 		failed = gdbFailure(err, out.Stderr)
-		text += HealthNote + failed + "\n"
+		text += HealthNote + failed.Own() + "\n"
 	}
 	if werr := os.WriteFile(filepath.Join(dir, CoredumpGDBLog), []byte(text), 0o644); werr != nil {
-		return cudagdb.Report{}, "", fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
+		return cudagdb.Report{}, nil, fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
 	}
 	rep, perr := cudagdb.Parse(strings.NewReader(text))
 	if perr != nil {
-		return rep, "", fmt.Errorf("read cuda-gdb's output: %w", perr)
+		return rep, nil, fmt.Errorf("read cuda-gdb's output: %w", perr)
 	}
 	return rep, failed, nil
 }
 
 // gdbFailure says how cuda-gdb failed: its timeout, a signal, or its exit code with the last
 // line it wrote to stderr.
-func gdbFailure(err error, stderr string) string {
+func gdbFailure(err error, stderr string) *evidencefiles.GDBFailure {
 	var te *timeoutError
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &te):
-		return fmt.Sprintf("cuda-gdb timed out after %s", te.after)
+		return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBTimeout, Detail: te.after.String()}
 	case errors.As(err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("cuda-gdb was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+			return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBSignal, Detail: fmt.Sprintf("%d (%s)", int(ws.Signal()), ws.Signal())}
 		}
+		detail := strconv.Itoa(ee.ExitCode())
 		if last := lastLine(stderr); last != "" {
-			return fmt.Sprintf("cuda-gdb exited %d (%s)", ee.ExitCode(), last)
+			detail += " (" + last + ")"
 		}
-		return fmt.Sprintf("cuda-gdb exited %d", ee.ExitCode())
+		return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBExit, Detail: detail}
 	}
-	return fmt.Sprintf("cuda-gdb failed: %v", err)
+	return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBFailed, Detail: err.Error()}
 }
 
 // lastLine is s's last non-blank line, bounded.
@@ -698,6 +700,4 @@ func finishCoredump(env *Env, out string, res *CoredumpResult) error {
 }
 
 // sizeMB is a byte count in MB with one decimal.
-func sizeMB(n int64) string {
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
-}
+func sizeMB(n int64) string { return evidencefiles.SizeMB(n) }

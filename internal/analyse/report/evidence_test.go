@@ -403,6 +403,50 @@ func TestCoredumpRunnerReasonSource(t *testing.T) {
 	}
 }
 
+// Why cuda-gdb did not read the dump comes from coredump_summary.json's gdb_failure, not from
+// the note's words (summaries without it fall back to them: TestCoredumpRunnerReasonSource).
+func TestCoredumpGDBFailureField(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 1\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
+	tests := []struct {
+		name, failure, note, reason string
+	}{
+		// The note starts with what the partial reruns left: the words come later.
+		{name: "timeout", failure: `{"kind":"timeout","detail":"2m0s"}`,
+			note:   "attempt 1's dump file has 0 bytes; cuda-gdb timed out after 2m0s, so the dump was not read",
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb timed out after 2m0s)"},
+		{name: "signal", failure: `{"kind":"signal","detail":"11 (segmentation fault)"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb was killed by signal 11 (segmentation fault))"},
+		{name: "read error", failure: `{"kind":"read-error","detail":"Error: Failed to read the GPU coredump"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
+		{name: "missing", failure: `{"kind":"missing"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":true,"dump":"cuda_coredump_r.1.2","dump_bytes":900,` +
+					`"cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","note":` + strconv.Quote(tt.note) + `,"gdb_failure":` + tt.failure + `}`)},
+				CoredumpLog: {Data: []byte(log)},
+			}
+			v, err := LoadFS(context.Background(), fsys, "gdbfailure", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
+				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+			var js bytes.Buffer
+			if err := v.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(js.String(), `"gdb_failure": {`) {
+				t.Errorf("JSON lacks gdb_failure:\n%s", js.String())
+			}
+		})
+	}
+}
+
 // The text's "Core dump:" line and the Markdown's "GPU core dump:" bullet say the same, the
 // test rerun included: the text named no test, so its reader could not tell what faulted.
 func TestCoredumpLineNamesTheTest(t *testing.T) {
