@@ -146,6 +146,8 @@ type Coredump struct {
 	// GDBFailure is why cuda-gdb did not read the dump, or read it in part
 	// (coredump_summary.json's; absent from older summaries and when it read the dump).
 	GDBFailure *evidencefiles.GDBFailure `json:"gdb_failure,omitempty"`
+	// factsAttempt is the rerun whose driver lines of coredump.log were read (0 for none).
+	factsAttempt int
 }
 
 // Health is the GPUs' health before and after the run, from nvidia-smi.
@@ -566,6 +568,9 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 		}
 		if ok {
 			rep = rep.Merge(sections[attempt])
+			if sections[attempt].Found() {
+				c.factsAttempt = attempt
+			}
 		}
 	}
 	if c.From == "" && rep.Found() {

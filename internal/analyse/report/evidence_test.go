@@ -253,6 +253,44 @@ func TestCoredumpPartial(t *testing.T) {
 	}
 }
 
+// With several partial dumps the facts are the last one's driver lines: the line says which
+// attempt's, as each attempt may have faulted differently.
+func TestCoredumpFactsNameTheAttempt(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 2\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.1\n" +
+		"# debugflow: attempt 2 of 2\n" +
+		"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:49:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.2.2\n"
+	tests := []struct {
+		name, summary, want string
+	}{
+		{name: "two partial dumps", summary: `{"test":"t.py::x","attempts":2,"dumped":false,"note":"no complete GPU core dump of t.py::x in 2 attempt(s): ...",` +
+			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400},{"attempt":2,"killed":"timeout","file":"b.partial","bytes":400}]}`,
+			want: "Warp Illegal Address, from attempt 2's driver lines (no complete GPU core dump of t.py::x in 2 attempt(s): ...)"},
+		{name: "one attempt: nothing to tell apart", summary: `{"test":"t.py::x","attempts":1,"dumped":false,"note":"n",` +
+			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400}]}`,
+			want: "Warp Misaligned Address (n); test rerun: t.py::x"},
+		{name: "cuda-gdb read the dump: its own facts", summary: `{"test":"t.py::x","attempts":2,"dumped":true,"dump":"d","cuda_gdb":"/bin/cuda-gdb","note":""}`,
+			want: "Warp Illegal Address; test rerun: t.py::x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: []byte(tt.summary)}, CoredumpLog: {Data: []byte(log)}}
+			if strings.Contains(tt.summary, `"cuda_gdb"`) {
+				fsys[CoredumpGDBLog] = &fstest.MapFile{Data: []byte("CUDA Exception: Warp Illegal Address\n")}
+			}
+			v, err := LoadFS(context.Background(), fsys, "attempt", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line := v.coredumpLine(); line != tt.want {
+				t.Errorf("core dump line %q, want %q", line, tt.want)
+			}
+		})
+	}
+}
+
 // The driver's lines of a rerun that was killed (attempt 1: another fault) say nothing about
 // the complete dump a later rerun wrote: the facts are that rerun's, from cuda-gdb when it read
 // the dump, else from that rerun's own driver lines.
