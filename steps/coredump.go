@@ -149,6 +149,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	defer plugin.cleanup()
 	argv := append(append(append(append([]string{python, "-m", "pytest"}, repeatArgs(withRepeat)...), plugin.args...), "-n", "0", "-x", "--tb=short", "-v", "-s", res.Test), opts.PytestArgs...)
+	res.DumpPattern = filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t")
 	childEnv := append(append(childEnv(env, opts.Env), plugin.env...),
 		"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1",
 		// The host process's own core (gigabytes) is not wanted, only the GPU's.
@@ -156,7 +157,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		"CUDA_COREDUMP_SHOW_PROGRESS=1",
 		"CUDA_COREDUMP_GENERATION_FLAGS="+CoredumpGenerationFlags,
 		"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP=1",
-		"CUDA_COREDUMP_FILE="+filepath.Join(tmp, CoredumpPrefix+"%h.%p.%t"))
+		"CUDA_COREDUMP_FILE="+res.DumpPattern)
 	fmt.Fprintf(env.Stdout, "coredump: rerunning %s with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 (lightweight dump, at most %d attempt(s))\n", res.Test, opts.Attempts)
 	fmt.Fprintf(env.Stdout, "coredump: %s\n", commandString(argv[0], argv[1:]))
 	var dump string
@@ -223,7 +224,15 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	// The driver's lines of the rerun whose dump is summarised: a killed attempt's (another
 	// fault, maybe) must not fill in what this dump's lines or cuda-gdb did not say.
 	res.Dumped = dump != ""
-	progress := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))[res.FactsAttempt()]
+	sections := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
+	reported := reportedAttempts(sections, res.Attempts)
+	if !res.Dumped && len(res.Partial) == 0 && len(reported) > 0 {
+		// The driver said the kernel faulted, yet no file appeared: the rerun did fault.
+		res.FactsFrom = reported[len(reported)-1]
+	} else if res.Dumped || len(res.Partial) > 0 {
+		res.FactsFrom = res.FactsAttempt()
+	}
+	progress := sections[res.FactsAttempt()]
 	// Every outcome below also says what the killed reruns left.
 	partial := partialNote(res.Partial, opts.Timeout, nil)
 	finish := func() error {
@@ -244,6 +253,13 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		res.Note, partial = res.Note+": "+partial, ""
 		res.Report = reportOrNil(progress)
 		return res, finish()
+	case dump == "" && res.FactsFrom > 0:
+		res.Note = noFileNote(res, progress, reported)
+		if timeouts > 0 {
+			res.Note += fmt.Sprintf("; %d attempt(s) hit the %s timeout before they ended", timeouts, opts.Timeout)
+		}
+		res.Report = reportOrNil(progress)
+		return res, finish()
 	case dump == "" && timeouts == res.Attempts:
 		res.Note = fmt.Sprintf("no GPU core dump: every rerun of %s (%d attempt(s)) hit the %s timeout before it ended (a hang?), so nothing shows whether it faults", res.Test, res.Attempts, opts.Timeout)
 		return res, finish()
@@ -260,7 +276,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	res.DumpBytes = size
 	if kept == "" {
-		res.Note = fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", sizeMB(size), sizeMB(opts.MaxBytes))
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBOverCap}
+		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	}
@@ -268,7 +285,8 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	gdb, err := findCudaGDB(env, opts.CudaGDB)
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
-		res.Note = fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", kept, kept)
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing}
+		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	}
@@ -284,18 +302,52 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	merged := rep.Merge(progress)
 	res.Report = &merged
 	switch {
-	case failed != "" && rep.Found():
-		res.Note = failed + " before it finished: its summary may lack facts"
-	case failed != "":
-		res.Note = failed + ", so the dump was not read"
+	case failed != nil:
+		failed.Partial = rep.Found()
+		res.GDBFailure = failed
 	case !rep.Found():
-		res.Note = "cuda-gdb named no exception or kernel in the dump (see " + CoredumpGDBLog + ")"
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBNothingNamed}
 	}
 	if r := readError(rep, kept); r != "" && !rep.Found() {
 		// Only cuda-gdb's own words about the file say the dump could not be read.
-		res.Note = "cuda-gdb could not read the dump: " + r
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBReadError, Detail: r}
 	}
+	res.Note = res.GDBNote()
 	return res, finish()
+}
+
+// reportedAttempts are the reruns, in order, whose driver lines in coredump.log name an
+// exception.
+func reportedAttempts(sections map[int]cudagdb.Report, attempts int) []int {
+	var ns []int
+	for n := 1; n <= attempts; n++ {
+		if sections[n].Exception != "" {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// noFileNote says that the driver reported an exception (res.FactsFrom's) but no dump file
+// appeared where the pass told it to write one: the rerun faulted, the dump is what is missing.
+func noFileNote(res *CoredumpResult, rep cudagdb.Report, reported []int) string {
+	others := ""
+	if len(reported) > 1 {
+		var ns []string
+		for _, n := range reported[:len(reported)-1] {
+			ns = append(ns, strconv.Itoa(n))
+		}
+		others = "; attempt " + strings.Join(ns, ", ") + " too"
+		if len(ns) > 1 {
+			others = "; attempts " + strings.Join(ns, ", ") + " too"
+		}
+	}
+	n := fmt.Sprintf("no GPU core dump file: the driver reported %s in the rerun of %s (attempt %d of %d%s), but no dump file appeared where CUDA_COREDUMP_FILE said (%s)",
+		rep.Exception, res.Test, res.FactsFrom, res.Attempts, others, res.DumpPattern)
+	if rep.Dump != "" {
+		n += "; the driver named " + rep.Dump
+	}
+	return n
 }
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker
@@ -533,9 +585,8 @@ func findCudaGDB(env *Env, explicit string) (string, error) {
 }
 
 // runCudaGDB opens the dump with cuda-gdb in batch mode and returns what it said and, when
-// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how: "cuda-gdb
-// exited 127 (its last stderr line)".
-func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, string, error) {
+// cuda-gdb itself failed (timed out, killed by a signal, a non-zero exit), how.
+func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout time.Duration) (cudagdb.Report, *evidencefiles.GDBFailure, error) {
 	args := []string{"-nx", "-batch",
 		"-ex", "set pagination off", "-ex", "set confirm off",
 		"-ex", "target cudacore " + dump,
@@ -547,39 +598,40 @@ func runCudaGDB(ctx context.Context, env *Env, gdb, dir, dump string, timeout ti
 	if out.Stderr != "" {
 		text += out.Stderr
 	}
-	failed := ""
+	var failed *evidencefiles.GDBFailure
 	if err != nil {
 		failed = gdbFailure(err, out.Stderr)
-		text += HealthNote + failed + "\n"
+		text += HealthNote + failed.Own() + "\n"
 	}
 	if werr := os.WriteFile(filepath.Join(dir, CoredumpGDBLog), []byte(text), 0o644); werr != nil {
-		return cudagdb.Report{}, "", fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
+		return cudagdb.Report{}, nil, fmt.Errorf("write %s: %w", CoredumpGDBLog, werr)
 	}
 	rep, perr := cudagdb.Parse(strings.NewReader(text))
 	if perr != nil {
-		return rep, "", fmt.Errorf("read cuda-gdb's output: %w", perr)
+		return rep, nil, fmt.Errorf("read cuda-gdb's output: %w", perr)
 	}
 	return rep, failed, nil
 }
 
 // gdbFailure says how cuda-gdb failed: its timeout, a signal, or its exit code with the last
 // line it wrote to stderr.
-func gdbFailure(err error, stderr string) string {
+func gdbFailure(err error, stderr string) *evidencefiles.GDBFailure {
 	var te *timeoutError
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &te):
-		return fmt.Sprintf("cuda-gdb timed out after %s", te.after)
+		return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBTimeout, Detail: te.after.String()}
 	case errors.As(err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("cuda-gdb was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+			return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBSignal, Detail: fmt.Sprintf("%d (%s)", int(ws.Signal()), ws.Signal())}
 		}
+		detail := strconv.Itoa(ee.ExitCode())
 		if last := lastLine(stderr); last != "" {
-			return fmt.Sprintf("cuda-gdb exited %d (%s)", ee.ExitCode(), last)
+			detail += " (" + last + ")"
 		}
-		return fmt.Sprintf("cuda-gdb exited %d", ee.ExitCode())
+		return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBExit, Detail: detail}
 	}
-	return fmt.Sprintf("cuda-gdb failed: %v", err)
+	return &evidencefiles.GDBFailure{Kind: evidencefiles.GDBFailed, Detail: err.Error()}
 }
 
 // lastLine is s's last non-blank line, bounded.
@@ -648,6 +700,4 @@ func finishCoredump(env *Env, out string, res *CoredumpResult) error {
 }
 
 // sizeMB is a byte count in MB with one decimal.
-func sizeMB(n int64) string {
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
-}
+func sizeMB(n int64) string { return evidencefiles.SizeMB(n) }

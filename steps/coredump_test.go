@@ -39,6 +39,7 @@ func TestCoredump(t *testing.T) {
 		partial     int    // dumps kept as incomplete (*.partial)
 		killed      string // what ended the reruns that left them ("timeout" when unset)
 		unread      bool   // cuda-gdb fails, or the dump is not one
+		gdbFailure  string // coredump_summary.json's gdb_failure: kind (and "+partial")
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary},
@@ -48,6 +49,12 @@ func TestCoredump(t *testing.T) {
 		{name: "never faults", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_AFTER": "9"}, attempts: 2,
 			attemptsRun: 2, note: "no GPU core dump: the rerun of test_repro.py::test_x[cuda] did not fault in 2 attempt(s)"},
+		// The driver printed its exception lines and no file appeared (it could not create
+		// it): the rerun faulted; the note said it did not.
+		{name: "the driver reported an exception but left no dump file", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "9"}, attempts: 2,
+			attemptsRun: 2, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said ("},
 		{name: "every attempt timed out: a hang, not no fault", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_HANG": "1"}, attempts: 2, timeout: 2 * time.Second,
 			attemptsRun: 2, note: "no GPU core dump: every rerun of test_repro.py::test_x[cuda] (2 attempt(s)) hit the 2s timeout before it ended (a hang?), so nothing shows whether it faults"},
@@ -64,7 +71,7 @@ func TestCoredump(t *testing.T) {
 			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
 		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
 		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
-		{name: "a killed attempt's driver lines do not fill in a later dump's", summary: crashSummary,
+		{name: "a killed attempt's driver lines do not fill in a later dump's", gdbFailure: "missing", summary: crashSummary,
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb not available on this runner"},
@@ -79,31 +86,31 @@ func TestCoredump(t *testing.T) {
 			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
 		// cuda-gdb's own failures are told apart from a dump it could not read; the summary is
 		// then the driver's lines'.
-		{name: "cuda-gdb could not read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+		{name: "cuda-gdb could not read the dump", gdbFailure: "read-error", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
 			vars:        map[string]string{"FAKE_COREDUMP_JUNK": "1"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb could not read the dump: Error: Failed to read the GPU coredump: not a valid GPU core dump file"},
-		{name: "cuda-gdb does not start", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+		{name: "cuda-gdb does not start", gdbFailure: "exit", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
 			vars:        map[string]string{"FAKE_CUDA_GDB_LIBS": "1"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb exited 127 (cuda-gdb: error while loading shared libraries: libncursesw.so.5: cannot open shared object file: No such file or directory), so the dump was not read"},
-		{name: "cuda-gdb crashes", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+		{name: "cuda-gdb crashes", gdbFailure: "signal", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
 			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "1"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb was killed by signal 11 (segmentation fault), so the dump was not read"},
-		{name: "cuda-gdb crashes after it read the dump", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+		{name: "cuda-gdb crashes after it read the dump", gdbFailure: "signal+partial", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
 			vars:        map[string]string{"FAKE_CUDA_GDB_CRASH": "bt"},
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: summary,
 			note: "cuda-gdb was killed by signal 11 (segmentation fault) before it finished: its summary may lack facts"},
-		{name: "cuda-gdb hangs", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
+		{name: "cuda-gdb hangs", gdbFailure: "timeout", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
 			vars: map[string]string{"FAKE_CUDA_GDB_HANG": "1"}, gdbWait: time.Second,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb timed out after 1s, so the dump was not read"},
-		{name: "over the size cap", summary: crashSummary, tools: []string{"cuda-gdb"},
+		{name: "over the size cap", gdbFailure: "over-cap", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "the GPU core dump (2.0 MB) is over the 1.0 MB cap and was deleted"},
-		{name: "no cuda-gdb on the runner", summary: crashSummary,
+		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb not available on this runner"},
 		{name: "the test does not exist: no attempt runs it", summary: &ReproducerResult{Count: 5, ExitCode: 1,
@@ -145,6 +152,23 @@ func TestCoredump(t *testing.T) {
 			var onDisk CoredumpResult
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
 				t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
+			}
+			gotFailure := ""
+			if g := onDisk.GDBFailure; g != nil {
+				gotFailure = g.Kind + map[bool]string{true: "+partial"}[g.Partial]
+				// The note is the failure's one wording.
+				if !strings.HasPrefix(onDisk.Note, onDisk.GDBNote()) || onDisk.GDBNote() == "" {
+					t.Errorf("note %q does not start with the gdb_failure's %q", onDisk.Note, onDisk.GDBNote())
+				}
+			}
+			if gotFailure != tt.gdbFailure {
+				t.Errorf("gdb_failure %+v, want %q", onDisk.GDBFailure, tt.gdbFailure)
+			}
+			if onDisk.Attempts > 0 && !strings.HasSuffix(onDisk.DumpPattern, "/"+CoredumpPrefix+"%h.%p.%t") {
+				t.Errorf("dump_pattern %q: not where the driver was told to write", onDisk.DumpPattern)
+			}
+			if res.Summary != "" && onDisk.FactsAttempt() != res.Attempts && len(onDisk.Partial) == 0 {
+				t.Errorf("facts from attempt %d, want %d", onDisk.FactsAttempt(), res.Attempts)
 			}
 			entries, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"))
 			partial, _ := filepath.Glob(filepath.Join(out, CoredumpPrefix+"*"+CoredumpPartialSuffix))

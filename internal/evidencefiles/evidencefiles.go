@@ -73,7 +73,7 @@ var Files = []File{
 	{Name: CoredumpLog, Prefix: "coredump", Writer: "coredump", Readers: "report", Schema: "text: the reruns (each after its `# debugflow: attempt N of M` line), the driver's dump progress lines"},
 	{Name: CoredumpGDBLog, Prefix: "coredump", Writer: "coredump", Readers: "report", Schema: "text: cuda-gdb batch output on the dump"},
 	{Name: CoredumpSummary, Prefix: "coredump", Writer: "coredump", Readers: "report",
-		Schema: "`CoredumpResult`: test, attempts, dumped, dump, dump_bytes, cuda_gdb, note, no_tests, partial"},
+		Schema: "`CoredumpResult`: test, attempts, dumped, dump, dump_bytes, cuda_gdb, note, no_tests, partial, dump_pattern, facts_attempt, gdb_failure"},
 	{Name: CoredumpPrefix + "<host>.<pid>.<time>", Prefix: CoredumpPrefix, Writer: "coredump (under the size cap)", Readers: "", Schema: "the GPU core dump"},
 	{Name: CoredumpPrefix + "<host>.<pid>.<time>" + CoredumpPartialSuffix, Prefix: CoredumpPrefix, Writer: "coredump (a rerun killed after its dump appeared, or a file shorter than an ELF header; under the size cap)", Readers: "",
 		Schema: "a GPU core dump that may be cut short, or a file that is no dump"},

@@ -93,6 +93,113 @@ type CoredumpResult struct {
 	// cancel): the driver may not have finished them; and the files shorter than
 	// CoredumpMinBytes a rerun left (no dump at all). Never Dump, never read by cuda-gdb.
 	Partial []PartialDump `json:"partial,omitempty"`
+	// DumpPattern is the CUDA_COREDUMP_FILE the driver was given: where the pass looked for
+	// the dump (a temporary folder, gone after the pass).
+	DumpPattern string `json:"dump_pattern,omitempty"`
+	// FactsFrom is the rerun whose driver lines of coredump.log go with Report (FactsAttempt);
+	// 0 in summaries written before it was recorded.
+	FactsFrom int `json:"facts_attempt,omitempty"`
+	// GDBFailure says why cuda-gdb did not read the dump (Dumped), or read it only in part;
+	// nil when it read it, or when there was no dump. Summaries written before it was
+	// recorded say so in Note only.
+	GDBFailure *GDBFailure `json:"gdb_failure,omitempty"`
+}
+
+// Kinds of GDBFailure.
+const (
+	// GDBTimeout: cuda-gdb timed out (Detail: the timeout, "2m0s").
+	GDBTimeout = "timeout"
+	// GDBSignal: a signal killed cuda-gdb (Detail: "11 (segmentation fault)").
+	GDBSignal = "signal"
+	// GDBExit: cuda-gdb exited non-zero (Detail: the code and its last stderr line,
+	// "127 (cuda-gdb: error while loading shared libraries: ...)").
+	GDBExit = "exit"
+	// GDBFailed: cuda-gdb could not be run otherwise (Detail: the error).
+	GDBFailed = "failed"
+	// GDBReadError: cuda-gdb's own error about the dump file (Detail: its line).
+	GDBReadError = "read-error"
+	// GDBMissing: no cuda-gdb on the runner.
+	GDBMissing = "missing"
+	// GDBOverCap: the dump was over the size cap and deleted.
+	GDBOverCap = "over-cap"
+	// GDBNothingNamed: cuda-gdb ran and named no exception or kernel.
+	GDBNothingNamed = "nothing-named"
+)
+
+// GDBFailure is why cuda-gdb did not read the dump: its own failure (timeout, signal, exit,
+// failed), its error about the file (read-error), or no read at all (missing, over-cap); or
+// that it read it and named nothing (nothing-named).
+type GDBFailure struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail,omitempty"`
+	// Partial is set when cuda-gdb failed after it had printed facts of the dump: they are
+	// read, and may be incomplete.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Own is cuda-gdb's own failure, in words ("cuda-gdb timed out after 2m0s"; "" for the other kinds).
+func (g *GDBFailure) Own() string {
+	switch g.Kind {
+	case GDBTimeout:
+		return "cuda-gdb timed out after " + g.Detail
+	case GDBSignal:
+		return "cuda-gdb was killed by signal " + g.Detail
+	case GDBExit:
+		return "cuda-gdb exited " + g.Detail
+	case GDBFailed:
+		return "cuda-gdb failed: " + g.Detail
+	}
+	return ""
+}
+
+// NotRead says in a few words why the dump was not read: the runner verdict's "(not read:
+// ...)".
+func (g *GDBFailure) NotRead() string {
+	if own := g.Own(); own != "" {
+		return own
+	}
+	switch g.Kind {
+	case GDBReadError:
+		return "cuda-gdb could not read it"
+	case GDBMissing:
+		return "cuda-gdb not available"
+	case GDBOverCap:
+		return "over the size cap and deleted"
+	case GDBNothingNamed:
+		return "cuda-gdb named no exception in it"
+	}
+	return "cuda-gdb did not read it (" + g.Kind + ")"
+}
+
+// GDBNote is the note of a dump cuda-gdb did not read (or read in part), from GDBFailure: the
+// one wording of the step's note and the report's. "" without a GDBFailure.
+func (r *CoredumpResult) GDBNote() string {
+	g := r.GDBFailure
+	if g == nil {
+		return ""
+	}
+	if own := g.Own(); own != "" {
+		if g.Partial {
+			return own + " before it finished: its summary may lack facts"
+		}
+		return own + ", so the dump was not read"
+	}
+	switch g.Kind {
+	case GDBReadError:
+		return "cuda-gdb could not read the dump: " + g.Detail
+	case GDBMissing:
+		return fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", r.Dump, r.Dump)
+	case GDBOverCap:
+		return fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", SizeMB(r.DumpBytes), SizeMB(r.MaxBytes))
+	case GDBNothingNamed:
+		return "cuda-gdb named no exception or kernel in the dump (see " + CoredumpGDBLog + ")"
+	}
+	return "cuda-gdb did not read the dump (" + g.Kind + ")"
+}
+
+// SizeMB is a byte count in MB with one decimal.
+func SizeMB(n int64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 }
 
 // PartialDump is a GPU core dump a killed rerun left, which may be cut short, or a file
@@ -140,8 +247,12 @@ func ParseCoredumpLog(r io.Reader) (map[int]cudagdb.Report, error) {
 
 // FactsAttempt is the rerun whose lines of coredump.log go with the dump the pass summarises:
 // the one that wrote a complete dump (the pass stops at it), else the last one that left a
-// partial dump; 0 when no rerun left a dump.
+// partial dump, else the last one whose driver reported an exception without leaving a file
+// (FactsFrom; older summaries did not record it); 0 when none.
 func (r *CoredumpResult) FactsAttempt() int {
+	if r.FactsFrom > 0 {
+		return r.FactsFrom
+	}
 	if r.Dumped {
 		return r.Attempts
 	}

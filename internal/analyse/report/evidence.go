@@ -143,6 +143,11 @@ type Coredump struct {
 	// the dump appeared, which may be cut short, and the files shorter than an ELF header,
 	// which are no dump; cuda-gdb read none of them.
 	Partial []evidencefiles.PartialDump `json:"partial,omitempty"`
+	// GDBFailure is why cuda-gdb did not read the dump, or read it in part
+	// (coredump_summary.json's; absent from older summaries and when it read the dump).
+	GDBFailure *evidencefiles.GDBFailure `json:"gdb_failure,omitempty"`
+	// factsAttempt is the rerun whose driver lines of coredump.log were read (0 for none).
+	factsAttempt int
 }
 
 // Health is the GPUs' health before and after the run, from nvidia-smi.
@@ -526,7 +531,7 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 		}
 	}
 	c := &Coredump{Test: f.Test, Attempts: max(f.Attempts, 0), Dumped: f.Dumped, Dump: f.Dump, DumpBytes: max(f.DumpBytes, 0),
-		CudaGDB: f.CudaGDB, Note: f.Note, Partial: f.Partial}
+		CudaGDB: f.CudaGDB, Note: f.Note, Partial: f.Partial, GDBFailure: f.GDBFailure}
 	var rep cudagdb.Report
 	if have[CoredumpGDBLog] {
 		var r cudagdb.Report
@@ -563,6 +568,9 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 		}
 		if ok {
 			rep = rep.Merge(sections[attempt])
+			if sections[attempt].Found() {
+				c.factsAttempt = attempt
+			}
 		}
 	}
 	if c.From == "" && rep.Found() {
@@ -577,8 +585,12 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 	return nil
 }
 
-// notRead says why cuda-gdb did not read the complete dump.
+// notRead says why cuda-gdb did not read the complete dump: the summary's gdb_failure, else
+// (a summary written before it was recorded) what the rest of it and the note's words show.
 func (c *Coredump) notRead() string {
+	if c.GDBFailure != nil {
+		return c.GDBFailure.NotRead()
+	}
 	switch {
 	case c.Attempts == 0:
 		return "the pass's " + CoredumpSummary + " is missing"
@@ -882,6 +894,9 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 				}
 			}
 			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump ("+what+")")
+		case !c.Dumped:
+			// The driver named the exception, yet no dump file appeared at all.
+			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump (no dump file appeared)")
 		default:
 			// Only the driver's progress lines name it: the dump itself was not read.
 			app = append(app, "the driver reported "+c.Exception+" as it wrote a GPU core dump (not read: "+c.notRead()+")")

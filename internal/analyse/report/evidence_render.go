@@ -177,11 +177,17 @@ func (v *Verdict) coredumpLine() string {
 		return ""
 	}
 	line := "no GPU exception found"
+	summary := c.Summary
+	if summary != "" && c.From == "driver" && c.Attempts > 1 && c.factsAttempt > 0 && (c.Dumped || len(c.Partial) > 0) {
+		// Each rerun may have faulted differently: say whose lines these are (the note of a
+		// rerun that left no dump file names it already).
+		summary += fmt.Sprintf(", from attempt %d's driver lines", c.factsAttempt)
+	}
 	switch {
-	case c.Summary != "" && c.Note != "":
-		line = c.Summary + " (" + c.Note + ")"
-	case c.Summary != "":
-		line = c.Summary
+	case summary != "" && c.Note != "":
+		line = summary + " (" + c.Note + ")"
+	case summary != "":
+		line = summary
 	case c.Note != "":
 		line = c.Note
 	}

@@ -253,6 +253,44 @@ func TestCoredumpPartial(t *testing.T) {
 	}
 }
 
+// With several partial dumps the facts are the last one's driver lines: the line says which
+// attempt's, as each attempt may have faulted differently.
+func TestCoredumpFactsNameTheAttempt(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 2\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.1\n" +
+		"# debugflow: attempt 2 of 2\n" +
+		"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+		"[10:49:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.2.2\n"
+	tests := []struct {
+		name, summary, want string
+	}{
+		{name: "two partial dumps", summary: `{"test":"t.py::x","attempts":2,"dumped":false,"note":"no complete GPU core dump of t.py::x in 2 attempt(s): ...",` +
+			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400},{"attempt":2,"killed":"timeout","file":"b.partial","bytes":400}]}`,
+			want: "Warp Illegal Address, from attempt 2's driver lines (no complete GPU core dump of t.py::x in 2 attempt(s): ...)"},
+		{name: "one attempt: nothing to tell apart", summary: `{"test":"t.py::x","attempts":1,"dumped":false,"note":"n",` +
+			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400}]}`,
+			want: "Warp Misaligned Address (n); test rerun: t.py::x"},
+		{name: "cuda-gdb read the dump: its own facts", summary: `{"test":"t.py::x","attempts":2,"dumped":true,"dump":"d","cuda_gdb":"/bin/cuda-gdb","note":""}`,
+			want: "Warp Illegal Address; test rerun: t.py::x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{CoredumpSummary: {Data: []byte(tt.summary)}, CoredumpLog: {Data: []byte(log)}}
+			if strings.Contains(tt.summary, `"cuda_gdb"`) {
+				fsys[CoredumpGDBLog] = &fstest.MapFile{Data: []byte("CUDA Exception: Warp Illegal Address\n")}
+			}
+			v, err := LoadFS(context.Background(), fsys, "attempt", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line := v.coredumpLine(); line != tt.want {
+				t.Errorf("core dump line %q, want %q", line, tt.want)
+			}
+		})
+	}
+}
+
 // The driver's lines of a rerun that was killed (attempt 1: another fault) say nothing about
 // the complete dump a later rerun wrote: the facts are that rerun's, from cuda-gdb when it read
 // the dump, else from that rerun's own driver lines.
@@ -325,6 +363,35 @@ func TestCoredumpEmptyFile(t *testing.T) {
 	}
 }
 
+// The driver printed its exception lines but no dump file appeared: the rerun faulted, and the
+// report carries the driver's report, never "did not fault" nor a dump that shows anything.
+func TestCoredumpDriverReportedNoFile(t *testing.T) {
+	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"dump_pattern":"/tmp/d/cuda_coredump_%h.%p.%t","facts_attempt":2}`)},
+		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 2\n" +
+			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+			"# debugflow: attempt 2 of 2\n" +
+			"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+			"[10:49:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "nofile", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Coredump; c == nil || c.From != "driver" || c.Exception != "Warp Illegal Address" || c.PC != "0x7f31abb9f6d0" {
+		t.Fatalf("coredump %+v", c)
+	}
+	const reason = "the driver reported Warp Illegal Address as it began a GPU core dump (no dump file appeared)"
+	if r := v.runnerVerdict(); r.Verdict != "application fault" || !slices.Contains(r.Reasons, reason) {
+		t.Errorf("runner %q %q, want the reason %q", r.Verdict, r.Reasons, reason)
+	}
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
+		t.Errorf("core dump line %q", line)
+	}
+}
+
 // The runner verdict says a GPU core dump shows an exception only when cuda-gdb read it there;
 // one that only the driver's progress lines name is the driver's report, with why the dump was
 // not read.
@@ -369,6 +436,50 @@ func TestCoredumpRunnerReasonSource(t *testing.T) {
 			}
 			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
 				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+		})
+	}
+}
+
+// Why cuda-gdb did not read the dump comes from coredump_summary.json's gdb_failure, not from
+// the note's words (summaries without it fall back to them: TestCoredumpRunnerReasonSource).
+func TestCoredumpGDBFailureField(t *testing.T) {
+	const log = "# debugflow: attempt 1 of 1\n" +
+		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
+	tests := []struct {
+		name, failure, note, reason string
+	}{
+		// The note starts with what the partial reruns left: the words come later.
+		{name: "timeout", failure: `{"kind":"timeout","detail":"2m0s"}`,
+			note:   "attempt 1's dump file has 0 bytes; cuda-gdb timed out after 2m0s, so the dump was not read",
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb timed out after 2m0s)"},
+		{name: "signal", failure: `{"kind":"signal","detail":"11 (segmentation fault)"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb was killed by signal 11 (segmentation fault))"},
+		{name: "read error", failure: `{"kind":"read-error","detail":"Error: Failed to read the GPU coredump"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
+		{name: "missing", failure: `{"kind":"missing"}`,
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":true,"dump":"cuda_coredump_r.1.2","dump_bytes":900,` +
+					`"cuda_gdb":"/usr/local/cuda/bin/cuda-gdb","note":` + strconv.Quote(tt.note) + `,"gdb_failure":` + tt.failure + `}`)},
+				CoredumpLog: {Data: []byte(log)},
+			}
+			v, err := LoadFS(context.Background(), fsys, "gdbfailure", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
+				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+			var js bytes.Buffer
+			if err := v.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(js.String(), `"gdb_failure": {`) {
+				t.Errorf("JSON lacks gdb_failure:\n%s", js.String())
 			}
 		})
 	}

@@ -15,6 +15,8 @@ hang instead. FAKE_COREDUMP_STALL=N makes the first N faulting runs (by the coun
 halfway through writing the dump, as a driver writing a big dump to a slow disk does, until the
 rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes the first N
 faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
+does. FAKE_COREDUMP_NOFILE=N makes the first N faulting runs print the driver's exception lines
+and leave no dump file at all, as a driver that could not create it (a folder it cannot write)
 does. FAKE_COREDUMP_JUNK=1 makes the dump a file of the right size that is not a dump (the
 cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
 faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
@@ -65,8 +67,12 @@ def fake_gpu_fault():
         sys.stderr.write("[10:47:01.100300] coredump: Detected an exception of type "
                          "CUDBG_EXCEPTION_%s (%s)\n"
                          "[10:47:01.100302] coredump:   - SM: 12\n"
-                         "[10:47:01.100304] coredump:   - PC %s\n"
-                         "[10:47:01.305111] coredump: Writing ELF file to %s\n" % (cudbg, code, pc, path))
+                         "[10:47:01.100304] coredump:   - PC %s\n" % (cudbg, code, pc))
+    sys.stderr.flush()
+    if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_NOFILE", "0")):
+        os.abort()
+    if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
+        sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
     sys.stderr.flush()
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_EMPTY", "0")):
         open(path, "w").close()
