@@ -380,7 +380,7 @@ func coredumpTarget(dir string) (test string, withRepeat bool, why string, err e
 		ids, withRepeat := rerunIDs(rep, bases[:1])
 		return ids[0], withRepeat, "", nil
 	}
-	return "", false, "no failing test to rerun: the reproducer found none", nil
+	return "", false, "no failing test to rerun: " + NoFailureReason(dir, rep), nil
 }
 
 // pickDump is the newest dump the driver wrote into tmp during a rerun that ended on its own

@@ -118,7 +118,11 @@ func TestCoredump(t *testing.T) {
 			tools: []string{"cuda-gdb"}, attempts: 3,
 			attemptsRun: 1, note: "no GPU core dump: the rerun did not run the test python/test_repro.py::test_x[cuda] (pytest exit code 4: usage error or test not found)"},
 		{name: "nothing failed", summary: &ReproducerResult{Count: 5, Passed: 15}, tools: []string{"cuda-gdb"},
-			note: "no failing test to rerun: the reproducer found none"},
+			note: "no failing test to rerun: the reproducer found no failing test"},
+		// Not "found none": a test still running at the timeout may be the bug (a hang).
+		{name: "the sweep timed out", summary: &ReproducerResult{Count: 5, Passed: 3, Cancelled: true, TimedOut: true,
+			StopReason: "timed out after 8s (reproducer.timeout_minutes)"}, tools: []string{"cuda-gdb"},
+			note: "no failing test to rerun: the reproducer's sweep timed out after 8s (reproducer.timeout_minutes) before any test failed; which tests were running is unknown (no worker record)"},
 		{name: "setup failed", summary: &ReproducerResult{Count: 5, SetupFailed: true, SetupCause: "x"},
 			note: "no failing test to rerun: the reproducer's setup failed (x)"},
 	}

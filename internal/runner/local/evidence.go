@@ -23,7 +23,8 @@ import (
 // exception, as the workflow's step does when the reproducer failed.
 func coredump(ctx context.Context, env *steps.Env, s *spec.Spec, opts Options, python string, rep *steps.ReproducerResult, out io.Writer) {
 	if !rep.Reproduced {
-		fmt.Fprintln(out, "    skipped: the reproducer found no failing test")
+		// A sweep that timed out may have hung in its bug: say so, as the sanitizer line does.
+		fmt.Fprintf(out, "    skipped: %s\n", steps.NoFailureReason(opts.Out, rep))
 		return
 	}
 	// Only an NVIDIA driver writes a GPU core dump: on a machine whose snapshot before the run
