@@ -61,7 +61,12 @@ func (e XidEvent) xidFrom() string {
 func (e XidEvent) xidFromWith(code, text func(string) string) string {
 	s := text("from ") + code(e.Worker)
 	within := func() string {
-		return fmt.Sprintf("%d tests within ±%s s of the Xid", e.AmongTests, strconv.FormatFloat(e.Slack, 'f', -1, 64))
+		// Two significant digits below 10 s (±0.5 s, ±0.94 s), whole seconds above (±87 s).
+		w := strconv.FormatFloat(e.Slack, 'g', 2, 64)
+		if e.Slack >= 10 {
+			w = strconv.FormatFloat(e.Slack, 'f', 0, 64)
+		}
+		return fmt.Sprintf("%d tests within ±%s s of the Xid", e.AmongTests, w)
 	}
 	switch {
 	case e.Test == "" && e.LinkedBy == workerlog.ByGap:

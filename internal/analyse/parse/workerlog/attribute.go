@@ -37,8 +37,20 @@ var (
 	reSyslog = lazyre.New(`^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2})(\.\d+)?$`)
 )
 
-// monotonicSlack allows for the kernel's printk clock and CLOCK_MONOTONIC drifting apart.
-const monotonicSlack = 0.5
+// A plain dmesg time is the kernel's printk clock (sched_clock, not corrected by NTP) and the
+// record's mono is CLOCK_MONOTONIC (corrected): both count from boot, and they drift apart by
+// the oscillator's frequency error times the uptime. monotonicSlack is the window's base,
+// monotonicDrift the error allowed per second since boot (100 ppm: an oscillator's error is
+// commonly tens of ppm; NTP corrects up to 500). A runner VM booted for the job is minutes old,
+// so the window stays about half a second; a host up for ten days gets ±87 s, where the time
+// can no longer single out a test, and the link says among how many it falls.
+const (
+	monotonicSlack = 0.5
+	monotonicDrift = 100e-6
+)
+
+// monotonicWindow is the slack of a printk time v seconds after boot.
+func monotonicWindow(v float64) float64 { return monotonicSlack + monotonicDrift*v }
 
 // PlaceStamp reads the time of a kernel-log line as xidlog prints it (Event.Timestamp: "Wed
 // Dec  2 10:47:01 2026", "4410.123456", "Dec  2 10:47:01", "2026-12-02T10:47:01+00:00") on the
@@ -54,7 +66,7 @@ func (l *Log) PlaceStamp(stamp string) KernelTime {
 		if err != nil {
 			return KernelTime{}
 		}
-		return KernelTime{Clock: Monotonic, Value: v, Slack: monotonicSlack}
+		return KernelTime{Clock: Monotonic, Value: v, Slack: monotonicWindow(v)}
 	}
 	local := func(t time.Time, slack float64) KernelTime {
 		if l.TZOffset == nil {

@@ -126,14 +126,14 @@ func TestAttribute(t *testing.T) {
 		// The second 10:46:42 also holds gw3's test before its crash test: the crash test is
 		// the likelier of the two, and the attribution says there were two.
 		{"ctime in the crash test", gw3, "Wed Dec  2 10:46:42 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 2, Chosen: ChosenCrash, Slack: 1}},
-		{"monotonic in the crash test", gw3, "4402.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 2, Chosen: ChosenCrash, Slack: 0.5}},
+		{"monotonic in the crash test", gw3, "4402.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 2, Chosen: ChosenCrash, Slack: monotonicWindow(4402.40)}},
 		// A stamp of hundredths holds the crash test alone.
 		{"ISO with a zone", gw3, "2026-12-02T11:46:42.40+01:00", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 1, Slack: 0.01}},
 		{"syslog with fraction", gw3, "Dec  2 10:46:42.40", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByTime, Among: 1, Slack: 0.01}},
-		// gw0 never crashed; 4402.30 (monotonic) with its half second of slack holds three of its
-		// tests, none failed: test_ad_fibonacci[cuda-1-50] overlaps the window most, a guess the
-		// attribution must not hide.
-		{"a worker that did not crash", gw0, "4402.30", Attribution{Worker: "gw0", Test: base + "test_ad_fibonacci[cuda-1-50]", By: ByTime, Among: 3, Chosen: ChosenOverlap, Slack: 0.5}},
+		// gw0 never crashed; 4402.30 (monotonic, 73 minutes after boot: ±0.94 s) holds four of
+		// its tests, none failed: test_ad_fibonacci[cuda-1-50] overlaps the window most, a guess
+		// the attribution must not hide.
+		{"a worker that did not crash", gw0, "4402.30", Attribution{Worker: "gw0", Test: base + "test_ad_fibonacci[cuda-1-50]", By: ByTime, Among: 4, Chosen: ChosenOverlap, Slack: monotonicWindow(4402.30)}},
 		{"before the run: the crash test", gw3, "Wed Dec  2 09:00:00 2026", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash, Outside: true, Slack: 1}},
 		{"no time", gw3, "", Attribution{Worker: "gw3", Test: base + "test_ad_fibonacci[cuda-3-50]", By: ByCrash}},
 		{"no time, no crash", gw0, "", Attribution{Worker: "gw0", Test: "", By: ""}},
@@ -274,10 +274,10 @@ func TestAttributeBetweenTests(t *testing.T) {
 		want  Attribution
 	}{
 		{"110.00", Attribution{Worker: "gw0", By: ByGap}},
-		{"100.50", Attribution{Worker: "gw0", Test: "t.py::test_a", By: ByTime, Among: 1, Slack: 0.5}},
-		{"131.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByTime, Among: 1, Slack: 0.5}},
+		{"100.50", Attribution{Worker: "gw0", Test: "t.py::test_a", By: ByTime, Among: 1, Slack: monotonicWindow(100.50)}},
+		{"131.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByTime, Among: 1, Slack: monotonicWindow(131)}},
 		// Before the worker's first test: the crash names the test, and says the time was outside.
-		{"50.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByCrash, Outside: true, Slack: 0.5}},
+		{"50.00", Attribution{Worker: "gw0", Test: "t.py::test_b", By: ByCrash, Outside: true, Slack: monotonicWindow(50)}},
 	} {
 		got := l.Attribute(7, tt.stamp, crashed)
 		got.At = 0
@@ -337,5 +337,28 @@ func TestHeldFailureRecords(t *testing.T) {
 	}
 	if l.Invalid != 1 || l.FirstFailure != nil || len(l.Workers) != 1 || len(l.Workers[0].Tests) != 2 {
 		t.Errorf("invalid %d, first failure %+v, workers %+v; want 1, none, one with two runs", l.Invalid, l.FirstFailure, l.Workers)
+	}
+}
+
+// A printk time and CLOCK_MONOTONIC drift apart with the uptime: ten days after boot the window
+// is ±87 s, so a time inside one short test no longer names it alone.
+func TestMonotonicWindowGrowsWithUptime(t *testing.T) {
+	const boot10d = 864000.0
+	var l Log
+	for _, r := range []Record{
+		{Worker: "gw0", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_a", Time: 1000, Mono: boot10d},
+		{Worker: "gw0", PID: 7, Phase: PhaseFinish, NodeID: "t.py::test_a", Time: 1010, Mono: boot10d + 10},
+		{Worker: "gw0", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_b", Time: 1011, Mono: boot10d + 11},
+		{Worker: "gw0", PID: 7, Phase: PhaseFinish, NodeID: "t.py::test_b", Time: 1040, Mono: boot10d + 40},
+	} {
+		l.Add(r)
+	}
+	a := l.Attribute(7, "864005.000000", nil)
+	if a.By != ByTime || a.Among != 2 || a.Slack < 86 || a.Slack > 88 {
+		t.Errorf("ten days after boot: %+v, want both tests in a window of about ±87 s", a)
+	}
+	// Minutes after boot (a runner VM made for the job) the window is about half a second.
+	if w := monotonicWindow(600); w < 0.5 || w > 0.57 {
+		t.Errorf("window 600 s after boot: %v", w)
 	}
 }
