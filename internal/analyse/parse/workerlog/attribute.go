@@ -52,6 +52,13 @@ const (
 // monotonicWindow is the slack of a printk time v seconds after boot.
 func monotonicWindow(v float64) float64 { return monotonicSlack + monotonicDrift*v }
 
+// wallDrift is what a dmesg --ctime time may be off by besides its second: dmesg converts the
+// printk clock with the boot time as it stands when it reads, so a line is off by the drift
+// accumulated since boot, as a monotonic one is (the uptime from the record's earliest mono; 0
+// when unknown). journald's and syslog's times are taken when the line is received, not
+// converted: they do not drift so.
+func (l *Log) wallDrift() float64 { return monotonicDrift * l.StartMono }
+
 // PlaceStamp reads the time of a kernel-log line as xidlog prints it (Event.Timestamp: "Wed
 // Dec  2 10:47:01 2026", "4410.123456", "Dec  2 10:47:01", "2026-12-02T10:47:01+00:00") on the
 // record's clocks. Local times need the runner's UTC offset (a session record); a syslog time
@@ -94,7 +101,7 @@ func (l *Log) PlaceStamp(stamp string) KernelTime {
 		return KernelTime{}
 	}
 	if t, err := time.Parse("Mon Jan _2 15:04:05 2006", stamp); err == nil {
-		return local(t, 1)
+		return local(t, 1+l.wallDrift()) // dmesg --ctime: the printk clock, converted
 	}
 	if m := reSyslog.FindStringSubmatch(stamp); m != nil && l.Start > 0 {
 		year := time.Unix(int64(l.Start), 0).UTC().Year()

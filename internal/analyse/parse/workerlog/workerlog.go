@@ -98,8 +98,10 @@ type Log struct {
 	// TZOffset is the runner's offset from UTC in seconds, to read the kernel log's local
 	// times (nil when no session record gave it).
 	TZOffset *int `json:"tz_offset"`
-	// Start is the time of the earliest record (Unix seconds; 0 when there is none).
-	Start float64 `json:"start"`
+	// Start is the time of the earliest record (Unix seconds; 0 when there is none);
+	// StartMono its monotonic time, the seconds since boot then (0 when not recorded).
+	Start     float64 `json:"start"`
+	StartMono float64 `json:"-"`
 	// Invalid counts lines that are not records; Truncated is set when a plugin reached its
 	// size bound; Dropped counts records over MaxWorkers or MaxTests.
 	Invalid   int  `json:"invalid,omitempty"`
@@ -234,7 +236,7 @@ func (l *Log) Add(rec Record) {
 		l.TZOffset = &tz
 	}
 	if rec.Time > 0 && (l.Start == 0 || rec.Time < l.Start) {
-		l.Start = rec.Time
+		l.Start, l.StartMono = rec.Time, max(rec.Mono, 0)
 	}
 	if rec.Phase == PhaseSession {
 		l.Sessions++
