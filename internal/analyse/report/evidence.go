@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -773,6 +774,11 @@ func (h *Health) blind() string {
 	return strings.Join(nvsmi.Blind(b, *after), "; ")
 }
 
+// countWentDown reports whether a count went down from before to after the run.
+func (h *Health) countWentDown() bool {
+	return slices.ContainsFunc(h.Changes, nvsmi.Finding.CountWentDown)
+}
+
 // history is nvsmi.History of the latest snapshot with GPUs: ", though it has had
 // uncorrectable memory errors before (GPU-5f0e4c7a: ECC aggregate uncorrected 5)", or "".
 func (h *Health) history() string {
@@ -912,6 +918,8 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		case blind != "":
 			// A GPU without ECC, or with ECC off: "did not change" would say nothing.
 			app = append(app, "the GPU's health counters cannot show a hardware fault ("+blind+")")
+		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0 && h.countWentDown():
+			app = append(app, "the GPU's health counters did not grow, but a count went down ("+nvsmi.CounterReset+")"+h.history())
 		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
 			app = append(app, "the GPU's health counters did not change"+h.history())
 		case healthKnown:
@@ -960,6 +968,8 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	switch {
 	case blind != "":
 		reasons = append(reasons, "the GPU's health counters cannot show a hardware fault ("+blind+")")
+	case healthKnown && h.countWentDown():
+		reasons = append(reasons, "the GPU's health shows no problem, but a count went down ("+nvsmi.CounterReset+")"+h.history())
 	case healthKnown:
 		reasons = append(reasons, "the GPU's health shows no problem"+h.history())
 	}

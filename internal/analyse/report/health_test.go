@@ -71,6 +71,19 @@ func TestHealthVerdictSaysOnlyWhatTheCountersShow(t *testing.T) {
 			gpu: "no change from before to after the run",
 		},
 		{
+			// A volatile count that went down: the driver reloaded or the GPU was reset between
+			// the snapshots, and what it counted in between is gone. Not a fault, not "no change".
+			name: "a volatile count went down", before: healthFixture(t, "t4_volatile_before.txt"), after: healthFixture(t, "../t4_evidence/gpu_health_after.txt"),
+			verdict: RunnerApplication, reason: "the GPU's health counters did not grow, but a count went down (the driver reloaded or the GPU was reset: errors between the snapshots may not be counted)",
+			gpu:       "changed: GPU-5f0e4c7a: ECC volatile corrected went down (the driver reloaded or the GPU was reset: errors between the snapshots may not be counted) 7 -> 0",
+			notReason: "did not change", notGPU: "no change from before to after the run",
+		},
+		{
+			name: "a volatile count went down, no Xid", before: healthFixture(t, "t4_volatile_before.txt"), after: healthFixture(t, "../t4_evidence/gpu_health_after.txt"), noXid: true,
+			verdict: RunnerNoFault, reason: "the GPU's health shows no problem, but a count went down (the driver reloaded or the GPU was reset: errors between the snapshots may not be counted)",
+			gpu: "changed: GPU-5f0e4c7a: ECC volatile corrected went down",
+		},
+		{
 			name: "a GPU without ECC, one snapshot", before: "-", after: healthFixture(t, "rtx3090_no_ecc.txt"),
 			verdict: RunnerApplication, reason: "the GPU's health counters cannot show a hardware fault (GPU-6b1d0869: nvidia-smi reports no ECC, retired-page or remapped-row count)",
 			gpu:       "health before the run: not recorded",

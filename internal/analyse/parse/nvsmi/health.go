@@ -119,6 +119,14 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s %s", ShortUUID(f.GPU), f.What, f.After)
 }
 
+// CounterReset says why a count went down between the snapshots.
+const CounterReset = "the driver reloaded or the GPU was reset: errors between the snapshots may not be counted"
+
+// CountWentDown reports whether f is a count that went down between the snapshots.
+func (f Finding) CountWentDown() bool {
+	return strings.HasSuffix(f.What, " went down ("+CounterReset+")")
+}
+
 // counters are a GPU's counters that only grow while the hardware degrades, by name.
 func counters(g GPU) []struct {
 	what string
@@ -254,8 +262,14 @@ func compareGPU(b, a GPU) []Finding {
 	ac := counters(a)
 	for i, c := range counters(b) {
 		x, y := c.v, ac[i].v
-		if x != nil && y != nil && *y > *x {
+		switch {
+		case x != nil && y != nil && *y > *x:
 			out = append(out, Finding{GPU: label, What: c.what, Before: strconv.FormatInt(*x, 10), After: strconv.FormatInt(*y, 10), Suspect: true})
+		case x != nil && y != nil && *y < *x:
+			// A volatile count starts again at each driver load (a GPU reset, or no
+			// persistence mode and no process holding the GPU): errors between the snapshots
+			// may be lost with it. Not a fault, but "did not change" would hide it.
+			out = append(out, Finding{GPU: label, What: c.what + " went down (" + CounterReset + ")", Before: strconv.FormatInt(*x, 10), After: strconv.FormatInt(*y, 10)})
 		}
 	}
 	af := flags(a)
