@@ -286,6 +286,10 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
 		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing}
+		if opts.CudaGDB != "" {
+			// Not the runner's lack: the path given is not one to run.
+			res.GDBFailure.Detail = err.Error()
+		}
 		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()

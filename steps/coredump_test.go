@@ -40,6 +40,7 @@ func TestCoredump(t *testing.T) {
 		killed      string // what ended the reruns that left them ("timeout" when unset)
 		unread      bool   // cuda-gdb fails, or the dump is not one
 		notELF      bool   // the partial files are not ELF files (of some size)
+		cudaGDB     string // --cuda-gdb
 		gdbFailure  string // coredump_summary.json's gdb_failure: kind (and "+partial")
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
@@ -124,6 +125,11 @@ func TestCoredump(t *testing.T) {
 		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb not available on this runner"},
+		// A --cuda-gdb that is not an executable file says so, not only on the step's stdout.
+		{name: "--cuda-gdb is not an executable file", gdbFailure: "missing", summary: crashSummary, tools: []string{"cuda-gdb"},
+			cudaGDB:     "/nonexistent/cuda-gdb",
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb not available on this runner (--cuda-gdb /nonexistent/cuda-gdb is not an executable file): the dump cuda_coredump_"},
 		{name: "the test does not exist: no attempt runs it", summary: &ReproducerResult{Count: 5, ExitCode: 1,
 			FailedTests: []string{"python/test_repro.py::test_x[cuda-4-5]"}, FailedBaseTests: []string{"python/test_repro.py::test_x[cuda]"}},
 			tools: []string{"cuda-gdb"}, attempts: 3,
@@ -155,7 +161,7 @@ func TestCoredump(t *testing.T) {
 			// A dump an earlier pass kept goes.
 			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
 			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
-				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait})
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait, CudaGDB: tt.cudaGDB})
 			if err != nil {
 				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
 			}

@@ -118,7 +118,9 @@ const (
 	GDBFailed = "failed"
 	// GDBReadError: cuda-gdb's own error about the dump file (Detail: its line).
 	GDBReadError = "read-error"
-	// GDBMissing: no cuda-gdb on the runner.
+	// GDBMissing: no cuda-gdb on the runner (no Detail), or --cuda-gdb is not an executable
+	// file (Detail: "--cuda-gdb /opt/cuda-gdb is not an executable file"; summaries written
+	// before it was recorded have none).
 	GDBMissing = "missing"
 	// GDBOverCap: the dump was over the size cap and deleted.
 	GDBOverCap = "over-cap"
@@ -162,6 +164,9 @@ func (g *GDBFailure) NotRead() string {
 	case GDBReadError:
 		return "cuda-gdb could not read it"
 	case GDBMissing:
+		if g.Detail != "" {
+			return g.Detail
+		}
 		return "cuda-gdb not available"
 	case GDBOverCap:
 		return "over the size cap and deleted"
@@ -188,7 +193,11 @@ func (r *CoredumpResult) GDBNote() string {
 	case GDBReadError:
 		return "cuda-gdb could not read the dump: " + g.Detail
 	case GDBMissing:
-		return fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", r.Dump, r.Dump)
+		why := ""
+		if g.Detail != "" {
+			why = " (" + g.Detail + ")"
+		}
+		return fmt.Sprintf("cuda-gdb not available on this runner%s: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", why, r.Dump, r.Dump)
 	case GDBOverCap:
 		return fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", SizeMB(r.DumpBytes), SizeMB(r.MaxBytes))
 	case GDBNothingNamed:

@@ -465,6 +465,7 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
 	tests := []struct {
 		name, failure, note, reason string
+		line                        string // the text's Core dump: line, when set
 	}{
 		// The note starts with what the partial reruns left: the words come later.
 		{name: "timeout", failure: `{"kind":"timeout","detail":"2m0s"}`,
@@ -476,6 +477,11 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
 		{name: "missing", failure: `{"kind":"missing"}`,
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+		// A --cuda-gdb that is not an executable file: the detail, not "not available".
+		{name: "missing: a bad --cuda-gdb", failure: `{"kind":"missing","detail":"--cuda-gdb /opt/cuda-gdb is not an executable file"}`,
+			note:   "cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact",
+			line:   "Warp Illegal Address (cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact); test rerun: t.py::x",
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: --cuda-gdb /opt/cuda-gdb is not an executable file)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -490,6 +496,15 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 			}
 			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
 				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+			if tt.line != "" {
+				var text bytes.Buffer
+				if err := v.WriteText(&text, false); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(text.String(), "\nCore dump:      "+tt.line+"\n") {
+					t.Errorf("text lacks %q:\n%s", tt.line, text.String())
+				}
 			}
 			var js bytes.Buffer
 			if err := v.WriteJSON(&js); err != nil {
