@@ -286,6 +286,10 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
 		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing}
+		if opts.CudaGDB != "" {
+			// Not the runner's lack: the path given is not one to run.
+			res.GDBFailure.Detail = err.Error()
+		}
 		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()
@@ -384,17 +388,17 @@ func coredumpTarget(dir string) (test string, withRepeat bool, why string, err e
 }
 
 // pickDump is the newest dump the driver wrote into tmp during a rerun that ended on its own
-// ("" for none). A file shorter than CoredumpMinBytes is no dump (the driver could not write
-// it): it is kept apart like a killed rerun's, never read by cuda-gdb, and the next attempt
-// runs.
+// ("" for none). A file shorter than CoredumpMinBytes, or one that does not start with the ELF
+// magic, is no dump (the driver could not write it): it is kept apart like a killed rerun's,
+// never read by cuda-gdb, and the next attempt runs.
 func pickDump(env *Env, tmp, out string, maxBytes int64, res *CoredumpResult) (string, error) {
 	dump := ""
 	for _, path := range dumpsIn(tmp) {
-		st, err := os.Stat(path)
+		p, err := checkDump(path)
 		if err != nil {
-			return "", fmt.Errorf("coredump: %w", err)
+			return "", err
 		}
-		if st.Size() >= evidencefiles.CoredumpMinBytes {
+		if p.NoDump() == "" {
 			if dump == "" {
 				dump = path
 			}
@@ -405,11 +409,39 @@ func pickDump(env *Env, tmp, out string, maxBytes int64, res *CoredumpResult) (s
 			return "", err
 		}
 		os.Remove(path)
-		res.Partial = append(res.Partial, PartialDump{Attempt: res.Attempts, File: kept, Bytes: size})
-		fmt.Fprintf(env.Stdout, "coredump: attempt %d left a dump file of %d bytes, fewer than an ELF header (%d): no dump (kept as %s)\n",
-			res.Attempts, size, evidencefiles.CoredumpMinBytes, kept)
+		p.Attempt, p.File, p.Bytes = res.Attempts, kept, size
+		res.Partial = append(res.Partial, p)
+		where := "kept as " + kept
+		if kept == "" {
+			where = "over the cap, deleted"
+		}
+		fmt.Fprintf(env.Stdout, "coredump: attempt %d's dump file %s: no dump (%s)\n", res.Attempts, p.NoDumpFile(), where)
 	}
 	return dump, nil
+}
+
+// checkDump is what the file at path is: its size, and whether it lacks the ELF magic that
+// starts every dump (NotELF, for a file of CoredumpMinBytes or more).
+func checkDump(path string) (PartialDump, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return PartialDump{}, fmt.Errorf("coredump: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return PartialDump{}, fmt.Errorf("coredump: %w", err)
+	}
+	p := PartialDump{Bytes: st.Size()}
+	if p.Short() {
+		return p, nil
+	}
+	magic := make([]byte, len(evidencefiles.ELFMagic))
+	if _, err := io.ReadFull(f, magic); err != nil {
+		return PartialDump{}, fmt.Errorf("coredump: read %s: %w", filepath.Base(path), err)
+	}
+	p.NotELF = string(magic) != evidencefiles.ELFMagic
+	return p, nil
 }
 
 // dumpsIn is the dumps the driver wrote into dir, newest first.
@@ -464,12 +496,17 @@ func removeOldDumps(dir string) {
 // attempt's dump is then the only one there.
 func keepPartialDumps(env *Env, tmp, out string, maxBytes int64, killed string, res *CoredumpResult) error {
 	for _, path := range dumpsIn(tmp) {
+		p, err := checkDump(path)
+		if err != nil {
+			return err
+		}
 		kept, size, err := keepDump(path, out, filepath.Base(path)+CoredumpPartialSuffix, maxBytes)
 		if err != nil {
 			return err
 		}
 		os.Remove(path)
-		res.Partial = append(res.Partial, PartialDump{Attempt: res.Attempts, Killed: killed, File: kept, Bytes: size})
+		p.Attempt, p.Killed, p.File, p.Bytes = res.Attempts, killed, kept, size
+		res.Partial = append(res.Partial, p)
 		where := "kept as " + kept
 		if kept == "" {
 			where = "over the cap, deleted"
@@ -492,13 +529,16 @@ func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
 			}
 		}
 		n := fmt.Sprintf("attempt %d's dump appeared before %s killed the rerun, so it may be cut short", p.Attempt, killer)
+		kept := "kept as " + p.File + ", not read by cuda-gdb"
+		if p.File == "" {
+			kept = "over the size cap and deleted"
+		}
 		switch {
-		case p.Short() && p.Killed == "":
-			n = fmt.Sprintf("attempt %d's dump file has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
-				p.Attempt, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
-		case p.Short():
-			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and has %d bytes, fewer than an ELF header (%d), so it is no dump (kept as %s, not read by cuda-gdb)",
-				p.Attempt, killer, p.Bytes, evidencefiles.CoredumpMinBytes, p.File)
+		case p.NoDump() != "" && p.Killed == "":
+			n = fmt.Sprintf("attempt %d's dump file %s, so it is no dump (%s)", p.Attempt, p.NoDumpFile(), kept)
+		case p.NoDump() != "":
+			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and %s, so it is no dump (%s)",
+				p.Attempt, killer, p.NoDumpFile(), kept)
 		case p.File != "":
 			n += fmt.Sprintf(" (kept as %s, %s, not read by cuda-gdb)", p.File, sizeMB(p.Bytes))
 		default:

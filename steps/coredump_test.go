@@ -39,6 +39,8 @@ func TestCoredump(t *testing.T) {
 		partial     int    // dumps kept as incomplete (*.partial)
 		killed      string // what ended the reruns that left them ("timeout" when unset)
 		unread      bool   // cuda-gdb fails, or the dump is not one
+		notELF      bool   // the partial files are not ELF files (of some size)
+		cudaGDB     string // --cuda-gdb
 		gdbFailure  string // coredump_summary.json's gdb_failure: kind (and "+partial")
 	}{
 		{name: "dump read by cuda-gdb", summary: crashSummary, tools: []string{"cuda-gdb"},
@@ -84,6 +86,16 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "1"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", summaryLine: summary,
 			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+		// A file of a dump's size that is not an ELF file is no dump either: never given to
+		// cuda-gdb, and the next attempt runs.
+		{name: "a dump file that is not an ELF file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOTELF": "9"}, attempts: 2,
+			attemptsRun: 2, partial: 2, killed: "-", notELF: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file is not an ELF file ("},
+		{name: "a file that is not an ELF file, then a complete dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOTELF": "1"}, attempts: 3,
+			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", notELF: true, summaryLine: summary,
+			note: "attempt 1's dump file is not an ELF file ("},
 		// cuda-gdb's own failures are told apart from a dump it could not read; the summary is
 		// then the driver's lines'.
 		{name: "cuda-gdb could not read the dump", gdbFailure: "read-error", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
@@ -113,6 +125,11 @@ func TestCoredump(t *testing.T) {
 		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "cuda-gdb not available on this runner"},
+		// A --cuda-gdb that is not an executable file says so, not only on the step's stdout.
+		{name: "--cuda-gdb is not an executable file", gdbFailure: "missing", summary: crashSummary, tools: []string{"cuda-gdb"},
+			cudaGDB:     "/nonexistent/cuda-gdb",
+			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note: "cuda-gdb not available on this runner (--cuda-gdb /nonexistent/cuda-gdb is not an executable file): the dump cuda_coredump_"},
 		{name: "the test does not exist: no attempt runs it", summary: &ReproducerResult{Count: 5, ExitCode: 1,
 			FailedTests: []string{"python/test_repro.py::test_x[cuda-4-5]"}, FailedBaseTests: []string{"python/test_repro.py::test_x[cuda]"}},
 			tools: []string{"cuda-gdb"}, attempts: 3,
@@ -144,7 +161,7 @@ func TestCoredump(t *testing.T) {
 			// A dump an earlier pass kept goes.
 			writeFile(t, filepath.Join(out, CoredumpPrefix+"old.1.2"), "old")
 			res, err := RunCoredump(context.Background(), te.Env, CoredumpOptions{Out: out, Python: py,
-				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait})
+				Dir: copySuite(t, "crash"), Attempts: tt.attempts, MaxBytes: tt.maxBytes, Timeout: tt.timeout, GDBTimeout: tt.gdbWait, CudaGDB: tt.cudaGDB})
 			if err != nil {
 				t.Fatalf("RunCoredump: %v\n%s", err, te.stdout)
 			}
@@ -181,7 +198,7 @@ func TestCoredump(t *testing.T) {
 			}
 			killed := map[string]string{"": "timeout", "-": ""}[tt.killed]
 			for i, p := range onDisk.Partial {
-				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+1 || p.Killed != killed || (p.Bytes == 0) != (killed == "")) {
+				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+1 || p.Killed != killed || (p.Bytes == 0) != (killed == "" && !tt.notELF) || p.NotELF != tt.notELF) {
 					t.Errorf("partial dump %+v, file %s", p, partial[i])
 				}
 				if strings.Contains(readFileQuiet(filepath.Join(out, CoredumpGDBLog)), p.File) {
@@ -189,7 +206,7 @@ func TestCoredump(t *testing.T) {
 				}
 			}
 			if tt.kept && !tt.unread {
-				if b := readFile(t, filepath.Join(out, res.Dump)); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") {
+				if b := readFile(t, filepath.Join(out, res.Dump)); !isFakeDump(b) {
 					t.Errorf("kept dump %q", b[:min(len(b), 40)])
 				} else if !strings.Contains(b, "\ngeneration_flags="+CoredumpGenerationFlags+"\n") || !strings.Contains(b, "\nlightweight=1\n") {
 					// A lightweight dump on every driver: the flags (CUDA 12.5 on) and the
@@ -292,7 +309,7 @@ func TestCoredumpCancelledWhileDumping(t *testing.T) {
 		res.Partial[0].Killed != "cancel" || res.Partial[0].File != filepath.Base(partial[0]) {
 		t.Fatalf("result %+v, partial dumps %q", res, partial)
 	}
-	if b := readFile(t, partial[0]); !strings.HasPrefix(b, "FAKE CUDA COREDUMP\n") || strings.Contains(b, "generation_flags=") {
+	if b := readFile(t, partial[0]); !isFakeDump(b) || strings.Contains(b, "generation_flags=") {
 		t.Errorf("the partial dump is not the cut file:\n%s", b)
 	}
 	if want := "cancelled; attempt 1's dump appeared before the cancel (received terminated) killed the rerun, so it may be cut short (kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) {
@@ -302,4 +319,9 @@ func TestCoredumpCancelledWhileDumping(t *testing.T) {
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || len(onDisk.Partial) != 1 || onDisk.Note != res.Note {
 		t.Errorf("coredump_summary.json = %+v, %v", onDisk, err)
 	}
+}
+
+// isFakeDump reports whether b is a dump the fake suite wrote: an ELF header, then the marker.
+func isFakeDump(b string) bool {
+	return strings.HasPrefix(b, "\x7fELF") && len(b) > 64 && strings.HasPrefix(b[64:], "FAKE CUDA COREDUMP\n")
 }

@@ -75,7 +75,7 @@ var Files = []File{
 	{Name: CoredumpSummary, Prefix: "coredump", Writer: "coredump", Readers: "report",
 		Schema: "`CoredumpResult`: test, attempts, dumped, dump, dump_bytes, cuda_gdb, note, no_tests, partial, dump_pattern, facts_attempt, gdb_failure"},
 	{Name: CoredumpPrefix + "<host>.<pid>.<time>", Prefix: CoredumpPrefix, Writer: "coredump (under the size cap)", Readers: "", Schema: "the GPU core dump"},
-	{Name: CoredumpPrefix + "<host>.<pid>.<time>" + CoredumpPartialSuffix, Prefix: CoredumpPrefix, Writer: "coredump (a rerun killed after its dump appeared, or a file shorter than an ELF header; under the size cap)", Readers: "",
+	{Name: CoredumpPrefix + "<host>.<pid>.<time>" + CoredumpPartialSuffix, Prefix: CoredumpPrefix, Writer: "coredump (a rerun killed after its dump appeared, or a file shorter than an ELF header or not an ELF file; under the size cap)", Readers: "",
 		Schema: "a GPU core dump that may be cut short, or a file that is no dump"},
 	{Name: XidSummary, Prefix: "xid_", Writer: "xid", Readers: "", Schema: "text: the Xid events decoded"},
 	{Name: SummaryMarkdown, Writer: "summary", Readers: "", Schema: "Markdown: the verdict, as the step summary shows it"},

@@ -40,12 +40,14 @@ const (
 	// CoredumpPrefix starts the name of a GPU core dump kept in the folder.
 	CoredumpPrefix = "cuda_coredump_"
 	// CoredumpPartialSuffix ends the name of a dump a killed rerun left (it may be cut short)
-	// or one shorter than CoredumpMinBytes (no dump at all).
+	// or one shorter than CoredumpMinBytes or without the ELF magic (no dump at all).
 	CoredumpPartialSuffix = ".partial"
 	// CoredumpMinBytes is the least a GPU core dump can hold: the driver writes an ELF file,
 	// and an ELF64 header alone is 64 bytes. A shorter file (an empty one: the driver could
 	// not write it) is no dump.
-	CoredumpMinBytes    = 64
+	CoredumpMinBytes = 64
+	// ELFMagic starts every ELF file, so every GPU core dump: a file without it is no dump.
+	ELFMagic            = "\x7fELF"
 	SummaryMarkdown     = "summary.md"
 	StepSummaryMarkdown = "step_summary.md"
 	// RefInfo says which ref an experiment's folder measured (package refinfo).

@@ -90,8 +90,8 @@ type CoredumpResult struct {
 	// says nothing about the bug.
 	NoTests string `json:"no_tests,omitempty"`
 	// Partial are the dumps that appeared during a rerun that was then killed (the timeout, a
-	// cancel): the driver may not have finished them; and the files shorter than
-	// CoredumpMinBytes a rerun left (no dump at all). Never Dump, never read by cuda-gdb.
+	// cancel): the driver may not have finished them; and the files a rerun left that are no
+	// dump at all (PartialDump.NoDump: too short, not ELF). Never Dump, never read by cuda-gdb.
 	Partial []PartialDump `json:"partial,omitempty"`
 	// DumpPattern is the CUDA_COREDUMP_FILE the driver was given: where the pass looked for
 	// the dump (a temporary folder, gone after the pass).
@@ -118,7 +118,9 @@ const (
 	GDBFailed = "failed"
 	// GDBReadError: cuda-gdb's own error about the dump file (Detail: its line).
 	GDBReadError = "read-error"
-	// GDBMissing: no cuda-gdb on the runner.
+	// GDBMissing: no cuda-gdb on the runner (no Detail), or --cuda-gdb is not an executable
+	// file (Detail: "--cuda-gdb /opt/cuda-gdb is not an executable file"; summaries written
+	// before it was recorded have none).
 	GDBMissing = "missing"
 	// GDBOverCap: the dump was over the size cap and deleted.
 	GDBOverCap = "over-cap"
@@ -162,6 +164,9 @@ func (g *GDBFailure) NotRead() string {
 	case GDBReadError:
 		return "cuda-gdb could not read it"
 	case GDBMissing:
+		if g.Detail != "" {
+			return g.Detail
+		}
 		return "cuda-gdb not available"
 	case GDBOverCap:
 		return "over the size cap and deleted"
@@ -188,7 +193,11 @@ func (r *CoredumpResult) GDBNote() string {
 	case GDBReadError:
 		return "cuda-gdb could not read the dump: " + g.Detail
 	case GDBMissing:
-		return fmt.Sprintf("cuda-gdb not available on this runner: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", r.Dump, r.Dump)
+		why := ""
+		if g.Detail != "" {
+			why = " (" + g.Detail + ")"
+		}
+		return fmt.Sprintf("cuda-gdb not available on this runner%s: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", why, r.Dump, r.Dump)
 	case GDBOverCap:
 		return fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", SizeMB(r.DumpBytes), SizeMB(r.MaxBytes))
 	case GDBNothingNamed:
@@ -203,16 +212,19 @@ func SizeMB(n int64) string {
 }
 
 // PartialDump is a GPU core dump a killed rerun left, which may be cut short, or a file
-// shorter than CoredumpMinBytes, which is no dump.
+// shorter than CoredumpMinBytes or not an ELF file, which is no dump (NoDump).
 type PartialDump struct {
 	// Attempt is the rerun it appeared in; Killed what ended that rerun: "timeout" or "cancel";
-	// "" when it ended on its own (then the file is shorter than CoredumpMinBytes).
+	// "" when it ended on its own (then the file is no dump: NoDump).
 	Attempt int    `json:"attempt"`
 	Killed  string `json:"killed"`
 	// File is its name in the artifact directory (the driver's name and CoredumpPartialSuffix;
 	// "" when it was over the size cap and deleted); Bytes its size.
 	File  string `json:"file"`
 	Bytes int64  `json:"bytes"`
+	// NotELF is set when the file has CoredumpMinBytes or more but does not start with the ELF
+	// magic (ELFMagic): no dump either, whatever ended the rerun.
+	NotELF bool `json:"not_elf,omitempty"`
 }
 
 // coredumpAttemptPrefix starts the line the core dump pass writes into coredump.log before
@@ -265,6 +277,37 @@ func (r *CoredumpResult) FactsAttempt() int {
 
 // Short reports whether the file is too short to be a dump.
 func (p PartialDump) Short() bool { return p.Bytes < CoredumpMinBytes }
+
+// Why a file a rerun left is no dump at all (PartialDump.NoDump): the one wording of the step's
+// note and output and of the report.
+const (
+	NoDumpShort  = "fewer than an ELF header"
+	NoDumpNotELF = "not an ELF file"
+)
+
+// NoDump says why the file is no dump at all: NoDumpShort, NoDumpNotELF, or "" when it is a
+// dump (which a killed rerun may have cut short).
+func (p PartialDump) NoDump() string {
+	switch {
+	case p.Short():
+		return NoDumpShort
+	case p.NotELF:
+		return NoDumpNotELF
+	}
+	return ""
+}
+
+// NoDumpFile says what the file is when it is no dump, to follow "attempt 1's dump file":
+// "has 0 bytes, fewer than an ELF header (64)", "is not an ELF file (301 bytes)"; "" for a dump.
+func (p PartialDump) NoDumpFile() string {
+	switch p.NoDump() {
+	case NoDumpShort:
+		return fmt.Sprintf("has %d bytes, %s (%d)", p.Bytes, NoDumpShort, CoredumpMinBytes)
+	case NoDumpNotELF:
+		return fmt.Sprintf("is %s (%d bytes)", NoDumpNotELF, p.Bytes)
+	}
+	return ""
+}
 
 // WriteCoredumpSummary writes dir/coredump_summary.json.
 func WriteCoredumpSummary(dir string, res *CoredumpResult) error {

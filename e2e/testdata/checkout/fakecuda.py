@@ -5,11 +5,17 @@ FAKE_CUDA_INIT=fail makes init fail the way a runner without a usable GPU does.
 """
 import os
 import socket
+import struct
 import sys
 import time
 
 DUMP = ("FAKE CUDA COREDUMP\nkernel=grad_kernel(float*, int)\nexception=Warp Illegal Address\n"
         "pc=0x7f31abb9f6d0\nfile=/src/grad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
+
+# The ELF64 header a GPU core dump starts with, as the driver writes it: little-endian, ET_CORE
+# (4), EM_CUDA (190), 64 bytes. The marker text the cuda-gdb double reads follows it.
+ELF_HEADER = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+              + struct.pack("<HHIQQQIHHHHHH", 4, 190, 1, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0))
 
 
 def init():
@@ -29,8 +35,8 @@ def fault():
         sys.stderr.write("[10:47:01.100300] coredump: Detected an exception of type "
                          "CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
                          "[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")
-    with open(path, "w") as f:
-        f.write(DUMP)
+    with open(path, "wb") as f:
+        f.write(ELF_HEADER + DUMP.encode())
     if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
         sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
     sys.stderr.flush()

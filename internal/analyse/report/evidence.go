@@ -890,14 +890,16 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		case c.From == "cuda-gdb":
 			app = append(app, "the GPU core dump shows "+c.Exception)
 		case !c.Dumped && len(c.Partial) > 0:
-			// Only a dump a killed rerun left, or a file too short to be one: the driver's own
+			// Only a dump a killed rerun left, or a file that is no dump: the driver's own
 			// lines are the evidence.
 			what := "which may be cut short"
-			if last := c.Partial[len(c.Partial)-1]; last.Short() {
+			switch last := c.Partial[len(c.Partial)-1]; {
+			case last.Bytes == 0:
 				what = "its file is empty: no dump"
-				if last.Bytes > 0 {
-					what = fmt.Sprintf("its file has %d bytes, fewer than an ELF header: no dump", last.Bytes)
-				}
+			case last.NoDump() == evidencefiles.NoDumpShort:
+				what = fmt.Sprintf("its file has %d bytes, %s: no dump", last.Bytes, evidencefiles.NoDumpShort)
+			case last.NoDump() != "":
+				what = "its file is " + last.NoDump() + ": no dump"
 			}
 			app = append(app, "the driver reported "+c.Exception+" as it began a GPU core dump ("+what+")")
 		case !c.Dumped:

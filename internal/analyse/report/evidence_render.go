@@ -479,10 +479,10 @@ func (v *Verdict) markdownCoredump(b *strings.Builder) {
 	}
 	for _, p := range c.Partial {
 		switch {
-		case p.File != "" && p.Short():
-			// Fewer bytes than an ELF header: the driver could not write the dump.
-			fmt.Fprintf(b, "- **File that is no dump:** %s (%s, fewer than an ELF header; attempt %d; not read)\n",
-				mdCode(p.File), sizeText(p.Bytes), p.Attempt)
+		case p.File != "" && p.NoDump() != "":
+			// Fewer bytes than an ELF header, or not an ELF file: the driver could not write the dump.
+			fmt.Fprintf(b, "- **File that is no dump:** %s (%s, %s; attempt %d; not read)\n",
+				mdCode(p.File), sizeText(p.Bytes), mdText(p.NoDump()), p.Attempt)
 		case p.File != "":
 			// The rerun was killed after the file appeared: the driver may not have finished it.
 			fmt.Fprintf(b, "- **Dump that may be cut short:** %s (%s; attempt %d, killed by %s after it appeared; not read)\n",

@@ -340,26 +340,43 @@ func TestCoredumpFactsFromTheDumpsAttempt(t *testing.T) {
 	}
 }
 
-// A file the driver left empty is no dump: the report says so, never "may be cut short" nor
-// that a dump shows anything.
-func TestCoredumpEmptyFile(t *testing.T) {
-	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb)"
-	fsys := fstest.MapFS{
-		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
-			`,"partial":[{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":0}]}`)},
-		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 1\n" +
-			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
-			"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n")},
+// A file the driver left empty, or one that is not an ELF file, is no dump: the report says
+// so, never "may be cut short" nor that a dump shows anything.
+func TestCoredumpNoDumpFile(t *testing.T) {
+	tests := []struct {
+		name, note, partial, bullet, reason string
+	}{
+		{name: "empty",
+			note:    "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump",
+			partial: `{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":0}`,
+			bullet:  "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (0 bytes, fewer than an ELF header; attempt 1; not read)",
+			reason:  "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is empty: no dump)"},
+		{name: "not an ELF file",
+			note:    "attempt 1's dump file is not an ELF file (301 bytes), so it is no dump",
+			partial: `{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":301,"not_elf":true}`,
+			bullet:  "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (301 bytes, not an ELF file; attempt 1; not read)",
+			reason:  "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is not an ELF file: no dump)"},
 	}
-	v, err := LoadFS(context.Background(), fsys, "empty", DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := v.Markdown("a")
-	if !strings.Contains(md, "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (0 bytes, fewer than an ELF header; attempt 1; not read)") ||
-		strings.Contains(md, "cut short") || strings.Contains(md, "killed by") ||
-		!strings.Contains(md, "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is empty: no dump)") {
-		t.Errorf("markdown:\n%s", md)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			note := "no complete GPU core dump of t.py::x in 1 attempt(s): " + tt.note + " (kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb)"
+			fsys := fstest.MapFS{
+				CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+					`,"partial":[` + tt.partial + `]}`)},
+				CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 1\n" +
+					"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+					"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n")},
+			}
+			v, err := LoadFS(context.Background(), fsys, "nodump", DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := v.Markdown("a")
+			if !strings.Contains(md, tt.bullet) || strings.Contains(md, "cut short") || strings.Contains(md, "killed by") ||
+				!strings.Contains(md, tt.reason) {
+				t.Errorf("markdown lacks %q or %q:\n%s", tt.bullet, tt.reason, md)
+			}
+		})
 	}
 }
 
@@ -448,6 +465,7 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n"
 	tests := []struct {
 		name, failure, note, reason string
+		line                        string // the text's Core dump: line, when set
 	}{
 		// The note starts with what the partial reruns left: the words come later.
 		{name: "timeout", failure: `{"kind":"timeout","detail":"2m0s"}`,
@@ -459,6 +477,11 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
 		{name: "missing", failure: `{"kind":"missing"}`,
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
+		// A --cuda-gdb that is not an executable file: the detail, not "not available".
+		{name: "missing: a bad --cuda-gdb", failure: `{"kind":"missing","detail":"--cuda-gdb /opt/cuda-gdb is not an executable file"}`,
+			note:   "cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact",
+			line:   "Warp Illegal Address (cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact); test rerun: t.py::x",
+			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: --cuda-gdb /opt/cuda-gdb is not an executable file)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -473,6 +496,15 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 			}
 			if r := v.runnerVerdict(); !slices.Contains(r.Reasons, tt.reason) {
 				t.Errorf("runner reasons %q, want %q", r.Reasons, tt.reason)
+			}
+			if tt.line != "" {
+				var text bytes.Buffer
+				if err := v.WriteText(&text, false); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(text.String(), "\nCore dump:      "+tt.line+"\n") {
+					t.Errorf("text lacks %q:\n%s", tt.line, text.String())
+				}
 			}
 			var js bytes.Buffer
 			if err := v.WriteJSON(&js); err != nil {

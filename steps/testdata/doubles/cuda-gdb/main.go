@@ -2,9 +2,11 @@
 // `cuda-gdb -nx -batch -ex "target cudacore FILE" -ex "info cuda kernels" -ex bt`. It prints
 // what the real debugger prints for a dump (the exception, the PC, the focus, the faulting
 // frame, the kernel table), taking the facts from FILE, the fake dump the test suite wrote:
-// KEY=VALUE lines (kernel, exception, signal, pc, file, block, thread, sm). A missing file gets
-// the real "No such file or directory." and exit 1; a file without "FAKE CUDA COREDUMP" on its
-// first line gets "not a valid GPU core dump". Other commands print nothing.
+// an ELF header (64 bytes, as the driver's dump starts) followed by KEY=VALUE lines (kernel,
+// exception, signal, pc, file, block, thread, sm). A missing file gets the real "No such file
+// or directory." and exit 1; a file that is not an ELF file gets gdb's "is not a core dump: file
+// format not recognized" and exit 1; an ELF file without "FAKE CUDA COREDUMP" on the first line
+// after its header gets "not a valid GPU core dump". Other commands print nothing.
 //
 // Failures of cuda-gdb itself, unrelated to the dump: FAKE_CUDA_GDB_LIBS=1 fails to start as
 // a cuda-gdb built against a libncurses the runner lacks does (the loader's line, exit 127);
@@ -14,6 +16,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -83,14 +86,22 @@ func frame(d map[string]string) string {
 	return fmt.Sprintf("#0  %s0 in %s<<<(1,1,1),(256,1,1)>>> () at %s\n", strings.TrimSuffix(d["pc"], "0"), d["kernel"], d["file"])
 }
 
+// The ELF magic, and the size of an ELF64 header: the marker text follows it.
+const (
+	elfMagic       = "\x7fELF"
+	elfHeaderBytes = 64
+)
+
 func read(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: No such file or directory.", path)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() || sc.Text() != "FAKE CUDA COREDUMP" {
+	if !bytes.HasPrefix(b, []byte(elfMagic)) {
+		return nil, fmt.Errorf("\"%s\" is not a core dump: file format not recognized", path)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b[min(len(b), elfHeaderBytes):]))
+	if len(b) < elfHeaderBytes || !sc.Scan() || sc.Text() != "FAKE CUDA COREDUMP" {
 		return nil, fmt.Errorf("Error: Failed to read the GPU coredump: not a valid GPU core dump file")
 	}
 	d := map[string]string{}

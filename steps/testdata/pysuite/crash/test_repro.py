@@ -17,14 +17,17 @@ rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes t
 faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
 does. FAKE_COREDUMP_NOFILE=N makes the first N faulting runs print the driver's exception lines
 and leave no dump file at all, as a driver that could not create it (a folder it cannot write)
-does. FAKE_COREDUMP_JUNK=1 makes the dump a file of the right size that is not a dump (the
-cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
+does. FAKE_COREDUMP_NOTELF=N makes the first N faulting runs leave a file of a dump's size that
+is not an ELF file (no ELF header). FAKE_COREDUMP_JUNK=1 makes the dump an ELF header followed by
+junk: an ELF file that is not a GPU core dump (the cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
 faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
 Warp Illegal Address, 6 a Warp Misaligned Address at another PC. The dump records the core dump
-variables it was written under (generation_flags=, lightweight=).
+variables it was written under (generation_flags=, lightweight=). Every dump starts with a
+real ELF64 header (64 bytes, ET_CORE for EM_CUDA), as the driver's does; the marker text follows.
 """
 import os
 import socket
+import struct
 import sys
 import time
 
@@ -36,6 +39,11 @@ XID = ("[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid={pid}, na
 
 DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception={exception}\n"
         "pc={pc}\nfile=/src/ad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
+
+# The ELF64 header of a GPU core dump: little-endian, ET_CORE (4), EM_CUDA (190), 64 bytes.
+ELF_HEADER = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+              + struct.pack("<HHIQQQIHHHHHH", 4, 190, 1, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0))
+assert len(ELF_HEADER) == 64
 
 # CUDBG exception code: the driver's name, cuda-gdb's name, the PC.
 FAULTS = {
@@ -77,17 +85,20 @@ def fake_gpu_fault():
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_EMPTY", "0")):
         open(path, "w").close()
         os.abort()
+    data = ELF_HEADER + dump.encode()
+    if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_NOTELF", "0")):
+        data = dump.encode()  # a dump's size, no ELF header
     if os.environ.get("FAKE_COREDUMP_JUNK") == "1":
-        dump = "\0" * len(dump)
+        data = ELF_HEADER + b"\0" * len(dump)
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_STALL", "0")):
-        with open(path, "w") as f:
-            f.write(dump[:len(dump) // 2])
+        with open(path, "wb") as f:
+            f.write(data[:len(data) // 2])
         time.sleep(600)
-    with open(path, "w") as f:
-        f.write(dump + "generation_flags=%s\nlightweight=%s\n" % (
+    with open(path, "wb") as f:
+        f.write(data + ("generation_flags=%s\nlightweight=%s\n" % (
             os.environ.get("CUDA_COREDUMP_GENERATION_FLAGS", ""),
             os.environ.get("CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", ""))
-                + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0")))
+                + "x" * int(os.environ.get("FAKE_COREDUMP_PAD", "0"))).encode())
     os.abort()
 
 

@@ -9,6 +9,7 @@ CUDA_COREDUMP_FILE says (the cuda-gdb double reads it) and aborts, as a kernel e
 """
 import os
 import socket
+import struct
 import time
 
 import pytest
@@ -20,6 +21,11 @@ XID = ("[Wed Dec  2 10:47:01 2026] NVRM: Xid (PCI:0001:00:00): 31, pid={pid}, na
 DUMP = ("FAKE CUDA COREDUMP\nkernel=ad_fibonacci_kernel(float*, int)\nexception=Warp Illegal Address\n"
         "pc=0x7f31abb9f6d0\nfile=/src/ad.cu:42\nblock=(0,0,0)\nthread=(31,0,0)\nsm=12\n")
 
+# The ELF64 header a GPU core dump starts with, as the driver writes it: little-endian, ET_CORE
+# (4), EM_CUDA (190), 64 bytes. The marker text the cuda-gdb double reads follows it.
+ELF_HEADER = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+              + struct.pack("<HHIQQQIHHHHHH", 4, 190, 1, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0))
+
 
 @pytest.mark.parametrize("dev", ["cpu", "cuda"])
 def test_grad(dev, request):
@@ -28,8 +34,8 @@ def test_grad(dev, request):
         path = (os.environ.get("CUDA_COREDUMP_FILE", "core_%h.%p.%t")
                 .replace("%h", socket.gethostname()).replace("%p", str(os.getpid()))
                 .replace("%t", str(int(time.time()))))
-        with open(path, "w") as f:
-            f.write(DUMP)
+        with open(path, "wb") as f:
+            f.write(ELF_HEADER + DUMP.encode())
         os.abort()
     if dev == "cuda" and name.endswith("-2-4]"):
         log = os.environ.get("FAKE_DMESG_FILE")
