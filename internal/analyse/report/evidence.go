@@ -776,7 +776,7 @@ func (h *Health) blind() string {
 
 // countWentDown reports whether a count went down from before to after the run.
 func (h *Health) countWentDown() bool {
-	return slices.ContainsFunc(h.Changes, nvsmi.Finding.CountWentDown)
+	return slices.ContainsFunc(h.Changes, func(f nvsmi.Finding) bool { return f.WentDown })
 }
 
 // history is nvsmi.History of the latest snapshot with GPUs: ", though it has had

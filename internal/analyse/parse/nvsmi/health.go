@@ -109,6 +109,8 @@ type Finding struct {
 	// remapped row, another GPU); informational findings (a thermal slowdown, the
 	// temperature) leave it false.
 	Suspect bool `json:"suspect"`
+	// WentDown is set for a count that went down between the snapshots (CounterReset).
+	WentDown bool `json:"-"`
 }
 
 // String is "GPU-5f0e…: ECC volatile uncorrected 0 -> 2".
@@ -121,11 +123,6 @@ func (f Finding) String() string {
 
 // CounterReset says why a count went down between the snapshots.
 const CounterReset = "the driver reloaded or the GPU was reset: errors between the snapshots may not be counted"
-
-// CountWentDown reports whether f is a count that went down between the snapshots.
-func (f Finding) CountWentDown() bool {
-	return strings.HasSuffix(f.What, " went down ("+CounterReset+")")
-}
 
 // counters are a GPU's counters that only grow while the hardware degrades, by name.
 func counters(g GPU) []struct {
@@ -269,7 +266,7 @@ func compareGPU(b, a GPU) []Finding {
 			// A volatile count starts again at each driver load (a GPU reset, or no
 			// persistence mode and no process holding the GPU): errors between the snapshots
 			// may be lost with it. Not a fault, but "did not change" would hide it.
-			out = append(out, Finding{GPU: label, What: c.what + " went down (" + CounterReset + ")", Before: strconv.FormatInt(*x, 10), After: strconv.FormatInt(*y, 10)})
+			out = append(out, Finding{GPU: label, What: c.what + " went down (" + CounterReset + ")", Before: strconv.FormatInt(*x, 10), After: strconv.FormatInt(*y, 10), WentDown: true})
 		}
 	}
 	af := flags(a)
