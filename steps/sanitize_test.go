@@ -579,3 +579,35 @@ func TestSanitizeSaysWhetherTheFailureRecurred(t *testing.T) {
 		})
 	}
 }
+
+// A log with memcheck and racecheck sessions counts the reports the parser did not recognise
+// against both summaries. The report's line said "2 recognised" of them, sanitizer_summary.txt's
+// RACECHECK SUMMARY line only the unrecognised error: the two now share one wording.
+func TestSanitizerSummaryAgreesWithReportOnMixedLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	logName, textName, _ := SanitizerFiles("memcheck", true)
+	logText, err := os.ReadFile(filepath.Join("testdata", "sanitizerlog", "mixed_memcheck_racecheck.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, logName), logText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := parseSanitizerLog(filepath.Join(dir, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &SanitizerResult{Log: logName, Ladder: []string{"memcheck"}, Selection: "failed", Tests: []string{"t.py::test_x"},
+		Findings: rep.Counted(), Report: rep}
+	if err := writeSanitizerSummaries(dir, "memcheck", true, res); err != nil {
+		t.Fatal(err)
+	}
+	const counted = ", 2 recognised, 1 error not found in the log"
+	if txt := readFile(t, filepath.Join(dir, textName)); !strings.Contains(txt, "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"+counted) {
+		t.Errorf("%s:\n%s", textName, txt)
+	}
+	if text := reportText(t, dir); !strings.Contains(text, "RACECHECK SUMMARY 2 hazards displayed"+counted) {
+		t.Errorf("report text:\n%s", text)
+	}
+}

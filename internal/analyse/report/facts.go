@@ -507,14 +507,15 @@ func (s *Sanitizer) state() string {
 			// memcheck and racecheck sessions in one log: Unrecognised is counted against both.
 			parts[0] += " and RACECHECK SUMMARY " + plural(*s.HazardsDisplayed, "hazard", "hazards") + " displayed"
 		}
-		if s.Unrecognised > 0 {
-			parts[0] += fmt.Sprintf(", %d recognised, %s", sanitizerlog.Printed(s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed)-s.Unrecognised,
-				sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
-		}
 	}
-	if s.Unrecognised > 0 && s.ErrorSummary == nil {
-		// racecheck alone: counted against its "N hazards displayed".
-		parts = append(parts, sanitizerlog.UnrecognisedText(s.Tool, s.Unrecognised, s.FirstUnrecognised))
+	// The wording sanitizer_summary.txt gives the same counts (one definition, so the two agree).
+	if u := sanitizerlog.UnrecognisedCounted(s.Tool, s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed, s.Unrecognised, s.FirstUnrecognised); u != "" {
+		if s.ErrorSummary != nil {
+			parts[0] += ", " + u
+		} else {
+			// racecheck alone: counted against its "N hazards displayed".
+			parts = append(parts, u)
+		}
 	}
 	if len(s.Errors) > 0 {
 		parts = append(parts, plural(len(s.Errors), "distinct invalid access", "distinct invalid accesses"))

@@ -159,6 +159,14 @@ func TestParseFixtures(t *testing.T) {
 			unrecognised: 2, firstUnknown: "Error: Shared memory data race detected between Write access at tile_transpose(float *, const float *)+0x1f0 in transpose.cu:22",
 		},
 		{
+			// memcheck and racecheck sessions in one log: the 1 error and 2 hazards displayed
+			// hold 2 recognised reports, so 1 is unrecognised (TestWriteTextSections words it).
+			file: "mixed_memcheck_racecheck.log", tool: "memcheck", errorSummary: intp(1), complete: true, hazards: 1,
+			errors:       []errKey{{"Invalid __global__ write", 4, "fill(float *)", "/src/fill.cu", 12, 1}},
+			firstBlock0:  "========= Invalid __global__ write of size 4 bytes",
+			unrecognised: 1,
+		},
+		{
 			file: "initcheck_records.log", tool: "initcheck", errorSummary: intp(2), complete: true, hazards: 1,
 			errors: []errKey{
 				{"Uninitialized __global__ memory read", 8, "cub::ThreadLoad<(cub::CacheLoadModifier)2, const unsigned long long *>(T2)", "/src/cub/thread/thread_load.cuh", 260, 1},

@@ -356,17 +356,31 @@ func UnrecognisedText(tool string, n int, first string) string {
 }
 
 // unrecognisedSuffix is what a summary line adds about the reports the parser did not
-// recognise: ", 2 recognised, 1 error of a kind ..." after ERROR SUMMARY (its printed errors
-// less those), ", 1 hazard of a kind ..." after RACECHECK SUMMARY; "" when there are none.
+// recognise: ", " and UnrecognisedCounted; "" when there are none.
 func (r *Report) unrecognisedSuffix() string {
 	if r.Unrecognised <= 0 {
 		return ""
 	}
-	text := ", " + UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
-	if r.ErrorSummary != nil && r.HazardsDisplayed == nil {
-		return fmt.Sprintf(", %d recognised", *r.ErrorSummary-r.NotPrinted-r.Unrecognised) + text
+	return ", " + UnrecognisedCounted(r.Tool, r.ErrorSummary, r.NotPrinted, r.HazardsDisplayed, r.Unrecognised, r.FirstUnrecognised)
+}
+
+// UnrecognisedCounted is the one wording of what the summaries count that the parser did not
+// recognise, shared by sanitizer_summary.txt and the report's line so the two cannot disagree:
+// with an ERROR SUMMARY, "2 recognised, 1 error of a kind ..." where the recognised are the
+// printed reports (Printed: the ERROR SUMMARY's, and a RACECHECK SUMMARY's in the same log, as
+// Unrecognised is counted against both) less the unrecognised; racecheck alone, only its
+// UnrecognisedText, as both outputs always worded it (past its hazard limit "N hazards
+// displayed" may hold hazards never printed, and finish caps Unrecognised at the unknown report
+// lines, so the difference would not count recognised reports); "" for unrecognised = 0.
+func UnrecognisedCounted(tool string, errorSummary *int, notPrinted int, hazardsDisplayed *int, unrecognised int, first string) string {
+	if unrecognised <= 0 {
+		return ""
 	}
-	return text
+	text := UnrecognisedText(tool, unrecognised, first)
+	if errorSummary == nil {
+		return text
+	}
+	return fmt.Sprintf("%d recognised, ", Printed(errorSummary, notPrinted, hazardsDisplayed)-unrecognised) + text
 }
 
 // HazardLimitOnly says what a racecheck run whose hazard limit was reached found when no hazard

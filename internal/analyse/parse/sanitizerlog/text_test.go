@@ -45,6 +45,13 @@ func TestWriteTextSections(t *testing.T) {
 			want:    []string{"RACECHECK SUMMARY: ", "of a kind debugflow does not recognise"},
 			notWant: []string{"error summary: none printed"},
 		},
+		// A log with memcheck and racecheck sessions: the reports not recognised are counted
+		// against both summaries, so the RACECHECK SUMMARY line that carries them says how many
+		// of both were recognised, as the report's line does.
+		{
+			file: "mixed_memcheck_racecheck.log",
+			want: []string{"ERROR SUMMARY: 1 error\n", "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings), 2 recognised, 1 error not found in the log"},
+		},
 		{
 			file: "print_limit_not_printed.log",
 			want: []string{"2x Invalid __global__ write", "ERROR SUMMARY: 5 errors (3 not printed: raise --print-limit to see them)"},
