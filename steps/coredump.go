@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,13 +226,22 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	// fault, maybe) must not fill in what this dump's lines or cuda-gdb did not say.
 	res.Dumped = dump != ""
 	sections := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
-	reported := reportedAttempts(sections, res.Attempts)
-	if !res.Dumped && len(res.Partial) == 0 && len(reported) > 0 {
-		// The driver said the kernel faulted, yet no file appeared: the rerun did fault.
-		res.FactsFrom = reported[len(reported)-1]
-	} else if res.Dumped || len(res.Partial) > 0 {
+	// Reruns whose driver reported an exception and left no file at all (one that left a
+	// partial dump, or a file that is no dump, is told of by its partial note).
+	noFile := noFileAttempts(reportedAttempts(sections, res.Attempts), res.Partial)
+	lastPartial := lastPartialAttempt(res.Partial)
+	switch {
+	case res.Dumped:
 		res.FactsFrom = res.FactsAttempt()
+	case len(noFile) > 0 && noFile[len(noFile)-1] > lastPartial:
+		// The driver said the kernel faulted, yet no file appeared: the rerun did fault. The
+		// latest rerun's facts are summarised, so an earlier rerun's partial dump does not
+		// hide this one's report.
+		res.FactsFrom = noFile[len(noFile)-1]
+	case lastPartial > 0:
+		res.FactsFrom = lastPartial
 	}
+	factsLeftNoFile := !res.Dumped && res.FactsFrom > lastPartial
 	progress := sections[res.FactsAttempt()]
 	// Every outcome below also says what the killed reruns left.
 	partial := partialNote(res.Partial, opts.Timeout, nil)
@@ -244,6 +254,14 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		return res, finish()
 	}
 	switch {
+	case dump == "" && factsLeftNoFile:
+		// The partial dumps of earlier reruns follow in the note (finish).
+		res.Note = noFileNote(res, progress, noFile)
+		if t := timeouts - timedOutWithFile(res.Partial); t > 0 {
+			res.Note += fmt.Sprintf("; %d attempt(s) hit the %s timeout before they ended", t, opts.Timeout)
+		}
+		res.Report = reportOrNil(progress)
+		return res, finish()
 	case dump == "" && len(res.Partial) > 0:
 		// The driver's progress lines say what it detected before the kill; the dump may not.
 		res.Note = fmt.Sprintf("no complete GPU core dump of %s in %d attempt(s)", res.Test, res.Attempts)
@@ -251,13 +269,6 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 			partial += fmt.Sprintf("; %d other attempt(s) left no dump", others)
 		}
 		res.Note, partial = res.Note+": "+partial, ""
-		res.Report = reportOrNil(progress)
-		return res, finish()
-	case dump == "" && res.FactsFrom > 0:
-		res.Note = noFileNote(res, progress, reported)
-		if timeouts > 0 {
-			res.Note += fmt.Sprintf("; %d attempt(s) hit the %s timeout before they ended", timeouts, opts.Timeout)
-		}
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	case dump == "" && timeouts == res.Attempts:
@@ -332,13 +343,48 @@ func reportedAttempts(sections map[int]cudagdb.Report, attempts int) []int {
 	return ns
 }
 
+// noFileAttempts are the reported reruns that left no file at all: no partial dump, no file
+// that is no dump.
+func noFileAttempts(reported []int, partial []PartialDump) []int {
+	var ns []int
+	for _, n := range reported {
+		if !slices.ContainsFunc(partial, func(p PartialDump) bool { return p.Attempt == n }) {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// lastPartialAttempt is the latest rerun that left a partial dump or a file that is no dump
+// (0 for none).
+func lastPartialAttempt(partial []PartialDump) int {
+	n := 0
+	for _, p := range partial {
+		n = max(n, p.Attempt)
+	}
+	return n
+}
+
+// timedOutWithFile is how many reruns the timeout killed after their file appeared: their
+// partial notes say so already.
+func timedOutWithFile(partial []PartialDump) int {
+	seen := map[int]bool{}
+	for _, p := range partial {
+		if p.Killed == "timeout" {
+			seen[p.Attempt] = true
+		}
+	}
+	return len(seen)
+}
+
 // noFileNote says that the driver reported an exception (res.FactsFrom's) but no dump file
 // appeared where the pass told it to write one: the rerun faulted, the dump is what is missing.
-func noFileNote(res *CoredumpResult, rep cudagdb.Report, reported []int) string {
+// noFile are the reruns that did so, res.FactsFrom last.
+func noFileNote(res *CoredumpResult, rep cudagdb.Report, noFile []int) string {
 	others := ""
-	if len(reported) > 1 {
+	if len(noFile) > 1 {
 		var ns []string
-		for _, n := range reported[:len(reported)-1] {
+		for _, n := range noFile[:len(noFile)-1] {
 			ns = append(ns, strconv.Itoa(n))
 		}
 		others = "; attempt " + strings.Join(ns, ", ") + " too"

@@ -36,6 +36,7 @@ func TestCoredump(t *testing.T) {
 		kept        bool
 		summaryLine string
 		note        string
+		alsoNote    string // a second part of the note
 		partial     int    // dumps kept as incomplete (*.partial)
 		killed      string // what ended the reruns that left them ("timeout" when unset)
 		unread      bool   // cuda-gdb fails, or the dump is not one
@@ -71,6 +72,15 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
 			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+		// Attempt 1 faults one way and is killed while it dumps; attempt 2 faults another way,
+		// and the driver reports it but leaves no file. The summary is attempt 2's, the later
+		// attempt's report of no file is the note's; attempt 1's partial dump hid both (the
+		// note said only "1 other attempt(s) left no dump", the summary was attempt 1's fault).
+		{name: "a later attempt's report of no file is not hidden by an earlier partial dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_NOFILE_AFTER": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 2, timeout: 8 * time.Second,
+			attemptsRun: 2, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
+			note:     "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (",
+			alsoNote: "); attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
 		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
 		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
 		{name: "a killed attempt's driver lines do not fill in a later dump's", gdbFailure: "missing", summary: crashSummary,
@@ -167,7 +177,7 @@ func TestCoredump(t *testing.T) {
 			}
 			stdout := te.stdout.String()
 			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
-				!strings.Contains(res.Note, tt.note) || (tt.note == "") != (res.Note == "") {
+				!strings.Contains(res.Note, tt.note) || !strings.Contains(res.Note, tt.alsoNote) || (tt.note == "") != (res.Note == "") {
 				t.Errorf("result %+v\n%s\nLOG:\n%s", res, stdout, readFileQuiet(filepath.Join(out, CoredumpLog)))
 			}
 			var onDisk CoredumpResult

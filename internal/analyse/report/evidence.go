@@ -586,6 +586,31 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 	return nil
 }
 
+// factsFile is the last file (a partial dump, or a file that is no dump) that the rerun whose
+// driver lines are the facts left; without a known rerun (a summary written before
+// facts_attempt), the last file of all, as FactsAttempt then picks its rerun.
+func (c *Coredump) factsFile() evidencefiles.PartialDump {
+	var last evidencefiles.PartialDump
+	for _, p := range c.Partial {
+		if c.factsAttempt == 0 || p.Attempt == c.factsAttempt {
+			last = p
+		}
+	}
+	return last
+}
+
+// factsLeftFile reports whether the rerun whose driver lines are the facts left a file that is
+// kept apart (Partial): a later rerun whose driver reported an exception and left no file is
+// told as such, not by an earlier rerun's partial dump.
+func (c *Coredump) factsLeftFile() bool {
+	for _, p := range c.Partial {
+		if c.factsAttempt == 0 || p.Attempt == c.factsAttempt {
+			return true
+		}
+	}
+	return false
+}
+
 // notRead says why cuda-gdb did not read the complete dump: the summary's gdb_failure, else
 // (a summary written before it was recorded) what the rest of it and the note's words show.
 func (c *Coredump) notRead() string {
@@ -889,11 +914,11 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		switch {
 		case c.From == "cuda-gdb":
 			app = append(app, "the GPU core dump shows "+c.Exception)
-		case !c.Dumped && len(c.Partial) > 0:
+		case !c.Dumped && c.factsLeftFile():
 			// Only a dump a killed rerun left, or a file that is no dump: the driver's own
 			// lines are the evidence.
 			what := "which may be cut short"
-			switch last := c.Partial[len(c.Partial)-1]; {
+			switch last := c.factsFile(); {
 			case last.Bytes == 0:
 				what = "its file is empty: no dump"
 			case last.NoDump() == evidencefiles.NoDumpShort:

@@ -409,6 +409,39 @@ func TestCoredumpDriverReportedNoFile(t *testing.T) {
 	}
 }
 
+// Attempt 1 was killed while it dumped (a partial dump); attempt 2's driver reported another
+// exception and left no file. The facts are attempt 2's (the summary's facts_attempt): the
+// runner reason said attempt 2's exception came with a dump "which may be cut short" (attempt
+// 1's file), and the line named attempt 2 twice.
+func TestCoredumpLaterNoFileAfterPartial(t *testing.T) {
+	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t); " +
+		"attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as a.partial, 0.0 MB, not read by cuda-gdb)"
+	fsys := fstest.MapFS{
+		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
+			`,"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":409600}],"dump_pattern":"/tmp/d/cuda_coredump_%h.%p.%t","facts_attempt":2}`)},
+		CoredumpLog: {Data: []byte("# debugflow: attempt 1 of 2\n" +
+			"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6)\n" +
+			"[10:47:01.305111] coredump: Writing ELF file to /tmp/d/cuda_coredump_r.1.1\n" +
+			"# debugflow: attempt 2 of 2\n" +
+			"[10:49:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
+			"[10:49:01.100304] coredump:   - PC 0x7f31abb9f6d0\n")},
+	}
+	v, err := LoadFS(context.Background(), fsys, "later", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Coredump; c == nil || c.Exception != "Warp Illegal Address" || c.PC != "0x7f31abb9f6d0" {
+		t.Fatalf("coredump %+v", c)
+	}
+	const reason = "the driver reported Warp Illegal Address as it began a GPU core dump (no dump file appeared)"
+	if r := v.runnerVerdict(); !slices.Contains(r.Reasons, reason) {
+		t.Errorf("runner reasons %q, want %q", r.Reasons, reason)
+	}
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
+		t.Errorf("core dump line %q", line)
+	}
+}
+
 // The runner verdict says a GPU core dump shows an exception only when cuda-gdb read it there;
 // one that only the driver's progress lines name is the driver's report, with why the dump was
 // not read.

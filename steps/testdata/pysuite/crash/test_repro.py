@@ -17,7 +17,8 @@ rerun's timeout kills them; later runs dump whole. FAKE_COREDUMP_EMPTY=N makes t
 faulting runs leave the dump file empty, as a driver that could not write it (a full disk)
 does. FAKE_COREDUMP_NOFILE=N makes the first N faulting runs print the driver's exception lines
 and leave no dump file at all, as a driver that could not create it (a folder it cannot write)
-does. FAKE_COREDUMP_NOTELF=N makes the first N faulting runs leave a file of a dump's size that
+does; FAKE_COREDUMP_NOFILE_AFTER=N makes the faulting runs after the N-th do so (after stalled
+ones, say). FAKE_COREDUMP_NOTELF=N makes the first N faulting runs leave a file of a dump's size that
 is not an ELF file (no ELF header). FAKE_COREDUMP_JUNK=1 makes the dump an ELF header followed by
 junk: an ELF file that is not a GPU core dump (the cuda-gdb double cannot read it). FAKE_COREDUMP_FAULTS=14,6 gives each
 faulting run (by the counter) its own exception, by CUDBG code (the last for later runs): 14 a
@@ -78,6 +79,9 @@ def fake_gpu_fault():
                          "[10:47:01.100304] coredump:   - PC %s\n" % (cudbg, code, pc))
     sys.stderr.flush()
     if 0 < runs <= int(os.environ.get("FAKE_COREDUMP_NOFILE", "0")):
+        os.abort()
+    nofile_after = os.environ.get("FAKE_COREDUMP_NOFILE_AFTER")
+    if nofile_after and runs > int(nofile_after):
         os.abort()
     if os.environ.get("CUDA_COREDUMP_SHOW_PROGRESS") == "1":
         sys.stderr.write("[10:47:01.305111] coredump: Writing ELF file to %s\n" % path)
