@@ -41,9 +41,10 @@ and the deadline recorded by --detach. Without state, --wait opens a
 session like the blocking gate.
 
 Exit status: 0 when an end condition ended the gate (or --detach returned),
-1 on errors, 2 on bad flags or inputs. An error records end_reason no-session
-(no session was open: tmate missing, the actor's SSH keys not fetched) or
-error (a session never became usable), with the error in tmate.txt.`
+1 on errors, 2 on bad flags or inputs. Bad flags or inputs record end_reason
+bad-input (with the error in tmate.txt once --out is known), an error
+no-session (no session was open: tmate missing, the actor's SSH keys not
+fetched) or error (a session never became usable), with the error in tmate.txt.`
 
 const gateExample = `  # blocking gate at the end of the job; the input reaches the step via env:
   debugflow-step gate --out /tmp/repro --timeout-minutes "$TMATE_TIMEOUT_MINUTES"
@@ -72,7 +73,7 @@ func NewCmdGate(f *factory.Factory, runF func(*tmate.Options) error) *cobra.Comm
 		Example: gateExample,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &tmate.ExitCodeError{Code: tmate.ExitUsage, Err: fmt.Errorf("gate takes no arguments, got %q", args)}
+				return badFlags(f, fmt.Errorf("gate takes no arguments, got %q", args))
 			}
 			return nil
 		},
@@ -93,10 +94,17 @@ func NewCmdGate(f *factory.Factory, runF func(*tmate.Options) error) *cobra.Comm
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &tmate.ExitCodeError{Code: tmate.ExitUsage, Err: err}
+		return badFlags(f, err)
 	})
 	// The flags, their defaults and help come from tmate.Options' tags, which also write the
 	// generated workflow's gate lines. Registered when gate is the command run (lazyflags.Bind).
 	lazyflags.Defer(cmd, func() { stepflag.MustRegister(cmd.Flags(), o) })
 	return cmd
+}
+
+// badFlags records the end of a gate whose flags or arguments cobra refused (end_reason
+// bad-input, as for an input the gate refuses) and returns the exit-2 error.
+func badFlags(f *factory.Factory, err error) error {
+	tmate.EndOnBadFlags(githubactions.New(githubactions.WithWriter(f.Stdout()), githubactions.WithGetenv(f.Env)), f.Stdout(), err)
+	return &tmate.ExitCodeError{Code: tmate.ExitUsage, Err: err}
 }

@@ -3,6 +3,8 @@ package tmatecmd
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +70,45 @@ func TestUsageErrors(t *testing.T) {
 		var ec *tmate.ExitCodeError
 		if !errors.As(err, &ec) || ec.ExitCode() != tmate.ExitUsage || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want exit 2 and %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestUsageErrorsRecordEndReason: a flag or argument cobra refuses ends the gate on bad input
+// (exit 2) as an input the gate refuses does: the end_reason output is bad-input, so a later
+// step reading it learns why (it read ""). tmate.txt is not written: a flag error stops the
+// parsing, so --out is not known.
+func TestUsageErrorsRecordEndReason(t *testing.T) {
+	never := func(*tmate.Options) error { t.Error("the gate ran"); return nil }
+	for _, args := range [][]string{
+		{"--timeout-minutes", "5", "--bogus"},
+		{"--timeout-minutes", "5", "--limit-actor=maybe"},
+		{"--timeout-minutes", "5", "extra"},
+	} {
+		outputs := filepath.Join(t.TempDir(), "outputs")
+		var out bytes.Buffer
+		f := &factory.Factory{IO: factory.IOStreams{Out: &out, ErrOut: &out}, Getenv: func(k string) string {
+			if k == "GITHUB_OUTPUT" {
+				return outputs
+			}
+			return ""
+		}}
+		cmd := NewCmdGate(f, never)
+		lazyflags.Bind(cmd, args)
+		cmd.SetArgs(args)
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		err := cmd.Execute()
+		var ec *tmate.ExitCodeError
+		if !errors.As(err, &ec) || ec.ExitCode() != tmate.ExitUsage {
+			t.Errorf("%q: err = %v, want exit 2", args, err)
+		}
+		got, _ := os.ReadFile(outputs)
+		if !strings.Contains(string(got), "end_reason<<") || !strings.Contains(string(got), "\nbad-input\n") {
+			t.Errorf("%q: outputs file lacks end_reason=bad-input:\n%s", args, got)
+		}
+		if !strings.Contains(out.String(), "tmate gate ended: bad-input: ") {
+			t.Errorf("%q: the log does not say the gate ended:\n%s", args, out.String())
 		}
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/sethvargo/go-githubactions"
 )
 
 // queryTimeout bounds one has-session or display call in the wait loop; a
@@ -29,14 +32,21 @@ type gate struct {
 // without error. Errors wrapping ErrInvalidInput are the user's to fix.
 func Run(ctx context.Context, opts Options) (EndReason, error) {
 	o := opts.withDefaults()
+	g := &gate{o: o}
+	started := o.Now()
 	timeout, connect, err := o.validate()
 	if err != nil {
+		// Recorded like any gate that ends before a session, so a later step reading
+		// end_reason learns the input was refused (tmate.txt needs --out: created first).
+		if mkErr := os.MkdirAll(o.Out, 0o755); mkErr != nil {
+			g.logf("tmate: creating output directory: %v", mkErr)
+		}
+		g.endUnopened(started, EndBadInput, err.Error())
 		return "", err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return "", fmt.Errorf("creating output directory: %w", err)
 	}
-	g := &gate{o: o}
 
 	if o.Wait {
 		st, note := loadState(o.Out, o.Getenv)
@@ -46,7 +56,7 @@ func Run(ctx context.Context, opts Options) (EndReason, error) {
 		g.logf("tmate: %s: starting a session now, like the blocking gate", note)
 	}
 
-	started := o.Now()
+	started = o.Now()
 	st, sess, err := g.open(ctx, timeout, connect)
 	if err != nil {
 		if st == nil || sess == nil {
@@ -55,7 +65,12 @@ func Run(ctx context.Context, opts Options) (EndReason, error) {
 				return EndSignal, nil
 			}
 			// Recorded, so a later step reading end_reason learns why nobody could attach.
-			g.endUnopened(started, EndNoSession, err.Error())
+			reason := EndNoSession
+			if errors.Is(err, ErrInvalidInput) {
+				// The command exits 2 on it: the input is what to fix, not the runner.
+				reason = EndBadInput
+			}
+			g.endUnopened(started, reason, err.Error())
 			return "", err
 		}
 		// The session was started but never became usable.
@@ -353,6 +368,17 @@ func (g *gate) endUnopened(started time.Time, reason EndReason, detail string) {
 	g.logf("tmate gate ended: %s: %s (after %s)", reason, detail, left(ended.Sub(started)))
 	g.summary(fmt.Sprintf("tmate gate ended before a session was open: **%s** (%s).\n", reason, detail))
 	g.output(reason)
+}
+
+// EndOnBadFlags records the end of a gate whose flags or arguments were refused before it ran
+// (the command exits 2): the log line, the step summary and the end_reason output bad-input,
+// as a gate that refuses its input records them. tmate.txt is not written: a flag error stops
+// the parsing, so --out is not known. action and stdout are the command's.
+func EndOnBadFlags(action *githubactions.Action, stdout io.Writer, err error) {
+	g := &gate{o: Options{Action: action, Stdout: stdout}}
+	g.logf("tmate gate ended: %s: %v (before it ran)", EndBadInput, err)
+	g.summary(fmt.Sprintf("tmate gate ended before a session was open: **%s** (%v).\n", EndBadInput, err))
+	g.output(EndBadInput)
 }
 
 // untilDeadline derives a context that ends at the first of limit from now

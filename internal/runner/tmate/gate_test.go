@@ -712,6 +712,56 @@ func TestGateFailsBeforeASession(t *testing.T) {
 	}
 }
 
+// TestGateBadInputRecordsEndReason: a gate that ends on bad input (exit 2: a flag or spec
+// value, the actor) records why, as a gate that fails before a session does: end_reason
+// bad-input in tmate.txt and the output. A validation error wrote nothing, and an actor the
+// keys cannot be fetched for recorded no-session, which the docs give for exit 1.
+func TestGateBadInputRecordsEndReason(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(o *Options)
+		wantErr string
+	}{
+		{"timeout not a number", func(o *Options) { o.TimeoutMinutes = "abc" }, `--timeout-minutes "abc" is not a whole number of minutes`},
+		{"detach and wait", func(o *Options) { o.Detach, o.Wait = true, true }, "--detach and --wait exclude each other"},
+		{"the actor is a bot", func(o *Options) { o.LimitActor, o.Actor = true, "dependabot[bot]" }, `the run was started by the bot "dependabot[bot]"`},
+	}
+	// Missing files read as "", so that each check says what is missing.
+	readFileQuiet := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			outputs := filepath.Join(t.TempDir(), "outputs")
+			h.env["GITHUB_OUTPUT"] = outputs
+			o := h.options()
+			o.Out = filepath.Join(t.TempDir(), "not-yet") // created for tmate.txt
+			tc.setup(&o)
+			_, err := Run(context.Background(), o)
+			if err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want an input error containing %q", err, tc.wantErr)
+			}
+			if h.called("new-session") {
+				t.Error("a session was started on bad input")
+			}
+			if got := readFileQuiet(outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\nbad-input\n") {
+				t.Errorf("outputs file lacks end_reason=bad-input:\n%s", got)
+			}
+			text := readFileQuiet(filepath.Join(o.Out, TextFile))
+			for _, want := range []string{"ssh: (none: no session was opened)\n", "end_reason: bad-input\n", "end_detail: " + err.Error()} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
+				}
+			}
+			if !strings.Contains(h.stdout.String(), "tmate gate ended: bad-input: ") {
+				t.Errorf("the log does not say the gate ended:\n%s", h.stdout.String())
+			}
+		})
+	}
+}
+
 // TestGateFakeClock shows that every deadline is counted with the injected
 // clock: once the clock jumps two hours, a 60-minute gate ends at the next
 // poll, and tmate.txt records the clock's times.

@@ -56,9 +56,12 @@ const (
 	EndConnectTimeout EndReason = "connect-timeout" // nobody attached within the connect timeout
 	EndSignal         EndReason = "signal"          // SIGTERM/SIGINT (the context was cancelled)
 	EndDetached       EndReason = "detached"        // --detach: the session stays open for a later --wait
-	// The gate failed (Run returns "" with the error): EndNoSession before any session was
-	// open (tmate missing, the actor's SSH keys not fetched, new-session failed; nobody could
-	// attach), EndError after one was started but never became usable.
+	// The gate failed (Run returns "" with the error): EndBadInput on the user's input (an
+	// error wrapping ErrInvalidInput: a flag or spec value, an actor whose keys cannot limit
+	// access; the command exits 2) before any session was open, EndNoSession otherwise before
+	// any session was open (tmate missing, the actor's SSH keys not fetched, new-session
+	// failed; nobody could attach), EndError after one was started but never became usable.
+	EndBadInput  EndReason = "bad-input"
 	EndNoSession EndReason = "no-session"
 	EndError     EndReason = "error"
 )
