@@ -185,10 +185,14 @@ func (s *Sanitizer) compareCell() (string, bool) {
 		return s.state(), false
 	}
 	// Not more than the result line: "clean (tests passed)" when the failure did not recur
-	// under the tool.
+	// under the tool, and over which failing tests when --max-tests left some out (a clean
+	// cell read as if every failing test had been checked).
 	cell := "clean"
 	if o := s.Pytest.Short(); o != "" {
 		cell += " (" + o + ")"
+	}
+	if left := s.leftOutText(); left != "" {
+		cell += " " + left
 	}
 	return cell, false
 }

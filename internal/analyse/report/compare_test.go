@@ -61,6 +61,53 @@ func TestCompareSanitizerCellCoversTheLadder(t *testing.T) {
 	}
 }
 
+// --max-tests ran only some of the failing tests under the tool: the single report's line says
+// how many it left out of a clean result, the comparison's cell read "clean (test passed)" as if
+// every failing test had been checked. The clean cell now carries the line's words; a finding
+// stands as it is.
+func TestCompareSanitizerCellSaysWhatMaxTestsLeftOut(t *testing.T) {
+	const (
+		banner  = "========= COMPUTE-SANITIZER\n"
+		session = "============================= test session starts ==============================\n"
+		passed  = "============================== 1 passed in 5.1s ==============================\n"
+		clean   = banner + session + passed + "========= ERROR SUMMARY: 0 errors\n"
+		access  = banner + session + "========= Invalid __global__ write of size 4 bytes\n=========     at fill(float *)+0x70 in /src/fill.cu:12\n" +
+			"=========     by thread (32,0,0) in block (0,0,0)\n=========     Access at 0x7f0000000080 is out of bounds\n=========\n" +
+			passed + "========= ERROR SUMMARY: 1 error\n"
+		raceClean = banner + session + passed + "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+		cut       = banner + session
+		leftOut   = `"selection":"failed","tests":["t.py::a"],"dropped_tests":["t.py::b","t.py::c"]`
+		words     = "over 1 of the 3 failing tests (2 left out by --max-tests, not checked)"
+	)
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"clean", map[string]string{SanitizerLog: clean, SanitizerSummary: `{"ladder":["memcheck"],` + leftOut + `}`},
+			"clean (test passed) " + words},
+		{"clean, racecheck clean", map[string]string{SanitizerLog: clean, SanitizerLogOf("racecheck"): raceClean, SanitizerSummary: `{"ladder":["memcheck","racecheck"],` + leftOut + `}`},
+			"clean (test passed) " + words},
+		{"clean, racecheck cut short", map[string]string{SanitizerLog: clean, SanitizerLogOf("racecheck"): cut, SanitizerSummary: `{"ladder":["memcheck","racecheck"],` + leftOut + `}`},
+			"clean (test passed) " + words + "; racecheck inconclusive"},
+		{"a finding stands as it is", map[string]string{SanitizerLog: access, SanitizerSummary: `{"ladder":["memcheck"],` + leftOut + `}`},
+			"Invalid __global__ write of size 4 bytes in fill(float *)"},
+		{"nothing left out", map[string]string{SanitizerLog: clean, SanitizerSummary: `{"ladder":["memcheck"],"selection":"failed","tests":["t.py::a"]}`},
+			"clean (test passed)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := loadFiles(t, tt.files)
+			if row := (ComparisonRow{Runner: "r", Verdict: v}).cells(); row.sanitizer != tt.want {
+				t.Errorf("cell %q, want %q", row.sanitizer, tt.want)
+			}
+			if strings.Contains(tt.want, words) && !strings.Contains(v.Sanitizer.state(), words) {
+				t.Errorf("the cell's words are not the line's: %q", v.Sanitizer.state())
+			}
+		})
+	}
+}
+
 // A "no" in the comparison carries what its runs rule out, as the single report's "Rules out"
 // line does: "no on A10, yes on T4" is not "T4 only" when the A10's runs could have missed a
 // failure as rare as the T4's. The Markdown says so when the rows disagree, and compares the

@@ -540,8 +540,7 @@ func (s *Sanitizer) state() string {
 	// pytest stopped at a failure (-x): the tests after it never ran under the tool.
 	over := ""
 	if s.LeftOut > 0 {
-		// --max-tests ran only some of the failing tests under the tool.
-		over = fmt.Sprintf(" over %d of the %d failing tests (%d left out by --max-tests, not checked)", s.Checked, s.Checked+s.LeftOut, s.LeftOut)
+		over = " " + s.leftOutText()
 	}
 	if s.Stopped != "" {
 		if over != "" {
@@ -561,6 +560,16 @@ func (s *Sanitizer) state() string {
 		return tool + ": no findings"
 	}
 	return tool + ": " + strings.Join(parts, ", ") + s.Pytest.UnderTool(s.Tool, false)
+}
+
+// leftOutText says over which failing tests a clean result holds when --max-tests ran only
+// some of them under the tool: "over 1 of the 3 failing tests (2 left out by --max-tests, not
+// checked)"; "" when none was left out. The result line and the comparison's cell share it.
+func (s *Sanitizer) leftOutText() string {
+	if s.LeftOut <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("over %d of the %d failing tests (%d left out by --max-tests, not checked)", s.Checked, s.Checked+s.LeftOut, s.LeftOut)
 }
 
 // clean reports a complete run that found nothing (sanitizerlog's Report.Clean): racecheck
