@@ -296,11 +296,9 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	gdb, err := findCudaGDB(env, opts.CudaGDB)
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "coredump: %v\n", err)
-		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing}
-		if opts.CudaGDB != "" {
-			// Not the runner's lack: the path given is not one to run.
-			res.GDBFailure.Detail = err.Error()
-		}
+		// Why, kept with the failure, so the note and the report say it, not only stdout: the
+		// path given is not one to run, or none was found where the pass looked.
+		res.GDBFailure = &evidencefiles.GDBFailure{Kind: evidencefiles.GDBMissing, Detail: err.Error()}
 		res.Note = res.GDBNote()
 		res.Report = reportOrNil(progress)
 		return res, finish()

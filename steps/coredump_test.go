@@ -132,9 +132,11 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_PAD": "2097152"}, maxBytes: 1 << 20,
 			attemptsRun: 1, dumped: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note: "the GPU core dump (2.0 MB) is over the 1.0 MB cap and was deleted"},
+		// Why cuda-gdb is missing is kept (gdb_failure.detail) as for a bad --cuda-gdb: the
+		// note read only "cuda-gdb not available on this runner", the why was on stdout alone.
 		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "cuda-gdb not available on this runner"},
+			note: "cuda-gdb not available on this runner (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_"},
 		// A --cuda-gdb that is not an executable file says so, not only on the step's stdout.
 		{name: "--cuda-gdb is not an executable file", gdbFailure: "missing", summary: crashSummary, tools: []string{"cuda-gdb"},
 			cudaGDB:     "/nonexistent/cuda-gdb",

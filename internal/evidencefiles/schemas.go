@@ -118,9 +118,10 @@ const (
 	GDBFailed = "failed"
 	// GDBReadError: cuda-gdb's own error about the dump file (Detail: its line).
 	GDBReadError = "read-error"
-	// GDBMissing: no cuda-gdb on the runner (no Detail), or --cuda-gdb is not an executable
-	// file (Detail: "--cuda-gdb /opt/cuda-gdb is not an executable file"; summaries written
-	// before it was recorded have none).
+	// GDBMissing: no cuda-gdb on the runner (Detail: "cuda-gdb not found in $PATH or
+	// /usr/local/cuda*/bin"), or --cuda-gdb is not an executable file (Detail: "--cuda-gdb
+	// /opt/cuda-gdb is not an executable file"); summaries written before it was recorded have
+	// none.
 	GDBMissing = "missing"
 	// GDBOverCap: the dump was over the size cap and deleted.
 	GDBOverCap = "over-cap"

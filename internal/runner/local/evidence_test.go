@@ -37,8 +37,8 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 		}},
 		{name: "without cuda-gdb", tools: []string{"nvidia-smi"}, dump: true, want: []string{
 			"==> GPU core dump pass\n    GPU core dump: ",
-			"cuda-gdb not available on this machine: the dump cuda_coredump_",
-			"\nCore dump:      cuda-gdb not available on this machine: the dump cuda_coredump_",
+			"cuda-gdb not available on this machine (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_",
+			"\nCore dump:      cuda-gdb not available on this machine (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_",
 			" is in the evidence folder (open it with cuda-gdb",
 		}},
 		{name: "without a GPU", want: []string{
