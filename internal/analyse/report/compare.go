@@ -154,8 +154,14 @@ func (v *Verdict) compareGPUs() []string {
 	return out
 }
 
-// goneMark follows a GPU of the GPU cell that is missing after the run.
-const goneMark = "(missing after the run)"
+// goneMark follows a GPU of the GPU cell that is missing after the run; goneText is its words.
+const (
+	goneText = "missing after the run"
+	goneMark = "(" + goneText + ")"
+)
+
+// suspectMark is what the GPU cell of a runner the verdict suspects adds.
+const suspectMark = "suspect"
 
 // shortGPUEntry is a GPU cell entry with its UUID's first group only (nvsmi.ShortUUID), its
 // mark kept.
@@ -241,7 +247,12 @@ func (r ComparisonRow) remarks() []string {
 func (r compareRow) list() []string {
 	gpu := r.gpu
 	if r.suspect {
-		gpu += " (suspect)"
+		if rest, gone := strings.CutSuffix(gpu, goneMark); gone {
+			// One parenthesis, not "(missing after the run) (suspect)".
+			gpu = rest + "(" + goneText + "; " + suspectMark + ")"
+		} else {
+			gpu += " (" + suspectMark + ")"
+		}
 	}
 	return []string{r.runner, r.reproduced, r.tests, r.crashed, r.sanitizer, r.xid, gpu, r.build}
 }

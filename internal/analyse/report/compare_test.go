@@ -221,14 +221,14 @@ func TestCompareGPUCellNamesAGPUMissingAfterTheRun(t *testing.T) {
 		name      string
 		v         *Verdict
 		cell      string // Markdown's cell (full UUIDs)
-		textShort string // the terminal table's
+		textShort string // the terminal table's, with the runner verdict's suspicion in the same parenthesis
 	}{
 		{"one of two fell off the bus", verdict(snap(a, b), snap(a)),
-			a + ", " + b + " (missing after the run)", "GPU-5f0e4c7a, GPU-9a8b7c6d (missing after the run)"},
+			a + ", " + b + " (missing after the run)", "GPU-5f0e4c7a, GPU-9a8b7c6d (missing after the run; suspect)"},
 		{"the only GPU fell off the bus", verdict(snap(a), snap()),
-			a + " (missing after the run)", "GPU-5f0e4c7a (missing after the run)"},
+			a + " (missing after the run)", "GPU-5f0e4c7a (missing after the run; suspect)"},
 		{"another took its place", verdict(snap(a), snap(c)),
-			c + ", " + a + " (missing after the run)", "GPU-11112222, GPU-5f0e4c7a (missing after the run)"},
+			c + ", " + a + " (missing after the run)", "GPU-11112222, GPU-5f0e4c7a (missing after the run; suspect)"},
 		{"no change", verdict(snap(a, b), snap(a, b)), a + ", " + b, "GPU-5f0e4c7a, GPU-9a8b7c6d"},
 	}
 	for _, tt := range tests {

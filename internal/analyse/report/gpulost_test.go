@@ -34,8 +34,35 @@ func TestRunnerSuspectWhenTheGPUIsLost(t *testing.T) {
 			t.Errorf("GPU lines lack %q:\n%s", want, gpu)
 		}
 	}
-	if c := Compare([]string{"a"}, []*Verdict{v}); !strings.Contains(c.Markdown(), "(suspect)") {
+	if c := Compare([]string{"a"}, []*Verdict{v}); !strings.Contains(c.Markdown(), "(missing after the run; suspect)") {
 		t.Errorf("the comparison does not mark the runner suspect:\n%s", c.Markdown())
+	}
+}
+
+// TestCompareLostGPUOneParenthesis: the comparison's GPU cell of a runner whose GPU is missing
+// after the run, which the runner verdict suspects, read "GPU-5f0e4c7a (missing after the run)
+// (suspect)": two marks side by side; they are one parenthesis, in the text, the Markdown and
+// the cells.
+func TestCompareLostGPUOneParenthesis(t *testing.T) {
+	files := map[string]string{
+		XidAddedLog:            "# source: none\n# note: dmesg: not found\n",
+		"gpu_health_after.txt": "# debugflow: nvidia-smi -q: exit status 15: Unable to determine the device handle for GPU0000:00:1E.0: Unknown Error\n",
+		"gpu_health_after.csv": "# debugflow: nvidia-smi --query-gpu=...: exit status 15\n",
+	}
+	addT4Files(t, files, "gpu_health_before.txt", "gpu_health_before.csv", ReproducerLog, ReproducerSummary)
+	c := Compare([]string{"a"}, []*Verdict{loadFiles(t, files)})
+	var text strings.Builder
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{text.String(), c.Markdown()} {
+		if !strings.Contains(out, "GPU-5f0e4c7a") || !strings.Contains(out, "(missing after the run; suspect)") || strings.Contains(out, ") (suspect)") {
+			t.Errorf("want one parenthesis \"(missing after the run; suspect)\":\n%s", out)
+		}
+	}
+	// A GPU that is not missing keeps its own mark.
+	if got := (compareRow{gpu: "GPU-5f0e4c7a", suspect: true}).list()[6]; got != "GPU-5f0e4c7a (suspect)" {
+		t.Errorf("cell %q", got)
 	}
 }
 
