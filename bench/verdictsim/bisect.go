@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
@@ -72,6 +73,9 @@ type BisectOptions struct {
 	// ResumeCount and ResumeSteps more steps (bisect --resume --count N --max-steps M); the
 	// table's trials are both sessions' (bisect.Simulation.ResumeCount).
 	ResumeCount, ResumeSteps int
+	// Features, when set, gets a line per decided bisection (writeFeatures): what its decision
+	// was made on, to tell the wrong decisions where almost nothing decides from the others.
+	Features io.Writer
 }
 
 // RunBisectCells simulates o.Runs bisections per cell with debugflow's model and, with
@@ -108,6 +112,9 @@ func RunBisectCells(cells []BisectCell, o BisectOptions, done func(BisectCell)) 
 					c.Trials += float64(res.Trials)
 					if res.Hopeless {
 						c.Hopeless++
+					}
+					if res.Decided && o.Features != nil {
+						writeFeatures(o.Features, *c, o, fb, res)
 					}
 					if res.Decided {
 						c.Decided++
@@ -204,4 +211,46 @@ func writeBisectRow(w io.Writer, c BisectCell) {
 	if f, ok := w.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
+}
+
+// featuresHeader names the columns of writeFeatures' lines.
+const featuresHeader = "commits\trate\tbackground\tcount\tfirst_bad\tfound\twrong\tsteps\ttrials\tposterior\trobust\tskeptical\tskeptic\twide\tbad_low\tcheck_trials\tbefore\tfrom_found\tgood\tcommits_f/n\n"
+
+// writeFeatures prints one decided bisection of cell c as a tab-separated line
+// (featuresHeader): the cell (commits, rate, background, repetitions per step), the first bad
+// commit, the answer and whether it is wrong (0/1), the steps and trials it took, the verdict
+// (posterior, robust posterior, the skeptic's posterior, decided by the skeptic and on the wide
+// bounds (0/1), the bad rate's lower bound), the trials the check asks for at the commit before
+// the answer (0: none, steps of the cell's count), that commit's failures/trials, those of the
+// answer and the commits after it together, the good commit's, and each candidate's (comma
+// separated, oldest first). What tells the rare wrong decisions at a rate of 0.05 with steps
+// of 5 from the decisions at 0.3 has to be in these counts: docs/bisect.md, "The check".
+func writeFeatures(w io.Writer, c BisectCell, o BisectOptions, fb int, res bisect.SimResult) {
+	v := res.Verdict
+	before := res.Good
+	if res.Found > 0 {
+		before = res.Obs[res.Found-1]
+	}
+	asked := 0
+	if ch := bisect.NewCheck("", c.Count, before, v.BadLow, o.Confidence); ch != nil {
+		asked = ch.Trials
+	}
+	var obs []string
+	var from bisect.Counts
+	for j, x := range res.Obs {
+		obs = append(obs, fmt.Sprintf("%d/%d", x.Failures, x.Trials))
+		if j >= res.Found {
+			from = from.Add(x)
+		}
+	}
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(w, "%d\t%g\t%g\t%d\t%d\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%d\t%d\t%.4f\t%d\t%d/%d\t%d/%d\t%d/%d\t%s\n", c.Commits, c.Rate,
+		c.Background, c.Count, fb, res.Found, b2i(res.Found != fb), res.Steps, res.Trials, v.Posterior, v.Robust, v.Skeptical,
+		b2i(v.Skeptic), b2i(v.Wide), v.BadLow, asked, before.Failures, before.Trials, from.Failures, from.Trials,
+		res.Good.Failures, res.Good.Trials, strings.Join(obs, ","))
 }

@@ -7,7 +7,7 @@
 // 0.02 at every commit; 5 or 50 repetitions per step) next to a git-bayesect-style search.
 // docs/experiment.md and docs/bisect.md quote its tables.
 //
-//	go run ./bench/verdictsim [-runs 2000] [-workers 2] [-only experiment|bisect] [-commits 16] [-count 5] [-no-early-stop]
+//	go run ./bench/verdictsim [-runs 2000] [-workers 2] [-only experiment|bisect] [-commits 16] [-count 5] [-no-early-stop] [-features decided.tsv]
 package main
 
 import (
@@ -46,6 +46,7 @@ func run(args []string, out io.Writer) error {
 	confirm := fl.Bool("confirm", false, "run the check a decision asks for before it counts, as debugflow bisect --confirm does")
 	noEarlyStop := fl.Bool("no-early-stop", false, "run every bisection until it decides or spends its budget, even when the budget left cannot decide it")
 	resumeCount := fl.Int("resume-count", 0, "resume every bisection that ended undecided with steps of this many repetitions and -max-steps more steps, as debugflow bisect --resume --count N does (the trials are both sessions')")
+	features := fl.String("features", "", "write a tab-separated line per decided bisection to this file (what the decision was made on; see writeFeatures)")
 	commits := fl.Int("commits", 0, "only cells with this many commits")
 	count := fl.Int("count", 0, "only cells with this many repetitions per step")
 	rate := fl.Float64("rate", 0, "only cells with this failure rate")
@@ -88,6 +89,17 @@ func run(args []string, out io.Writer) error {
 		o := BisectOptions{Runs: *runs, Workers: *workers, Seed: *seed, Confidence: 0.95, Model: model,
 			Bayesect: !*noBayesect, BayesectConfidence: *bayesectConfidence, NoEarlyStop: *noEarlyStop, Confirm: *confirm,
 			ResumeCount: *resumeCount, ResumeSteps: *budget}
+		if *features != "" {
+			f, err := os.Create(*features)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if _, err := io.WriteString(f, featuresHeader); err != nil {
+				return err
+			}
+			o.Features = f
+		}
 		if err := runBisect(out, o, *budget, filter); err != nil {
 			return err
 		}

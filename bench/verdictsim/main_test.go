@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -33,6 +34,25 @@ func TestRunPrintsTheBisectTable(t *testing.T) {
 	}
 	if got := out.String(); !strings.Contains(got, "the bayesect-style search stops at 0.99)") {
 		t.Errorf("-bayesect-confidence 0.99:\n%s", got)
+	}
+	path := t.TempDir() + "/decided.tsv"
+	out.Reset()
+	if err := run([]string{"-only", "bisect", "-runs", "4", "-commits", "16", "-count", "5", "-rate", "1", "-no-bayesect", "-features", path}, &out); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if len(lines) != 9 || lines[0]+"\n" != featuresHeader { // a header, 2 cells x 4 bisections, all decided at a rate of 1
+		t.Fatalf("-features:\n%s", raw)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) != strings.Count(featuresHeader, "\t")+1 || f[0] != "16" || f[1] != "1" || f[6] != "0" || len(strings.Split(f[19], ",")) != 16 {
+			t.Errorf("-features line %q", l)
+		}
 	}
 	for _, args := range [][]string{{"-only", "nothing"}, {"-only", "bisect", "-bayesect-confidence", "1"}, {"-only", "bisect", "-bayesect-confidence", "0.3"}} {
 		if err := run(args, &out); err == nil {

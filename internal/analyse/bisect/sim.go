@@ -59,6 +59,11 @@ type SimResult struct {
 	// Hopeless: it stopped undecided before the budget was spent, because the budget left
 	// could not plausibly decide (Outlook.Hopeless). Trials counts the trials that ran.
 	Hopeless bool
+	// Verdict is the stop rule's last verdict, and Good and Obs the counts it was made on (the
+	// good commit's, each candidate's): what bench/verdictsim -features prints.
+	Verdict Verdict
+	Good    Counts
+	Obs     []Counts
 }
 
 // Run simulates the bisection with the model's own rules (Choose, the stop rule).
@@ -81,6 +86,7 @@ func (s Simulation) Run() (SimResult, error) {
 		}
 		v := p.Decide(s.Confidence, count)
 		res.Found, res.Posterior = v.Lead, v.Posterior
+		res.Verdict, res.Good, res.Obs = v, good, obs
 		confirming := false
 		if v.Decided {
 			before := good
