@@ -155,12 +155,12 @@ func TestCoredump(t *testing.T) {
 		// note read only "cuda-gdb not available on this runner", the why was on stdout alone.
 		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "cuda-gdb not available on this runner (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_"},
+			note: "cuda-gdb not available on this runner: cuda-gdb not found in $PATH or /usr/local/cuda*/bin; the dump cuda_coredump_"},
 		// A --cuda-gdb that is not an executable file says so, not only on the step's stdout.
 		{name: "--cuda-gdb is not an executable file", gdbFailure: "missing", summary: crashSummary, tools: []string{"cuda-gdb"},
 			cudaGDB:     "/nonexistent/cuda-gdb",
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "cuda-gdb not available on this runner (--cuda-gdb /nonexistent/cuda-gdb is not an executable file): the dump cuda_coredump_"},
+			note: "cuda-gdb not available on this runner: --cuda-gdb /nonexistent/cuda-gdb is not an executable file; the dump cuda_coredump_"},
 		{name: "the test does not exist: no attempt runs it", summary: &ReproducerResult{Count: 5, ExitCode: 1,
 			FailedTests: []string{"python/test_repro.py::test_x[cuda-4-5]"}, FailedBaseTests: []string{"python/test_repro.py::test_x[cuda]"}},
 			tools: []string{"cuda-gdb"}, attempts: 3,
