@@ -183,7 +183,7 @@ func TestEvidenceWithoutGPUTools(t *testing.T) {
 	summary := readFile(t, sim.summary)
 	for _, want := range []string{
 		"- **GPU:** not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
-		"cuda-gdb not available on this runner (cuda-gdb not found in $PATH or /usr/local/cuda\\*/bin): the dump cuda\\_coredump\\_",
+		"cuda-gdb not available on this runner: cuda-gdb not found in $PATH or /usr/local/cuda\\*/bin; the dump cuda\\_coredump\\_",
 		"- **GPU core dump:** Warp Illegal Address at PC 0x7f31abb9f6d0",
 		"- **Runner:** application fault: memcheck found 1 distinct invalid access; racecheck found 1 hazard; the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not found in $PATH or /usr/local/cuda\\*/bin); runner health not available on this runner (nvidia-smi -q: exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
 		"- **Xid:** kernel log not available on this runner (",

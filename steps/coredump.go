@@ -227,8 +227,13 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	res.Dumped = dump != ""
 	sections := parseCoredumpFile(filepath.Join(opts.Out, CoredumpLog))
 	// Reruns whose driver reported an exception and left no file at all (one that left a
-	// partial dump, or a file that is no dump, is told of by its partial note).
-	noFile := noFileAttempts(reportedAttempts(sections, res.Attempts), res.Partial)
+	// partial dump, or a file that is no dump, is told of by its partial note; the last rerun
+	// of a pass that kept a dump left it).
+	reported := reportedAttempts(sections, res.Attempts)
+	if res.Dumped {
+		reported = slices.DeleteFunc(reported, func(n int) bool { return n == res.Attempts })
+	}
+	noFile := noFileAttempts(reported, res.Partial)
 	lastPartial := lastPartialAttempt(res.Partial)
 	switch {
 	case res.Dumped:
@@ -243,8 +248,13 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	}
 	factsLeftNoFile := !res.Dumped && res.FactsFrom > lastPartial
 	progress := sections[res.FactsAttempt()]
-	// Every outcome below also says what the killed reruns left.
+	// Every outcome below also says what the killed reruns left, and which exception each
+	// rerun's driver reported that left no file when the note is another rerun's (one whose
+	// note it is names them itself: noFileNote).
 	partial := partialNote(res.Partial, opts.Timeout, nil)
+	if !factsLeftNoFile {
+		partial = joinNotes(partial, otherNoFileNote(sections, noFile, res.DumpPattern))
+	}
 	finish := func() error {
 		res.Note = joinNotes(res.Note, partial)
 		return finishCoredump(env, opts.Out, res)
@@ -265,7 +275,7 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 	case dump == "" && len(res.Partial) > 0:
 		// The driver's progress lines say what it detected before the kill; the dump may not.
 		res.Note = fmt.Sprintf("no complete GPU core dump of %s in %d attempt(s)", res.Test, res.Attempts)
-		if others := res.Attempts - partialAttempts(res.Partial); others > 0 {
+		if others := res.Attempts - partialAttempts(res.Partial) - len(noFile); others > 0 {
 			partial += fmt.Sprintf("; %d other attempt(s) left no dump", others)
 		}
 		res.Note, partial = res.Note+": "+partial, ""
@@ -396,6 +406,27 @@ func noFileNote(res *CoredumpResult, rep cudagdb.Report, noFile []int) string {
 		n += "; the driver named " + rep.Dump
 	}
 	return n
+}
+
+// otherNoFileNote says which exception the driver reported in each of the reruns noFile that
+// left no file, when the note is another rerun's: "attempt 1's driver reported Warp Illegal
+// Address, but no dump file appeared where CUDA_COREDUMP_FILE said (…)"; "" for none.
+func otherNoFileNote(sections map[int]cudagdb.Report, noFile []int, pattern string) string {
+	if len(noFile) == 0 {
+		return ""
+	}
+	var ps []string
+	for i, n := range noFile {
+		p := fmt.Sprintf("attempt %d's %s", n, sections[n].Exception)
+		if i == 0 {
+			p = fmt.Sprintf("attempt %d's driver reported %s", n, sections[n].Exception)
+		}
+		if d := sections[n].Dump; d != "" {
+			p += " as it began writing " + d
+		}
+		ps = append(ps, p)
+	}
+	return strings.Join(ps, ", ") + ", but no dump file appeared where CUDA_COREDUMP_FILE said (" + pattern + ")"
 }
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker

@@ -37,6 +37,8 @@ func TestCoredump(t *testing.T) {
 		summaryLine string
 		note        string
 		alsoNote    string // a second part of the note
+		notNote     string // not in the note
+		partialFrom int    // the attempt that left the first partial dump (1 when unset)
 		partial     int    // dumps kept as incomplete (*.partial)
 		killed      string // what ended the reruns that left them ("timeout" when unset)
 		unread      bool   // cuda-gdb fails, or the dump is not one
@@ -81,6 +83,23 @@ func TestCoredump(t *testing.T) {
 			attemptsRun: 2, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note:     "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (",
 			alsoNote: "); attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+		// Attempt 1's driver reports one fault and leaves no file; attempt 2 faults another way
+		// and is killed while it dumps. The summary stays attempt 2's (its partial dump's), and
+		// the note says what attempt 1's driver reported: it said only "1 other attempt(s) left
+		// no dump", as if attempt 1 had not faulted.
+		{name: "an earlier attempt's report of no file is told beside a later partial dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "1", "FAKE_COREDUMP_STALL": "2", "FAKE_COREDUMP_FAULTS": "14,6"}, attempts: 2, timeout: 8 * time.Second,
+			attemptsRun: 2, partial: 1, partialFrom: 2, summaryLine: "Warp Misaligned Address at PC 0x7f31abb9f7a0",
+			note:     "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 2's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_",
+			alsoNote: "; attempt 1's driver reported Warp Illegal Address, but no dump file appeared where CUDA_COREDUMP_FILE said (",
+			notNote:  "left no dump"},
+		// Attempt 1's driver reports one fault and leaves no file; attempt 2 dumps whole, read
+		// by cuda-gdb. The note says what attempt 1's driver reported, as it says an earlier
+		// attempt's partial dump; it said nothing.
+		{name: "an earlier attempt's report of no file is told beside a later dump", summary: crashSummary, tools: []string{"cuda-gdb"},
+			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 3,
+			attemptsRun: 2, dumped: true, kept: true, summaryLine: summary,
+			note: "attempt 1's driver reported Warp Misaligned Address, but no dump file appeared where CUDA_COREDUMP_FILE said ("},
 		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
 		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
 		{name: "a killed attempt's driver lines do not fill in a later dump's", gdbFailure: "missing", summary: crashSummary,
@@ -136,12 +155,12 @@ func TestCoredump(t *testing.T) {
 		// note read only "cuda-gdb not available on this runner", the why was on stdout alone.
 		{name: "no cuda-gdb on the runner", gdbFailure: "missing", summary: crashSummary,
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "cuda-gdb not available on this runner (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_"},
+			note: "cuda-gdb not available on this runner: cuda-gdb not found in $PATH or /usr/local/cuda*/bin; the dump cuda_coredump_"},
 		// A --cuda-gdb that is not an executable file says so, not only on the step's stdout.
 		{name: "--cuda-gdb is not an executable file", gdbFailure: "missing", summary: crashSummary, tools: []string{"cuda-gdb"},
 			cudaGDB:     "/nonexistent/cuda-gdb",
 			attemptsRun: 1, dumped: true, kept: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "cuda-gdb not available on this runner (--cuda-gdb /nonexistent/cuda-gdb is not an executable file): the dump cuda_coredump_"},
+			note: "cuda-gdb not available on this runner: --cuda-gdb /nonexistent/cuda-gdb is not an executable file; the dump cuda_coredump_"},
 		{name: "the test does not exist: no attempt runs it", summary: &ReproducerResult{Count: 5, ExitCode: 1,
 			FailedTests: []string{"python/test_repro.py::test_x[cuda-4-5]"}, FailedBaseTests: []string{"python/test_repro.py::test_x[cuda]"}},
 			tools: []string{"cuda-gdb"}, attempts: 3,
@@ -179,7 +198,7 @@ func TestCoredump(t *testing.T) {
 			}
 			stdout := te.stdout.String()
 			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
-				!strings.Contains(res.Note, tt.note) || !strings.Contains(res.Note, tt.alsoNote) || (tt.note == "") != (res.Note == "") {
+				!strings.Contains(res.Note, tt.note) || !strings.Contains(res.Note, tt.alsoNote) || (tt.notNote != "" && strings.Contains(res.Note, tt.notNote)) || (tt.note == "") != (res.Note == "") {
 				t.Errorf("result %+v\n%s\nLOG:\n%s", res, stdout, readFileQuiet(filepath.Join(out, CoredumpLog)))
 			}
 			var onDisk CoredumpResult
@@ -210,7 +229,7 @@ func TestCoredump(t *testing.T) {
 			}
 			killed := map[string]string{"": "timeout", "-": ""}[tt.killed]
 			for i, p := range onDisk.Partial {
-				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+1 || p.Killed != killed || (p.Bytes == 0) != (killed == "" && !tt.notELF) || p.NotELF != tt.notELF) {
+				if i < len(partial) && (p.File != filepath.Base(partial[i]) || p.Attempt != i+max(tt.partialFrom, 1) || p.Killed != killed || (p.Bytes == 0) != (killed == "" && !tt.notELF) || p.NotELF != tt.notELF) {
 					t.Errorf("partial dump %+v, file %s", p, partial[i])
 				}
 				if strings.Contains(readFileQuiet(filepath.Join(out, CoredumpGDBLog)), p.File) {

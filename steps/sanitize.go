@@ -522,15 +522,16 @@ func writeSanitizerSummaries(dir, tool string, first bool, res *SanitizerResult)
 
 func printSanitizer(env *Env, res *SanitizerResult) {
 	r := res.Report
-	summary := "no ERROR SUMMARY line"
-	switch {
-	case r.ErrorSummary != nil:
-		summary = fmt.Sprintf("ERROR SUMMARY %d", *r.ErrorSummary)
-	case r.HazardsDisplayed != nil:
-		summary = fmt.Sprintf("RACECHECK SUMMARY %d", *r.HazardsDisplayed)
-	}
-	if r.Unrecognised > 0 {
-		summary += ", " + sanitizerlog.UnrecognisedText(r.Tool, r.Unrecognised, r.FirstUnrecognised)
+	// The counts in the report's words (SummaryCounts, UnrecognisedCounted): one definition.
+	summary := sanitizerlog.SummaryCounts(r.Tool, r.ErrorSummary, r.NotPrinted, r.HazardsDisplayed, r.Unrecognised, r.FirstUnrecognised)
+	if summary == "" {
+		summary = "no ERROR SUMMARY line"
+		if r.HazardsDisplayed != nil {
+			summary = fmt.Sprintf("RACECHECK SUMMARY %d", *r.HazardsDisplayed)
+		}
+		if u := sanitizerlog.UnrecognisedCounted(r.Tool, r.ErrorSummary, r.NotPrinted, r.HazardsDisplayed, r.Unrecognised, r.FirstUnrecognised); u != "" {
+			summary += ", " + u
+		}
 	}
 	// Whether the failure happened under the tool, in the report's words (UnderTool).
 	fmt.Fprintf(env.Stdout, "sanitize: %s: %d distinct finding(s), %s, exit code %d%s\n", r.Tool, r.Findings(), summary, res.ExitCode, r.UnderTool())

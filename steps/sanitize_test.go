@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -609,5 +611,58 @@ func TestSanitizerSummaryAgreesWithReportOnMixedLog(t *testing.T) {
 	}
 	if text := reportText(t, dir); !strings.Contains(text, "RACECHECK SUMMARY 2 hazards displayed"+counted) {
 		t.Errorf("report text:\n%s", text)
+	}
+}
+
+// The step's own line counts the summaries in the report's words (sanitizerlog.SummaryCounts,
+// UnrecognisedCounted: one definition). Of a mixed memcheck + racecheck log it read "ERROR
+// SUMMARY 1, 1 error not found in the log …": no RACECHECK SUMMARY and no "2 recognised", which
+// sanitizer_summary.txt and the report say.
+func TestSanitizeStepLineCountsAsReport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		log  string // under testdata/sanitizerlog
+		want string // in the step's line and the report's
+	}{
+		{"mixed_memcheck_racecheck.log",
+			"ERROR SUMMARY 1 error and RACECHECK SUMMARY 2 hazards displayed, 2 recognised, 1 error not found in the log (records debugflow does not recognise, or written elsewhere: --save, --log-file)"},
+		{"unrecognised_record.log",
+			`ERROR SUMMARY 3 errors, 2 recognised, 1 error of a kind debugflow does not recognise (first: "Tensor Memory Access Violation on tcgen05.ld of size 32 bytes")`},
+		{"print_limit_not_printed.log", "ERROR SUMMARY 5 errors (3 not printed)"},
+		// racecheck alone: no ERROR SUMMARY, its unrecognised hazards in the same words.
+		{"racecheck_unrecognised.log",
+			`2 hazards of a kind debugflow does not recognise (first: "Error: Shared memory data race detected between Write access at tile_transpose(float *, const float *)+0x1f0 in transpose.cu:22")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.log, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			logText, err := os.ReadFile(filepath.Join("testdata", "sanitizerlog", tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := sanitizerlog.Parse(strings.NewReader(string(logText)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			logName, _, _ := SanitizerFiles(rep.Tool, true)
+			if err := os.WriteFile(filepath.Join(dir, logName), logText, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := &SanitizerResult{Log: logName, Ladder: []string{rep.Tool}, Selection: "failed", Tests: []string{"t.py::test_x"},
+				Findings: rep.Counted(), Report: rep, ExitCode: 99}
+			if err := writeSanitizerSummaries(dir, rep.Tool, true, res); err != nil {
+				t.Fatal(err)
+			}
+			te := newTestEnv(t, nil)
+			printSanitizer(te.Env, res)
+			line := te.stdout.String()
+			if !strings.Contains(line, fmt.Sprintf("sanitize: %s: %d distinct finding(s), ", rep.Tool, rep.Findings())) || !strings.Contains(line, tt.want+", exit code 99") {
+				t.Errorf("the step's line lacks %q:\n%s", tt.want+", exit code 99", line)
+			}
+			if text := reportText(t, dir); !strings.Contains(text, tt.want) {
+				t.Errorf("report text lacks %q:\n%s", tt.want, text)
+			}
+		})
 	}
 }

@@ -194,11 +194,12 @@ func (r *CoredumpResult) GDBNote() string {
 	case GDBReadError:
 		return "cuda-gdb could not read the dump: " + g.Detail
 	case GDBMissing:
+		// No brackets: the report's line puts the note in brackets after the exception.
 		why := ""
 		if g.Detail != "" {
-			why = " (" + g.Detail + ")"
+			why = g.Detail + "; "
 		}
-		return fmt.Sprintf("cuda-gdb not available on this runner%s: the dump %s is in the artifact (open it with cuda-gdb -ex \"target cudacore %s\")", why, r.Dump, r.Dump)
+		return fmt.Sprintf("cuda-gdb not available on this runner: %sthe dump %s is in the artifact, to open with cuda-gdb -ex \"target cudacore %s\"", why, r.Dump, r.Dump)
 	case GDBOverCap:
 		return fmt.Sprintf("the GPU core dump (%s) is over the %s cap and was deleted; raise coredump.max_size_mb", SizeMB(r.DumpBytes), SizeMB(r.MaxBytes))
 	case GDBNothingNamed:

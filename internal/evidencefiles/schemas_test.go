@@ -208,3 +208,29 @@ func TestCoredumpLogAttempts(t *testing.T) {
 		}
 	}
 }
+
+// The note of a dump no cuda-gdb read says why in the sentence, not in brackets: the report
+// puts the note in brackets after the exception, and it read "… (cuda-gdb not available on
+// this runner (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump … (open it with
+// …))".
+func TestGDBNoteMissingHasNoBrackets(t *testing.T) {
+	const open = `the dump cuda_coredump_r.1.2 is in the artifact, to open with cuda-gdb -ex "target cudacore cuda_coredump_r.1.2"`
+	tests := []struct {
+		detail, want string
+	}{
+		{"", "cuda-gdb not available on this runner: " + open},
+		{"cuda-gdb not found in $PATH or /usr/local/cuda*/bin",
+			"cuda-gdb not available on this runner: cuda-gdb not found in $PATH or /usr/local/cuda*/bin; " + open},
+		{"--cuda-gdb /opt/cuda-gdb is not an executable file",
+			"cuda-gdb not available on this runner: --cuda-gdb /opt/cuda-gdb is not an executable file; " + open},
+	}
+	for _, tt := range tests {
+		r := &CoredumpResult{Dump: "cuda_coredump_r.1.2", GDBFailure: &GDBFailure{Kind: GDBMissing, Detail: tt.detail}}
+		if got := r.GDBNote(); got != tt.want {
+			t.Errorf("detail %q: note\n%q, want\n%q", tt.detail, got, tt.want)
+		}
+		if strings.ContainsAny(r.GDBNote(), "()") {
+			t.Errorf("detail %q: the note has brackets: %q", tt.detail, r.GDBNote())
+		}
+	}
+}

@@ -510,10 +510,13 @@ func TestCoredumpGDBFailureField(t *testing.T) {
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb could not read it)"},
 		{name: "missing", failure: `{"kind":"missing"}`,
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: cuda-gdb not available)"},
-		// A --cuda-gdb that is not an executable file: the detail, not "not available".
+		// A --cuda-gdb that is not an executable file: the detail, not "not available". The
+		// note (evidencefiles' GDBNote) says it without brackets inside the line's: it read
+		// "Warp Illegal Address (cuda-gdb not available on this runner (--cuda-gdb …): the
+		// dump … is in the artifact (open it with …)); …".
 		{name: "missing: a bad --cuda-gdb", failure: `{"kind":"missing","detail":"--cuda-gdb /opt/cuda-gdb is not an executable file"}`,
-			note:   "cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact",
-			line:   "Warp Illegal Address (cuda-gdb not available on this runner (--cuda-gdb /opt/cuda-gdb is not an executable file): the dump cuda_coredump_r.1.2 is in the artifact); test rerun: t.py::x",
+			note:   "cuda-gdb not available on this runner: --cuda-gdb /opt/cuda-gdb is not an executable file; the dump cuda_coredump_r.1.2 is in the artifact, to open with cuda-gdb -ex \"target cudacore cuda_coredump_r.1.2\"",
+			line:   "Warp Illegal Address (cuda-gdb not available on this runner: --cuda-gdb /opt/cuda-gdb is not an executable file; the dump cuda_coredump_r.1.2 is in the artifact, to open with cuda-gdb -ex \"target cudacore cuda_coredump_r.1.2\"); test rerun: t.py::x",
 			reason: "the driver reported Warp Illegal Address as it wrote a GPU core dump (not read: --cuda-gdb /opt/cuda-gdb is not an executable file)"},
 	}
 	for _, tt := range tests {

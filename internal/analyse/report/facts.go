@@ -498,24 +498,13 @@ func (s *Sanitizer) state() string {
 		return msg
 	}
 	var parts []string
-	if s.ErrorSummary != nil {
-		parts = append(parts, fmt.Sprintf("ERROR SUMMARY %s", plural(*s.ErrorSummary, "error", "errors")))
-		if s.NotPrinted > 0 {
-			parts[0] += fmt.Sprintf(" (%d not printed)", s.NotPrinted)
-		}
-		if s.HazardsDisplayed != nil {
-			// memcheck and racecheck sessions in one log: Unrecognised is counted against both.
-			parts[0] += " and RACECHECK SUMMARY " + plural(*s.HazardsDisplayed, "hazard", "hazards") + " displayed"
-		}
-	}
-	// The wording sanitizer_summary.txt gives the same counts (one definition, so the two agree).
-	if u := sanitizerlog.UnrecognisedCounted(s.Tool, s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed, s.Unrecognised, s.FirstUnrecognised); u != "" {
-		if s.ErrorSummary != nil {
-			parts[0] += ", " + u
-		} else {
-			// racecheck alone: counted against its "N hazards displayed".
-			parts = append(parts, u)
-		}
+	// The wording the sanitize step's line gives the same counts (one definition, so the two
+	// agree); racecheck alone has no ERROR SUMMARY, and its unrecognised hazards are a part
+	// of their own.
+	if c := sanitizerlog.SummaryCounts(s.Tool, s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed, s.Unrecognised, s.FirstUnrecognised); c != "" {
+		parts = append(parts, c)
+	} else if u := sanitizerlog.UnrecognisedCounted(s.Tool, s.ErrorSummary, s.NotPrinted, s.HazardsDisplayed, s.Unrecognised, s.FirstUnrecognised); u != "" {
+		parts = append(parts, u)
 	}
 	if len(s.Errors) > 0 {
 		parts = append(parts, plural(len(s.Errors), "distinct invalid access", "distinct invalid accesses"))

@@ -37,9 +37,9 @@ func TestLocalEvidenceAfterTheRun(t *testing.T) {
 		}},
 		{name: "without cuda-gdb", tools: []string{"nvidia-smi"}, dump: true, want: []string{
 			"==> GPU core dump pass\n    GPU core dump: ",
-			"cuda-gdb not available on this machine (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_",
-			"\nCore dump:      cuda-gdb not available on this machine (cuda-gdb not found in $PATH or /usr/local/cuda*/bin): the dump cuda_coredump_",
-			" is in the evidence folder (open it with cuda-gdb",
+			"cuda-gdb not available on this machine: cuda-gdb not found in $PATH or /usr/local/cuda*/bin; the dump cuda_coredump_",
+			"\nCore dump:      cuda-gdb not available on this machine: cuda-gdb not found in $PATH or /usr/local/cuda*/bin; the dump cuda_coredump_",
+			" is in the evidence folder, to open with cuda-gdb",
 		}},
 		{name: "without a GPU", want: []string{
 			"    GPU health before the run: not available on this machine (nvidia-smi: not found)\n",

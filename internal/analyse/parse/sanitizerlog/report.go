@@ -383,6 +383,29 @@ func UnrecognisedCounted(tool string, errorSummary *int, notPrinted int, hazards
 	return fmt.Sprintf("%d recognised, ", Printed(errorSummary, notPrinted, hazardsDisplayed)-unrecognised) + text
 }
 
+// SummaryCounts is the one wording of what the tool's ERROR SUMMARY counted, shared by the
+// sanitize step's line and the report's so the two cannot disagree: "ERROR SUMMARY 1 error",
+// with " (3 not printed)", " and RACECHECK SUMMARY 2 hazards displayed" for a log that holds
+// racecheck's summary too, and ", " UnrecognisedCounted ("2 recognised, 1 error ...", counted
+// against both); "" without an ERROR SUMMARY (racecheck alone: each caller words its hazards).
+func SummaryCounts(tool string, errorSummary *int, notPrinted int, hazardsDisplayed *int, unrecognised int, first string) string {
+	if errorSummary == nil {
+		return ""
+	}
+	text := fmt.Sprintf("ERROR SUMMARY %d error%s", *errorSummary, plural(*errorSummary))
+	if notPrinted > 0 {
+		text += fmt.Sprintf(" (%d not printed)", notPrinted)
+	}
+	if hazardsDisplayed != nil {
+		// memcheck and racecheck sessions in one log: Unrecognised is counted against both.
+		text += fmt.Sprintf(" and RACECHECK SUMMARY %d hazard%s displayed", *hazardsDisplayed, plural(*hazardsDisplayed))
+	}
+	if u := UnrecognisedCounted(tool, errorSummary, notPrinted, hazardsDisplayed, unrecognised, first); u != "" {
+		text += ", " + u
+	}
+	return text
+}
+
 // HazardLimitOnly says what a racecheck run whose hazard limit was reached found when no hazard
 // report was recognised and none was Unrecognised: racecheck reaches its limit only after
 // finding hazards. The report's line and its runner verdict share it.
