@@ -66,10 +66,12 @@ func TestCoredump(t *testing.T) {
 		// The driver had begun the dump when the timeout killed the rerun: the file may be cut
 		// short. It is kept under a name that says so, not read by cuda-gdb, and the summary is
 		// the driver's own lines'.
+		// (6 s, not 2: the rerun must reach its fault and begin the dump before the timeout,
+		// and a pytest start-up on a loaded two-core machine once took longer than 2 s.)
 		{name: "the timeout killed the rerun while it dumped", summary: crashSummary, tools: []string{"cuda-gdb"},
-			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 1, timeout: 2 * time.Second,
+			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 1, timeout: 6 * time.Second,
 			attemptsRun: 1, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 2s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 6s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
 		{name: "a later attempt's complete dump is the one read", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
