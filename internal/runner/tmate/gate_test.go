@@ -696,18 +696,7 @@ func TestGateFailsBeforeASession(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
 			}
-			if got := readFile(t, outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\nno-session\n") {
-				t.Errorf("outputs file lacks end_reason=no-session:\n%s", got)
-			}
-			text := readFile(t, filepath.Join(h.out, TextFile))
-			for _, want := range []string{"ssh: (none: no session was opened)\n", "end_reason: no-session\n", "end_detail: " + tc.wantErr} {
-				if !strings.Contains(text, want) {
-					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
-				}
-			}
-			if !strings.Contains(h.stdout.String(), "tmate gate ended: no-session: ") {
-				t.Errorf("the log does not say the gate ended:\n%s", h.stdout.String())
-			}
+			assertEndedWithoutSession(t, h, outputs, h.out, "no-session", tc.wantErr)
 		})
 	}
 }
@@ -726,11 +715,6 @@ func TestGateBadInputRecordsEndReason(t *testing.T) {
 		{"detach and wait", func(o *Options) { o.Detach, o.Wait = true, true }, "--detach and --wait exclude each other"},
 		{"the actor is a bot", func(o *Options) { o.LimitActor, o.Actor = true, "dependabot[bot]" }, `the run was started by the bot "dependabot[bot]"`},
 	}
-	// Missing files read as "", so that each check says what is missing.
-	readFileQuiet := func(path string) string {
-		b, _ := os.ReadFile(path)
-		return string(b)
-	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -746,19 +730,31 @@ func TestGateBadInputRecordsEndReason(t *testing.T) {
 			if h.called("new-session") {
 				t.Error("a session was started on bad input")
 			}
-			if got := readFileQuiet(outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\nbad-input\n") {
-				t.Errorf("outputs file lacks end_reason=bad-input:\n%s", got)
-			}
-			text := readFileQuiet(filepath.Join(o.Out, TextFile))
-			for _, want := range []string{"ssh: (none: no session was opened)\n", "end_reason: bad-input\n", "end_detail: " + err.Error()} {
-				if !strings.Contains(text, want) {
-					t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
-				}
-			}
-			if !strings.Contains(h.stdout.String(), "tmate gate ended: bad-input: ") {
-				t.Errorf("the log does not say the gate ended:\n%s", h.stdout.String())
-			}
+			assertEndedWithoutSession(t, h, outputs, o.Out, "bad-input", err.Error())
 		})
+	}
+}
+
+// assertEndedWithoutSession checks what a gate that ended before any session opened records:
+// end_reason in the step outputs, tmate.txt in out (no ssh line, the reason and its detail),
+// and the log line. Missing files read as "", so that each check says what is missing.
+func assertEndedWithoutSession(t *testing.T, h *harness, outputs, out, reason, detail string) {
+	t.Helper()
+	readFileQuiet := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	if got := readFileQuiet(outputs); !strings.Contains(got, "end_reason<<") || !strings.Contains(got, "\n"+reason+"\n") {
+		t.Errorf("outputs file lacks end_reason=%s:\n%s", reason, got)
+	}
+	text := readFileQuiet(filepath.Join(out, TextFile))
+	for _, want := range []string{"ssh: (none: no session was opened)\n", "end_reason: " + reason + "\n", "end_detail: " + detail} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", TextFile, want, text)
+		}
+	}
+	if !strings.Contains(h.stdout.String(), "tmate gate ended: "+reason+": ") {
+		t.Errorf("the log does not say the gate ended:\n%s", h.stdout.String())
 	}
 }
 
