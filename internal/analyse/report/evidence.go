@@ -587,28 +587,17 @@ func (v *loader) loadCoredump(have map[string]bool) error {
 }
 
 // factsFile is the last file (a partial dump, or a file that is no dump) that the rerun whose
-// driver lines are the facts left; without a known rerun (a summary written before
-// facts_attempt), the last file of all, as FactsAttempt then picks its rerun.
-func (c *Coredump) factsFile() evidencefiles.PartialDump {
-	var last evidencefiles.PartialDump
+// driver lines are the facts left, and whether it left one: a later rerun whose driver reported
+// an exception and left no file is told as such, not by an earlier rerun's partial dump.
+// Without a known rerun (a summary written before facts_attempt), the last file of all, as
+// FactsAttempt then picks its rerun.
+func (c *Coredump) factsFile() (last evidencefiles.PartialDump, ok bool) {
 	for _, p := range c.Partial {
 		if c.factsAttempt == 0 || p.Attempt == c.factsAttempt {
-			last = p
+			last, ok = p, true
 		}
 	}
-	return last
-}
-
-// factsLeftFile reports whether the rerun whose driver lines are the facts left a file that is
-// kept apart (Partial): a later rerun whose driver reported an exception and left no file is
-// told as such, not by an earlier rerun's partial dump.
-func (c *Coredump) factsLeftFile() bool {
-	for _, p := range c.Partial {
-		if c.factsAttempt == 0 || p.Attempt == c.factsAttempt {
-			return true
-		}
-	}
-	return false
+	return last, ok
 }
 
 // notRead says why cuda-gdb did not read the complete dump: the summary's gdb_failure, else
@@ -911,14 +900,15 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		}
 	}
 	if c := v.Coredump; c != nil && c.Exception != "" {
+		last, factsLeftFile := c.factsFile()
 		switch {
 		case c.From == "cuda-gdb":
 			app = append(app, "the GPU core dump shows "+c.Exception)
-		case !c.Dumped && c.factsLeftFile():
+		case !c.Dumped && factsLeftFile:
 			// Only a dump a killed rerun left, or a file that is no dump: the driver's own
 			// lines are the evidence.
 			what := "which may be cut short"
-			switch last := c.factsFile(); {
+			switch {
 			case last.Bytes == 0:
 				what = "its file is empty: no dump"
 			case last.NoDump() == evidencefiles.NoDumpShort:

@@ -183,7 +183,8 @@ func (v *Verdict) coredumpLine() string {
 	}
 	line := "no GPU exception found"
 	summary := c.Summary
-	if summary != "" && c.From == "driver" && c.Attempts > 1 && c.factsAttempt > 0 && (c.Dumped || c.factsLeftFile()) {
+	_, factsLeftFile := c.factsFile()
+	if summary != "" && c.From == "driver" && c.Attempts > 1 && c.factsAttempt > 0 && (c.Dumped || factsLeftFile) {
 		// Each rerun may have faulted differently: say whose lines these are (the note of a
 		// rerun that left no dump file names it already).
 		summary += fmt.Sprintf(", from attempt %d's driver lines", c.factsAttempt)
