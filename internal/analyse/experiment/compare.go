@@ -179,6 +179,12 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		case w != "":
 			c.Warnings = append(c.Warnings, w)
 		}
+		switch w, err := oneSidedWarning(row, *base, c.PooledIDs, rule, level); {
+		case err != nil:
+			return nil, fmt.Errorf("%s on %s: %w", row.Ref, orDash(row.Runner), err)
+		case w != "":
+			c.Warnings = append(c.Warnings, w)
+		}
 		if w := sameCommitWarning(*row, *base); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}
@@ -236,6 +242,61 @@ func skipWarning(row *Row, base Row, ids []string, rule Rule, level float64) (st
 		}
 	}
 	return strings.Join(what, "; ") + ": a skipped repetition is no trial, so a skip that hides a failure looks like a fix", nil
+}
+
+// oneSidedWarning looks for the pooled tests that ran on one side of the comparison and never
+// on the other: the candidate deleted, renamed or deselected the failing test, or added one that
+// fails. The rows then add up different tests, and a candidate without the failing test read
+// "fixed" from the tests it kept (one with a new failing test "worse"). A verdict stands only
+// when the tests that ran on both sides give it too; otherwise it becomes inconclusive, saying
+// why (more repetitions will not make a test run). Any verdict keeps the warning; a row without
+// trials of the pooled tests says so already.
+func oneSidedWarning(row *Row, base Row, ids []string, rule Rule, level float64) (string, error) {
+	d := row.Decision
+	if d == nil || d.NoTrials {
+		return "", nil
+	}
+	var warn, why []string
+	var cand, bas stats.Counts // the tests that ran on both sides
+	for _, id := range ids {
+		ct, bt := testCounts(*row, id), testCounts(base, id)
+		switch {
+		case ct.Trials > 0 && bt.Trials > 0:
+			cand.Failures += ct.Failures
+			cand.Trials += ct.Trials
+			bas.Failures += bt.Failures
+			bas.Trials += bt.Trials
+		case bt.Trials > 0:
+			warn = append(warn, fmt.Sprintf("%s ran at %s on %s (%d/%d) and never at %s", id, base.Ref, orDash(base.Runner), bt.Failures, bt.Trials, row.Ref))
+			why = append(why, fmt.Sprintf("%s ran at %s and never at %s", id, base.Ref, row.Ref))
+		case ct.Trials > 0:
+			warn = append(warn, fmt.Sprintf("%s ran at %s on %s (%d/%d) and never at %s", id, row.Ref, orDash(row.Runner), ct.Failures, ct.Trials, base.Ref))
+			why = append(why, fmt.Sprintf("%s ran at %s and never at %s", id, row.Ref, base.Ref))
+		}
+	}
+	if len(warn) == 0 {
+		return "", nil
+	}
+	if d.Verdict.Decided() {
+		common, err := rule.Decide(cand, bas, level)
+		if err != nil {
+			return "", err
+		}
+		if common.Verdict != d.Verdict {
+			was := string(d.Verdict)
+			if d.Verdict == NoChange {
+				was = `"no change"`
+			}
+			tail := fmt.Sprintf("on the tests that ran at both (%d/%d against %d/%d) it would not be %s", cand.Failures, cand.Trials, bas.Failures, bas.Trials, was)
+			if cand.Trials == 0 || bas.Trials == 0 {
+				tail = "no pooled test ran at both"
+			}
+			*d = Decision{Verdict: Inconclusive, PLess: d.PLess, PGreater: d.PGreater, PFixed: d.PFixed, PNoChange: d.PNoChange,
+				PAboveMargin: d.PAboveMargin, PBelowMargin: d.PBelowMargin, PAboveAbs: d.PAboveAbs, PBelowAbs: d.PBelowAbs, MoreTrials: -1,
+				Why: strings.Join(why, "; ") + ": " + tail}
+		}
+	}
+	return strings.Join(warn, "; ") + " (renamed, deselected or skipped there?): the rows add up different tests", nil
 }
 
 // testCounts is a row's counts of one pooled test (zero when it has none).

@@ -650,3 +650,60 @@ func TestFixOnAnotherGPU(t *testing.T) {
 		})
 	}
 }
+
+// TestPooledTestRanOnOneSideOnly: a pooled test that ran on one side of a comparison and never
+// on the other (the candidate deleted, renamed or deselected the failing test; it added a test
+// that fails) made the rows add up different tests: a candidate without the failing test read
+// "fixed" from the tests it kept, one with a new failing test "worse". The verdict stands only
+// when the tests that ran on both sides give it too, and the comparison warns either way.
+func TestPooledTestRanOnOneSideOnly(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, cand map[string][]int
+		verdict    Verdict
+		why        string
+		warning    string
+	}{
+		{"the candidate dropped the failing test: not fixed",
+			map[string][]int{"t.py::test_k": every(4, 100), "t.py::test_r": {50}},
+			map[string][]int{"t.py::test_r": nil},
+			Inconclusive, "t.py::test_k ran at base and never at cand: on the tests that ran at both (0/100 against 1/100) it would not be fixed",
+			"t.py::test_k ran at base on t4 (25/100) and never at cand (renamed, deselected or skipped there?): the rows add up different tests"},
+		{"the candidate added a failing test: not worse",
+			map[string][]int{"t.py::test_k": every(10, 100)},
+			map[string][]int{"t.py::test_k": every(10, 100), "t.py::test_new": every(2, 100)},
+			Inconclusive, "t.py::test_new ran at cand and never at base: on the tests that ran at both (10/100 against 10/100) it would not be worse",
+			"t.py::test_new ran at cand on t4 (50/100) and never at base (renamed, deselected or skipped there?): the rows add up different tests"},
+		{"fixed on the tests that ran at both too: fixed stands, warned",
+			map[string][]int{"t.py::test_k": every(4, 100), "t.py::test_r": every(4, 100)},
+			map[string][]int{"t.py::test_r": nil},
+			Fixed, "",
+			"t.py::test_k ran at base on t4 (25/100) and never at cand (renamed, deselected or skipped there?): the rows add up different tests"},
+		{"the same tests on both sides: no warning",
+			map[string][]int{"t.py::test_k": every(4, 100), "t.py::test_r": {50}},
+			map[string][]int{"t.py::test_k": nil, "t.py::test_r": nil},
+			Fixed, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			base, cand := filepath.Join(root, "base"), filepath.Join(root, "cand")
+			fakeRun(t, base, &refinfo.Info{Name: "base", Ref: "base", Runner: "t4"}, 100, tt.base)
+			fakeRun(t, cand, &refinfo.Info{Name: "cand", Ref: "cand", Runner: "t4"}, 100, tt.cand)
+			c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := c.Rows[1].Decision
+			if d.Verdict != tt.verdict || d.Why != tt.why {
+				t.Errorf("verdict %q, why %q\nwant %q, %q", d.Verdict, d.Why, tt.verdict, tt.why)
+			}
+			if tt.verdict == Inconclusive && d.MoreTrials != -1 {
+				t.Errorf("more trials %d: more repetitions do not make a test run", d.MoreTrials)
+			}
+			if got := strings.Join(c.Warnings, "\n"); got != tt.warning {
+				t.Errorf("warnings %q\nwant %q", got, tt.warning)
+			}
+		})
+	}
+}
