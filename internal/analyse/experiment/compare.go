@@ -94,6 +94,9 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	if len(obs) == 0 {
 		return nil, errors.New("no artifact folders to compare")
 	}
+	if err := countOnce(obs); err != nil {
+		return nil, err
+	}
 	round, rounds, err := design(obs)
 	if err != nil {
 		return nil, err

@@ -707,3 +707,53 @@ func TestPooledTestRanOnOneSideOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestEachFolderCountsOnce: a folder given twice (twice in the list, or spelt two ways) or a
+// copy of one round of a ref added its trials twice, and the doubled counts made verdicts more
+// confident than the evidence (0/50 against 10/50 read as 0/150 against 20/100). It is an
+// error now; two single sweeps of one ref still add up.
+func TestEachFolderCountsOnce(t *testing.T) {
+	root := t.TempDir()
+	mk := func(dir string, info refinfo.Info, fails []int) string {
+		d := filepath.Join(root, dir)
+		fakeRun(t, d, &info, 50, map[string][]int{"t.py::test_k": fails})
+		return d
+	}
+	base := mk("r1/base", refinfo.Info{Name: "base", Ref: "b", Runner: "t4", Round: 1, Rounds: 4}, every(5, 50))
+	cand := mk("r1/cand", refinfo.Info{Name: "cand", Ref: "c", Runner: "t4", Round: 1, Rounds: 4}, nil)
+	copied := mk("copy/cand", refinfo.Info{Name: "cand", Ref: "c", Runner: "t4", Round: 1, Rounds: 4}, nil)
+	single1 := mk("s1/cand", refinfo.Info{Name: "cand", Ref: "c", Runner: "t4"}, nil)
+	single2 := mk("s2/cand", refinfo.Info{Name: "cand", Ref: "c", Runner: "t4"}, nil)
+	sbase := mk("s1/base", refinfo.Info{Name: "base", Ref: "b", Runner: "t4"}, every(5, 50))
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(filepath.Join(root, "r1"), link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dirs []string
+		want string // the error; "" for none
+	}{
+		{"a folder given twice", []string{base, cand, cand}, cand + " is given twice: each folder counts once"},
+		{"one folder spelt two ways", []string{base, cand, filepath.Join(link, "cand")},
+			cand + " and " + filepath.Join(link, "cand") + " are the same folder: each folder counts once"},
+		{"a copy of a round", []string{base, cand, copied},
+			cand + " and " + copied + " are both round 1 of cand on t4 (a folder copied or given twice?): compare one experiment at a time"},
+		{"two single sweeps of one ref add up", []string{sbase, single1, single2}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Compare(loadAll(t, tt.dirs), "base", DefaultRule)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want == "":
+				if n := c.Rows[1].Counts.Trials; n != 100 {
+					t.Errorf("candidate trials %d, want 100", n)
+				}
+			case err == nil || err.Error() != tt.want:
+				t.Errorf("error %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}

@@ -39,6 +39,9 @@ type Observation struct {
 	// GPUs are the UUIDs of the GPUs the runner's health snapshot names (none without one):
 	// with rounds on a pool of machines, one bad GPU stands out.
 	GPUs []string
+	// folder is the folder's own stat (nil for an Observation made by hand): one folder given
+	// twice, under two spellings, is found by it.
+	folder os.FileInfo
 }
 
 // LoadDir reads one artifact folder: ref.json (optional), reproducer_summary.json for the
@@ -62,7 +65,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a folder", dir)
 	}
-	o := &Observation{Dir: dir}
+	o := &Observation{Dir: dir, folder: st}
 	switch info, err := refinfo.Load(dir); {
 	case err == nil:
 		o.Info, o.HasInfo = *info, true
@@ -328,6 +331,38 @@ func pooledIDs(arms []*arm) []string {
 		return all
 	}
 	return failing
+}
+
+// countOnce refuses observations that would add the same trials up twice: one folder given
+// twice (or under two spellings), or two folders that are the same round of one ref on one
+// runner (a copy, or two experiments' folders mixed). Doubled counts make a verdict more
+// confident than the evidence. Two single sweeps of one ref (round 0) are two measurements and
+// add up.
+func countOnce(obs []*Observation) error {
+	type round struct {
+		ref, runner string
+		round       int
+	}
+	seen := map[round]*Observation{}
+	for i, o := range obs {
+		for _, p := range obs[:i] {
+			switch {
+			case p.Dir == o.Dir:
+				return fmt.Errorf("%s is given twice: each folder counts once", o.Dir)
+			case p.folder != nil && o.folder != nil && os.SameFile(p.folder, o.folder):
+				return fmt.Errorf("%s and %s are the same folder: each folder counts once", p.Dir, o.Dir)
+			}
+		}
+		if !o.HasInfo || o.Info.Round == 0 {
+			continue
+		}
+		k := round{o.Info.Name, o.Info.Runner, o.Info.Round}
+		if p, ok := seen[k]; ok {
+			return fmt.Errorf("%s and %s are both round %d of %s (a folder copied or given twice?): compare one experiment at a time", p.Dir, o.Dir, o.Info.Round, o.label())
+		}
+		seen[k] = o
+	}
+	return nil
 }
 
 // design is the sequential design the folders were collected under: the highest round and

@@ -19,14 +19,18 @@ func runBaselineCompare(ctx context.Context, opts *Options) error {
 	dirs := opts.Dirs
 	baselineDir := ""
 	if st, err := os.Stat(opts.Baseline); err == nil && st.IsDir() {
-		baselineDir = filepath.Clean(opts.Baseline)
+		// The baseline folder is in the list when one of the folders is it, however spelt
+		// (exp/round-1/baseline, ./exp/round-1/baseline/, its absolute path): the comparison
+		// counts each folder once and refuses one given twice.
 		found := false
 		for _, d := range dirs {
-			if filepath.Clean(d) == baselineDir {
-				found = true
+			if dst, err := os.Stat(d); err == nil && os.SameFile(st, dst) {
+				found, baselineDir = true, filepath.Clean(d)
+				break
 			}
 		}
 		if !found {
+			baselineDir = filepath.Clean(opts.Baseline)
 			dirs = append([]string{opts.Baseline}, dirs...)
 		}
 	}

@@ -123,3 +123,29 @@ func TestCompareBaselineHostile(t *testing.T) {
 		t.Errorf("cancelled: exit %d (%v), output %q", exitCode(err), err, out.String())
 	}
 }
+
+// TestCompareBaselineFolderCountsOnce: --baseline names the folder by its absolute path while
+// the list has it relative (or the other way round): it is in the list, and counts once. A
+// folder given twice in the list is an error, not doubled trials.
+func TestCompareBaselineFolderCountsOnce(t *testing.T) {
+	root := t.TempDir()
+	copyCase(t, "t4_reproduced", filepath.Join(root, "before"))
+	copyCase(t, "clean_run", filepath.Join(root, "after"))
+	t.Chdir(root)
+	abs := filepath.Join(root, "before")
+	out, stderr, err := runCmd(t, &Options{}, "--compare", "--baseline", abs, "--json", "./before/", "after")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	once, _, err := runCmd(t, &Options{}, "--compare", "--baseline", "before", "--json", "before", "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != once {
+		t.Errorf("the baseline given by its absolute path:\n%s\nwant as given once:\n%s", out, once)
+	}
+	_, stderr, err = runCmd(t, &Options{}, "--compare", "--baseline", "before", "before", "after", "after/")
+	if exitCode(err) != ExitUnreadable || !strings.Contains(err.Error()+stderr, "after and after/ are the same folder: each folder counts once") {
+		t.Errorf("a folder given twice: exit %d (%v) %s", exitCode(err), err, stderr)
+	}
+}
