@@ -188,6 +188,12 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		case w != "":
 			c.Warnings = append(c.Warnings, w)
 		}
+		if row.Runner != "" && base.Runner != "" && row.Runner != base.Runner {
+			// The baseline's only runner stands in for the candidate's: a GPU model, a driver,
+			// a machine of their own may differ as much as the refs do.
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s on %s is judged against %s on %s, the only runner %s ran on: the runner, not the change, may explain the verdict",
+				row.Ref, row.Runner, base.Ref, base.Runner, base.Ref))
+		}
 		if w := sameCommitWarning(*row, *base); w != "" {
 			c.Warnings = append(c.Warnings, w)
 		}

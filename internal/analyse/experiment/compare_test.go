@@ -757,3 +757,44 @@ func TestEachFolderCountsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCandidateOnAnotherRunner: a candidate is judged against the baseline's only runner when
+// the baseline ran on one, also when the candidate ran on another (folders of two experiments
+// mixed): it read "fixed" with nothing saying that the runners, a T4 and an A100, differ as much
+// as the refs. The verdict stands (the rule compares the counts) and the comparison warns.
+func TestCandidateOnAnotherRunner(t *testing.T) {
+	tests := []struct {
+		name       string
+		baseRunner string
+		candRunner string
+		warning    string
+	}{
+		{"another runner", "a100", "t4", "fix on t4 is judged against base on a100, the only runner base ran on: the runner, not the change, may explain the verdict"},
+		{"the same runner", "t4", "t4", ""},
+		{"plain folders", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			base, cand := filepath.Join(root, "base"), filepath.Join(root, "fix")
+			info := func(name, runner string) *refinfo.Info {
+				if runner == "" {
+					return nil
+				}
+				return &refinfo.Info{Name: name, Ref: name, Runner: runner}
+			}
+			fakeRun(t, base, info("base", tt.baseRunner), 100, map[string][]int{"t.py::test_k": every(5, 100)})
+			fakeRun(t, cand, info("fix", tt.candRunner), 100, map[string][]int{"t.py::test_k": nil})
+			c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := c.Rows[1].Verdict(); v != Fixed {
+				t.Errorf("verdict %q, want fixed", v)
+			}
+			if got := strings.Join(c.Warnings, "\n"); got != tt.warning {
+				t.Errorf("warnings %q\nwant %q", got, tt.warning)
+			}
+		})
+	}
+}
