@@ -107,6 +107,22 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	}
 	c := &Comparison{Baseline: baseline, Rule: rule, Round: round, Rounds: rounds, Level: level, Warnings: joinWarnings(obs)}
 	arms := groupArms(obs)
+	for _, a := range arms {
+		if len(a.commits) > 1 {
+			// On GitHub every round's runners resolve the refs again: a branch pushed to
+			// during the experiment runs other code in later rounds, under the same name.
+			var list []string
+			for _, dc := range a.commits {
+				commit := dc.commit
+				if len(commit) > 12 {
+					commit = commit[:12]
+				}
+				list = append(list, commit+" in "+dc.dir)
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s on %s ran %d commits (%s): its counts add up different code (a branch that moved during the experiment?); give a commit as the ref",
+				a.ref, orDash(a.runner), len(a.commits), strings.Join(list, ", ")))
+		}
+	}
 	c.PooledIDs = pooledIDs(arms)
 	bases := map[string]*Row{}
 	var baseRows, candRows []Row

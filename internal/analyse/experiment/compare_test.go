@@ -798,3 +798,33 @@ func TestCandidateOnAnotherRunner(t *testing.T) {
 		})
 	}
 }
+
+// TestRefThatMovedBetweenRounds: on GitHub every round's runners resolve the refs again, so a
+// branch pushed to during an experiment runs one commit in round 1 and another in round 2; the
+// row added both up under one name, and the verdict judged neither. The comparison warns.
+func TestRefThatMovedBetweenRounds(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, f := range []struct {
+		name, commit string
+		round        int
+		fails        []int
+	}{
+		{"base", "aaaa1111", 1, every(5, 50)}, {"fix", "cccc1111", 1, nil},
+		{"base", "aaaa1111", 2, every(5, 50)}, {"fix", "dddd2222", 2, nil},
+		{"other", "eeee", 1, every(5, 50)}, {"other", "", 2, every(5, 50)},
+	} {
+		d := filepath.Join(root, fmt.Sprintf("round-%d", f.round), f.name)
+		fakeRun(t, d, &refinfo.Info{Name: f.name, Ref: f.name, Commit: f.commit, Runner: "t4", Round: f.round, Rounds: 4}, 50, map[string][]int{"t.py::test_k": f.fails})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fix on t4 ran 2 commits (cccc1111 in round-1/fix, dddd2222 in round-2/fix): its counts add up different code (a branch that moved during the experiment?); give a commit as the ref"
+	got := strings.ReplaceAll(strings.Join(c.Warnings, "\n"), root+string(filepath.Separator), "")
+	if got != want {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+}

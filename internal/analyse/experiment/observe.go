@@ -231,7 +231,11 @@ type arm struct {
 	tests       []pytestlog.TestTrials
 	index       map[string]int
 	skipped     map[string]int // SKIPPED repetitions per base id
+	commits     []dirCommit    // the distinct commits of the folders' ref.json, first seen first
 }
+
+// dirCommit is a commit an arm's folders ran and the first folder that ran it.
+type dirCommit struct{ commit, dir string }
 
 // gpuTally is what the folders of one arm that ran on one GPU (or one set of GPUs) measured.
 type gpuTally struct {
@@ -268,6 +272,9 @@ func (a *arm) add(o *Observation) {
 	}
 	if a.commit == "" {
 		a.commit = o.Info.Commit
+	}
+	if o.Info.Commit != "" && !slices.ContainsFunc(a.commits, func(c dirCommit) bool { return c.commit == o.Info.Commit }) {
+		a.commits = append(a.commits, dirCommit{o.Info.Commit, o.Dir})
 	}
 	for _, t := range o.Tests {
 		i, ok := a.index[t.ID]
