@@ -296,12 +296,28 @@ func runBisect(o *BisectOptions) error {
 		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: fmt.Errorf("interrupted: every step so far is in %s; continue with `debugflow bisect --resume`", path)}
 	case runErr != nil:
 		return finish(runErr)
-	case !rep.Decided && rep.Stop == bisect.StopNothing:
-		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)}
 	case !rep.Decided:
-		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: notDecided(rep)}
 	}
 	return nil
+}
+
+// notDecided is the error of a bisection that ended undecided: why, and what may help. Only a
+// range that holds the confidence is said to hold the first bad commit; a bisection that
+// stopped because nothing changed is not told to raise its budget.
+func notDecided(rep *bisect.Report) error {
+	switch rep.Stop {
+	case bisect.StopNothing:
+		if rep.Range.Posterior >= rep.Confidence {
+			return fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)
+		}
+		return fmt.Errorf("not decided: %s; the range above holds only %.4f", rep.Stop, rep.Range.Posterior)
+	case bisect.StopNoChange:
+		return fmt.Errorf("not decided: %s; a change, if any, came before --good (try an older one)", rep.Stop)
+	case bisect.StopNoStep:
+		return fmt.Errorf("not decided: %s", rep.Stop)
+	}
+	return fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)
 }
 
 // resumeState reads the state of the bisection under way and applies what may change

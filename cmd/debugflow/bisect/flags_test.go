@@ -85,3 +85,27 @@ func TestResumeStateChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestNotDecided: the error of an undecided end says the first bad commit is in the range only
+// when the range holds the confidence, and does not send a bisection where nothing changed to
+// raise its budget.
+func TestNotDecided(t *testing.T) {
+	tests := []struct {
+		stop          string
+		rangeP        float64
+		want, notWant string
+	}{
+		{bisect.StopNothing, 0.97, "the first bad commit is in the range above", "holds only"},
+		{bisect.StopNothing, 0.89, "the range above holds only 0.8900", "is in the range"},
+		{bisect.StopNoChange, 0, "came before --good", "raise --max-steps"},
+		{bisect.StopNoStep, 0, bisect.StopNoStep, "raise --max-steps"},
+		{bisect.StopSteps, 0.5, "raise --max-steps or --max-time and --resume", "range"},
+	}
+	for _, tt := range tests {
+		rep := &bisect.Report{Stop: tt.stop, Confidence: 0.95, Range: bisect.ReportRange{Posterior: tt.rangeP}}
+		got := notDecided(rep).Error()
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
+			t.Errorf("%s at %.2f: %q, want %q and not %q", tt.stop, tt.rangeP, got, tt.want, tt.notWant)
+		}
+	}
+}

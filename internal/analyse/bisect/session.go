@@ -70,10 +70,15 @@ type Session struct {
 
 // The reasons a session stops.
 const (
-	StopDecided     = "decided"
-	StopSteps       = "step budget spent"
-	StopTime        = "runner time budget spent"
-	StopNothing     = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
+	StopDecided = "decided"
+	StopSteps   = "step budget spent"
+	StopTime    = "runner time budget spent"
+	StopNothing = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
+	// StopNoChange and StopNoStep are the other ends of a bisection where no step tells
+	// anything more (State.nothingReason): no change is likelier than any first bad commit,
+	// or neither that nor skipped commits explain it.
+	StopNoChange    = "nothing left to learn: no change is likelier than any first bad commit (the good commit fails as often as the bad one)"
+	StopNoStep      = "nothing left to learn: no step is expected to tell anything more"
 	StopInterrupted = "interrupted"
 	StopRunFailed   = "a run failed"
 	// StopHopeless begins the reason of a bisection that stopped because the budget left
@@ -110,6 +115,27 @@ func (st *State) hopeless(p *Posterior) string {
 		}
 	}
 	return msg
+}
+
+// nothingReason says why no step is left to run: StopNothing when skipped commits are what
+// stands in the way (Undecidable, or a step would be chosen were no commit skipped),
+// StopNoChange when no change is likelier than the leading commit (the good commit fails as
+// often as the bad one: a step anywhere is expected to tell next to nothing, and the range
+// holds next to nothing either), StopNoStep otherwise.
+func (st *State) nothingReason(p *Posterior) string {
+	if _, _, ok := st.Undecidable(p); ok {
+		return StopNothing
+	}
+	if _, v := p.Leader(); p.NoChange > v {
+		return StopNoChange
+	}
+	skip, goodSkipped := st.SkippedCommits()
+	if goodSkipped || slices.Contains(skip, true) {
+		if picks, _, err := p.ChooseStep(1, st.Settings.Count, st.Settings.Confidence, nil, nil); err == nil && len(picks) > 0 {
+			return StopNothing
+		}
+	}
+	return StopNoStep
 }
 
 // largerCount is the step size to suggest when steps of count repetitions are small for a
@@ -277,7 +303,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			case budget != "":
 				return stop(budget, nil)
 			case nothing:
-				return stop(StopNothing, nil)
+				return stop(st.nothingReason(p), nil)
 			case hopeless != "":
 				return stop(hopeless, nil)
 			}
