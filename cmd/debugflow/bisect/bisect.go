@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -315,6 +316,14 @@ func notDecided(rep *bisect.Report) error {
 	case bisect.StopNoChange:
 		return fmt.Errorf("not decided: %s; a change, if any, came before --good (try an older one)", rep.Stop)
 	case bisect.StopNoStep:
+		return fmt.Errorf("not decided: %s", rep.Stop)
+	}
+	failures := 0
+	for _, st := range append(slices.Clone(rep.Steps), rep.Given...) {
+		failures += st.Failures
+	}
+	if failures == 0 {
+		// A larger budget for a failure that has not shown is not the advice.
 		return fmt.Errorf("not decided: %s", rep.Stop)
 	}
 	return fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)

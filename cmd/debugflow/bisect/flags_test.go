@@ -100,9 +100,15 @@ func TestNotDecided(t *testing.T) {
 		{bisect.StopNoChange, 0, "came before --good", "raise --max-steps"},
 		{bisect.StopNoStep, 0, bisect.StopNoStep, "raise --max-steps"},
 		{bisect.StopSteps, 0.5, "raise --max-steps or --max-time and --resume", "range"},
+		// No failure anywhere (rangeP 0 here): a larger budget is not the advice.
+		{bisect.StopSteps, 0, bisect.StopSteps, "raise --max-steps"},
 	}
 	for _, tt := range tests {
-		rep := &bisect.Report{Stop: tt.stop, Confidence: 0.95, Range: bisect.ReportRange{Posterior: tt.rangeP}}
+		rep := &bisect.Report{Stop: tt.stop, Confidence: 0.95, Range: bisect.ReportRange{Posterior: tt.rangeP},
+			Steps: []bisect.ReportStep{{Trials: 10}}}
+		if tt.rangeP > 0 {
+			rep.Steps = append(rep.Steps, bisect.ReportStep{Trials: 10, Failures: 2})
+		}
 		got := notDecided(rep).Error()
 		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
 			t.Errorf("%s at %.2f: %q, want %q and not %q", tt.stop, tt.rangeP, got, tt.want, tt.notWant)

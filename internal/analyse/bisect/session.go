@@ -107,6 +107,10 @@ func (st *State) hopeless(p *Posterior) string {
 	if math.IsInf(o.Steps, 0) {
 		return fmt.Sprintf("%s: no step is expected to tell anything more", StopHopeless)
 	}
+	if f, trials := st.Seen(); f == 0 {
+		// The rate of the outlook is the prior's: no forecast, and no step size, rests on it.
+		return fmt.Sprintf("%s: none of the %d trials failed, so no failure rate is measured and no forecast rests on one: check that the reproducer shows the failure at --bad", StopHopeless, trials)
+	}
 	msg := fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
 		StopHopeless, o.Rate, o.Trials, o.Steps, left)
 	if n := largerCount(o.Rate, st.Settings.Count); n > 0 {
@@ -136,6 +140,18 @@ func (st *State) nothingReason(p *Posterior) string {
 		}
 	}
 	return StopNoStep
+}
+
+// Seen adds up the failures and trials the model counts (observed steps and --bad-seen).
+// Counts must be current (Observations).
+func (st *State) Seen() (failures, trials int) {
+	for _, step := range st.Steps {
+		if step.Outcome == Observed || step.Outcome == Given {
+			failures += step.Counts.Failures
+			trials += step.Counts.Trials
+		}
+	}
+	return failures, trials
 }
 
 // largerCount is the step size to suggest when steps of count repetitions are small for a

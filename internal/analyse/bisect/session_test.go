@@ -694,3 +694,40 @@ func TestSessionSaysWhyNothingIsLeft(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionSaysNoTrialFailed: when the failure never shows, the report and the early stop
+// say so, instead of a forecast and a step size from the prior's failure rate ("steps of 500
+// repetitions would need about 159"), whatever the end.
+func TestSessionSaysNoTrialFailed(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxSteps int
+		rate     float64
+		stop     string // a prefix
+		none     bool   // no trial failed
+	}{
+		{"stopped early", 60, 0, StopHopeless + ": none of the 80 trials failed", true},
+		{"budget spent", 4, 0, StopSteps, true},
+		{"a failure seen", 60, 0.5, StopDecided, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.MaxSteps = tt.maxSteps
+			st := fakeState(t, 16, set, Counts{})
+			r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: tt.rate}
+			rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock()}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			if !strings.HasPrefix(rep.Stop, tt.stop) || strings.Contains(rep.Stop, "steps of") || strings.Contains(rep.Stop, "failure rate of about") {
+				t.Errorf("stop %q, want %q...", rep.Stop, tt.stop)
+			}
+			if got := strings.Contains(text.String(), "No failure:       none of the"); got != tt.none {
+				t.Errorf("No failure line %v, want %v:\n%s", got, tt.none, text.String())
+			}
+		})
+	}
+}
