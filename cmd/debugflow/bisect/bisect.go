@@ -199,9 +199,8 @@ func runBisect(o *BisectOptions) error {
 			return err
 		}
 		set = st.Settings
-		if sp.Path == "" && !sp.Default {
-			// The spec the bisection began with, named as the state recorded it.
-			sp = &specsource.Source{Path: set.Spec, Stderr: sp.Stderr}
+		if sp, err = resumeSpec(sp, set.Spec); err != nil {
+			return err
 		}
 	} else {
 		if o.Good == "" || o.Bad == "" {
@@ -368,6 +367,34 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 		st.Settings.Count, st.Settings.CountSince = o.Count, st.StepsRun()
 	}
 	return st, nil
+}
+
+// resumeSpec is the spec a resumed bisection runs: the one it began with, as the state
+// recorded it ("" the embedded default, which a debugflow.yaml written since does not
+// replace). --spec or --default-spec naming another is refused: the steps of another test
+// selection would be pooled with the ones so far as if they measured the same failure.
+func resumeSpec(sp *specsource.Source, recorded string) (*specsource.Source, error) {
+	name := func(path string) string {
+		if path == "" {
+			return specsource.EmbeddedName
+		}
+		return path
+	}
+	switch {
+	case sp.Path == "" && !sp.Default:
+		return &specsource.Source{Path: recorded, Default: recorded == "", Stderr: sp.Stderr}, nil
+	case sp.Default && recorded == "":
+		return sp, nil
+	case sp.Path != "" && recorded != "":
+		if abs, err := filepath.Abs(sp.Path); err == nil && abs == recorded {
+			return sp, nil
+		}
+	}
+	given := "--default-spec"
+	if sp.Path != "" {
+		given = "--spec " + sp.Path
+	}
+	return nil, cmdutil.UsageErrorf("%s: the bisection under way runs %s, and --resume keeps it (its steps and another spec's would be counted as one failure; start a new bisection after `debugflow bisect reset`)", given, name(recorded))
 }
 
 // newBisectSettings are a new bisection's settings from the flags.

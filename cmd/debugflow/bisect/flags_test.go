@@ -115,3 +115,41 @@ func TestNotDecided(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeSpec: --resume runs the spec the bisection began with; --spec or --default-spec
+// naming another is refused (their steps would be pooled as one failure), and a bisection
+// begun on the embedded default keeps it when a debugflow.yaml appears later.
+func TestResumeSpec(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	recorded := filepath.Join(dir, "debugflow.yaml")
+	tests := []struct {
+		name     string
+		given    specsource.Source
+		recorded string
+		want     specsource.Source // Path and Default of the spec run
+		err      string
+	}{
+		{"nothing given", specsource.Source{}, recorded, specsource.Source{Path: recorded}, ""},
+		{"nothing given, began on the default", specsource.Source{}, "", specsource.Source{Default: true}, ""},
+		{"the same file, relative", specsource.Source{Path: "debugflow.yaml"}, recorded, specsource.Source{Path: "debugflow.yaml"}, ""},
+		{"the default again", specsource.Source{Default: true}, "", specsource.Source{Default: true}, ""},
+		{"another file", specsource.Source{Path: "other.yaml"}, recorded, specsource.Source{}, "--spec other.yaml: the bisection under way runs " + recorded},
+		{"a file after the default", specsource.Source{Path: "debugflow.yaml"}, "", specsource.Source{}, "runs the embedded default spec"},
+		{"the default after a file", specsource.Source{Default: true}, recorded, specsource.Source{}, "--default-spec: the bisection under way runs " + recorded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := resumeSpec(&tt.given, tt.recorded)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got.Path != tt.want.Path || got.Default != tt.want.Default {
+				t.Errorf("got %+v, %v; want path %q, default %v", got, err, tt.want.Path, tt.want.Default)
+			}
+		})
+	}
+}
