@@ -343,6 +343,10 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, cmdutil.UsageErrorf("no bisection to resume (%s does not exist): start one with --good and --bad", path)
 		}
+		if errors.Is(err, bisect.ErrNewerState) {
+			// Its steps are whole: no advice to remove them.
+			return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: err}
+		}
 		return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("%w (`debugflow bisect reset` starts over)", err)}
 	}
 	if changed("max-steps") {

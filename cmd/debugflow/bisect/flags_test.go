@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,6 +83,20 @@ func TestResumeStateChanges(t *testing.T) {
 	for _, flag := range []string{"good", "bad", "local", "bad-seen", "runner"} {
 		if _, err := resumeState(path, &BisectOptions{}, given(flag)); err == nil || !strings.Contains(err.Error(), "--"+flag) {
 			t.Errorf("--resume --%s: %v, want it refused", flag, err)
+		}
+	}
+	// A state a newer debugflow wrote is whole: resuming it here is refused without advice
+	// to remove it, which a damaged one gets.
+	for _, tt := range []struct{ version, want, notWant string }{
+		{"1", "(`debugflow bisect reset` starts over)", "newer"},
+		{"999", "was written by a newer debugflow (this one reads version 2): go on with that one", "starts over"},
+	} {
+		b, _ := os.ReadFile(path)
+		other := filepath.Join(t.TempDir(), bisect.StateFile)
+		os.WriteFile(other, bytes.Replace(b, []byte(`"version": 2`), []byte(`"version": `+tt.version), 1), 0o644)
+		_, err := resumeState(other, &BisectOptions{}, given())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), tt.notWant) {
+			t.Errorf("version %s: %v, want %q and not %q", tt.version, err, tt.want, tt.notWant)
 		}
 	}
 }
