@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -198,9 +199,8 @@ func runBisect(o *BisectOptions) error {
 			return err
 		}
 		set = st.Settings
-		if sp.Path == "" && !sp.Default {
-			// The spec the bisection began with, named as the state recorded it.
-			sp = &specsource.Source{Path: set.Spec, Stderr: sp.Stderr}
+		if sp, err = resumeSpec(sp, set.Spec); err != nil {
+			return err
 		}
 	} else {
 		if o.Good == "" || o.Bad == "" {
@@ -296,12 +296,36 @@ func runBisect(o *BisectOptions) error {
 		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: fmt.Errorf("interrupted: every step so far is in %s; continue with `debugflow bisect --resume`", path)}
 	case runErr != nil:
 		return finish(runErr)
-	case !rep.Decided && rep.Stop == bisect.StopNothing:
-		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)}
 	case !rep.Decided:
-		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)}
+		return &exitcode.Error{Code: cmdutil.ExitFindings, Err: notDecided(rep)}
 	}
 	return nil
+}
+
+// notDecided is the error of a bisection that ended undecided: why, and what may help. Only a
+// range that holds the confidence is said to hold the first bad commit; a bisection that
+// stopped because nothing changed is not told to raise its budget.
+func notDecided(rep *bisect.Report) error {
+	switch rep.Stop {
+	case bisect.StopNothing:
+		if rep.Range.Posterior >= rep.Confidence {
+			return fmt.Errorf("not decided: %s; the first bad commit is in the range above", rep.Stop)
+		}
+		return fmt.Errorf("not decided: %s; the range above holds only %.4f", rep.Stop, rep.Range.Posterior)
+	case bisect.StopNoChange:
+		return fmt.Errorf("not decided: %s; a change, if any, came before --good (try an older one)", rep.Stop)
+	case bisect.StopNoStep:
+		return fmt.Errorf("not decided: %s", rep.Stop)
+	}
+	failures := 0
+	for _, st := range append(slices.Clone(rep.Steps), rep.Given...) {
+		failures += st.Failures
+	}
+	if failures == 0 {
+		// A larger budget for a failure that has not shown is not the advice.
+		return fmt.Errorf("not decided: %s", rep.Stop)
+	}
+	return fmt.Errorf("not decided: %s (raise --max-steps or --max-time and --resume)", rep.Stop)
 }
 
 // resumeState reads the state of the bisection under way and applies what may change
@@ -318,6 +342,10 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, cmdutil.UsageErrorf("no bisection to resume (%s does not exist): start one with --good and --bad", path)
+		}
+		if errors.Is(err, bisect.ErrNewerState) {
+			// Its steps are whole: no advice to remove them.
+			return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: err}
 		}
 		return nil, &exitcode.Error{Code: cmdutil.ExitFindings, Err: fmt.Errorf("%w (`debugflow bisect reset` starts over)", err)}
 	}
@@ -343,6 +371,34 @@ func resumeState(path string, o *BisectOptions, changed func(string) bool) (*bis
 		st.Settings.Count, st.Settings.CountSince = o.Count, st.StepsRun()
 	}
 	return st, nil
+}
+
+// resumeSpec is the spec a resumed bisection runs: the one it began with, as the state
+// recorded it ("" the embedded default, which a debugflow.yaml written since does not
+// replace). --spec or --default-spec naming another is refused: the steps of another test
+// selection would be pooled with the ones so far as if they measured the same failure.
+func resumeSpec(sp *specsource.Source, recorded string) (*specsource.Source, error) {
+	name := func(path string) string {
+		if path == "" {
+			return specsource.EmbeddedName
+		}
+		return path
+	}
+	switch {
+	case sp.Path == "" && !sp.Default:
+		return &specsource.Source{Path: recorded, Default: recorded == "", Stderr: sp.Stderr}, nil
+	case sp.Default && recorded == "":
+		return sp, nil
+	case sp.Path != "" && recorded != "":
+		if abs, err := filepath.Abs(sp.Path); err == nil && abs == recorded {
+			return sp, nil
+		}
+	}
+	given := "--default-spec"
+	if sp.Path != "" {
+		given = "--spec " + sp.Path
+	}
+	return nil, cmdutil.UsageErrorf("%s: the bisection under way runs %s, and --resume keeps it (its steps and another spec's would be counted as one failure; start a new bisection after `debugflow bisect reset`)", given, name(recorded))
 }
 
 // newBisectSettings are a new bisection's settings from the flags.

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,5 +84,87 @@ func TestResumeStateChanges(t *testing.T) {
 		if _, err := resumeState(path, &BisectOptions{}, given(flag)); err == nil || !strings.Contains(err.Error(), "--"+flag) {
 			t.Errorf("--resume --%s: %v, want it refused", flag, err)
 		}
+	}
+	// A state a newer debugflow wrote is whole: resuming it here is refused without advice
+	// to remove it, which a damaged one gets.
+	for _, tt := range []struct{ version, want, notWant string }{
+		{"1", "(`debugflow bisect reset` starts over)", "newer"},
+		{"999", "was written by a newer debugflow (this one reads version 2): go on with that one", "starts over"},
+	} {
+		b, _ := os.ReadFile(path)
+		other := filepath.Join(t.TempDir(), bisect.StateFile)
+		os.WriteFile(other, bytes.Replace(b, []byte(`"version": 2`), []byte(`"version": `+tt.version), 1), 0o644)
+		_, err := resumeState(other, &BisectOptions{}, given())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), tt.notWant) {
+			t.Errorf("version %s: %v, want %q and not %q", tt.version, err, tt.want, tt.notWant)
+		}
+	}
+}
+
+// TestNotDecided: the error of an undecided end says the first bad commit is in the range only
+// when the range holds the confidence, and does not send a bisection where nothing changed to
+// raise its budget.
+func TestNotDecided(t *testing.T) {
+	tests := []struct {
+		stop          string
+		rangeP        float64
+		want, notWant string
+	}{
+		{bisect.StopNothing, 0.97, "the first bad commit is in the range above", "holds only"},
+		{bisect.StopNothing, 0.89, "the range above holds only 0.8900", "is in the range"},
+		{bisect.StopNoChange, 0, "came before --good", "raise --max-steps"},
+		{bisect.StopNoStep, 0, bisect.StopNoStep, "raise --max-steps"},
+		{bisect.StopSteps, 0.5, "raise --max-steps or --max-time and --resume", "range"},
+		// No failure anywhere (rangeP 0 here): a larger budget is not the advice.
+		{bisect.StopSteps, 0, bisect.StopSteps, "raise --max-steps"},
+	}
+	for _, tt := range tests {
+		rep := &bisect.Report{Stop: tt.stop, Confidence: 0.95, Range: bisect.ReportRange{Posterior: tt.rangeP},
+			Steps: []bisect.ReportStep{{Trials: 10}}}
+		if tt.rangeP > 0 {
+			rep.Steps = append(rep.Steps, bisect.ReportStep{Trials: 10, Failures: 2})
+		}
+		got := notDecided(rep).Error()
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
+			t.Errorf("%s at %.2f: %q, want %q and not %q", tt.stop, tt.rangeP, got, tt.want, tt.notWant)
+		}
+	}
+}
+
+// TestResumeSpec: --resume runs the spec the bisection began with; --spec or --default-spec
+// naming another is refused (their steps would be pooled as one failure), and a bisection
+// begun on the embedded default keeps it when a debugflow.yaml appears later.
+func TestResumeSpec(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	recorded := filepath.Join(dir, "debugflow.yaml")
+	tests := []struct {
+		name     string
+		given    specsource.Source
+		recorded string
+		want     specsource.Source // Path and Default of the spec run
+		err      string
+	}{
+		{"nothing given", specsource.Source{}, recorded, specsource.Source{Path: recorded}, ""},
+		{"nothing given, began on the default", specsource.Source{}, "", specsource.Source{Default: true}, ""},
+		{"the same file, relative", specsource.Source{Path: "debugflow.yaml"}, recorded, specsource.Source{Path: "debugflow.yaml"}, ""},
+		{"the default again", specsource.Source{Default: true}, "", specsource.Source{Default: true}, ""},
+		{"another file", specsource.Source{Path: "other.yaml"}, recorded, specsource.Source{}, "--spec other.yaml: the bisection under way runs " + recorded},
+		{"a file after the default", specsource.Source{Path: "debugflow.yaml"}, "", specsource.Source{}, "runs the embedded default spec"},
+		{"the default after a file", specsource.Source{Default: true}, recorded, specsource.Source{}, "--default-spec: the bisection under way runs " + recorded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := resumeSpec(&tt.given, tt.recorded)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got.Path != tt.want.Path || got.Default != tt.want.Default {
+				t.Errorf("got %+v, %v; want path %q, default %v", got, err, tt.want.Path, tt.want.Default)
+			}
+		})
 	}
 }

@@ -299,6 +299,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "Most likely:      %s %s at %.4f (confidence %.2f wanted)\n", r.FirstBad, clean(r.Subject, 100), r.Posterior, r.Confidence)
 		fmt.Fprintf(&b, "Most likely range: %d commit(s) from %s to %s hold %.4f\n", r.Range.Commits, short(r.Range.First), short(r.Range.Last), r.Range.Posterior)
 		b.WriteString(rates)
+		var failures, trials int
+		for _, st := range append(slices.Clone(r.Steps), r.Given...) {
+			failures, trials = failures+st.Failures, trials+st.Trials
+		}
+		if failures == 0 {
+			fmt.Fprintf(&b, "No failure:       none of the %d trials failed: the rates above are the prior's, not measured\n", trials)
+		}
 		if r.NoChange >= 0.01 {
 			fmt.Fprintf(&b, "No change:        %.4f: the good commit may fail as often as the bad one\n", r.NoChange)
 		}

@@ -70,10 +70,15 @@ type Session struct {
 
 // The reasons a session stops.
 const (
-	StopDecided     = "decided"
-	StopSteps       = "step budget spent"
-	StopTime        = "runner time budget spent"
-	StopNothing     = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
+	StopDecided = "decided"
+	StopSteps   = "step budget spent"
+	StopTime    = "runner time budget spent"
+	StopNothing = "nothing left to learn: only skipped commits could tell the remaining candidates apart"
+	// StopNoChange and StopNoStep are the other ends of a bisection where no step tells
+	// anything more (State.nothingReason): no change is likelier than any first bad commit,
+	// or neither that nor skipped commits explain it.
+	StopNoChange    = "nothing left to learn: no change is likelier than any first bad commit (the good commit fails as often as the bad one)"
+	StopNoStep      = "nothing left to learn: no step is expected to tell anything more"
 	StopInterrupted = "interrupted"
 	StopRunFailed   = "a run failed"
 	// StopHopeless begins the reason of a bisection that stopped because the budget left
@@ -102,6 +107,10 @@ func (st *State) hopeless(p *Posterior) string {
 	if math.IsInf(o.Steps, 0) {
 		return fmt.Sprintf("%s: no step is expected to tell anything more", StopHopeless)
 	}
+	if f, trials := st.Seen(); f == 0 {
+		// The rate of the outlook is the prior's: no forecast, and no step size, rests on it.
+		return fmt.Sprintf("%s: none of the %d trials failed, so no failure rate is measured and no forecast rests on one: check that the reproducer shows the failure at --bad", StopHopeless, trials)
+	}
 	msg := fmt.Sprintf("%s: at a failure rate of about %.2g per trial, about %.0f more trials (%.0f steps) would be needed, %d steps are left",
 		StopHopeless, o.Rate, o.Trials, o.Steps, left)
 	if n := largerCount(o.Rate, st.Settings.Count); n > 0 {
@@ -110,6 +119,39 @@ func (st *State) hopeless(p *Posterior) string {
 		}
 	}
 	return msg
+}
+
+// nothingReason says why no step is left to run: StopNothing when skipped commits are what
+// stands in the way (Undecidable, or a step would be chosen were no commit skipped),
+// StopNoChange when no change is likelier than the leading commit (the good commit fails as
+// often as the bad one: a step anywhere is expected to tell next to nothing, and the range
+// holds next to nothing either), StopNoStep otherwise.
+func (st *State) nothingReason(p *Posterior) string {
+	if _, _, ok := st.Undecidable(p); ok {
+		return StopNothing
+	}
+	if _, v := p.Leader(); p.NoChange > v {
+		return StopNoChange
+	}
+	skip, goodSkipped := st.SkippedCommits()
+	if goodSkipped || slices.Contains(skip, true) {
+		if picks, _, err := p.ChooseStep(1, st.Settings.Count, st.Settings.Confidence, nil, nil); err == nil && len(picks) > 0 {
+			return StopNothing
+		}
+	}
+	return StopNoStep
+}
+
+// Seen adds up the failures and trials the model counts (observed steps and --bad-seen).
+// Counts must be current (Observations).
+func (st *State) Seen() (failures, trials int) {
+	for _, step := range st.Steps {
+		if step.Outcome == Observed || step.Outcome == Given {
+			failures += step.Counts.Failures
+			trials += step.Counts.Trials
+		}
+	}
+	return failures, trials
 }
 
 // largerCount is the step size to suggest when steps of count repetitions are small for a
@@ -277,7 +319,7 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			case budget != "":
 				return stop(budget, nil)
 			case nothing:
-				return stop(StopNothing, nil)
+				return stop(st.nothingReason(p), nil)
 			case hopeless != "":
 				return stop(hopeless, nil)
 			}

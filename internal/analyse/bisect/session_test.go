@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -647,5 +648,86 @@ func TestLargerCount(t *testing.T) {
 		if got := largerCount(tt.rate, tt.count); got != tt.want {
 			t.Errorf("largerCount(%g, %d) = %d, want %d", tt.rate, tt.count, got, tt.want)
 		}
+	}
+}
+
+// TestSessionSaysWhyNothingIsLeft: a bisection where no step can tell anything more says why
+// in its stop, and only blames skipped commits when they are what stands in the way. Every
+// step failing alike, the good commit included, is no change, not a range of skipped commits.
+func TestSessionSaysWhyNothingIsLeft(t *testing.T) {
+	allBut := func(keep ...int) map[int]string {
+		m := map[int]string{}
+		for j := Good; j < 8; j++ {
+			if !slices.Contains(keep, j) {
+				m[j] = "build failed"
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name     string
+		r        *fakeRunner
+		stop     string
+		noChange bool // no change holds more than the leading commit
+	}{
+		{"every commit fails on every trial", &fakeRunner{fails: func(j, rep int) bool { return true }}, StopNoChange, true},
+		{"every commit fails every other trial", &fakeRunner{fails: func(j, rep int) bool { return rep%2 == 0 }}, StopNoChange, true},
+		{"every commit skipped", &fakeRunner{skip: allBut()}, StopNothing, false},
+		{"only the good and the bad commit run", &fakeRunner{skip: allBut(Good, 7), firstBad: 3, rate: 0.5}, StopNothing, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := fakeState(t, 8, defaultSettings(), Counts{})
+			tt.r.commits, tt.r.good = st.Commits, st.Good.Commit
+			rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: tt.r, Now: fixedClock()}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			if rep.Decided || rep.Stop != tt.stop || (rep.NoChange > rep.Posterior) != tt.noChange {
+				t.Errorf("decided %v, stop %q (want %q), no change %.4f:\n%s", rep.Decided, rep.Stop, tt.stop, rep.NoChange, text.String())
+			}
+			if !strings.Contains(text.String(), "Not decided ("+tt.stop+")") {
+				t.Errorf("the text does not say why:\n%s", text.String())
+			}
+		})
+	}
+}
+
+// TestSessionSaysNoTrialFailed: when the failure never shows, the report and the early stop
+// say so, instead of a forecast and a step size from the prior's failure rate ("steps of 500
+// repetitions would need about 159"), whatever the end.
+func TestSessionSaysNoTrialFailed(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxSteps int
+		rate     float64
+		stop     string // a prefix
+		none     bool   // no trial failed
+	}{
+		{"stopped early", 60, 0, StopHopeless + ": none of the 80 trials failed", true},
+		{"budget spent", 4, 0, StopSteps, true},
+		{"a failure seen", 60, 0.5, StopDecided, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.MaxSteps = tt.maxSteps
+			st := fakeState(t, 16, set, Counts{})
+			r := &fakeRunner{commits: st.Commits, firstBad: 9, rate: tt.rate}
+			rep, err := (&Session{State: st, Path: filepath.Join(t.TempDir(), StateFile), Runner: r, Now: fixedClock()}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			if !strings.HasPrefix(rep.Stop, tt.stop) || strings.Contains(rep.Stop, "steps of") || strings.Contains(rep.Stop, "failure rate of about") {
+				t.Errorf("stop %q, want %q...", rep.Stop, tt.stop)
+			}
+			if got := strings.Contains(text.String(), "No failure:       none of the"); got != tt.none {
+				t.Errorf("No failure line %v, want %v:\n%s", got, tt.none, text.String())
+			}
+		})
 	}
 }

@@ -166,12 +166,19 @@ type Flight struct {
 	Started time.Time `json:"started"`
 }
 
+// ErrNewerState is a state file a newer debugflow wrote: its steps are readable by that one,
+// so nothing here advises removing it.
+var ErrNewerState = errors.New("was written by a newer debugflow")
+
 var commitPattern = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // Validate reports what is wrong with a state read from disk.
 func (s *State) Validate() error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if s.Version > StateVersion {
+		return fmt.Errorf("version %d %w (this one reads version %d): go on with that one; `debugflow bisect reset` would lose its steps", s.Version, ErrNewerState, StateVersion)
+	}
 	if s.Version != StateVersion {
 		return fmt.Errorf("version %d: this debugflow reads version %d (start the bisection again)", s.Version, StateVersion)
 	}

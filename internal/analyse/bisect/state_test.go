@@ -73,6 +73,7 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		{"two values", string(good) + "{}", "more than one JSON value"},
 		{"unknown field", edit(func(m map[string]any) { m["extra"] = 1 }), "unknown field"},
 		{"version", edit(func(m map[string]any) { m["version"] = 1 }), "version 1"},
+		{"newer version", edit(func(m map[string]any) { m["version"] = StateVersion + 1 }), "was written by a newer debugflow"},
 		{"no commits", edit(func(m map[string]any) { m["commits"] = []any{} }), "0 commits"},
 		{"short commit", edit(func(m map[string]any) { m["commits"].([]any)[0].(map[string]any)["commit"] = "abc" }), "not a full commit id"},
 		{"bad last", edit(func(m map[string]any) { m["bad"].(map[string]any)["commit"] = strings.Repeat("a", 40) }), "the last commit is not the bad one"},
