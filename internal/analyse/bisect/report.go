@@ -266,6 +266,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
+// stopNotRecorded is the "Not decided" line's reason when the state records no stop
+// (State.Stop is empty from a session's start until it ends, and stays so when it is killed).
+const stopNotRecorded = "the session has not ended: running, or stopped without a reason recorded"
+
 // maxListed bounds the candidates printed in the text report (the JSON has them all).
 const maxListed = 20
 
@@ -295,7 +299,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "                  unlikely to be the first bad commit; clean, they rule out %.3g there (%.0f%%)\n", c.Rate, 100*r.Confidence)
 		}
 	} else {
-		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", r.Stop, how)
+		why := r.Stop
+		if why == "" {
+			why = stopNotRecorded
+		}
+		fmt.Fprintf(&b, "Not decided (%s) after %s.\n", why, how)
 		fmt.Fprintf(&b, "Most likely:      %s %s at %.4f (confidence %.2f wanted)\n", r.FirstBad, clean(r.Subject, 100), r.Posterior, r.Confidence)
 		fmt.Fprintf(&b, "Most likely range: %d commit(s) from %s to %s hold %.4f\n", r.Range.Commits, short(r.Range.First), short(r.Range.Last), r.Range.Posterior)
 		b.WriteString(rates)

@@ -420,3 +420,31 @@ func TestNewCheck(t *testing.T) {
 		})
 	}
 }
+
+// The "Not decided" line says why: the stop the state records, or, while none is recorded (a
+// session running, as `bisect log` sees it, or one that was killed), that the session has not
+// ended, not empty parentheses.
+func TestReportSaysWhyNotDecided(t *testing.T) {
+	tests := []struct {
+		stop, want string
+	}{
+		{"", "Not decided (the session has not ended: running, or stopped without a reason recorded) after 1 step(s)"},
+		{StopInterrupted, "Not decided (interrupted) after 1 step(s)"},
+		{StopSteps, "Not decided (step budget spent) after 1 step(s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.stop, func(t *testing.T) {
+			st := fakeState(t, 8, defaultSettings(), Counts{})
+			st.Steps = append(st.Steps, Step{N: 1, Commit: st.Commits[3].Commit, Outcome: Observed, Counts: Counts{Trials: 10},
+				Tests: []pytestlog.TestTrials{{ID: "t.py::test", Trials: 10}}})
+			st.Stop = tt.stop
+			var b bytes.Buffer
+			if err := st.WriteStory(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), "()") {
+				t.Errorf("want %q in\n%s", tt.want, b.String())
+			}
+		})
+	}
+}
