@@ -33,6 +33,11 @@ const (
 	maxTests      = 10000
 )
 
+// maxTrials bounds every count of trials: --bad-seen's (ParseCounts), each step's and each
+// test's in a state file, and those of one commit added up (State.Validate), so that no sum
+// the model makes can overflow, however a state file was edited.
+const maxTrials = 1 << 40
+
 // Outcomes of a step.
 const (
 	// Observed: the reproducer ran and its trials count.
@@ -231,6 +236,14 @@ func (s *State) Validate() error {
 	}
 	// The good commit itself may be run too: it measures the background rate.
 	runnable := func(c string) bool { return index[c] || c == s.Good.Commit }
+	// trials are the trials of each commit added up, as far as past maxTrials (each addend is
+	// at most maxTrials, so the sums cannot overflow): the most the model may add up there.
+	trials := map[string]int{}
+	addTrials := func(commit string, n int) {
+		if t := trials[commit]; t <= maxTrials {
+			trials[commit] = t + n
+		}
+	}
 	for i, step := range s.Steps {
 		if !runnable(step.Commit) {
 			add("steps[%d]: commit %q is not a candidate", i, step.Commit)
@@ -240,19 +253,29 @@ func (s *State) Validate() error {
 		default:
 			add("steps[%d]: outcome %q", i, step.Outcome)
 		}
-		if c := step.Counts; c.Trials < 0 || c.Failures < 0 || c.Failures > c.Trials {
-			add("steps[%d]: %d failures in %d trials", i, c.Failures, c.Trials)
+		at := clean(short(step.Commit), 12)
+		if c := step.Counts; !validCounts(c.Failures, c.Trials) {
+			add("steps[%d] at %s: %d failures in %d trials (want 0 <= failures <= trials <= %d)", i, at, c.Failures, c.Trials, maxTrials)
+		} else if step.Outcome == Given {
+			addTrials(step.Commit, c.Trials)
 		}
 		if len(step.Tests) > maxTests {
-			add("steps[%d]: %d tests, at most %d", i, len(step.Tests), maxTests)
+			add("steps[%d] at %s: %d tests, at most %d", i, at, len(step.Tests), maxTests)
 		}
 		for _, tt := range step.Tests {
-			if tt.Trials < 0 || tt.Failures < 0 || tt.Failures > tt.Trials {
-				add("steps[%d]: test %q: %d failures in %d trials", i, tt.ID, tt.Failures, tt.Trials)
+			if !validCounts(tt.Failures, tt.Trials) {
+				add("steps[%d] at %s: test %q: %d failures in %d trials (want 0 <= failures <= trials <= %d)", i, at, tt.ID, tt.Failures, tt.Trials, maxTrials)
+			} else if step.Outcome == Observed {
+				addTrials(step.Commit, tt.Trials)
 			}
 		}
 		if err := checkRelDir(step.Dir); err != nil {
 			add("steps[%d]: %v", i, err)
+		}
+	}
+	for _, c := range append([]Commit{{Commit: s.Good.Commit}}, s.Commits...) {
+		if trials[c.Commit] > maxTrials {
+			add("commit %s: more than %d trials added up", clean(short(c.Commit), 12), maxTrials)
 		}
 	}
 	if len(s.InFlight) > MaxParallel {
@@ -273,6 +296,11 @@ func (s *State) Validate() error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// validCounts says whether failures in trials is a count a state may hold.
+func validCounts(failures, trials int) bool {
+	return failures >= 0 && failures <= trials && trials <= maxTrials
 }
 
 // checkRelDir refuses an artifact folder outside the state folder: a hostile state file must
@@ -569,7 +597,7 @@ func ParseCounts(s string) (Counts, error) {
 		c.Failures, err1 = strconv.Atoi(strings.TrimSpace(f))
 		c.Trials, err2 = strconv.Atoi(strings.TrimSpace(t))
 	}
-	if !ok || err1 != nil || err2 != nil || c.Trials < 1 || c.Failures < 0 || c.Failures > c.Trials || c.Trials > 1<<40 {
+	if !ok || err1 != nil || err2 != nil || c.Trials < 1 || c.Failures < 0 || c.Failures > c.Trials || c.Trials > maxTrials {
 		return Counts{}, fmt.Errorf("%q: want FAILURES/TRIALS, such as 9/200 (9 failures in 200 repetitions)", s)
 	}
 	return c, nil

@@ -41,10 +41,12 @@ func TestStateRoundTrip(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("files next to the state: %v", entries)
 	}
-	if _, err := ParseCounts("9/200"); err != nil {
-		t.Error(err)
+	for _, good := range []string{"9/200", "0/1099511627776"} { // maxTrials, the cap a state's counts share
+		if _, err := ParseCounts(good); err != nil {
+			t.Error(err)
+		}
 	}
-	for _, bad := range []string{"", "9", "9/0", "-1/5", "6/5", "a/b", "1/2/3"} {
+	for _, bad := range []string{"", "9", "9/0", "-1/5", "6/5", "a/b", "1/2/3", "0/1099511627777"} {
 		if _, err := ParseCounts(bad); err == nil {
 			t.Errorf("ParseCounts(%q) accepted", bad)
 		}
@@ -66,6 +68,10 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		return string(b)
 	}
 	step := func(m map[string]any) map[string]any { return m["steps"].([]any)[0].(map[string]any) }
+	test := func(id, trials string) map[string]any {
+		return map[string]any{"id": id, "trials": json.Number(trials), "failures": 0}
+	}
+	at := st.Commits[1].Commit[:12]
 	tests := []struct {
 		name, data, want string
 	}{
@@ -90,6 +96,23 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		{"foreign commit", edit(func(m map[string]any) { step(m)["commit"] = strings.Repeat("b", 40) }), "is not a candidate"},
 		{"outcome", edit(func(m map[string]any) { step(m)["outcome"] = "good" }), `outcome "good"`},
 		{"counts", edit(func(m map[string]any) { step(m)["counts"] = map[string]any{"failures": 5, "trials": 2} }), "5 failures in 2 trials"},
+		// Each count is capped as --bad-seen's is, and so are a commit's added up (9e18 trials
+		// twice overflowed when the model added them up), the commit named by its id.
+		{"huge counts", edit(func(m map[string]any) {
+			step(m)["counts"] = map[string]any{"failures": 0, "trials": json.Number("9000000000000000000")}
+		}),
+			"steps[0] at " + at + ": 0 failures in 9000000000000000000 trials (want 0 <= failures <= trials <= 1099511627776)"},
+		{"huge test", edit(func(m map[string]any) { step(m)["tests"] = []any{test("t.py::a", "9000000000000000000")} }),
+			"steps[0] at " + at + `: test "t.py::a": 0 failures in 9000000000000000000 trials`},
+		{"counts at the cap", edit(func(m map[string]any) { step(m)["tests"] = []any{test("t.py::a", "1099511627776")} }), ""},
+		{"huge added up", edit(func(m map[string]any) {
+			step(m)["tests"] = []any{test("t.py::a", "1099511627776"), test("t.py::b", "1")}
+		}), "commit " + at + ": more than 1099511627776 trials added up"},
+		{"huge given twice", edit(func(m map[string]any) {
+			given := map[string]any{"n": 0, "commit": st.Commits[1].Commit, "outcome": Given, "started": "2025-01-01T00:00:00Z", "seconds": 0,
+				"counts": map[string]any{"failures": 1, "trials": json.Number("1000000000000")}}
+			m["steps"] = append(m["steps"].([]any), given, given)
+		}), "commit " + at + ": more than 1099511627776 trials added up"},
 		{"too big", `{"version": 1, "x": "` + strings.Repeat("a", maxStateBytes) + `"}`, "larger than"},
 	}
 	for _, tt := range tests {
