@@ -16,7 +16,9 @@ import (
 // Report is what a bisection knows: `debugflow bisect --json` prints it.
 type Report struct {
 	// FirstBad is the most likely first bad commit, Subject its subject line and Posterior
-	// its probability; Decided says whether that reached Confidence.
+	// its probability; Decided says whether it is the answer: the stop rule holds
+	// (Posterior.Decide) and no step is in flight, for a decision waits for the steps in
+	// flight (their outcomes are data and may change it).
 	FirstBad   string  `json:"first_bad"`
 	Subject    string  `json:"subject"`
 	Posterior  float64 `json:"posterior"`
@@ -65,6 +67,10 @@ type Report struct {
 	Good          RefCommit `json:"good"`
 	Bad           RefCommit `json:"bad"`
 	Mode          string    `json:"mode"`
+
+	// waiting says that the stop rule holds for the leader but steps are in flight, so that
+	// it is not decided yet (the text says so; the JSON has decided false and in_flight).
+	waiting bool
 }
 
 // Check is the confirmation a decision asks for when its steps may stay clean at a bad commit
@@ -220,14 +226,16 @@ func (s *State) Report(p *Posterior) *Report {
 	bad, bg := p.RatesAt(lead)
 	r := &Report{
 		FirstBad: s.Commits[lead].Commit, Subject: s.Commits[lead].Subject, Posterior: v,
-		Decided: d.Decided, Confidence: s.Settings.Confidence,
+		Decided: d.Decided && len(s.InFlight) == 0, waiting: d.Decided && len(s.InFlight) > 0, Confidence: s.Settings.Confidence,
 		FailureRate: bad, BackgroundRate: bg, NoChange: p.NoChange, Separated: d.Separated, Robust: d.Robust,
 		Skeptical: d.Skeptical, Skeptic: d.Skeptic, BadRateLow: d.BadLow,
 		RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
 	}
-	r.Check = s.check(p, d)
+	if r.Decided {
+		r.Check = s.check(p, d)
+	}
 	r.GoodSide.Failures, r.GoodSide.Trials, r.GoodSide.Commits = s.GoodSideFailures(lead)
 	if r.GoodSide.Commits == nil {
 		r.GoodSide.Commits = []string{}
@@ -317,7 +325,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		if r.NoChange >= 0.01 {
 			fmt.Fprintf(&b, "No change:        %.4f: the good commit may fail as often as the bad one\n", r.NoChange)
 		}
-		if r.Posterior >= r.Confidence {
+		if r.waiting {
+			fmt.Fprintf(&b, "Why undecided:    the leader meets the stop rule, but it would be decided only once the %d\n", len(r.InFlight))
+			b.WriteString("                  step(s) in flight end: their outcomes are data and may change it\n")
+		} else if r.Posterior >= r.Confidence {
 			if !r.Separated {
 				b.WriteString("Why undecided:    the bad rate is not yet told from the background (their bounds overlap)\n")
 			} else {

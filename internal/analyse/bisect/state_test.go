@@ -471,3 +471,71 @@ func TestReportSaysWhyNotDecided(t *testing.T) {
 		})
 	}
 }
+
+// A leader that meets the stop rule is not the answer while steps are in flight (`bisect log`
+// during a --parallel session, or after Ctrl-C): a decision waits for them, for their outcomes
+// are data. The report names the leader, says it would be decided only once they end, and
+// asks for no check yet; with none in flight, the same counts decide.
+func TestReportWaitsForStepsInFlight(t *testing.T) {
+	tests := []struct {
+		name     string
+		flights  int
+		stop     string
+		decided  bool
+		want     []string
+		notWants []string
+	}{
+		{"none in flight", 0, StopDecided, true, []string{"First bad commit: "}, []string{"Not decided", "in flight"}},
+		{"running, two in flight", 2, "", false, []string{
+			"Not decided (the session has not ended: running, or stopped without a reason recorded) after 0 step(s)",
+			"Most likely:      ",
+			"Why undecided:    the leader meets the stop rule, but it would be decided only once the 2\n                  step(s) in flight end: their outcomes are data and may change it\n",
+			"Still running:    2 step(s)"}, []string{"First bad commit:"}},
+		{"interrupted, one in flight", 1, StopInterrupted, false, []string{
+			"Not decided (interrupted) after 0 step(s)",
+			"would be decided only once the 1\n"}, []string{"First bad commit:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := defaultSettings()
+			set.Count, set.Parallel = 5, 3
+			st := fakeState(t, 16, set, Counts{})
+			for i, c := range []Counts{{Trials: 200}, {Failures: 7, Trials: 30}} {
+				st.Steps = append(st.Steps, Step{N: i + 1, Commit: st.Commits[9+i].Commit, Outcome: Given, Counts: c})
+			}
+			for i := range tt.flights {
+				st.InFlight = append(st.InFlight, Flight{N: 3 + i, Commit: st.Commits[12+i].Commit, Attempt: 1, Dir: fmt.Sprintf("bisect/step-%d", 3+i)})
+			}
+			st.Stop = tt.stop
+			p, err := st.ComputePosterior()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := st.Report(p)
+			if rep.Decided != tt.decided || rep.FirstBad != st.Commits[10].Commit || (!tt.decided && rep.Check != nil) {
+				t.Errorf("decided %v at %s, check %+v; want decided %v at commit 10, no check unless decided", rep.Decided, rep.FirstBad, rep.Check, tt.decided)
+			}
+			var js bytes.Buffer
+			if err := rep.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`"decided": %v,`, tt.decided); !strings.Contains(js.String(), want) {
+				t.Errorf("--json has no %s", want)
+			}
+			var b bytes.Buffer
+			if err := st.WriteStory(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("want %q in\n%s", w, b.String())
+				}
+			}
+			for _, w := range tt.notWants {
+				if strings.Contains(b.String(), w) {
+					t.Errorf("%q in\n%s", w, b.String())
+				}
+			}
+		})
+	}
+}
