@@ -110,7 +110,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%v: the flaky plugin's retried attempts are placed by the test's name alone, and a crashed worker's are not counted", err))
 	}
 	rec.Held = held
-	trials, err := pytestlog.CountTrialsWithRecord(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
+	trials, logged, err := pytestlog.CountTrialsAndResult(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -124,6 +124,17 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
 	o.Tests, o.Skipped = trials.Tests, trials.Skipped
+	if summed := sum.Passed + sum.Failed; !rec.LogCut && logged.Passed+logged.Failed < summed {
+		// The summary was written from pytest's output as the sweep ran; the log is that
+		// output as the folder holds it. Counted alike (pytest's final line, or without one
+		// its result lines), the log counts fewer only when it lost its end.
+		n := 0
+		for _, t := range o.Tests {
+			n += t.Trials
+		}
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%s counts %d trials where %s counts %d passed or failed tests: the log was cut short (a copy or a download that stopped?), and only the trials in it count",
+			reproducerLog, n, reproducerSummary, summed))
+	}
 	switch {
 	case sum.TimedOut:
 		o.Warnings = append(o.Warnings, "the sweep reached reproducer.timeout_minutes ("+sum.StopReason+"): only the repetitions that finished count, and a test that hung is not counted as a failure")
