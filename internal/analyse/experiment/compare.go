@@ -48,8 +48,9 @@ type Row struct {
 	Decision *Decision
 	// Skipped are the SKIPPED repetitions of the pooled tests (not trials), by base id.
 	Skipped map[string]int
-	// allTrials are the trials of every test of the row's folders, pooled or not.
-	allTrials int
+	// allTrials are the trials of every test of the row's folders, pooled or not; allSkipped
+	// their SKIPPED repetitions.
+	allTrials, allSkipped int
 }
 
 // GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
@@ -131,6 +132,9 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		for _, t := range a.tests {
 			row.allTrials += t.Trials
 		}
+		for _, n := range a.skipped {
+			row.allSkipped += n
+		}
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
 			tc := stats.Counts{Failures: t.Failures, Trials: t.Trials}
@@ -183,11 +187,15 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		}
 		row.Decision = &d
 		if d.NoTrials {
-			// Not "yet" when the side ran other tests: the pooled ones do not run there, and
-			// more repetitions will not change that.
+			// Not "yet" when the side ran other tests, or skipped every repetition: the pooled
+			// ones do not run there, and more repetitions will not change that.
 			for _, side := range []*Row{row, base} {
 				if side.Counts.Trials == 0 && side.allTrials > 0 {
 					d.Why = fmt.Sprintf("the pooled tests did not run at %s, other tests did (renamed, deselected or skipped there?)", side.Ref)
+					break
+				}
+				if side.Counts.Trials == 0 && side.allSkipped > 0 {
+					d.Why = fmt.Sprintf("every repetition at %s was skipped (%d skipped): more repetitions of the same code will not give trials", side.Ref, side.allSkipped)
 					break
 				}
 			}

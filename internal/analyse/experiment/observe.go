@@ -151,7 +151,16 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}
-	if sum.NoTestsRan || len(o.Tests) == 0 {
+	skipped := 0
+	for _, n := range o.Skipped {
+		skipped += n
+	}
+	switch {
+	case len(o.Tests) == 0 && skipped > 0:
+		// The tests ran and skipped themselves (a skipif, a missing GPU or module): they
+		// will skip again, however many repetitions follow.
+		o.Warnings = append(o.Warnings, fmt.Sprintf("every repetition was skipped (%d skipped, pytest exit code %d): no trials, and more repetitions of the same code will not give any; check why the tests skip at this ref (a skipif, a missing GPU or module?)", skipped, sum.ExitCode))
+	case sum.NoTestsRan || len(o.Tests) == 0:
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
 	}
 	if trials.Unplaced > 0 {
