@@ -124,6 +124,18 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 				a.ref, orDash(a.runner), len(a.commits), strings.Join(list, ", ")))
 		}
 	}
+	for _, a := range arms {
+		if len(a.singles) > 0 && len(a.rounded) > 0 {
+			// A single sweep's trials join the rounds' as if they were one more look of the
+			// sequential design: the design's level is used for all of them.
+			used := "a single sweep's"
+			if rounds > 0 {
+				used = fmt.Sprintf("the %d-round design's", rounds)
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s on %s adds up %d single-sweep folder(s) (%s) and %d folder(s) of the rounds of a sequential experiment (%s): every test uses %s one-sided level %s, the single sweeps' trials counted as if from its rounds; compare one experiment at a time",
+				a.ref, orDash(a.runner), len(a.singles), strings.Join(a.singles, ", "), len(a.rounded), strings.Join(a.rounded, ", "), used, percent(level)))
+		}
+	}
 	c.PooledIDs = pooledIDs(arms)
 	bases := map[string]*Row{}
 	var baseRows, candRows []Row

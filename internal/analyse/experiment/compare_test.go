@@ -854,3 +854,47 @@ func TestEveryRepetitionSkipped(t *testing.T) {
 		t.Errorf("warnings %q\nwant %q", got, want)
 	}
 }
+
+// TestSingleSweepMixedWithRounds: a single sweep of a ref (round 0) given with the folders of a
+// sequential experiment of the same ref was added to the rounds' trials without a word, and
+// judged at the design's stricter level. The comparison warns, naming the level used.
+func TestSingleSweepMixedWithRounds(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, f := range []struct {
+		dir, name string
+		round     int
+	}{
+		{"round-1/base", "base", 1}, {"round-1/fix", "fix", 1}, {"round-2/base", "base", 2}, {"round-2/fix", "fix", 2},
+		{"single/fix", "fix", 0},
+	} {
+		d := filepath.Join(root, f.dir)
+		info := &refinfo.Info{Name: f.name, Ref: f.name, Runner: "t4", Round: f.round, Rounds: 4}
+		if f.round == 0 {
+			info.Rounds = 0
+		}
+		fails := every(5, 50)
+		if f.name == "fix" {
+			fails = nil
+		}
+		fakeRun(t, d, info, 50, map[string][]int{"t.py::test_k": fails})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fix on t4 adds up 1 single-sweep folder(s) (single/fix) and 2 folder(s) of the rounds of a sequential experiment (round-1/fix, round-2/fix): every test uses the 4-round design's one-sided level 0.91%, the single sweeps' trials counted as if from its rounds; compare one experiment at a time"
+	got := strings.ReplaceAll(strings.Join(c.Warnings, "\n"), root+string(filepath.Separator), "")
+	if got != want {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+	// The rounds alone: no warning.
+	c, err = Compare(loadAll(t, dirs[:4]), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("rounds alone: warnings %q", c.Warnings)
+	}
+}

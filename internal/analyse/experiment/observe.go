@@ -252,6 +252,9 @@ type arm struct {
 	index       map[string]int
 	skipped     map[string]int // SKIPPED repetitions per base id
 	commits     []dirCommit    // the distinct commits of the folders' ref.json, first seen first
+	// singles and rounded are the folders of a single sweep (round 0, or no ref.json) and those
+	// of a round of a sequential experiment.
+	singles, rounded []string
 }
 
 // dirCommit is a commit an arm's folders ran and the first folder that ran it.
@@ -284,6 +287,11 @@ func (a *arm) add(o *Observation) {
 		}
 	}
 	a.repetitions += o.Count
+	if o.Info.Round == 0 {
+		a.singles = append(a.singles, o.Dir)
+	} else {
+		a.rounded = append(a.rounded, o.Dir)
+	}
 	for id, n := range o.Skipped {
 		if a.skipped == nil {
 			a.skipped = map[string]int{}
