@@ -48,8 +48,9 @@ type Row struct {
 	Decision *Decision
 	// Skipped are the SKIPPED repetitions of the pooled tests (not trials), by base id.
 	Skipped map[string]int
-	// allTrials are the trials of every test of the row's folders, pooled or not.
-	allTrials int
+	// allTrials are the trials of every test of the row's folders, pooled or not; allSkipped
+	// their SKIPPED repetitions.
+	allTrials, allSkipped int
 }
 
 // GPUCounts are a row's pooled counts on one GPU ("GPU-a+GPU-b" for folders that saw several).
@@ -123,6 +124,18 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 				a.ref, orDash(a.runner), len(a.commits), strings.Join(list, ", ")))
 		}
 	}
+	for _, a := range arms {
+		if len(a.singles) > 0 && len(a.rounded) > 0 {
+			// A single sweep's trials join the rounds' as if they were one more look of the
+			// sequential design: the design's level is used for all of them.
+			used := "a single sweep's"
+			if rounds > 0 {
+				used = fmt.Sprintf("the %d-round design's", rounds)
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s on %s adds up %d single-sweep folder(s) (%s) and %d folder(s) of the rounds of a sequential experiment (%s): every test uses %s one-sided level %s, the single sweeps' trials counted as if from its rounds; compare one experiment at a time",
+				a.ref, orDash(a.runner), len(a.singles), strings.Join(a.singles, ", "), len(a.rounded), strings.Join(a.rounded, ", "), used, percent(level)))
+		}
+	}
 	c.PooledIDs = pooledIDs(arms)
 	bases := map[string]*Row{}
 	var baseRows, candRows []Row
@@ -130,6 +143,9 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
 		for _, t := range a.tests {
 			row.allTrials += t.Trials
+		}
+		for _, n := range a.skipped {
+			row.allSkipped += n
 		}
 		for _, id := range c.PooledIDs {
 			t := a.test(id)
@@ -183,11 +199,15 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 		}
 		row.Decision = &d
 		if d.NoTrials {
-			// Not "yet" when the side ran other tests: the pooled ones do not run there, and
-			// more repetitions will not change that.
+			// Not "yet" when the side ran other tests, or skipped every repetition: the pooled
+			// ones do not run there, and more repetitions will not change that.
 			for _, side := range []*Row{row, base} {
 				if side.Counts.Trials == 0 && side.allTrials > 0 {
 					d.Why = fmt.Sprintf("the pooled tests did not run at %s, other tests did (renamed, deselected or skipped there?)", side.Ref)
+					break
+				}
+				if side.Counts.Trials == 0 && side.allSkipped > 0 {
+					d.Why = fmt.Sprintf("every repetition at %s was skipped (%d skipped): more repetitions of the same code will not give trials", side.Ref, side.allSkipped)
 					break
 				}
 			}

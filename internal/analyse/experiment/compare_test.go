@@ -828,3 +828,73 @@ func TestRefThatMovedBetweenRounds(t *testing.T) {
 		t.Errorf("warnings %q\nwant %q", got, want)
 	}
 }
+
+// TestEveryRepetitionSkipped: a candidate whose every repetition skipped (a skipif, a missing
+// GPU) read "inconclusive: no trials yet", as if more repetitions would help, with the warning
+// "no test ran", though its tests ran and skipped. Both say that every repetition was skipped.
+func TestEveryRepetitionSkipped(t *testing.T) {
+	root := t.TempDir()
+	base, cand := filepath.Join(root, "base"), filepath.Join(root, "cand")
+	fakeRun(t, base, &refinfo.Info{Name: "base", Ref: "base", Runner: "t4"}, 20, map[string][]int{"t.py::test_k": every(4, 20)})
+	fakeRun(t, cand, &refinfo.Info{Name: "cand", Ref: "cand", Runner: "t4"}, 20, map[string][]int{"t.py::test_k": nil})
+	log := strings.ReplaceAll(testenvRead(t, filepath.Join(cand, reproducerLog)), "PASSED", "SKIPPED")
+	write(t, filepath.Join(cand, reproducerLog), strings.Replace(log, "0 failed, 20 passed", "20 skipped", 1))
+	write(t, filepath.Join(cand, reproducerSummary), `{"count": 20, "exit_code": 0, "complete": true, "skipped": 20}`)
+	c, err := Compare(loadAll(t, []string{base, cand}), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Rows[1].Decision
+	if want := "every repetition at cand was skipped (20 skipped): more repetitions of the same code will not give trials"; d.Verdict != Inconclusive || d.Why != want || d.MoreTrials != -1 {
+		t.Errorf("verdict %q, why %q, %d more; want inconclusive, %q, no projection", d.Verdict, d.Why, d.MoreTrials, want)
+	}
+	want := "cand (cand on t4): every repetition was skipped (20 skipped, pytest exit code 0): no trials, and more repetitions of the same code will not give any; check why the tests skip at this ref (a skipif, a missing GPU or module?)\n" +
+		"t.py::test_k was skipped in 20 of its 20 repetitions at cand on t4 (0 of 20 at base): a skipped repetition is no trial, so a skip that hides a failure looks like a fix"
+	if got := strings.ReplaceAll(strings.Join(c.Warnings, "\n"), root+string(filepath.Separator), ""); got != want {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+}
+
+// TestSingleSweepMixedWithRounds: a single sweep of a ref (round 0) given with the folders of a
+// sequential experiment of the same ref was added to the rounds' trials without a word, and
+// judged at the design's stricter level. The comparison warns, naming the level used.
+func TestSingleSweepMixedWithRounds(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for _, f := range []struct {
+		dir, name string
+		round     int
+	}{
+		{"round-1/base", "base", 1}, {"round-1/fix", "fix", 1}, {"round-2/base", "base", 2}, {"round-2/fix", "fix", 2},
+		{"single/fix", "fix", 0},
+	} {
+		d := filepath.Join(root, f.dir)
+		info := &refinfo.Info{Name: f.name, Ref: f.name, Runner: "t4", Round: f.round, Rounds: 4}
+		if f.round == 0 {
+			info.Rounds = 0
+		}
+		fails := every(5, 50)
+		if f.name == "fix" {
+			fails = nil
+		}
+		fakeRun(t, d, info, 50, map[string][]int{"t.py::test_k": fails})
+		dirs = append(dirs, d)
+	}
+	c, err := Compare(loadAll(t, dirs), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fix on t4 adds up 1 single-sweep folder(s) (single/fix) and 2 folder(s) of the rounds of a sequential experiment (round-1/fix, round-2/fix): every test uses the 4-round design's one-sided level 0.91%, the single sweeps' trials counted as if from its rounds; compare one experiment at a time"
+	got := strings.ReplaceAll(strings.Join(c.Warnings, "\n"), root+string(filepath.Separator), "")
+	if got != want {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+	// The rounds alone: no warning.
+	c, err = Compare(loadAll(t, dirs[:4]), "base", DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("rounds alone: warnings %q", c.Warnings)
+	}
+}

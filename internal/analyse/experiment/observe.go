@@ -110,7 +110,7 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%v: the flaky plugin's retried attempts are placed by the test's name alone, and a crashed worker's are not counted", err))
 	}
 	rec.Held = held
-	trials, err := pytestlog.CountTrialsWithRecord(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
+	trials, logged, err := pytestlog.CountTrialsAndResult(readfile.WithContext(ctx, io.LimitReader(f, maxLogBytes)), sum.Count, sum.RepeatMarks, rec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -124,6 +124,17 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("%s is larger than %d MiB: only the trials in its first %d MiB count", reproducerLog, maxLogBytes>>20, maxLogBytes>>20))
 	}
 	o.Tests, o.Skipped = trials.Tests, trials.Skipped
+	if summed := sum.Passed + sum.Failed; !rec.LogCut && logged.Passed+logged.Failed < summed {
+		// The summary was written from pytest's output as the sweep ran; the log is that
+		// output as the folder holds it. Counted alike (pytest's final line, or without one
+		// its result lines), the log counts fewer only when it lost its end.
+		n := 0
+		for _, t := range o.Tests {
+			n += t.Trials
+		}
+		o.Warnings = append(o.Warnings, fmt.Sprintf("%s counts %d trials where %s counts %d passed or failed tests: the log was cut short (a copy or a download that stopped?), and only the trials in it count",
+			reproducerLog, n, reproducerSummary, summed))
+	}
 	switch {
 	case sum.TimedOut:
 		o.Warnings = append(o.Warnings, "the sweep reached reproducer.timeout_minutes ("+sum.StopReason+"): only the repetitions that finished count, and a test that hung is not counted as a failure")
@@ -140,7 +151,16 @@ func LoadDirContext(ctx context.Context, dir string) (*Observation, error) {
 	case !sum.Complete:
 		o.Warnings = append(o.Warnings, "pytest's final line is missing (killed?): only the repetitions that ran count")
 	}
-	if sum.NoTestsRan || len(o.Tests) == 0 {
+	skipped := 0
+	for _, n := range o.Skipped {
+		skipped += n
+	}
+	switch {
+	case len(o.Tests) == 0 && skipped > 0:
+		// The tests ran and skipped themselves (a skipif, a missing GPU or module): they
+		// will skip again, however many repetitions follow.
+		o.Warnings = append(o.Warnings, fmt.Sprintf("every repetition was skipped (%d skipped, pytest exit code %d): no trials, and more repetitions of the same code will not give any; check why the tests skip at this ref (a skipif, a missing GPU or module?)", skipped, sum.ExitCode))
+	case sum.NoTestsRan || len(o.Tests) == 0:
 		o.Warnings = append(o.Warnings, fmt.Sprintf("no test ran (pytest exit code %d): check that this ref builds and that the paths and -k exist in it", sum.ExitCode))
 	}
 	if trials.Unplaced > 0 {
@@ -232,6 +252,9 @@ type arm struct {
 	index       map[string]int
 	skipped     map[string]int // SKIPPED repetitions per base id
 	commits     []dirCommit    // the distinct commits of the folders' ref.json, first seen first
+	// singles and rounded are the folders of a single sweep (round 0, or no ref.json) and those
+	// of a round of a sequential experiment.
+	singles, rounded []string
 }
 
 // dirCommit is a commit an arm's folders ran and the first folder that ran it.
@@ -264,6 +287,11 @@ func (a *arm) add(o *Observation) {
 		}
 	}
 	a.repetitions += o.Count
+	if o.Info.Round == 0 {
+		a.singles = append(a.singles, o.Dir)
+	} else {
+		a.rounded = append(a.rounded, o.Dir)
+	}
 	for id, n := range o.Skipped {
 		if a.skipped == nil {
 			a.skipped = map[string]int{}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
+	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 )
 
@@ -87,5 +88,54 @@ func TestFlakyRetriesCountByTheRecord(t *testing.T) {
 				t.Errorf("a crashed worker's lost flaky report warned: %v, want %v: %q", lost, !tt.record, o.Warnings)
 			}
 		})
+	}
+}
+
+// TestCutShortLog: a reproducer.log cut short after the summary was written (a copy or a
+// download that stopped) read 61 trials of a sweep whose summary counts 100, without a word, and
+// the line cut mid-id made a test of its own ("t.py::test_k["). The folder warns with both
+// numbers and counts no cut id. A whole log whose final line counts more than its test ids
+// (pytest-subtests' subtests) does not warn, nor one whose last line lacks only its newline.
+func TestCutShortLog(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "fix")
+	fakeRun(t, d, &refinfo.Info{Name: "fix", Ref: "fix", Runner: "t4"}, 100, map[string][]int{"t.py::test_k": every(5, 100)})
+	path := filepath.Join(d, reproducerLog)
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := len(whole) / 2
+	for whole[cut-1] != '[' {
+		cut++
+	}
+	write(t, path, string(whole[:cut]))
+	o, err := LoadDir(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Tests) != 1 || o.Tests[0].ID != "t.py::test_k" || o.Tests[0].Trials != 61 {
+		t.Errorf("tests %+v: want t.py::test_k's 61 trials alone", o.Tests)
+	}
+	want := "reproducer.log counts 61 trials where reproducer_summary.json counts 100 passed or failed tests: the log was cut short (a copy or a download that stopped?), and only the trials in it count"
+	if got := strings.Join(o.Warnings, "\n"); got != want {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+
+	// pytest-subtests: the final line and the summary count 3 subtests per repetition too.
+	subtests := strings.Replace(string(whole), "20 failed, 80 passed", "20 failed, 380 passed", 1)
+	for name, log := range map[string]string{"subtests": subtests, "no final newline": strings.TrimSuffix(string(whole), "\n")} {
+		write(t, path, log)
+		sum := `{"count": 100, "complete": true, "passed": 80, "failed": 20}`
+		if name == "subtests" {
+			sum = `{"count": 100, "complete": true, "passed": 380, "failed": 20}`
+		}
+		write(t, filepath.Join(d, reproducerSummary), sum)
+		o, err := LoadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Tests) != 1 || o.Tests[0].Trials != 100 || len(o.Warnings) != 0 {
+			t.Errorf("%s: tests %+v, warnings %q: want 100 trials and no warning", name, o.Tests, o.Warnings)
+		}
 	}
 }

@@ -311,6 +311,15 @@ type WorkerRecord struct {
 // ids fail their trials exactly); a name they do not cover, or a retried attempt beyond their
 // count of it, is placed as CountTrials places it.
 func CountTrialsWithRecord(r io.Reader, count int, marks RepeatMarks, rec WorkerRecord) (Trials, error) {
+	t, _, err := CountTrialsAndResult(r, count, marks, rec)
+	return t, err
+}
+
+// CountTrialsAndResult is CountTrialsWithRecord that also returns the rest of what the log
+// says (Parse's Result): its Passed and Failed are pytest's own counts as the log gives them
+// (its final line's, or without one its result lines'), as reproducer_summary.json counts them
+// when the sweep ends, pytest-subtests' subtests included.
+func CountTrialsAndResult(r io.Reader, count int, marks RepeatMarks, rec WorkerRecord) (Trials, Result, error) {
 	c := NewTrialCounter(count, marks)
 	for _, id := range rec.Held {
 		if name := testName(id); name != "" {
@@ -320,7 +329,23 @@ func CountTrialsWithRecord(r io.Reader, count int, marks RepeatMarks, rec Worker
 			c.heldNames[name]++
 		}
 	}
-	err := lines.Each(r, maxLineBytes, "pytest log", c.Line)
+	// The last line is fed once the read ends: a log cut mid-line (a file cut short, the
+	// read's size bound) ends in a line without its newline, whose last word may be an id cut
+	// mid-way ("PASSED t.py::test_k["), which would count as a test of its own.
+	held, have := "", false
+	lr := &lastByteReader{r: r}
+	err := lines.Each(lr, maxLineBytes, "pytest log", func(line string) {
+		if have {
+			c.Line(held)
+		}
+		held, have = line, true
+	})
+	if have {
+		if lr.last != '\n' {
+			held = c.withoutCutID(held)
+		}
+		c.Line(held)
+	}
 	c.p.settle()
 	for _, node := range rec.KilledIn {
 		if node != "" {
@@ -328,7 +353,34 @@ func CountTrialsWithRecord(r io.Reader, count int, marks RepeatMarks, rec Worker
 		}
 	}
 	c.addHeld(rec.Held, rec.LogCut)
-	return c.Result(), err
+	return c.Result(), c.p.Result(), err
+}
+
+// lastByteReader remembers the last byte read.
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByteReader) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	if n > 0 {
+		l.last = b[n-1]
+	}
+	return n, err
+}
+
+// withoutCutID is the last line of a log that ends without a newline, less its last word when
+// that is a node id cut mid-way: one whose "[" is not closed, or, when pytest-repeat's ids end
+// every test's id in "]" (a count above 1), one that does not end so. pytest prints a space or
+// an outcome after the id of a test it starts, so a whole line keeps its ids.
+func (c *TrialCounter) withoutCutID(line string) string {
+	i := strings.LastIndexAny(line, " \t")
+	w := line[i+1:]
+	if strings.Count(w, "[") > strings.Count(w, "]") || c.count > 1 && strings.Contains(w, "::") && !strings.HasSuffix(w, "]") {
+		return line[:i+1]
+	}
+	return line
 }
 
 // addHeld fails the trial of each held id. One the log shows no result for is a new failed

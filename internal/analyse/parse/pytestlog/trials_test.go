@@ -1,6 +1,7 @@
 package pytestlog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -433,5 +434,30 @@ t.py::test_k[2-2] `, WorkerRecord{Held: []string{"t.py::test_k[2-2]"}, LogCut: t
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCountTrialsLogCutMidID: a log that ends without a newline was cut (a copy that stopped,
+// the reader's size bound); an id cut mid-way on its last line is no test, while a whole last
+// line keeps its id.
+func TestCountTrialsLogCutMidID(t *testing.T) {
+	const whole = "[gw0] [ 50%] PASSED t.py::test_k[1-3] \n"
+	for _, c := range []struct{ last, want string }{
+		{"[gw0] [ 50%] PASSED t.py::test_k[", "t.py::test_k:1"},
+		{"[gw0] [ 50%] PASSED t.py::test_", "t.py::test_k:1"},
+		{"[gw0] [ 50%] PASSED t.py::test_k[2-3]", "t.py::test_k:2"},
+		{"[gw0] [ 50%] PASSED t.py::test_k[2-3] \n", "t.py::test_k:2"},
+	} {
+		tr, err := CountTrials(strings.NewReader(whole+c.last), 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range tr.Tests {
+			got = append(got, fmt.Sprintf("%s:%d", x.ID, x.Trials))
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("last line %q: %q, want %s", c.last, got, c.want)
+		}
 	}
 }
