@@ -4,13 +4,19 @@ package bisect
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -224,6 +230,16 @@ func runBisect(o *BisectOptions) error {
 	}
 	if st == nil {
 		set = newBisectSettings(o, s, specName)
+	} else {
+		note, err := checkSpecHash(set.SpecHash, s, specName)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			// Said once: the hash recorded from now on checks the sessions after this one.
+			fmt.Fprintf(stderr, "debugflow: %s\n", note)
+			set.SpecHash = specHash(s)
+		}
 	}
 	if err := checkBisectFlags(o, set); err != nil {
 		return err
@@ -416,7 +432,65 @@ func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.S
 			set.Spec = abs
 		}
 	}
+	set.SpecHash = specHash(s)
 	return set
+}
+
+// specHash is what the bisection's steps measure from the spec: the SHA-256 of each top-level
+// section of the spec as loaded (defaults filled in, comments and layout gone), by its YAML
+// name. Every section, not a chosen few: locally a step runs the checkout, setup, install,
+// build, smoke and reproducer sections; on GitHub the experiment workflow's job is made of
+// nearly all of them (runners, env, inputs, sanitizer, ...) and the dispatch reads the
+// workflow and inputs; a subset would let a change that does alter a step pass unseen,
+// while a section that alters none costs only a reset. The parsed spec, not the file's
+// bytes: an added comment or a re-indented file measures the same, and the embedded default
+// is hashed the same way (a new debugflow version may change it between sessions).
+func specHash(s *spec.Spec) map[string]string {
+	h := map[string]string{}
+	v := reflect.ValueOf(*s)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		b, err := json.Marshal(v.Field(i).Interface())
+		if err != nil {
+			// The spec's types are plain data: a build bug.
+			panic(fmt.Sprintf("spec section %s: %v", name, err))
+		}
+		sum := sha256.Sum256(b)
+		h[name] = hex.EncodeToString(sum[:])
+	}
+	return h
+}
+
+// checkSpecHash compares the spec a resumed bisection loaded with the hash its state recorded:
+// an error (exit 2) naming the sections that changed, or, for a state written before the hash
+// was recorded, a note that the spec could not be checked.
+func checkSpecHash(recorded map[string]string, s *spec.Spec, specName string) (note string, err error) {
+	if recorded == nil {
+		return "note: the state predates the spec's recorded hash, so the spec could not be checked against the one the bisection began with; it is recorded now for the sessions after this one", nil
+	}
+	now := specHash(s)
+	var changed []string
+	for _, name := range slices.Sorted(maps.Keys(now)) {
+		if recorded[name] != now[name] {
+			changed = append(changed, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(recorded)) {
+		if _, ok := now[name]; !ok {
+			changed = append(changed, name)
+		}
+	}
+	if len(changed) == 0 {
+		return "", nil
+	}
+	if specName == specsource.EmbeddedName {
+		return "", cmdutil.UsageErrorf("the embedded default spec changed since the bisection began (%s; the bisection began under another debugflow version, and its steps measured the default as it was): resume with that version, or `debugflow bisect reset` to start over", strings.Join(changed, ", "))
+	}
+	return "", cmdutil.UsageErrorf("the spec file %s changed since the bisection began (%s; its steps measured the spec as it was): restore it, or `debugflow bisect reset` to start over", specName, strings.Join(changed, ", "))
 }
 
 // commitRange is a new bisection's range: --good, --bad and the commits between them.

@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -431,6 +432,44 @@ func TestBisectFinishedIsNotUnderWay(t *testing.T) {
 	code, out := cmdtest.Run(t, commands, dir, "bisect", "--good", ids[0], "--bad", ids[2], "--local")
 	if code != 2 || !strings.Contains(out, "a finished bisection is recorded in") || strings.Contains(out, "under way") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// The spec file a bisection began with, edited between sessions under the same path (another
+// count): --resume exits 2 before any step, naming the section that changed, and the state is
+// left as it was.
+func TestBisectResumeRefusesAnEditedSpec(t *testing.T) {
+	dir := t.TempDir()
+	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}})
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, testenv.FlakyBisectSpec("python3", 5))
+	s, _, err := specsource.LoadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 5, MaxSteps: 10, Parallel: 1, Model: bisect.DefaultModel,
+		Spec: specPath, SpecHash: specHash(s)}
+	commits := []bisect.Commit{{Commit: ids[1], Subject: "change 1"}, {Commit: ids[2], Subject: "change 2"}}
+	st, err := bisect.NewState(bisect.RefCommit{Ref: ids[0], Commit: ids[0]}, bisect.RefCommit{Ref: "main", Commit: ids[2]}, commits, set, bisect.Counts{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	statePath := filepath.Join(dir, bisect.StateDir, bisect.StateFile)
+	if err := st.Save(statePath); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(statePath)
+	edited := strings.Replace(testenv.FlakyBisectSpec("python3", 5), "reproducer:\n", "reproducer:\n  select: not_slow\n", 1)
+	if edited == testenv.FlakyBisectSpec("python3", 5) {
+		t.Fatal("the edit changed nothing")
+	}
+	testenv.WriteFile(t, specPath, edited)
+	code, out := cmdtest.Run(t, commands, dir, "bisect", "--resume")
+	if code != 2 || !strings.Contains(out, "the spec file "+specPath+" changed since the bisection began (reproducer;") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(statePath); !bytes.Equal(after, before) {
+		t.Error("the state was rewritten")
 	}
 }
 

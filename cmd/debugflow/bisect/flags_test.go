@@ -14,6 +14,7 @@ import (
 	"github.com/debugflow/debugflow/cmd/internal/factory"
 	"github.com/debugflow/debugflow/internal/analyse/bisect"
 	"github.com/debugflow/debugflow/internal/generate/ghrun"
+	"github.com/debugflow/debugflow/internal/spec"
 )
 
 // TestCommandFlags: with the run function replaced (cli/cli style), a command line fills
@@ -164,6 +165,61 @@ func TestResumeSpec(t *testing.T) {
 			}
 			if err != nil || got.Path != tt.want.Path || got.Default != tt.want.Default {
 				t.Errorf("got %+v, %v; want path %q, default %v", got, err, tt.want.Path, tt.want.Default)
+			}
+		})
+	}
+}
+
+// TestResumeSpecHash: --resume refuses a spec whose content changed since the bisection began
+// (the same file edited: its steps measured the spec as it was), naming the sections that
+// changed; an edit that changes nothing parsed (a comment) resumes; a state written before the
+// hash was recorded resumes with a note; the embedded default is checked as well (an upgrade
+// of debugflow may change it between sessions).
+func TestResumeSpecHash(t *testing.T) {
+	parse := func(t *testing.T, edit func(string) string) *spec.Spec {
+		t.Helper()
+		s, err := spec.Parse("debugflow.yaml", []byte(edit(string(spec.DefaultYAML()))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	same := func(y string) string { return y }
+	began := specHash(spec.Default())
+	otherDefault := specHash(spec.Default())
+	otherDefault["reproducer"] = strings.Repeat("0", 64)
+	tests := []struct {
+		name     string
+		recorded map[string]string
+		edit     func(string) string
+		specName string
+		note     string // "" none
+		err      string // "" resumes
+	}{
+		{"the same spec", began, same, "/w/debugflow.yaml", "", ""},
+		{"a comment added", began, func(y string) string { return "# a note\n" + y + "\n# another\n" }, "/w/debugflow.yaml", "", ""},
+		{"the test selection edited", began, func(y string) string { return strings.Replace(y, "  select: cuda ", "  select: cpu  ", 1) }, "/w/debugflow.yaml",
+			"", "the spec file /w/debugflow.yaml changed since the bisection began (reproducer; its steps measured the spec as it was): restore it, or `debugflow bisect reset` to start over"},
+		{"the count edited", began, func(y string) string { return strings.Replace(y, "  count: 50 ", "  count: 7  ", 1) }, "/w/debugflow.yaml", "", "(reproducer;"},
+		{"a state without the hash", nil, func(y string) string { return strings.Replace(y, "  count: 50 ", "  count: 7  ", 1) }, "/w/debugflow.yaml",
+			"could not be checked", ""},
+		{"the default, unchanged", began, same, specsource.EmbeddedName, "", ""},
+		{"the default changed by an upgrade", otherDefault, same, specsource.EmbeddedName, "",
+			"the embedded default spec changed since the bisection began (reproducer; the bisection began under another debugflow version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			note, err := checkSpecHash(tt.recorded, parse(t, tt.edit), tt.specName)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("err %v, want %q", err, tt.err)
+			case tt.err != "" && ghrun.ExitCode(err) != 2:
+				t.Errorf("exit %d, want 2", ghrun.ExitCode(err))
+			}
+			if (tt.note == "") != (note == "") || !strings.Contains(note, tt.note) {
+				t.Errorf("note %q, want %q", note, tt.note)
 			}
 		})
 	}

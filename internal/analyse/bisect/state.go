@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,6 +121,13 @@ type Settings struct {
 	Model   Model `json:"model"`
 	// Spec is the spec file the bisection runs ("" for the built-in default).
 	Spec string `json:"spec,omitempty"`
+	// SpecHash is the SHA-256 (hex) of each top-level section of the spec as the bisection
+	// began with it, by the section's name: --resume refuses the spec once a section changed
+	// (the same file edited, or another debugflow's embedded default), for its steps would
+	// measure something else than the ones so far. Absent in states written before it was
+	// recorded (the spec is then not checked). An added optional field: no version change,
+	// as count_since and confirm.
+	SpecHash map[string]string `json:"spec_hash,omitempty"`
 	// Runner is the runner label whose folders count ("" = every folder of a step).
 	Runner string `json:"runner,omitempty"`
 	// GitHub is where steps are dispatched (mode github).
@@ -177,6 +185,14 @@ var ErrNewerState = errors.New("was written by a newer debugflow")
 
 var commitPattern = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
+// Settings.SpecHash's bounds: a spec's top-level sections, each a SHA-256 in hex.
+var (
+	specSectionPattern = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
+	sha256Pattern      = lazyre.New(`^[0-9a-f]{64}$`)
+)
+
+const maxSpecSections = 64
+
 // Validate reports what is wrong with a state read from disk.
 func (s *State) Validate() error {
 	var problems []string
@@ -228,6 +244,15 @@ func (s *State) Validate() error {
 	}
 	if err := st.Model.Validate(); err != nil {
 		add("settings.model: %v", err)
+	}
+	if len(st.SpecHash) > maxSpecSections {
+		add("settings.spec_hash: %d sections, at most %d", len(st.SpecHash), maxSpecSections)
+	} else {
+		for _, name := range slices.Sorted(maps.Keys(st.SpecHash)) {
+			if !specSectionPattern.MatchString(name) || !sha256Pattern.MatchString(st.SpecHash[name]) {
+				add("settings.spec_hash: %q: %q is not a section name and a SHA-256", clean(name, 40), clean(st.SpecHash[name], 70))
+			}
+		}
 	}
 	// Not StepsRun: a step in flight when --count changed may end as a failed run, which
 	// StepsRun does not count; the records only grow.

@@ -21,6 +21,7 @@ import (
 
 func TestStateRoundTrip(t *testing.T) {
 	st := fakeState(t, 5, defaultSettings(), Counts{Failures: 3, Trials: 40})
+	st.Settings.SpecHash = map[string]string{"reproducer": strings.Repeat("ab", 32), "build": strings.Repeat("0", 64)}
 	path := filepath.Join(t.TempDir(), "x", StateFile)
 	if _, err := st.ComputePosterior(); err != nil {
 		t.Fatal(err)
@@ -89,6 +90,16 @@ func TestDecodeStateRefusesDamage(t *testing.T) {
 		{"count changed after the steps run", edit(func(m map[string]any) { m["settings"].(map[string]any)["count_since"] = 2 }), "count_since 2"},
 		{"count changed after every step", edit(func(m map[string]any) { m["settings"].(map[string]any)["count_since"] = 1 }), ""},
 		{"model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["background_b"] = 0 }), "settings.model"},
+		{"spec hash", edit(func(m map[string]any) {
+			m["settings"].(map[string]any)["spec_hash"] = map[string]any{"reproducer": strings.Repeat("0", 64)}
+		}), ""},
+		{"spec hash not a sha-256", edit(func(m map[string]any) {
+			m["settings"].(map[string]any)["spec_hash"] = map[string]any{"reproducer": "abc"}
+		}),
+			`settings.spec_hash: "reproducer": "abc"`},
+		{"spec hash section name", edit(func(m map[string]any) {
+			m["settings"].(map[string]any)["spec_hash"] = map[string]any{"Re\x1b": strings.Repeat("0", 64)}
+		}), "settings.spec_hash"},
 		{"old model", edit(func(m map[string]any) { m["settings"].(map[string]any)["model"].(map[string]any)["epsilon"] = 0.001 }), "unknown field"},
 		{"good commit runs", edit(func(m map[string]any) { step(m)["commit"] = m["good"].(map[string]any)["commit"] }), ""},
 		{"escaping dir", edit(func(m map[string]any) { step(m)["dir"] = "../../etc" }), "inside the state folder"},
