@@ -229,7 +229,9 @@ func runBisect(o *BisectOptions) error {
 		return err
 	}
 	if st == nil {
-		set = newBisectSettings(o, s, specName)
+		if set, err = newBisectSettings(o, s, specName); err != nil {
+			return err
+		}
 	} else {
 		note, err := checkSpecHash(set.SpecHash, s, specName)
 		if err != nil {
@@ -238,7 +240,9 @@ func runBisect(o *BisectOptions) error {
 		if note != "" {
 			// Said once: the hash recorded from now on checks the sessions after this one.
 			fmt.Fprintf(stderr, "debugflow: %s\n", note)
-			set.SpecHash = specHash(s)
+			if set.SpecHash, err = specHash(s); err != nil {
+				return err
+			}
 		}
 	}
 	if err := checkBisectFlags(o, set); err != nil {
@@ -418,7 +422,7 @@ func resumeSpec(sp *specsource.Source, recorded string) (*specsource.Source, err
 }
 
 // newBisectSettings are a new bisection's settings from the flags.
-func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.Settings {
+func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) (bisect.Settings, error) {
 	set := bisect.Settings{Mode: bisect.ModeGitHub, Confidence: o.Confidence, Count: o.Count, MaxSteps: o.MaxSteps,
 		MaxRunnerSeconds: o.MaxTime.Seconds(), Parallel: o.Parallel, Retries: o.Retries, Confirm: o.Confirm, Model: bisect.DefaultModel, Runner: o.Runner}
 	if o.Local {
@@ -432,8 +436,9 @@ func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.S
 			set.Spec = abs
 		}
 	}
-	set.SpecHash = specHash(s)
-	return set
+	var err error
+	set.SpecHash, err = specHash(s)
+	return set, err
 }
 
 // specHash is what the bisection's steps measure from the spec: the SHA-256 of each top-level
@@ -445,7 +450,7 @@ func newBisectSettings(o *BisectOptions, s *spec.Spec, specName string) bisect.S
 // while a section that alters none costs only a reset. The parsed spec, not the file's
 // bytes: an added comment or a re-indented file measures the same, and the embedded default
 // is hashed the same way (a new debugflow version may change it between sessions).
-func specHash(s *spec.Spec) map[string]string {
+func specHash(s *spec.Spec) (map[string]string, error) {
 	h := map[string]string{}
 	v := reflect.ValueOf(*s)
 	for i := range v.NumField() {
@@ -456,13 +461,14 @@ func specHash(s *spec.Spec) map[string]string {
 		}
 		b, err := json.Marshal(v.Field(i).Interface())
 		if err != nil {
-			// The spec's types are plain data: a build bug.
-			panic(fmt.Sprintf("spec section %s: %v", name, err))
+			// The spec's types are plain data (TestSpecHashEverySection): a build bug, but
+			// an error the bisection reports rather than a crash.
+			return nil, fmt.Errorf("hashing the spec's %s section: %w", name, err)
 		}
 		sum := sha256.Sum256(b)
 		h[name] = hex.EncodeToString(sum[:])
 	}
-	return h
+	return h, nil
 }
 
 // checkSpecHash compares the spec a resumed bisection loaded with the hash its state recorded:
@@ -472,7 +478,10 @@ func checkSpecHash(recorded map[string]string, s *spec.Spec, specName string) (n
 	if recorded == nil {
 		return "note: the state predates the spec's recorded hash, so the spec could not be checked against the one the bisection began with; it is recorded now for the sessions after this one", nil
 	}
-	now := specHash(s)
+	now, err := specHash(s)
+	if err != nil {
+		return "", err
+	}
 	var changed []string
 	for _, name := range slices.Sorted(maps.Keys(now)) {
 		if recorded[name] != now[name] {

@@ -447,8 +447,12 @@ func TestBisectResumeRefusesAnEditedSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hash, err := specHash(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	set := bisect.Settings{Mode: bisect.ModeLocal, Confidence: 0.95, Count: 5, MaxSteps: 10, Parallel: 1, Model: bisect.DefaultModel,
-		Spec: specPath, SpecHash: specHash(s)}
+		Spec: specPath, SpecHash: hash}
 	commits := []bisect.Commit{{Commit: ids[1], Subject: "change 1"}, {Commit: ids[2], Subject: "change 2"}}
 	st, err := bisect.NewState(bisect.RefCommit{Ref: ids[0], Commit: ids[0]}, bisect.RefCommit{Ref: "main", Commit: ids[2]}, commits, set, bisect.Counts{}, time.Now())
 	if err != nil {

@@ -185,8 +185,16 @@ func TestResumeSpecHash(t *testing.T) {
 		return s
 	}
 	same := func(y string) string { return y }
-	began := specHash(spec.Default())
-	otherDefault := specHash(spec.Default())
+	hash := func(s *spec.Spec) map[string]string {
+		t.Helper()
+		h, err := specHash(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	began := hash(spec.Default())
+	otherDefault := hash(spec.Default())
 	otherDefault["reproducer"] = strings.Repeat("0", 64)
 	tests := []struct {
 		name     string

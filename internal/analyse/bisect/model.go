@@ -94,7 +94,12 @@ func (m Model) Posterior(good Counts, obs []Counts) (*Posterior, error) {
 	ext := append([]Counts{good}, obs...)
 	for i, o := range ext {
 		if o.Trials < 0 || o.Failures < 0 || o.Failures > o.Trials {
-			return nil, fmt.Errorf("commit %d: %d failures in %d trials is not a valid count", i-1, o.Failures, o.Trials)
+			// The model knows positions, not commit ids: name the position as the range does.
+			at := "the good commit"
+			if i > 0 {
+				at = fmt.Sprintf("candidate %d of %d (the bad commit is the last)", i, n)
+			}
+			return nil, fmt.Errorf("%s: %d failures in %d trials is not a valid count", at, o.Failures, o.Trials)
 		}
 	}
 	N := n + 1

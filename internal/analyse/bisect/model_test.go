@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/debugflow/debugflow/internal/analyse/stats"
@@ -153,8 +154,11 @@ func TestPosteriorBasics(t *testing.T) {
 			t.Errorf("Posterior(%v) accepted", bad)
 		}
 	}
-	if _, err := m.Posterior(Counts{Failures: 3, Trials: 2}, make([]Counts, 2)); err == nil {
-		t.Error("impossible good counts accepted")
+	if _, err := m.Posterior(Counts{Failures: 3, Trials: 2}, make([]Counts, 2)); err == nil || !strings.HasPrefix(err.Error(), "the good commit: 3 failures in 2 trials") {
+		t.Errorf("impossible good counts: %v, want an error naming the good commit", err)
+	}
+	if _, err := m.Posterior(Counts{}, []Counts{{}, {Failures: 3, Trials: 2}}); err == nil || !strings.HasPrefix(err.Error(), "candidate 2 of 2 (the bad commit is the last): ") {
+		t.Errorf("impossible counts at the bad commit: %v, want an error naming its position", err)
 	}
 	for _, bad := range []Model{{0, 1, 0.5, 0.5}, {1, 1, 0, 1}, {1, 1, 1, -1}, {math.Inf(1), 1, 0.5, 0.5}} {
 		if _, err := bad.Posterior(Counts{}, make([]Counts, 2)); err == nil {
