@@ -141,7 +141,7 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 	switch {
 	case lerr == nil && rep.SetupFailed:
 		// Whatever --when says: the selection cannot even be collected.
-		return "", nil, nil, false, "the reproducer's setup failed (" + rep.SetupCause + "); skipping the sanitizer", nil
+		return "", nil, nil, false, "the reproducer's setup failed (" + rep.SetupCause + ")" + skipping, nil
 	case lerr == nil:
 		ids = rep.FailedBaseTests
 		if len(ids) == 0 && len(rep.FailedTests) > 0 {
@@ -166,12 +166,25 @@ func sanitizerTargets(dir string, opts SanitizeOptions) (selection string, tests
 	if opts.When != WhenAlways {
 		// The tests still running at a stop are not run under the sanitizer: a test that hung
 		// would likely hang again there, slower, until sanitizer.timeout_minutes ends the step.
-		return "", nil, nil, false, why + "; skipping the sanitizer (use --when always to run PATH... -k EXPR anyway)", nil
+		return "", nil, nil, false, why + skipAdvice, nil
 	}
 	if len(opts.Paths) == 0 {
 		return "", nil, nil, false, "", usagef("--when always: %s and no PATH was given to run instead", why)
 	}
 	return "paths", nil, nil, false, "", nil
+}
+
+// The step's line when it skips ends with skipping, and with skipAdvice when it skips for want
+// of a failing test; the summary's reason leaves both out (the report is read after the job,
+// when the flag no longer helps).
+const (
+	skipping   = "; skipping the sanitizer"
+	skipAdvice = skipping + " (use --when always to run PATH... -k EXPR anyway)"
+)
+
+// skipReason is the reason of a skip line, without what the step does about it.
+func skipReason(skip string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(skip, skipAdvice), skipping)
 }
 
 // NoFailureReason says why the reproducer summary rep (of the sweep in dir) names no failing
@@ -284,6 +297,11 @@ func RunSanitize(ctx context.Context, env *Env, opts SanitizeOptions) (*Sanitize
 		return nil, err
 	}
 	if skip != "" {
+		// The report then says why the sanitizer did not run, not "sanitizer.log missing",
+		// which reads as evidence lost.
+		if werr := evidencefiles.WriteSanitizerNotRun(opts.Out, opts.Tools, skipReason(skip)); werr != nil {
+			env.warnf("%v", werr)
+		}
 		fmt.Fprintf(env.Stdout, "sanitize: %s\n", skip)
 		env.setOutput("skipped", "true")
 		env.setOutput("findings", "0")

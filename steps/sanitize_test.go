@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/sanitizerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/testenv"
 )
 
@@ -140,10 +141,20 @@ func TestSanitizeSkips(t *testing.T) {
 			if outs["skipped"] != "true" || outs["findings"] != "0" {
 				t.Errorf("outputs = %v", outs)
 			}
-			for _, f := range []string{SanitizerLog, SanitizerSummaryJSON, SanitizerSummaryText} {
+			for _, f := range []string{SanitizerLog, SanitizerSummaryText} {
 				if _, err := os.Stat(filepath.Join(w.out, f)); err == nil {
 					t.Errorf("%s written on skip", f)
 				}
+			}
+			// The summary says why, for the report: the reason of the step's line, without
+			// what the step does about it.
+			sum, err := evidencefiles.LoadSanitizerSummary(w.out, SanitizerSummaryJSON)
+			if err != nil {
+				t.Fatalf("no summary of the skip: %v", err)
+			}
+			if sum.NotRun == "" || !strings.Contains(stdout, "sanitize: "+sum.NotRun+"; skipping the sanitizer") ||
+				strings.Contains(sum.NotRun, "skipping") || sum.Command != nil || sum.Report != nil {
+				t.Errorf("summary %+v: want only why it did not run, as the step line %q says", sum, stdout)
 			}
 			if _, err := os.Stat(w.argvFile); err == nil {
 				t.Error("compute-sanitizer ran on skip")
@@ -664,5 +675,20 @@ func TestSanitizeStepLineCountsAsReport(t *testing.T) {
 				t.Errorf("report text lacks %q:\n%s", tt.want, text)
 			}
 		})
+	}
+}
+
+// TestSanitizeSkipKeepsAnEarlierSummary: a skip writes its reason only into a folder without a
+// summary; one there (an earlier sanitize run into the same folder) describes logs still there.
+func TestSanitizeSkipKeepsAnEarlierSummary(t *testing.T) {
+	t.Parallel()
+	w := newSanitizeWorld(t, &ReproducerResult{Count: 5, ExitCode: 0, Passed: 15}, nil)
+	earlier := `{"command":["compute-sanitizer"],"log":"sanitizer.log","selection":"failed","tests":["t.py::x"]}`
+	testenv.WriteFile(t, filepath.Join(w.out, SanitizerSummaryJSON), earlier)
+	if res, err := RunSanitize(context.Background(), w.te.Env, w.opts(nil)); err != nil || res != nil {
+		t.Fatalf("RunSanitize = %v, %v; want a skip", res, err)
+	}
+	if got := readFile(t, filepath.Join(w.out, SanitizerSummaryJSON)); got != earlier {
+		t.Errorf("summary %q, want the earlier one kept", got)
 	}
 }

@@ -66,7 +66,7 @@ var Files = []File{
 	{Name: SanitizerLog, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "report", Schema: "text: compute-sanitizer output"},
 	{Name: SanitizerSummaryText, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "", Schema: "text: the findings"},
 	{Name: SanitizerSummaryJSON, Prefix: "sanitizer", Writer: "sanitize (first tool)", Readers: "report",
-		Schema: "`SanitizerResult`: command, tests, exit_code, findings and the parsed report; ladder; not_available"},
+		Schema: "`SanitizerResult`: command, tests, exit_code, findings and the parsed report; ladder; not_available (no compute-sanitizer found) or not_run (nothing to run it on: only these two fields then)"},
 	{Name: sanitizerLog("<tool>"), Prefix: "sanitizer", Writer: "sanitize (every further tool)", Readers: "report", Schema: "text: compute-sanitizer output"},
 	{Name: sanitizerText("<tool>"), Prefix: "sanitizer", Writer: "sanitize (every further tool)", Readers: "", Schema: "text: the findings"},
 	{Name: sanitizerJSON("<tool>"), Prefix: "sanitizer", Writer: "sanitize (every further tool)", Readers: "", Schema: "`SanitizerResult`"},

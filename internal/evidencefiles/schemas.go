@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -39,6 +41,10 @@ type SanitizerResult struct {
 	// NotAvailable says why no tool ran: no compute-sanitizer was found (then it is the only
 	// field with Ladder).
 	NotAvailable string `json:"not_available,omitempty"`
+	// NotRun says why no tool ran although one may have been found: nothing to run it on (the
+	// reproducer found no failing test, its setup failed, the sweep stopped before a failure).
+	// Then it is the only field with Ladder (WriteSanitizerNotRun).
+	NotRun string `json:"not_run,omitempty"`
 	*sanitizerlog.Report
 }
 
@@ -53,6 +59,19 @@ func WriteSanitizerUnavailable(dir string, ladder []string, why string) error {
 	return writeJSON(dir, SanitizerSummaryJSON, struct {
 		Ladder       []string `json:"ladder"`
 		NotAvailable string   `json:"not_available"`
+	}{ladder, why})
+}
+
+// WriteSanitizerNotRun writes the first tool's summary when the step had nothing to run the
+// sanitizer on: the ladder and why, nothing else. A summary already there (an earlier sanitize
+// run into the same folder) is kept: it describes logs that are there too.
+func WriteSanitizerNotRun(dir string, ladder []string, why string) error {
+	if _, err := os.Lstat(filepath.Join(dir, SanitizerSummaryJSON)); err == nil {
+		return nil
+	}
+	return writeJSON(dir, SanitizerSummaryJSON, struct {
+		Ladder []string `json:"ladder"`
+		NotRun string   `json:"not_run"`
 	}{ladder, why})
 }
 

@@ -223,6 +223,11 @@ func (v *loader) loadLadder(have map[string]bool) error {
 				v.Run.SanitizerUnavailable = clip(s.NotAvailable, maxDisplayRunes)
 				return nil
 			}
+			if v.Sanitizer == nil && s.NotRun != "" {
+				// The step had nothing to run it on (no failing test, a failed setup).
+				v.Run.SanitizerNotRun = clip(s.NotRun, maxDisplayRunes)
+				return nil
+			}
 			for _, t := range s.Ladder {
 				if strings.Contains(sanitizerToolsOrder, t) && t != "" && !strings.Contains(t, " ") {
 					ladder = append(ladder, t)

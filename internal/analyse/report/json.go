@@ -46,6 +46,9 @@ type verdictJSON struct {
 	// SanitizerUnavailable says why compute-sanitizer could not run (not found on the runner):
 	// sanitizer is then null. "" otherwise.
 	SanitizerUnavailable string `json:"sanitizer_unavailable"`
+	// SanitizerNotRun says why the sanitize step ran no tool: nothing to run it on (no test
+	// failed, the setup failed); sanitizer is then null. "" otherwise.
+	SanitizerNotRun string `json:"sanitizer_not_run"`
 
 	// Runner says whether the evidence points at the runner's GPU or at the application.
 	Runner RunnerVerdict `json:"runner"`
@@ -90,8 +93,9 @@ func (v *Verdict) jsonView() verdictJSON {
 		Unfinished:  nonNil(v.unfinished()),
 		SetupFailed: v.Run.SetupFailed, SetupCause: v.Run.SetupCause, StepVersion: v.Run.StepVersion,
 		KernelLogUnavailable: v.Run.KernelLogUnavailable, SanitizerUnavailable: v.Run.SanitizerUnavailable,
-		Runner:     v.runnerVerdict(),
-		Reproducer: v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
+		SanitizerNotRun: v.Run.SanitizerNotRun,
+		Runner:          v.runnerVerdict(),
+		Reproducer:      v.Reproducer, Sanitizer: v.Sanitizer, Sanitizers: v.Sanitizers, Xid: v.Xid,
 		Timeline: v.Timeline, Coredump: v.Coredump, Health: v.Health, Build: v.Build,
 		Skipped: nonNil(v.Run.Skipped), Notes: nonNil(v.Run.Notes),
 	}

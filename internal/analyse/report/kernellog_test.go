@@ -168,6 +168,54 @@ func TestSanitizerNotAvailable(t *testing.T) {
 	}
 }
 
+// TestSanitizerNotRun: a sanitize step with nothing to run the sanitizer on (no test failed;
+// sanitizer_summary.json's not_run) reads "not run: why" in the text, the Markdown and --json,
+// not "not run (sanitizer.log missing)", which reads as evidence lost. Without the summary the
+// missing log is still called missing.
+func TestSanitizerNotRun(t *testing.T) {
+	const why = "the reproducer found no failing test"
+	reproducer := `{"count":5,"exit_code":0,"passed":10}`
+	v, err := Load(writeDir(t, map[string]string{
+		ReproducerSummary: reproducer,
+		SanitizerSummary:  `{"ladder":["memcheck"],"not_run":"` + why + `"}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := v.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "Sanitizer:      not run: "+why+"\n") || strings.Contains(text.String(), "sanitizer.log missing") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if md := v.Markdown("a"); !strings.Contains(md, "- **Sanitizer:** not run: "+why+"\n") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+	var j struct {
+		Why       string          `json:"sanitizer_not_run"`
+		Sanitizer json.RawMessage `json:"sanitizer"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &j); err != nil || j.Why != why || string(j.Sanitizer) != "null" {
+		t.Errorf("--json %+v, %v:\n%s", j, err, js.String())
+	}
+
+	lost, err := Load(writeDir(t, map[string]string{ReproducerSummary: reproducer}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	if err := lost.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "Sanitizer:      not run (sanitizer.log missing)\n") {
+		t.Errorf("without the summary, text:\n%s", text.String())
+	}
+}
+
 // TestXidSinceAnUnreadStart: without xid_added.log (the sweep never ran) the Xid section comes
 // from the snapshots; a start snapshot that could not read the kernel log ("# source: none")
 // holds nothing to tell old lines from new, so the latest snapshot's own count of new lines

@@ -58,6 +58,8 @@ func (v *Verdict) Markdown(artifactName string) string {
 		fmt.Fprintf(&b, "- **Sanitizer:** unknown (%s skipped)\n", mdCode(SanitizerLog))
 	} else if v.Run.RefRun {
 		fmt.Fprintf(&b, "- **Sanitizer:** %s\n", refRunSanitizer)
+	} else if why := v.Run.SanitizerNotRun; why != "" {
+		fmt.Fprintf(&b, "- **Sanitizer:** not run: %s\n", mdText(why))
 	} else {
 		fmt.Fprintf(&b, "- **Sanitizer:** not run (%s missing)\n", mdCode(SanitizerLog))
 	}

@@ -178,6 +178,10 @@ func (v *Verdict) textSanitizer(t *textWriter) {
 			t.field("Sanitizer:", refRunSanitizer)
 			return
 		}
+		if why := v.Run.SanitizerNotRun; why != "" {
+			t.field("Sanitizer:", "not run: "+why)
+			return
+		}
 		t.field("Sanitizer:", "not run ("+SanitizerLog+" missing)")
 		return
 	}

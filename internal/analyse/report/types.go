@@ -54,6 +54,10 @@ type Run struct {
 	// SanitizerUnavailable says why compute-sanitizer could not run ("compute-sanitizer not
 	// found; searched ...", from sanitizer_summary.json): the sanitizer sections are then empty.
 	SanitizerUnavailable string
+	// SanitizerNotRun says why the sanitize step ran no tool although it may have found one
+	// ("the reproducer found no failing test", from sanitizer_summary.json): nothing to run it
+	// on, not evidence lost.
+	SanitizerNotRun string
 	// RefRun is set when the folder holds ref.json: one ref's run of an experiment or a
 	// bisection, a full sweep that runs no sanitizer by design.
 	RefRun bool
