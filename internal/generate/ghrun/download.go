@@ -117,8 +117,9 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 		}
 		targets[i] = filepath.Join(opts.Dir, a.GetName())
 	}
-	// Refuse a non-empty target before spending time on the network.
-	for _, t := range targets {
+	// Refuse a non-empty target before spending time on the network: DIR itself too when the
+	// artifacts go into folders of it (never beside files that were there).
+	for _, t := range append([]string{opts.Dir}, targets...) {
 		if entries, err := os.ReadDir(t); err == nil && len(entries) > 0 {
 			return nil, fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", t)
 		}

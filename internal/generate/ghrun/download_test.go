@@ -360,3 +360,33 @@ func TestDownloadRelativeRedirect(t *testing.T) {
 		t.Error("the token went with the relative redirect")
 	}
 }
+
+// DIR must be absent or empty for several artifacts too (each then goes into DIR/<artifact>/):
+// a matrix download into a folder holding other files extracted beside them, as gh does and
+// the help says debugflow never does.
+func TestDownloadMatrixRefusesNonEmptyDir(t *testing.T) {
+	srv := newServer(t)
+	id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: evidenceZip(t, 4)})
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: evidenceZip(t, 0)})
+	c, _ := newTestClient(t, srv)
+	for _, opts := range []DownloadOptions{{}, {Patterns: []string{"evidence-*"}}, {Names: []string{"evidence-t4", "evidence-a10g"}}} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts.Dir = dir
+		dirs, err := c.Download(context.Background(), testRepo, id, opts)
+		if err == nil || !strings.Contains(err.Error(), dir+" already exists and is not empty") || len(dirs) != 0 {
+			t.Errorf("%+v: dirs %v, err = %v", opts, dirs, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%+v: the folder now holds %d entries", opts, len(entries))
+		}
+	}
+	for _, r := range srv.Requests() {
+		if r.Blob || strings.HasSuffix(r.Path, "/zip") {
+			t.Errorf("downloaded %s although the folder was refused", r.Path)
+		}
+	}
+}
