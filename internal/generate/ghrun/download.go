@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // DownloadOptions configure Download.
@@ -157,7 +159,20 @@ func (c *Client) listArtifacts(ctx context.Context, repo Repo, runID int64) ([]*
 // noArtifacts explains an empty artifact list from the run's state.
 func (c *Client) noArtifacts(ctx context.Context, repo Repo, runID int64) error {
 	run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
-	if err == nil && run.GetStatus() != "completed" {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("run %d in %s has no artifacts yet; reading its state: %w", runID, repo, ctx.Err())
+	case err != nil:
+		// The list was empty, but whether the run is over is not known: it may still upload.
+		cause := shortNetErr(err)
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil {
+			cause = "HTTP " + er.Response.Status // not go-github's text, which holds the request's URL
+		}
+		return fmt.Errorf("run %d in %s has no artifacts so far, and its state could not be read (%s): if it is still running, "+
+			"wait for it (debugflow watch %d), then download", runID, repo, textsafe.Visible(cause), runID)
+	}
+	if run.GetStatus() != "completed" {
 		return fmt.Errorf("run %d is still %s and has uploaded no artifact yet: wait for it (debugflow watch %d), then download",
 			runID, run.GetStatus(), runID)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -389,4 +390,51 @@ func TestDownloadMatrixRefusesNonEmptyDir(t *testing.T) {
 			t.Errorf("downloaded %s although the folder was refused", r.Path)
 		}
 	}
+}
+
+// An empty artifact list is explained from the run's state; when that state cannot be read the
+// message said "see " followed by nothing, and a Ctrl-C while it was read was an ordinary error
+// (exit 1) instead of an interruption.
+func TestDownloadNoArtifactsRunStateUnknown(t *testing.T) {
+	t.Run("the run cannot be read", func(t *testing.T) {
+		srv := newServer(t)
+		id := srv.AddRun(ghtestRun(wfFile, "main"))
+		next := srv.API.Config.Handler
+		srv.API.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, fmt.Sprintf("/actions/runs/%d", id)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"message":"Not Found"}`)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+		c, _ := newTestClient(t, srv)
+		_, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run %d in acme/kernels has no artifacts", id)) ||
+			!strings.Contains(err.Error(), "its state could not be read (HTTP 404 Not Found)") || strings.HasSuffix(err.Error(), "see ") ||
+			strings.Contains(err.Error(), "http://") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("interrupted while the run is read", func(t *testing.T) {
+		srv := newServer(t)
+		id := srv.AddRun(ghtestRun(wfFile, "main"))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		next := srv.API.Config.Handler
+		srv.API.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, fmt.Sprintf("/actions/runs/%d", id)) {
+				cancel()
+				<-r.Context().Done()
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+		c, _ := newTestClient(t, srv)
+		_, err := c.Download(ctx, testRepo, id, DownloadOptions{Dir: t.TempDir()})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
 }
