@@ -140,14 +140,22 @@ const maxArtifactPages = 10
 func (c *Client) listArtifacts(ctx context.Context, repo Repo, runID int64) ([]*github.Artifact, error) {
 	opts := &github.ListOptions{PerPage: 100}
 	var all []*github.Artifact
+	seen := map[int64]bool{}
+	visited := map[int]bool{}
 	for page := 0; page < maxArtifactPages; page++ {
+		visited[max(opts.Page, 1)] = true // page 0 is page 1
 		list, resp, err := c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, opts)
 		if err != nil {
 			return nil, explain(err, fmt.Sprintf("list artifacts of run %d in %s", runID, repo), readAccess, repo,
 				fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo), c.now())
 		}
-		all = append(all, list.Artifacts...)
-		if resp.NextPage == 0 {
+		for _, a := range list.Artifacts {
+			if !seen[a.GetID()] { // a page read twice (links that loop) adds nothing
+				seen[a.GetID()] = true
+				all = append(all, a)
+			}
+		}
+		if resp.NextPage == 0 || visited[resp.NextPage] {
 			break
 		}
 		opts.Page = resp.NextPage
