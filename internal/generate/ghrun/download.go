@@ -126,6 +126,12 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 			return nil, fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", t)
 		}
 	}
+	// A run still going has uploaded some of its artifacts (a matrix leg that finished): its
+	// verdict is not the run's yet. Unknown (the request failed) says nothing.
+	if run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID); err == nil && run.GetStatus() != "" && run.GetStatus() != "completed" {
+		fmt.Fprintf(progress, "note: run %d is still %s: these are the artifacts it has uploaded so far; download again "+
+			"into a fresh folder once it has completed (debugflow watch %d)\n", runID, shown(run.GetStatus()), runID)
+	}
 	for i, a := range selected {
 		if err := c.downloadOne(ctx, repo, a, targets[i], opts, progress); err != nil {
 			return targets[:i], err

@@ -438,3 +438,28 @@ func TestDownloadNoArtifactsRunStateUnknown(t *testing.T) {
 		}
 	})
 }
+
+// Artifacts of a run that is still going are those uploaded so far (a matrix leg that
+// finished, the others running): the download said nothing of it, and the verdict read as the
+// run's. It says so now; a completed run gets no such note.
+func TestDownloadOfARunStillGoingSaysSo(t *testing.T) {
+	for _, tt := range []struct {
+		status string
+		note   bool
+	}{{"in_progress", true}, {"completed", false}} {
+		t.Run(tt.status, func(t *testing.T) {
+			srv := newServer(t)
+			id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: []ghtest.Frame{{Status: tt.status, Conclusion: map[bool]string{false: "success"}[tt.note]}}})
+			srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: evidenceZip(t, 1)})
+			c, _ := newTestClient(t, srv)
+			var progress bytes.Buffer
+			if _, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: filepath.Join(t.TempDir(), "e"), Progress: &progress}); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("run %d is still in_progress: these are the artifacts it has uploaded so far", id)
+			if got := strings.Contains(progress.String(), want); got != tt.note {
+				t.Errorf("note %v, want %v:\n%s", got, tt.note, progress.String())
+			}
+		})
+	}
+}
