@@ -23,10 +23,21 @@ type BadAnswerError struct {
 	Size        int64
 	Head        string // the first bytes, cut at a rune boundary
 	Truncated   bool   // Head is not the whole body
+	// Null is an answer of JSON null: valid JSON, but none of the objects the API answers
+	// with (go-github would leave its result nil, and the caller read through it).
+	Null bool
 }
 
 func (e *BadAnswerError) Error() string {
 	var b strings.Builder
+	if e.Null {
+		fmt.Fprintf(&b, "GitHub answered null (HTTP %d", e.Status)
+		if e.ContentType != "" {
+			fmt.Fprintf(&b, ", %s", shown(e.ContentType))
+		}
+		fmt.Fprintf(&b, "), not the JSON object asked for: a proxy or a wrong %s may be answering instead of GitHub's API", EnvAPIURL)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "GitHub answered with something that is not JSON (HTTP %d", e.Status)
 	if e.ContentType != "" {
 		fmt.Fprintf(&b, ", %s", shown(e.ContentType))
@@ -65,7 +76,12 @@ func (g *jsonGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if len(bytes.TrimSpace(body)) == 0 || json.Valid(body) {
+	trimmed := bytes.TrimSpace(body)
+	if string(trimmed) == "null" {
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		return nil, &BadAnswerError{Status: resp.StatusCode, ContentType: ct, Size: int64(len(body)), Head: "null", Null: true}
+	}
+	if len(trimmed) == 0 || json.Valid(body) {
 		return resp, nil
 	}
 	head, cut := []byte(redact(string(body), g.secrets.all())), false

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/debugflow/debugflow/internal/textsafe"
 )
 
 // DownloadOptions configure Download.
@@ -117,11 +119,18 @@ func (c *Client) download(ctx context.Context, repo Repo, runID int64, opts Down
 		}
 		targets[i] = filepath.Join(opts.Dir, a.GetName())
 	}
-	// Refuse a non-empty target before spending time on the network.
-	for _, t := range targets {
+	// Refuse a non-empty target before spending time on the network: DIR itself too when the
+	// artifacts go into folders of it (never beside files that were there).
+	for _, t := range append([]string{opts.Dir}, targets...) {
 		if entries, err := os.ReadDir(t); err == nil && len(entries) > 0 {
 			return nil, fmt.Errorf("%s already exists and is not empty: choose another -D or remove it", t)
 		}
+	}
+	// A run still going has uploaded some of its artifacts (a matrix leg that finished): its
+	// verdict is not the run's yet. Unknown (the request failed) says nothing.
+	if run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID); err == nil && run.GetStatus() != "" && run.GetStatus() != "completed" {
+		fmt.Fprintf(progress, "note: run %d is still %s: these are the artifacts it has uploaded so far; download again "+
+			"into a fresh folder once it has completed (debugflow watch %d)\n", runID, shown(run.GetStatus()), runID)
 	}
 	for i, a := range selected {
 		if err := c.downloadOne(ctx, repo, a, targets[i], opts, progress); err != nil {
@@ -137,14 +146,22 @@ const maxArtifactPages = 10
 func (c *Client) listArtifacts(ctx context.Context, repo Repo, runID int64) ([]*github.Artifact, error) {
 	opts := &github.ListOptions{PerPage: 100}
 	var all []*github.Artifact
+	seen := map[int64]bool{}
+	visited := map[int]bool{}
 	for page := 0; page < maxArtifactPages; page++ {
+		visited[max(opts.Page, 1)] = true // page 0 is page 1
 		list, resp, err := c.gh.Actions.ListWorkflowRunArtifacts(ctx, repo.Owner, repo.Name, runID, opts)
 		if err != nil {
 			return nil, explain(err, fmt.Sprintf("list artifacts of run %d in %s", runID, repo), readAccess, repo,
 				fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo), c.now())
 		}
-		all = append(all, list.Artifacts...)
-		if resp.NextPage == 0 {
+		for _, a := range list.Artifacts {
+			if !seen[a.GetID()] { // a page read twice (links that loop) adds nothing
+				seen[a.GetID()] = true
+				all = append(all, a)
+			}
+		}
+		if resp.NextPage == 0 || visited[resp.NextPage] {
 			break
 		}
 		opts.Page = resp.NextPage
@@ -156,7 +173,20 @@ func (c *Client) listArtifacts(ctx context.Context, repo Repo, runID int64) ([]*
 // noArtifacts explains an empty artifact list from the run's state.
 func (c *Client) noArtifacts(ctx context.Context, repo Repo, runID int64) error {
 	run, _, err := c.gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, runID)
-	if err == nil && run.GetStatus() != "completed" {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("run %d in %s has no artifacts yet; reading its state: %w", runID, repo, ctx.Err())
+	case err != nil:
+		// The list was empty, but whether the run is over is not known: it may still upload.
+		cause := shortNetErr(err)
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil {
+			cause = "HTTP " + er.Response.Status // not go-github's text, which holds the request's URL
+		}
+		return fmt.Errorf("run %d in %s has no artifacts so far, and its state could not be read (%s): if it is still running, "+
+			"wait for it (debugflow watch %d), then download", runID, repo, textsafe.Visible(cause), runID)
+	}
+	if run.GetStatus() != "completed" {
 		return fmt.Errorf("run %d is still %s and has uploaded no artifact yet: wait for it (debugflow watch %d), then download",
 			runID, run.GetStatus(), runID)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -358,5 +359,107 @@ func TestDownloadRelativeRedirect(t *testing.T) {
 	}
 	if blobAuth.Load() {
 		t.Error("the token went with the relative redirect")
+	}
+}
+
+// DIR must be absent or empty for several artifacts too (each then goes into DIR/<artifact>/):
+// a matrix download into a folder holding other files extracted beside them, as gh does and
+// the help says debugflow never does.
+func TestDownloadMatrixRefusesNonEmptyDir(t *testing.T) {
+	srv := newServer(t)
+	id := srv.AddRun(ghtestRun(wfFile, "debug/t4"))
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: evidenceZip(t, 4)})
+	srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-a10g", Zip: evidenceZip(t, 0)})
+	c, _ := newTestClient(t, srv)
+	for _, opts := range []DownloadOptions{{}, {Patterns: []string{"evidence-*"}}, {Names: []string{"evidence-t4", "evidence-a10g"}}} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts.Dir = dir
+		dirs, err := c.Download(context.Background(), testRepo, id, opts)
+		if err == nil || !strings.Contains(err.Error(), dir+" already exists and is not empty") || len(dirs) != 0 {
+			t.Errorf("%+v: dirs %v, err = %v", opts, dirs, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%+v: the folder now holds %d entries", opts, len(entries))
+		}
+	}
+	for _, r := range srv.Requests() {
+		if r.Blob || strings.HasSuffix(r.Path, "/zip") {
+			t.Errorf("downloaded %s although the folder was refused", r.Path)
+		}
+	}
+}
+
+// An empty artifact list is explained from the run's state; when that state cannot be read the
+// message said "see " followed by nothing, and a Ctrl-C while it was read was an ordinary error
+// (exit 1) instead of an interruption.
+func TestDownloadNoArtifactsRunStateUnknown(t *testing.T) {
+	t.Run("the run cannot be read", func(t *testing.T) {
+		srv := newServer(t)
+		id := srv.AddRun(ghtestRun(wfFile, "main"))
+		next := srv.API.Config.Handler
+		srv.API.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, fmt.Sprintf("/actions/runs/%d", id)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"message":"Not Found"}`)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+		c, _ := newTestClient(t, srv)
+		_, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run %d in acme/kernels has no artifacts", id)) ||
+			!strings.Contains(err.Error(), "its state could not be read (HTTP 404 Not Found)") || strings.HasSuffix(err.Error(), "see ") ||
+			strings.Contains(err.Error(), "http://") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("interrupted while the run is read", func(t *testing.T) {
+		srv := newServer(t)
+		id := srv.AddRun(ghtestRun(wfFile, "main"))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		next := srv.API.Config.Handler
+		srv.API.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, fmt.Sprintf("/actions/runs/%d", id)) {
+				cancel()
+				<-r.Context().Done()
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+		c, _ := newTestClient(t, srv)
+		_, err := c.Download(ctx, testRepo, id, DownloadOptions{Dir: t.TempDir()})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+// Artifacts of a run that is still going are those uploaded so far (a matrix leg that
+// finished, the others running): the download said nothing of it, and the verdict read as the
+// run's. It says so now; a completed run gets no such note.
+func TestDownloadOfARunStillGoingSaysSo(t *testing.T) {
+	for _, tt := range []struct {
+		status string
+		note   bool
+	}{{"in_progress", true}, {"completed", false}} {
+		t.Run(tt.status, func(t *testing.T) {
+			srv := newServer(t)
+			id := srv.AddRun(ghtest.Run{WorkflowFile: wfFile, Branch: "main", Frames: []ghtest.Frame{{Status: tt.status, Conclusion: map[bool]string{false: "success"}[tt.note]}}})
+			srv.AddArtifact(id, ghtest.ArtifactFile{Name: "evidence-t4", Zip: evidenceZip(t, 1)})
+			c, _ := newTestClient(t, srv)
+			var progress bytes.Buffer
+			if _, err := c.Download(context.Background(), testRepo, id, DownloadOptions{Dir: filepath.Join(t.TempDir(), "e"), Progress: &progress}); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("run %d is still in_progress: these are the artifacts it has uploaded so far", id)
+			if got := strings.Contains(progress.String(), want); got != tt.note {
+				t.Errorf("note %v, want %v:\n%s", got, tt.note, progress.String())
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package ghrun
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -264,27 +265,32 @@ func extractFile(ctx context.Context, root *os.Root, name string, f *zip.File, b
 const maxEntryRecord = 46 + 1024
 
 // checkCentralDirectory refuses an archive whose end-of-central-directory record announces
-// more than maxFiles entries, or a central directory larger than maxFiles entries can need
-// (the count is 16 bits and wraps: 65,541 entries can say 5). Each entry costs a few hundred
-// bytes of heap in zip.NewReader, so the directory's size is what bounds its memory. An
-// archive whose record cannot be found is left to zip.NewReader to refuse.
+// more than maxFiles entries, or a central directory larger than maxFiles entries can need,
+// and then counts the records themselves, up to maxFiles+1: zip.NewReader reads records until
+// one does not parse, whatever the end record says (the count is 16 bits and wraps: 65,541
+// entries can say 5; the directory's size is not checked at all), and each entry costs a few
+// hundred bytes of heap there. The end record is found as zip.NewReader finds it: the last
+// signature at least 22 bytes before the end whose comment fits. An archive whose record
+// cannot be found is left to zip.NewReader to refuse.
 func checkCentralDirectory(r io.ReaderAt, size int64, maxFiles int) error {
 	const eocdLen, sig = 22, "PK\x05\x06"
-	tail := min(size, eocdLen+65535) // the record, then a comment of up to 64 KiB
+	tail := min(size, 65*1024) // the record, then a comment of up to 64 KiB (zip.NewReader's window)
 	buf := make([]byte, tail)
 	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
 		return fmt.Errorf("read zip: %w", err)
 	}
-	i := bytes.LastIndex(buf, []byte(sig))
-	if i < 0 || len(buf)-i < eocdLen {
+	i := bytes.LastIndex(buf[:max(len(buf)-eocdLen+len(sig), 0)], []byte(sig))
+	if i < 0 || i+eocdLen+int(binary.LittleEndian.Uint16(buf[i+20:])) > len(buf) {
 		return nil
 	}
 	eocd := buf[i:]
+	endOffset := size - tail + int64(i)
 	count := uint64(binary.LittleEndian.Uint16(eocd[10:]))
 	dirSize := uint64(binary.LittleEndian.Uint32(eocd[12:]))
-	if count == 0xFFFF || dirSize == 0xFFFFFFFF {
+	dirOffset := uint64(binary.LittleEndian.Uint32(eocd[16:]))
+	if count == 0xFFFF || dirSize == 0xFFFF || dirOffset == 0xFFFFFFFF {
 		// Zip64: the locator, 20 bytes before the record, points at the zip64 record.
-		loc := size - tail + int64(i) - 20
+		loc := endOffset - 20
 		var l [20]byte
 		if loc < 0 {
 			return nil
@@ -300,7 +306,8 @@ func checkCentralDirectory(r io.ReaderAt, size int64, maxFiles int) error {
 		if _, err := r.ReadAt(rec[:], off); err != nil || string(rec[:4]) != "PK\x06\x06" {
 			return nil
 		}
-		count, dirSize = binary.LittleEndian.Uint64(rec[32:]), binary.LittleEndian.Uint64(rec[40:])
+		endOffset = off
+		count, dirSize, dirOffset = binary.LittleEndian.Uint64(rec[32:]), binary.LittleEndian.Uint64(rec[40:]), binary.LittleEndian.Uint64(rec[48:])
 	}
 	if count > uint64(maxFiles) {
 		return fmt.Errorf("%w: %d entries, more than the limit of %d", ErrUnsafeArchive, count, maxFiles)
@@ -308,7 +315,40 @@ func checkCentralDirectory(r io.ReaderAt, size int64, maxFiles int) error {
 	if dirSize > uint64(maxFiles)*maxEntryRecord {
 		return fmt.Errorf("%w: a central directory of %s, more than %d entries can need (the limit)", ErrUnsafeArchive, formatBytes(int64(min(dirSize, 1<<62))), maxFiles)
 	}
+	// zip.NewReader starts at dirOffset after a base offset (data before the archive) that it
+	// drops when a record parses at dirOffset itself: both places are counted.
+	starts := []int64{int64(dirOffset)}
+	if base := endOffset - int64(dirSize) - int64(dirOffset); base > 0 {
+		starts = append(starts, base+int64(dirOffset))
+	}
+	for _, start := range starts {
+		if n := countDirectoryRecords(r, size, start, maxFiles+1); n > maxFiles {
+			return fmt.Errorf("%w: more than %d entries (its end record says %d), more than the limit of %d", ErrUnsafeArchive, maxFiles, count, maxFiles)
+		}
+	}
 	return nil
+}
+
+// countDirectoryRecords counts the central-directory records from start, as zip.NewReader
+// reads them (until one does not parse), stopping at most.
+func countDirectoryRecords(r io.ReaderAt, size, start int64, most int) int {
+	if start < 0 || start >= size {
+		return 0
+	}
+	br := bufio.NewReader(io.NewSectionReader(r, start, size-start))
+	var hdr [46]byte
+	n := 0
+	for n < most {
+		if _, err := io.ReadFull(br, hdr[:]); err != nil || string(hdr[:4]) != "PK\x01\x02" {
+			break
+		}
+		skip := int64(binary.LittleEndian.Uint16(hdr[28:])) + int64(binary.LittleEndian.Uint16(hdr[30:])) + int64(binary.LittleEndian.Uint16(hdr[32:]))
+		if got, err := br.Discard(int(skip)); err != nil || int64(got) != skip {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // ctxReader stops reading once ctx ends: one entry may inflate to gigabytes.

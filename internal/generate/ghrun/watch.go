@@ -175,13 +175,21 @@ const maxJobPages = 10
 func (c *Client) listJobs(ctx context.Context, repo Repo, runID int64) ([]*github.WorkflowJob, error) {
 	opts := &github.ListWorkflowJobsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	var all []*github.WorkflowJob
+	seen := map[int64]bool{}
+	visited := map[int]bool{}
 	for page := 0; page < maxJobPages; page++ {
+		visited[max(opts.Page, 1)] = true // page 0 is page 1
 		jobs, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, repo.Owner, repo.Name, runID, opts)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, jobs.Jobs...)
-		if resp.NextPage == 0 {
+		for _, j := range jobs.Jobs {
+			if !seen[j.GetID()] { // a page read twice (links that loop) adds nothing
+				seen[j.GetID()] = true
+				all = append(all, j)
+			}
+		}
+		if resp.NextPage == 0 || visited[resp.NextPage] {
 			break
 		}
 		opts.Page = resp.NextPage

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debugflow/debugflow/internal/lazyre"
+	"github.com/debugflow/debugflow/internal/readfile"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -55,9 +56,22 @@ func sortedNames[V any](set map[string]V) []string {
 // with exists false.
 func readManifest(fsys fileSystem, dir string) (*manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	raw, err := fsys.ReadFile(path)
+	// The record comes with the branch, so it may be someone else's: a link (to /dev/zero, to
+	// a FIFO) or a huge file would be read for ever. Disable writes a regular file, small.
+	info, err := fsys.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &manifest{entries: map[string]string{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: it is %s, not a regular file: debugflow disable writes its record as a plain file, "+
+			"so this one is not its record; delete it (and rename back the workflows you want by hand)", path, readfile.Kind(info.Mode()))
+	}
+	raw, err := fsys.ReadFile(path)
+	if err == nil && (info.Size() > maxManifestBytes || len(raw) > maxManifestBytes) {
+		err = fmt.Errorf("it is larger than %d MiB, which no record of debugflow disable is; delete it (and rename back the workflows you want by hand)", maxManifestBytes>>20)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -95,6 +109,9 @@ func fingerprint(fsys fileSystem, path string) (string, error) {
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// maxManifestBytes bounds the whole record: thousands of workflow names.
+const maxManifestBytes = 1 << 20
 
 // maxManifestLine bounds one line of a manifest (file names are at most
 // 255 bytes on common file systems).

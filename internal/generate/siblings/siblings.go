@@ -540,8 +540,19 @@ func (osFileSystem) Stat(path string) (os.FileInfo, error)  { return os.Stat(pat
 func (osFileSystem) Readlink(path string) (string, error)   { return os.Readlink(path) }
 func (osFileSystem) Lstat(path string) (os.FileInfo, error) { return os.Lstat(path) }
 func (osFileSystem) Rename(from, to string) error           { return os.Rename(from, to) }
-func (osFileSystem) ReadFile(path string) ([]byte, error)   { return os.ReadFile(path) }
-func (osFileSystem) Remove(path string) error               { return os.Remove(path) }
+
+// ReadFile reads a regular file (the record, a workflow to fingerprint): a FIFO or a device
+// swapped in after the caller's Lstat is refused, never waited on.
+func (osFileSystem) ReadFile(path string) ([]byte, error) {
+	f, _, err := readfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (osFileSystem) Remove(path string) error { return os.Remove(path) }
 
 // WriteFile writes a temporary file next to path and renames it over path,
 // so a reader (or a crash) never sees half a manifest.
