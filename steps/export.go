@@ -133,7 +133,7 @@ func (e *Env) exportVar(name, value string) {
 		fmt.Fprintf(e.Stdout, "export %s=%s\n", name, value)
 		return
 	}
-	e.Action.SetEnv(name, value)
+	e.fileCommand("GITHUB_ENV", name, value)
 }
 
 // addPath puts dir first on PATH for the later steps through $GITHUB_PATH.
