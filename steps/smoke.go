@@ -126,7 +126,9 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	}
 	env.smokeSummary(opts, how, took, tail)
 	last := lastNonEmpty(tail)
-	env.Action.Errorf("the smoke test %s: %s", how, last)
+	if env.onGitHub() {
+		env.Action.Errorf("the smoke test %s: %s", how, last)
+	}
 	// The reproducer will not run: its summary says why, so the job summary, the verdict and
 	// `debugflow report` say "setup failed" with this cause, never "not reproduced".
 	cause := fmt.Sprintf("the smoke test `%s` %s: %s (output in %s)", opts.Command, how, last, opts.Log)

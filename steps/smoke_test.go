@@ -41,7 +41,7 @@ func TestSmoke(t *testing.T) {
 			if err := os.WriteFile(summary, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "QD_OFFLINE_CACHE": "0", "GITHUB_STEP_SUMMARY": summary})
+			te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "QD_OFFLINE_CACHE": "0", "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"})
 			err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: tt.command, Log: "cuda_init.log"})
 			if got := ExitCodeFor(err); got != tt.wantCode {
 				t.Fatalf("exit %d (%v), want %d\n%s", got, err, tt.wantCode, te.stdout.String())
@@ -200,5 +200,20 @@ func TestSmokeHugeLinesStayBounded(t *testing.T) {
 		if strings.HasPrefix(l, "::error") && len(l) > 8<<10 {
 			t.Errorf("annotation of %d bytes", len(l))
 		}
+	}
+}
+
+// In a terminal (no GITHUB_ACTIONS) a failed smoke test prints no workflow command: the step
+// runner writes them only under GitHub Actions (docs/step-runner.md). Before, "::error::" was
+// printed everywhere.
+func TestSmokeInATerminalPrintsNoWorkflowCommand(t *testing.T) {
+	t.Parallel()
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
+	err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: t.TempDir(), Command: "echo no GPU; exit 1"})
+	if ExitCodeFor(err) != ExitSetupFailed {
+		t.Fatalf("exit %d (%v), want %d", ExitCodeFor(err), err, ExitSetupFailed)
+	}
+	if out := te.stdout.String(); strings.Contains(out, "::error") || !strings.Contains(out, "## Setup failed: the smoke test exited 1") {
+		t.Errorf("terminal output:\n%s", out)
 	}
 }
