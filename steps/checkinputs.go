@@ -33,8 +33,10 @@ func RunCheckInputs(env *Env, opts CheckInputsOptions) error {
 	}
 	if opts.Count != "" || opts.CountInput != "" {
 		who := name(opts.CountInput, "--count")
-		if n, err := strconv.Atoi(strings.TrimSpace(opts.Count)); err != nil || n < 1 || n > limits.MaxRepeatCount {
-			problems = append(problems, fmt.Sprintf("%s is the pytest-repeat count: want a whole number from 1 to %d (pytest-repeat collects that many copies of every test before the first runs), got %q", who, limits.MaxRepeatCount, opts.Count))
+		// The stage and the reproducer read the count as a Go int flag, which refuses blanks
+		// and reads "010" as 8 (octal): only plain digits mean the same to both.
+		if n, err := strconv.Atoi(opts.Count); err != nil || strconv.Itoa(n) != opts.Count || n < 1 || n > limits.MaxRepeatCount {
+			problems = append(problems, fmt.Sprintf("%s is the pytest-repeat count: want a whole number from 1 to %d, digits only (pytest-repeat collects that many copies of every test before the first runs), got %q", who, limits.MaxRepeatCount, opts.Count))
 		} else {
 			ok = append(ok, fmt.Sprintf("%s=%d", who, n))
 		}

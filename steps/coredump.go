@@ -609,15 +609,17 @@ func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
 			kept = "over the size cap and deleted"
 		}
 		switch {
+		// No brackets around where the file went: the report shows the note in brackets of
+		// its own ("Warp Illegal Address at PC 0x... (note)").
 		case p.NoDump() != "" && p.Killed == "":
-			n = fmt.Sprintf("attempt %d's dump file %s, so it is no dump (%s)", p.Attempt, p.NoDumpFile(), kept)
+			n = fmt.Sprintf("attempt %d's dump file %s, so it is no dump; %s", p.Attempt, p.NoDumpFile(), kept)
 		case p.NoDump() != "":
-			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and %s, so it is no dump (%s)",
+			n = fmt.Sprintf("attempt %d's dump file appeared before %s killed the rerun and %s, so it is no dump; %s",
 				p.Attempt, killer, p.NoDumpFile(), kept)
 		case p.File != "":
-			n += fmt.Sprintf(" (kept as %s, %s, not read by cuda-gdb)", p.File, sizeMB(p.Bytes))
+			n += fmt.Sprintf("; kept as %s, %s, not read by cuda-gdb", p.File, sizeMB(p.Bytes))
 		default:
-			n += fmt.Sprintf(" (%s, over the size cap and deleted)", sizeMB(p.Bytes))
+			n += fmt.Sprintf("; %s, over the size cap and deleted", sizeMB(p.Bytes))
 		}
 		notes = append(notes, n)
 	}

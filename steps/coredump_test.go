@@ -71,11 +71,11 @@ func TestCoredump(t *testing.T) {
 		{name: "the timeout killed the rerun while it dumped", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 1, timeout: 6 * time.Second,
 			attemptsRun: 1, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 6s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 6s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
 		{name: "a later attempt's complete dump is the one read", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
-			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+			note: "attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
 		// Attempt 1 faults one way and is killed while it dumps; attempt 2 faults another way,
 		// and the driver reports it but leaves no file. The summary is attempt 2's, the later
 		// attempt's report of no file is the note's; attempt 1's partial dump hid both (the
@@ -84,7 +84,7 @@ func TestCoredump(t *testing.T) {
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_NOFILE_AFTER": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 2, timeout: 8 * time.Second,
 			attemptsRun: 2, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
 			note:     "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (",
-			alsoNote: "); attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_"},
+			alsoNote: "); attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
 		// Attempt 1's driver reports one fault and leaves no file; attempt 2 faults another way
 		// and is killed while it dumps. The summary stays attempt 2's (its partial dump's), and
 		// the note says what attempt 1's driver reported: it said only "1 other attempt(s) left
@@ -92,7 +92,7 @@ func TestCoredump(t *testing.T) {
 		{name: "an earlier attempt's report of no file is told beside a later partial dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "1", "FAKE_COREDUMP_STALL": "2", "FAKE_COREDUMP_FAULTS": "14,6"}, attempts: 2, timeout: 8 * time.Second,
 			attemptsRun: 2, partial: 1, partialFrom: 2, summaryLine: "Warp Misaligned Address at PC 0x7f31abb9f7a0",
-			note:     "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 2's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_",
+			note:     "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 2's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_",
 			alsoNote: "; attempt 1's driver reported Warp Illegal Address, but no dump file appeared where CUDA_COREDUMP_FILE said (",
 			notNote:  "left no dump"},
 		// Attempt 1's driver reports one fault and leaves no file; attempt 2 dumps whole, read
@@ -112,11 +112,11 @@ func TestCoredump(t *testing.T) {
 		{name: "an empty dump file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "9"}, attempts: 2,
 			attemptsRun: 2, partial: 2, killed: "-", summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump; kept as cuda_coredump_"},
 		{name: "an empty dump file, then a complete dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "1"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", summaryLine: summary,
-			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump (kept as cuda_coredump_"},
+			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump; kept as cuda_coredump_"},
 		// A file of a dump's size that is not an ELF file is no dump either: never given to
 		// cuda-gdb, and the next attempt runs.
 		{name: "a dump file that is not an ELF file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
@@ -345,7 +345,7 @@ func TestCoredumpCancelledWhileDumping(t *testing.T) {
 	if b := readFile(t, partial[0]); !isFakeDump(b) || strings.Contains(b, "generation_flags=") {
 		t.Errorf("the partial dump is not the cut file:\n%s", b)
 	}
-	if want := "cancelled; attempt 1's dump appeared before the cancel (received terminated) killed the rerun, so it may be cut short (kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) {
+	if want := "cancelled; attempt 1's dump appeared before the cancel (received terminated) killed the rerun, so it may be cut short; kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) {
 		t.Errorf("note %q, want it to start with %q", res.Note, want)
 	}
 	var onDisk CoredumpResult

@@ -10,6 +10,8 @@ package steps
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -124,7 +126,45 @@ func (e *Env) setOutput(name, value string) {
 		fmt.Fprintf(e.Stdout, "output %s=%s\n", name, value)
 		return
 	}
-	e.Action.SetOutput(name, value)
+	e.fileCommand("GITHUB_OUTPUT", name, value)
+}
+
+// fileCommand appends name=value to the runner's file $variable ($GITHUB_OUTPUT, $GITHUB_ENV)
+// between a delimiter drawn for this value, as actions/toolkit does. go-githubactions writes
+// one fixed delimiter, so a value holding that line ended early and the lines after it set
+// other variables (LD_PRELOAD for every later step). A write that fails is an error
+// annotation, not a panic.
+func (e *Env) fileCommand(variable, name, value string) {
+	var delim string
+	for delim == "" || strings.Contains(value, delim) {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			e.errorf("file command", "%s: no random delimiter for %s: %v", variable, name, err)
+			fmt.Fprintf(e.Stderr, "error: %s: no random delimiter for %s: %v\n", variable, name, err)
+			return
+		}
+		delim = "ghadelimiter_" + hex.EncodeToString(b)
+	}
+	if err := appendFile(e.Getenv(variable), name+"<<"+delim+"\n"+value+"\n"+delim+"\n"); err != nil {
+		e.errorf("file command", "$%s: %s not written: %v", variable, name, err)
+		fmt.Fprintf(e.Stderr, "error: $%s: %s not written: %v\n", variable, name, err)
+	}
+}
+
+// appendFile appends text to the file at path, creating it.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
 }
 
 // group opens a collapsible log group on GitHub and prints a plain heading

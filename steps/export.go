@@ -111,6 +111,12 @@ func runExportCommand(ctx context.Context, env *Env, dir, command string) (strin
 	if errors.As(err, &exitErr) {
 		return "", fmt.Errorf("`%s` exited %d", command, exitErr.ExitCode())
 	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The shell exited 0 but a process it started in the background (a daemon) still held
+		// stdout: the value is what was printed by then; the process group was ended above.
+		env.warnf("export: `%s` exited, but a process it started kept its output open for %s: it was ended", command, cmd.WaitDelay)
+		err = nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("`%s`: %w", command, err)
 	}
@@ -127,7 +133,7 @@ func (e *Env) exportVar(name, value string) {
 		fmt.Fprintf(e.Stdout, "export %s=%s\n", name, value)
 		return
 	}
-	e.Action.SetEnv(name, value)
+	e.fileCommand("GITHUB_ENV", name, value)
 }
 
 // addPath puts dir first on PATH for the later steps through $GITHUB_PATH.

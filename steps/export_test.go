@@ -32,6 +32,10 @@ func TestExport(t *testing.T) {
 		{"runs in Dir", ExportOptions{Name: "HERE", Command: "pwd", Dir: llvm}, 0, llvm, "", ""},
 		{"a failing pipe fails", ExportOptions{Name: "X", Command: "false | echo value"}, 1, "", "", "exited 1"},
 		{"nothing printed", ExportOptions{Name: "X", Command: "true"}, 1, "", "", "printed nothing"},
+		// A daemon the command starts (a compiler cache's server) keeps stdout open after the
+		// shell exits 0: the value is what it printed. Before, the step failed with "exec:
+		// WaitDelay expired before I/O complete".
+		{"a background process keeps stdout open", ExportOptions{Name: "X", Command: "sleep 30 & echo " + work}, 0, work, "", ""},
 		{"stderr is not the value", ExportOptions{Name: "X", Command: "echo oops >&2"}, 1, "", "", "printed nothing"},
 		{"bad name", ExportOptions{Name: "1X", Command: "echo x"}, 2, "", "", "want a variable name"},
 		{"PATH is the runner's", ExportOptions{Name: "PATH", Command: "echo /x"}, 2, "", "", "export another and use --path"},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/pytestlog"
 	"github.com/debugflow/debugflow/internal/version"
@@ -19,6 +20,11 @@ const DefaultSmokeLog = "smoke.log"
 
 // smokeTailLines is how many of the last output lines the step summary shows on failure.
 const smokeTailLines = 20
+
+// smokeLineBytes bounds each of those lines (and so the cause, the annotation and the error,
+// which name the last one): GitHub drops a step summary over 1 MiB whole, and one line of a
+// progress bar redrawn with \r, or of a compiler's dump, can be megabytes. The log keeps it.
+const smokeLineBytes = 1000
 
 // SmokeOptions configures `debugflow-step smoke`.
 type SmokeOptions struct {
@@ -84,7 +90,7 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 		Env: env.Environ(), Dir: opts.Dir, Log: log, Echo: env.Stdout,
 		OnLine: func(line string) {
 			pytest.Line(line)
-			if tail = append(tail, line); len(tail) > smokeTailLines {
+			if tail = append(tail, clipLine(line, smokeLineBytes, opts.Log)); len(tail) > smokeTailLines {
 				tail = tail[1:]
 			}
 		},
@@ -120,7 +126,9 @@ func RunSmoke(ctx context.Context, env *Env, opts SmokeOptions) error {
 	}
 	env.smokeSummary(opts, how, took, tail)
 	last := lastNonEmpty(tail)
-	env.Action.Errorf("the smoke test %s: %s", how, last)
+	if env.onGitHub() {
+		env.Action.Errorf("the smoke test %s: %s", how, last)
+	}
 	// The reproducer will not run: its summary says why, so the job summary, the verdict and
 	// `debugflow report` say "setup failed" with this cause, never "not reproduced".
 	cause := fmt.Sprintf("the smoke test `%s` %s: %s (output in %s)", opts.Command, how, last, opts.Log)
@@ -150,6 +158,19 @@ func (e *Env) smokeSummary(opts SmokeOptions, how string, took time.Duration, ta
 		fmt.Fprintf(&b, "\nLast lines:\n\n%stext\n%s\n%s\n", fence, text, fence)
 	}
 	e.checkSummary(b.String())
+}
+
+// clipLine is line cut to at most n bytes at a rune boundary, saying how many bytes of it only
+// the log file has.
+func clipLine(line string, n int, log string) string {
+	if len(line) <= n {
+		return line
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes in %s)", line[:cut], len(line)-cut, markdownCode(log))
 }
 
 func lastNonEmpty(lines []string) string {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestSmoke(t *testing.T) {
@@ -39,7 +41,7 @@ func TestSmoke(t *testing.T) {
 			if err := os.WriteFile(summary, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "QD_OFFLINE_CACHE": "0", "GITHUB_STEP_SUMMARY": summary})
+			te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "QD_OFFLINE_CACHE": "0", "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"})
 			err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: tt.command, Log: "cuda_init.log"})
 			if got := ExitCodeFor(err); got != tt.wantCode {
 				t.Fatalf("exit %d (%v), want %d\n%s", got, err, tt.wantCode, te.stdout.String())
@@ -152,4 +154,66 @@ func TestCheckSanitizer(t *testing.T) {
 			t.Errorf("summary:\n%s", md)
 		}
 	})
+}
+
+// A failing smoke test whose output is a few huge lines (a progress bar redrawn with \r, a
+// compiler's one-line dump) keeps them whole in its log, but the step summary, the annotation,
+// the error and reproducer_summary.json's cause show each line cut short: GitHub drops a step
+// summary over 1 MiB whole, and with it the reason the job stopped. Before, the summary held
+// the last 20 lines whole (20 MiB here) and the cause the last one (1 MiB).
+func TestSmokeHugeLinesStayBounded(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH"), "GITHUB_STEP_SUMMARY": summary})
+	const lines, width = 24, 300000
+	// The last line starts with one byte, then two-byte runes: a cut at an even byte count
+	// would split one.
+	command := "for i in $(seq " + strconv.Itoa(lines) + "); do head -c " + strconv.Itoa(width) + " /dev/zero | tr '\\0' a; echo; done; " +
+		"s=$(printf 'é%.0s' $(seq 1000)); printf x; for i in $(seq 150); do printf %s \"$s\"; done; echo; exit 1"
+	err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: out, Command: command})
+	if got := ExitCodeFor(err); got != ExitSetupFailed {
+		t.Fatalf("exit %d (%v), want %d", got, err, ExitSetupFailed)
+	}
+	log, _ := os.ReadFile(filepath.Join(out, DefaultSmokeLog))
+	if want := lines*(width+1) + 1 + 150000*len("é") + 1; len(log) != want {
+		t.Errorf("smoke.log has %d bytes, want the whole output, %d", len(log), want)
+	}
+	md, _ := os.ReadFile(summary)
+	if len(md) > 64<<10 || !utf8.Valid(md) {
+		t.Errorf("step summary is %d bytes (valid UTF-8: %v), want at most 64 KiB", len(md), utf8.Valid(md))
+	}
+	for _, w := range []string{"## Setup failed: the smoke test exited 1", "aaaa… (", " more bytes in `smoke.log`)", "xéééé"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("step summary lacks %q", w)
+		}
+	}
+	if len(err.Error()) > 8<<10 || !utf8.ValidString(err.Error()) {
+		t.Errorf("the error is %d bytes (valid UTF-8: %v)", len(err.Error()), utf8.ValidString(err.Error()))
+	}
+	r, lerr := LoadReproducerResult(out)
+	if lerr != nil || len(r.SetupCause) > 8<<10 || !utf8.ValidString(r.SetupCause) || !strings.Contains(r.SetupCause, "xéééé") {
+		t.Errorf("setup cause (%d bytes, %v): %.300s", len(r.SetupCause), lerr, r.SetupCause)
+	}
+	// The annotation (in a terminal: the step log's last line) names the last line, not 1 MiB.
+	for _, l := range strings.Split(te.stdout.String(), "\n") {
+		if strings.HasPrefix(l, "::error") && len(l) > 8<<10 {
+			t.Errorf("annotation of %d bytes", len(l))
+		}
+	}
+}
+
+// In a terminal (no GITHUB_ACTIONS) a failed smoke test prints no workflow command: the step
+// runner writes them only under GitHub Actions (docs/step-runner.md). Before, "::error::" was
+// printed everywhere.
+func TestSmokeInATerminalPrintsNoWorkflowCommand(t *testing.T) {
+	t.Parallel()
+	te := newTestEnv(t, map[string]string{"PATH": os.Getenv("PATH")})
+	err := RunSmoke(context.Background(), te.Env, SmokeOptions{Out: t.TempDir(), Command: "echo no GPU; exit 1"})
+	if ExitCodeFor(err) != ExitSetupFailed {
+		t.Fatalf("exit %d (%v), want %d", ExitCodeFor(err), err, ExitSetupFailed)
+	}
+	if out := te.stdout.String(); strings.Contains(out, "::error") || !strings.Contains(out, "## Setup failed: the smoke test exited 1") {
+		t.Errorf("terminal output:\n%s", out)
+	}
 }

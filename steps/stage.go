@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/templates"
 )
 
@@ -54,6 +55,9 @@ type StageOptions struct {
 	SmokeLog     string `flag:"smoke-log" usage:"file in DIR the build check wrote"`
 }
 
+// minuteDigitsRe is a minute count as the gate reads it (after trimming blanks).
+var minuteDigitsRe = lazyre.New(`^[0-9]+$`)
+
 // ParseTmateTimeout validates --tmate-timeout-minutes.
 func ParseTmateTimeout(s string) (int, error) {
 	return ParseTmateTimeoutMax(s, MaxTmateTimeoutMinutes)
@@ -65,8 +69,11 @@ func ParseTmateTimeoutMax(s string, maxMinutes int) (int, error) {
 	if maxMinutes <= 0 || maxMinutes > MaxTmateTimeoutMinutes {
 		maxMinutes = MaxTmateTimeoutMinutes
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < MinTmateTimeoutMinutes || n > maxMinutes {
+	// The gate (tmate.ParseTimeoutMinutes) takes digits only: a sign that passed here would
+	// stop the gate at the end of the job.
+	v := strings.TrimSpace(s)
+	n, err := strconv.Atoi(v)
+	if err != nil || !minuteDigitsRe.MatchString(v) || n < MinTmateTimeoutMinutes || n > maxMinutes {
 		return 0, usagef("--tmate-timeout-minutes %q: want a whole number of minutes from %d to %d",
 			s, MinTmateTimeoutMinutes, maxMinutes)
 	}

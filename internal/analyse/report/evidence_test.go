@@ -221,7 +221,7 @@ func TestCoredumpPartial(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
 		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
 		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
-	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short (kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb)"
+	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":409600}]}`)},
@@ -359,7 +359,7 @@ func TestCoredumpNoDumpFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			note := "no complete GPU core dump of t.py::x in 1 attempt(s): " + tt.note + " (kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb)"
+			note := "no complete GPU core dump of t.py::x in 1 attempt(s): " + tt.note + "; kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb"
 			fsys := fstest.MapFS{
 				CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 					`,"partial":[` + tt.partial + `]}`)},
@@ -415,7 +415,7 @@ func TestCoredumpDriverReportedNoFile(t *testing.T) {
 // 1's file), and the line named attempt 2 twice.
 func TestCoredumpLaterNoFileAfterPartial(t *testing.T) {
 	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t); " +
-		"attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short (kept as a.partial, 0.0 MB, not read by cuda-gdb)"
+		"attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as a.partial, 0.0 MB, not read by cuda-gdb"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 			`,"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":409600}],"dump_pattern":"/tmp/d/cuda_coredump_%h.%p.%t","facts_attempt":2}`)},
