@@ -42,6 +42,9 @@ func RunExport(ctx context.Context, env *Env, opts ExportOptions) error {
 		return usagef("--name %s: the runner owns this variable; export another and use --path", opts.Name)
 	case strings.TrimSpace(opts.Command) == "":
 		return usagef("--command is empty: give the command that prints the value of %s", opts.Name)
+	case strings.ContainsAny(opts.Path, "\n\r\x00"):
+		// $GITHUB_PATH is read a line at a time: each line would be a folder on PATH.
+		return usagef("--path %q: one line, a folder under $%s such as bin", opts.Path, opts.Name)
 	case opts.Path != "" && (filepath.IsAbs(opts.Path) || strings.HasPrefix(filepath.Clean(opts.Path), "..")):
 		return usagef("--path %q: want a folder under $%s such as bin, or . for the value itself", opts.Path, opts.Name)
 	}

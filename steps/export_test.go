@@ -41,6 +41,8 @@ func TestExport(t *testing.T) {
 		{"PATH is the runner's", ExportOptions{Name: "PATH", Command: "echo /x"}, 2, "", "", "export another and use --path"},
 		{"path leaves the value", ExportOptions{Name: "X", Path: "../up", Command: "echo /x"}, 2, "", "", "want a folder under $X"},
 		{"no command", ExportOptions{Name: "X"}, 2, "", "", "--command is empty"},
+		// $GITHUB_PATH is read a line at a time: a line break would put a second folder on PATH.
+		{"a path of two lines", ExportOptions{Name: "X", Path: "bin\n/tmp/evil", Command: "echo " + work}, 2, "", "", "--path \"bin\\n/tmp/evil\": one line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
