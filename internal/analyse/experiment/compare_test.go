@@ -118,7 +118,7 @@ func TestCompareGolden(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "no_change_within", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict"}
+	want := []string{"by_gpu", "ci95", "failures", "gpus", "more_trials_needed", "no_change_within", "p_value", "rate", "ref", "runner", "tests", "trials", "verdict", "verdict_p_value"}
 	for _, row := range shape.Rows {
 		var keys []string
 		for k := range row {
@@ -339,8 +339,10 @@ func TestNoTrialsHasNoPValue(t *testing.T) {
 	if got := c.Rows[1].pValue(); got != "-" {
 		t.Errorf("no trials: p-value %q, want -", got)
 	}
-	if got := c.Rows[2].pValue(); got == "-" {
-		t.Errorf("0/4 against 2/4: p-value %q, want a number", got)
+	// 0/4 against 2/4 is inconclusive: the table names no test it rests on, --json keeps the
+	// "fails less" test's p.
+	if got := c.Rows[2].pValue(); got != "-" {
+		t.Errorf("0/4 against 2/4 (inconclusive): p-value %q, want -", got)
 	}
 	var js bytes.Buffer
 	if err := c.WriteJSON(&js); err != nil {
@@ -896,5 +898,56 @@ func TestSingleSweepMixedWithRounds(t *testing.T) {
 	}
 	if len(c.Warnings) != 0 {
 		t.Errorf("rounds alone: warnings %q", c.Warnings)
+	}
+}
+
+// TestPValueCellIsTheVerdictsTest: the table's P-VALUE is the p-value of the test the verdict
+// rests on, the one the line under the table quotes. It was the "fails less" test's whatever
+// the verdict: a "worse" row read 1 beside "p = 0.0028" in its line, a "fixed" one "<0.0001"
+// beside "p = 0.0016".
+func TestPValueCellIsTheVerdictsTest(t *testing.T) {
+	const level = 0.0042
+	base := stats.Counts{Failures: 14, Trials: 60}
+	tests := []struct {
+		name string
+		cand stats.Counts
+		want Verdict
+	}{
+		{"fixed", stats.Counts{Trials: 60}, Fixed},
+		{"improved", stats.Counts{Failures: 5, Trials: 400}, Improved},
+		{"worse", stats.Counts{Failures: 40, Trials: 60}, Worse},
+		{"no change", stats.Counts{Failures: 100, Trials: 1000}, NoChange},
+		{"inconclusive", stats.Counts{Failures: 14, Trials: 60}, Inconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := base
+			switch tt.want {
+			case Improved:
+				b = stats.Counts{Failures: 80, Trials: 400}
+			case NoChange:
+				b = stats.Counts{Failures: 100, Trials: 1000}
+			}
+			d, err := DefaultRule.Decide(tt.cand, b, level)
+			if err != nil || d.Verdict != tt.want {
+				t.Fatalf("Decide(%v, %v) = %+v, %v; want %s", tt.cand, b, d, err, tt.want)
+			}
+			c := &Comparison{Baseline: "base", Rule: DefaultRule, Level: level, Rows: []Row{
+				{Ref: "base", Counts: b}, {Ref: "cand", Counts: tt.cand, Decision: &d}}}
+			cell, line := c.Rows[1].pValue(), c.explain(c.Rows[1])
+			if tt.want == Inconclusive {
+				if cell != "-" {
+					t.Errorf("inconclusive: cell %q, want -", cell)
+				}
+				return
+			}
+			quoted := "p = " + cell
+			if strings.HasPrefix(cell, "<") {
+				quoted = "p < " + cell[1:]
+			}
+			if cell == "-" || !strings.Contains(line, quoted+" < ") {
+				t.Errorf("cell %q, line %q: want the line's p in the cell", cell, line)
+			}
+		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // jsonComparison is the --json shape:
 // {"baseline", "rows": [{"ref", "runner", "trials", "failures", "rate", "ci95": [lo, hi],
-// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict", "no_change_within",
+// "tests": [{"id", "trials", "failures", "ci95"}], "p_value", "verdict_p_value", "verdict", "no_change_within",
 // "more_trials_needed", "gpus", "by_gpu": [{"gpu", "trials", "failures"}]}], "warnings"}.
 type jsonComparison struct {
 	Baseline string    `json:"baseline"`
@@ -38,8 +38,13 @@ type jsonRow struct {
 	Tests    []jsonTest `json:"tests"`
 	// PValue is Fisher's one-sided p-value for "fails less often than the baseline"; null on
 	// the baseline's rows and when either side has no trials (no test ran).
-	PValue  *float64 `json:"p_value"`
-	Verdict Verdict  `json:"verdict"`
+	PValue *float64 `json:"p_value"`
+	// VerdictPValue is the p-value of the test the verdict rests on (the text's P-VALUE
+	// column: fixed's test against the minimum effect, improved's "fails less", no change's
+	// equivalence test, worse's "fails more"); null on the baseline's rows and for an
+	// inconclusive verdict.
+	VerdictPValue *float64 `json:"verdict_p_value"`
+	Verdict       Verdict  `json:"verdict"`
 	// NoChangeWithin is the margin a "no change" was shown within: "ratio" (the odds),
 	// "absolute" (the difference of the rates), "ratio or absolute" (one on each side); null
 	// for the other verdicts.
@@ -88,6 +93,9 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 			if !d.NoTrials {
 				p := d.PLess
 				jr.PValue = &p
+			}
+			if p, ok := d.VerdictP(); ok {
+				jr.VerdictPValue = &p
 			}
 			if d.Verdict == NoChange {
 				w := d.Within
@@ -140,13 +148,15 @@ func (r Row) where() string {
 	return r.Ref + " on " + r.Runner
 }
 
-// pValue formats a p-value with two significant digits; "-" for the baseline and when a side
-// has no trials.
+// pValue is the P-VALUE cell: the p-value of the test the verdict rests on (the one the line
+// under the table quotes), with two significant digits; "-" for the baseline, an inconclusive
+// verdict and a side without trials. (It was the "fails less" test's whatever the verdict:
+// a "worse" row read p = 1, a "fixed" one another p than its line.)
 func (r Row) pValue() string {
-	if r.Decision == nil || r.Decision.NoTrials {
-		return "-"
+	if p, ok := r.Decision.VerdictP(); ok {
+		return formatP(p)
 	}
-	return formatP(r.Decision.PLess)
+	return "-"
 }
 
 // pIs is "p = 0.012", or "p < 0.0001".

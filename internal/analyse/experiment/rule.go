@@ -108,6 +108,26 @@ type Decision struct {
 	NoTrials bool
 }
 
+// VerdictP is the p-value of the test the verdict rests on, the one the line under the table
+// quotes: PFixed for fixed, PLess for improved, PNoChange for no change, PGreater for worse.
+// An inconclusive verdict (or no trials) rests on none: ok is false.
+func (d *Decision) VerdictP() (p float64, ok bool) {
+	if d == nil || d.NoTrials {
+		return 0, false
+	}
+	switch d.Verdict {
+	case Fixed:
+		return d.PFixed, true
+	case Improved:
+		return d.PLess, true
+	case NoChange:
+		return d.PNoChange, true
+	case Worse:
+		return d.PGreater, true
+	}
+	return 0, false
+}
+
 // Within is the margin a "no change" verdict was shown within.
 type Within string
 
