@@ -31,6 +31,9 @@ type Comparison struct {
 type Row struct {
 	Ref    string
 	Runner string
+	// GitRef is the ref as given (a branch, tag or commit; ref.json's ref), "" without a
+	// ref.json; Commit the commit its first folder ran.
+	GitRef string
 	Commit string
 	Dirs   []string
 	// GPUs are the GPU UUIDs the row's folders ran on (from their health snapshots).
@@ -140,7 +143,7 @@ func Compare(obs []*Observation, baseline string, rule Rule) (*Comparison, error
 	bases := map[string]*Row{}
 	var baseRows, candRows []Row
 	for _, a := range arms {
-		row := Row{Ref: a.ref, Runner: a.runner, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
+		row := Row{Ref: a.ref, Runner: a.runner, GitRef: a.gitRef, Commit: a.commit, Dirs: a.dirs, GPUs: a.gpus, Repetitions: a.repetitions}
 		for _, t := range a.tests {
 			row.allTrials += t.Trials
 		}

@@ -951,3 +951,33 @@ func TestPValueCellIsTheVerdictsTest(t *testing.T) {
 		})
 	}
 }
+
+// TestRefsLine: the text says what each name of the table ran (the ref as given, the commit),
+// once per name whatever its runners, and nothing for folders without a ref.json.
+func TestRefsLine(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []Row
+		want string
+	}{
+		{"no ref.json", []Row{{Ref: "a"}, {Ref: "b"}}, ""},
+		{"branches", []Row{
+			{Ref: "baseline", GitRef: "main", Commit: "0c697facb8d9506cd810fb356cccf7c16211f88a"},
+			{Ref: "fix", GitRef: "fix", Commit: "5d6e7f8a9b0c5d6e7f8a9b0c5d6e7f8a9b0c5d6e"}},
+			"baseline = main at 0c697facb8d9, fix at 5d6e7f8a9b0c"},
+		{"a commit as the ref", []Row{{Ref: "baseline", GitRef: "efd3f69", Commit: "efd3f69a0b1c2d3e"}}, "baseline = efd3f69"},
+		{"two runners, one name", []Row{
+			{Ref: "pin", Runner: "t4", GitRef: "pin", Commit: "9e1d4c0ffee"},
+			{Ref: "pin", Runner: "a10", GitRef: "pin", Commit: "9e1d4c0ffee"}},
+			"pin at 9e1d4c0ffee"},
+		{"no commit recorded", []Row{{Ref: "baseline", GitRef: "main"}}, "baseline = main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Comparison{Rows: tt.rows}
+			if got := c.refsLine(); got != tt.want {
+				t.Errorf("refsLine() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

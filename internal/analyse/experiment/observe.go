@@ -244,6 +244,7 @@ func (o *Observation) label() string {
 type arm struct {
 	ref, runner string
 	commit      string
+	gitRef      string // the ref as given (ref.json's ref), first seen
 	dirs        []string
 	gpus        []string // GPU UUIDs of the folders, first seen first
 	byGPU       []gpuTally
@@ -300,6 +301,9 @@ func (a *arm) add(o *Observation) {
 	}
 	if a.commit == "" {
 		a.commit = o.Info.Commit
+	}
+	if a.gitRef == "" && o.HasInfo {
+		a.gitRef = o.Info.Ref
 	}
 	if o.Info.Commit != "" && !slices.ContainsFunc(a.commits, func(c dirCommit) bool { return c.commit == o.Info.Commit }) {
 		a.commits = append(a.commits, dirCommit{o.Info.Commit, o.Dir})

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -307,11 +308,40 @@ func effectNoun(or float64) string {
 	return fmt.Sprintf("reduction to %g times", or)
 }
 
+// refsLine says what each name of the table ran: "baseline = main at 0c697facb8d9, fix at
+// 5d6e7f8a9b0c" (the ref as given, when it is not the name, and the commit its first folder
+// ran), once per name; "" when no folder has a ref.json. A ref whose folders ran several
+// commits has a warning of its own.
+func (c *Comparison) refsLine() string {
+	var parts, seen []string
+	for _, r := range c.Rows {
+		if r.GitRef == "" || slices.Contains(seen, r.Ref) {
+			continue
+		}
+		seen = append(seen, r.Ref)
+		part := r.Ref
+		if r.GitRef != r.Ref {
+			part += " = " + r.GitRef
+		}
+		if commit := r.Commit; commit != "" && !strings.HasPrefix(commit, r.GitRef) {
+			if len(commit) > 12 {
+				commit = commit[:12]
+			}
+			part += " at " + commit
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // WriteText writes the comparison for a terminal: the rule, an aligned table, one line per
 // candidate on why, per-test lines when several tests are pooled, and the warnings.
 func (c *Comparison) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Baseline:  %s\n", c.Baseline)
+	if refs := c.refsLine(); refs != "" {
+		fmt.Fprintf(&b, "Refs:      %s\n", refs)
+	}
 	fmt.Fprintf(&b, "Rule:      %s\n", c.ruleLine())
 	fmt.Fprintf(&b, "Tests:     %s\n\n", strings.Join(c.PooledIDs, ", "))
 	rows := [][]string{upper(tableHeader)}
@@ -389,6 +419,9 @@ func (c *Comparison) Markdown() string {
 		heads = []string{"baseline only"}
 	}
 	fmt.Fprintf(&b, "%s (against %s)\n\n", strings.Join(heads, ", "), mdText(c.Baseline))
+	if refs := c.refsLine(); refs != "" {
+		fmt.Fprintf(&b, "Refs: %s\n\n", mdText(refs))
+	}
 	b.WriteString("| " + strings.Join(tableHeader, " | ") + " |\n")
 	b.WriteString("|---|---|---:|---:|---|---:|---|---|\n")
 	for _, r := range c.Rows {
