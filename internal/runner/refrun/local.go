@@ -436,7 +436,7 @@ func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
 			return out, nil
 		}
 	}
-	return "", fmt.Errorf("%q is not a commit, branch or tag of %s (nor origin/%s): fetch it first (git fetch origin %s)", ref, repo, ref, ref)
+	return "", fmt.Errorf("%q is not a commit, branch or tag of %s (nor origin/%s): fetch it first (git fetch origin %s)", ref, repo, ref, textsafe.ShellWord(ref))
 }
 
 // git runs git in dir and returns its trimmed stdout.

@@ -135,6 +135,13 @@ func TestLocalErrors(t *testing.T) {
 		t.Errorf("unknown ref: %v", err)
 	}
 	l.Close()
+	// git allows $(...), ; and backquotes in a branch name: the command to paste quotes it.
+	l = &Local{Spec: s, Repo: repo, DmesgSource: dmesg}
+	_, err = l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "x", Ref: "fix$(id);`id`"}}, Count: 1, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "git fetch origin 'fix$(id);`id`'") {
+		t.Errorf("unknown ref with shell syntax: %v", err)
+	}
+	l.Close()
 
 	broken := *s
 	broken.Build.Commands = []string{"echo compiling; echo 'error: no CUDA' >&2; exit 3"}
