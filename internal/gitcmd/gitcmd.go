@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Output runs `git -C dir args...` ("" = the current folder) and returns its stdout without
@@ -23,6 +24,11 @@ func Output(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A cancel stops git with what it started (a hook, an alias, the remote helper of a
+	// submodule fetch), which would otherwise hold stdout open and keep Wait, and Ctrl-C,
+	// waiting until it ended; WaitDelay bounds the wait for anything that escaped the group.
+	stopGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {

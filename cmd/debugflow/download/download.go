@@ -38,7 +38,8 @@ which); it must be absent or empty. Unlike gh, debugflow never extracts into a
 folder that holds other files, and a failed extraction leaves DIR as found.
 
 Extraction refuses, before writing anything: entries that leave the folder
-(.., absolute paths, backslashes), symbolic links and other special files, more
+(.., absolute paths, backslashes), symbolic links and other special files, two
+entries of one path (a and ./a, a file a and a folder a/ or a/b), more
 than --max-files entries, and more than --max-size bytes in all (counted again
 while inflating, so a lying header does not help).
 

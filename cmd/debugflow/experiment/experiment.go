@@ -205,10 +205,13 @@ func runExperiment(o *ExperimentOptions) error {
 		return usage(err)
 	}
 	defaultOut := o.Out == ""
+	madeOut := defaultOut // the folder is this experiment's: an empty one is removed after Ctrl-C
 	if defaultOut {
 		o.Out = "experiment-" + time.Now().Format("20060102-150405")
 	} else if entries, err := os.ReadDir(o.Out); err == nil && len(entries) > 0 {
 		return usage(fmt.Errorf("--out %s is not empty: every experiment gets a folder of its own", o.Out))
+	} else if errors.Is(err, fs.ErrNotExist) {
+		madeOut = true
 	}
 	ropts := rounds.Options{Baseline: base, Candidates: cands, Count: o.Count, UntilDecided: o.UntilDecided,
 		MaxCount: o.MaxCount, MaxTime: o.MaxTime, Rule: experiment.Rule{Confidence: o.Confidence, MinEffect: o.MinEffect, AbsMargin: o.AbsMargin},
@@ -249,7 +252,7 @@ func runExperiment(o *ExperimentOptions) error {
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:
-		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: fmt.Errorf("interrupted: what ran so far is in %s", o.Out)}
+		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: interruptedAt(o.Out, madeOut)}
 	case runErr != nil:
 		return finish(runErr)
 	case !res.Comparison.Decided():
@@ -344,6 +347,22 @@ func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io
 // ... when an experiment started in the same second has it: the folder's creation is the
 // claim, so experiments started together (a loop over candidates in the background, say)
 // never write into one folder.
+// interruptedAt is the message of an interrupted experiment: where what ran so far is, or
+// that nothing was written, in which case the output folder, when this experiment made it,
+// is removed rather than left empty.
+func interruptedAt(out string, made bool) error {
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return fmt.Errorf("interrupted: what ran so far is in %s", out)
+	}
+	if made {
+		if err := os.Remove(out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("interrupted before anything was written (and removing the empty %s failed: %v)", out, err)
+		}
+		return errors.New("interrupted before anything was written: no folder was kept")
+	}
+	return fmt.Errorf("interrupted before anything was written to %s", out)
+}
+
 func claimDefaultOut(base string) (string, error) {
 	const tries = 100
 	for i := 1; i <= tries; i++ {

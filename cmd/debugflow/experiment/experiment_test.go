@@ -796,3 +796,49 @@ func TestExperimentLocalPytestKilledWithoutXdist(t *testing.T) {
 		t.Errorf("experiment.md has no warning naming the test pytest died in:\n%s", md)
 	}
 }
+
+// Ctrl-C before anything was written (here while the first worktree is checked out: a
+// post-checkout hook that waits) says so and keeps no folder, rather than pointing at an
+// --out folder that does not exist; no worktree stays registered.
+func TestExperimentLocalInterruptedBeforeAnythingWasWritten(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0.2, "fix": 0})
+	started := filepath.Join(t.TempDir(), "hook-started")
+	testenv.WriteFile(t, filepath.Join(repo, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch '"+started+"'\nexec sleep 60\n")
+	if err := os.Chmod(filepath.Join(repo, ".git", "hooks", "post-checkout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	specPath := filepath.Join(t.TempDir(), "flaky.yaml")
+	testenv.WriteFile(t, specPath, testenv.FlakySpec("python3"))
+	out := filepath.Join(t.TempDir(), "exp")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	code := cmdtest.Execute(ctx, commands, []string{"experiment", "--spec", specPath, "--local", "--checkout", repo,
+		"--baseline", "base", "--candidate", "fix", "--count", "2", "--out", out}, nil, &stdout, &stderr)
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "what ran so far is in") {
+		t.Errorf("points at a folder that holds nothing:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted before anything was written") {
+		t.Errorf("does not say nothing was written:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s kept (%v)", out, err)
+	}
+	if wt := gitOut(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+		t.Errorf("worktrees left:\n%s", wt)
+	}
+}

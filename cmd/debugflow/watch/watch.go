@@ -34,7 +34,9 @@ RUN_ID may be a run URL. --latest takes the newest run of the debug workflow.
 -i/--interval takes whole seconds like gh run watch (-i 10) or a duration
 (-i 500ms, -i 1m); each poll is two API requests.
 
-Exit status: 0 success, 1 any other conclusion (failure, cancelled, timed out).
+Exit status: 0 success, 1 any other conclusion (failure, cancelled, timed out);
+75 when GitHub says the run completed but gives no conclusion (its outcome is
+unknown: the message gives the commands that ask again).
 This is gh run watch --exit-status behaviour, and it is always on: --exit-status is accepted so gh
 command lines work unchanged. Ctrl-C stops watching (exit 130); the run
 continues on GitHub, and the message gives the commands that pick it up again

@@ -351,7 +351,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "Background:       good commits fail too: %d of %d trials at %s%s\n", g.Failures, g.Trials, strings.Join(names, ", "), more)
 	}
 	if len(r.InFlight) > 0 {
-		fmt.Fprintf(&b, "Still running:    %d step(s); debugflow bisect --resume waits for them\n", len(r.InFlight))
+		writeInFlight(&b, r)
 	}
 	// The candidates that matter: by posterior, at most maxListed, above 0.1% each.
 	idx := make([]int, len(r.Candidates))
@@ -416,4 +416,29 @@ func clean(s string, n int) string {
 		count++
 	}
 	return b.String()
+}
+
+// writeInFlight says what became of the steps in flight. While the session runs (no Stop
+// recorded) they are running. Once it stopped, a GitHub run (it has an id) goes on there and
+// --resume waits for it; a step on this machine stopped with the session, counted nothing,
+// and --resume runs it again.
+func writeInFlight(b *strings.Builder, r *Report) {
+	if r.Stop == "" {
+		fmt.Fprintf(b, "Still running:    %d step(s); debugflow bisect --resume waits for them\n", len(r.InFlight))
+		return
+	}
+	var remote, local int
+	for _, f := range r.InFlight {
+		if f.RunID != 0 {
+			remote++
+		} else {
+			local++
+		}
+	}
+	if remote > 0 {
+		fmt.Fprintf(b, "Still running:    %d step(s) on GitHub; debugflow bisect --resume waits for them\n", remote)
+	}
+	if local > 0 {
+		fmt.Fprintf(b, "Stopped:          %d step(s) cut short when the session stopped, nothing counted; debugflow bisect --resume runs them again\n", local)
+	}
 }

@@ -504,7 +504,13 @@ func TestReportWaitsForStepsInFlight(t *testing.T) {
 			"Still running:    2 step(s)"}, []string{"First bad commit:"}},
 		{"interrupted, one in flight", 1, StopInterrupted, false, []string{
 			"Not decided (interrupted) after 0 step(s)",
-			"would be decided only once the 1\n"}, []string{"First bad commit:"}},
+			"would be decided only once the 1\n",
+			// A local step stopped with the session: nothing runs it any more.
+			"Stopped:          1 step(s) cut short when the session stopped, nothing counted; debugflow bisect --resume runs them again"},
+			[]string{"First bad commit:", "Still running"}},
+		{"interrupted, two GitHub runs in flight", -2, StopInterrupted, false, []string{
+			"Still running:    2 step(s) on GitHub; debugflow bisect --resume waits for them"},
+			[]string{"First bad commit:", "Stopped:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -514,8 +520,12 @@ func TestReportWaitsForStepsInFlight(t *testing.T) {
 			for i, c := range []Counts{{Trials: 200}, {Failures: 7, Trials: 30}} {
 				st.Steps = append(st.Steps, Step{N: i + 1, Commit: st.Commits[9+i].Commit, Outcome: Given, Counts: c})
 			}
-			for i := range tt.flights {
-				st.InFlight = append(st.InFlight, Flight{N: 3 + i, Commit: st.Commits[12+i].Commit, Attempt: 1, Dir: fmt.Sprintf("bisect/step-%d", 3+i)})
+			for i := range max(tt.flights, -tt.flights) {
+				f := Flight{N: 3 + i, Commit: st.Commits[12+i].Commit, Attempt: 1, Dir: fmt.Sprintf("bisect/step-%d", 3+i)}
+				if tt.flights < 0 { // a negative count: GitHub runs, each with its id
+					f.RunID, f.URL = int64(900+i), fmt.Sprintf("https://github.com/o/r/actions/runs/%d", 900+i)
+				}
+				st.InFlight = append(st.InFlight, f)
 			}
 			st.Stop = tt.stop
 			p, err := st.ComputePosterior()

@@ -39,10 +39,13 @@ const (
 var ErrNoToken = errors.New("no GitHub token")
 
 // NormalizeHost lowercases a host and folds the names gh treats as one:
-// any *.github.com is github.com, the default https port is dropped.
+// any *.github.com is github.com, the default https port is dropped, and so
+// is one trailing dot (the DNS root: github.com. is github.com, and must not
+// be taken for an Enterprise Server and sent GH_ENTERPRISE_TOKEN).
 func NormalizeHost(host string) string {
 	h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), "/")
 	h = strings.TrimSuffix(h, ":443")
+	h = strings.TrimSuffix(h, ".")
 	switch {
 	case h == "" || h == defaultHost || strings.HasSuffix(h, "."+defaultHost):
 		return defaultHost

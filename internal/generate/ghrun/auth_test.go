@@ -220,6 +220,18 @@ func TestTokenGoesOnlyToItsHost(t *testing.T) {
 			env:    map[string]string{EnvGitHubToken: entToken, EnvAPIURL: "https://" + ghes + "/api/v3"},
 			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"RUN", "-R", "acme/kernels"},
 			wantAuth: map[string]string{ghes: "Bearer " + entToken}},
+		// A host spelled with capitals is still github.com: it gets GH_TOKEN at
+		// api.github.com, never the Enterprise token; a trailing dot is refused
+		// before any request is made.
+		{name: "-R GitHub.COM (capitals) is github.com", env: map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken},
+			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"RUN", "-R", "GitHub.COM/acme/kernels"},
+			wantAuth: map[string]string{"api.github.com": "Bearer " + dotcomToken}},
+		{name: "-R github.com. (trailing dot) is refused before any request", env: map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken},
+			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"RUN", "-R", "github.com./acme/kernels"},
+			wantErr: `"github.com." is not a host name`},
+		{name: "GH_HOST=GitHub.com. is refused before any request", env: map[string]string{EnvGHToken: dotcomToken, EnvGHEnterpriseToken: entToken, EnvGHHost: "GitHub.com."},
+			remote: "https://github.com/acme/kernels", cmd: watchCmd, args: []string{"RUN", "-R", "acme/kernels"},
+			wantErr: `GH_HOST="GitHub.com." is not a host name`},
 		{name: "an API redirect to a foreign host carries no token",
 			env:    map[string]string{EnvGHToken: dotcomToken},
 			remote: "https://github.com/acme/kernels.git", cmd: watchCmd, args: []string{"RUN"},
@@ -616,5 +628,47 @@ func BenchmarkRedact(b *testing.B) {
 	secrets := []string{"ghp_LONGtoken0123456789abcdefghijkl", "x", "k3y"}
 	for b.Loop() {
 		redact(line, secrets)
+	}
+}
+
+// TestHostClassification checks that the spelling of a host does not change
+// which token it gets: capitals and one trailing dot (the DNS root) still
+// name github.com, a *.ghe.com tenancy or github.localhost, never an
+// Enterprise Server that would be sent GH_ENTERPRISE_TOKEN.
+func TestHostClassification(t *testing.T) {
+	tests := []struct {
+		host       string
+		normal     string
+		enterprise bool
+	}{
+		{"github.com", "github.com", false},
+		{"GitHub.COM", "github.com", false},
+		{"github.com.", "github.com", false},
+		{"GITHUB.COM.", "github.com", false},
+		{"github.com.:443", "github.com", false},
+		{"api.github.com.", "github.com", false},
+		{"octo.ghe.com.", "octo.ghe.com", false},
+		{"Octo.GHE.com", "octo.ghe.com", false},
+		{"github.localhost.", "github.localhost", false},
+		{"ghe.corp.example.", "ghe.corp.example", true},
+		{"GHE.corp.example", "ghe.corp.example", true},
+	}
+	const dotcom, ent = "dotcom-token", "enterprise-token"
+	env := map[string]string{EnvGHToken: dotcom, EnvGHEnterpriseToken: ent}
+	for _, tt := range tests {
+		if got := NormalizeHost(tt.host); got != tt.normal {
+			t.Errorf("NormalizeHost(%q) = %q, want %q", tt.host, got, tt.normal)
+		}
+		if got := IsEnterprise(tt.host); got != tt.enterprise {
+			t.Errorf("IsEnterprise(%q) = %v, want %v", tt.host, got, tt.enterprise)
+		}
+		tok, from, err := chooseToken(context.Background(), endpoint{host: tt.host}, func(k string) string { return env[k] }, nil)
+		want, wantFrom := dotcom, EnvGHToken
+		if tt.enterprise {
+			want, wantFrom = ent, EnvGHEnterpriseToken
+		}
+		if err != nil || tok != want || from != wantFrom {
+			t.Errorf("chooseToken(%q) = %q from %s, %v; want %q from %s", tt.host, tok, from, err, want, wantFrom)
+		}
 	}
 }

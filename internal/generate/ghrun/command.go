@@ -92,14 +92,18 @@ func (f *Env) resolveRun(ctx context.Context, flags RepoFlags, sel RunSelector, 
 	return repo, client, run, nil
 }
 
-// conclusionError turns a run's conclusion into the command's result.
-func conclusionError(c Conclusion, run RunRef) error {
+// conclusionError turns a run's conclusion into the command's result. A run
+// without a conclusion gets the commands that ask again (again).
+func conclusionError(c Conclusion, run RunRef, again resume) error {
 	if c.ExitCode() == ExitOK {
 		return nil
 	}
-	msg := fmt.Sprintf("run %d concluded %s", run.ID, orDash(string(c)))
+	msg := fmt.Sprintf("run %d %s", run.ID, c.describe())
 	if run.HTMLURL != "" {
 		msg += ": " + shown(run.HTMLURL)
+	}
+	if c == "" {
+		msg += "; GitHub may give it later\n" + again.String()
 	}
 	return &ExitError{Code: c.ExitCode(), Err: fmt.Errorf("%s", msg)}
 }

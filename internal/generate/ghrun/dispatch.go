@@ -209,7 +209,7 @@ func (c *Client) explainDispatch(ctx context.Context, err error, op string, repo
 			ae.Hint = fmt.Sprintf("the workflow file on %s does not declare every input sent: the pushed workflow and the "+
 				"spec differ. Regenerate it (debugflow generate), commit and push it to %s, or drop the extra -f.", ref, ref)
 		case strings.Contains(msg, "no ref found") || (strings.Contains(msg, "ref") && (strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist"))):
-			ae.Hint = fmt.Sprintf("branch or tag %q does not exist on GitHub: push it (git push -u origin %s) or pass --ref with a pushed branch.", ref, ref)
+			ae.Hint = fmt.Sprintf("branch or tag %q does not exist on GitHub: push it (git push -u origin %s) or pass --ref with a pushed branch.", ref, shellQuote(ref))
 		case strings.Contains(msg, "disabled"):
 			ae.Hint = disabled
 		case strings.Contains(msg, "workflow_dispatch"):

@@ -243,6 +243,14 @@ func TestDispatchErrors(t *testing.T) {
 			hint:   []string{"No ref found for: debug/not-pushed", "git push -u origin debug/not-pushed"},
 		},
 		{
+			// git allows $, (, ), ; and backquotes in a branch name: the command to paste
+			// quotes it, or pasting it would run what the name holds.
+			name:   "422: a ref with shell syntax is quoted in the command to paste",
+			ref:    "debug/x$(touch pwned);`id`",
+			status: 422,
+			hint:   []string{"git push -u origin 'debug/x$(touch pwned);`id`'"},
+		},
+		{
 			name:   "422: disabled workflow",
 			setup:  func(s *ghtest.Server) { s.SetWorkflowState(wfFile, "disabled_manually") },
 			status: 422,

@@ -21,7 +21,8 @@ const (
 	ExitUsage       = 2   // bad flags or inputs, missing token or repo
 	ExitInterrupted = 130 // Ctrl-C: stopped cleanly, the run continues on GitHub
 	// ExitAPIUnavailable: GitHub's API stayed unavailable (5xx, network errors) or rate
-	// limited while watching or downloading a run, so nothing is known of how it ended; the
+	// limited while watching or downloading a run, or it called the run completed without
+	// a conclusion, so nothing is known of how it ended; the
 	// run goes on and the message gives the commands that pick it up again. 75 is sysexits.h's
 	// EX_TEMPFAIL ("try again later"), clear of 0/1/2, pytest's 3-5, setup failed 6, 124 and 130.
 	ExitAPIUnavailable = 75

@@ -82,6 +82,9 @@ func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dir string, limi
 			return ExtractStats{}, fmt.Errorf("%w: entries declare more than %s uncompressed (the limit)", ErrUnsafeArchive, formatBytes(limits.MaxBytes))
 		}
 	}
+	if err := checkNames(zr.File); err != nil {
+		return ExtractStats{}, fmt.Errorf("%w: %w", ErrUnsafeArchive, err)
+	}
 
 	created, err := prepareDir(dir)
 	if err != nil {
@@ -145,6 +148,49 @@ func checkEntry(f *zip.File) error {
 		return nil
 	case !mode.IsRegular():
 		return fmt.Errorf("entry %q is not a regular file (%s)", name, readfile.Kind(mode))
+	}
+	return nil
+}
+
+// checkNames refuses two entries that land on one path once cleaned ("a"
+// twice, "a" and "./a", a file "a" and a folder "a/"), and a file that another
+// entry needs as a folder ("a" and "a/b"): extracting them would fail half way
+// with "file exists", or one would silently replace the other. The entries
+// have passed checkEntry, so every name is local.
+func checkNames(files []*zip.File) error {
+	type folder struct {
+		entry    string // the entry that made it
+		explicit bool   // a folder entry ("d/"), not the parent of a file
+	}
+	plain := make(map[string]string, len(files)) // cleaned path -> entry name, for files
+	folders := map[string]folder{}
+	for _, f := range files {
+		clean := path.Clean(strings.TrimSuffix(f.Name, "/"))
+		isDir := f.Mode().IsDir() || strings.HasSuffix(f.Name, "/")
+		if prev, ok := plain[clean]; ok {
+			return fmt.Errorf("entry %q names the same file as entry %q; an archive with duplicate names is refused", f.Name, prev)
+		}
+		if d, ok := folders[clean]; ok && !isDir {
+			if d.explicit {
+				return fmt.Errorf("entry %q names the same file as entry %q; an archive with duplicate names is refused", f.Name, d.entry)
+			}
+			return fmt.Errorf("entry %q names the same file as the folder of entry %q; an archive with duplicate names is refused", f.Name, d.entry)
+		}
+		for dir := path.Dir(clean); dir != "."; dir = path.Dir(dir) {
+			if prev, ok := plain[dir]; ok {
+				return fmt.Errorf("entry %q is inside entry %q, which is a file", f.Name, prev)
+			}
+			if _, ok := folders[dir]; !ok {
+				folders[dir] = folder{entry: f.Name}
+			}
+		}
+		if isDir {
+			if _, ok := folders[clean]; !ok {
+				folders[clean] = folder{entry: f.Name, explicit: true}
+			}
+		} else {
+			plain[clean] = f.Name
+		}
 	}
 	return nil
 }

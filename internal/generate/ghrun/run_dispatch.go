@@ -180,7 +180,7 @@ func RunDispatch(ctx context.Context, f *Env, opts *DispatchOptions) error {
 			err = unavailableExit(interrupted(ctx, err, downloadStopped(dirs)+"\n"+again), again)
 			if concl.ExitCode() != ExitOK {
 				// Say both: the run failed, and its evidence could not be fetched.
-				fmt.Fprintf(stderr, "run %d concluded %s\n", run.ID, concl)
+				fmt.Fprintf(stderr, "run %d %s\n", run.ID, concl.describe())
 			}
 			return err
 		}
@@ -188,5 +188,5 @@ func RunDispatch(ctx context.Context, f *Env, opts *DispatchOptions) error {
 			return err
 		}
 	}
-	return conclusionError(concl, run)
+	return conclusionError(concl, run, resume{repo: repo, runID: run.ID, watch: true})
 }

@@ -29,5 +29,5 @@ func RunWatch(ctx context.Context, f *Env, opts *WatchRunOptions) error {
 		again := resume{repo: repo, runID: run.ID, watch: true}.String()
 		return unavailableExit(interrupted(ctx, err, fmt.Sprintf("stopped watching; run %d continues on GitHub\n%s", run.ID, again)), again)
 	}
-	return conclusionError(concl, run)
+	return conclusionError(concl, run, resume{repo: repo, runID: run.ID, watch: true})
 }

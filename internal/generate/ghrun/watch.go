@@ -30,11 +30,26 @@ const (
 
 // ExitCode maps a conclusion like gh run watch --exit-status: 0 on success, ExitFailure on
 // anything else, a cancelled run included (2 stays the usage error a script can trust).
+// No conclusion at all (GitHub answered "completed" with a null conclusion) is not a
+// failure: nothing is known of how the run ended, so it is ExitAPIUnavailable (75,
+// try again), as when the API could not say.
 func (c Conclusion) ExitCode() int {
-	if c == ConclusionSuccess {
+	switch c {
+	case ConclusionSuccess:
 		return ExitOK
+	case "":
+		return ExitAPIUnavailable
 	}
 	return ExitFailure
+}
+
+// describe says how a completed run ended, for a message: "concluded failure", or
+// that GitHub gave no conclusion.
+func (c Conclusion) describe() string {
+	if c == "" {
+		return "completed without a conclusion (GitHub gave none): its outcome is unknown"
+	}
+	return "concluded " + string(c)
 }
 
 // WatchOptions configure Watch.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/debugflow/debugflow/internal/testenv/golden"
 	"io"
 	"path/filepath"
@@ -108,7 +109,8 @@ func TestIsGateStep(t *testing.T) {
 func TestConclusionExitCode(t *testing.T) {
 	for c, want := range map[Conclusion]int{
 		ConclusionSuccess: 0, ConclusionFailure: 1, ConclusionCancelled: 1, ConclusionTimedOut: 1,
-		ConclusionSkipped: 1, ConclusionStartupFailure: 1, ConclusionActionRequired: 1, "": 1,
+		ConclusionSkipped: 1, ConclusionStartupFailure: 1, ConclusionActionRequired: 1, ConclusionNeutral: 1,
+		"": ExitAPIUnavailable, // completed with no conclusion: unknown, not failed
 	} {
 		if got := c.ExitCode(); got != want {
 			t.Errorf("%q.ExitCode() = %d, want %d", c, got, want)
@@ -214,5 +216,27 @@ func BenchmarkRunViewUpdate(b *testing.B) {
 	v := &runView{out: io.Discard, tty: true, now: func() time.Time { return fixedNow }}
 	for b.Loop() {
 		v.update(run, jobs)
+	}
+}
+
+// TestWatchCompletedWithoutConclusion: GitHub can answer "completed" with no
+// conclusion (null). Nothing is known of how the run ended, so watch must not
+// say it failed: it says the outcome is unknown and exits 75 (try again), not 1.
+func TestWatchCompletedWithoutConclusion(t *testing.T) {
+	srv, id := watchServer(t, []ghtest.Frame{{Status: "completed"}})
+	h := newHarness(t, srv)
+	err := h.run(watchCmd, strconv.FormatInt(id, 10), "-R", "acme/kernels")
+	if got := ExitCode(err); got != ExitAPIUnavailable {
+		t.Errorf("exit %d, want %d (%v)", got, ExitAPIUnavailable, err)
+	}
+	msg := fmt.Sprint(err)
+	for _, want := range []string{"completed without a conclusion", "its outcome is unknown",
+		"debugflow watch " + strconv.FormatInt(id, 10) + " -R acme/kernels"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "concluded -") {
+		t.Errorf("message claims a conclusion:\n%s", msg)
 	}
 }

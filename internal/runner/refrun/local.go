@@ -157,7 +157,11 @@ func (l *Local) prepare(ctx context.Context, r Ref, out string) (*tree, error) {
 	dir := filepath.Join(l.WorkDir, r.Name)
 	fmt.Fprintf(l.log(), "==> %s: git worktree %s at %s (%s)\n", r.Name, dir, r.Ref, short(commit))
 	if _, err := l.worktreeGit(ctx, "add", "--detach", dir, commit); err != nil {
-		return nil, fmt.Errorf("check out %s: %w", r, err)
+		err = fmt.Errorf("check out %s: %w", r, err)
+		if cerr := l.undoAdd(dir); cerr != nil {
+			err = fmt.Errorf("%w (and removing its half-made worktree %s failed: %v; git worktree remove --force %s removes it)", err, dir, cerr, dir)
+		}
+		return nil, err
 	}
 	t := &tree{dir: dir, commit: commit}
 	l.trees[r.Name] = t
@@ -399,6 +403,31 @@ func (l *Local) Close() error {
 	return errors.Join(errs...)
 }
 
+// undoAdd removes what a failed or interrupted `git worktree add` of dir left: git registers
+// the worktree before it checks the files out and runs the post-checkout hook, and does not
+// unregister it when either fails or is stopped. It runs on a context of its own, so it also
+// cleans up after Ctrl-C.
+func (l *Local) undoAdd(dir string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := os.Lstat(dir); err != nil && errors.Is(err, os.ErrNotExist) {
+		_, err := l.worktreeGit(ctx, "prune") // registered, then its folder went: prune is enough
+		return err
+	}
+	// Twice --force: git locks a worktree ("initializing") until its checkout is done, so
+	// one stopped during the checkout is still locked, and neither remove --force nor prune
+	// would touch it.
+	if _, err := l.worktreeGit(ctx, "remove", "--force", "--force", dir); err != nil {
+		// Not registered (git failed before it got there): the folder is only files.
+		if rerr := os.RemoveAll(dir); rerr != nil {
+			return rerr
+		}
+		_, err := l.worktreeGit(ctx, "prune")
+		return err
+	}
+	return nil
+}
+
 // resolveCommit finds the commit of ref: as given, else as a branch of origin (a branch
 // someone else pushed, fetched but never checked out).
 func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
@@ -407,7 +436,7 @@ func resolveCommit(ctx context.Context, repo, ref string) (string, error) {
 			return out, nil
 		}
 	}
-	return "", fmt.Errorf("%q is not a commit, branch or tag of %s (nor origin/%s): fetch it first (git fetch origin %s)", ref, repo, ref, ref)
+	return "", fmt.Errorf("%q is not a commit, branch or tag of %s (nor origin/%s): fetch it first (git fetch origin %s)", ref, repo, ref, textsafe.ShellWord(ref))
 }
 
 // git runs git in dir and returns its trimmed stdout.

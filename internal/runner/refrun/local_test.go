@@ -135,6 +135,13 @@ func TestLocalErrors(t *testing.T) {
 		t.Errorf("unknown ref: %v", err)
 	}
 	l.Close()
+	// git allows $(...), ; and backquotes in a branch name: the command to paste quotes it.
+	l = &Local{Spec: s, Repo: repo, DmesgSource: dmesg}
+	_, err = l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "x", Ref: "fix$(id);`id`"}}, Count: 1, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "git fetch origin 'fix$(id);`id`'") {
+		t.Errorf("unknown ref with shell syntax: %v", err)
+	}
+	l.Close()
 
 	broken := *s
 	broken.Build.Commands = []string{"echo compiling; echo 'error: no CUDA' >&2; exit 3"}
@@ -357,5 +364,101 @@ func TestLocalSweepTimeout(t *testing.T) {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
+	}
+}
+
+// A `git worktree add` that fails or is interrupted after git registered the worktree (a
+// post-checkout hook that fails, Ctrl-C while the hook or the checkout runs) must not leave
+// the worktree registered in the repository once Close has removed the folder: git would
+// list it, prunable, until someone ran git worktree prune.
+func TestLocalFailedWorktreeAddLeavesNothingRegistered(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		cancel bool
+	}{
+		{name: "hook fails"},
+		{name: "interrupted in the hook", cancel: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo, s, dmesg := flakySetup(t)
+			started := filepath.Join(t.TempDir(), "hook-started")
+			hook := "#!/bin/sh\nexit 1\n"
+			if tt.cancel {
+				hook = "#!/bin/sh\ntouch '" + started + "'\nexec sleep 60\n"
+			}
+			if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "post-checkout"), []byte(hook), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			l := &Local{Spec: s, Repo: repo, DmesgSource: dmesg}
+			done := make(chan error, 1)
+			go func() {
+				_, err := l.Run(ctx, Sweep{Refs: []Ref{{Name: "b", Ref: "base"}}, Count: 1, Out: t.TempDir()})
+				done <- err
+			}()
+			if tt.cancel {
+				deadline := time.Now().Add(time.Minute)
+				for {
+					if _, err := os.Stat(started); err == nil {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the hook never started")
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the run did not stop")
+			}
+			if err == nil || !strings.Contains(err.Error(), "check out b=base") {
+				t.Fatalf("err = %v, want the failed check-out", err)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			wt, _ := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
+			if n := strings.Count(string(wt), "worktree "); n != 1 {
+				t.Errorf("%d worktrees registered after Close, want only the checkout:\n%s", n, wt)
+			}
+			if _, err := os.Stat(l.WorkDir); !os.IsNotExist(err) {
+				t.Errorf("work dir %s left behind", l.WorkDir)
+			}
+		})
+	}
+}
+
+// A worktree add stopped during its checkout leaves the worktree locked ("initializing"):
+// undoAdd removes it all the same, and removes a half-made folder git never registered.
+func TestUndoAddRemovesALockedOrUnregisteredWorktree(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	testenv.FlakyRepo(t, repo, map[string]float64{"base": 0})
+	work := t.TempDir()
+	locked, loose := filepath.Join(work, "locked"), filepath.Join(work, "loose")
+	testenv.Git(t, repo, "worktree", "add", "--detach", locked, "base")
+	testenv.Git(t, repo, "worktree", "lock", "--reason", "initializing", locked)
+	if err := os.MkdirAll(filepath.Join(loose, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := &Local{Repo: repo, repoRoot: repo}
+	for _, dir := range []string{locked, loose} {
+		if err := l.undoAdd(dir); err != nil {
+			t.Errorf("undoAdd(%s): %v", dir, err)
+		}
+		if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", dir)
+		}
+	}
+	wt, _ := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
+	if n := strings.Count(string(wt), "worktree "); n != 1 {
+		t.Errorf("%d worktrees registered, want only the checkout:\n%s", n, wt)
 	}
 }
