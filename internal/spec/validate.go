@@ -97,6 +97,7 @@ func validate(s *Spec, pos *positions) Errors {
 	v.budget(s)
 	v.artifact(s)
 	v.stepBinary(s)
+	v.expressions(s)
 	v.controlChars(s)
 	return v.errs
 }
@@ -273,14 +274,6 @@ func relativePath(p string) string {
 	return ""
 }
 
-// noExpression reports a value that is shell or Python code: GitHub would evaluate a ${{ }}
-// in it before the code runs.
-func (v *validator) noExpression(p, value string) {
-	if strings.Contains(value, "${{") {
-		v.addf(p, "contains ${{ }}: this is code, GitHub would paste the value into it; set the value in env: and read the variable instead")
-	}
-}
-
 func (v *validator) exports(s *Spec) {
 	declared := map[string]string{}
 	for _, env := range []struct {
@@ -313,7 +306,6 @@ func (v *validator) exports(s *Spec) {
 			if strings.TrimSpace(e.Command) == "" {
 				v.addf(p+".command", "give the command that prints the value of %s", e.Name)
 			}
-			v.noExpression(p+".command", e.Command)
 			if e.Path != "" {
 				if problem := relativePath(e.Path); problem != "" {
 					v.addf(p+".path", "%s: want a folder under $%s such as bin, or . for the value itself", problem, e.Name)
@@ -324,9 +316,6 @@ func (v *validator) exports(s *Spec) {
 }
 
 func (v *validator) build(s *Spec) {
-	for i, line := range s.Build.Iterate {
-		v.noExpression(fmt.Sprintf("build.iterate[%d]", i), line)
-	}
 	for _, t := range []struct {
 		path    string
 		minutes int
@@ -341,7 +330,6 @@ func (v *validator) build(s *Spec) {
 
 func (v *validator) smoke(s *Spec) {
 	sm := s.Smoke
-	v.noExpression("smoke.command", sm.Command)
 	switch {
 	case !logFileRe.MatchString(sm.Log):
 		v.addf("smoke.log", "want a file name for the artifact directory, without folders (got %q)", sm.Log)
@@ -402,7 +390,6 @@ func (v *validator) reproducer(s *Spec) {
 			v.addf("reproducer.standalone.script", "%s", problem)
 		}
 	}
-	v.noExpression("reproducer.standalone.code", st.Code)
 }
 
 // sameDefault checks an input that overrides a spec number: the number is the one source of
