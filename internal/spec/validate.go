@@ -109,6 +109,12 @@ func (v *validator) workflow(s *Spec) {
 	if strings.TrimSpace(s.Workflow.Name) == "" {
 		v.addf("workflow.name", "must not be empty: it is the title shown in the Actions tab")
 	}
+	// A line break or another control character but tab is controlChars' to report.
+	if b := s.Workflow.Branch; b != "" && !strings.ContainsFunc(b, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) {
+		if problem := branchNameProblem(b); problem != "" {
+			v.addf("workflow.branch", "%q is not a branch name git accepts: %s (git check-ref-format --branch); e.g. debug/my-repro", b, problem)
+		}
+	}
 	if s.TimeoutMinutes < 1 || s.TimeoutMinutes > MaxJobMinutes {
 		v.addf("timeout_minutes", "must be between 1 and %d (got %d)", MaxJobMinutes, s.TimeoutMinutes)
 	}
