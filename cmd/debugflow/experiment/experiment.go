@@ -252,7 +252,7 @@ func runExperiment(o *ExperimentOptions) error {
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:
-		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: interruptedAt(o.Out, madeOut)}
+		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: interruptedAt(o.Out, madeOut, res)}
 	case runErr != nil:
 		return finish(runErr)
 	case !res.Comparison.Decided():
@@ -343,16 +343,23 @@ func printExperiment(res *rounds.Result, o *ExperimentOptions, stdout, stderr io
 	return nil
 }
 
-// claimDefaultOut makes the default --out folder, base (experiment-<time>), or base-2, base-3,
-// ... when an experiment started in the same second has it: the folder's creation is the
-// claim, so experiments started together (a loop over candidates in the background, say)
-// never write into one folder.
-// interruptedAt is the message of an interrupted experiment: where what ran so far is, or
-// that nothing was written, in which case the output folder, when this experiment made it,
-// is removed rather than left empty.
-func interruptedAt(out string, made bool) error {
+// interruptedAt is the message of an interrupted experiment: which rounds count and where
+// their folders are, or that nothing counts (interrupted before the first comparison), or that
+// nothing was written, in which case the output folder, when this experiment made it, is
+// removed rather than left empty. res is what rounds.Run returned (nil or without a
+// comparison when no round ended).
+func interruptedAt(out string, made bool, res *rounds.Result) error {
+	const again = "an experiment does not resume: run it again with another --out"
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return fmt.Errorf("interrupted: what ran so far is in %s", out)
+		if res == nil || res.Comparison == nil || res.Rounds < 1 {
+			return fmt.Errorf("interrupted before the first sweep ended: nothing counts; the logs so far are in %s; %s", out, again)
+		}
+		counted := "round 1 counts"
+		if res.Rounds > 1 {
+			counted = fmt.Sprintf("rounds 1 to %d count", res.Rounds)
+		}
+		return fmt.Errorf("interrupted in round %d: %s (the comparison printed, also in %s); the folders of round %d (%s) count for nothing; %s",
+			res.Rounds+1, counted, filepath.Join(out, evidencefiles.ExperimentJSON), res.Rounds+1, filepath.Join(out, fmt.Sprintf("round-%d", res.Rounds+1)), again)
 	}
 	if made {
 		if err := os.Remove(out); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -363,6 +370,10 @@ func interruptedAt(out string, made bool) error {
 	return fmt.Errorf("interrupted before anything was written to %s", out)
 }
 
+// claimDefaultOut makes the default --out folder, base (experiment-<time>), or base-2, base-3,
+// ... when an experiment started in the same second has it: the folder's creation is the
+// claim, so experiments started together (a loop over candidates in the background, say)
+// never write into one folder.
 func claimDefaultOut(base string) (string, error) {
 	const tries = 100
 	for i := 1; i <= tries; i++ {
