@@ -1,0 +1,107 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestXidWithHostileEvidenceFiles: a FIFO or a link to /dev/zero in place of a file xid reads
+// (dmesg_state.json) or writes (dmesg_final.log, xid_summary.txt) neither hangs the step (a
+// FIFO blocked its open forever, deaf to the runner's SIGTERM) nor grows its memory without
+// bound (/dev/zero read whole): the step ends, and what it writes is a file of its own.
+func TestXidWithHostileEvidenceFiles(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "kern.log")
+	writeFile(t, src, "[  100.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n")
+	for _, name := range []string{dmesgStateFile, "dmesg_final.log", XidSummary} {
+		for _, kind := range []string{"fifo", "zero"} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				out := t.TempDir()
+				path := filepath.Join(out, name)
+				var err error
+				if kind == "fifo" {
+					err = syscall.Mkfifo(path, 0o644)
+				} else {
+					err = os.Symlink("/dev/zero", path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, stepBinary(t), "xid", "--out", out, "--source", src)
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+				b, err := cmd.CombinedOutput()
+				if ctx.Err() != nil {
+					t.Fatalf("xid did not end in 30 s with %s a %s:\n%s", name, kind, b)
+				}
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				if name == dmesgStateFile {
+					// Not the job's state: said, and the snapshot taken as a first one.
+					if !strings.Contains(string(b), dmesgStateFile) {
+						t.Errorf("the step did not name the %s it could not read:\n%s", name, b)
+					}
+				} else if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+					t.Errorf("%s is not a file of the step's own after it: %v %v\n%s", name, fi.Mode(), err, b)
+				}
+				if fi, err := os.Lstat(filepath.Join(out, XidSummary)); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+					t.Errorf("no %s: %v\n%s", XidSummary, err, b)
+				}
+			})
+		}
+	}
+}
+
+// TestHealthWithHostileEvidenceFiles: the same for health, whose "before" snapshot it reads and
+// whose "after" files it writes.
+func TestHealthWithHostileEvidenceFiles(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{HealthQueryFile(HealthBefore), HealthCSVFile(HealthBefore), HealthQueryFile("after"), HealthCSVFile("after")} {
+		for _, kind := range []string{"fifo", "zero"} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				out := t.TempDir()
+				path := filepath.Join(out, name)
+				var err error
+				if kind == "fifo" {
+					err = syscall.Mkfifo(path, 0o644)
+				} else {
+					err = os.Symlink("/dev/zero", path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, stepBinary(t), "health", "--out", out, "--name", "after")
+				cmd.Env = []string{"PATH=" + binDir(t, "nvidia-smi")}
+				b, err := cmd.CombinedOutput()
+				if ctx.Err() != nil {
+					t.Fatalf("health did not end in 30 s with %s a %s:\n%s", name, kind, b)
+				}
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				if strings.Contains(name, "after") {
+					if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+						t.Errorf("%s is not a file of the step's own after it: %v\n%s", name, err, b)
+					}
+				} else if err != nil && !strings.Contains(string(b), name) {
+					t.Errorf("the step failed without naming %s:\n%s", name, b)
+				}
+			})
+		}
+	}
+}
