@@ -105,3 +105,36 @@ func TestHealthWithHostileEvidenceFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictOfAnAbsurdSummary: a reproducer_summary.json whose numbers no pytest run gives
+// never turns the job green. An exit_code of 256 left the process with 256 & 255 = 0 under
+// "pytest exited 256", and "exit_code": 0 beside 7 failed tests said "bug not reproduced".
+func TestVerdictOfAnAbsurdSummary(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, summary string
+		code          int
+		want          string
+	}{
+		{"exit code 256", `{"count":5,"exit_code":256,"passed":3}`, ExitFailure, "not a process exit code"},
+		{"exit code 512 with failures", `{"count":5,"exit_code":512,"failed":2,"passed":3}`, ExitFailure, "not a process exit code"},
+		{"negative exit code", `{"count":5,"exit_code":-1,"passed":3}`, ExitFailure, "not a process exit code"},
+		{"passed with failures", `{"count":5,"exit_code":0,"failed":7,"passed":3}`, ExitFailure, "inconsistent"},
+		{"passed with errors", `{"count":5,"exit_code":0,"errors":1,"passed":3}`, ExitFailure, "inconsistent"},
+		{"negative counts", `{"count":5,"exit_code":0,"failed":-7,"passed":3}`, ExitFailure, "inconsistent"},
+		// What a real run writes stays as it was.
+		{"a pass", `{"count":5,"exit_code":0,"passed":3}`, 0, "bug not reproduced"},
+		{"a failure", `{"count":5,"exit_code":1,"failed":2,"passed":3,"reproduced":true}`, 1, "reproduced: pytest exited 1"},
+		{"interrupted", `{"count":5,"exit_code":2,"passed":3}`, 2, "pytest exited 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			writeFile(t, filepath.Join(out, ReproducerSummary), c.summary)
+			r := runStep(t, out, []string{"PATH=" + os.Getenv("PATH")}, "verdict", "--out", out)
+			if r.code != c.code || !strings.Contains(r.stdout, c.want) {
+				t.Errorf("exit %d, want %d; stdout lacks %q:\n%s%s", r.code, c.code, c.want, r.stdout, r.stderr)
+			}
+		})
+	}
+}
