@@ -533,6 +533,19 @@ func printSnapshot(env *Env, snap *Snapshot) {
 // atomicWrite writes a step's file so that a killed step never leaves half of it.
 func atomicWrite(path string, data []byte) error { return atomicfile.Replace(path, data, 0o644) }
 
+// createEvidenceFile creates (or truncates) a file of the evidence folder that a step writes as
+// it goes: a FIFO, device or symbolic link found in its place is removed first, as opening a
+// FIFO for writing blocks until a reader comes and a link would be written through (a
+// reproducer.log pointing at ~/.bashrc).
+func createEvidenceFile(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("replace %s (%s): %w", path, readfile.Kind(fi.Mode()), err)
+		}
+	}
+	return os.Create(path)
+}
+
 // readEvidenceFile reads a file of the evidence folder whole, when it is a regular file of at
 // most max bytes: a FIFO there would block the open for ever (deaf to the runner's SIGTERM), a
 // link to /dev/zero would grow the read without bound. The error wraps fs.ErrNotExist when the

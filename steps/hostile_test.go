@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debugflow/debugflow/internal/testenv"
 )
 
 // TestXidWithHostileEvidenceFiles: a FIFO or a link to /dev/zero in place of a file xid reads
@@ -136,5 +138,53 @@ func TestVerdictOfAnAbsurdSummary(t *testing.T) {
 				t.Errorf("exit %d, want %d; stdout lacks %q:\n%s%s", r.code, c.code, c.want, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestReproduceWithHostileEvidenceFiles: FIFOs in place of the files reproduce writes as it
+// goes (preflight.log, reproducer.log, workers.jsonl, xid_added.log) blocked the step's open
+// for ever, and a link there was written through (truncating the file it named): each is
+// replaced by a file of the step's own.
+func TestReproduceWithHostileEvidenceFiles(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	out := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "bashrc")
+	writeFile(t, outside, "export KEEP=1\n")
+	names := []string{PreflightLog, ReproducerLog, WorkerLog, XidAddedLog, dmesgStateFile}
+	for _, name := range names {
+		if err := syscall.Mkfifo(filepath.Join(out, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(out, ReproducerLog)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(out, ReproducerLog)); err != nil {
+		t.Fatal(err)
+	}
+	suite := t.TempDir()
+	writeFile(t, filepath.Join(suite, "test_a.py"), "def test_a():\n    assert True\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, stepBinary(t), "reproduce", "--out", out, "--python", py, "--count", "2", "--workers", "1", "test_a.py")
+	cmd.Dir, cmd.Env = suite, withPytestTempRoot([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()})
+	b, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("reproduce did not end in 90 s:\n%s", b)
+	}
+	if err != nil {
+		t.Fatalf("reproduce: %v\n%s", err, b)
+	}
+	for _, name := range names {
+		if fi, err := os.Lstat(filepath.Join(out, name)); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s is not a file of the step's own: %v", name, err)
+		}
+	}
+	if got := readFile(t, outside); got != "export KEEP=1\n" {
+		t.Errorf("the file the link named was written through: %q", got)
+	}
+	if r := loadSummary(t, out); r.Passed != 2 {
+		t.Errorf("passed %d, want 2\n%s", r.Passed, b)
 	}
 }
