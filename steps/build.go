@@ -394,8 +394,9 @@ func recordBuild(ctx context.Context, env *Env, dir string, opts BuildRecordOpti
 	if err != nil {
 		return nil, err
 	}
+	// A failed write still returns the lines: system_identity.txt keeps what was measured.
 	if err := evidencefiles.WriteBuildRecord(dir, rec); err != nil {
-		return nil, err
+		return rec.Lines(), err
 	}
 	return rec.Lines(), nil
 }

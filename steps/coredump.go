@@ -268,15 +268,15 @@ func RunCoredump(ctx context.Context, env *Env, opts CoredumpOptions) (*Coredump
 		// The partial dumps of earlier reruns follow in the note (finish).
 		res.Note = noFileNote(res, progress, noFile)
 		if t := timeouts - timedOutWithFile(res.Partial); t > 0 {
-			res.Note += fmt.Sprintf("; %d attempt(s) hit the %s timeout before they ended", t, opts.Timeout)
+			res.Note += fmt.Sprintf("; %s hit the %s timeout before they ended", attemptsN(t), opts.Timeout)
 		}
 		res.Report = reportOrNil(progress)
 		return res, finish()
 	case dump == "" && len(res.Partial) > 0:
 		// The driver's progress lines say what it detected before the kill; the dump may not.
-		res.Note = fmt.Sprintf("no complete GPU core dump of %s in %d attempt(s)", res.Test, res.Attempts)
+		res.Note = fmt.Sprintf("no complete GPU core dump of %s in %s", res.Test, attemptsN(res.Attempts))
 		if others := res.Attempts - partialAttempts(res.Partial) - len(noFile); others > 0 {
-			partial += fmt.Sprintf("; %d other attempt(s) left no dump", others)
+			partial += "; " + strings.Replace(attemptsN(others), " ", " other ", 1) + " left no dump"
 		}
 		res.Note, partial = res.Note+": "+partial, ""
 		res.Report = reportOrNil(progress)
@@ -395,12 +395,13 @@ func noFileNote(res *CoredumpResult, rep cudagdb.Report, noFile []int) string {
 		for _, n := range noFile[:len(noFile)-1] {
 			ns = append(ns, strconv.Itoa(n))
 		}
-		others = "; attempt " + strings.Join(ns, ", ") + " too"
+		others = " and attempt " + strings.Join(ns, ", ") + " too"
 		if len(ns) > 1 {
-			others = "; attempts " + strings.Join(ns, ", ") + " too"
+			others = " and attempts " + strings.Join(ns, ", ") + " too"
 		}
 	}
-	n := fmt.Sprintf("no GPU core dump file: the driver reported %s in the rerun of %s (attempt %d of %d%s), but no dump file appeared where CUDA_COREDUMP_FILE said (%s)",
+	// No brackets of its own: the report shows the note in brackets after the exception.
+	n := fmt.Sprintf("no GPU core dump file: the driver reported %s in the rerun of %s, attempt %d of %d%s, but no dump file appeared where CUDA_COREDUMP_FILE said: %s",
 		rep.Exception, res.Test, res.FactsFrom, res.Attempts, others, res.DumpPattern)
 	if rep.Dump != "" {
 		n += "; the driver named " + rep.Dump
@@ -410,7 +411,7 @@ func noFileNote(res *CoredumpResult, rep cudagdb.Report, noFile []int) string {
 
 // otherNoFileNote says which exception the driver reported in each of the reruns noFile that
 // left no file, when the note is another rerun's: "attempt 1's driver reported Warp Illegal
-// Address, but no dump file appeared where CUDA_COREDUMP_FILE said (…)"; "" for none.
+// Address, but no dump file appeared where CUDA_COREDUMP_FILE said: …"; "" for none.
 func otherNoFileNote(sections map[int]cudagdb.Report, noFile []int, pattern string) string {
 	if len(noFile) == 0 {
 		return ""
@@ -426,7 +427,7 @@ func otherNoFileNote(sections map[int]cudagdb.Report, noFile []int, pattern stri
 		}
 		ps = append(ps, p)
 	}
-	return strings.Join(ps, ", ") + ", but no dump file appeared where CUDA_COREDUMP_FILE said (" + pattern + ")"
+	return strings.Join(ps, ", ") + ", but no dump file appeared where CUDA_COREDUMP_FILE said: " + pattern
 }
 
 // coredumpTarget picks the test to rerun from reproducer_summary.json: the test a worker
@@ -600,7 +601,8 @@ func partialNote(ps []PartialDump, timeout time.Duration, cause error) string {
 		if p.Killed == "cancel" {
 			killer = "the cancel"
 			if cause != nil {
-				killer += " (" + cause.Error() + ")"
+				// "the cancel, received terminated,": the note nests no brackets.
+				killer += ", " + cause.Error() + ","
 			}
 		}
 		n := fmt.Sprintf("attempt %d's dump appeared before %s killed the rerun, so it may be cut short", p.Attempt, killer)
@@ -633,6 +635,14 @@ func partialAttempts(ps []PartialDump) int {
 		seen[p.Attempt] = true
 	}
 	return len(seen)
+}
+
+// attemptsN is "1 attempt" or "n attempts": a note nests no "(s)" in the report's brackets.
+func attemptsN(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }
 
 // joinNotes joins the non-empty notes with "; ".

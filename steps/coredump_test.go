@@ -59,7 +59,7 @@ func TestCoredump(t *testing.T) {
 		{name: "the driver reported an exception but left no dump file", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "9"}, attempts: 2,
 			attemptsRun: 2, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said ("},
+			note: "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda], attempt 2 of 2 and attempt 1 too, but no dump file appeared where CUDA_COREDUMP_FILE said: "},
 		{name: "every attempt timed out: a hang, not no fault", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_HANG": "1"}, attempts: 2, timeout: 2 * time.Second,
 			attemptsRun: 2, note: "no GPU core dump: every rerun of test_repro.py::test_x[cuda] (2 attempt(s)) hit the 2s timeout before it ended (a hang?), so nothing shows whether it faults"},
@@ -71,7 +71,7 @@ func TestCoredump(t *testing.T) {
 		{name: "the timeout killed the rerun while it dumped", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 1, timeout: 6 * time.Second,
 			attemptsRun: 1, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt(s): attempt 1's dump appeared before the 6s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 1 attempt: attempt 1's dump appeared before the 6s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
 		{name: "a later attempt's complete dump is the one read", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1"}, attempts: 3, timeout: 8 * time.Second,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, summaryLine: summary,
@@ -83,8 +83,8 @@ func TestCoredump(t *testing.T) {
 		{name: "a later attempt's report of no file is not hidden by an earlier partial dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_STALL": "1", "FAKE_COREDUMP_NOFILE_AFTER": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 2, timeout: 8 * time.Second,
 			attemptsRun: 2, partial: 1, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note:     "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda] (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (",
-			alsoNote: "); attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
+			note:     "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of test_repro.py::test_x[cuda], attempt 2 of 2, but no dump file appeared where CUDA_COREDUMP_FILE said: ",
+			alsoNote: "; attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_"},
 		// Attempt 1's driver reports one fault and leaves no file; attempt 2 faults another way
 		// and is killed while it dumps. The summary stays attempt 2's (its partial dump's), and
 		// the note says what attempt 1's driver reported: it said only "1 other attempt(s) left
@@ -92,8 +92,8 @@ func TestCoredump(t *testing.T) {
 		{name: "an earlier attempt's report of no file is told beside a later partial dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "1", "FAKE_COREDUMP_STALL": "2", "FAKE_COREDUMP_FAULTS": "14,6"}, attempts: 2, timeout: 8 * time.Second,
 			attemptsRun: 2, partial: 1, partialFrom: 2, summaryLine: "Warp Misaligned Address at PC 0x7f31abb9f7a0",
-			note:     "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 2's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_",
-			alsoNote: "; attempt 1's driver reported Warp Illegal Address, but no dump file appeared where CUDA_COREDUMP_FILE said (",
+			note:     "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempts: attempt 2's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_",
+			alsoNote: "; attempt 1's driver reported Warp Illegal Address, but no dump file appeared where CUDA_COREDUMP_FILE said: ",
 			notNote:  "left no dump"},
 		// Attempt 1's driver reports one fault and leaves no file; attempt 2 dumps whole, read
 		// by cuda-gdb. The note says what attempt 1's driver reported, as it says an earlier
@@ -101,7 +101,7 @@ func TestCoredump(t *testing.T) {
 		{name: "an earlier attempt's report of no file is told beside a later dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOFILE": "1", "FAKE_COREDUMP_FAULTS": "6,14"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, summaryLine: summary,
-			note: "attempt 1's driver reported Warp Misaligned Address, but no dump file appeared where CUDA_COREDUMP_FILE said ("},
+			note: "attempt 1's driver reported Warp Misaligned Address, but no dump file appeared where CUDA_COREDUMP_FILE said: "},
 		// Attempt 1 faults differently and is killed while it dumps; attempt 2 dumps whole and
 		// no cuda-gdb reads it: its own driver lines are its facts, never attempt 1's.
 		{name: "a killed attempt's driver lines do not fill in a later dump's", gdbFailure: "missing", summary: crashSummary,
@@ -112,21 +112,21 @@ func TestCoredump(t *testing.T) {
 		{name: "an empty dump file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "9"}, attempts: 2,
 			attemptsRun: 2, partial: 2, killed: "-", summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump; kept as cuda_coredump_"},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempts: attempt 1's dump file has 0 bytes, fewer than an ELF header's 64, so it is no dump; kept as cuda_coredump_"},
 		{name: "an empty dump file, then a complete dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_EMPTY": "1"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", summaryLine: summary,
-			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump; kept as cuda_coredump_"},
+			note: "attempt 1's dump file has 0 bytes, fewer than an ELF header's 64, so it is no dump; kept as cuda_coredump_"},
 		// A file of a dump's size that is not an ELF file is no dump either: never given to
 		// cuda-gdb, and the next attempt runs.
 		{name: "a dump file that is not an ELF file is no dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOTELF": "9"}, attempts: 2,
 			attemptsRun: 2, partial: 2, killed: "-", notELF: true, summaryLine: "Warp Illegal Address at PC 0x7f31abb9f6d0",
-			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempt(s): attempt 1's dump file is not an ELF file ("},
+			note: "no complete GPU core dump of test_repro.py::test_x[cuda] in 2 attempts: attempt 1's dump file is not an ELF file, "},
 		{name: "a file that is not an ELF file, then a complete dump", summary: crashSummary, tools: []string{"cuda-gdb"},
 			vars: map[string]string{"FAKE_COREDUMP_NOTELF": "1"}, attempts: 3,
 			attemptsRun: 2, dumped: true, kept: true, partial: 1, killed: "-", notELF: true, summaryLine: summary,
-			note: "attempt 1's dump file is not an ELF file ("},
+			note: "attempt 1's dump file is not an ELF file, "},
 		// cuda-gdb's own failures are told apart from a dump it could not read; the summary is
 		// then the driver's lines'.
 		{name: "cuda-gdb could not read the dump", gdbFailure: "read-error", summary: crashSummary, tools: []string{"cuda-gdb"}, unread: true,
@@ -202,6 +202,11 @@ func TestCoredump(t *testing.T) {
 			if res.Attempts != tt.attemptsRun || res.Dumped != tt.dumped || (res.Dump != "") != tt.kept || res.Summary != tt.summaryLine ||
 				!strings.Contains(res.Note, tt.note) || !strings.Contains(res.Note, tt.alsoNote) || (tt.notNote != "" && strings.Contains(res.Note, tt.notNote)) || (tt.note == "") != (res.Note == "") {
 				t.Errorf("result %+v\n%s\nLOG:\n%s", res, stdout, readFileQuiet(filepath.Join(out, CoredumpLog)))
+			}
+			// The report shows the note in brackets after the summary line: a note of the
+			// pass's own (not cuda-gdb's words) carries no brackets of its own.
+			if tt.summaryLine != "" && tt.gdbFailure == "" && strings.ContainsAny(res.Note, "()") {
+				t.Errorf("note %q has brackets of its own; the report shows it in brackets", res.Note)
 			}
 			var onDisk CoredumpResult
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || onDisk.Summary != res.Summary || onDisk.Note != res.Note {
@@ -345,8 +350,8 @@ func TestCoredumpCancelledWhileDumping(t *testing.T) {
 	if b := readFile(t, partial[0]); !isFakeDump(b) || strings.Contains(b, "generation_flags=") {
 		t.Errorf("the partial dump is not the cut file:\n%s", b)
 	}
-	if want := "cancelled; attempt 1's dump appeared before the cancel (received terminated) killed the rerun, so it may be cut short; kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) {
-		t.Errorf("note %q, want it to start with %q", res.Note, want)
+	if want := "cancelled; attempt 1's dump appeared before the cancel, received terminated, killed the rerun, so it may be cut short; kept as " + res.Partial[0].File; !strings.HasPrefix(res.Note, want) || strings.ContainsAny(res.Note, "()") {
+		t.Errorf("note %q, want it to start with %q and hold no brackets", res.Note, want)
 	}
 	var onDisk CoredumpResult
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, CoredumpSummary))), &onDisk); err != nil || len(onDisk.Partial) != 1 || onDisk.Note != res.Note {

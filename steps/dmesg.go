@@ -9,6 +9,8 @@ import (
 	"github.com/debugflow/debugflow/internal/atomicfile"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/lazyre"
+	"github.com/debugflow/debugflow/internal/readfile"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -287,7 +289,7 @@ func markOf(s *Snapshot, file string, taken time.Time) snapshotMark {
 
 func loadDmesgState(dir string) (dmesgState, error) {
 	var st dmesgState
-	b, err := os.ReadFile(filepath.Join(dir, dmesgStateFile))
+	b, err := readEvidenceFile(filepath.Join(dir, dmesgStateFile), evidencefiles.MaxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -399,7 +401,7 @@ func writeSnapshotFile(path string, s *Snapshot, taken time.Time) error {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := atomicWrite(path, []byte(b.String())); err != nil {
 		return fmt.Errorf("write dmesg snapshot: %w", err)
 	}
 	return nil
@@ -530,3 +532,36 @@ func printSnapshot(env *Env, snap *Snapshot) {
 
 // atomicWrite writes a step's file so that a killed step never leaves half of it.
 func atomicWrite(path string, data []byte) error { return atomicfile.Replace(path, data, 0o644) }
+
+// createEvidenceFile creates (or truncates) a file of the evidence folder that a step writes as
+// it goes: a FIFO, device or symbolic link found in its place is removed first, as opening a
+// FIFO for writing blocks until a reader comes and a link would be written through (a
+// reproducer.log pointing at ~/.bashrc).
+func createEvidenceFile(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("replace %s (%s): %w", path, readfile.Kind(fi.Mode()), err)
+		}
+	}
+	return os.Create(path)
+}
+
+// readEvidenceFile reads a file of the evidence folder whole, when it is a regular file of at
+// most max bytes: a FIFO there would block the open for ever (deaf to the runner's SIGTERM), a
+// link to /dev/zero would grow the read without bound. The error wraps fs.ErrNotExist when the
+// file is missing.
+func readEvidenceFile(path string, max int64) ([]byte, error) {
+	f, _, err := readfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	return b, nil
+}

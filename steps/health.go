@@ -233,7 +233,7 @@ func writeHealthFile(path, output string, runErr error) error {
 		b.WriteString(HealthNote + oneLine(runErr.Error()) + "\n")
 	}
 	b.WriteString(output)
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := atomicWrite(path, []byte(b.String())); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	return nil
@@ -248,16 +248,20 @@ func LoadHealth(out, name string) (nvsmi.Snapshot, error) {
 	return loadHealthFiles(out, name)
 }
 
+// healthMaxBytes bounds the read of a health snapshot file (nvidia-smi -q of eight GPUs is
+// some 100 KB).
+const healthMaxBytes = 16 << 20
+
 func loadHealthFiles(out, name string) (nvsmi.Snapshot, error) {
 	var q, c nvsmi.Snapshot
-	if b, err := os.ReadFile(filepath.Join(out, HealthQueryFile(name))); err == nil {
+	if b, err := readEvidenceFile(filepath.Join(out, HealthQueryFile(name)), healthMaxBytes); err == nil {
 		if q, err = nvsmi.ParseQuery(bytes.NewReader(b)); err != nil {
 			return q, fmt.Errorf("read %s: %w", HealthQueryFile(name), err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return q, fmt.Errorf("read %s: %w", HealthQueryFile(name), err)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, HealthCSVFile(name))); err == nil {
+	if b, err := readEvidenceFile(filepath.Join(out, HealthCSVFile(name)), healthMaxBytes); err == nil {
 		c, _ = nvsmi.ParseCSV(bytes.NewReader(b)) // ErrNoHeader: nvidia-smi failed, the note says why
 	}
 	return nvsmi.Merge(q, c), nil

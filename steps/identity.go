@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,36 +135,41 @@ func RunIdentity(ctx context.Context, env *Env, opts IdentityOptions) error {
 }
 
 // appendToolchain adds the toolchain as it is after install and build to system_identity.txt.
+// A build record that cannot be made or written is said there and reported after the append:
+// the toolchain sections already collected are never lost to it.
 func appendToolchain(ctx context.Context, env *Env, opts IdentityOptions, path string) error {
 	w := &identityWriter{}
 	w.b.WriteString("\n# ----- after install and build -----\n")
 	writeToolchain(ctx, env, opts, w, identityRunner(ctx, env, w))
-	lines, err := recordBuild(ctx, env, opts.Out, opts.Record)
-	if err != nil {
-		return fmt.Errorf("build record: %w", err)
+	lines, recErr := recordBuild(ctx, env, opts.Out, opts.Record)
+	if recErr != nil {
+		recErr = fmt.Errorf("build record: %w", recErr)
 	}
-	if len(lines) > 0 {
+	if len(lines) > 0 || recErr != nil {
 		w.section("build time and caches")
 		for _, l := range lines {
 			w.linef("%s", l)
 		}
+		if recErr != nil {
+			w.linef("build record not written (%s): %v", BuildRecordFile, recErr)
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("append to system identity: %w", err)
+		return errors.Join(fmt.Errorf("append to system identity: %w", err), recErr)
 	}
 	if _, err := f.WriteString(w.b.String()); err != nil {
 		f.Close()
-		return fmt.Errorf("append to system identity: %w", err)
+		return errors.Join(fmt.Errorf("append to system identity: %w", err), recErr)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("append to system identity: %w", err)
+		return errors.Join(fmt.Errorf("append to system identity: %w", err), recErr)
 	}
 	end := env.group("toolchain after install and build")
 	fmt.Fprint(env.Stdout, w.b.String())
 	end()
 	fmt.Fprintf(env.Stdout, "appended to %s\n", path)
-	return nil
+	return recErr
 }
 
 // identityRunner runs a short command and writes its output as a section.

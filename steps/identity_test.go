@@ -361,3 +361,54 @@ for d in md.distributions():
 		{Name: "bare", Argv: []string{py, "-c", "pass"}},
 	})
 }
+
+// TestIdentityAfterBuildKeepsTheToolchainWhenTheRecordFails: a build record that cannot be
+// made (a bad --cache) or written (build.json not writable) is reported, after the toolchain
+// sections already collected are appended: nothing is lost to the failure.
+func TestIdentityAfterBuildKeepsTheToolchainWhenTheRecordFails(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		record BuildRecordOptions
+		// setup breaks the evidence folder before the step.
+		setup    func(t *testing.T, out string)
+		wantCode int
+		want     []string
+	}{
+		{name: "a bad --cache", record: BuildRecordOptions{Cache: []string{"Bad Name=true"}},
+			wantCode: ExitUsage, want: []string{"build record not written", "--cache"}},
+		{name: "build.json not writable", record: BuildRecordOptions{Cache: []string{"pip=true"}},
+			setup: func(t *testing.T, out string) {
+				// A folder in build.json's place: the write cannot replace it.
+				writeFile(t, filepath.Join(out, BuildRecordFile, "x"), "")
+			},
+			wantCode: ExitFailure, want: []string{"build record not written", "cache pip: hit"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			te := newTestEnv(t, map[string]string{"PATH": t.TempDir()})
+			te.Root = fakeRoot(t, true)
+			out := t.TempDir()
+			if c.setup != nil {
+				c.setup(t, out)
+			}
+			err := RunIdentity(context.Background(), te.Env, IdentityOptions{Out: out, AfterBuild: true, Record: c.record})
+			if got := ExitCodeFor(err); got != c.wantCode {
+				t.Errorf("exit %d (%v), want %d", got, err, c.wantCode)
+			}
+			text := readFileQuiet(filepath.Join(out, "system_identity.txt"))
+			_, after, found := strings.Cut(text, "# ----- after install and build -----")
+			if !found || !strings.Contains(after, "Version 2025.3.1.0") {
+				t.Fatalf("the toolchain collected was lost to the failed build record:\n%s", text)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(after, w) {
+					t.Errorf("system_identity.txt does not say %q:\n%s", w, after)
+				}
+			}
+			if !strings.Contains(te.stdout.String(), "appended to") {
+				t.Errorf("the step did not say it appended the toolchain:\n%s", te.stdout)
+			}
+		})
+	}
+}

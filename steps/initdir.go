@@ -19,7 +19,9 @@ type InitOptions struct {
 	// Root is where a fresh folder of the job's own is created (the runner's $RUNNER_TEMP).
 	Root string `flag:"root" usage:"create a fresh folder of this job's own under DIR (the runner's $RUNNER_TEMP)"`
 	// Out, instead of Root, is a folder the caller names: it is emptied and becomes the job's.
-	Out string `flag:"out" usage:"use DIR, emptied, instead of a fresh folder"`
+	// Only a new or empty folder or an earlier evidence folder (with its job.json) is taken:
+	// `--out ~` or `--out .` must not empty a home folder or a checkout.
+	Out string `flag:"out" usage:"use DIR, emptied, instead of a fresh folder; DIR must be new, empty or an earlier evidence folder (with job.json)"`
 	// Link, when set, is a symbolic link made to point at the folder (/tmp/repro, the
 	// folder the reference workflow's users know). An existing folder or file there is left
 	// alone: it may be another job's.
@@ -36,16 +38,23 @@ func RunInit(env *Env, opts InitOptions) (string, error) {
 		return "", usagef("init: give exactly one of --root DIR (a fresh folder under it) and --out DIR (this folder, emptied)")
 	}
 	m := jobmark.FromEnv(env.Getenv, env.Now())
-	dir := opts.Out
+	var dir string
+	var err error
 	if opts.Root != "" {
 		if !filepath.IsAbs(opts.Root) {
 			return "", usagef("init: --root %q: want an absolute folder ($RUNNER_TEMP)", opts.Root)
 		}
-		var err error
 		if dir, err = jobmark.New(opts.Root, m); err != nil {
 			return "", fmt.Errorf("init: %w", err)
 		}
-	} else if err := jobmark.Reset(dir, m); err != nil {
+	} else if dir, err = filepath.Abs(opts.Out); err != nil {
+		return "", fmt.Errorf("init: --out %s: %w", opts.Out, err)
+	} else if err := jobmark.Reset(dir, m); errors.Is(err, jobmark.ErrNotEvidence) {
+		// --out ~ or --out . would otherwise empty a home folder or a checkout.
+		return "", usagef("init: --out: %w; it is left as it is (init empties the folder it is given): "+
+			"name a new or empty folder, empty this one yourself if nothing in it is needed, "+
+			"or use --root DIR for a fresh folder under DIR", err)
+	} else if err != nil {
 		return "", fmt.Errorf("init: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "init: the evidence of %s goes to %s\n", m.Run(), dir)

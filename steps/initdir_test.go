@@ -148,3 +148,115 @@ func TestJobStepsTwiceInOneFolder(t *testing.T) {
 		t.Errorf("the leftover was not set aside: %v", err)
 	}
 }
+
+// TestInitOutRefusesAFolderThatIsNotEvidence: init --out empties its folder, so a folder
+// that holds files and no job.json of an earlier init (a home folder, a checkout: `--out ~`,
+// `--out .`) is refused with exit 2 and left as it is; a new, empty or earlier evidence
+// folder (the re-run in one folder) is still made the job's.
+func TestInitOutRefusesAFolderThatIsNotEvidence(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		// dot runs init in the folder with --out .
+		dot    bool
+		refuse bool
+	}{
+		{name: "a checkout", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+			writeFile(t, filepath.Join(dir, "main.go"), "package main\n")
+		}, refuse: true},
+		{name: "a checkout as .", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "main.go"), "package main\n")
+		}, dot: true, refuse: true},
+		{name: "only a hidden file", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, ".bashrc"), "export A=1\n")
+		}, refuse: true},
+		{name: "a job.json that is not init's", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, jobmark.File), `{"name":"build"}`)
+			writeFile(t, filepath.Join(dir, "notes.txt"), "mine\n")
+		}, refuse: true},
+		{name: "a folder named job.json", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, jobmark.File, "x"), "mine\n")
+		}, refuse: true},
+		{name: "missing", setup: func(t *testing.T, dir string) {
+			if err := os.Remove(dir); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "empty", setup: func(t *testing.T, dir string) {}},
+		{name: "empty as .", setup: func(t *testing.T, dir string) {}, dot: true},
+		{name: "an earlier job's evidence", setup: func(t *testing.T, dir string) {
+			if err := jobmark.Write(dir, jobmark.FromEnv(func(string) string { return "" }, time.Now())); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, SanitizerLog), "========= ERROR SUMMARY: 2 errors\n")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "folder")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c.setup(t, dir)
+			before := treeOf(t, dir)
+			cwd, out := parent, dir
+			if c.dot {
+				cwd, out = dir, "."
+			}
+			r := runStep(t, cwd, []string{"PATH=" + os.Getenv("PATH"), "GITHUB_RUN_ID=9"}, "init", "--out", out)
+			if c.refuse {
+				if r.code != ExitUsage {
+					t.Fatalf("exit %d, want %d (refused)\n%s%s", r.code, ExitUsage, r.stdout, r.stderr)
+				}
+				for _, want := range []string{dir, "not a debugflow evidence folder", "--root"} {
+					if !strings.Contains(r.stderr, want) {
+						t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+					}
+				}
+				if after := treeOf(t, dir); after != before {
+					t.Errorf("the folder changed:\nbefore %s\nafter  %s", before, after)
+				}
+				return
+			}
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if m, err := jobmark.Load(dir); err != nil || m.RunID != "9" {
+				t.Errorf("marker %+v, %v; want run 9's", m, err)
+			}
+			// The folder is handed on absolute: a later step may run elsewhere.
+			if !strings.Contains(r.stdout, "goes to "+dir+"\n") {
+				t.Errorf("init did not hand on %s:\n%s", dir, r.stdout)
+			}
+			if tree := treeOf(t, dir); tree != jobmark.File {
+				t.Errorf("folder holds %s, want only %s", tree, jobmark.File)
+			}
+		})
+	}
+}
+
+// treeOf lists every path under dir (relative, sorted, space-separated).
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	var names []string
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return "(missing)"
+	}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir {
+			rel, _ := filepath.Rel(dir, path)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(names, " ")
+}

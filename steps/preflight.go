@@ -112,7 +112,7 @@ func collectCommand(python string, f ReproducerFlags, withSelect bool) []string 
 // could not test anything: a collection error, nothing selected, an unknown option. A
 // cancelled ctx returns ctx's error.
 func runPreflight(ctx context.Context, env *Env, python string, opts ReproduceOptions) (*preflightResult, error) {
-	log, err := os.Create(filepath.Join(opts.Out, PreflightLog))
+	log, err := createEvidenceFile(filepath.Join(opts.Out, PreflightLog))
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", PreflightLog, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -216,7 +215,7 @@ func RunReproduce(ctx context.Context, env *Env, opts ReproduceOptions) (*Reprod
 		return cancelledBeforeSweep(ctx, env, opts, argv, env.Now())
 	}
 
-	logFile, err := os.Create(filepath.Join(opts.Out, ReproducerLog))
+	logFile, err := createEvidenceFile(filepath.Join(opts.Out, ReproducerLog))
 	if err != nil {
 		return nil, fmt.Errorf("create reproducer log: %w", err)
 	}
@@ -649,7 +648,7 @@ func writeXidAdded(ctx context.Context, env *Env, dir, source string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, XidAddedLog), []byte(text), 0o644); err != nil {
+	if err := atomicWrite(filepath.Join(dir, XidAddedLog), []byte(text)); err != nil {
 		return fmt.Errorf("write %s: %w", XidAddedLog, err)
 	}
 	if n > 0 {

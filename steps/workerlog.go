@@ -40,7 +40,11 @@ type workerLogSetup struct {
 // size bound of the record. The record file is emptied: it describes this run only.
 func stageWorkerLog(env *Env, out string, extra []string) (workerLogSetup, error) {
 	record := filepath.Join(out, WorkerLog)
-	if err := os.WriteFile(record, nil, 0o644); err != nil {
+	f, err := createEvidenceFile(record)
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
 		return workerLogSetup{cleanup: func() {}}, fmt.Errorf("create %s: %w", WorkerLog, err)
 	}
 	abs, err := filepath.Abs(record)

@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -35,7 +34,7 @@ func RunXid(ctx context.Context, env *Env, opts XidOptions) (xidlog.Summary, err
 	if snap.Source == "none" {
 		// No source could be read: "no Xid events" would claim what nobody could see.
 		text := fmt.Sprintf("# kernel log not available on this runner (%s): no Xid can be seen\n", strings.ReplaceAll(strings.Join(snap.Notes, "; "), "\n", " "))
-		if err := os.WriteFile(filepath.Join(opts.Out, XidSummary), []byte(text), 0o644); err != nil {
+		if err := atomicWrite(filepath.Join(opts.Out, XidSummary), []byte(text)); err != nil {
 			return xidlog.Summary{}, fmt.Errorf("write %s: %w", XidSummary, err)
 		}
 		fmt.Fprint(env.Stdout, text)
@@ -51,7 +50,7 @@ func RunXid(ctx context.Context, env *Env, opts XidOptions) (xidlog.Summary, err
 	if err := sum.WriteText(&b); err != nil {
 		return sum, fmt.Errorf("render Xid summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(opts.Out, XidSummary), []byte(b.String()), 0o644); err != nil {
+	if err := atomicWrite(filepath.Join(opts.Out, XidSummary), []byte(b.String())); err != nil {
 		return sum, fmt.Errorf("write %s: %w", XidSummary, err)
 	}
 	fmt.Fprint(env.Stdout, b.String())

@@ -319,13 +319,14 @@ func (p PartialDump) NoDump() string {
 }
 
 // NoDumpFile says what the file is when it is no dump, to follow "attempt 1's dump file":
-// "has 0 bytes, fewer than an ELF header (64)", "is not an ELF file (301 bytes)"; "" for a dump.
+// "has 0 bytes, fewer than an ELF header's 64", "is not an ELF file, 301 bytes"; "" for a dump.
+// No brackets: the report shows the note in brackets of its own.
 func (p PartialDump) NoDumpFile() string {
 	switch p.NoDump() {
 	case NoDumpShort:
-		return fmt.Sprintf("has %d bytes, %s (%d)", p.Bytes, NoDumpShort, CoredumpMinBytes)
+		return fmt.Sprintf("has %d bytes, %s's %d", p.Bytes, NoDumpShort, CoredumpMinBytes)
 	case NoDumpNotELF:
-		return fmt.Sprintf("is %s (%d bytes)", NoDumpNotELF, p.Bytes)
+		return fmt.Sprintf("is %s, %d bytes", NoDumpNotELF, p.Bytes)
 	}
 	return ""
 }

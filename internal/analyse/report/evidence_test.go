@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 
 	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
+	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/gantt"
 )
 
@@ -221,7 +222,7 @@ func TestCoredumpPartial(t *testing.T) {
 		"[10:47:01.100300] coredump: Detected an exception of type CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS (14)\n" +
 		"[10:47:01.100304] coredump:   - PC 0x7f31abb9f6d0\n" +
 		"[10:47:01.305111] coredump: Writing ELF file to /tmp/x/cuda_coredump_r.1.2\n"
-	const note = "no complete GPU core dump of t.py::x in 1 attempt(s): attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb"
+	const note = "no complete GPU core dump of t.py::x in 1 attempt: attempt 1's dump appeared before the 10m0s timeout killed the rerun, so it may be cut short; kept as cuda_coredump_r.1.2.partial, 0.4 MB, not read by cuda-gdb"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 			`,"partial":[{"attempt":1,"killed":"timeout","file":"cuda_coredump_r.1.2.partial","bytes":409600}]}`)},
@@ -235,8 +236,8 @@ func TestCoredumpPartial(t *testing.T) {
 	if c == nil || c.Dumped || c.Dump != "" || len(c.Partial) != 1 || c.Exception != "Warp Illegal Address" {
 		t.Fatalf("coredump %+v", c)
 	}
-	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
-		t.Errorf("core dump line %q", line)
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" || strings.Count(line, "(") != 1 {
+		t.Errorf("core dump line %q, want the note in brackets, nesting none", line)
 	}
 	md := v.Markdown("a")
 	if !strings.Contains(md, "- **Dump that may be cut short:** `cuda_coredump_r.1.2.partial` (400 KiB; attempt 1, killed by the timeout after it appeared; not read)") ||
@@ -265,9 +266,9 @@ func TestCoredumpFactsNameTheAttempt(t *testing.T) {
 	tests := []struct {
 		name, summary, want string
 	}{
-		{name: "two partial dumps", summary: `{"test":"t.py::x","attempts":2,"dumped":false,"note":"no complete GPU core dump of t.py::x in 2 attempt(s): ...",` +
+		{name: "two partial dumps", summary: `{"test":"t.py::x","attempts":2,"dumped":false,"note":"no complete GPU core dump of t.py::x in 2 attempts: ...",` +
 			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400},{"attempt":2,"killed":"timeout","file":"b.partial","bytes":400}]}`,
-			want: "Warp Illegal Address, from attempt 2's driver lines (no complete GPU core dump of t.py::x in 2 attempt(s): ...)"},
+			want: "Warp Illegal Address, from attempt 2's driver lines (no complete GPU core dump of t.py::x in 2 attempts: ...)"},
 		{name: "one attempt: nothing to tell apart", summary: `{"test":"t.py::x","attempts":1,"dumped":false,"note":"n",` +
 			`"partial":[{"attempt":1,"killed":"timeout","file":"a.partial","bytes":400}]}`,
 			want: "Warp Misaligned Address (n); test rerun: t.py::x"},
@@ -345,21 +346,23 @@ func TestCoredumpFactsFromTheDumpsAttempt(t *testing.T) {
 func TestCoredumpNoDumpFile(t *testing.T) {
 	tests := []struct {
 		name, note, partial, bullet, reason string
+		// dump is the partial dump, whose NoDumpFile words the step's note.
+		dump evidencefiles.PartialDump
 	}{
-		{name: "empty",
-			note:    "attempt 1's dump file has 0 bytes, fewer than an ELF header (64), so it is no dump",
+		{name: "empty", dump: evidencefiles.PartialDump{Attempt: 1, File: "cuda_coredump_r.1.2.partial"},
+			note:    "attempt 1's dump file has 0 bytes, fewer than an ELF header's 64, so it is no dump",
 			partial: `{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":0}`,
 			bullet:  "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (0 bytes, fewer than an ELF header; attempt 1; not read)",
 			reason:  "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is empty: no dump)"},
-		{name: "not an ELF file",
-			note:    "attempt 1's dump file is not an ELF file (301 bytes), so it is no dump",
+		{name: "not an ELF file", dump: evidencefiles.PartialDump{Attempt: 1, File: "cuda_coredump_r.1.2.partial", Bytes: 301, NotELF: true},
+			note:    "attempt 1's dump file is not an ELF file, 301 bytes, so it is no dump",
 			partial: `{"attempt":1,"killed":"","file":"cuda_coredump_r.1.2.partial","bytes":301,"not_elf":true}`,
 			bullet:  "- **File that is no dump:** `cuda_coredump_r.1.2.partial` (301 bytes, not an ELF file; attempt 1; not read)",
 			reason:  "application fault: the driver reported Warp Illegal Address as it began a GPU core dump (its file is not an ELF file: no dump)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			note := "no complete GPU core dump of t.py::x in 1 attempt(s): " + tt.note + "; kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb"
+			note := "no complete GPU core dump of t.py::x in 1 attempt: " + tt.note + "; kept as cuda_coredump_r.1.2.partial, not read by cuda-gdb"
 			fsys := fstest.MapFS{
 				CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":1,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 					`,"partial":[` + tt.partial + `]}`)},
@@ -376,6 +379,14 @@ func TestCoredumpNoDumpFile(t *testing.T) {
 				!strings.Contains(md, tt.reason) {
 				t.Errorf("markdown lacks %q or %q:\n%s", tt.bullet, tt.reason, md)
 			}
+			// The step words the note with NoDumpFile; the line shows it in brackets of its
+			// own, so it nests none.
+			if got := "attempt 1's dump file " + tt.dump.NoDumpFile() + ", so it is no dump"; got != tt.note {
+				t.Errorf("the step's note %q, want %q", got, tt.note)
+			}
+			if line := v.coredumpLine(); strings.Count(line, "(") != 1 || strings.Count(line, ")") != 1 {
+				t.Errorf("core dump line %q nests brackets", line)
+			}
 		})
 	}
 }
@@ -383,7 +394,7 @@ func TestCoredumpNoDumpFile(t *testing.T) {
 // The driver printed its exception lines but no dump file appeared: the rerun faulted, and the
 // report carries the driver's report, never "did not fault" nor a dump that shows anything.
 func TestCoredumpDriverReportedNoFile(t *testing.T) {
-	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2; attempt 1 too), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t)"
+	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x, attempt 2 of 2 and attempt 1 too, but no dump file appeared where CUDA_COREDUMP_FILE said: /tmp/d/cuda_coredump_%h.%p.%t"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
 			`,"dump_pattern":"/tmp/d/cuda_coredump_%h.%p.%t","facts_attempt":2}`)},
@@ -404,8 +415,8 @@ func TestCoredumpDriverReportedNoFile(t *testing.T) {
 	if r := v.runnerVerdict(); r.Verdict != "application fault" || !slices.Contains(r.Reasons, reason) {
 		t.Errorf("runner %q %q, want the reason %q", r.Verdict, r.Reasons, reason)
 	}
-	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
-		t.Errorf("core dump line %q", line)
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" || strings.Count(line, "(") != 1 {
+		t.Errorf("core dump line %q, want the note in brackets, nesting none", line)
 	}
 }
 
@@ -414,7 +425,7 @@ func TestCoredumpDriverReportedNoFile(t *testing.T) {
 // runner reason said attempt 2's exception came with a dump "which may be cut short" (attempt
 // 1's file), and the line named attempt 2 twice.
 func TestCoredumpLaterNoFileAfterPartial(t *testing.T) {
-	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x (attempt 2 of 2), but no dump file appeared where CUDA_COREDUMP_FILE said (/tmp/d/cuda_coredump_%h.%p.%t); " +
+	const note = "no GPU core dump file: the driver reported Warp Illegal Address in the rerun of t.py::x, attempt 2 of 2, but no dump file appeared where CUDA_COREDUMP_FILE said: /tmp/d/cuda_coredump_%h.%p.%t; " +
 		"attempt 1's dump appeared before the 8s timeout killed the rerun, so it may be cut short; kept as a.partial, 0.0 MB, not read by cuda-gdb"
 	fsys := fstest.MapFS{
 		CoredumpSummary: {Data: []byte(`{"test":"t.py::x","attempts":2,"dumped":false,"dump":"","note":` + strconv.Quote(note) +
@@ -437,8 +448,8 @@ func TestCoredumpLaterNoFileAfterPartial(t *testing.T) {
 	if r := v.runnerVerdict(); !slices.Contains(r.Reasons, reason) {
 		t.Errorf("runner reasons %q, want %q", r.Reasons, reason)
 	}
-	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" {
-		t.Errorf("core dump line %q", line)
+	if line := v.coredumpLine(); line != "Warp Illegal Address at PC 0x7f31abb9f6d0 ("+note+")" || strings.Count(line, "(") != 1 {
+		t.Errorf("core dump line %q, want the note in brackets, nesting none", line)
 	}
 }
 

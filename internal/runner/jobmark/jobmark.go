@@ -133,8 +133,15 @@ func New(root string, m Marker) (string, error) {
 	return dir, writeFirst(dir, m)
 }
 
+// ErrNotEvidence is the error of Reset for a folder that holds files and no valid marker: not
+// an evidence folder (a home folder, a checkout), so not the job's to empty.
+var ErrNotEvidence = errors.New("not a debugflow evidence folder")
+
 // Reset empties dir (creating it when missing) and writes m into it: a folder the caller
-// names (a rerun in the same place) becomes this job's, with nothing of an earlier one.
+// names (a rerun in the same place) becomes this job's, with nothing of an earlier one. Only
+// a new or empty folder or an evidence folder (one with a valid marker, of an earlier init or
+// `debugflow local`) is emptied; any other folder is left as it is, and the error wraps
+// ErrNotEvidence.
 func Reset(dir string, m Marker) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", File, err)
@@ -145,6 +152,13 @@ func Reset(dir string, m Marker) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		if _, err := Load(dir); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s holds %d file(s) and no %s: %w", dir, len(entries), File, ErrNotEvidence)
+		} else if err != nil {
+			return fmt.Errorf("%s holds %d file(s) and no valid %s (%v): %w", dir, len(entries), File, err, ErrNotEvidence)
+		}
 	}
 	for _, e := range entries {
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {

@@ -71,12 +71,26 @@ func TestResetEmptiesTheFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Without a marker the folder is not evidence (a home folder, a checkout): left alone.
+	if err := Reset(dir, Marker{RunID: "7", Created: time.Now()}); !errors.Is(err, ErrNotEvidence) {
+		t.Fatalf("Reset of a folder without %s: %v, want ErrNotEvidence", File, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("a refused Reset changed the folder: %v", entries)
+	}
+	// An earlier job's folder is emptied.
+	if err := Write(dir, Marker{RunID: "6", Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	if err := Reset(dir, Marker{RunID: "7", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != File {
 		t.Errorf("after Reset the folder holds %v, want only %s", entries, File)
+	}
+	if m, err := Load(dir); err != nil || m.RunID != "7" {
+		t.Errorf("marker %+v, %v; want run 7's", m, err)
 	}
 }
 
