@@ -109,6 +109,9 @@ func (r ComparisonRow) cells() compareRow {
 	}
 	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
 		row.xid = "unknown (skipped)"
+		if v.Run.KernelLogBeforeOnly {
+			row.xid = "unknown (no kernel log after the run)"
+		}
 	}
 	if v.Xid == nil && v.Run.KernelLogUnavailable != "" {
 		row.xid = "not available"

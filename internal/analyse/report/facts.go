@@ -197,8 +197,15 @@ func (v *Verdict) xidAbsent() string {
 			return "unknown (" + s.Name + " skipped)"
 		}
 	}
+	if v.Run.KernelLogBeforeOnly {
+		return "unknown (" + kernelLogBeforeOnly + ")"
+	}
 	return "no kernel log captured"
 }
+
+// kernelLogBeforeOnly says why a folder whose only kernel log snapshot is dmesg_start.log has
+// no Xid section.
+const kernelLogBeforeOnly = "only " + DmesgStartLog + ", taken before the run: no kernel log after it"
 
 // Display caps: the verdict is read in ten seconds, the rest is in the logs and in --json.
 const (
