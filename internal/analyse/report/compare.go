@@ -78,7 +78,11 @@ func (r ComparisonRow) cells() compareRow {
 	// A "no" says how far its runs go, as the single report's "Rules out" line does: a "no"
 	// beside a "yes" is read as "only there" unless the reader sees it could be chance.
 	if n, bound, ok := v.rulesOut(); ok {
-		row.reproduced += fmt.Sprintf(" (rules out %s or more: %d runs each)", ratePercent(bound), n)
+		least := ""
+		if v.rulesOutAtLeast() {
+			least = "at least "
+		}
+		row.reproduced += fmt.Sprintf(" (rules out %s or more: %s%d runs each)", ratePercent(bound), least, n)
 	} else if n == 1 && v.Run.Count == 1 {
 		row.reproduced += " (each test ran once)"
 	} else if n == 1 {
@@ -322,7 +326,11 @@ func (c Comparison) notNever() string {
 		n, bound, ok := r.Verdict.rulesOut()
 		switch {
 		case ok:
-			fmt.Fprintf(&b, "- %s ran each test %d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, n, ratePercent(bound), n)
+			least := ""
+			if r.Verdict.rulesOutAtLeast() {
+				least = "at least "
+			}
+			fmt.Fprintf(&b, "- %s ran each test %s%d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, least, n, ratePercent(bound), n)
 			for _, y := range yes {
 				test, failed, runs, known := y.Verdict.highestRate()
 				if known && float64(failed) < bound*float64(runs) {

@@ -308,8 +308,12 @@ func (v *Verdict) rulesOutLine() string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("a test failing %s of its runs or more (each test ran %d times and none failed; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
-		ratePercent(bound), n, n, n)
+	ran := fmt.Sprintf("each test ran %d times and none failed", n)
+	if skipped := v.Reproducer.Skipped; skipped > 0 {
+		ran = fmt.Sprintf("each test ran at least %d of its %d times and none failed, %s skipped", n, n+skipped, plural(skipped, "run was", "runs were"))
+	}
+	return fmt.Sprintf("a test failing %s of its runs or more (%s; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
+		ratePercent(bound), ran, n, n)
 }
 
 // rulesOutRuns is the fewest runs any test had in a sweep answered "no" that ran to its end
@@ -324,10 +328,19 @@ func (v *Verdict) rulesOutRuns() int {
 	}
 	// Only over a sweep that ran to its end with tests that passed: "each test ran n times"
 	// is not known of a log cut short.
-	if r := v.Reproducer; n < 1 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
+	r := v.Reproducer
+	if n < 1 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
 		return 0
 	}
-	return n
+	// A skipped run ran no body: each skip takes one run from one test (a test skipped in
+	// every run ran none), so each test ran at least n minus the skips.
+	return max(n-r.Skipped, 0)
+}
+
+// rulesOutAtLeast reports whether rulesOutRuns is a lower bound on some test's runs (runs
+// were skipped) rather than every test's count.
+func (v *Verdict) rulesOutAtLeast() bool {
+	return v.Reproducer != nil && v.Reproducer.Skipped > 0
 }
 
 // rulesOut is rulesOutRuns and the failure rate a "no" over them rules out (rulesOutLine);
