@@ -78,7 +78,11 @@ func (r ComparisonRow) cells() compareRow {
 	// A "no" says how far its runs go, as the single report's "Rules out" line does: a "no"
 	// beside a "yes" is read as "only there" unless the reader sees it could be chance.
 	if n, bound, ok := v.rulesOut(); ok {
-		row.reproduced += fmt.Sprintf(" (rules out %s or more: %d runs each)", ratePercent(bound), n)
+		least := ""
+		if v.rulesOutAtLeast() {
+			least = "at least "
+		}
+		row.reproduced += fmt.Sprintf(" (rules out %s or more: %s%d runs each)", ratePercent(bound), least, n)
 	} else if n == 1 && v.Run.Count == 1 {
 		row.reproduced += " (each test ran once)"
 	} else if n == 1 {
@@ -109,6 +113,9 @@ func (r ComparisonRow) cells() compareRow {
 	}
 	if v.Xid == nil && strings.HasPrefix(v.xidAbsent(), "unknown") {
 		row.xid = "unknown (skipped)"
+		if v.Run.KernelLogBeforeOnly {
+			row.xid = "unknown (no kernel log after the run)"
+		}
 	}
 	if v.Xid == nil && v.Run.KernelLogUnavailable != "" {
 		row.xid = "not available"
@@ -276,6 +283,13 @@ func (c Comparison) Markdown() string {
 	if c.Artifact != "" {
 		fmt.Fprintf(&b, "Each runner's logs, rerun scripts and README are in the artifact %s.\n\n", mdCode(c.Artifact+"-<runner>"))
 	}
+	if cmds := c.differentCommands(); len(cmds) > 0 {
+		parts := make([]string, len(cmds))
+		for i, rc := range cmds {
+			parts[i] = mdText(rc[0]) + ": " + mdCode(rc[1])
+		}
+		fmt.Fprintf(&b, "%s: %s.\n\n", mdText(notComparable), strings.Join(parts, "; "))
+	}
 	b.WriteString(c.notNever())
 	writeMDRow(&b, compareHeader.list(), false)
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
@@ -319,8 +333,15 @@ func (c Comparison) notNever() string {
 		n, bound, ok := r.Verdict.rulesOut()
 		switch {
 		case ok:
-			fmt.Fprintf(&b, "- %s ran each test %d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, n, ratePercent(bound), n)
+			least := ""
+			if r.Verdict.rulesOutAtLeast() {
+				least = "at least "
+			}
+			fmt.Fprintf(&b, "- %s ran each test %s%d times: that rules out a failure rate of %s or more there; a rarer failure can pass all %d.", name, least, n, ratePercent(bound), n)
 			for _, y := range yes {
+				if len(c.differentCommands()) > 0 {
+					break // a rate of some tests against a bound over others says nothing
+				}
 				test, failed, runs, known := y.Verdict.highestRate()
 				if known && float64(failed) < bound*float64(runs) {
 					fmt.Fprintf(&b, " %s's most frequent failure, %s, failed %d of %d runs (%s): below the %s %s's runs rule out, so %s's \"no\" does not show the failure is specific to %s.",
@@ -391,6 +412,16 @@ func (c Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	sep := "\n"
+	if cmds := c.differentCommands(); len(cmds) > 0 {
+		parts := make([]string, len(cmds))
+		for i, rc := range cmds {
+			parts[i] = display(rc[0]) + ": " + display(strings.Join(strings.Fields(rc[1]), " "))
+		}
+		if _, err := fmt.Fprintf(w, "\n%s: %s\n", notComparable, strings.Join(parts, "; ")); err != nil {
+			return fmt.Errorf("write comparison: %w", err)
+		}
+		sep = ""
+	}
 	for _, r := range c.Rows {
 		for _, remark := range r.remarks() {
 			if _, err := fmt.Fprintf(w, "%s%s: %s\n", sep, display(r.Runner), display(remark)); err != nil {
@@ -427,4 +458,51 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 		out = append(out, row)
 	}
 	return writeJSON(w, out)
+}
+
+// notComparable heads the list of the runners' pytest commands when they differ.
+const notComparable = "The runners ran different pytest commands (beyond -n), so their rows are not comparable: a runner's \"no\" says nothing of tests it did not run or ran another number of times"
+
+// differentCommands lists each runner's pytest command (runner, command) when the runners
+// whose command is known did not all run the same one, -n aside (a matrix's runners differ in
+// cores, not in tests); nil when they did, or fewer than two commands are known.
+func (c Comparison) differentCommands() [][2]string {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, r := range c.Rows {
+		if r.Verdict == nil || len(r.Verdict.Run.Command) == 0 {
+			continue
+		}
+		out = append(out, [2]string{r.Runner, strings.Join(r.Verdict.Run.Command, " ")})
+		seen[strings.Join(withoutWorkers(r.Verdict.Run.Command), "\x00")] = true
+	}
+	if len(seen) < 2 {
+		return nil
+	}
+	return out
+}
+
+// withoutWorkers is a pytest command's arguments (after "pytest": the interpreter that ran it
+// changes no test) without xdist's worker count (-n N, -nN, --numprocesses N,
+// --numprocesses=N).
+func withoutWorkers(cmd []string) []string {
+	for i, a := range cmd {
+		if a == "pytest" || strings.HasSuffix(a, "/pytest") {
+			cmd = cmd[i+1:]
+			break
+		}
+	}
+	out := make([]string, 0, len(cmd))
+	for i := 0; i < len(cmd); i++ {
+		a := cmd[i]
+		switch {
+		case a == "-n" || a == "--numprocesses":
+			i++ // and its value
+			continue
+		case strings.HasPrefix(a, "--numprocesses="), strings.HasPrefix(a, "-n") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

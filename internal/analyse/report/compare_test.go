@@ -299,3 +299,52 @@ func TestJSONCarriesWhatANoRulesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareSaysWhenRunnersRanDifferentTests: folders whose pytest commands select other tests
+// or another --count are not rows of one matrix: "Reproduced on t4 (1 of 2)" and what a10's
+// "no" rules out would compare a test with tests a10 never ran, so the comparison says so, and
+// makes no claim about a rate of one against the other's bound. -n differs between runners of
+// one matrix (their core counts) and changes no test.
+func TestCompareSaysWhenRunnersRanDifferentTests(t *testing.T) {
+	run := func(failed int, cmd ...string) *Verdict {
+		return &Verdict{Run: Run{Count: 50, Command: cmd}, Reproducer: &Reproducer{Passed: 200 - failed, Failed: failed, Complete: true, fromLog: true,
+			PerTest: []TestFailures{{Test: "t.py::test_a", Failed: failed, Runs: 50}}}}
+	}
+	base := []string{"python", "-m", "pytest", "-n", "8", "--count", "50", "t.py"}
+	tests := []struct {
+		name    string
+		other   []string
+		want    bool
+		wantSub string
+	}{
+		{"same command", base, false, ""},
+		{"another -n", []string{"python", "-m", "pytest", "-n", "4", "--count", "50", "t.py"}, false, ""},
+		{"another -n, joined", []string{"python", "-m", "pytest", "-n4", "--count", "50", "t.py"}, false, ""},
+		{"another interpreter", []string{"/usr/bin/python3", "-m", "pytest", "--numprocesses=2", "--count", "50", "t.py"}, false, ""},
+		{"other tests", []string{"python", "-m", "pytest", "-n", "8", "--count", "50", "u.py"}, true, "`python -m pytest -n 8 --count 50 u.py`"},
+		{"another count", []string{"python", "-m", "pytest", "-n", "8", "--count", "20", "t.py"}, true, "--count 20"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare([]string{"t4", "a10"}, []*Verdict{run(1, base...), {Run: Run{Count: 50, Command: tt.other}, Reproducer: &Reproducer{Passed: 200, Complete: true, fromLog: true}}})
+			md := c.Markdown()
+			var text bytes.Buffer
+			if err := c.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			const warn = "not comparable"
+			if got := strings.Contains(md, warn); got != tt.want {
+				t.Errorf("Markdown says %q: %v, want %v\n%s", warn, got, tt.want, md)
+			}
+			if got := strings.Contains(text.String(), warn); got != tt.want {
+				t.Errorf("text says %q: %v, want %v\n%s", warn, got, tt.want, text.String())
+			}
+			if tt.want && (!strings.Contains(md, tt.wantSub) || strings.Contains(md, "does not show the failure is specific")) {
+				t.Errorf("Markdown without %q, or comparing a rate with a bound over other tests:\n%s", tt.wantSub, md)
+			}
+			if !tt.want && !strings.Contains(md, "does not show the failure is specific") {
+				t.Errorf("Markdown lost the rate sentence:\n%s", md)
+			}
+		})
+	}
+}

@@ -798,6 +798,16 @@ func (h *Health) countWentDown() bool {
 	return slices.ContainsFunc(h.Changes, func(f nvsmi.Finding) bool { return f.WentDown })
 }
 
+// oneSnapshot is the health reason when only one snapshot listed GPUs: which one, since a
+// snapshot from before the run says nothing of the GPU after it (a GPU lost in the run, a
+// counter that grew), and one after it has nothing to compare with.
+func (h *Health) oneSnapshot() string {
+	if h.After == nil || len(h.After.GPUs) == 0 {
+		return "the GPU's health showed no problem before the run (no snapshot after it)"
+	}
+	return "the GPU's health shows no problem after the run (no snapshot before it to compare)"
+}
+
 // history is nvsmi.History of the latest snapshot with GPUs: ", though it has had
 // uncorrectable memory errors before (GPU-5f0e4c7a: ECC aggregate uncorrected 5)", or "".
 func (h *Health) history() string {
@@ -945,7 +955,7 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		case healthKnown && h.Before != nil && h.After != nil && len(h.Before.GPUs) > 0 && len(h.After.GPUs) > 0:
 			app = append(app, "the GPU's health counters did not change"+h.history())
 		case healthKnown:
-			app = append(app, "the GPU's health shows no problem (one snapshot)"+h.history())
+			app = append(app, h.oneSnapshot()+h.history())
 		case h == nil:
 			app = append(app, "runner health not recorded")
 		default:
@@ -954,6 +964,8 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if why := v.Run.KernelLogUnavailable; why != "" {
 			// A hardware-class Xid could have fired unseen.
 			app = append(app, "kernel log "+notAvailableRunner+" ("+why+")")
+		} else if r := v.noKernelLog(); r != "" {
+			app = append(app, r)
 		}
 		return RunnerVerdict{Verdict: RunnerApplication, Reasons: app}
 	}
@@ -971,7 +983,13 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 			why = append(why, "kernel log: "+k)
 		}
 		if len(why) > 0 {
+			if v.Run.KernelLogBeforeOnly {
+				why = append(why, "kernel log: "+kernelLogBeforeOnly)
+			}
 			return RunnerVerdict{Verdict: RunnerUnavailable, Reasons: why}
+		}
+		if v.Run.KernelLogBeforeOnly {
+			return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log after the run (only " + DmesgStartLog + ", taken before it)"}}
 		}
 		return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{"no GPU health snapshot and no kernel log in the artifact"}}
 	}
@@ -986,16 +1004,34 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	}
 	if why := v.Run.KernelLogUnavailable; why != "" {
 		reasons = append(reasons, "kernel log "+notAvailableRunner+" ("+why+")")
+	} else if r := v.noKernelLog(); r != "" {
+		reasons = append(reasons, r)
 	}
 	switch {
 	case blind != "":
 		reasons = append(reasons, "the GPU's health counters cannot show a hardware fault ("+blind+")")
 	case healthKnown && h.countWentDown():
 		reasons = append(reasons, "the GPU's health shows no problem, but a count went down ("+nvsmi.CounterReset+")"+h.history())
+	case healthKnown && (h.Before == nil || len(h.Before.GPUs) == 0 || h.After == nil || len(h.After.GPUs) == 0):
+		reasons = append(reasons, h.oneSnapshot()+h.history())
 	case healthKnown:
 		reasons = append(reasons, "the GPU's health shows no problem"+h.history())
 	}
 	return RunnerVerdict{Verdict: RunnerNoFault, Reasons: reasons}
+}
+
+// noKernelLog is the Runner reason for a folder with no kernel log of the run although the
+// kernel log was not said to be unavailable: none captured, or only the snapshot before the
+// run. "" when there is an Xid section. An Xid, of the GPU's hardware too, would not have been
+// seen, so "no GPU fault seen" says so rather than rest on the health alone.
+func (v *Verdict) noKernelLog() string {
+	switch {
+	case v.Xid != nil || v.Run.KernelLogUnavailable != "":
+		return ""
+	case v.Run.KernelLogBeforeOnly:
+		return "no kernel log after the run (only " + DmesgStartLog + ", taken before it): an Xid would not have been seen"
+	}
+	return "no kernel log captured: an Xid would not have been seen"
 }
 
 // xidMayPredate is ", which may predate the run (WHY)" when the kernel log could not tell the

@@ -197,8 +197,15 @@ func (v *Verdict) xidAbsent() string {
 			return "unknown (" + s.Name + " skipped)"
 		}
 	}
+	if v.Run.KernelLogBeforeOnly {
+		return "unknown (" + kernelLogBeforeOnly + ")"
+	}
 	return "no kernel log captured"
 }
+
+// kernelLogBeforeOnly says why a folder whose only kernel log snapshot is dmesg_start.log has
+// no Xid section.
+const kernelLogBeforeOnly = "only " + DmesgStartLog + ", taken before the run: no kernel log after it"
 
 // Display caps: the verdict is read in ten seconds, the rest is in the logs and in --json.
 const (
@@ -301,8 +308,12 @@ func (v *Verdict) rulesOutLine() string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("a test failing %s of its runs or more (each test ran %d times and none failed; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
-		ratePercent(bound), n, n, n)
+	ran := fmt.Sprintf("each test ran %d times and none failed", n)
+	if skipped := v.Reproducer.Skipped; skipped > 0 {
+		ran = fmt.Sprintf("each test ran at least %d of its %d times and none failed, %s skipped", n, n+skipped, plural(skipped, "run was", "runs were"))
+	}
+	return fmt.Sprintf("a test failing %s of its runs or more (%s; such a test fails at least once in %d with 95%% probability); a rarer failure can pass all %d",
+		ratePercent(bound), ran, n, n)
 }
 
 // rulesOutRuns is the fewest runs any test had in a sweep answered "no" that ran to its end
@@ -317,10 +328,19 @@ func (v *Verdict) rulesOutRuns() int {
 	}
 	// Only over a sweep that ran to its end with tests that passed: "each test ran n times"
 	// is not known of a log cut short.
-	if r := v.Reproducer; n < 1 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
+	r := v.Reproducer
+	if n < 1 || r == nil || !r.Complete || r.Passed == 0 || v.headline() != "no" {
 		return 0
 	}
-	return n
+	// A skipped run ran no body: each skip takes one run from one test (a test skipped in
+	// every run ran none), so each test ran at least n minus the skips.
+	return max(n-r.Skipped, 0)
+}
+
+// rulesOutAtLeast reports whether rulesOutRuns is a lower bound on some test's runs (runs
+// were skipped) rather than every test's count.
+func (v *Verdict) rulesOutAtLeast() bool {
+	return v.Reproducer != nil && v.Reproducer.Skipped > 0
 }
 
 // rulesOut is rulesOutRuns and the failure rate a "no" over them rules out (rulesOutLine);

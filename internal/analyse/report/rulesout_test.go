@@ -28,6 +28,12 @@ func TestRulesOutLine(t *testing.T) {
 		{"a thousand runs", Verdict{Run: Run{Count: 1000}, Reproducer: passed(1000)},
 			"a test failing 0.30% of its runs or more (each test ran 1000 times and none failed; such a test fails at least once in 1000 with 95% probability); a rarer failure can pass all 1000",
 			0.0030, 1000},
+		// A skipped run is no run: "each test ran 50 times" is not known, but each skip
+		// takes one run from one test, so each test ran at least 50 minus the skips.
+		{"a few runs skipped", Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 197, Skipped: 3, Complete: true, fromLog: true}},
+			"a test failing 6.2% of its runs or more (each test ran at least 47 of its 50 times and none failed, 3 runs were skipped; such a test fails at least once in 47 with 95% probability); a rarer failure can pass all 47",
+			0.062, 47},
+		{"a test skipped in every run", Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 150, Skipped: 50, Complete: true, fromLog: true}}, "", 0, 0},
 		{"each test ran once", Verdict{Run: Run{Count: 1}, Reproducer: passed(4)}, "", 0, 0},
 		{"no --count", Verdict{Reproducer: passed(4)}, "", 0, 0},
 		{"reproduced", Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 199, Failed: 1, Complete: true, fromLog: true}}, "", 0, 0},
@@ -49,5 +55,18 @@ func TestRulesOutLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// --compare's "no" cell and its Markdown say "at least" when runs were skipped: the skips may
+// all be one test's.
+func TestCompareNoWithSkippedRunsSaysAtLeast(t *testing.T) {
+	v := &Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 197, Skipped: 3, Complete: true, fromLog: true}}
+	if got, want := (ComparisonRow{Runner: "a10", Verdict: v}).cells().reproduced, "no (rules out 6.2% or more: at least 47 runs each)"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
+	}
+	all := &Verdict{Run: Run{Count: 50}, Reproducer: &Reproducer{Passed: 200, Complete: true, fromLog: true}}
+	if got, want := (ComparisonRow{Runner: "a10", Verdict: all}).cells().reproduced, "no (rules out 5.8% or more: 50 runs each)"; got != want {
+		t.Errorf("cell %q, want %q", got, want)
 	}
 }

@@ -67,6 +67,10 @@ type Run struct {
 	// KernelLogUnavailable says why the runner's kernel log could not be read ("" when it was,
 	// or when the artifact has no kernel log file): Xid is then nil, not "none".
 	KernelLogUnavailable string
+	// KernelLogBeforeOnly is set when the only kernel log snapshot is dmesg_start.log, taken
+	// before the run (the job ended, or the runner went away, before any later snapshot):
+	// Xid is then nil, not "none", since nothing the run logged was captured.
+	KernelLogBeforeOnly bool
 	// NotPytestLog is set when reproducer.log was read but holds no pytest output: no
 	// session header or final line, no result or summary line, no worker crash. Nothing in it
 	// is taken for a test result (a stray "F" is not a failure).

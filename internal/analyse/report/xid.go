@@ -307,12 +307,18 @@ func (v *loader) loadDmesg(names []string) error {
 		return err
 	}
 	if latest == DmesgStartLog {
-		// Only the start snapshot: nothing happened after it that we could see.
+		// Only the start snapshot, taken before the run: whatever the run logged was not
+		// captured, so no Xid section ("none" would say the run logged no Xid).
 		var h kernelLogHeader
 		if ok, err := v.readLog(DmesgStartLog, func(r io.Reader) error { return eachLine(r, h.header) }); !ok || err != nil {
 			return err
 		}
-		v.setXid(newXid(DmesgStartLog), &h)
+		if why := h.unavailable(); why != "" {
+			v.Run.KernelLogUnavailable = why
+			return nil
+		}
+		v.Run.KernelLogBeforeOnly = true
+		v.note("the only kernel log snapshot is %s, taken before the run: the Xid events of the run are unknown", DmesgStartLog)
 		return nil
 	}
 	hasStart := contains(names, DmesgStartLog)

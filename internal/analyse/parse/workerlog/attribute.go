@@ -172,14 +172,32 @@ const (
 // the test it was running then. crashed maps a crashed worker to the test it crashed in (from
 // the pytest log). The test is the one whose start and finish enclose the time; when the time
 // cannot be placed or falls outside every test, the test the worker crashed in, if it crashed.
+//
+// A pid the kernel gave several of the run's processes in turn (a crashed worker's, then a
+// later worker's) goes to the latest of them whose tests' span holds the time (an earlier one
+// was dead by the time a later one had its pid); when none does, to the last one.
 func (l *Log) Attribute(pid int, stamp string, crashed map[string]string) Attribution {
 	w := l.ByPID(pid)
 	if w == nil {
 		return Attribution{}
 	}
+	kt := l.PlaceStamp(stamp)
+	if kt.Clock != NoClock {
+		for i := len(l.Workers) - 1; i >= 0; i-- {
+			if o := &l.Workers[i]; o.PID == pid && o.within(kt) {
+				w = o
+				break
+			}
+		}
+	}
+	return w.attribute(kt, crashed[w.Name])
+}
+
+// attribute links a placed (or NoClock) kernel time to the worker's test; crashTest is the
+// test the worker crashed in ("" when it did not).
+func (w *Worker) attribute(kt KernelTime, crashTest string) Attribution {
 	a := Attribution{Worker: w.Name}
-	crashTest := crashed[w.Name]
-	if kt := l.PlaceStamp(stamp); kt.Clock != NoClock {
+	if kt.Clock != NoClock {
 		if i, among, chosen := w.testAt(kt, crashTest); i >= 0 {
 			t := w.Tests[i]
 			a.Test, a.By, a.At, a.Slack, a.Among = t.NodeID, ByTime, kt.Value, kt.Slack, among

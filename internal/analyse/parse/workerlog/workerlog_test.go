@@ -368,3 +368,33 @@ func TestMonotonicWindowGrowsWithUptime(t *testing.T) {
 		t.Errorf("window 600 s after boot: %v", w)
 	}
 }
+
+// TestAttributeReusedPID: a pid the kernel gave a crashed worker's process and, after its
+// death, a later worker's goes to the worker whose tests hold the Xid's time, not to the last
+// process that had the pid (which the crash alone would then name).
+func TestAttributeReusedPID(t *testing.T) {
+	var l Log
+	for _, r := range []Record{
+		{Worker: "gw3", PID: 7, Phase: PhaseSession, Time: 999, Mono: 99},
+		{Worker: "gw3", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_a", Time: 1000, Mono: 100},
+		{Worker: "gw9", PID: 7, Phase: PhaseSession, Time: 1029, Mono: 129},
+		{Worker: "gw9", PID: 7, Phase: PhaseStart, NodeID: "t.py::test_b", Time: 1030, Mono: 130},
+	} {
+		l.Add(r)
+	}
+	crashed := map[string]string{"gw3": "t.py::test_a", "gw9": "t.py::test_b"}
+	for _, tt := range []struct {
+		stamp string
+		want  Attribution
+	}{
+		{"100.50", Attribution{Worker: "gw3", Test: "t.py::test_a", By: ByTime, Among: 1, Slack: monotonicWindow(100.50)}},
+		// gw3's test never finished, yet gw3 was dead once its pid was gw9's.
+		{"131.00", Attribution{Worker: "gw9", Test: "t.py::test_b", By: ByTime, Among: 1, Slack: monotonicWindow(131)}},
+	} {
+		got := l.Attribute(7, tt.stamp, crashed)
+		got.At = 0
+		if got != tt.want {
+			t.Errorf("Attribute(%q) = %+v, want %+v", tt.stamp, got, tt.want)
+		}
+	}
+}
