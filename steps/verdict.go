@@ -30,7 +30,7 @@ func RunVerdict(env *Env, opts VerdictOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("verdict: %w", err)}
 	}
-	if why := absurd(r); why != "" {
+	if why := r.Implausible(); why != "" {
 		// No pytest run writes this (a file from elsewhere, a broken write): its exit code
 		// must not turn the job green (256 is 0 to the runner), nor its "passed" hide failures.
 		fmt.Fprintf(env.Stdout, "verdict: inconclusive, because %s %s; exiting %d\n", ReproducerSummary, why, ExitFailure)
@@ -49,20 +49,6 @@ func RunVerdict(env *Env, opts VerdictOptions) error {
 		return nil
 	}
 	return &ExitError{Code: r.ExitCode}
-}
-
-// absurd says what in r no pytest run gives ("" when nothing): an exit code that is not a
-// process exit code, a negative count, or an exit code 0 beside failures that no retry explains.
-func absurd(r *ReproducerResult) string {
-	switch {
-	case r.ExitCode < 0 || r.ExitCode > 255:
-		return fmt.Sprintf("says pytest exited %d, which is not a process exit code", r.ExitCode)
-	case r.Passed < 0 || r.Failed < 0 || r.Errors < 0 || r.XFailed < 0:
-		return fmt.Sprintf("is inconsistent: a negative count (%d passed, %d failed, %d errors, %d xfailed)", r.Passed, r.Failed, r.Errors, r.XFailed)
-	case r.ExitCode == 0 && !r.Reproduced && !r.SetupFailed && (r.Failed > 0 || r.Errors > 0):
-		return fmt.Sprintf("is inconsistent: pytest exit code 0 beside %d failed and %d errors, with no retry that passed them", r.Failed, r.Errors)
-	}
-	return ""
 }
 
 func verdictLine(r *ReproducerResult) string {

@@ -66,6 +66,23 @@ type ReproducerResult struct {
 	hasExitCode bool
 }
 
+// Implausible says what in s no pytest run gives, "" when nothing: an exit code that is not a
+// process exit code, a negative count, or an exit code 0 beside failures that no retry
+// explains. Such a file comes from elsewhere or from a broken write: debugflow-step verdict
+// exits 1 on it (256 is 0 to the runner) and the report's answer is unknown, both with this
+// reason. The exit code is checked only when the file had one.
+func (s *ReproducerResult) Implausible() string {
+	switch {
+	case s.hasExitCode && (s.ExitCode < 0 || s.ExitCode > 255):
+		return fmt.Sprintf("says pytest exited %d, which is not a process exit code", s.ExitCode)
+	case s.Passed < 0 || s.Failed < 0 || s.Errors < 0 || s.XFailed < 0:
+		return fmt.Sprintf("is inconsistent: a negative count (%d passed, %d failed, %d errors, %d xfailed)", s.Passed, s.Failed, s.Errors, s.XFailed)
+	case s.hasExitCode && s.ExitCode == 0 && !s.Reproduced && !s.SetupFailed && (s.Failed > 0 || s.Errors > 0):
+		return fmt.Sprintf("is inconsistent: pytest exit code 0 beside %d failed and %d errors, with no retry that passed them", s.Failed, s.Errors)
+	}
+	return ""
+}
+
 // HasExitCode reports whether the file s was decoded from had an exit_code; a summary built in
 // memory has one.
 func (s *ReproducerResult) HasExitCode() bool { return s.hasExitCode }

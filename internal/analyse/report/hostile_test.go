@@ -118,8 +118,8 @@ func TestNegativeCountsNeverPrint(t *testing.T) {
 	negative := regexp.MustCompile(`(^|[ (:x/])-[0-9]`)
 	for name, out := range map[string]string{"text": text, "Markdown": md} {
 		for _, line := range strings.Split(out, "\n") {
-			if strings.Contains(line, "is negative: ignored") {
-				continue // the note quoting the bad value
+			if strings.Contains(line, "is negative: ignored") || strings.Contains(line, "no pytest run writes that") {
+				continue // the note, or the unknown answer's reason, quoting the bad value
 			}
 			if negative.MatchString(line) {
 				t.Errorf("%s prints a negative number: %q", name, line)

@@ -373,3 +373,37 @@ func TestXidSnapshotsRepeatedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestImplausibleSummaryIsUnknown: a reproducer_summary.json no pytest run writes (an exit
+// code beyond 255, a negative count, exit 0 beside failures no retry explains) makes the answer
+// unknown, with the reason debugflow-step verdict gives (evidencefiles.Implausible): the job
+// summary said "Reproduced: no" (or "yes") on it while the verdict step said inconclusive.
+func TestImplausibleSummaryIsUnknown(t *testing.T) {
+	tests := []struct{ name, summary, want string }{
+		{"exit code 256", `{"count":5,"exit_code":256,"passed":10}`, "says pytest exited 256, which is not a process exit code"},
+		{"exit 0 beside failures", `{"count":5,"exit_code":0,"passed":3,"failed":7}`, "pytest exit code 0 beside 7 failed"},
+		{"negative count", `{"count":5,"exit_code":1,"passed":-3,"failed":2}`, "a negative count (-3 passed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Load(writeDir(t, map[string]string{ReproducerSummary: tt.summary}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.headline(); !strings.HasPrefix(got, "unknown (") || !strings.Contains(got, tt.want) {
+				t.Errorf("headline %q, want unknown because %q", got, tt.want)
+			}
+			if v.Reproduced() {
+				t.Error("Reproduced() on a summary no run writes")
+			}
+		})
+	}
+	// What a real run writes is read as before.
+	v, err := Load(writeDir(t, map[string]string{ReproducerSummary: `{"count":5,"exit_code":1,"passed":3,"failed":2,"reproduced":true}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.headline(); got != "yes" {
+		t.Errorf("a real failure: headline %q, want yes", got)
+	}
+}

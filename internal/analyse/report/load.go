@@ -343,6 +343,11 @@ func (v *loader) loadSummary(name string) (*Reproducer, error) {
 		return n
 	}
 	v.Run.HasSummary = true
+	if why := s.Implausible(); why != "" {
+		// As debugflow-step verdict says: no pytest run writes this, so no answer rests on it.
+		v.Run.Disagree = name + " " + why + ": no pytest run writes that"
+		v.note("%s", v.Run.Disagree)
+	}
 	v.Run.Command = s.Command
 	if s.HasExitCode() {
 		v.Run.ExitCode = &s.ExitCode
