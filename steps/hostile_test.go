@@ -28,27 +28,8 @@ func TestXidWithHostileEvidenceFiles(t *testing.T) {
 				t.Parallel()
 				out := t.TempDir()
 				path := filepath.Join(out, name)
-				var err error
-				if kind == "fifo" {
-					err = syscall.Mkfifo(path, 0o644)
-				} else {
-					err = os.Symlink("/dev/zero", path)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, stepBinary(t), "xid", "--out", out, "--source", src)
-				cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-				b, err := cmd.CombinedOutput()
-				if ctx.Err() != nil {
-					t.Fatalf("xid did not end in 30 s with %s a %s:\n%s", name, kind, b)
-				}
-				var ee *exec.ExitError
-				if err != nil && !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
+				plantHostile(t, path, kind)
+				b, _ := runBounded(t, []string{"PATH=" + os.Getenv("PATH")}, "xid", "--out", out, "--source", src)
 				if name == dmesgStateFile {
 					// Not the job's state: said, and the snapshot taken as a first one.
 					if !strings.Contains(string(b), dmesgStateFile) {
@@ -75,27 +56,8 @@ func TestHealthWithHostileEvidenceFiles(t *testing.T) {
 				t.Parallel()
 				out := t.TempDir()
 				path := filepath.Join(out, name)
-				var err error
-				if kind == "fifo" {
-					err = syscall.Mkfifo(path, 0o644)
-				} else {
-					err = os.Symlink("/dev/zero", path)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, stepBinary(t), "health", "--out", out, "--name", "after")
-				cmd.Env = []string{"PATH=" + binDir(t, "nvidia-smi")}
-				b, err := cmd.CombinedOutput()
-				if ctx.Err() != nil {
-					t.Fatalf("health did not end in 30 s with %s a %s:\n%s", name, kind, b)
-				}
-				var ee *exec.ExitError
-				if err != nil && !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
+				plantHostile(t, path, kind)
+				b, err := runBounded(t, []string{"PATH=" + binDir(t, "nvidia-smi")}, "health", "--out", out, "--name", "after")
 				if strings.Contains(name, "after") {
 					if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 						t.Errorf("%s is not a file of the step's own after it: %v\n%s", name, err, b)
@@ -187,4 +149,38 @@ func TestReproduceWithHostileEvidenceFiles(t *testing.T) {
 	if r := loadSummary(t, out); r.Passed != 2 {
 		t.Errorf("passed %d, want 2\n%s", r.Passed, b)
 	}
+}
+
+// plantHostile puts at path what a hostile evidence folder may hold instead of a file: a FIFO
+// (kind "fifo": an open blocks for ever) or a link to /dev/zero (kind "zero": endless bytes).
+func plantHostile(t *testing.T, path, kind string) {
+	t.Helper()
+	var err error
+	if kind == "fifo" {
+		err = syscall.Mkfifo(path, 0o644)
+	} else {
+		err = os.Symlink("/dev/zero", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runBounded runs the step binary with args and env, failing the test if it has not ended in
+// 30 s. It returns the combined output and the exit error, if any.
+func runBounded(t *testing.T, env []string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, stepBinary(t), args...)
+	cmd.Env = env
+	b, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("debugflow-step %s did not end in 30 s:\n%s", strings.Join(args, " "), b)
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return b, err
 }

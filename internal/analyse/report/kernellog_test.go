@@ -182,37 +182,27 @@ func TestSanitizerNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text, js bytes.Buffer
-	if err := v.WriteText(&text, false); err != nil {
-		t.Fatal(err)
+	text, md, js := renderAll(t, v)
+	if !strings.Contains(text, "Sanitizer:      not run: "+why+"\n") || strings.Contains(text, "sanitizer.log missing") {
+		t.Errorf("text:\n%s", text)
 	}
-	if err := v.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "Sanitizer:      not run: "+why+"\n") || strings.Contains(text.String(), "sanitizer.log missing") {
-		t.Errorf("text:\n%s", text.String())
-	}
-	if md := v.Markdown("a"); !strings.Contains(md, "- **Sanitizer:** not run: "+why+"\n") {
+	if !strings.Contains(md, "- **Sanitizer:** not run: "+why+"\n") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 	var j struct {
 		Why       string          `json:"sanitizer_not_run"`
 		Sanitizer json.RawMessage `json:"sanitizer"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &j); err != nil || j.Why != why || string(j.Sanitizer) != "null" {
-		t.Errorf("--json %+v, %v:\n%s", j, err, js.String())
+	if err := json.Unmarshal([]byte(js), &j); err != nil || j.Why != why || string(j.Sanitizer) != "null" {
+		t.Errorf("--json %+v, %v:\n%s", j, err, js)
 	}
 
 	lost, err := Load(writeDir(t, map[string]string{ReproducerSummary: reproducer}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text.Reset()
-	if err := lost.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "Sanitizer:      not run (sanitizer.log missing)\n") {
-		t.Errorf("without the summary, text:\n%s", text.String())
+	if text, _, _ := renderAll(t, lost); !strings.Contains(text, "Sanitizer:      not run (sanitizer.log missing)\n") {
+		t.Errorf("without the summary, text:\n%s", text)
 	}
 }
 
