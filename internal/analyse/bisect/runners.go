@@ -158,6 +158,9 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 					legs[label] = true
 				}
 			}
+			if g.Label != "" && !strings.HasSuffix(filepath.Base(d), "-"+refName(req.Commit)+"-"+g.Label) {
+				continue // another runner's build failing says nothing of this one's
+			}
 			skips = append(skips, fmt.Sprintf("the job of %s stopped before the reproducer (the build or the install failed at this commit; see %s)", filepath.Base(d), req.URL))
 			continue
 		case err != nil:
@@ -203,7 +206,7 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 			}
 		}
 		if len(missing) > 0 {
-			return StepResult{}, fmt.Errorf("run %d concluded %s without the folder of runner %s (the job failed before its upload, was cancelled or never got a runner; see %s): "+
+			return StepResult{}, fmt.Errorf("run %d concluded %s without the folder of runner %s (its job failed before the upload, was cancelled or never got a runner, or the artifact expired; see %s): "+
 				"the other legs alone would count as the whole step, so it counts nothing", req.RunID, orDash(string(concl)), strings.Join(missing, ", "), req.URL)
 		}
 	}

@@ -74,6 +74,9 @@ func TestGitHubRunnerStepMissingALeg(t *testing.T) {
 		{name: "t4 stopped at the build", legs: []string{"-", "a100"}, trials: 10, warn: "stopped before the reproducer"},
 		{name: "--runner t4, a100 missing", label: "t4", legs: []string{"t4"}, trials: 10},
 		{name: "--runner a100, a100 missing", label: "a100", legs: []string{"t4"}, trials: -1, wantErr: "without a folder of runner a100"},
+		// t4's build failing says nothing of a100's leg, which uploaded nothing: before, the
+		// commit was skipped for good (a skipped commit is never run again).
+		{name: "--runner a100, t4 stopped at the build, a100 missing", label: "a100", legs: []string{"-"}, trials: -1, wantErr: "without a folder of runner a100"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
