@@ -80,7 +80,7 @@ func (g *GitHub) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	arts, err := collect(dirs, sw)
+	arts, err := collect(dirs, sw, g.Runners)
 	if err != nil {
 		return nil, fmt.Errorf("run %d concluded %s (%s): %w", run.ID, orDash(string(concl)), run.HTMLURL, err)
 	}
@@ -143,13 +143,20 @@ func (g *GitHub) log() io.Writer {
 	return g.Log
 }
 
-// collect reads every downloaded folder's ref.json and keeps those of this sweep's refs.
+// collect reads every downloaded folder's ref.json and keeps those of this sweep's refs, one
+// folder per (ref, runner label) of the matrix: a second folder for a pair, or a folder of a
+// label not in labels (none given: any), is refused rather than counted.
 // A single artifact is extracted into the sweep folder itself, several into one folder each.
-func collect(dirs []string, sw Sweep) ([]Artifact, error) {
+func collect(dirs []string, sw Sweep, labels []string) ([]Artifact, error) {
 	byName := map[string]Ref{}
 	for _, r := range sw.Refs {
 		byName[r.Name] = r
 	}
+	known := map[string]bool{}
+	for _, l := range labels {
+		known[l] = true
+	}
+	owner := map[[2]string][]string{} // (ref name, runner) -> its folders
 	var arts []Artifact
 	var problems []string
 	for _, d := range dirs {
@@ -164,8 +171,26 @@ func collect(dirs []string, sw Sweep) ([]Artifact, error) {
 				filepath.Base(d), info.Name, info.Ref, info.Round, info.Rounds))
 			continue
 		}
+		if len(known) > 0 && !known[info.Runner] {
+			problems = append(problems, fmt.Sprintf("%s measured %s on runner %s, not one of this sweep's runner labels (%s)",
+				filepath.Base(d), info.Name, info.Runner, strings.Join(labels, ", ")))
+			continue
+		}
+		key := [2]string{info.Name, info.Runner}
+		if owner[key] = append(owner[key], filepath.Base(d)); len(owner[key]) > 1 {
+			continue
+		}
 		arts = append(arts, Artifact{Ref: r, Runner: info.Runner, Dir: d})
 	}
+	var twice []string
+	for key, f := range owner {
+		if len(f) > 1 {
+			twice = append(twice, fmt.Sprintf("%d folders measured %s on %s (%s): one job uploads one, and which is this run's is not known",
+				len(f), key[0], key[1], strings.Join(f, ", ")))
+		}
+	}
+	sort.Strings(twice)
+	problems = append(problems, twice...)
 	if len(problems) > 0 {
 		return arts, errors.New(strings.Join(problems, "; "))
 	}
