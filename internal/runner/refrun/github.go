@@ -107,8 +107,13 @@ func (g *GitHub) Dispatch(ctx context.Context, sw Sweep) (ghrun.RunRef, error) {
 	}
 	inputs := map[string]string{InputRefs: refs, InputCount: strconv.Itoa(sw.Count),
 		InputRound: strconv.Itoa(sw.Round), InputRounds: strconv.Itoa(sw.Rounds)}
-	run, err := g.Client.Dispatch(ctx, g.Repo, g.Workflow, g.Ref, inputs)
+	sent := false
+	run, err := g.Client.DispatchNotify(ctx, g.Repo, g.Workflow, g.Ref, inputs, func(ghrun.DispatchAccepted) { sent = true })
 	if err != nil {
+		if sent {
+			// GitHub accepted it: its run goes on, whatever stopped the search for it.
+			return ghrun.RunRef{}, &RunGoesOnError{Repo: g.Repo, Workflow: g.Workflow.File, Ref: g.Ref, Err: err}
+		}
 		return ghrun.RunRef{}, err
 	}
 	fmt.Fprintf(g.log(), "dispatched %s on %s@%s: %s\n", g.Workflow.File, g.Repo, g.Ref, run.HTMLURL)
@@ -124,7 +129,8 @@ func (g *GitHub) Fetch(ctx context.Context, run ghrun.RunRef, out string) (ghrun
 	log := g.log()
 	concl, err := g.Client.Watch(ctx, g.Repo, run.ID, ghrun.WatchOptions{Interval: g.Interval, Out: log, IsTTY: g.IsTTY, Now: g.Now})
 	if err != nil {
-		return "", nil, fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)
+		return "", nil, &RunGoesOnError{Repo: g.Repo, Run: run, Workflow: g.Workflow.File, Ref: g.Ref,
+			Err: fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return concl, nil, fmt.Errorf("create %s: %w", out, err)
@@ -134,6 +140,29 @@ func (g *GitHub) Fetch(ctx context.Context, run ghrun.RunRef, out string) (ghrun
 		return concl, nil, fmt.Errorf("artifacts of run %d (%s): %w", run.ID, run.HTMLURL, err)
 	}
 	return concl, dirs, nil
+}
+
+// RunGoesOnError is a sweep stopped (Ctrl-C, an API outage) while its run was on GitHub: the
+// run goes on, with its GPU hours, whatever debugflow does next.
+type RunGoesOnError struct {
+	Repo ghrun.Repo
+	// Run is the run; its ID is 0 when GitHub accepted the dispatch but the run was not found yet.
+	Run           ghrun.RunRef
+	Workflow, Ref string
+	Err           error
+}
+
+func (e *RunGoesOnError) Error() string { return e.Err.Error() }
+func (e *RunGoesOnError) Unwrap() error { return e.Err }
+
+// Advice says which run goes on and how to stop it.
+func (e *RunGoesOnError) Advice() string {
+	if e.Run.ID == 0 {
+		return fmt.Sprintf("the dispatch of %s on %s@%s was sent and its run goes on on GitHub: find it with gh run list --workflow %s --branch %s -R %s, and stop it with gh run cancel RUN_ID -R %s if its sweep is not wanted",
+			e.Workflow, e.Repo, e.Ref, e.Workflow, e.Ref, e.Repo, e.Repo)
+	}
+	return fmt.Sprintf("run %d goes on on GitHub (%s): stop it with gh run cancel %d -R %s if its sweep is not wanted",
+		e.Run.ID, e.Run.HTMLURL, e.Run.ID, e.Repo)
 }
 
 func (g *GitHub) log() io.Writer {
