@@ -252,7 +252,11 @@ func runExperiment(o *ExperimentOptions) error {
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:
-		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: interruptedAt(o.Out, madeOut, res)}
+		err := interruptedAt(o.Out, madeOut, res)
+		if goesOn := (*refrun.RunGoesOnError)(nil); errors.As(runErr, &goesOn) {
+			err = fmt.Errorf("%w; %s", err, goesOn.Advice())
+		}
+		return &exitcode.Error{Code: ghrun.ExitInterrupted, Err: err}
 	case runErr != nil:
 		return finish(runErr)
 	case !res.Comparison.Decided():

@@ -147,10 +147,20 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 	var skips []string
 	observed := false
 	index := map[string]int{}
+	legs := map[string]bool{} // the runner labels whose job uploaded a folder
 	for _, d := range dirs {
 		info, err := refinfo.Load(d)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			// The artifact is named <artifact>-experiment-<ref name>-<runner label>.
+			for _, label := range g.runners() {
+				if strings.HasSuffix(filepath.Base(d), "-"+refName(req.Commit)+"-"+label) {
+					legs[label] = true
+				}
+			}
+			if g.Label != "" && !strings.HasSuffix(filepath.Base(d), "-"+refName(req.Commit)+"-"+g.Label) {
+				continue // another runner's build failing says nothing of this one's
+			}
 			skips = append(skips, fmt.Sprintf("the job of %s stopped before the reproducer (the build or the install failed at this commit; see %s)", filepath.Base(d), req.URL))
 			continue
 		case err != nil:
@@ -159,6 +169,7 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 		if info.Ref != req.Commit || (info.Commit != "" && info.Commit != req.Commit) {
 			return res, fmt.Errorf("artifact %s measured %s (commit %s), not %s: is run %d this step's?", filepath.Base(d), info.Ref, short(info.Commit), short(req.Commit), req.RunID)
 		}
+		legs[info.Runner] = true
 		if g.Label != "" && info.Runner != g.Label {
 			continue
 		}
@@ -183,6 +194,22 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 			res.Tests[i].Failures += t.Failures
 		}
 	}
+	if g.Label == "" {
+		// Every leg counts: one that uploaded nothing (its job failed before the upload, was
+		// cancelled, or never got a runner) is missing evidence, not a runner that saw no
+		// failure. The bug may show on that runner only; the other legs alone would make a
+		// bad commit look good. The run tells nothing and the step runs again.
+		var missing []string
+		for _, label := range g.runners() {
+			if !legs[label] {
+				missing = append(missing, label)
+			}
+		}
+		if len(missing) > 0 {
+			return StepResult{}, fmt.Errorf("run %d concluded %s without the folder of runner %s (its job failed before the upload, was cancelled or never got a runner, or the artifact expired; see %s): "+
+				"the other legs alone would count as the whole step, so it counts nothing", req.RunID, orDash(string(concl)), strings.Join(missing, ", "), req.URL)
+		}
+	}
 	switch {
 	case observed:
 		res.Outcome = Observed
@@ -195,6 +222,22 @@ func (g *GitHubRunner) read(ctx context.Context, req Request, concl ghrun.Conclu
 		return res, fmt.Errorf("run %d concluded %s without a folder", req.RunID, string(concl))
 	}
 	return res, nil
+}
+
+// runners are the runner labels of the experiment workflow's matrix: a step's run has one job
+// per label.
+func (g *GitHubRunner) runners() []string {
+	if g.GitHub == nil {
+		return nil
+	}
+	return g.GitHub.Runners
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // forStep is the refrun runner for one step: with Prefix, its own prefixed log.

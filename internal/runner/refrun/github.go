@@ -80,7 +80,7 @@ func (g *GitHub) Run(ctx context.Context, sw Sweep) ([]Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	arts, err := collect(dirs, sw)
+	arts, err := collect(dirs, sw, g.Runners)
 	if err != nil {
 		return nil, fmt.Errorf("run %d concluded %s (%s): %w", run.ID, orDash(string(concl)), run.HTMLURL, err)
 	}
@@ -107,8 +107,13 @@ func (g *GitHub) Dispatch(ctx context.Context, sw Sweep) (ghrun.RunRef, error) {
 	}
 	inputs := map[string]string{InputRefs: refs, InputCount: strconv.Itoa(sw.Count),
 		InputRound: strconv.Itoa(sw.Round), InputRounds: strconv.Itoa(sw.Rounds)}
-	run, err := g.Client.Dispatch(ctx, g.Repo, g.Workflow, g.Ref, inputs)
+	sent := false
+	run, err := g.Client.DispatchNotify(ctx, g.Repo, g.Workflow, g.Ref, inputs, func(ghrun.DispatchAccepted) { sent = true })
 	if err != nil {
+		if sent {
+			// GitHub accepted it: its run goes on, whatever stopped the search for it.
+			return ghrun.RunRef{}, &RunGoesOnError{Repo: g.Repo, Workflow: g.Workflow.File, Ref: g.Ref, Err: err}
+		}
 		return ghrun.RunRef{}, err
 	}
 	fmt.Fprintf(g.log(), "dispatched %s on %s@%s: %s\n", g.Workflow.File, g.Repo, g.Ref, run.HTMLURL)
@@ -124,7 +129,8 @@ func (g *GitHub) Fetch(ctx context.Context, run ghrun.RunRef, out string) (ghrun
 	log := g.log()
 	concl, err := g.Client.Watch(ctx, g.Repo, run.ID, ghrun.WatchOptions{Interval: g.Interval, Out: log, IsTTY: g.IsTTY, Now: g.Now})
 	if err != nil {
-		return "", nil, fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)
+		return "", nil, &RunGoesOnError{Repo: g.Repo, Run: run, Workflow: g.Workflow.File, Ref: g.Ref,
+			Err: fmt.Errorf("watching run %d (it goes on: %s): %w", run.ID, run.HTMLURL, err)}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return concl, nil, fmt.Errorf("create %s: %w", out, err)
@@ -136,6 +142,29 @@ func (g *GitHub) Fetch(ctx context.Context, run ghrun.RunRef, out string) (ghrun
 	return concl, dirs, nil
 }
 
+// RunGoesOnError is a sweep stopped (Ctrl-C, an API outage) while its run was on GitHub: the
+// run goes on, with its GPU hours, whatever debugflow does next.
+type RunGoesOnError struct {
+	Repo ghrun.Repo
+	// Run is the run; its ID is 0 when GitHub accepted the dispatch but the run was not found yet.
+	Run           ghrun.RunRef
+	Workflow, Ref string
+	Err           error
+}
+
+func (e *RunGoesOnError) Error() string { return e.Err.Error() }
+func (e *RunGoesOnError) Unwrap() error { return e.Err }
+
+// Advice says which run goes on and how to stop it.
+func (e *RunGoesOnError) Advice() string {
+	if e.Run.ID == 0 {
+		return fmt.Sprintf("the dispatch of %s on %s@%s was sent and its run goes on on GitHub: find it with gh run list --workflow %s --branch %s -R %s, and stop it with gh run cancel RUN_ID -R %s if its sweep is not wanted",
+			e.Workflow, e.Repo, e.Ref, e.Workflow, e.Ref, e.Repo, e.Repo)
+	}
+	return fmt.Sprintf("run %d goes on on GitHub (%s): stop it with gh run cancel %d -R %s if its sweep is not wanted",
+		e.Run.ID, e.Run.HTMLURL, e.Run.ID, e.Repo)
+}
+
 func (g *GitHub) log() io.Writer {
 	if g.Log == nil {
 		return io.Discard
@@ -143,13 +172,20 @@ func (g *GitHub) log() io.Writer {
 	return g.Log
 }
 
-// collect reads every downloaded folder's ref.json and keeps those of this sweep's refs.
+// collect reads every downloaded folder's ref.json and keeps those of this sweep's refs, one
+// folder per (ref, runner label) of the matrix: a second folder for a pair, or a folder of a
+// label not in labels (none given: any), is refused rather than counted.
 // A single artifact is extracted into the sweep folder itself, several into one folder each.
-func collect(dirs []string, sw Sweep) ([]Artifact, error) {
+func collect(dirs []string, sw Sweep, labels []string) ([]Artifact, error) {
 	byName := map[string]Ref{}
 	for _, r := range sw.Refs {
 		byName[r.Name] = r
 	}
+	known := map[string]bool{}
+	for _, l := range labels {
+		known[l] = true
+	}
+	owner := map[[2]string][]string{} // (ref name, runner) -> its folders
 	var arts []Artifact
 	var problems []string
 	for _, d := range dirs {
@@ -164,8 +200,26 @@ func collect(dirs []string, sw Sweep) ([]Artifact, error) {
 				filepath.Base(d), info.Name, info.Ref, info.Round, info.Rounds))
 			continue
 		}
+		if len(known) > 0 && !known[info.Runner] {
+			problems = append(problems, fmt.Sprintf("%s measured %s on runner %s, not one of this sweep's runner labels (%s)",
+				filepath.Base(d), info.Name, info.Runner, strings.Join(labels, ", ")))
+			continue
+		}
+		key := [2]string{info.Name, info.Runner}
+		if owner[key] = append(owner[key], filepath.Base(d)); len(owner[key]) > 1 {
+			continue
+		}
 		arts = append(arts, Artifact{Ref: r, Runner: info.Runner, Dir: d})
 	}
+	var twice []string
+	for key, f := range owner {
+		if len(f) > 1 {
+			twice = append(twice, fmt.Sprintf("%d folders measured %s on %s (%s): one job uploads one, and which is this run's is not known",
+				len(f), key[0], key[1], strings.Join(f, ", ")))
+		}
+	}
+	sort.Strings(twice)
+	problems = append(problems, twice...)
 	if len(problems) > 0 {
 		return arts, errors.New(strings.Join(problems, "; "))
 	}
