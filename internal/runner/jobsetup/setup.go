@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
@@ -27,14 +26,6 @@ import (
 //     reproducer through the stage's own $GITHUB_ENV and $GITHUB_PATH files;
 //   - a stage, exports included, and the smoke test end at their timeout_minutes, as the step's
 //     timeout-minutes ends it on a runner: a setup failure, not a hang.
-
-// systemLine matches a command line that needs root or changes the system: sudo and its
-// cousins, the package managers, ldconfig. Such lines are written for a throw-away runner.
-var systemLine = lazyre.New("(^|[\\s;&|(!{`])((/usr)?/s?bin/)?(sudo|su|doas|pkexec|apt|apt-get|aptitude|dpkg|ldconfig|dnf|yum)($|[\\s;&|)}])")
-
-// NeedsRoot reports whether line needs root or changes the system, so this machine's setup
-// leaves it to the user.
-func NeedsRoot(line string) bool { return systemLine.MatchString(line) }
 
 // Stage is the install or the build of a spec: one step of the workflow.
 type Stage struct {
