@@ -294,6 +294,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := v.WriteText(out, opts.IsTTY); err != nil {
 		return nil, err
 	}
+	printSkipped(out, setup.Skipped)
 	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, textsafe.ShellWord(opts.Out))
 	switch {
 	case res.Cancelled:
@@ -307,6 +308,22 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// printSkipped lists, under the verdict, the setup lines that were not run because they need
+// root: the setup this run tested may lack what they do.
+func printSkipped(out io.Writer, skipped []jobsetup.Skipped) {
+	if len(skipped) == 0 {
+		return
+	}
+	n := "1 setup line that needs root (the setup may be incomplete without it; run it yourself if this machine needs it)"
+	if len(skipped) != 1 {
+		n = fmt.Sprintf("%d setup lines that need root (the setup may be incomplete without them; run them yourself if this machine needs them)", len(skipped))
+	}
+	fmt.Fprintf(out, "\nNot run:        %s:\n", n)
+	for _, s := range skipped {
+		fmt.Fprintf(out, "                %s\n", s)
+	}
 }
 
 // passedExit is the exit code of a run pytest passed, as the printed verdict reads it: 0 only
