@@ -436,13 +436,15 @@ func TestLocalFullSweep(t *testing.T) {
 
 // TestLocalSIGINTDuringBuild interrupts `debugflow local --build` while the build runs (a make
 // that started a compiler, one of them in a session of its own): the run exits 130 at once and
-// no process of the build survives.
+// no process of the build survives, the verdict says the setup was interrupted, and nothing is
+// left in the temporary folder.
 func TestLocalSIGINTDuringBuild(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	proj := copyProject(t)
+	tmp := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build", "LOCAL_PYTHON="+py,
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build", "LOCAL_PYTHON="+py,
 		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
@@ -480,6 +482,16 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 	if text := stdout.String(); !strings.Contains(text, "==> build (--build)") || !strings.Contains(text, "    cancelled\n") ||
 		strings.Contains(text, "==> interpreter") {
 		t.Errorf("want the build cancelled and nothing after it:\n%s", text)
+	}
+	if text := stdout.String(); !strings.Contains(text, "\nReproduced:     unknown (setup interrupted by SIGINT during the build: no test ran; run again to finish the setup)\n") {
+		t.Errorf("the verdict does not say the setup was interrupted:\n%s", text)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the temporary folder after SIGINT: %v", names)
 	}
 }
 

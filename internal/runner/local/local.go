@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/report"
@@ -170,6 +171,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case ctx.Err() != nil:
 			fmt.Fprintln(out, "    cancelled")
+			setupInterrupted(ctx, out, "the interpreter check", setup.Skipped)
 			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
 		case errors.As(err, &se):
 			fmt.Fprintf(out, "    setup failed: %s\n", se.Cause)
@@ -212,6 +214,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case errors.Is(err, jobsetup.ErrCancelled):
 			fmt.Fprintln(out, "    cancelled")
+			setupInterrupted(ctx, out, "the smoke test", setup.Skipped)
 			return &Result{Cancelled: true, Out: opts.Out, ExitCode: ExitCancelled}, nil
 		case err != nil:
 			return nil, err
@@ -308,6 +311,29 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// setupInterrupted prints the verdict of a run a signal stopped in its setup (the install, the
+// build, the checks before the sweep): no test ran, and the setup may be half done.
+func setupInterrupted(ctx context.Context, out io.Writer, during string, skipped []jobsetup.Skipped) {
+	by := "an interrupt"
+	var sc *steps.SignalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		by = signalName(sc.Signal)
+	}
+	fmt.Fprintf(out, "\nReproduced:     unknown (setup interrupted by %s during %s: no test ran; run again to finish the setup)\n", by, during)
+	printSkipped(out, skipped)
+}
+
+// signalName is SIGINT for os.Interrupt, SIGTERM for syscall.SIGTERM.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
 }
 
 // printSkipped lists, under the verdict, the setup lines that were not run because they need

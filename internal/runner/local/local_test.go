@@ -353,8 +353,12 @@ func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
 
 // childMain is local mode as `debugflow local` runs it: signals cancel the context.
 func childMain() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// As cmd/debugflow's interruptContext: the cause names the signal.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { cancel(&steps.SignalCause{Signal: <-sigs}) }()
+	defer signal.Stop(sigs)
 	doublesDir = os.Getenv("LOCAL_DOUBLES")
 	t := &testing.T{}
 	s := testSpec(t, os.Getenv("LOCAL_PYTHON"))
