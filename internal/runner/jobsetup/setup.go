@@ -196,7 +196,7 @@ func (r *Runner) run(ctx context.Context, st Stage, lines, lineField []string) (
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", st.Name, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer steps.RemoveOnExit(tmp)() // also on a second interrupt, which exits before this defer
 	files := stageFiles{dir: tmp}
 	for _, f := range []string{files.env(), files.path()} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {

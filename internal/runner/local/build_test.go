@@ -495,6 +495,60 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 	}
 }
 
+// TestLocalSecondSIGINTDuringBuild: a second Ctrl-C while the first one's grace period runs
+// (the build ignores SIGTERM) ends the run at once, kills the build and still removes the
+// stage's temporary files (its script, its $GITHUB_ENV folder), which the stage's own cleanup
+// never gets to.
+func TestLocalSecondSIGINTDuringBuild(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	proj := copyProject(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build-ignoring-sigterm", "LOCAL_PYTHON="+py,
+		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(pytestPIDs(proj)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(pytestPIDs(proj)); n < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) == 0 {
+		t.Errorf("the running stage has no temporary files in TMPDIR %s: the test would prove nothing", tmp)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("local mode did not stop within 30s of two SIGINTs:\n%s", stdout.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitCancelled {
+		t.Errorf("exit code %d, want %d:\n%s", code, ExitCancelled, stdout.String())
+	}
+	if pids := pytestPIDs(proj); len(pids) > 0 {
+		t.Errorf("build processes survived two SIGINTs: %v", pids)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the temporary folder after a second SIGINT: %v", names)
+	}
+}
+
 // buildChildSpec is the project spec whose build starts a long compile (one process in the
 // build's group, one in a session of its own) and waits for it.
 func buildChildSpec(python string) *spec.Spec {
