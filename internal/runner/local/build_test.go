@@ -314,6 +314,14 @@ func TestLocalSetupStops(t *testing.T) {
 			want: []string{"setup failed: build.commands[0] `false` exited 1; 3 setup lines that need root were not run, and the failure may need them (run them yourself): " +
 				"install.commands[0] `echo /usr/local/cuda/targets/x86_64-linux/lib | sudo tee /etc/ld.so.conf.d/cuda-targets.conf` (calls sudo), " +
 				"install.commands[1] `sudo ldconfig` (calls sudo), install.commands[2] `apt-get install -y fake-package` (calls apt-get)"}},
+		{name: "no pytest after a pip line that needs root was not run", install: true, build: true,
+			edit: func(s *spec.Spec) {
+				s.Install.Commands = append(s.Install.Commands[3:], "sudo python -m pip install pytest")
+				s.Reproducer.Python = "/bin/false"
+			},
+			want: []string{"; 1 setup line that needs root was not run, and the failure may need them (run them yourself): install.commands[2] `sudo python -m pip install pytest` (calls sudo)\n",
+				"\nNot run:        1 setup line that needs root (the setup may be incomplete without it; run it yourself if this machine needs it):\n" +
+					"                install.commands[2] `sudo python -m pip install pytest` (calls sudo)\n"}},
 		{name: "an export that prints nothing", install: true, build: true,
 			edit: func(s *spec.Spec) { s.Build.Exports[0].Command = "true" },
 			want: []string{"build.exports[0]: export BUILD_DIR: `true` printed nothing"}},

@@ -174,8 +174,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			setupInterrupted(ctx, out, "the interpreter check", setup.Skipped)
 			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
 		case errors.As(err, &se):
-			fmt.Fprintf(out, "    setup failed: %s\n", se.Cause)
-			return &Result{SetupFailed: true, SetupCause: se.Cause, ExitCode: ExitSetupFailed}, nil
+			cause := se.Cause
+			if len(setup.Skipped) > 0 {
+				// A skipped `sudo pip install pytest` is a likely cause.
+				cause += "; " + jobsetup.SkippedNote(setup.Skipped)
+			}
+			fmt.Fprintf(out, "    setup failed: %s\n", cause)
+			printSkipped(out, setup.Skipped)
+			return &Result{SetupFailed: true, SetupCause: cause, ExitCode: ExitSetupFailed}, nil
 		}
 		return nil, err
 	}
