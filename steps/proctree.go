@@ -200,3 +200,42 @@ func KillRunning() []int {
 	}
 	return pgids
 }
+
+// temps are the temporary files and folders of the steps running now. Each step removes its
+// own when it ends, but a second interrupt exits before that: RemoveTemps removes them then.
+var temps struct {
+	sync.Mutex
+	paths map[string]bool // made on first use
+}
+
+// RemoveOnExit records path, a temporary file or folder, for RemoveTemps; the returned
+// function removes it and forgets it, for the step's own cleanup.
+func RemoveOnExit(path string) (remove func()) {
+	temps.Lock()
+	if temps.paths == nil {
+		temps.paths = map[string]bool{}
+	}
+	temps.paths[path] = true
+	temps.Unlock()
+	return func() {
+		temps.Lock()
+		defer temps.Unlock()
+		_ = os.RemoveAll(path)
+		delete(temps.paths, path)
+	}
+}
+
+// RemoveTemps removes every temporary file and folder of the steps still running and returns
+// their paths. For a process about to exit on a second interrupt, after KillRunning.
+func RemoveTemps() []string {
+	temps.Lock()
+	defer temps.Unlock()
+	var removed []string
+	for path := range temps.paths {
+		if os.RemoveAll(path) == nil {
+			removed = append(removed, path)
+		}
+		delete(temps.paths, path)
+	}
+	return removed
+}

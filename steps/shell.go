@@ -51,7 +51,7 @@ func RunShell(ctx context.Context, env *Env, opts ShellOptions) (ShellResult, er
 	if err != nil {
 		return ShellResult{}, fmt.Errorf("write the script: %w", err)
 	}
-	defer os.Remove(f.Name())
+	defer RemoveOnExit(f.Name())() // also on a second interrupt, which exits before this defer
 	if _, err := f.WriteString(opts.Script); err != nil {
 		f.Close()
 		return ShellResult{}, fmt.Errorf("write the script: %w", err)

@@ -44,6 +44,8 @@ func interruptContext(sigs chan os.Signal) (context.Context, func()) {
 			// The first interrupt's grace period is cut short: its process trees go too.
 			msg += fmt.Sprintf(" (killed the process groups %v it had started)", pgids)
 		}
+		// And the temporary files their steps would have removed (a setup stage's script).
+		steps.RemoveTemps()
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(ghrun.ExitInterrupted)
 	}()

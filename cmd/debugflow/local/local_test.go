@@ -131,7 +131,7 @@ artifact:
 		t.Error("--build ran the install commands")
 	}
 	code, text = runCLI(t, dir, "local", "--install", "--build")
-	if code != 0 || !strings.Contains(text, "not run (needs root; run it yourself if this machine needs it): sudo ldconfig") {
+	if code != 0 || !strings.Contains(text, "not run (needs root: calls sudo; run it yourself if this machine needs it): sudo ldconfig") {
 		t.Errorf("exit %d, want 0 and the sudo line printed:\n%s", code, text)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "installed.txt")); err != nil {

@@ -116,36 +116,101 @@ func TestJobEnv(t *testing.T) {
 	}
 }
 
+// TestNeedsRoot: every way a spec line can reach a command that needs root (a wrapper, a
+// quote or backslash in its name, a path, a variable, a shell of its own, a line continuation)
+// is found, with the reason printed; lines free of them, the reference spec's included, run.
 func TestNeedsRoot(t *testing.T) {
 	tests := []struct {
 		line string
-		want bool
+		why  string // "" when the line runs
 	}{
-		{"sudo ldconfig", true},
-		{"echo /usr/local/cuda/lib | sudo tee /etc/ld.so.conf.d/cuda.conf", true},
-		{"sudo -E env PATH=$PATH make install", true},
-		{"/usr/bin/sudo ldconfig", true},
-		{"ldconfig", true},
-		{"apt-get install -y cmake", true},
-		{"DEBIAN_FRONTEND=noninteractive apt install -y cmake", true},
-		{"make && sudo make install", true},
-		{"(cd build; sudo ninja install)", true},
-		{"x=$(sudo cat /etc/shadow)", true},
-		{"dpkg -i pkg.deb", true},
-		{"su -c 'make install'", true},
-		{"python -m pip install --upgrade pip setuptools wheel", false},
-		{"python -m pip install --group dev", false},
-		{"python download_llvm.py | tail -n 1", false},
-		{"./build.py --write-env=/tmp/build_env.sh", false},
-		{"source /tmp/build_env.sh", false},
-		{"git submodule update --init", false},
-		{"pip install aptly sudoku", false},
-		{"cat /etc/apt/sources.list", false},
-		{"echo pseudo-apt", false},
+		{"sudo ldconfig", "calls sudo"},
+		{"echo /usr/local/cuda/lib | sudo tee /etc/ld.so.conf.d/cuda.conf", "calls sudo"},
+		{"sudo -E env PATH=$PATH make install", "calls sudo"},
+		{"/usr/bin/sudo ldconfig", "calls sudo"},
+		{"/usr/local/bin/sudo ldconfig", "calls sudo"},
+		{"ldconfig", "calls ldconfig"},
+		{"apt-get install -y cmake", "calls apt-get"},
+		{"DEBIAN_FRONTEND=noninteractive apt install -y cmake", "calls apt"},
+		{"DEBIAN_FRONTEND=noninteractive apt-get install -y cmake", "calls apt-get"},
+		{"apt-get.real install -y cmake", "calls apt-get.real"},
+		{"make && sudo make install", "calls sudo"},
+		{"make || sudo make install", "calls sudo"},
+		{"make; sudo make install", "calls sudo"},
+		{"(cd build; sudo ninja install)", "calls sudo"},
+		{"{ sudo ninja install; }", "calls sudo"},
+		{"x=$(sudo cat /etc/shadow)", "calls sudo"},
+		{"x=`sudo cat /etc/shadow`", "calls sudo"},
+		{"dpkg -i pkg.deb", "calls dpkg"},
+		{"su -c 'make install'", "calls su"},
+		{"env sudo ldconfig", "calls sudo"},
+		{"command sudo ldconfig", "calls sudo"},
+		{"exec sudo ldconfig", "calls sudo"},
+		{"nice sudo ldconfig", "calls sudo"},
+		{"time sudo ldconfig", "calls sudo"},
+		{"echo pkg | xargs sudo apt-get install", "calls sudo"},
+		{`\sudo ldconfig`, "calls sudo"},
+		{`"sudo" ldconfig`, "calls sudo"},
+		{`'sudo' ldconfig`, "calls sudo"},
+		{`s\udo ldconfig`, "calls sudo"},
+		{`s""udo ldconfig`, "calls sudo"},
+		{"bash -c 'sudo make install'", "calls sudo"},
+		{`sh -c "sudo make install"`, "calls sudo"},
+		{`eval "sudo make install"`, "calls sudo"},
+		{"SUDO=sudo; $SUDO make install", "calls sudo"},
+		{"SUDO=sudo", "calls sudo"},
+		{"root() { sudo \"$@\"; }", "calls sudo"},
+		{"shopt -s expand_aliases; alias s=sudo", "calls sudo"},
+		{"bash <<'EOF'\nsudo make install\nEOF", "calls sudo"},
+		{"make && su\\\ndo make install", "calls sudo"},
+		{"make \\\n  && sudo make install", "calls sudo"},
+		{"doas make install", "calls doas"},
+		{"pkexec make install", "calls pkexec"},
+		{"runuser -u nobody -- id", "calls runuser"},
+		{"setpriv --reuid=0 id", "calls setpriv"},
+		{"systemctl restart nvidia-persistenced", "calls systemctl"},
+		{"service docker start", "calls service"},
+		{"modprobe nvidia", "calls modprobe"},
+		{"yum install -y cmake", "calls yum"},
+		{"dnf install -y cmake", "calls dnf"},
+		{"aptitude install cmake", "calls aptitude"},
+		{"update-alternatives --set gcc /usr/bin/gcc-12", "calls update-alternatives"},
+		{"echo /usr/local/cuda/lib64 | tee /etc/ld.so.conf.d/cuda.conf", "writes to /etc/ld.so.conf.d/cuda.conf"},
+		{"echo /usr/local/cuda/lib64 | tee -a /etc/ld.so.conf.d/cuda.conf > /dev/null", "writes to /etc/ld.so.conf.d/cuda.conf"},
+		{"echo /usr/local/cuda/lib64 > /etc/ld.so.conf.d/cuda.conf", "writes to /etc/ld.so.conf.d/cuda.conf"},
+		{"echo x >>/usr/local/lib/x.pth", "writes to /usr/local/lib/x.pth"},
+		{"cat > /etc/profile.d/x.sh <<EOF\nexport X=1\nEOF", "writes to /etc/profile.d/x.sh"},
+		{"cp libfoo.so /usr/local/lib/", "writes to /usr/local/lib/"},
+		{"ln -sf /usr/bin/python3 /usr/bin/python", "writes to /usr/bin/python"},
+		{"mkdir -p /opt/tools", "writes to /opt/tools"},
+		{"rm -rf /usr/local/cuda", "writes to /usr/local/cuda"},
+		{"chmod 755 /usr/local/bin/tool", "writes to /usr/local/bin/tool"},
+		{"python -m pip install --upgrade pip setuptools wheel", ""},
+		{"python -m pip install --group dev", ""},
+		{"python -m pip install -r requirements_test_xdist.txt", ""},
+		{"python download_llvm.py | tail -n 1", ""},
+		{"./build.py --write-env=/tmp/build_env.sh", ""},
+		{"source /tmp/build_env.sh", ""},
+		{`chmod +x "${LLVM_DIR:?}"/bin/*`, ""},
+		{`"$LLVM_DIR/bin/clang" --version`, ""},
+		{"python setup.py develop", ""},
+		{`ls -d "$PWD"/_skbuild/*/cmake-build | head -n 1`, ""},
+		{"git submodule update --init", ""},
+		{"pip install aptly sudoku", ""},
+		{"cat /etc/apt/sources.list", ""},
+		{"cp /usr/local/cuda/lib64/libcudart.so python/lib/", ""},
+		{"make 2>/dev/null >/dev/null", ""},
+		{"echo pseudo-apt", ""},
+		{"echo done > /tmp/done.txt", ""},
+		{`echo "X=1" >> "$GITHUB_ENV"`, ""},
 	}
 	for _, tt := range tests {
-		if got := NeedsRoot(tt.line); got != tt.want {
-			t.Errorf("NeedsRoot(%q) = %v, want %v", tt.line, got, tt.want)
+		got := RootUse(tt.line)
+		if got != tt.why {
+			t.Errorf("RootUse(%q) = %q, want %q", tt.line, got, tt.why)
+		}
+		if NeedsRoot(tt.line) != (tt.why != "") {
+			t.Errorf("NeedsRoot(%q) = %v, want %v", tt.line, !(tt.why != ""), tt.why != "")
 		}
 	}
 }

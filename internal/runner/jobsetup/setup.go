@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debugflow/debugflow/internal/lazyre"
 	"github.com/debugflow/debugflow/internal/textsafe"
 	"io"
 	"os"
@@ -27,14 +26,6 @@ import (
 //     reproducer through the stage's own $GITHUB_ENV and $GITHUB_PATH files;
 //   - a stage, exports included, and the smoke test end at their timeout_minutes, as the step's
 //     timeout-minutes ends it on a runner: a setup failure, not a hang.
-
-// systemLine matches a command line that needs root or changes the system: sudo and its
-// cousins, the package managers, ldconfig. Such lines are written for a throw-away runner.
-var systemLine = lazyre.New("(^|[\\s;&|(!{`])((/usr)?/s?bin/)?(sudo|su|doas|pkexec|apt|apt-get|aptitude|dpkg|ldconfig|dnf|yum)($|[\\s;&|)}])")
-
-// NeedsRoot reports whether line needs root or changes the system, so this machine's setup
-// leaves it to the user.
-func NeedsRoot(line string) bool { return systemLine.MatchString(line) }
 
 // Stage is the install or the build of a spec: one step of the workflow.
 type Stage struct {
@@ -70,6 +61,9 @@ type Runner struct {
 	// Minute is how long a minute of timeout_minutes lasts (0: a minute; tests shorten it).
 	Minute time.Duration
 
+	// Skipped are the lines that needed root, which the stages run so far did not run.
+	Skipped []Skipped
+
 	// cpu is the CPU time of the last stage's script (nil when it ran no script).
 	cpu *time.Duration
 }
@@ -97,8 +91,8 @@ func (r *Runner) Run(ctx context.Context, st Stage) (cause string, err error) {
 	var lineField []string
 	for i, c := range st.Commands {
 		field := fmt.Sprintf("%s.commands[%d]", st.Name, i)
-		if NeedsRoot(c) {
-			fmt.Fprintf(r.Out, "    not run (needs root; run it yourself if this machine needs it): %s\n", c)
+		if why := RootUse(c); why != "" {
+			r.skip(field, c, why)
 			continue
 		}
 		lines = append(lines, c)
@@ -116,9 +110,82 @@ func (r *Runner) Run(ctx context.Context, st Stage) (cause string, err error) {
 	cause, err = r.run(ctx, st, lines, lineField)
 	if parent.Err() == nil && context.Cause(ctx) == errStageTimeout {
 		// The stage's own timeout, not Ctrl-C: the step's timeout-minutes on a runner.
-		return fmt.Sprintf("%s timed out after %s (%s.timeout_minutes: %d)", st.Name, r.timeout(st.TimeoutMinutes), st.Name, st.TimeoutMinutes), nil
+		cause, err = fmt.Sprintf("%s timed out after %s (%s.timeout_minutes: %d)", st.Name, r.timeout(st.TimeoutMinutes), st.Name, st.TimeoutMinutes), nil
+	}
+	if cause != "" && len(r.Skipped) > 0 {
+		cause += "; " + SkippedNote(r.Skipped)
 	}
 	return cause, err
+}
+
+// Skipped is a line of the setup that was not run because it needs root.
+type Skipped struct {
+	Field string // "install.commands[1]"; "install.commands" for a call the guard stopped
+	Line  string
+	Why   string // RootUse's reason
+}
+
+func (s Skipped) String() string { return fmt.Sprintf("%s `%s` (%s)", s.Field, oneLine(s.Line), s.Why) }
+
+// SkippedNote is what a setup failure adds when lines that need root were not run: the
+// failure may be theirs.
+func SkippedNote(skipped []Skipped) string {
+	var list []string
+	for _, s := range skipped {
+		list = append(list, s.String())
+	}
+	n := "1 setup line that needs root was"
+	if len(skipped) != 1 {
+		n = fmt.Sprintf("%d setup lines that need root were", len(skipped))
+	}
+	return fmt.Sprintf("%s not run, and the failure may need them (run them yourself): %s", n, strings.Join(list, ", "))
+}
+
+// skip prints a line that is not run, with why, and records it.
+func (r *Runner) skip(field, line, why string) {
+	fmt.Fprintf(r.Out, "    not run (needs root: %s; run it yourself if this machine needs it): %s\n", why, line)
+	r.Skipped = append(r.Skipped, Skipped{Field: field, Line: line, Why: why})
+}
+
+// guardWhy is the reason of a call the guard on PATH stopped.
+const guardWhy = "called by a line, stopped by local mode's guard on PATH"
+
+// guardNames are the programs a stage's guard stands in for: those that gain root or install
+// packages, which a project's own script (./install_deps.sh) may call by name.
+func guardNames() []string {
+	return []string{"sudo", "su", "doas", "pkexec", "runuser", "setpriv", "apt", "apt-get", "aptitude", "dnf", "yum"}
+}
+
+// writeGuard makes files.guard() a folder of stand-ins for guardNames that record their call in
+// files.guardCalls() and fail with a message saying they were not run; the stage's script puts
+// it first on PATH, so a line's script that calls sudo by name does not reach the real one.
+func writeGuard(files stageFiles) error {
+	if err := os.Mkdir(files.guard(), 0o755); err != nil {
+		return err
+	}
+	calls := textsafe.ShellWord(files.guardCalls())
+	script := "#!/bin/sh\n" +
+		"call=\"${0##*/} $*\"\n" +
+		"printf '%s\\n' \"$call\" >> " + calls + "\n" +
+		"printf 'debugflow local: not run: %s (needs root; run it yourself if this machine needs it)\\n' \"$call\" >&2\n" +
+		"exit 126\n"
+	for _, name := range guardNames() {
+		if err := os.WriteFile(filepath.Join(files.guard(), name), []byte(script), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// guardCalls prints and records the calls the stage's guard stopped since the last time.
+func (r *Runner) guardCalls(st Stage, files stageFiles) {
+	b, err := os.ReadFile(files.guardCalls())
+	if err != nil || os.Remove(files.guardCalls()) != nil {
+		return
+	}
+	for _, call := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		r.skip(st.Name+".commands", call, guardWhy)
+	}
 }
 
 // errStageTimeout is the cause of a stage's context when its timeout ended it.
@@ -129,13 +196,17 @@ func (r *Runner) run(ctx context.Context, st Stage, lines, lineField []string) (
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", st.Name, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer steps.RemoveOnExit(tmp)() // also on a second interrupt, which exits before this defer
 	files := stageFiles{dir: tmp}
 	for _, f := range []string{files.env(), files.path()} {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
 			return "", fmt.Errorf("%s: %w", st.Name, err)
 		}
 	}
+	if err := writeGuard(files); err != nil {
+		return "", fmt.Errorf("%s: the guard against root programs: %w", st.Name, err)
+	}
+	defer r.guardCalls(st, files) // an export's
 	script, starts := stageScript(lines, files)
 	for _, l := range lines {
 		fmt.Fprintf(r.Out, "    $ %s\n", strings.ReplaceAll(l, "\n", "\n      "))
@@ -146,6 +217,7 @@ func (r *Runner) run(ctx context.Context, st Stage, lines, lineField []string) (
 		Env: r.Job.Environ(st.Env, "GITHUB_ENV="+files.env(), "GITHUB_PATH="+files.path()),
 	})
 	r.cpu = &res.CPU
+	r.guardCalls(st, files)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", st.Name, err)
@@ -174,8 +246,9 @@ func (r *Runner) run(ctx context.Context, st Stage, lines, lineField []string) (
 // to the stage's $GITHUB_ENV and $GITHUB_PATH.
 func (r *Runner) export(ctx context.Context, st Stage, i int, e spec.Export, state scriptState) (string, error) {
 	field := fmt.Sprintf("%s.exports[%d]", st.Name, i)
-	if NeedsRoot(e.Command) {
-		fmt.Fprintf(r.Out, "    %s (%s) not run (needs root; run it yourself if this machine needs it): %s\n", field, e.Name, e.Command)
+	if why := RootUse(e.Command); why != "" {
+		fmt.Fprintf(r.Out, "    %s (%s) not run (needs root: %s; run it yourself if this machine needs it): %s\n", field, e.Name, why, e.Command)
+		r.Skipped = append(r.Skipped, Skipped{Field: field, Line: e.Command, Why: why})
 		return "", nil
 	}
 	getenv := func(k string) string { return lookupEnv(state.environ, k) }
@@ -230,6 +303,11 @@ func (f stageFiles) path() string  { return filepath.Join(f.dir, "github_path") 
 func (f stageFiles) state() string { return filepath.Join(f.dir, "state") }
 func (f stageFiles) fail() string  { return filepath.Join(f.dir, "failed") }
 
+// guard is the folder of stand-ins for sudo and its cousins first on the script's PATH, and
+// guardCalls the file where they record their calls.
+func (f stageFiles) guard() string      { return filepath.Join(f.dir, "root-guard") }
+func (f stageFiles) guardCalls() string { return filepath.Join(f.dir, "root-calls") }
+
 // stageScript is the step's script as the workflow has it (its lines in order, in one shell)
 // between two lines of local mode's own: the first sends stderr to stdout (one pipe keeps a
 // build's messages in the order written, so the last line is the error) and sets an ERR trap
@@ -237,7 +315,7 @@ func (f stageFiles) fail() string  { return filepath.Join(f.dir, "failed") }
 // step's exports would start in. starts[i] is the script line where lines[i] begins.
 func stageScript(lines []string, files stageFiles) (script string, starts []int) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exec 2>&1; set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR\n", textsafe.ShellWord(files.fail()))
+	fmt.Fprintf(&b, "exec 2>&1; set -E; trap 'printf \"%%s %%s\" \"$?\" \"$LINENO\" > %s' ERR; PATH=%s:\"$PATH\"\n", textsafe.ShellWord(files.fail()), textsafe.ShellWord(files.guard()))
 	n := 2
 	for _, l := range lines {
 		starts = append(starts, n)
@@ -328,8 +406,9 @@ func oneLine(s string) string {
 // when it failed; err is ErrCancelled when ctx ended it.
 func (r *Runner) Smoke(ctx context.Context, env *steps.Env, sm spec.Smoke, out string) (failed bool, err error) {
 	fmt.Fprintf(r.Out, "==> smoke test: %s\n", sm.Command)
-	if NeedsRoot(sm.Command) {
-		fmt.Fprintln(r.Out, "    not run (needs root; run it yourself if this machine needs it)")
+	if why := RootUse(sm.Command); why != "" {
+		fmt.Fprintf(r.Out, "    not run (needs root: %s; run it yourself if this machine needs it)\n", why)
+		r.Skipped = append(r.Skipped, Skipped{Field: "smoke.command", Line: sm.Command, Why: why})
 		return false, nil
 	}
 	var timeout time.Duration

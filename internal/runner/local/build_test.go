@@ -112,7 +112,7 @@ func rootDoubles(t testing.TB) (dir, calls string) {
 	t.Helper()
 	dir = t.TempDir()
 	calls = filepath.Join(t.TempDir(), "root-calls")
-	for _, name := range []string{"sudo", "apt-get", "apt", "ldconfig", "dpkg"} {
+	for _, name := range []string{"sudo", "su", "doas", "pkexec", "runuser", "setpriv", "apt-get", "apt", "ldconfig", "dpkg", "systemctl"} {
 		script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >> %s\nexit 97\n", name, textsafe.ShellWord(calls))
 		testenv.WriteExecutable(t, filepath.Join(dir, name), []byte(script))
 	}
@@ -171,9 +171,9 @@ func TestLocalInstallAndBuild(t *testing.T) {
 	for _, want := range []string{
 		"==> install (--install)\n",
 		"apt packages are never installed by local; make sure these are present: build-essential fake-cuda-toolkit\n",
-		"not run (needs root; run it yourself if this machine needs it): echo /usr/local/cuda/targets/x86_64-linux/lib | sudo tee /etc/ld.so.conf.d/cuda-targets.conf\n",
-		"not run (needs root; run it yourself if this machine needs it): sudo ldconfig\n",
-		"not run (needs root; run it yourself if this machine needs it): apt-get install -y fake-package\n",
+		"not run (needs root: calls sudo; run it yourself if this machine needs it): echo /usr/local/cuda/targets/x86_64-linux/lib | sudo tee /etc/ld.so.conf.d/cuda-targets.conf\n",
+		"not run (needs root: calls sudo; run it yourself if this machine needs it): sudo ldconfig\n",
+		"not run (needs root: calls apt-get; run it yourself if this machine needs it): apt-get install -y fake-package\n",
 		"    $ echo installed > installed.txt\n",
 		"    INSTALL_FLAVOUR=from-a-line (for the later steps)\n", // a line's own $GITHUB_ENV write, as in a workflow step
 		"    TOOL_DIR=" + tool + " (for the later steps)\n",
@@ -216,6 +216,73 @@ func TestLocalInstallAndBuild(t *testing.T) {
 	}
 }
 
+// TestLocalNeverRunsRootLines runs an install whose lines reach sudo in every way a spec may
+// spell it (a wrapper, quotes, a backslash, a shell of its own, a variable, a line
+// continuation, a script of the project that calls it), with recording stand-ins of sudo and
+// its cousins first on PATH: none is ever called, each line is printed with its reason, the
+// script's call is stopped by the guard and named, the rest of the setup runs, and the summary
+// after the verdict lists what was not run.
+func TestLocalNeverRunsRootLines(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	proj := copyProject(t)
+	testenv.WriteExecutable(t, filepath.Join(proj, "deps.sh"),
+		[]byte("#!/bin/sh\nsudo apt-get install -y fake-dep 2>/dev/null || echo 'deps: no sudo, going on'\n"))
+	dmesg := emptyDmesg(t)
+	env, calls := projectEnv(t, dmesg)
+	out := filepath.Join(t.TempDir(), "evidence")
+	lines := []string{
+		"env sudo ldconfig",
+		`\sudo ldconfig`,
+		`"sudo" ldconfig`,
+		`s\udo ldconfig`,
+		"bash -c 'sudo ldconfig'",
+		`eval "sudo ldconfig"`,
+		"SUDO=sudo; $SUDO ldconfig",
+		"true && su\\\ndo ldconfig",
+		"echo x | xargs sudo ldconfig",
+		"DEBIAN_FRONTEND=noninteractive apt-get install -y x",
+		"su -c ldconfig",
+		"systemctl restart fake",
+		"echo /usr/local/lib | tee /etc/ld.so.conf.d/fake.conf",
+		"./deps.sh",
+		"echo installed > installed.txt",
+	}
+	s := projectSpec(t, py, func(s *spec.Spec) { s.Install.Commands = lines })
+	var stdout bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: s, Out: out, Dir: proj, Env: env,
+		Install: true, Build: true, Stdout: &stdout, DmesgSource: dmesg, ProgressEvery: time.Hour})
+	text := stdout.String()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, text)
+	}
+	noRootCalls(t, calls)
+	if res.ExitCode != ExitNotReproduced {
+		t.Fatalf("exit %d (%s), want 0: the lines free of root still run:\n%s", res.ExitCode, res.SetupCause, text)
+	}
+	for _, l := range lines[:13] {
+		if !strings.Contains(text, "; run it yourself if this machine needs it): "+l+"\n") {
+			t.Errorf("output does not say %q was not run:\n%s", l, text)
+		}
+	}
+	for _, want := range []string{
+		"    $ ./deps.sh\n",
+		"deps: no sudo, going on\n",
+		"    not run (needs root: called by a line, stopped by local mode's guard on PATH; run it yourself if this machine needs it): sudo apt-get install -y fake-dep\n",
+		"\nNot run:        14 setup lines that need root (the setup may be incomplete without them; run them yourself if this machine needs them):\n" +
+			"                install.commands[0] `env sudo ldconfig` (calls sudo)\n",
+		"                install.commands[12] `echo /usr/local/lib | tee /etc/ld.so.conf.d/fake.conf` (writes to /etc/ld.so.conf.d/fake.conf)\n" +
+			"                install.commands `sudo apt-get install -y fake-dep` (called by a line, stopped by local mode's guard on PATH)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "installed.txt")); err != nil || string(b) != "installed\n" {
+		t.Errorf("the install's own line did not run: %q, %v", b, err)
+	}
+}
+
 // TestLocalSetupStops runs broken setups of the fake project: each ends the run with exit 6 and
 // the failing line or step named, before the sweep.
 func TestLocalSetupStops(t *testing.T) {
@@ -242,6 +309,19 @@ func TestLocalSetupStops(t *testing.T) {
 				s.Build.Commands = append([]string{"echo one\nfalse | cat\necho two"}, s.Build.Commands...)
 			},
 			want: []string{"build.commands[0] `echo one ...` exited 1: one"}},
+		{name: "a build line fails after lines that need root were not run", install: true, build: true,
+			edit: func(s *spec.Spec) { s.Build.Commands = []string{"false"} },
+			want: []string{"setup failed: build.commands[0] `false` exited 1; 3 setup lines that need root were not run, and the failure may need them (run them yourself): " +
+				"install.commands[0] `echo /usr/local/cuda/targets/x86_64-linux/lib | sudo tee /etc/ld.so.conf.d/cuda-targets.conf` (calls sudo), " +
+				"install.commands[1] `sudo ldconfig` (calls sudo), install.commands[2] `apt-get install -y fake-package` (calls apt-get)"}},
+		{name: "no pytest after a pip line that needs root was not run", install: true, build: true,
+			edit: func(s *spec.Spec) {
+				s.Install.Commands = append(s.Install.Commands[3:], "sudo python -m pip install pytest")
+				s.Reproducer.Python = "/bin/false"
+			},
+			want: []string{"; 1 setup line that needs root was not run, and the failure may need them (run them yourself): install.commands[2] `sudo python -m pip install pytest` (calls sudo)\n",
+				"\nNot run:        1 setup line that needs root (the setup may be incomplete without it; run it yourself if this machine needs it):\n" +
+					"                install.commands[2] `sudo python -m pip install pytest` (calls sudo)\n"}},
 		{name: "an export that prints nothing", install: true, build: true,
 			edit: func(s *spec.Spec) { s.Build.Exports[0].Command = "true" },
 			want: []string{"build.exports[0]: export BUILD_DIR: `true` printed nothing"}},
@@ -364,13 +444,15 @@ func TestLocalFullSweep(t *testing.T) {
 
 // TestLocalSIGINTDuringBuild interrupts `debugflow local --build` while the build runs (a make
 // that started a compiler, one of them in a session of its own): the run exits 130 at once and
-// no process of the build survives.
+// no process of the build survives, the verdict says the setup was interrupted, and nothing is
+// left in the temporary folder.
 func TestLocalSIGINTDuringBuild(t *testing.T) {
 	t.Parallel()
 	py := testenv.PytestPython(t)
 	proj := copyProject(t)
+	tmp := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build", "LOCAL_PYTHON="+py,
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build", "LOCAL_PYTHON="+py,
 		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
@@ -408,6 +490,70 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 	if text := stdout.String(); !strings.Contains(text, "==> build (--build)") || !strings.Contains(text, "    cancelled\n") ||
 		strings.Contains(text, "==> interpreter") {
 		t.Errorf("want the build cancelled and nothing after it:\n%s", text)
+	}
+	if text := stdout.String(); !strings.Contains(text, "\nReproduced:     unknown (setup interrupted by SIGINT during the build: no test ran; run again to finish the setup)\n") {
+		t.Errorf("the verdict does not say the setup was interrupted:\n%s", text)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the temporary folder after SIGINT: %v", names)
+	}
+}
+
+// TestLocalSecondSIGINTDuringBuild: a second Ctrl-C while the first one's grace period runs
+// (the build ignores SIGTERM) ends the run at once, kills the build and still removes the
+// stage's temporary files (its script, its $GITHUB_ENV folder), which the stage's own cleanup
+// never gets to.
+func TestLocalSecondSIGINTDuringBuild(t *testing.T) {
+	t.Parallel()
+	py := testenv.PytestPython(t)
+	proj := copyProject(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build-ignoring-sigterm", "LOCAL_PYTHON="+py,
+		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(pytestPIDs(proj)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(pytestPIDs(proj)); n < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) == 0 {
+		t.Errorf("the running stage has no temporary files in TMPDIR %s: the test would prove nothing", tmp)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("local mode did not stop within 30s of two SIGINTs:\n%s", stdout.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitCancelled {
+		t.Errorf("exit code %d, want %d:\n%s", code, ExitCancelled, stdout.String())
+	}
+	if pids := pytestPIDs(proj); len(pids) > 0 {
+		t.Errorf("build processes survived two SIGINTs: %v", pids)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the temporary folder after a second SIGINT: %v", names)
 	}
 }
 

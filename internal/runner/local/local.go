@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/debugflow/debugflow/internal/analyse/report"
@@ -170,10 +171,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case ctx.Err() != nil:
 			fmt.Fprintln(out, "    cancelled")
+			setupInterrupted(ctx, out, "the interpreter check", setup.Skipped)
 			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil
 		case errors.As(err, &se):
-			fmt.Fprintf(out, "    setup failed: %s\n", se.Cause)
-			return &Result{SetupFailed: true, SetupCause: se.Cause, ExitCode: ExitSetupFailed}, nil
+			cause := se.Cause
+			if len(setup.Skipped) > 0 {
+				// A skipped `sudo pip install pytest` is a likely cause.
+				cause += "; " + jobsetup.SkippedNote(setup.Skipped)
+			}
+			fmt.Fprintf(out, "    setup failed: %s\n", cause)
+			printSkipped(out, setup.Skipped)
+			return &Result{SetupFailed: true, SetupCause: cause, ExitCode: ExitSetupFailed}, nil
 		}
 		return nil, err
 	}
@@ -212,6 +220,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case errors.Is(err, jobsetup.ErrCancelled):
 			fmt.Fprintln(out, "    cancelled")
+			setupInterrupted(ctx, out, "the smoke test", setup.Skipped)
 			return &Result{Cancelled: true, Out: opts.Out, ExitCode: ExitCancelled}, nil
 		case err != nil:
 			return nil, err
@@ -294,6 +303,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := v.WriteText(out, opts.IsTTY); err != nil {
 		return nil, err
 	}
+	printSkipped(out, setup.Skipped)
 	fmt.Fprintf(out, "\nEvidence is in %s; read it again with: debugflow report %s\n", opts.Out, textsafe.ShellWord(opts.Out))
 	switch {
 	case res.Cancelled:
@@ -307,6 +317,45 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// setupInterrupted prints the verdict of a run a signal stopped in its setup (the install, the
+// build, the checks before the sweep): no test ran, and the setup may be half done.
+func setupInterrupted(ctx context.Context, out io.Writer, during string, skipped []jobsetup.Skipped) {
+	by := "an interrupt"
+	var sc *steps.SignalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		by = signalName(sc.Signal)
+	}
+	fmt.Fprintf(out, "\nReproduced:     unknown (setup interrupted by %s during %s: no test ran; run again to finish the setup)\n", by, during)
+	printSkipped(out, skipped)
+}
+
+// signalName is SIGINT for os.Interrupt, SIGTERM for syscall.SIGTERM.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// printSkipped lists, under the verdict, the setup lines that were not run because they need
+// root: the setup this run tested may lack what they do.
+func printSkipped(out io.Writer, skipped []jobsetup.Skipped) {
+	if len(skipped) == 0 {
+		return
+	}
+	n := "1 setup line that needs root (the setup may be incomplete without it; run it yourself if this machine needs it)"
+	if len(skipped) != 1 {
+		n = fmt.Sprintf("%d setup lines that need root (the setup may be incomplete without them; run them yourself if this machine needs them)", len(skipped))
+	}
+	fmt.Fprintf(out, "\nNot run:        %s:\n", n)
+	for _, s := range skipped {
+		fmt.Fprintf(out, "                %s\n", s)
+	}
 }
 
 // passedExit is the exit code of a run pytest passed, as the printed verdict reads it: 0 only

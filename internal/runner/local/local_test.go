@@ -353,15 +353,28 @@ func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
 
 // childMain is local mode as `debugflow local` runs it: signals cancel the context.
 func childMain() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// As cmd/debugflow's interruptContext: the cause names the signal.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		cancel(&steps.SignalCause{Signal: <-sigs})
+		<-sigs // a second one ends the process at once, as cmd/debugflow's does
+		steps.KillRunning()
+		steps.RemoveTemps()
+		os.Exit(ExitCancelled)
+	}()
+	defer signal.Stop(sigs)
 	doublesDir = os.Getenv("LOCAL_DOUBLES")
 	t := &testing.T{}
 	s := testSpec(t, os.Getenv("LOCAL_PYTHON"))
 	s.Reproducer.Select = "slow"
-	build := os.Getenv("LOCAL_CHILD_SCENARIO") == "build"
+	build := strings.HasPrefix(os.Getenv("LOCAL_CHILD_SCENARIO"), "build")
 	if build {
 		s = buildChildSpec(os.Getenv("LOCAL_PYTHON"))
+	}
+	if os.Getenv("LOCAL_CHILD_SCENARIO") == "build-ignoring-sigterm" {
+		s.Build.Commands = []string{"trap '' TERM\nsleep 300 &\nwait"}
 	}
 	res, err := Run(ctx, Options{Spec: s, Out: os.Getenv("LOCAL_OUT"), Dir: os.Getenv("LOCAL_SUITE"), Build: build,
 		Env: testEnv(t, os.Getenv("LOCAL_DMESG")), Stdout: os.Stdout, DmesgSource: os.Getenv("LOCAL_DMESG")})

@@ -67,6 +67,7 @@ func runSetup(ctx context.Context, s *spec.Spec, opts Options, r *jobsetup.Runne
 		switch {
 		case errors.Is(err, jobsetup.ErrCancelled):
 			fmt.Fprintln(out, "    cancelled")
+			setupInterrupted(ctx, out, "the "+st.Name, r.Skipped)
 			return &Result{Cancelled: true, ExitCode: ExitCancelled}, nil, nil
 		case err != nil:
 			return nil, nil, err

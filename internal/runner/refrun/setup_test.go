@@ -187,7 +187,7 @@ func TestLocalSetupAsTheWorkflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"not run (needs root; run it yourself if this machine needs it): sudo ldconfig",
+		"not run (needs root: calls sudo; run it yourself if this machine needs it): sudo ldconfig",
 		"BUILD_FLAVOUR=cuda-sourced-tool-ok (for the later steps)",
 		"BUILD_DIR=" + filepath.Join(l.WorkDir, "good", "_build-sourced") + " (for the later steps)",
 		"/tools/bin first (for the later steps)",
