@@ -407,7 +407,7 @@ func TestExperimentWorkflowUnderAct(t *testing.T) {
 	for _, want := range []string{
 		"(against before)\n",
 		"| before | " + runner + " | 2/4 | 50.0% | 6.8% – 93.2% | - | baseline |",
-		"| fix | " + runner + " | 0/4 | 0% | 0% – 60.2% | 0.21 | inconclusive: about 9 more repetitions needed |",
+		"| fix | " + runner + " | 0/4 | 0% | 0% – 60.2% | - | inconclusive: about 9 more repetitions needed |",
 		"| broken | " + runner + " | 0/0 | ",
 		"- **broken on " + runner + "**: inconclusive: no trials yet\n",
 		"Test: `" + failingBaseID + "`",

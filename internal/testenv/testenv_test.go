@@ -52,7 +52,11 @@ func TestFlakyDrawsMatchTheSuite(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "test_flaky.py"), flakySuiteAt(0.5, share))
 			writeFile(t, filepath.Join(dir, "built.txt"), "built\n")
 			const count = 40
-			cmd := exec.Command(py, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-p", "xdist", "-n", "2", "--max-worker-restart=100",
+			// One worker: two workers dying together can end pytest-xdist's session in an
+			// INTERNALERROR with no results (pytest-xdist #204, which the product's worker
+			// record plugin works around and this plain run does not load): the test then
+			// failed now and then with "0 results of 40 repetitions".
+			cmd := exec.Command(py, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-p", "xdist", "-n", "1", "--max-worker-restart=100",
 				"--count", strconv.Itoa(count), "-k", "kernel", "test_flaky.py")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "DEBUGFLOW_EXPERIMENT_REF=c-0123", "DEBUGFLOW_EXPERIMENT_ROUND=7", "DEBUGFLOW_FLAKY_SEED=s1")
