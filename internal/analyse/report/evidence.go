@@ -366,6 +366,7 @@ func (v *loader) loadWorkerLog(name string) error {
 			e.AmongTests, e.Chosen, e.Slack, e.Outside = a.Among, a.Chosen, a.Slack, a.Outside
 		}
 	}
+	v.workers = log
 	v.Timeline = buildTimeline(log, crashes, v.Run.Workers, v.failedSet())
 	if end := v.Run.EndedAt; end > log.Start && log.Start > 0 && end-log.Start < maxRunSeconds {
 		// The tests still running when pytest ended ran until then.
@@ -840,6 +841,8 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 	var appCodes, hwCodes, otherCodes []string
 	foreign := v.foreignXidCodes()
 	afterKill := false // an Xid 45 that follows the run's own kill
+	before45 := false  // an Xid 45 logged before the run's stop: evidence, not the kill's
+	unplaced45 := ""   // why an Xid 45 of a stopped run could not be placed against the stop
 	if x := v.Xid; x != nil {
 		for _, c := range x.codes() {
 			if foreign[c.Code] {
@@ -847,9 +850,20 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 			}
 			if c.Code == 45 && (v.Run.Cancelled || v.Run.StoppedEarly) {
 				// "Preemptive cleanup": the driver tearing down the processes the cancel or the
-				// stop at the first failure killed. Evidence of the kill, not of a fault.
-				afterKill = true
-				continue
+				// stop at the first failure killed, when logged at or after the stop. Evidence
+				// of the kill, not of a fault; one logged before the stop is evidence like any
+				// other, and one that cannot be placed is said to be so.
+				before, why := v.xid45AgainstStop()
+				switch {
+				case before:
+					before45 = true
+				case why != "":
+					unplaced45 = why
+					continue
+				default:
+					afterKill = true
+					continue
+				}
 			}
 			cls := xidClass(c.Code)
 			code := fmt.Sprint(c.Code)
@@ -880,6 +894,17 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 			r += fmt.Sprintf(" from %s, which no pytest process of this run had (a process a test started, another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's pytest processes", pids)
 		}
 		app = append(app, r+v.xidMayPredate(appCodes))
+		if before45 {
+			app = append(app, "Xid 45 was logged before the run was stopped ("+v.stopText()+"), so it is not the driver cleaning up after the kill")
+		}
+	}
+	if unplaced45 != "" {
+		// Not dismissed as the kill's cleanup, not counted as a fault: said.
+		unplacedText := "Xid 45 fired at a time that cannot be placed against the run's stop (" + unplaced45 + "): the driver cleaning up after the kill, or after a fault before it"
+		if len(suspect) == 0 && len(app) == 0 && len(otherCodes) == 0 && v.Sanitizers == nil && (v.Coredump == nil || v.Coredump.Exception == "") {
+			return RunnerVerdict{Verdict: RunnerUnknown, Reasons: []string{unplacedText}}
+		}
+		app = append(app, unplacedText)
 	}
 	for _, s := range v.Sanitizers {
 		var found []string

@@ -285,23 +285,6 @@ func TestXidOnAnotherJobsGPU(t *testing.T) {
 	}
 }
 
-// TestXid45AfterTheRunsOwnKill: Xid 45 is the driver cleaning up killed processes. After a
-// cancel it shows the kill, not an application fault; in a run nobody stopped it still counts.
-func TestXid45AfterTheRunsOwnKill(t *testing.T) {
-	const xid45 = "# source: dmesg\n[  200.000000] NVRM: Xid (PCI:0000:01:00): 45, pid=37803, name=python, Ch 00000008\n"
-	for _, tt := range []struct {
-		summary, want string
-	}{
-		{`{"exit_code":130,"reproduced":false,"cancelled":true,"stop_signal":"interrupt","count":5,"workers":2,"passed":3}`, RunnerNoFault},
-		{`{"exit_code":1,"reproduced":true,"cancelled":false,"count":5,"workers":2,"passed":3,"failed":1}`, RunnerApplication},
-	} {
-		v := loadFiles(t, map[string]string{XidAddedLog: xid45, ReproducerSummary: tt.summary})
-		if r := v.runnerVerdict(); r.Verdict != tt.want {
-			t.Errorf("%s: runner %+v, want %s", tt.summary, r, tt.want)
-		}
-	}
-}
-
 // TestRacecheckHazardLimitIsALowerBound: racecheck stops recording at its hazard limit, so the
 // count it leaves is "at least".
 func TestRacecheckHazardLimitIsALowerBound(t *testing.T) {

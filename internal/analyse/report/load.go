@@ -139,6 +139,7 @@ func LoadFS(ctx context.Context, fsys fs.FS, dir string, limits Limits) (*Verdic
 	if err := v.loadEvidence(have); err != nil {
 		return nil, err
 	}
+	v.placeAgainstStop()
 	if len(v.Run.Files) == 0 {
 		if len(v.Run.Skipped) > 0 {
 			return nil, fmt.Errorf("%s: %w that could be read: %s", dir, ErrNoInputs, v.skippedList())
@@ -180,6 +181,8 @@ type loader struct {
 	fsys   fs.FS
 	limits Limits
 	*Verdict
+	// workers is the worker record (nil without one): its clocks place Xid times.
+	workers *workerlog.Log
 }
 
 // note records a problem with an optional input.

@@ -128,6 +128,11 @@ type Run struct {
 	DurationSeconds float64
 	// EndedAt is when pytest ended (Unix seconds; 0 when the summary does not say).
 	EndedAt float64
+	// StopFrom is the earliest the run's stop (a cancel, the stop at the first failure) can
+	// have come (Unix seconds; 0 when nothing says): the worker record's last line, else
+	// pytest's end less the step's SIGTERM-to-SIGKILL grace. StopBy says which.
+	StopFrom float64 `json:"-"`
+	StopBy   string  `json:"-"`
 }
 
 // SkippedFile is an input file that was present but not read, or whose content was not used.
@@ -374,4 +379,10 @@ type XidEvent struct {
 	Chosen  string  `json:"-"`
 	Slack   float64 `json:"-"`
 	Outside bool    `json:"-"`
+	// Wall is the line's time as Unix seconds, placed with the worker record's clocks (a
+	// monotonic stamp needs the record; a local one its UTC offset) or on its own (a stamp with
+	// a zone), and WallSlack its resolution; 0 when it cannot be placed. Against the run's stop
+	// it tells an Xid 45 of the kill's cleanup from one logged before.
+	Wall      float64 `json:"-"`
+	WallSlack float64 `json:"-"`
 }

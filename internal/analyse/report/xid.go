@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/debugflow/debugflow/internal/analyse/parse/workerlog"
 	"github.com/debugflow/debugflow/internal/analyse/parse/xidlog"
 	"github.com/debugflow/debugflow/internal/evidencefiles"
 	"github.com/debugflow/debugflow/internal/readfile"
@@ -581,4 +583,92 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// killWindow is how far before the run's earliest possible stop an Xid 45 (its resolution
+// added) may be logged and still be taken for the kill's cleanup: the worker record's times and
+// the kernel's are read on one machine, but not at one instant.
+const killWindow = 2.0
+
+// stopGrace is the step runner's default delay from SIGTERM to SIGKILL when it stops pytest
+// (reproduce --grace): pytest's end can come that long after the stop.
+const stopGrace = 10.0
+
+// placeAgainstStop places every Xid event's time as Unix seconds (XidEvent.Wall) and finds the
+// earliest the run's stop can have come (Run.StopFrom) when it was cancelled or stopped at
+// its first failure: the worker record's last line (the processes were running until then),
+// else pytest's end (ended_at) less stopGrace.
+func (v *loader) placeAgainstStop() {
+	x := v.Xid
+	if x == nil || !(v.Run.Cancelled || v.Run.StoppedEarly) {
+		return
+	}
+	log := v.workers
+	if log == nil {
+		log = &workerlog.Log{}
+	}
+	for i := range x.Events {
+		e := &x.Events[i]
+		if e.LinkedBy == workerlog.ByTime && e.At > 0 {
+			e.Wall, e.WallSlack = e.At, e.Slack
+			continue
+		}
+		switch kt := log.PlaceStamp(e.Timestamp); kt.Clock {
+		case workerlog.Wall:
+			e.Wall, e.WallSlack = kt.Value, kt.Slack
+		case workerlog.Monotonic:
+			if log.Start > 0 && log.StartMono > 0 {
+				e.Wall, e.WallSlack = kt.Value-log.StartMono+log.Start, kt.Slack
+			}
+		}
+	}
+	last := 0.0
+	for i := range log.Workers {
+		last = max(last, log.Workers[i].Last())
+	}
+	switch {
+	case last > 0:
+		v.Run.StopFrom, v.Run.StopBy = last, "the worker record's last line"
+	case v.Run.EndedAt > stopGrace:
+		v.Run.StopFrom, v.Run.StopBy = v.Run.EndedAt-stopGrace, fmt.Sprintf("pytest's end less the stop's %.0f s grace", stopGrace)
+	}
+}
+
+// xid45AgainstStop places the run's Xid 45 events against its stop:
+// before is set when one was logged before the run's earliest possible stop (less killWindow
+// and its resolution): not the kill's cleanup. unplaced says why one could not be placed ("" when every
+// one was): then it may be the kill's cleanup or not.
+func (v *Verdict) xid45AgainstStop() (before bool, unplaced string) {
+	x := v.Xid
+	if x == nil {
+		return false, ""
+	}
+	kept := 0
+	for _, e := range x.Events {
+		if e.Code != 45 {
+			continue
+		}
+		kept++
+		switch {
+		case v.Run.StopFrom == 0:
+			unplaced = "neither a worker record nor pytest's end in " + ReproducerSummary + " says when the run was stopped"
+		case e.Wall == 0 && strings.TrimSpace(e.Timestamp) == "":
+			unplaced = orText(unplaced, "the kernel log gave it no time")
+		case e.Wall == 0:
+			unplaced = orText(unplaced, fmt.Sprintf("its time %q cannot be put on the clock of the stop: a time since boot needs the worker record, a local one its UTC offset", strings.TrimSpace(e.Timestamp)))
+		case e.Wall+e.WallSlack < v.Run.StopFrom-killWindow:
+			before = true
+		}
+	}
+	if kept < x.Counts[45] {
+		unplaced = orText(unplaced, "not every event was kept")
+	}
+	return before, unplaced
+}
+
+// stopText is when the run's stop came, for a reason: "the worker record's last line at
+// 10:46:50 UTC".
+func (v *Verdict) stopText() string {
+	sec := int64(v.Run.StopFrom)
+	return v.Run.StopBy + " at " + time.Unix(sec, 0).UTC().Format("15:04:05") + " UTC"
 }
