@@ -888,12 +888,20 @@ func (v *Verdict) runnerVerdict() RunnerVerdict {
 		if len(otherCodes) > 0 {
 			r = fmt.Sprintf("application-class Xid %s fired (with Xid %s, which follows such a fault)", strings.Join(appCodes, ", "), strings.Join(otherCodes, ", "))
 		}
-		if pids := v.unlinkedXidPIDs(appCodes); pids != "" {
+		noPID := ""
+		if pids, pidless := v.unlinkedXidPIDs(appCodes); pids != "" {
 			// The worker record names every pytest process of the run and none had the pid
 			// the driver blamed: an application faulted, not necessarily this one.
 			r += fmt.Sprintf(" from %s, which no pytest process of this run had (a process a test started, another job's process on this GPU, or the runner's container has its own pid namespace): an application's fault, not necessarily this run's pytest processes", pids)
+			if pidless != "" {
+				// A pid-less event ties nothing to the run either; it must not hide the rest.
+				noPID = pidless + " named no pid, so nothing ties that to this run either"
+			}
 		}
 		app = append(app, r+v.xidMayPredate(appCodes))
+		if noPID != "" {
+			app = append(app, noPID)
+		}
 		if before45 {
 			app = append(app, "Xid 45 was logged before the run was stopped ("+v.stopText()+"), so it is not the driver cleaning up after the kill")
 		}
@@ -1085,38 +1093,60 @@ func (v *Verdict) xidMayPredate(codes []string) string {
 }
 
 // unlinkedXidPIDs is "pid 4242" or "pids 4242, 4250" when every event of the given codes
-// names a pid that no pytest process of the run had, and "" otherwise: when any of them came
-// from the run's own processes, when the driver named no pid, or when there is no worker
-// record to tell (v.Timeline is built from it).
-func (v *Verdict) unlinkedXidPIDs(codes []string) string {
+// that names a pid names one that no pytest process of the run had, and "" otherwise: when any
+// of them came from the run's own processes, when no event named a pid, or when there is no
+// worker record to tell (v.Timeline is built from it). An event the driver logged without a
+// pid (pid='<unknown>', or none) says nothing of whose process it was, so it does not take the
+// reason away: pidless then says which of them named none ("Xid 13", "an Xid 31 event";
+// "" when every event named one).
+func (v *Verdict) unlinkedXidPIDs(codes []string) (pids, pidless string) {
 	if v.Timeline == nil || v.Xid == nil {
-		return ""
+		return "", ""
 	}
 	want := map[string]bool{}
 	for _, c := range codes {
 		want[c] = true
 	}
-	var pids []string
+	var list []string
 	seen := map[int]bool{}
+	withPID, withoutPID := map[int]bool{}, map[int]bool{}
 	for _, e := range v.Xid.Events {
 		if !want[strconv.Itoa(e.Code)] {
 			continue
 		}
-		if e.PID == nil || e.Worker != "" {
-			return ""
+		if e.PID == nil {
+			withoutPID[e.Code] = true
+			continue
 		}
+		if e.Worker != "" {
+			return "", ""
+		}
+		withPID[e.Code] = true
 		if !seen[*e.PID] {
 			seen[*e.PID] = true
-			pids = append(pids, strconv.Itoa(*e.PID))
+			list = append(list, strconv.Itoa(*e.PID))
 		}
 	}
-	switch len(pids) {
+	switch len(list) {
 	case 0:
-		return ""
+		return "", ""
 	case 1:
-		return "pid " + pids[0]
+		pids = "pid " + list[0]
+	default:
+		pids = "pids " + strings.Join(firstFew(list, 5, func(n int) string { return fmt.Sprintf("and %d more", n) }), ", ")
 	}
-	return "pids " + strings.Join(firstFew(pids, 5, func(n int) string { return fmt.Sprintf("and %d more", n) }), ", ")
+	var none []string
+	for _, c := range codes {
+		n, err := strconv.Atoi(c)
+		switch {
+		case err != nil || !withoutPID[n]:
+		case withPID[n]:
+			none = append(none, "an Xid "+c+" event")
+		default:
+			none = append(none, "Xid "+c)
+		}
+	}
+	return pids, strings.Join(none, " and ")
 }
 
 // foreignXidCodes are the Xid codes whose every event names a GPU (PCI address) that the
