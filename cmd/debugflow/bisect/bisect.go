@@ -264,9 +264,10 @@ func runBisect(o *BisectOptions) error {
 	finish := func(err error) error { return err }
 	var runner bisect.Runner
 	var closeRunner func() error
+	var local *refrun.Local
 	log := bisect.SyncWriter(stderr)
 	if set.Mode == bisect.ModeLocal {
-		local := &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: log, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+		local = &refrun.Local{Spec: s, Repo: repoDir, Python: o.Python, Log: log, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
 		runner, closeRunner = &bisect.LocalRunner{Local: local}, local.Close
 	} else {
 		f := fac.GitHub()
@@ -310,6 +311,15 @@ func runBisect(o *BisectOptions) error {
 		if werr != nil && runErr == nil {
 			runErr = werr
 		}
+	}
+	if local != nil {
+		// As debugflow local does under its verdict: what the setup did not run for root (on
+		// stderr with --json, whose stdout is the JSON object).
+		out := stdout
+		if o.JSON {
+			out = stderr
+		}
+		local.WriteNotRun(out)
 	}
 	switch {
 	case errors.Is(runErr, bisect.ErrInterrupted) || (runErr != nil && ctx.Err() != nil):

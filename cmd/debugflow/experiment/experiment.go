@@ -220,8 +220,10 @@ func runExperiment(o *ExperimentOptions) error {
 		return usage(err)
 	}
 	var finish func(error) error = func(err error) error { return err }
+	var local *refrun.Local
 	if o.Local {
-		ropts.Runner = &refrun.Local{Spec: s, Repo: o.Checkout, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+		local = &refrun.Local{Spec: s, Repo: o.Checkout, Python: o.Python, Log: stderr, Verbose: o.Verbose, KeepWorktrees: o.KeepWorktrees}
+		ropts.Runner = local
 	} else {
 		f := fac.GitHub()
 		stdout, stderr = f.Streams()
@@ -249,6 +251,15 @@ func runExperiment(o *ExperimentOptions) error {
 		if err := printExperiment(res, o, stdout, stderr); err != nil && runErr == nil {
 			runErr = err
 		}
+	}
+	if local != nil {
+		// As debugflow local does under its verdict: what the setup did not run for root (on
+		// stderr with --json, whose stdout is the JSON object).
+		out := stdout
+		if o.JSON {
+			out = stderr
+		}
+		local.WriteNotRun(out)
 	}
 	switch {
 	case runErr != nil && ctx.Err() != nil:

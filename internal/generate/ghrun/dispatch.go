@@ -263,6 +263,8 @@ func (c *Client) findRun(ctx context.Context, repo Repo, file, branch, dispatchI
 	}
 	op := fmt.Sprintf("find the run of %s on %s@%s", file, repo, branch)
 	wait, waited := findFirstWait, time.Duration(0)
+	var fresh []*github.WorkflowRun // new runs seen so far (without a dispatch_id)
+	seen := map[int64]bool{}
 	for attempt := 1; attempt <= c.findTries; attempt++ {
 		if err := c.sleep(ctx, wait); err != nil {
 			return RunRef{}, fmt.Errorf("%s: %w", op, err)
@@ -273,7 +275,7 @@ func (c *Client) findRun(ctx context.Context, repo Repo, file, branch, dispatchI
 		if err != nil {
 			return RunRef{}, explain(err, op, readAccess, repo, fmt.Sprintf("workflow %s is not known in %s", file, repo), c.now())
 		}
-		var fresh []*github.WorkflowRun
+		settled := len(fresh) > 0 // the poll before this one already saw a new run
 		for _, r := range runs.WorkflowRuns {
 			if dispatchID != "" {
 				if strings.Contains(r.GetDisplayTitle(), dispatchID) || strings.Contains(r.GetName(), dispatchID) {
@@ -281,22 +283,19 @@ func (c *Client) findRun(ctx context.Context, repo Repo, file, branch, dispatchI
 				}
 				continue
 			}
-			if !known[r.GetID()] {
+			if !known[r.GetID()] && !seen[r.GetID()] {
+				seen[r.GetID()] = true
 				fresh = append(fresh, r)
 			}
 		}
 		switch {
-		case len(fresh) == 1:
-			return RunRef{ID: fresh[0].GetID(), HTMLURL: fresh[0].GetHTMLURL(), Found: FoundCorrelation}, nil
 		case len(fresh) > 1:
-			ids := make([]string, len(fresh))
-			for i, r := range fresh {
-				ids[i] = fmt.Sprint(r.GetID())
-			}
-			return RunRef{}, fmt.Errorf("%s: the dispatch was accepted, but %d new runs started at the same time (%s) and "+
-				"the workflow has no %s input to tell them apart: watch the right one with debugflow watch RUN_ID; "+
-				"regenerating the workflow with debugflow adds the input", op, len(fresh), strings.Join(ids, ", "), DispatchIDInput)
+			return RunRef{}, ambiguousRuns(op, repo, fresh)
+		case len(fresh) == 1 && (settled || attempt == c.findTries):
+			return RunRef{ID: fresh[0].GetID(), HTMLURL: fresh[0].GetHTMLURL(), Found: FoundCorrelation}, nil
 		}
+		// Without a dispatch_id, one new run is ours only if no other appears in the next poll
+		// too: another dispatch a moment apart would make it a guess.
 	}
 	what := "a new run"
 	if dispatchID != "" {
@@ -304,6 +303,21 @@ func (c *Client) findRun(ctx context.Context, repo Repo, file, branch, dispatchI
 	}
 	return RunRef{}, fmt.Errorf("%s: the dispatch was accepted, but %s did not appear within %s: "+
 		"it may still be queued; look in the repository's Actions tab or try debugflow watch --latest", op, what, waited)
+}
+
+// ambiguousRuns is the error of a dispatch whose run cannot be told from other new runs: the
+// workflow has no dispatch_id input, and more than one run appeared. It does not guess: the
+// run is not known yet (exit 75), and the dispatch was sent.
+func ambiguousRuns(op string, repo Repo, runs []*github.WorkflowRun) error {
+	var b strings.Builder
+	for _, r := range runs {
+		fmt.Fprintf(&b, "\n  run %d %q created %s: %s", r.GetID(), runTitle(r), r.GetCreatedAt().UTC().Format(time.RFC3339), shown(r.GetHTMLURL()))
+	}
+	return &ExitError{Code: ExitAPIUnavailable, Err: fmt.Errorf("%s: the dispatch was accepted, but %d new runs appeared and debugflow "+
+		"cannot tell which one it started (another dispatch close to this one?):%s\n"+
+		"watch the right one with debugflow watch RUN_ID -R %s; add a %s input to the workflow, echoed in its run-name, "+
+		"so that each dispatch finds its own run (workflows debugflow generates have it)",
+		op, len(runs), b.String(), repo, DispatchIDInput)}
 }
 
 // LatestRun returns the newest run of the workflow file, on branch when branch is not empty.

@@ -66,7 +66,14 @@ type WatchOptions struct {
 	// errors) while the watch waits and polls again, saying so on the client's log
 	// (0: DefaultOutageWindow). Past it, Watch returns an *APIUnavailableError.
 	OutageWindow time.Duration
+	// QueuedNotice is how often a job that stays queued (no runner has picked it up) is
+	// reported again, with how long it has waited and how to cancel it (0:
+	// DefaultQueuedNotice). The watch itself never gives up on a queued job: GitHub does.
+	QueuedNotice time.Duration
 }
+
+// DefaultQueuedNotice is how often Watch says that a job is still queued.
+const DefaultQueuedNotice = 5 * time.Minute
 
 // DefaultWatchInterval is gh run watch's default poll interval.
 const DefaultWatchInterval = 3 * time.Second
@@ -87,7 +94,11 @@ func (c *Client) Watch(ctx context.Context, repo Repo, runID int64, opts WatchOp
 	if now == nil {
 		now = c.now
 	}
-	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, secrets: c.secrets, tty: opts.IsTTY, now: now}
+	if opts.QueuedNotice <= 0 {
+		opts.QueuedNotice = DefaultQueuedNotice
+	}
+	view := &runView{out: &redactWriter{w: out, secrets: c.secrets}, secrets: c.secrets, tty: opts.IsTTY, now: now,
+		repo: repo, queuedEvery: opts.QueuedNotice}
 	op := fmt.Sprintf("watch run %d in %s", runID, repo)
 	notFound := fmt.Sprintf("run %d does not exist in %s: check the run id and -R", runID, repo)
 	window := opts.OutageWindow
@@ -228,10 +239,52 @@ type runView struct {
 	now     func() time.Time
 	drawn   int // lines of the last terminal block, to redraw over it
 
+	repo        Repo
+	queuedEvery time.Duration
+	queued      map[int64]queuedJob // jobs waiting for a runner
+
 	seen      bool
 	runStatus string
 	jobs      map[int64]jobState
 	gates     map[int64]bool // jobs whose gate was announced
+}
+
+// queuedJob is when a job was first seen queued and when that was last said.
+type queuedJob struct{ since, said time.Time }
+
+// noteQueued says, every v.queuedEvery, that a job is still waiting for a runner: a label no
+// runner has keeps it queued until GitHub gives up on it (about a day), and the watch waits
+// as long, so the user sees why and how to stop it.
+func (v *runView) noteQueued(b *strings.Builder, run *github.WorkflowRun, j *github.WorkflowJob) {
+	if j.GetStatus() != "queued" {
+		delete(v.queued, j.GetID())
+		return
+	}
+	now := v.now()
+	q, ok := v.queued[j.GetID()]
+	if !ok {
+		q = queuedJob{since: now}
+		if j.CreatedAt != nil && !j.CreatedAt.IsZero() && j.CreatedAt.Before(now) {
+			q.since = j.CreatedAt.Time
+		}
+		q.said = q.since
+		v.queued[j.GetID()] = q
+	}
+	if now.Sub(q.said) < max(v.queuedEvery, time.Second) {
+		return
+	}
+	q.said = now
+	v.queued[j.GetID()] = q
+	who := "no runner has picked it up"
+	switch len(j.Labels) {
+	case 0:
+	case 1:
+		who = "no runner with label " + shown(j.Labels[0]) + " has picked it up"
+	default:
+		who = "no runner with labels " + shown(strings.Join(j.Labels, ", ")) + " has picked it up"
+	}
+	fmt.Fprintf(b, "job %q: queued for %s: %s; Ctrl-C leaves it on GitHub: gh run cancel %d -R %s\n",
+		j.GetName(), formatElapsed(now.Sub(q.since)), who, run.GetID(), v.repo)
 }
 
 type jobState struct {
@@ -243,6 +296,7 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 	if v.jobs == nil {
 		v.jobs = map[int64]jobState{}
 		v.gates = map[int64]bool{}
+		v.queued = map[int64]queuedJob{}
 	}
 	var notes, log strings.Builder
 	if !v.seen {
@@ -279,6 +333,7 @@ func (v *runView) update(run *github.WorkflowRun, jobs []*github.WorkflowJob) {
 				v.announceGate(&notes, run, j, s)
 			}
 		}
+		v.noteQueued(&notes, run, j)
 		if jobChanged && cur.status == "completed" {
 			// After its steps, so the log reads in order.
 			fmt.Fprintf(&log, "job %q: %s\n", j.GetName(), v.jobPhrase(j))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ type Local struct {
 
 	repoRoot string
 	trees    map[string]*tree // by ref name
+	order    []string         // ref names in the order they were set up
+	// notRun are each ref's setup lines not run because they need root (kept after Close).
+	notRun   map[string][]jobsetup.Skipped
 	madeWork bool
 }
 
@@ -165,6 +169,7 @@ func (l *Local) prepare(ctx context.Context, r Ref, out string) (*tree, error) {
 	}
 	t := &tree{dir: dir, commit: commit}
 	l.trees[r.Name] = t
+	l.order = append(l.order, r.Name)
 	if sub := l.Spec.Checkout.Submodules; sub == "true" || sub == "recursive" {
 		args := []string{"submodule", "update", "--init"}
 		if sub == "recursive" {
@@ -242,6 +247,12 @@ func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 		t.job.Activate(t.venv)
 	}
 	runner := &jobsetup.Runner{Env: env, Job: t.job, Dir: t.dir, Out: w, Minute: l.Minute}
+	defer func() {
+		if l.notRun == nil {
+			l.notRun = map[string][]jobsetup.Skipped{}
+		}
+		l.notRun[r.Name] = runner.Skipped
+	}()
 	start := time.Now()
 	for _, st := range stages {
 		if st.Empty() {
@@ -286,6 +297,44 @@ func (l *Local) setup(ctx context.Context, r Ref, t *tree, out string) error {
 	}
 	fmt.Fprintf(l.log(), "    set up %s in %s (log: %s)\n", r.Name, time.Since(start).Round(time.Second), logPath)
 	return nil
+}
+
+// WriteNotRun lists, at the end of an experiment's or bisection's output, the setup lines
+// that were not run because they need root (they are otherwise only in each setup.log), as
+// debugflow local lists them under its verdict: once when every ref set up skipped the same
+// lines, else once per ref that skipped any. Nothing when none was skipped.
+func (l *Local) WriteNotRun(out io.Writer) {
+	var names []string
+	for _, n := range l.order {
+		if len(l.notRun[n]) > 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	same := len(names) == len(l.order)
+	for _, n := range names[1:] {
+		same = same && slices.Equal(l.notRun[n], l.notRun[names[0]])
+	}
+	if same && len(l.order) > 1 {
+		writeNotRun(out, "", l.notRun[names[0]])
+		return
+	}
+	for _, n := range names {
+		writeNotRun(out, " in "+n, l.notRun[n])
+	}
+}
+
+func writeNotRun(out io.Writer, where string, skipped []jobsetup.Skipped) {
+	n := "1 setup line that needs root (the setup may be incomplete without it; run it yourself if this machine needs it)"
+	if len(skipped) != 1 {
+		n = fmt.Sprintf("%d setup lines that need root (the setup may be incomplete without them; run them yourself if this machine needs them)", len(skipped))
+	}
+	fmt.Fprintf(out, "\nNot run%s: %s:\n", where, n)
+	for _, s := range skipped {
+		fmt.Fprintf(out, "    %s\n", s)
+	}
 }
 
 // minute is the length of a minute of a timeout_minutes.
