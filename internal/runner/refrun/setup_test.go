@@ -1,6 +1,7 @@
 package refrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -205,6 +206,12 @@ func TestLocalSetupAsTheWorkflow(t *testing.T) {
 	}
 	if b, err := os.ReadFile(calls); err == nil {
 		t.Errorf("lines that need root ran:\n%s", b)
+	}
+	// What experiment and bisect --local print at the end: the real setup's skipped line.
+	var notRun bytes.Buffer
+	l.WriteNotRun(&notRun)
+	if !strings.Contains(notRun.String(), "Not run in good: 1 setup line that needs root") || !strings.Contains(notRun.String(), "sudo ldconfig") {
+		t.Errorf("WriteNotRun after the setup:\n%s", notRun.String())
 	}
 	// A second sweep reuses the set-up worktree: no second smoke test.
 	if _, err := l.Run(context.Background(), Sweep{Refs: []Ref{{Name: "good", Ref: "good"}}, Count: 1, Out: t.TempDir()}); err != nil {
