@@ -139,7 +139,7 @@ func NewCmdBisect(fac *ghcmd.Factory, sp *specsource.Source, runF func(*BisectOp
 	f.Float64Var(&o.Confidence, "confidence", 0.95, "stop when one commit is the first bad one with this probability")
 	f.IntVar(&o.Count, "count", 0, "repetitions of every test per step (default: the spec's count); with --resume, of the steps still to run")
 	f.IntVar(&o.MaxSteps, "max-steps", bisectDefaultMaxSteps, "start no step after this many")
-	f.DurationVar(&o.MaxTime, "max-time", 0, "start no step once the steps used this much runner time (e.g. 6h; default no limit)")
+	f.DurationVar(&o.MaxTime, "max-time", 0, "stop once the steps used this much runner time, the time so far of those in flight included (GitHub: from the dispatch; e.g. 6h; default no limit)")
 	f.IntVar(&o.Parallel, "parallel", 1, fmt.Sprintf("on GitHub: steps running at once, the K most informative commits (1 to %d)", bisect.MaxParallel))
 	f.IntVar(&o.Retries, "retries", 1, "times a run that failed without artifacts is dispatched again before the bisection stops")
 	f.BoolVar(&o.Confirm, "confirm", false, "before stopping on a decision that asks for a check (docs/bisect.md, \"The check\"), run the commit before the answer until the check passes or fails")

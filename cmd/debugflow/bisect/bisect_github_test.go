@@ -277,3 +277,66 @@ func TestBisectResumeRefusesARecordedForeignHost(t *testing.T) {
 		t.Errorf("resume: exit %d, want 2 and the host refused\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// --max-time holds while a step is in flight: a job that stays queued (no runner picks it up)
+// ends the session once the budget is spent, as "budget spent" (exit 1), with the run kept in
+// flight in the state and the way to cancel it printed; before, the session waited for it.
+func TestBisectGitHubMaxTimeStopsAQueuedStep(t *testing.T) {
+	dir := t.TempDir()
+	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}, {}, {}})
+	for _, args := range [][]string{{"remote", "add", "origin", "https://github.com/acme/kernels.git"}, {"checkout", "-q", "-b", "debug/t4"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
+	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
+	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
+	s, err := spec.Load(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := generate.ExperimentWorkflow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs, required []string
+	for _, in := range w.On.WorkflowDispatch.Inputs {
+		inputs = append(inputs, in.Name)
+		if in.Required {
+			required = append(required, in.Name)
+		}
+	}
+	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
+	srv.AddBranch("debug/t4")
+	srv.AddWorkflow(ghtest.Workflow{
+		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
+		RunName: w.Name + " {dispatch_id}", Frames: []ghtest.Frame{{Status: "queued"}}, // queued for good
+	})
+	t.Setenv("GH_TOKEN", cmdtest.TestToken)
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GITHUB_API_URL", srv.URL())
+	t.Chdir(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := cmdtest.Execute(ctx, commands, []string{"bisect", "--spec", specPath, "--good", ids[0], "--bad", "main", "--max-time", "1s", "--interval", "1ms"},
+		strings.NewReader(""), &stdout, &stderr)
+	if ctx.Err() != nil {
+		t.Fatalf("the session waited for the queued run past --max-time 1s\n%s\n%s", stdout.String(), stderr.String())
+	}
+	st, err := bisect.ReadState(filepath.Join(dir, bisect.StateDir, bisect.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || st.Stop != bisect.StopTime || len(st.InFlight) != 1 || st.InFlight[0].RunID == 0 || len(srv.Runs()) != 1 {
+		t.Fatalf("exit %d, stop %q, in flight %+v, %d runs\n%s\n%s", code, st.Stop, st.InFlight, len(srv.Runs()), stdout.String(), stderr.String())
+	}
+	if cancelCmd := fmt.Sprintf("gh run cancel %d -R acme/kernels", st.InFlight[0].RunID); !strings.Contains(stdout.String(), cancelCmd) ||
+		!strings.Contains(stderr.String(), "not decided: "+bisect.StopTime) {
+		t.Errorf("want %q in the report and the budget stop in the error\n%s\n%s", cancelCmd, stdout.String(), stderr.String())
+	}
+}

@@ -71,6 +71,9 @@ type Report struct {
 	// waiting says that the stop rule holds for the leader but steps are in flight, so that
 	// it is not decided yet (the text says so; the JSON has decided false and in_flight).
 	waiting bool
+	// repo is the GitHub repository the steps run on ("" locally): the text says how to
+	// cancel the runs still in flight there.
+	repo string
 }
 
 // Check is the confirmation a decision asks for when its steps may stay clean at a bad commit
@@ -232,6 +235,9 @@ func (s *State) Report(p *Posterior) *Report {
 		RunnerSeconds: s.RunnerSeconds(), Stop: s.Stop,
 		Good: s.Good, Bad: s.Bad, Mode: s.Settings.Mode,
 		Steps: []ReportStep{}, FailedRuns: []ReportStep{}, Given: []ReportStep{}, InFlight: []ReportFlight{},
+	}
+	if s.Settings.GitHub != nil {
+		r.repo = s.Settings.GitHub.Repo
 	}
 	if r.Decided {
 		r.Check = s.check(p, d)
@@ -437,6 +443,16 @@ func writeInFlight(b *strings.Builder, r *Report) {
 	}
 	if remote > 0 {
 		fmt.Fprintf(b, "Still running:    %d step(s) on GitHub; debugflow bisect --resume waits for them\n", remote)
+		for _, f := range r.InFlight {
+			if f.RunID == 0 {
+				continue
+			}
+			fmt.Fprintf(b, "                  step %d: run %d %s", f.N, f.RunID, clean(f.URL, 200))
+			if r.repo != "" {
+				fmt.Fprintf(b, " (not wanted: gh run cancel %d -R %s)", f.RunID, clean(r.repo, 200))
+			}
+			b.WriteByte('\n')
+		}
 	}
 	if local > 0 {
 		fmt.Fprintf(b, "Stopped:          %d step(s) cut short when the session stopped, nothing counted; debugflow bisect --resume runs them again\n", local)

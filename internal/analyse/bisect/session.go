@@ -64,8 +64,9 @@ type Session struct {
 	Runner Runner
 	// Out receives a line per event (nil: discard).
 	Out io.Writer
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
+	// Now is the clock (nil: time.Now); After waits on it (nil: time.After).
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
 }
 
 // The reasons a session stops.
@@ -192,9 +193,12 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	now := s.Now
+	now, after := s.Now, s.After
 	if now == nil {
 		now = time.Now
+	}
+	if after == nil {
+		after = time.After
 	}
 	if err := st.Validate(); err != nil {
 		return nil, err
@@ -226,10 +230,14 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 			<-results
 		}
 	}()
-	for _, f := range st.InFlight {
+	for i, f := range st.InFlight {
 		if f.RunID != 0 {
 			fmt.Fprintf(out, "step %d: re-attaching to the run of %s: %s\n", f.N, short(f.Commit), f.URL)
 		} else {
+			// It starts again from nothing: its runner time counts from now, not from the
+			// earlier session's start.
+			st.InFlight[i].Started = now()
+			f = st.InFlight[i]
 			fmt.Fprintf(out, "step %d: running %s again (the last session stopped during it)\n", f.N, short(f.Commit))
 		}
 		wait(f)
@@ -253,11 +261,24 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		d := p.Decide(st.Settings.Confidence, st.Settings.Count)
 		decided := d.Decided
 		budget := ""
+		limit := st.Settings.MaxRunnerSeconds
+		spent, flying := st.RunnerSeconds(), 0.0
+		if limit > 0 && len(st.InFlight) > 0 {
+			flying = st.inFlightSeconds(now())
+		}
 		switch {
 		case st.StepsRun() >= st.Settings.MaxSteps:
 			budget = StopSteps
-		case st.Settings.MaxRunnerSeconds > 0 && st.RunnerSeconds() >= st.Settings.MaxRunnerSeconds:
+		case limit > 0 && spent+flying >= limit:
 			budget = StopTime
+		}
+		if budget == StopTime && len(st.InFlight) > 0 {
+			// --max-time holds while steps are in flight: the session waits no longer. GitHub
+			// runs go on (the state keeps their ids: --resume with a larger --max-time
+			// re-attaches); a local step stops with the session, like Ctrl-C.
+			fmt.Fprintf(out, "the runner time budget (%s) is spent: %s by the steps that ended, %s by the %d step(s) in flight; stopping without waiting for them\n",
+				formatSeconds(limit), formatSeconds(spent), formatSeconds(flying), len(st.InFlight))
+			return stop(StopTime, nil)
 		}
 		// --confirm: a decision that asks for a check runs it first, a step at a time, at the
 		// commit before the answer (Settings.Confirm), while the budget lasts.
@@ -324,12 +345,21 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 				return stop(hopeless, nil)
 			}
 		}
+		// With --max-time, wake up when the steps in flight would spend what is left of it
+		// (they spend it together, each by its time since its start).
+		var budgetSpent <-chan time.Time
+		if limit > 0 && len(st.InFlight) > 0 {
+			left := (limit - spent - flying) / float64(len(st.InFlight))
+			budgetSpent = after(max(time.Duration(math.Ceil(left*float64(time.Second))), time.Millisecond))
+		}
 		var w waited
 		select {
 		case w = <-results:
 			waiting--
 		case <-ctx.Done():
 			return stop(StopInterrupted, ErrInterrupted)
+		case <-budgetSpent:
+			continue // the top of the loop stops the session
 		}
 		if w.err != nil && ctx.Err() != nil {
 			return stop(StopInterrupted, ErrInterrupted)
@@ -367,6 +397,18 @@ func (s *Session) Run(ctx context.Context) (*Report, error) {
 		}
 		s.printStep(out, p, st.Steps[len(st.Steps)-1]) // its counts as the model uses them
 	}
+}
+
+// inFlightSeconds is the runner time the steps in flight have taken so far: each one's time
+// since it started (on GitHub since its dispatch, queueing included, as an ended step counts).
+func (st *State) inFlightSeconds(now time.Time) float64 {
+	var t float64
+	for _, f := range st.InFlight {
+		if !f.Started.IsZero() {
+			t += max(now.Sub(f.Started).Seconds(), 0)
+		}
+	}
+	return t
 }
 
 // start starts the flight f (its N, Commit and Attempt set) and records it in flight.
