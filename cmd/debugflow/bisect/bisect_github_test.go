@@ -20,10 +20,7 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/refinfo"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
-	"github.com/debugflow/debugflow/internal/generate/stepbin"
-	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/internal/version"
 )
 
 // stepZip is one experiment job's upload for a bisection step: test_kernel failing on about
@@ -79,24 +76,7 @@ func TestBisectGitHub(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
 	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
-	s, err := spec.Load(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := generate.ExperimentWorkflow(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs, required []string
-	for _, in := range w.On.WorkflowDispatch.Inputs {
-		inputs = append(inputs, in.Name)
-		if in.Required {
-			required = append(required, in.Name)
-		}
-	}
+	s, wf := cmdtest.ExperimentWorkflow(t, specPath)
 	// Each run is in progress for 40 polls, then completes.
 	var frames []ghtest.Frame
 	for range 40 {
@@ -110,8 +90,7 @@ func TestBisectGitHub(t *testing.T) {
 	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
-		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
-		RunName: w.Name + " {dispatch_id}", Frames: frames,
+		File: wf.File, Name: wf.Name, Inputs: wf.Inputs, Required: wf.Required, RunName: wf.RunName, Frames: frames,
 		ArtifactsFor: func(run ghtest.Run) []ghtest.ArtifactFile {
 			mu.Lock()
 			defer mu.Unlock()
@@ -292,29 +271,11 @@ func TestBisectGitHubMaxTimeStopsAQueuedStep(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
 	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
-	s, err := spec.Load(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := generate.ExperimentWorkflow(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs, required []string
-	for _, in := range w.On.WorkflowDispatch.Inputs {
-		inputs = append(inputs, in.Name)
-		if in.Required {
-			required = append(required, in.Name)
-		}
-	}
+	_, wf := cmdtest.ExperimentWorkflow(t, specPath)
 	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
-		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
-		RunName: w.Name + " {dispatch_id}", Frames: []ghtest.Frame{{Status: "queued"}}, // queued for good
+		File: wf.File, Name: wf.Name, Inputs: wf.Inputs, Required: wf.Required, RunName: wf.RunName, Frames: []ghtest.Frame{{Status: "queued"}}, // queued for good
 	})
 	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")

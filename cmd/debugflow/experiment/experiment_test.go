@@ -29,10 +29,8 @@ import (
 	"github.com/debugflow/debugflow/internal/analyse/stats"
 	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
-	"github.com/debugflow/debugflow/internal/generate/stepbin"
 	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/internal/version"
 )
 
 // commands are what these tests run: experiment, and report to read its folders again.
@@ -462,30 +460,12 @@ reproducer:
 artifact:
   name: evidence
 `)
-	s, err := spec.Load(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := generate.ExperimentWorkflow(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs, required []string
-	for _, in := range w.On.WorkflowDispatch.Inputs {
-		inputs = append(inputs, in.Name)
-		if in.Required {
-			required = append(required, in.Name)
-		}
-	}
+	s, wf := cmdtest.ExperimentWorkflow(t, specPath)
 	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	srv.AddWorkflow(ghtest.Workflow{
-		File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
-		RunName: w.Name + " {dispatch_id}",
-		Frames:  ghtest.DefaultFrames(time.Now().Add(-time.Minute), "success"),
+		File: wf.File, Name: wf.Name, Inputs: wf.Inputs, Required: wf.Required, RunName: wf.RunName,
+		Frames: ghtest.DefaultFrames(time.Now().Add(-time.Minute), "success"),
 		ArtifactsFor: func(run ghtest.Run) []ghtest.ArtifactFile {
 			var refs []struct{ Name, Ref string }
 			if err := json.Unmarshal([]byte(run.Inputs["refs"].(string)), &refs); err != nil {

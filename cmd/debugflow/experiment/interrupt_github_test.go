@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/cmdtest"
-	"github.com/debugflow/debugflow/internal/generate"
 	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
-	"github.com/debugflow/debugflow/internal/generate/stepbin"
-	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/testenv"
-	"github.com/debugflow/debugflow/internal/version"
 )
 
 // Ctrl-C while the run waits for a runner (a label with no runner online: queued for ever)
@@ -29,32 +25,14 @@ func TestExperimentGitHubInterruptedWhileQueued(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(dir, "debugflow.yaml")
 	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [t.py]\nartifact:\n  name: evidence\n")
-	s, err := spec.Load(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := generate.ExperimentWorkflow(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs, required []string
-	for _, in := range w.On.WorkflowDispatch.Inputs {
-		inputs = append(inputs, in.Name)
-		if in.Required {
-			required = append(required, in.Name)
-		}
-	}
+	_, wf := cmdtest.ExperimentWorkflow(t, specPath)
 	srv := ghtest.New(t, "acme", "kernels", cmdtest.TestToken)
 	srv.AddBranch("debug/t4")
 	queued := make([]ghtest.Frame, 100000)
 	for i := range queued {
 		queued[i] = ghtest.Frame{Status: "queued", Jobs: []ghtest.Job{{ID: 1, Name: "experiment", Status: "queued", Labels: []string{"gpu-t4-4-core"}}}}
 	}
-	srv.AddWorkflow(ghtest.Workflow{File: generate.ExperimentFile(s), Name: w.Name, Inputs: inputs, Required: required,
-		RunName: w.Name + " {dispatch_id}", Frames: queued})
+	srv.AddWorkflow(ghtest.Workflow{File: wf.File, Name: wf.Name, Inputs: wf.Inputs, Required: wf.Required, RunName: wf.RunName, Frames: queued})
 	t.Setenv("GH_TOKEN", cmdtest.TestToken)
 	t.Setenv("GITHUB_TOKEN", "")
 	t.Setenv("GITHUB_API_URL", srv.URL())

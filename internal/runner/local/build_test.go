@@ -448,26 +448,7 @@ func TestLocalFullSweep(t *testing.T) {
 // left in the temporary folder.
 func TestLocalSIGINTDuringBuild(t *testing.T) {
 	t.Parallel()
-	py := testenv.PytestPython(t)
-	proj := copyProject(t)
-	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build", "LOCAL_PYTHON="+py,
-		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The build's sleeps run in the checkout: wait for both.
-	deadline := time.Now().Add(60 * time.Second)
-	for len(pytestPIDs(proj)) < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := len(pytestPIDs(proj)); n < 2 {
-		cmd.Process.Kill()
-		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
-	}
+	cmd, stdout, proj, tmp := startBuildChild(t, "build")
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
@@ -494,13 +475,7 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 	if text := stdout.String(); !strings.Contains(text, "\nReproduced:     unknown (setup interrupted by SIGINT during the build: no test ran; run again to finish the setup)\n") {
 		t.Errorf("the verdict does not say the setup was interrupted:\n%s", text)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		var names []string
-		for _, e := range left {
-			names = append(names, e.Name())
-		}
-		t.Errorf("left in the temporary folder after SIGINT: %v", names)
-	}
+	checkTempEmpty(t, tmp, "SIGINT")
 }
 
 // TestLocalSecondSIGINTDuringBuild: a second Ctrl-C while the first one's grace period runs
@@ -509,25 +484,7 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 // never gets to.
 func TestLocalSecondSIGINTDuringBuild(t *testing.T) {
 	t.Parallel()
-	py := testenv.PytestPython(t)
-	proj := copyProject(t)
-	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO=build-ignoring-sigterm", "LOCAL_PYTHON="+py,
-		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(pytestPIDs(proj)) < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := len(pytestPIDs(proj)); n < 2 {
-		cmd.Process.Kill()
-		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
-	}
+	cmd, stdout, proj, tmp := startBuildChild(t, "build-ignoring-sigterm")
 	if left, _ := os.ReadDir(tmp); len(left) == 0 {
 		t.Errorf("the running stage has no temporary files in TMPDIR %s: the test would prove nothing", tmp)
 	}
@@ -548,12 +505,46 @@ func TestLocalSecondSIGINTDuringBuild(t *testing.T) {
 	if pids := pytestPIDs(proj); len(pids) > 0 {
 		t.Errorf("build processes survived two SIGINTs: %v", pids)
 	}
+	checkTempEmpty(t, tmp, "a second SIGINT")
+}
+
+// startBuildChild starts `debugflow local --build` of a copy of the project in a child of this
+// test binary (scenario: "build", or "build-ignoring-sigterm") with its own TMPDIR, and waits
+// until the build's two sleeps run in the checkout. It returns the child, its output, the
+// checkout and the TMPDIR.
+func startBuildChild(t *testing.T, scenario string) (cmd *exec.Cmd, stdout *bytes.Buffer, proj, tmp string) {
+	t.Helper()
+	py := testenv.PytestPython(t)
+	proj = copyProject(t)
+	tmp = t.TempDir()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LOCAL_TEST_CHILD=1", "LOCAL_CHILD_SCENARIO="+scenario, "LOCAL_PYTHON="+py,
+		"LOCAL_SUITE="+proj, "LOCAL_OUT="+filepath.Join(t.TempDir(), "evidence"), "LOCAL_DMESG="+emptyDmesg(t), "LOCAL_DOUBLES="+doublesDir)
+	stdout = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(pytestPIDs(proj)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(pytestPIDs(proj)); n < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
+	}
+	return cmd, stdout, proj, tmp
+}
+
+// checkTempEmpty fails the test if anything is left in tmp after what (a signal).
+func checkTempEmpty(t *testing.T, tmp, what string) {
+	t.Helper()
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		var names []string
 		for _, e := range left {
 			names = append(names, e.Name())
 		}
-		t.Errorf("left in the temporary folder after a second SIGINT: %v", names)
+		t.Errorf("left in the temporary folder after %s: %v", what, names)
 	}
 }
 

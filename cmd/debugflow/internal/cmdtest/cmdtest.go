@@ -23,7 +23,10 @@ import (
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/specsource"
 	"github.com/debugflow/debugflow/cmd/debugflow/internal/stepbundle"
 	"github.com/debugflow/debugflow/cmd/internal/factory"
+	"github.com/debugflow/debugflow/internal/generate"
+	"github.com/debugflow/debugflow/internal/generate/ghrun/ghtest"
 	"github.com/debugflow/debugflow/internal/generate/stepbin"
+	"github.com/debugflow/debugflow/internal/spec"
 	"github.com/debugflow/debugflow/internal/version"
 )
 
@@ -115,4 +118,31 @@ func RepoRoot(t *testing.T) string {
 			t.Fatalf("no go.mod above %s", dir)
 		}
 	}
+}
+
+// ExperimentWorkflow loads the spec at specPath as the experiment and bisect commands do (its
+// step binary resolved without a build) and returns it with the fake API's description of its
+// experiment workflow: the file, the name, the dispatch inputs and the run name that echoes
+// dispatch_id. The caller adds the frames and the artifacts.
+func ExperimentWorkflow(t *testing.T, specPath string) (*spec.Spec, ghtest.Workflow) {
+	t.Helper()
+	s, err := spec.Load(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stepbin.Resolve(context.Background(), s, stepbin.Options{Self: version.Get(), NoBuild: true}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := generate.ExperimentWorkflow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := ghtest.Workflow{File: generate.ExperimentFile(s), Name: w.Name, RunName: w.Name + " {dispatch_id}"}
+	for _, in := range w.On.WorkflowDispatch.Inputs {
+		wf.Inputs = append(wf.Inputs, in.Name)
+		if in.Required {
+			wf.Required = append(wf.Required, in.Name)
+		}
+	}
+	return s, wf
 }
