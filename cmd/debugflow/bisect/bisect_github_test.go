@@ -67,11 +67,7 @@ func TestBisectGitHub(t *testing.T) {
 	}
 	ids := testenv.FlakyHistory(t, dir, hist)
 	const firstBad, broken, rate = 13, 7, 0.3 // ids index
-	for _, args := range [][]string{{"remote", "add", "origin", "https://github.com/acme/kernels.git"}, {"checkout", "-q", "-b", "debug/t4"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	onGitHubBranch(t, dir)
 	// The experiment workflow is on the branch (its content is the fake API's business).
 	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
@@ -263,11 +259,7 @@ func TestBisectResumeRefusesARecordedForeignHost(t *testing.T) {
 func TestBisectGitHubMaxTimeStopsAQueuedStep(t *testing.T) {
 	dir := t.TempDir()
 	ids := testenv.FlakyHistory(t, dir, []testenv.HistoryCommit{{}, {}, {}, {}})
-	for _, args := range [][]string{{"remote", "add", "origin", "https://github.com/acme/kernels.git"}, {"checkout", "-q", "-b", "debug/t4"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	onGitHubBranch(t, dir)
 	testenv.WriteFile(t, filepath.Join(dir, ".github", "workflows", "debugflow_experiment.yml"), "# the experiment workflow\n")
 	specPath := filepath.Join(t.TempDir(), "debugflow.yaml")
 	testenv.WriteFile(t, specPath, "runners: [gpu-t4-4-core]\nreproducer:\n  paths: [test_flaky.py]\n  count: 10\nartifact:\n  name: evidence\n")
@@ -299,5 +291,16 @@ func TestBisectGitHubMaxTimeStopsAQueuedStep(t *testing.T) {
 	if cancelCmd := fmt.Sprintf("gh run cancel %d -R acme/kernels", st.InFlight[0].RunID); !strings.Contains(stdout.String(), cancelCmd) ||
 		!strings.Contains(stderr.String(), "not decided: "+bisect.StopTime) {
 		t.Errorf("want %q in the report and the budget stop in the error\n%s\n%s", cancelCmd, stdout.String(), stderr.String())
+	}
+}
+
+// onGitHubBranch makes the repository in dir a clone of acme/kernels on the branch debug/t4,
+// the fake API's repository and branch.
+func onGitHubBranch(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"remote", "add", "origin", "https://github.com/acme/kernels.git"}, {"checkout", "-q", "-b", "debug/t4"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }

@@ -451,14 +451,7 @@ func TestLocalSIGINTDuringBuild(t *testing.T) {
 	cmd, stdout, proj, tmp := startBuildChild(t, "build")
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("local mode did not stop within 30s of SIGINT:\n%s", stdout.String())
-	}
+	waitStopped(t, cmd, stdout, "SIGINT")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("SIGINT took %s to stop the build", d)
 	}
@@ -491,14 +484,7 @@ func TestLocalSecondSIGINTDuringBuild(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("local mode did not stop within 30s of two SIGINTs:\n%s", stdout.String())
-	}
+	waitStopped(t, cmd, stdout, "two SIGINTs")
 	if code := cmd.ProcessState.ExitCode(); code != ExitCancelled {
 		t.Errorf("exit code %d, want %d:\n%s", code, ExitCancelled, stdout.String())
 	}
@@ -534,6 +520,20 @@ func startBuildChild(t *testing.T, scenario string) (cmd *exec.Cmd, stdout *byte
 		t.Fatalf("%d build processes running, want 2:\n%s", n, stdout.String())
 	}
 	return cmd, stdout, proj, tmp
+}
+
+// waitStopped waits for the child cmd to end after what (a signal), killing it and failing
+// the test with its output after 30 s.
+func waitStopped(t *testing.T, cmd *exec.Cmd, stdout fmt.Stringer, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("local mode did not stop within 30s of %s:\n%s", what, stdout.String())
+	}
 }
 
 // checkTempEmpty fails the test if anything is left in tmp after what (a signal).

@@ -326,14 +326,7 @@ func TestLocalSIGINTLeavesNoProcess(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("local mode did not stop within 30s of SIGINT:\n%s", stdout.String())
-	}
+	waitStopped(t, cmd, &stdout, "SIGINT")
 	if code := cmd.ProcessState.ExitCode(); code != ExitCancelled {
 		t.Errorf("exit code %d, want %d:\n%s", code, ExitCancelled, stdout.String())
 	}
